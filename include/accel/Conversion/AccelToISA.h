@@ -1,0 +1,44 @@
+//===- AccelToISA.h - Lower accel/arith/scf/memref to machine code -*- C++ -*-===//
+
+#ifndef ACCEL_CONVERSION_ACCELTOISA_H
+#define ACCEL_CONVERSION_ACCELTOISA_H
+
+#include "accel/ISA/Isa.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace accel {
+
+struct LoweringOptions {
+  /// Function to lower; empty: "main" if present, else the only function.
+  std::string entry;
+  /// VMEM capacity in bytes; allocations beyond it are an error.
+  uint64_t vmemCapacity = 32ull << 20;
+  /// VMEM allocation alignment in bytes (the VMEM page size).
+  uint64_t vmemAlign = 1024;
+};
+
+/// Lowers the entry function of `module` to an isa::Program.
+///
+/// Supported: func.func with HBM memref arguments (f32, static shape,
+/// identity layout; each becomes an HBM buffer initialised by
+/// isa::initValue(argument index, element), or zeros with the argument
+/// attribute `accel.init = "zero"`); accel ops; memref.subview;
+/// arith.constant/addi/subi/muli on index or integer values; scf.for without
+/// iter_args (lowered to a real loop: bge/add/jmp); func.return (halt).
+/// VMEM allocations get static addresses (bump allocation, `vmemAlign`).
+/// Every instruction gets an origin: the `accel.op_id` of the op that
+/// produced it (0 if none) and its location.
+///
+/// Errors are emitted as diagnostics on the offending op (unsupported op,
+/// VMEM capacity exceeded, too many live scalar values) and return failure.
+mlir::FailureOr<isa::Program> lowerToIsa(mlir::ModuleOp module,
+                                         const LoweringOptions &options);
+
+/// "file:line:col" of the first file location inside `loc`, or "unknown".
+std::string formatLocation(mlir::Location loc);
+
+} // namespace accel
+
+#endif // ACCEL_CONVERSION_ACCELTOISA_H

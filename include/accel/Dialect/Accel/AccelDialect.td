@@ -1,0 +1,66 @@
+//===- AccelDialect.td - accel dialect definition ----------*- tablegen -*-===//
+
+#ifndef ACCEL_DIALECT_TD
+#define ACCEL_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Accel_Dialect : Dialect {
+  let name = "accel";
+  let summary = "An accelerator dialect: HBM/VMEM buffers, DMA, MXU and VPU";
+  let description = [{
+    The accel dialect models a TPU-like accelerator in the terms of seed 000
+    (SnR, SoCC '25) §5: data lives in HBM and is moved by an asynchronous DMA
+    engine (`accel.dma_start` is the ISSUE, `accel.dma_wait` the WAIT) into
+    VMEM, the on-chip scratchpad, where the MXU (matrix unit) and the VPU
+    (vector unit) compute on tiles. Buffers are builtin memrefs whose memory
+    space is `#accel.space<hbm>` or `#accel.space<vmem>`; tiles of larger
+    buffers are taken with upstream `memref.subview`. Scalar control uses
+    upstream `arith`, `scf` and `func`.
+
+    Every op that lowers to machine code may carry `accel.op_id`, a stable
+    integer assigned by `--accel-assign-op-ids`; metrics.json is keyed by it.
+  }];
+  let cppNamespace = "::accel";
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Name of the stable op id attribute.
+    static constexpr ::llvm::StringLiteral getOpIdAttrName() {
+      return ::llvm::StringLiteral("accel.op_id");
+    }
+  }];
+}
+
+class Accel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Accel_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Attributes and types
+//===----------------------------------------------------------------------===//
+
+def Accel_MemorySpace : I32EnumAttr<"MemorySpace", "accel memory space", [
+    I32EnumAttrCase<"HBM", 0, "hbm">,
+    I32EnumAttrCase<"VMEM", 1, "vmem">
+  ]> {
+  let cppNamespace = "::accel";
+  let genSpecializedAttr = 0;
+}
+
+def Accel_MemorySpaceAttr : EnumAttr<Accel_Dialect, Accel_MemorySpace, "space"> {
+  let summary = "Memory space of a buffer: HBM (off-chip) or VMEM (on-chip)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Accel_TokenType : TypeDef<Accel_Dialect, "Token"> {
+  let mnemonic = "token";
+  let summary = "Completion token of an in-flight DMA";
+  let description = [{
+    Returned by `accel.dma_start` (the ISSUE) and consumed by
+    `accel.dma_wait` (the WAIT). In machine code it is the DMA id register.
+  }];
+}
+
+#endif // ACCEL_DIALECT_TD

@@ -1,0 +1,161 @@
+//===- Isa.h - The accel instruction set ------------------------*- C++ -*-===//
+//
+// The accel ISA: 128-bit fixed-width instructions (two little-endian 64-bit
+// words), 256 scalar registers of 64 bits (r0 reads as zero), separate byte
+// address spaces for HBM and VMEM. Opcodes and their formats are listed once
+// in Opcodes.def; docs/isa.md is the reference manual.
+//
+// Word 0: op[7:0] rd[15:8] rs1[23:16] rs2[31:24] rs3[39:32] flags[47:40]
+//         a[63:48]
+// Word 1: either imm (64-bit signed) or b[15:0] s1[31:16] s2[47:32] s3[63:48]
+//
+// The data flow it serves is seed 000 Fig. 3 (DMA ISSUE / WAIT) and
+// ../shared/DESIGN.md §1-§2.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_ISA_ISA_H
+#define ACCEL_ISA_ISA_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace accel {
+namespace isa {
+
+/// Version of the instruction encoding and semantics. Traces and images
+/// record it; readers refuse other versions.
+constexpr uint32_t kIsaVersion = 1;
+/// Bytes per instruction.
+constexpr unsigned kInstBytes = 16;
+/// Number of scalar registers.
+constexpr unsigned kNumRegs = 256;
+/// Bytes per tensor element (f32).
+constexpr unsigned kElemBytes = 4;
+
+enum class Opcode : uint8_t {
+#define ACCEL_OPCODE(Enum, Value, Mnemonic, Unit, Format) Enum = Value,
+#include "accel/ISA/Opcodes.def"
+};
+
+/// The functional unit that executes an instruction.
+enum class Unit : uint8_t { Scalar, Dma, Mxu, Vpu };
+
+/// Which fields an instruction uses (docs/isa.md, "Formats").
+enum class InstFormat : uint8_t {
+  None,
+  RdImm,
+  RdRs,
+  RdRsRs,
+  RdRsImm,
+  RsRsTarget,
+  Target,
+  Rs,
+  DmaIssue,
+  Matmul,
+  VBinary,
+  VUnary,
+  VFill,
+};
+
+/// Memory spaces addressed by DMA descriptors (flags of dma.issue).
+enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
+
+/// Flag bits.
+constexpr uint8_t kFlagAccumulate = 1; ///< mxu.matmul: C += A*B.
+constexpr uint8_t kFlagBroadcast = 1;  ///< vpu binary: y is rows x 1.
+
+/// One decoded instruction. Field meanings depend on the format.
+struct Inst {
+  Opcode op = Opcode::Nop;
+  uint8_t rd = 0, rs1 = 0, rs2 = 0, rs3 = 0, flags = 0;
+  uint16_t a = 0;
+  // Word 1, read either as imm or as {b, s1, s2, s3}.
+  uint16_t b = 0, s1 = 0, s2 = 0, s3 = 0;
+
+  int64_t imm() const;
+  void setImm(int64_t v);
+  /// Source / destination memory space of a dma.issue (flags bits 0 and 1).
+  MemSpace dmaSrc() const { return MemSpace(flags & 1); }
+  MemSpace dmaDst() const { return MemSpace((flags >> 1) & 1); }
+  /// The f32 bit pattern of a vpu.fill (s1 low half, s2 high half).
+  uint32_t fillBits() const { return uint32_t(s1) | (uint32_t(s2) << 16); }
+};
+
+struct OpcodeInfo {
+  Opcode op;
+  const char *mnemonic;
+  Unit unit;
+  InstFormat format;
+};
+
+/// Table entry for a known opcode, or nullptr for an unknown byte.
+const OpcodeInfo *lookup(uint8_t opcodeByte);
+const OpcodeInfo &info(Opcode op);
+llvm::StringRef unitName(Unit unit);
+llvm::StringRef memSpaceName(MemSpace space);
+
+/// Encodes into 16 bytes (little-endian).
+std::array<uint8_t, kInstBytes> encode(const Inst &inst);
+/// Decodes 16 bytes; fails on an unknown opcode, naming the byte value.
+llvm::Expected<Inst> decode(llvm::ArrayRef<uint8_t> bytes);
+/// Prints "mnemonic operands" (no newline), e.g.
+/// "dma.issue r9, r3, r4, hbm->vmem, 128x128, s=11008,128".
+void print(const Inst &inst, llvm::raw_ostream &os);
+std::string toString(const Inst &inst);
+
+/// Where an instruction came from: the stable op id of the MLIR op that
+/// produced it and that op's location ("file:line:col").
+struct Origin {
+  uint32_t opId = 0;
+  std::string opName;
+  std::string loc;
+};
+
+/// A named buffer of the program: an HBM function argument or a VMEM
+/// allocation. Sizes in bytes; shape in f32 elements.
+struct Buffer {
+  std::string name;
+  MemSpace space = MemSpace::HBM;
+  uint64_t base = 0;
+  uint64_t bytes = 0;
+  std::vector<int64_t> shape;
+  /// HBM inputs: initial contents come from initValue(seed, index);
+  /// "zero" buffers start as zeros.
+  bool zeroInit = false;
+  uint32_t seed = 0;
+};
+
+/// Deterministic initial value of element `index` of an HBM buffer with
+/// `seed`: uniform in [-0.125, 0.125), from a 64-bit integer hash.
+float initValue(uint32_t seed, uint64_t index);
+
+/// A lowered program: code, the origin table (one entry per instruction),
+/// and the buffer table.
+struct Program {
+  uint32_t isaVersion = kIsaVersion;
+  std::string name;
+  std::vector<Inst> code;
+  std::vector<Origin> origins;
+  std::vector<Buffer> buffers;
+
+  /// Writes the assembler listing: one line per instruction with its PC,
+  /// encoding in hex, disassembly, op id and location.
+  void printListing(llvm::raw_ostream &os) const;
+  /// Serialises to the binary image format of docs/isa.md ("ACCELBIN").
+  std::vector<uint8_t> toImage() const;
+  /// Parses an image; errors name the byte offset of the problem.
+  static llvm::Expected<Program> fromImage(llvm::ArrayRef<uint8_t> bytes);
+};
+
+} // namespace isa
+} // namespace accel
+
+#endif // ACCEL_ISA_ISA_H

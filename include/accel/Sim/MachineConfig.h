@@ -1,0 +1,75 @@
+//===- MachineConfig.h - The machine model's parameters ---------*- C++ -*-===//
+//
+// One object holds every number the simulator uses (../shared/DESIGN.md §2):
+// an embedded default (docs/config.md; each field names its source under
+// "sources") that a JSON file may override field by field.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SIM_MACHINECONFIG_H
+#define ACCEL_SIM_MACHINECONFIG_H
+
+#include "accel/ISA/Isa.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace accel {
+namespace sim {
+
+/// A DMA link: a (source memory, destination memory) pair. A link moves one
+/// transfer at a time (FIFO) at `bytesPerCycle`; every DMA on it first pays
+/// `baseLatency` cycles, constant and non-accumulative (seed 000 §5.2,
+/// Fig. 4).
+struct LinkConfig {
+  std::string name; ///< "hbm->vmem", ...
+  isa::MemSpace src = isa::MemSpace::HBM, dst = isa::MemSpace::VMEM;
+  uint64_t baseLatency = 0; ///< cycles (T_b)
+  double bytesPerCycle = 1; ///< bytes / cycle
+};
+
+/// The machine model. Units: cycles and bytes.
+struct MachineConfig {
+  std::string name;
+  double clockGHz = 1.0;
+  uint64_t hbmBytes = 0;
+  uint64_t vmemBytes = 0;
+  uint64_t vmemPageBytes = 0;
+  unsigned vmemBlocks = 0, vmemPagesPerBlock = 0;
+  unsigned mxuRows = 0, mxuCols = 0;
+  unsigned vpuLanes = 0;         ///< elements per cycle
+  unsigned vpuPipelineDepth = 0; ///< cycles added to every VPU op
+  unsigned vpuCostSimple = 1, vpuCostDiv = 1, vpuCostExp = 1,
+           vpuCostSqrt = 1, vpuCostReduce = 1; ///< cycles per lane-pass
+  unsigned scalarLatency = 1;    ///< cycles per scalar instruction
+  unsigned maxOutstandingDmas = 0;
+  std::vector<LinkConfig> links;
+  /// The merged JSON text the object was built from (recorded in outputs).
+  std::string jsonText;
+
+  /// The link index for a (src, dst) pair, or -1.
+  int findLink(isa::MemSpace src, isa::MemSpace dst) const;
+  /// A 64-bit FNV-1a hash of `jsonText`, as 16 hex digits.
+  std::string hash() const;
+
+  /// The embedded default configuration as JSON text.
+  static llvm::StringRef defaultJson();
+  /// The default configuration.
+  static MachineConfig getDefault();
+  /// Builds a config from the default overridden by the JSON object in
+  /// `overrideText` (`sourceName` is used in errors). Errors: JSON syntax
+  /// ("FILE: byte N: ..."), unknown field, wrong type or out-of-range value
+  /// ("FILE: field 'dma.links[0].bytes_per_cycle': must be > 0").
+  static llvm::Expected<MachineConfig> fromJson(llvm::StringRef overrideText,
+                                                llvm::StringRef sourceName);
+  /// Reads and parses a JSON override file.
+  static llvm::Expected<MachineConfig> fromFile(llvm::StringRef path);
+};
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_MACHINECONFIG_H

@@ -1,0 +1,93 @@
+//===- Memory.h - Simulated HBM and VMEM ------------------------*- C++ -*-===//
+
+#ifndef ACCEL_SIM_MEMORY_H
+#define ACCEL_SIM_MEMORY_H
+
+#include "accel/ISA/Isa.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace accel {
+namespace sim {
+
+/// A half-open byte range [begin, end) in one memory space.
+struct AddrRange {
+  isa::MemSpace space = isa::MemSpace::VMEM;
+  uint64_t begin = 0, end = 0;
+  bool overlaps(const AddrRange &o) const {
+    return space == o.space && begin < o.end && o.begin < end;
+  }
+};
+
+/// A strided 2-D f32 tile: `rows` rows of `cols` elements, `rowStride`
+/// elements apart, starting at byte address `base`.
+struct TileRef {
+  isa::MemSpace space = isa::MemSpace::VMEM;
+  uint64_t base = 0;
+  uint64_t rows = 0, cols = 0, rowStride = 0;
+  /// The bytes the tile spans (first to last element, inclusive).
+  AddrRange span() const {
+    uint64_t len = rows == 0 ? 0 : ((rows - 1) * rowStride + cols) * 4;
+    return {space, base, base + len};
+  }
+};
+
+/// HBM is sparse (pages materialise on first touch, initialised from the
+/// program's buffer table: isa::initValue or zeros); VMEM is dense. Every
+/// access must lie inside one buffer of the program's buffer table.
+class Memory {
+public:
+  static constexpr uint64_t kHbmPageBytes = 64 * 1024;
+
+  Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &buffers);
+
+  /// The buffer that contains all of `range`, or nullptr.
+  const isa::Buffer *findBuffer(const AddrRange &range) const;
+
+  /// Copies a tile to a dense row-major array and back.
+  void readTile(const TileRef &t, float *out);
+  void writeTile(const TileRef &t, const float *in);
+  /// Direct pointer to a VMEM byte address (the caller checked bounds).
+  float *vmemPtr(uint64_t addr) {
+    return reinterpret_cast<float *>(vmem.data() + addr);
+  }
+
+  /// Reads `n` bytes of HBM at `addr` (materialising pages).
+  void readHbm(uint64_t addr, void *out, uint64_t n);
+  void writeHbm(uint64_t addr, const void *in, uint64_t n);
+
+  /// HBM pages written during the run: page address -> contents.
+  std::map<uint64_t, std::vector<uint8_t>> dirtyHbmPages() const;
+  /// Number of HBM bytes materialised (sparse footprint).
+  uint64_t hbmResidentBytes() const { return hbm.size() * kHbmPageBytes; }
+
+private:
+  struct Page {
+    std::vector<uint8_t> bytes;
+    bool dirty = false;
+  };
+  Page &hbmPage(uint64_t pageAddr);
+
+  std::vector<uint8_t> vmem;
+  std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
+  llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
+};
+
+/// Compares the final HBM contents of two runs bit for bit: every page
+/// written by either run must be identical (an unwritten page holds its
+/// initial contents, which `initial` reproduces). Returns the first
+/// differing byte address, or std::nullopt when identical.
+std::optional<uint64_t>
+compareHbm(const std::map<uint64_t, std::vector<uint8_t>> &a,
+           const std::map<uint64_t, std::vector<uint8_t>> &b,
+           const std::vector<isa::Buffer> &buffers);
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_MEMORY_H

@@ -1,0 +1,127 @@
+//===- Simulator.h - Functional and timed accel ISA simulator ---*- C++ -*-===//
+//
+// The GRM (golden reference model) of ../shared/DESIGN.md §2: it computes
+// real f32 values and a cycle for every instruction. The scalar core issues
+// in order; MXU, VPU and the DMA engine run concurrently with it; an
+// instruction that needs a busy unit or unready data waits, and every waiting
+// cycle is recorded with its cause. Observers (the performance tracker of
+// seed 000 §4.2) are called back on events; no analysis lives in the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SIM_SIMULATOR_H
+#define ACCEL_SIM_SIMULATOR_H
+
+#include "accel/ISA/Isa.h"
+#include "accel/Sim/DmaEngine.h"
+#include "accel/Sim/MachineConfig.h"
+#include "accel/Sim/Memory.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace accel {
+namespace sim {
+
+/// Why an instruction could not issue in the cycle after its predecessor.
+enum class StallCause : uint8_t {
+  None,
+  DmaWaitBase,     ///< WAIT before the DMA's base latency ended
+  DmaWaitTransfer, ///< WAIT during the DMA's queueing / transfer
+  DmaSlots,        ///< ISSUE with max_outstanding DMAs in flight
+  MxuBusy,         ///< MXU still executing the previous matmul
+  VpuBusy,         ///< VPU still executing the previous op
+  DataHazard,      ///< operand VMEM range still being produced / consumed
+  NumCauses
+};
+llvm::StringRef stallCauseName(StallCause cause);
+
+/// One retired instruction. Cycles are absolute.
+struct RetireEvent {
+  uint64_t index = 0; ///< dynamic instruction number (0-based)
+  uint32_t pc = 0;
+  const isa::Inst *inst = nullptr;
+  uint64_t issueCycle = 0; ///< cycle the instruction issued
+  uint64_t stallCycles = 0; ///< cycles waited before issuing
+  StallCause cause = StallCause::None;
+  /// Busy interval on its unit ([start, end)), for MXU/VPU/DMA/scalar.
+  uint64_t unitStart = 0, unitEnd = 0;
+};
+
+/// A WAIT that observed a DMA.
+struct WaitEvent {
+  uint32_t pc = 0;
+  uint32_t dmaId = 0;
+  uint64_t cycle = 0; ///< cycle the WAIT was reached (before stalling)
+  WaitOutcome outcome;
+};
+
+/// The performance tracker's interface: callbacks registered on the modelled
+/// components (seed 000 §4.2).
+class Observer {
+public:
+  virtual ~Observer();
+  virtual void onRetire(const RetireEvent &event) {}
+  /// A DMA was issued by the instruction at `pc`.
+  virtual void onDmaIssue(uint32_t pc, const DmaTiming &dma) {}
+  virtual void onDmaWait(const WaitEvent &event) {}
+  /// The program halted at `totalCycles` (all units and DMAs drained).
+  virtual void onHalt(uint64_t totalCycles) {}
+};
+
+/// What a run did.
+struct RunSummary {
+  uint64_t instructions = 0;
+  uint64_t totalCycles = 0;
+  std::array<uint64_t, size_t(StallCause::NumCauses)> stallCycles{};
+  std::array<uint64_t, 4> unitBusyCycles{}; ///< indexed by isa::Unit
+};
+
+class Simulator {
+public:
+  /// `program` and `config` must outlive the simulator.
+  Simulator(const MachineConfig &config, const isa::Program &program);
+
+  void addObserver(Observer *observer) { observers.push_back(observer); }
+
+  /// Runs from the entry until HALT. Errors (a fault of the simulated
+  /// program) read "fault at pc N (INSTRUCTION), op ID at LOC: WHAT" and
+  /// cover out-of-bounds VMEM/HBM accesses, WAIT on a DMA never issued, a PC
+  /// outside the code, a missing link, and exceeding `maxInstructions`.
+  llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32);
+
+  Memory &getMemory() { return memory; }
+  const DmaEngine &getDmaEngine() const { return dma; }
+  uint64_t getRegister(unsigned r) const { return regs[r]; }
+
+private:
+  llvm::Error fault(uint32_t pc, const llvm::Twine &what) const;
+  llvm::Error step(RunSummary &summary);
+
+  const MachineConfig &config;
+  const isa::Program &program;
+  Memory memory;
+  DmaEngine dma;
+  std::vector<Observer *> observers;
+  std::array<uint64_t, isa::kNumRegs> regs{};
+  uint32_t pc = 0;
+  bool halted = false;
+  uint64_t instCount = 0;
+  uint64_t lastIssue = 0; ///< issue cycle of the previous instruction
+  bool first = true;
+  std::array<uint64_t, 4> unitFree{};
+  struct InFlightOp {
+    uint64_t end;
+    isa::Unit unit;
+    std::vector<AddrRange> reads, writes;
+  };
+  std::vector<InFlightOp> inFlight;
+};
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_SIMULATOR_H

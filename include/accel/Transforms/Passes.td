@@ -1,0 +1,97 @@
+//===- Passes.td - accel transformation passes -------------*- tablegen -*-===//
+
+#ifndef ACCEL_TRANSFORMS_PASSES_TD
+#define ACCEL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AccelAssignOpIds : Pass<"accel-assign-op-ids", "mlir::ModuleOp"> {
+  let summary = "Give every accel op and scf.for a stable `accel.op_id`";
+  let description = [{
+    Assigns the integer attribute `accel.op_id` to every accel dialect op and
+    every `scf.for` that lacks one, numbering from one above the largest id
+    already present, in program (pre-order) order. Existing ids are never
+    changed, so ids stay stable across transforms: metrics.json is keyed by
+    them and `--accel-attach-metrics` maps them back. Duplicate ids are an
+    error.
+
+    Example: `accel.dma_wait %t` becomes `accel.dma_wait %t {accel.op_id = 4 : i64}`.
+  }];
+}
+
+def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
+  let summary = "Attach per-op metrics from metrics.json as attributes";
+  let description = [{
+    Reads a metrics.json written by `accel-replay run` (schema
+    docs/metrics.md) and, for every op whose `accel.op_id` appears under
+    "ops", sets:
+      - `accel.executions` (i64): times the op's instructions ran,
+      - on `accel.dma_start`: `accel.dma_count`, `accel.dma_bytes`,
+        `accel.stall_base`, `accel.stall_transfer`, `accel.slack` (i64
+        cycles summed over the op's DMAs; seed 000 Fig. 4).
+    An id in the metrics that no op carries (stale) and a `dma_start` with an
+    id the metrics lack (missing) each give a warning, never an error. A file
+    that cannot be read or parsed, or has another schema version, is an
+    error.
+
+    accel-opt also accepts the short spelling
+    `--accel-attach-metrics=metrics.json`.
+  }];
+  let options = [
+    Option<"metricsFile", "metrics", "std::string", /*default=*/"\"\"",
+           "Path of the metrics.json to attach">
+  ];
+  let statistics = [
+    Statistic<"numAttached", "num-attached", "Ops that received metrics">,
+    Statistic<"numStale", "num-stale", "Metric entries with no matching op">
+  ];
+}
+
+def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
+  let summary = "Hoist stalled DMA ISSUEs earlier, out of op sequences and loops";
+  let description = [{
+    Moves each `accel.dma_start` whose attached metrics show a stall
+    (`accel.stall_base` + `accel.stall_transfer` > 0; all of them with
+    `all=true`) as early as is provably legal, so its base latency and
+    transfer overlap preceding work (seed 000 §5.3.1 prefetching, §5.4
+    Algorithm 2 hoisting). Pure ops that compute its operands
+    (`memref.subview`, `arith` index math) move with it.
+
+    The pass proves legality in the IR. The DMA never moves above:
+      - an op that writes (a buffer aliasing) its source,
+      - an op that reads or writes (a buffer aliasing) its destination, or
+        the WAIT of a DMA that does,
+      - another `accel.dma_start` (the ISSUE order of a link's FIFO is kept),
+      - an op with unknown memory effects,
+      - the definition of one of its operands that is not pure (dominance).
+    It leaves an `scf.for` body when all its operands are defined outside the
+    loop, no other op in the loop writes its source or touches its
+    destination, and the loop has constant bounds with at least one
+    iteration; the WAITs stay in the loop (later ones find it complete).
+    Buffers are roots of `memref.subview` chains; distinct allocations and
+    distinct function arguments are assumed not to alias.
+
+    VMEM: lowering reserves every `accel.alloc` for the whole function, so a
+    hoist never raises peak VMEM; the pass refuses every hoist when the
+    function's allocations exceed `vmem-capacity`.
+
+    Each moved op gets `accel.hoisted` (i64: how many ops it crossed). With
+    `remarks=true` every refusal is reported as a remark on the DMA naming
+    the reason.
+  }];
+  let options = [
+    Option<"hoistAll", "all", "bool", /*default=*/"false",
+           "Hoist every DMA, not only those whose metrics show a stall">,
+    Option<"vmemCapacity", "vmem-capacity", "uint64_t",
+           /*default=*/"33554432", "VMEM capacity in bytes">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each DMA that is not moved, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numHoisted", "num-hoisted", "DMA starts moved earlier">,
+    Statistic<"numHoistedOutOfLoops", "num-hoisted-out-of-loops",
+              "DMA starts moved out of an scf.for">
+  ];
+}
+
+#endif // ACCEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,237 @@
+//===- DmaStallAnalysis.cpp - DMA stall split and metrics.json ------------===//
+
+#include "accel/Analysis/DmaStallAnalysis.h"
+
+#include "llvm/Support/Format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+using namespace accel;
+using namespace accel::analysis;
+using json = nlohmann::json;
+
+void DmaStallCollector::onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) {
+  if (records.size() <= dma.id)
+    records.resize(dma.id + 1);
+  DmaRecord &r = records[dma.id];
+  r.timing = dma;
+  r.issuePc = pc;
+}
+
+void DmaStallCollector::onDmaWait(const sim::WaitEvent &event) {
+  DmaRecord &r = records[event.dmaId];
+  if (r.waitCycle)
+    return; // the first WAIT decides the split
+  r.waitCycle = event.cycle;
+  r.waitPc = event.pc;
+  r.stallBase = event.outcome.stallBase;
+  r.stallTransfer = event.outcome.stallTransfer;
+  r.slack = event.outcome.slack;
+}
+
+void DmaStallCollector::onRetire(const sim::RetireEvent &event) {
+  if (perPc.size() <= event.pc)
+    perPc.resize(event.pc + 1);
+  PcStats &s = perPc[event.pc];
+  ++s.executions;
+  if (event.inst->op == isa::Opcode::DmaWait)
+    return; // charged per DMA (base / transfer) below
+  s.stall[size_t(event.cause)] += event.stallCycles;
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? double(a) / b : 0.0; }
+
+json analysis::buildMetrics(const isa::Program &program,
+                            const sim::MachineConfig &config,
+                            const sim::RunSummary &summary,
+                            const DmaStallCollector &collector) {
+  json m;
+  m["schema"] = "accel-metrics";
+  m["schema_version"] = kMetricsSchemaVersion;
+  m["isa_version"] = program.isaVersion;
+  m["program"] = program.name;
+  m["config"] = {{"name", config.name}, {"hash", config.hash()}};
+  m["total_cycles"] = summary.totalCycles;
+  m["instructions"] = summary.instructions;
+
+  json causes = json::object();
+  for (size_t c = 1; c < size_t(sim::StallCause::NumCauses); ++c)
+    causes[std::string(sim::stallCauseName(sim::StallCause(c)))] =
+        summary.stallCycles[c];
+  m["stall_cycles"] = causes;
+  uint64_t base = summary.stallCycles[size_t(sim::StallCause::DmaWaitBase)];
+  uint64_t transfer =
+      summary.stallCycles[size_t(sim::StallCause::DmaWaitTransfer)];
+  m["dma_stall_cycles"] = {
+      {"base", base}, {"transfer", transfer}, {"total", base + transfer}};
+
+  json units = json::object();
+  for (isa::Unit u : {isa::Unit::Scalar, isa::Unit::Mxu, isa::Unit::Vpu}) {
+    uint64_t busy = summary.unitBusyCycles[size_t(u)];
+    units[std::string(isa::unitName(u))] = {
+        {"busy_cycles", busy},
+        {"utilization", ratio(busy, summary.totalCycles)}};
+  }
+  m["units"] = units;
+
+  // Links.
+  json links = json::object();
+  std::vector<uint64_t> linkBytes(config.links.size()),
+      linkBusy(config.links.size()), linkCount(config.links.size());
+  for (const DmaRecord &r : collector.dmas()) {
+    linkBytes[r.timing.link] += r.timing.bytes;
+    linkBusy[r.timing.link] += r.timing.complete - r.timing.transferStart;
+    ++linkCount[r.timing.link];
+  }
+  for (size_t l = 0; l < config.links.size(); ++l)
+    links[config.links[l].name] = {
+        {"dmas", linkCount[l]},
+        {"bytes", linkBytes[l]},
+        {"busy_cycles", linkBusy[l]},
+        {"utilization", ratio(linkBusy[l], summary.totalCycles)},
+        {"base_latency", config.links[l].baseLatency},
+        {"bytes_per_cycle", config.links[l].bytesPerCycle}};
+  m["links"] = links;
+
+  // Every DMA.
+  auto originOf = [&](uint32_t pc) -> const isa::Origin & {
+    return program.origins[pc];
+  };
+  json dmas = json::array();
+  for (const DmaRecord &r : collector.dmas()) {
+    const isa::Origin &o = originOf(r.issuePc);
+    json d = {{"id", r.timing.id},
+              {"op_id", o.opId},
+              {"loc", o.loc},
+              {"pc", r.issuePc},
+              {"link", config.links[r.timing.link].name},
+              {"bytes", r.timing.bytes},
+              {"issue", r.timing.issue},
+              {"base_end", r.timing.baseEnd},
+              {"transfer_start", r.timing.transferStart},
+              {"complete", r.timing.complete},
+              {"stall_base", r.stallBase},
+              {"stall_transfer", r.stallTransfer},
+              {"slack", r.slack}};
+    if (r.waitCycle) {
+      d["wait"] = *r.waitCycle;
+      d["wait_op_id"] = originOf(r.waitPc).opId;
+    } else {
+      d["wait"] = nullptr;
+    }
+    dmas.push_back(std::move(d));
+  }
+  m["dmas"] = std::move(dmas);
+
+  // Per op id.
+  struct OpAgg {
+    std::string name, loc;
+    uint64_t executions = 0, dmas = 0, bytes = 0, stallBase = 0,
+             stallTransfer = 0, slack = 0, waited = 0;
+    uint64_t minSlack = UINT64_MAX;
+    uint64_t stall[size_t(sim::StallCause::NumCauses)] = {};
+  };
+  std::map<uint32_t, OpAgg> ops;
+  const auto &pcs = collector.pcStats();
+  for (size_t pc = 0; pc < pcs.size() && pc < program.origins.size(); ++pc) {
+    const isa::Origin &o = program.origins[pc];
+    if (!o.opId || !pcs[pc].executions)
+      continue;
+    OpAgg &a = ops[o.opId];
+    a.name = o.opName;
+    a.loc = o.loc;
+    a.executions = std::max(a.executions, pcs[pc].executions);
+    for (size_t c = 0; c < size_t(sim::StallCause::NumCauses); ++c)
+      a.stall[c] += pcs[pc].stall[c];
+  }
+  for (const DmaRecord &r : collector.dmas()) {
+    OpAgg &a = ops[originOf(r.issuePc).opId];
+    ++a.dmas;
+    a.bytes += r.timing.bytes;
+    a.stallBase += r.stallBase;
+    a.stallTransfer += r.stallTransfer;
+    a.slack += r.slack;
+    if (r.waitCycle) {
+      ++a.waited;
+      a.minSlack = std::min(a.minSlack, r.slack);
+    }
+  }
+  json opsJson = json::object();
+  for (auto &[id, a] : ops) {
+    if (!id)
+      continue;
+    json o = {{"name", a.name}, {"loc", a.loc}, {"executions", a.executions}};
+    if (a.dmas) {
+      o["dmas"] = a.dmas;
+      o["bytes"] = a.bytes;
+      o["stall_base"] = a.stallBase;
+      o["stall_transfer"] = a.stallTransfer;
+      o["stall"] = a.stallBase + a.stallTransfer;
+      o["slack"] = a.slack;
+      o["min_slack"] = a.waited ? a.minSlack : 0;
+    }
+    json st = json::object();
+    for (size_t c = 1; c < size_t(sim::StallCause::NumCauses); ++c)
+      if (a.stall[c])
+        st[std::string(sim::stallCauseName(sim::StallCause(c)))] = a.stall[c];
+    if (!st.empty())
+      o["stall_cycles"] = st;
+    opsJson[std::to_string(id)] = std::move(o);
+  }
+  m["ops"] = std::move(opsJson);
+  return m;
+}
+
+void analysis::writeReport(const json &m, llvm::raw_ostream &os,
+                           unsigned topN) {
+  uint64_t total = m["total_cycles"].get<uint64_t>();
+  uint64_t base = m["dma_stall_cycles"]["base"].get<uint64_t>();
+  uint64_t transfer = m["dma_stall_cycles"]["transfer"].get<uint64_t>();
+  os << "accel report for '" << m["program"].get<std::string>() << "' on "
+     << m["config"]["name"].get<std::string>() << "\n";
+  os << "  total cycles:        " << total << "\n";
+  os << "  instructions:        " << m["instructions"].get<uint64_t>() << "\n";
+  os << "  DMA stall cycles:    " << base + transfer << " ("
+     << llvm::format("%.1f", 100.0 * ratio(base + transfer, total))
+     << "% of the run): " << base << " waiting on base latency, " << transfer
+     << " waiting on transfer latency\n";
+  for (const char *u : {"mxu", "vpu", "scalar"})
+    os << llvm::format("  %-6s utilization:  %.1f%%\n", u,
+                       100.0 * m["units"][u]["utilization"].get<double>());
+
+  struct Row {
+    std::string id;
+    const json *op;
+  };
+  std::vector<Row> rows;
+  for (auto it = m["ops"].begin(); it != m["ops"].end(); ++it)
+    if (it->contains("stall") && (*it)["stall"].get<uint64_t>() > 0)
+      rows.push_back({it.key(), &*it});
+  std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
+    return (*a.op)["stall"].get<uint64_t>() > (*b.op)["stall"].get<uint64_t>();
+  });
+  os << "\nTop stalled DMAs (seed 000 §5.2: a WAIT before the base latency "
+        "is fulfilled stalls on base latency, then on transfer latency):\n";
+  if (rows.empty())
+    os << "  none: every WAIT found its DMA complete\n";
+  for (size_t i = 0; i < rows.size() && i < topN; ++i) {
+    const json &o = *rows[i].op;
+    uint64_t sb = o["stall_base"].get<uint64_t>();
+    uint64_t stt = o["stall_transfer"].get<uint64_t>();
+    os << "  op " << rows[i].id << " " << o["name"].get<std::string>()
+       << " at " << o["loc"].get<std::string>() << ": "
+       << o["dmas"].get<uint64_t>() << " DMA(s), " << o["bytes"].get<uint64_t>()
+       << " bytes, stalled " << sb + stt << " cycles (base " << sb
+       << ", transfer " << stt << ")";
+    if (sb > stt)
+      os << " - the WAIT comes before the base latency is fulfilled; issue "
+            "the DMA earlier (hoist) or together with others";
+    else
+      os << " - the stall is mostly transfer latency; the link is the "
+            "bottleneck";
+    os << "\n";
+  }
+}

@@ -1,0 +1,473 @@
+//===- AccelToISA.cpp - Lower accel programs to accel machine code --------===//
+
+#include "accel/Conversion/AccelToISA.h"
+#include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Dialect/Accel/TileShape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace accel;
+using isa::Inst;
+using isa::Opcode;
+
+std::string accel::formatLocation(Location loc) {
+  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
+    return (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
+            Twine(flc.getColumn()))
+        .str();
+  return "unknown";
+}
+
+namespace {
+class Lowerer {
+public:
+  Lowerer(const LoweringOptions &options) : options(options) {}
+  FailureOr<isa::Program> run(func::FuncOp func);
+
+private:
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  FailureOr<uint8_t> newReg(Operation *op);
+  FailureOr<uint8_t> reg(Operation *user, Value v);
+  uint32_t emit(Operation *origin, const Inst &inst);
+  LogicalResult emitLi(Operation *origin, uint8_t rd, int64_t value);
+  LogicalResult lowerSubview(memref::SubViewOp op);
+  LogicalResult lowerFor(scf::ForOp op);
+  template <typename OpTy>
+  LogicalResult lowerVpu(OpTy op, Opcode opc, Value x, Value y, Value out);
+
+  const LoweringOptions &options;
+  isa::Program program;
+  llvm::DenseMap<Value, uint8_t> regs;
+  unsigned nextReg = 1;
+};
+} // namespace
+
+FailureOr<uint8_t> Lowerer::newReg(Operation *op) {
+  if (nextReg >= isa::kNumRegs) {
+    op->emitError() << "needs more than " << isa::kNumRegs - 1
+                    << " scalar registers; the accel lowering gives every "
+                       "scalar value its own register";
+    return failure();
+  }
+  return uint8_t(nextReg++);
+}
+
+FailureOr<uint8_t> Lowerer::reg(Operation *user, Value v) {
+  auto it = regs.find(v);
+  if (it == regs.end()) {
+    user->emitError() << "operand is defined by an op the accel lowering "
+                         "does not support";
+    return failure();
+  }
+  return it->second;
+}
+
+uint32_t Lowerer::emit(Operation *origin, const Inst &inst) {
+  isa::Origin o;
+  if (auto id = origin->getAttrOfType<IntegerAttr>(
+          AccelDialect::getOpIdAttrName()))
+    o.opId = uint32_t(id.getInt());
+  o.opName = origin->getName().getStringRef().str();
+  o.loc = formatLocation(origin->getLoc());
+  program.code.push_back(inst);
+  program.origins.push_back(std::move(o));
+  return uint32_t(program.code.size() - 1);
+}
+
+LogicalResult Lowerer::emitLi(Operation *origin, uint8_t rd, int64_t value) {
+  Inst in;
+  in.op = Opcode::Li;
+  in.rd = rd;
+  in.setImm(value);
+  emit(origin, in);
+  return success();
+}
+
+FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
+  program.name = func.getSymName().str();
+  Operation *funcOp = func;
+  // HBM buffers: the arguments.
+  uint64_t hbmNext = 1 << 16; // address 0 stays unmapped
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    std::string why;
+    auto tile = getTileShape(arg.getType(), &why);
+    if (!type || failed(tile) || tile->space != MemorySpace::HBM ||
+        !type.getLayout().isIdentity()) {
+      func.emitError() << "argument " << i
+                       << " must be an f32 HBM memref with a static shape "
+                          "and the identity layout"
+                       << (why.empty() ? "" : " (it " + why + ")");
+      return failure();
+    }
+    isa::Buffer b;
+    b.name = "%arg" + std::to_string(i);
+    b.space = isa::MemSpace::HBM;
+    b.base = hbmNext;
+    b.bytes = uint64_t(type.getNumElements()) * isa::kElemBytes;
+    b.shape.assign(type.getShape().begin(), type.getShape().end());
+    b.seed = uint32_t(i);
+    if (auto init = func.getArgAttrOfType<StringAttr>(i, "accel.init")) {
+      if (init.getValue() != "zero" && init.getValue() != "random") {
+        func.emitError() << "argument " << i
+                         << ": accel.init must be \"zero\" or \"random\"";
+        return failure();
+      }
+      b.zeroInit = init.getValue() == "zero";
+    }
+    hbmNext = llvm::alignTo(b.base + b.bytes, 4096);
+    program.buffers.push_back(b);
+    FailureOr<uint8_t> r = newReg(funcOp);
+    if (failed(r))
+      return failure();
+    regs[arg] = *r;
+    (void)emitLi(funcOp, *r, int64_t(b.base));
+  }
+  // VMEM buffers: every accel.alloc, statically placed.
+  uint64_t vmemNext = 0;
+  WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
+    auto tile = getTileShape(alloc.getType());
+    isa::Buffer b;
+    b.name = "vmem@" + formatLocation(alloc.getLoc());
+    b.space = isa::MemSpace::VMEM;
+    b.base = vmemNext;
+    b.bytes = uint64_t(tile->bytes());
+    b.shape.assign(alloc.getType().getShape().begin(),
+                   alloc.getType().getShape().end());
+    vmemNext = llvm::alignTo(b.base + b.bytes, options.vmemAlign);
+    if (b.base + b.bytes > options.vmemCapacity) {
+      alloc.emitError() << "VMEM allocations need " << b.base + b.bytes
+                        << " bytes, more than the VMEM capacity of "
+                        << options.vmemCapacity << " bytes";
+      return WalkResult::interrupt();
+    }
+    program.buffers.push_back(b);
+    FailureOr<uint8_t> r = newReg(alloc);
+    if (failed(r))
+      return WalkResult::interrupt();
+    regs[alloc.getResult()] = *r;
+    (void)emitLi(alloc, *r, int64_t(b.base));
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (failed(lowerBlock(func.getBody().front())))
+    return failure();
+  return std::move(program);
+}
+
+LogicalResult Lowerer::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Lowerer::lowerSubview(memref::SubViewOp op) {
+  auto srcType = cast<MemRefType>(op.getSource().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(srcType.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return op.emitError("cannot lower a subview of a memref with dynamic "
+                        "strides");
+  FailureOr<uint8_t> base = reg(op, op.getSource());
+  FailureOr<uint8_t> rd = newReg(op);
+  if (failed(base) || failed(rd))
+    return failure();
+  Inst mov;
+  mov.op = Opcode::Mov;
+  mov.rd = *rd;
+  mov.rs1 = *base;
+  emit(op, mov);
+  int64_t staticBytes = 0;
+  for (auto [i, ofr] : llvm::enumerate(op.getMixedOffsets())) {
+    int64_t scale = strides[i] * isa::kElemBytes;
+    if (auto attr = dyn_cast<Attribute>(ofr)) {
+      staticBytes += cast<IntegerAttr>(attr).getInt() * scale;
+      continue;
+    }
+    FailureOr<uint8_t> idx = reg(op, cast<Value>(ofr));
+    FailureOr<uint8_t> tmp = newReg(op);
+    if (failed(idx) || failed(tmp))
+      return failure();
+    Inst mul;
+    mul.op = Opcode::Muli;
+    mul.rd = *tmp;
+    mul.rs1 = *idx;
+    mul.setImm(scale);
+    emit(op, mul);
+    Inst add;
+    add.op = Opcode::Add;
+    add.rd = *rd;
+    add.rs1 = *rd;
+    add.rs2 = *tmp;
+    emit(op, add);
+  }
+  if (staticBytes) {
+    Inst addi;
+    addi.op = Opcode::Addi;
+    addi.rd = *rd;
+    addi.rs1 = *rd;
+    addi.setImm(staticBytes);
+    emit(op, addi);
+  }
+  regs[op.getResult()] = *rd;
+  return success();
+}
+
+LogicalResult Lowerer::lowerFor(scf::ForOp op) {
+  if (op.getNumRegionIterArgs() != 0)
+    return op.emitError("scf.for with iter_args cannot be lowered to the "
+                        "accel ISA");
+  FailureOr<uint8_t> lb = reg(op, op.getLowerBound());
+  FailureOr<uint8_t> ub = reg(op, op.getUpperBound());
+  FailureOr<uint8_t> step = reg(op, op.getStep());
+  FailureOr<uint8_t> iv = newReg(op);
+  if (failed(lb) || failed(ub) || failed(step) || failed(iv))
+    return failure();
+  regs[op.getInductionVar()] = *iv;
+  Inst mov;
+  mov.op = Opcode::Mov;
+  mov.rd = *iv;
+  mov.rs1 = *lb;
+  emit(op, mov);
+  Inst head;
+  head.op = Opcode::Bge;
+  head.rs1 = *iv;
+  head.rs2 = *ub;
+  uint32_t headPc = emit(op, head);
+  if (failed(lowerBlock(*op.getBody())))
+    return failure();
+  Inst inc;
+  inc.op = Opcode::Add;
+  inc.rd = *iv;
+  inc.rs1 = *iv;
+  inc.rs2 = *step;
+  emit(op, inc);
+  Inst back;
+  back.op = Opcode::Jmp;
+  back.setImm(headPc);
+  emit(op, back);
+  program.code[headPc].setImm(int64_t(program.code.size()));
+  return success();
+}
+
+/// Fills the VPU fields of `in` for operand tiles x, y, out.
+template <typename OpTy>
+LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
+                                Value out) {
+  Inst in;
+  in.op = opc;
+  TileShape to = *getTileShape(out.getType());
+  FailureOr<uint8_t> ro = reg(op, out);
+  if (failed(ro))
+    return failure();
+  in.rs3 = *ro;
+  in.s3 = uint16_t(to.rowStride);
+  in.a = uint16_t(to.rows);
+  in.b = uint16_t(to.cols);
+  if (x) {
+    TileShape tx = *getTileShape(x.getType());
+    FailureOr<uint8_t> rx = reg(op, x);
+    if (failed(rx))
+      return failure();
+    in.rs1 = *rx;
+    in.s1 = uint16_t(tx.rowStride);
+    in.b = uint16_t(tx.cols); // reductions: out is rows x 1
+  }
+  if (y) {
+    TileShape ty = *getTileShape(y.getType());
+    FailureOr<uint8_t> ry = reg(op, y);
+    if (failed(ry))
+      return failure();
+    in.rs2 = *ry;
+    in.s2 = uint16_t(ty.rowStride);
+    if (ty.cols == 1 && in.b != 1)
+      in.flags |= isa::kFlagBroadcast;
+  }
+  emit(op, in);
+  return success();
+}
+
+LogicalResult Lowerer::lowerOp(Operation *op) {
+  auto binop = [&](Opcode opc) -> LogicalResult {
+    FailureOr<uint8_t> a = reg(op, op->getOperand(0));
+    FailureOr<uint8_t> b = reg(op, op->getOperand(1));
+    FailureOr<uint8_t> rd = newReg(op);
+    if (failed(a) || failed(b) || failed(rd))
+      return failure();
+    Inst in;
+    in.op = opc;
+    in.rd = *rd;
+    in.rs1 = *a;
+    in.rs2 = *b;
+    emit(op, in);
+    regs[op->getResult(0)] = *rd;
+    return success();
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) -> LogicalResult {
+        auto attr = dyn_cast<IntegerAttr>(c.getValue());
+        if (!attr)
+          return c.emitError("only integer and index constants can be "
+                             "lowered to the accel ISA");
+        FailureOr<uint8_t> rd = newReg(op);
+        if (failed(rd))
+          return failure();
+        regs[c.getResult()] = *rd;
+        return emitLi(op, *rd, attr.getValue().getSExtValue());
+      })
+      .Case<arith::AddIOp>([&](auto) { return binop(Opcode::Add); })
+      .Case<arith::SubIOp>([&](auto) { return binop(Opcode::Sub); })
+      .Case<arith::MulIOp>([&](auto) { return binop(Opcode::Mul); })
+      .Case<memref::SubViewOp>(
+          [&](memref::SubViewOp sv) { return lowerSubview(sv); })
+      .Case<scf::ForOp>([&](scf::ForOp f) { return lowerFor(f); })
+      .Case<scf::YieldOp>([&](auto) { return success(); })
+      .Case<AllocOp>([&](auto) { return success(); }) // placed up front
+      .Case<func::ReturnOp>([&](auto) -> LogicalResult {
+        if (op->getParentOp() != op->getParentOfType<func::FuncOp>())
+          return op->emitError("func.return must be in the function body");
+        Inst halt;
+        halt.op = Opcode::Halt;
+        emit(op, halt);
+        return success();
+      })
+      .Case<DmaStartOp>([&](DmaStartOp d) -> LogicalResult {
+        TileShape ts = *getTileShape(d.getSrc().getType());
+        TileShape td = *getTileShape(d.getDst().getType());
+        FailureOr<uint8_t> rs = reg(op, d.getSrc());
+        FailureOr<uint8_t> rdst = reg(op, d.getDst());
+        FailureOr<uint8_t> rd = newReg(op);
+        if (failed(rs) || failed(rdst) || failed(rd))
+          return failure();
+        Inst in;
+        in.op = Opcode::DmaIssue;
+        in.rd = *rd;
+        in.rs1 = *rs;
+        in.rs2 = *rdst;
+        in.flags = uint8_t(ts.space == MemorySpace::VMEM) |
+                   uint8_t(td.space == MemorySpace::VMEM) << 1;
+        in.a = uint16_t(ts.rows);
+        in.b = uint16_t(ts.cols);
+        in.s1 = uint16_t(ts.rowStride);
+        in.s2 = uint16_t(td.rowStride);
+        emit(op, in);
+        regs[d.getToken()] = *rd;
+        return success();
+      })
+      .Case<DmaWaitOp>([&](DmaWaitOp w) -> LogicalResult {
+        FailureOr<uint8_t> rt = reg(op, w.getToken());
+        if (failed(rt))
+          return failure();
+        Inst in;
+        in.op = Opcode::DmaWait;
+        in.rs1 = *rt;
+        emit(op, in);
+        return success();
+      })
+      .Case<MatmulOp>([&](MatmulOp m) -> LogicalResult {
+        TileShape ta = *getTileShape(m.getA().getType());
+        TileShape tb = *getTileShape(m.getB().getType());
+        TileShape tc = *getTileShape(m.getC().getType());
+        FailureOr<uint8_t> ra = reg(op, m.getA());
+        FailureOr<uint8_t> rb = reg(op, m.getB());
+        FailureOr<uint8_t> rc = reg(op, m.getC());
+        if (failed(ra) || failed(rb) || failed(rc))
+          return failure();
+        Inst in;
+        in.op = Opcode::Matmul;
+        in.rs1 = *ra;
+        in.rs2 = *rb;
+        in.rs3 = *rc;
+        in.flags = m.getAccumulate() ? isa::kFlagAccumulate : 0;
+        in.a = uint16_t(ta.rows);
+        in.b = uint16_t(tb.cols);
+        in.s1 = uint16_t(ta.cols);
+        in.s2 = uint16_t(ta.rowStride);
+        in.s3 = uint16_t(tc.rowStride);
+        emit(op, in);
+        return success();
+      })
+      .Case<VAddOp>([&](VAddOp o) {
+        return lowerVpu(o, Opcode::VAdd, o.getX(), o.getY(), o.getOut());
+      })
+      .Case<VSubOp>([&](VSubOp o) {
+        return lowerVpu(o, Opcode::VSub, o.getX(), o.getY(), o.getOut());
+      })
+      .Case<VMulOp>([&](VMulOp o) {
+        return lowerVpu(o, Opcode::VMul, o.getX(), o.getY(), o.getOut());
+      })
+      .Case<VDivOp>([&](VDivOp o) {
+        return lowerVpu(o, Opcode::VDiv, o.getX(), o.getY(), o.getOut());
+      })
+      .Case<VMaxOp>([&](VMaxOp o) {
+        return lowerVpu(o, Opcode::VMax, o.getX(), o.getY(), o.getOut());
+      })
+      .Case<VExpOp>([&](VExpOp o) {
+        return lowerVpu(o, Opcode::VExp, o.getX(), Value(), o.getOut());
+      })
+      .Case<VSqrtOp>([&](VSqrtOp o) {
+        return lowerVpu(o, Opcode::VSqrt, o.getX(), Value(), o.getOut());
+      })
+      .Case<VCopyOp>([&](VCopyOp o) {
+        return lowerVpu(o, Opcode::VCopy, o.getX(), Value(), o.getOut());
+      })
+      .Case<VReduceSumOp>([&](VReduceSumOp o) {
+        return lowerVpu(o, Opcode::VRSum, o.getX(), Value(), o.getOut());
+      })
+      .Case<VReduceMaxOp>([&](VReduceMaxOp o) {
+        return lowerVpu(o, Opcode::VRMax, o.getX(), Value(), o.getOut());
+      })
+      .Case<VFillOp>([&](VFillOp o) -> LogicalResult {
+        if (failed(lowerVpu(o, Opcode::VFill, Value(), Value(), o.getOut())))
+          return failure();
+        float v = o.getValue().convertToFloat();
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        program.code.back().s1 = uint16_t(bits);
+        program.code.back().s2 = uint16_t(bits >> 16);
+        return success();
+      })
+      .Default([&](Operation *other) -> LogicalResult {
+        return other->emitError()
+               << "'" << other->getName()
+               << "' cannot be lowered to the accel ISA";
+      });
+}
+
+FailureOr<isa::Program> accel::lowerToIsa(ModuleOp module,
+                                          const LoweringOptions &options) {
+  SmallVector<func::FuncOp> funcs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal())
+      funcs.push_back(f);
+  func::FuncOp entry;
+  for (func::FuncOp f : funcs)
+    if ((!options.entry.empty() && f.getSymName() == options.entry) ||
+        (options.entry.empty() && f.getSymName() == "main"))
+      entry = f;
+  if (!entry && options.entry.empty() && funcs.size() == 1)
+    entry = funcs.front();
+  if (!entry) {
+    if (options.entry.empty())
+      module.emitError() << "cannot choose an entry function: found "
+                         << funcs.size()
+                         << " functions with bodies and none named 'main'";
+    else
+      module.emitError() << "no function named '" << options.entry << "'";
+    return failure();
+  }
+  Lowerer lowerer(options);
+  return lowerer.run(entry);
+}

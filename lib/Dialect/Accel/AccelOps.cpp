@@ -1,0 +1,192 @@
+//===- AccelOps.cpp - accel op verifiers ----------------------------------===//
+//
+// Verifiers give one located diagnostic per problem. The tile rules (static
+// shape, rank 1 or 2, f32, an #accel.space, static strides with unit
+// innermost stride, row stride within the ISA's 16-bit field) are what
+// lowering to the ISA needs (docs/isa.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Dialect/Accel/TileShape.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace accel;
+
+FailureOr<TileShape> accel::getTileShape(Type type, std::string *why) {
+  auto fail = [&](const Twine &msg) -> FailureOr<TileShape> {
+    if (why)
+      *why = msg.str();
+    return failure();
+  };
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return fail("must be a ranked memref");
+  if (!memref.hasStaticShape())
+    return fail("must have a static shape");
+  if (memref.getRank() < 1 || memref.getRank() > 2)
+    return fail("must have rank 1 or 2");
+  if (!memref.getElementType().isF32())
+    return fail("must have f32 elements");
+  auto space = getMemorySpace(memref);
+  if (!space)
+    return fail("must be in memory space #accel.space<hbm> or "
+                "#accel.space<vmem>");
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return fail("must have static strides");
+  if (strides.back() != 1)
+    return fail("must have unit innermost stride");
+  TileShape t;
+  t.space = *space;
+  if (memref.getRank() == 1) {
+    t.rows = 1;
+    t.cols = memref.getDimSize(0);
+    t.rowStride = t.cols;
+  } else {
+    t.rows = memref.getDimSize(0);
+    t.cols = memref.getDimSize(1);
+    t.rowStride = strides[0];
+  }
+  if (t.rows < 1 || t.cols < 1)
+    return fail("must not be empty");
+  if (t.rowStride < t.cols)
+    return fail("must have a row stride of at least its column count (rows "
+                "must not overlap)");
+  if (!ShapedType::isDynamic(offset) && offset < 0)
+    return fail("must not have a negative offset");
+  if (t.rows > kMaxTileDim || t.cols > kMaxTileDim ||
+      t.rowStride > kMaxTileDim)
+    return fail("has a dimension or row stride above " + Twine(kMaxTileDim) +
+                " elements, the ISA limit");
+  return t;
+}
+
+/// Verifies operand `v` of `op` as a tile, optionally in a required space.
+static FailureOr<TileShape> verifyTile(Operation *op, Value v, StringRef name,
+                                       std::optional<MemorySpace> required) {
+  std::string why;
+  auto tile = getTileShape(v.getType(), &why);
+  if (failed(tile)) {
+    op->emitOpError() << "operand '" << name << "' " << why;
+    return failure();
+  }
+  if (required && tile->space != *required) {
+    op->emitOpError() << "operand '" << name << "' must be in "
+                      << stringifyMemorySpace(*required) << ", not "
+                      << stringifyMemorySpace(tile->space);
+    return failure();
+  }
+  return tile;
+}
+
+LogicalResult AllocOp::verify() {
+  auto type = getBuffer().getType();
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.getLayout().isIdentity())
+    return emitOpError("result must have the identity layout");
+  auto tile = verifyTile(*this, getBuffer(), "result", MemorySpace::VMEM);
+  return success(succeeded(tile));
+}
+
+LogicalResult DmaStartOp::verify() {
+  auto src = verifyTile(*this, getSrc(), "src", std::nullopt);
+  if (failed(src))
+    return failure();
+  auto dst = verifyTile(*this, getDst(), "dst", std::nullopt);
+  if (failed(dst))
+    return failure();
+  if (src->rows != dst->rows || src->cols != dst->cols)
+    return emitOpError() << "src shape " << src->rows << "x" << src->cols
+                         << " differs from dst shape " << dst->rows << "x"
+                         << dst->cols;
+  if (src->space == MemorySpace::HBM && dst->space == MemorySpace::HBM)
+    return emitOpError("HBM to HBM copies are not supported; one side must "
+                       "be in VMEM");
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  auto a = verifyTile(*this, getA(), "a", MemorySpace::VMEM);
+  if (failed(a))
+    return failure();
+  auto b = verifyTile(*this, getB(), "b", MemorySpace::VMEM);
+  if (failed(b))
+    return failure();
+  auto c = verifyTile(*this, getC(), "c", MemorySpace::VMEM);
+  if (failed(c))
+    return failure();
+  if (a->cols != b->rows)
+    return emitOpError() << "contraction mismatch: a is " << a->rows << "x"
+                         << a->cols << " but b is " << b->rows << "x"
+                         << b->cols;
+  if (c->rows != a->rows || c->cols != b->cols)
+    return emitOpError() << "c must be " << a->rows << "x" << b->cols
+                         << ", not " << c->rows << "x" << c->cols;
+  if (b->rowStride != b->cols)
+    return emitOpError("operand 'b' must be contiguous (row stride equal to "
+                       "its column count)");
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyBinary(OpTy op) {
+  auto x = verifyTile(op, op.getX(), "x", MemorySpace::VMEM);
+  if (failed(x))
+    return failure();
+  auto y = verifyTile(op, op.getY(), "y", MemorySpace::VMEM);
+  if (failed(y))
+    return failure();
+  auto out = verifyTile(op, op.getOut(), "out", MemorySpace::VMEM);
+  if (failed(out))
+    return failure();
+  if (x->rows != out->rows || x->cols != out->cols)
+    return op.emitOpError() << "x is " << x->rows << "x" << x->cols
+                            << " but out is " << out->rows << "x" << out->cols;
+  bool same = y->rows == x->rows && y->cols == x->cols;
+  bool bcast = y->rows == x->rows && y->cols == 1;
+  if (!same && !bcast)
+    return op.emitOpError() << "y must be " << x->rows << "x" << x->cols
+                            << " or " << x->rows << "x1 (broadcast), not "
+                            << y->rows << "x" << y->cols;
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyUnary(OpTy op, bool reduce) {
+  auto x = verifyTile(op, op.getX(), "x", MemorySpace::VMEM);
+  if (failed(x))
+    return failure();
+  auto out = verifyTile(op, op.getOut(), "out", MemorySpace::VMEM);
+  if (failed(out))
+    return failure();
+  int64_t wantCols = reduce ? 1 : x->cols;
+  if (out->rows != x->rows || out->cols != wantCols)
+    return op.emitOpError() << "out must be " << x->rows << "x" << wantCols
+                            << ", not " << out->rows << "x" << out->cols;
+  return success();
+}
+
+LogicalResult VAddOp::verify() { return verifyBinary(*this); }
+LogicalResult VSubOp::verify() { return verifyBinary(*this); }
+LogicalResult VMulOp::verify() { return verifyBinary(*this); }
+LogicalResult VDivOp::verify() { return verifyBinary(*this); }
+LogicalResult VMaxOp::verify() { return verifyBinary(*this); }
+LogicalResult VExpOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VSqrtOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VCopyOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VReduceSumOp::verify() { return verifyUnary(*this, true); }
+LogicalResult VReduceMaxOp::verify() { return verifyUnary(*this, true); }
+
+LogicalResult VFillOp::verify() {
+  return success(
+      succeeded(verifyTile(*this, getOut(), "out", MemorySpace::VMEM)));
+}
+
+#define GET_OP_CLASSES
+#include "accel/Dialect/Accel/AccelOps.cpp.inc"

@@ -1,0 +1,361 @@
+//===- Isa.cpp - Encoding, decoding and printing of accel instructions ----===//
+
+#include "accel/ISA/Isa.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <cstring>
+
+using namespace accel;
+using namespace accel::isa;
+
+static const OpcodeInfo kOpcodeTable[] = {
+#define ACCEL_OPCODE(Enum, Value, Mnemonic, U, Format)                         \
+  {Opcode::Enum, Mnemonic, Unit::U, InstFormat::Format},
+#include "accel/ISA/Opcodes.def"
+};
+
+const OpcodeInfo *isa::lookup(uint8_t opcodeByte) {
+  for (const OpcodeInfo &entry : kOpcodeTable)
+    if (uint8_t(entry.op) == opcodeByte)
+      return &entry;
+  return nullptr;
+}
+
+const OpcodeInfo &isa::info(Opcode op) { return *lookup(uint8_t(op)); }
+
+llvm::StringRef isa::unitName(Unit unit) {
+  switch (unit) {
+  case Unit::Scalar:
+    return "scalar";
+  case Unit::Dma:
+    return "dma";
+  case Unit::Mxu:
+    return "mxu";
+  case Unit::Vpu:
+    return "vpu";
+  }
+  return "?";
+}
+
+llvm::StringRef isa::memSpaceName(MemSpace space) {
+  return space == MemSpace::HBM ? "hbm" : "vmem";
+}
+
+int64_t Inst::imm() const {
+  uint64_t w = uint64_t(b) | (uint64_t(s1) << 16) | (uint64_t(s2) << 32) |
+               (uint64_t(s3) << 48);
+  return int64_t(w);
+}
+
+void Inst::setImm(int64_t v) {
+  uint64_t w = uint64_t(v);
+  b = uint16_t(w);
+  s1 = uint16_t(w >> 16);
+  s2 = uint16_t(w >> 32);
+  s3 = uint16_t(w >> 48);
+}
+
+std::array<uint8_t, kInstBytes> isa::encode(const Inst &inst) {
+  uint64_t w0 = uint64_t(inst.op) | (uint64_t(inst.rd) << 8) |
+                (uint64_t(inst.rs1) << 16) | (uint64_t(inst.rs2) << 24) |
+                (uint64_t(inst.rs3) << 32) | (uint64_t(inst.flags) << 40) |
+                (uint64_t(inst.a) << 48);
+  uint64_t w1 = uint64_t(inst.imm());
+  std::array<uint8_t, kInstBytes> out;
+  for (unsigned i = 0; i < 8; ++i) {
+    out[i] = uint8_t(w0 >> (8 * i));
+    out[8 + i] = uint8_t(w1 >> (8 * i));
+  }
+  return out;
+}
+
+llvm::Expected<Inst> isa::decode(llvm::ArrayRef<uint8_t> bytes) {
+  if (bytes.size() < kInstBytes)
+    return llvm::createStringError("truncated instruction: %zu of %u bytes",
+                                   bytes.size(), kInstBytes);
+  uint64_t w0 = 0, w1 = 0;
+  for (unsigned i = 0; i < 8; ++i) {
+    w0 |= uint64_t(bytes[i]) << (8 * i);
+    w1 |= uint64_t(bytes[8 + i]) << (8 * i);
+  }
+  if (!lookup(uint8_t(w0)))
+    return llvm::createStringError("unknown opcode 0x%02x", unsigned(w0 & 0xff));
+  Inst inst;
+  inst.op = Opcode(uint8_t(w0));
+  inst.rd = uint8_t(w0 >> 8);
+  inst.rs1 = uint8_t(w0 >> 16);
+  inst.rs2 = uint8_t(w0 >> 24);
+  inst.rs3 = uint8_t(w0 >> 32);
+  inst.flags = uint8_t(w0 >> 40);
+  inst.a = uint16_t(w0 >> 48);
+  inst.setImm(int64_t(w1));
+  return inst;
+}
+
+static void printReg(llvm::raw_ostream &os, uint8_t r) { os << 'r' << unsigned(r); }
+
+void isa::print(const Inst &inst, llvm::raw_ostream &os) {
+  const OpcodeInfo &oi = info(inst.op);
+  os << oi.mnemonic;
+  auto sep = [&](bool first = false) { os << (first ? " " : ", "); };
+  switch (oi.format) {
+  case InstFormat::None:
+    break;
+  case InstFormat::RdImm:
+    sep(true), printReg(os, inst.rd), sep(), os << inst.imm();
+    break;
+  case InstFormat::RdRs:
+    sep(true), printReg(os, inst.rd), sep(), printReg(os, inst.rs1);
+    break;
+  case InstFormat::RdRsRs:
+    sep(true), printReg(os, inst.rd), sep(), printReg(os, inst.rs1), sep(),
+        printReg(os, inst.rs2);
+    break;
+  case InstFormat::RdRsImm:
+    sep(true), printReg(os, inst.rd), sep(), printReg(os, inst.rs1), sep(),
+        os << inst.imm();
+    break;
+  case InstFormat::RsRsTarget:
+    sep(true), printReg(os, inst.rs1), sep(), printReg(os, inst.rs2), sep(),
+        os << "@" << inst.imm();
+    break;
+  case InstFormat::Target:
+    sep(true), os << "@" << inst.imm();
+    break;
+  case InstFormat::Rs:
+    sep(true), printReg(os, inst.rs1);
+    break;
+  case InstFormat::DmaIssue:
+    sep(true), printReg(os, inst.rd), sep(), printReg(os, inst.rs1), sep(),
+        printReg(os, inst.rs2), sep(),
+        os << memSpaceName(inst.dmaSrc()) << "->"
+           << memSpaceName(inst.dmaDst()),
+        sep(), os << inst.a << "x" << inst.b << ", s=" << inst.s1 << ","
+                  << inst.s2;
+    break;
+  case InstFormat::Matmul:
+    sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
+        printReg(os, inst.rs2), sep(),
+        os << "m=" << inst.a << " n=" << inst.b << " k=" << inst.s1
+           << " sa=" << inst.s2 << " sc=" << inst.s3;
+    if (inst.flags & kFlagAccumulate)
+      os << " acc";
+    break;
+  case InstFormat::VBinary:
+    sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
+        printReg(os, inst.rs2), sep(),
+        os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s2
+           << "," << inst.s3;
+    if (inst.flags & kFlagBroadcast)
+      os << " bcast";
+    break;
+  case InstFormat::VUnary:
+    sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
+        os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s3;
+    break;
+  case InstFormat::VFill: {
+    uint32_t bits = inst.fillBits();
+    float v;
+    std::memcpy(&v, &bits, 4);
+    sep(true), printReg(os, inst.rs3), sep(),
+        os << inst.a << "x" << inst.b << ", s=" << inst.s3 << ", "
+           << llvm::format("%g", double(v));
+    break;
+  }
+  }
+}
+
+std::string isa::toString(const Inst &inst) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  print(inst, os);
+  return s;
+}
+
+float isa::initValue(uint32_t seed, uint64_t index) {
+  // splitmix64 of (seed, index).
+  uint64_t z = index + 0x9e3779b97f4a7c15ULL * (uint64_t(seed) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z = z ^ (z >> 31);
+  // 24 random bits -> [0, 1) -> [-0.125, 0.125).
+  float u = float(z >> 40) / float(1u << 24);
+  return (u - 0.5f) * 0.25f;
+}
+
+void Program::printListing(llvm::raw_ostream &os) const {
+  os << "; accel ISA v" << isaVersion << " listing of '" << name << "': "
+     << code.size() << " instructions\n";
+  for (const Buffer &b : buffers)
+    os << "; buffer " << b.name << " " << memSpaceName(b.space) << " [0x"
+       << llvm::utohexstr(b.base) << ", 0x" << llvm::utohexstr(b.base + b.bytes)
+       << ") " << b.bytes << " bytes\n";
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    auto bytes = encode(code[pc]);
+    os << llvm::format("%5zu: ", pc);
+    for (unsigned i = 0; i < kInstBytes; ++i)
+      os << llvm::format("%02x", bytes[i]);
+    os << "  ";
+    std::string text = toString(code[pc]);
+    os << text;
+    for (size_t pad = text.size(); pad < 52; ++pad)
+      os << ' ';
+    if (pc < origins.size())
+      os << " ; op " << origins[pc].opId << " " << origins[pc].opName << " @ "
+         << origins[pc].loc;
+    os << "\n";
+  }
+}
+
+namespace {
+struct Writer {
+  std::vector<uint8_t> out;
+  void u8(uint8_t v) { out.push_back(v); }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+      out.push_back(uint8_t(v >> (8 * i)));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      out.push_back(uint8_t(v >> (8 * i)));
+  }
+  void str(llvm::StringRef s) {
+    u32(uint32_t(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+  }
+};
+
+struct Reader {
+  llvm::ArrayRef<uint8_t> in;
+  size_t pos = 0;
+  std::string err;
+  bool need(size_t n, const char *what) {
+    if (!err.empty())
+      return false;
+    if (pos + n > in.size()) {
+      err = (llvm::Twine("truncated image at byte offset ") + llvm::Twine(pos) +
+             " while reading " + what)
+                .str();
+      return false;
+    }
+    return true;
+  }
+  uint8_t u8(const char *what) {
+    if (!need(1, what))
+      return 0;
+    return in[pos++];
+  }
+  uint32_t u32(const char *what) {
+    if (!need(4, what))
+      return 0;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+      v |= uint32_t(in[pos++]) << (8 * i);
+    return v;
+  }
+  uint64_t u64(const char *what) {
+    if (!need(8, what))
+      return 0;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= uint64_t(in[pos++]) << (8 * i);
+    return v;
+  }
+  std::string str(const char *what) {
+    uint32_t n = u32(what);
+    if (!need(n, what))
+      return {};
+    std::string s(in.begin() + pos, in.begin() + pos + n);
+    pos += n;
+    return s;
+  }
+};
+} // namespace
+
+static constexpr char kImageMagic[8] = {'A', 'C', 'C', 'E', 'L', 'B', 'I', 'N'};
+
+std::vector<uint8_t> Program::toImage() const {
+  Writer w;
+  w.out.insert(w.out.end(), kImageMagic, kImageMagic + 8);
+  w.u32(isaVersion);
+  w.str(name);
+  w.u32(uint32_t(code.size()));
+  for (const Inst &inst : code) {
+    auto bytes = encode(inst);
+    w.out.insert(w.out.end(), bytes.begin(), bytes.end());
+  }
+  w.u32(uint32_t(buffers.size()));
+  for (const Buffer &b : buffers) {
+    w.str(b.name);
+    w.u8(uint8_t(b.space));
+    w.u8(b.zeroInit);
+    w.u32(b.seed);
+    w.u64(b.base);
+    w.u64(b.bytes);
+    w.u32(uint32_t(b.shape.size()));
+    for (int64_t d : b.shape)
+      w.u64(uint64_t(d));
+  }
+  w.u32(uint32_t(origins.size()));
+  for (const Origin &o : origins) {
+    w.u32(o.opId);
+    w.str(o.opName);
+    w.str(o.loc);
+  }
+  return w.out;
+}
+
+llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
+  Reader r{bytes};
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kImageMagic, 8) != 0)
+    return llvm::createStringError("not an accel image: bad magic at byte offset 0");
+  r.pos = 8;
+  Program p;
+  size_t versionAt = r.pos;
+  p.isaVersion = r.u32("ISA version");
+  if (r.err.empty() && p.isaVersion != kIsaVersion)
+    return llvm::createStringError(
+        "unsupported ISA version %u at byte offset %zu (this build reads %u)",
+        p.isaVersion, versionAt, kIsaVersion);
+  p.name = r.str("program name");
+  uint32_t n = r.u32("instruction count");
+  for (uint32_t i = 0; i < n && r.err.empty(); ++i) {
+    size_t at = r.pos;
+    if (!r.need(kInstBytes, "instruction"))
+      break;
+    auto inst = decode(bytes.slice(r.pos, kInstBytes));
+    if (!inst)
+      return llvm::createStringError(
+          "byte offset %zu (instruction %u): %s", at, i,
+          llvm::toString(inst.takeError()).c_str());
+    p.code.push_back(*inst);
+    r.pos += kInstBytes;
+  }
+  uint32_t nb = r.u32("buffer count");
+  for (uint32_t i = 0; i < nb && r.err.empty(); ++i) {
+    Buffer b;
+    b.name = r.str("buffer name");
+    b.space = MemSpace(r.u8("buffer space") & 1);
+    b.zeroInit = r.u8("buffer init");
+    b.seed = r.u32("buffer seed");
+    b.base = r.u64("buffer base");
+    b.bytes = r.u64("buffer size");
+    uint32_t rank = r.u32("buffer rank");
+    for (uint32_t d = 0; d < rank && r.err.empty(); ++d)
+      b.shape.push_back(int64_t(r.u64("buffer shape")));
+    p.buffers.push_back(std::move(b));
+  }
+  uint32_t no = r.u32("origin count");
+  for (uint32_t i = 0; i < no && r.err.empty(); ++i) {
+    Origin o;
+    o.opId = r.u32("origin op id");
+    o.opName = r.str("origin op name");
+    o.loc = r.str("origin location");
+    p.origins.push_back(std::move(o));
+  }
+  if (!r.err.empty())
+    return llvm::createStringError(r.err);
+  return p;
+}

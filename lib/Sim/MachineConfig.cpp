@@ -1,0 +1,290 @@
+//===- MachineConfig.cpp - Default machine and JSON overrides -------------===//
+
+#include "accel/Sim/MachineConfig.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Format.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace accel;
+using namespace accel::sim;
+using json = nlohmann::json;
+
+// Every number names its source under "sources" (DESIGN.md §2).
+static const char kDefaultConfig[] = R"json({
+  "name": "accel-default",
+  "clock_ghz": 1.05,
+  "hbm": { "bytes": 34359738368 },
+  "vmem": { "bytes": 33554432, "page_bytes": 1024, "blocks": 128,
+            "pages_per_block": 256 },
+  "mxu": { "rows": 128, "cols": 128 },
+  "vpu": { "lanes": 1024, "pipeline_depth": 8,
+           "cost": { "simple": 1, "div": 4, "exp": 4, "sqrt": 4,
+                     "reduce": 2 } },
+  "scalar": { "latency": 1 },
+  "dma": {
+    "max_outstanding": 64,
+    "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 500,
+        "bytes_per_cycle": 1024 },
+      { "src": "vmem", "dst": "hbm", "base_latency": 500,
+        "bytes_per_cycle": 1024 },
+      { "src": "vmem", "dst": "vmem", "base_latency": 100,
+        "bytes_per_cycle": 2048 }
+    ]
+  },
+  "sources": {
+    "clock_ghz": "TPU v4 core clock 1050 MHz (Jouppi et al., ISCA 2023, Table 1); used only to print microseconds",
+    "hbm.bytes": "TPU v4: 32 GiB HBM2 per chip (Jouppi et al., ISCA 2023)",
+    "vmem.bytes": "seed 000 §5.3.2: 128 blocks x 256 pages; 1 KiB pages assumed, giving 32 MiB (TPU v4 CMEM/VMEM order of magnitude)",
+    "vmem.page_bytes": "assumed (seed 000 gives the page count, not the size)",
+    "mxu.rows": "TPU v2-v4 MXU is a 128x128 systolic array (Jouppi et al., ISCA 2023; Norrie et al., IEEE Micro 2021)",
+    "vpu.lanes": "8 sublanes x 128 lanes per cycle (Norrie et al., IEEE Micro 2021: TPU v2 vector unit)",
+    "vpu.pipeline_depth": "assumed",
+    "vpu.cost": "assumed: cycles per lane-pass; transcendental and divide ops take 4 passes",
+    "scalar.latency": "assumed: in-order scalar core, one instruction per cycle",
+    "dma.max_outstanding": "assumed",
+    "dma.links.base_latency": "assumed: seed 000 §5.2 says constant and non-accumulative but gives no value; 500 cycles is ~0.5 us",
+    "dma.links.bytes_per_cycle": "TPU v4 HBM 1200 GB/s at 1.05 GHz is ~1143 B/cycle, rounded down to 1024; VMEM-local copies assumed 2x"
+  }
+})json";
+
+llvm::StringRef MachineConfig::defaultJson() { return kDefaultConfig; }
+
+int MachineConfig::findLink(isa::MemSpace src, isa::MemSpace dst) const {
+  for (size_t i = 0; i < links.size(); ++i)
+    if (links[i].src == src && links[i].dst == dst)
+      return int(i);
+  return -1;
+}
+
+std::string MachineConfig::hash() const {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : jsonText)
+    h = (h ^ c) * 0x100000001b3ULL;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::format_hex_no_prefix(h, 16);
+  return out;
+}
+
+namespace {
+/// Reads fields of the merged document, checking types, ranges and that no
+/// unknown field is present. The first problem wins.
+class Reader {
+public:
+  explicit Reader(std::string source) : source(std::move(source)) {}
+  std::string error;
+
+  const json *get(const json &obj, const std::string &key,
+                  const std::string &path) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      fail(path + key, "missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  uint64_t u64(const json &obj, const std::string &key,
+               const std::string &path, uint64_t min = 1) {
+    const json *v = get(obj, key, path);
+    if (!v)
+      return 0;
+    if (!v->is_number_unsigned() && !(v->is_number_integer() && *v >= 0)) {
+      fail(path + key, "must be a non-negative integer");
+      return 0;
+    }
+    uint64_t x = v->get<uint64_t>();
+    if (x < min)
+      fail(path + key, "must be >= " + std::to_string(min));
+    return x;
+  }
+  double number(const json &obj, const std::string &key,
+                const std::string &path) {
+    const json *v = get(obj, key, path);
+    if (!v)
+      return 0;
+    if (!v->is_number()) {
+      fail(path + key, "must be a number");
+      return 0;
+    }
+    double x = v->get<double>();
+    if (!(x > 0))
+      fail(path + key, "must be > 0");
+    return x;
+  }
+  std::string string(const json &obj, const std::string &key,
+                     const std::string &path) {
+    const json *v = get(obj, key, path);
+    if (!v)
+      return {};
+    if (!v->is_string()) {
+      fail(path + key, "must be a string");
+      return {};
+    }
+    return v->get<std::string>();
+  }
+  const json *object(const json &obj, const std::string &key,
+                     const std::string &path,
+                     std::initializer_list<const char *> allowed) {
+    const json *v = get(obj, key, path);
+    if (!v)
+      return nullptr;
+    if (!v->is_object()) {
+      fail(path + key, "must be an object");
+      return nullptr;
+    }
+    onlyKeys(*v, path + key + ".", allowed);
+    return v;
+  }
+  void onlyKeys(const json &obj, const std::string &path,
+                std::initializer_list<const char *> allowed) {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      bool known = false;
+      for (const char *k : allowed)
+        known |= it.key() == k;
+      if (!known)
+        fail(path + it.key(), "unknown field");
+    }
+  }
+  void fail(const std::string &field, const std::string &what) {
+    if (error.empty())
+      error = source + ": field '" + field + "': " + what;
+  }
+
+private:
+  std::string source;
+};
+} // namespace
+
+static bool parseSpace(const std::string &s, isa::MemSpace &out) {
+  if (s == "hbm")
+    out = isa::MemSpace::HBM;
+  else if (s == "vmem")
+    out = isa::MemSpace::VMEM;
+  else
+    return false;
+  return true;
+}
+
+llvm::Expected<MachineConfig>
+MachineConfig::fromJson(llvm::StringRef overrideText,
+                        llvm::StringRef sourceName) {
+  json doc = json::parse(kDefaultConfig);
+  if (!overrideText.empty()) {
+    json patch;
+    try {
+      patch = json::parse(overrideText.begin(), overrideText.end());
+    } catch (const json::parse_error &e) {
+      // e.what() is "[json.exception.parse_error.101] parse error at line L,
+      // column C: ..."; keep the part after the id.
+      std::string what = e.what();
+      size_t at = what.find("] ");
+      return llvm::createStringError(
+          "%s: byte %zu: %s", sourceName.str().c_str(), e.byte,
+          what.substr(at == std::string::npos ? 0 : at + 2).c_str());
+    }
+    if (!patch.is_object())
+      return llvm::createStringError("%s: byte 0: the config must be a JSON "
+                                     "object",
+                                     sourceName.str().c_str());
+    doc.merge_patch(patch);
+  }
+
+  Reader r(sourceName.str());
+  MachineConfig c;
+  r.onlyKeys(doc, "", {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu",
+                       "scalar", "dma", "sources"});
+  c.name = r.string(doc, "name", "");
+  c.clockGHz = r.number(doc, "clock_ghz", "");
+  if (const json *hbm = r.object(doc, "hbm", "", {"bytes"}))
+    c.hbmBytes = r.u64(*hbm, "bytes", "hbm.");
+  if (const json *vmem = r.object(doc, "vmem", "",
+                                  {"bytes", "page_bytes", "blocks",
+                                   "pages_per_block"})) {
+    c.vmemBytes = r.u64(*vmem, "bytes", "vmem.");
+    c.vmemPageBytes = r.u64(*vmem, "page_bytes", "vmem.");
+    c.vmemBlocks = unsigned(r.u64(*vmem, "blocks", "vmem."));
+    c.vmemPagesPerBlock = unsigned(r.u64(*vmem, "pages_per_block", "vmem."));
+    if (r.error.empty() &&
+        c.vmemBytes != uint64_t(c.vmemBlocks) * c.vmemPagesPerBlock *
+                           c.vmemPageBytes)
+      r.fail("vmem.bytes", "must equal blocks x pages_per_block x page_bytes "
+                           "(" + std::to_string(uint64_t(c.vmemBlocks) *
+                                                c.vmemPagesPerBlock *
+                                                c.vmemPageBytes) +
+                               ")");
+  }
+  if (const json *mxu = r.object(doc, "mxu", "", {"rows", "cols"})) {
+    c.mxuRows = unsigned(r.u64(*mxu, "rows", "mxu."));
+    c.mxuCols = unsigned(r.u64(*mxu, "cols", "mxu."));
+  }
+  if (const json *vpu = r.object(doc, "vpu", "",
+                                 {"lanes", "pipeline_depth", "cost"})) {
+    c.vpuLanes = unsigned(r.u64(*vpu, "lanes", "vpu."));
+    c.vpuPipelineDepth = unsigned(r.u64(*vpu, "pipeline_depth", "vpu.", 0));
+    if (const json *cost = r.object(*vpu, "cost", "vpu.",
+                                    {"simple", "div", "exp", "sqrt",
+                                     "reduce"})) {
+      c.vpuCostSimple = unsigned(r.u64(*cost, "simple", "vpu.cost."));
+      c.vpuCostDiv = unsigned(r.u64(*cost, "div", "vpu.cost."));
+      c.vpuCostExp = unsigned(r.u64(*cost, "exp", "vpu.cost."));
+      c.vpuCostSqrt = unsigned(r.u64(*cost, "sqrt", "vpu.cost."));
+      c.vpuCostReduce = unsigned(r.u64(*cost, "reduce", "vpu.cost."));
+    }
+  }
+  if (const json *scalar = r.object(doc, "scalar", "", {"latency"}))
+    c.scalarLatency = unsigned(r.u64(*scalar, "latency", "scalar."));
+  if (const json *dma = r.object(doc, "dma", "", {"max_outstanding",
+                                                  "links"})) {
+    c.maxOutstandingDmas = unsigned(r.u64(*dma, "max_outstanding", "dma."));
+    const json *links = r.get(*dma, "links", "dma.");
+    if (links && !links->is_array())
+      r.fail("dma.links", "must be an array");
+    else if (links) {
+      for (size_t i = 0; i < links->size(); ++i) {
+        std::string path = "dma.links[" + std::to_string(i) + "].";
+        const json &l = (*links)[i];
+        if (!l.is_object()) {
+          r.fail(path.substr(0, path.size() - 1), "must be an object");
+          break;
+        }
+        r.onlyKeys(l, path, {"src", "dst", "base_latency",
+                             "bytes_per_cycle"});
+        LinkConfig link;
+        std::string src = r.string(l, "src", path);
+        std::string dst = r.string(l, "dst", path);
+        if (r.error.empty() && !parseSpace(src, link.src))
+          r.fail(path + "src", "must be \"hbm\" or \"vmem\"");
+        if (r.error.empty() && !parseSpace(dst, link.dst))
+          r.fail(path + "dst", "must be \"hbm\" or \"vmem\"");
+        link.name = src + "->" + dst;
+        link.baseLatency = r.u64(l, "base_latency", path, 0);
+        link.bytesPerCycle = r.number(l, "bytes_per_cycle", path);
+        if (r.error.empty() && c.findLink(link.src, link.dst) >= 0)
+          r.fail(path + "src", "duplicate link " + link.name);
+        c.links.push_back(link);
+      }
+    }
+  }
+  if (!r.error.empty())
+    return llvm::createStringError(r.error);
+  c.jsonText = doc.dump(2);
+  return c;
+}
+
+MachineConfig MachineConfig::getDefault() {
+  auto c = fromJson("", "<default>");
+  if (!c) // The embedded default is validated by a unit test.
+    llvm::report_fatal_error(c.takeError());
+  return std::move(*c);
+}
+
+llvm::Expected<MachineConfig> MachineConfig::fromFile(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return llvm::createStringError("%s: cannot read: %s", path.str().c_str(),
+                                   buf.getError().message().c_str());
+  return fromJson((*buf)->getBuffer(), path);
+}

@@ -1,0 +1,133 @@
+//===- Memory.cpp - Simulated HBM and VMEM --------------------------------===//
+
+#include "accel/Sim/Memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace accel;
+using namespace accel::sim;
+
+static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
+                     std::vector<uint8_t> &bytes) {
+  bytes.assign(Memory::kHbmPageBytes, 0);
+  uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
+  for (const isa::Buffer &b : bufs) {
+    if (b.space != isa::MemSpace::HBM || b.zeroInit)
+      continue;
+    uint64_t lo = std::max(pageAddr, b.base);
+    uint64_t hi = std::min(pageEnd, b.base + b.bytes);
+    for (uint64_t a = lo; a + 4 <= hi; a += 4) {
+      float v = isa::initValue(b.seed, (a - b.base) / 4);
+      std::memcpy(&bytes[a - pageAddr], &v, 4);
+    }
+  }
+}
+
+Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs)
+    : vmem(vmemBytes, 0), buffers(bufs) {
+  std::sort(buffers.begin(), buffers.end(),
+            [](const isa::Buffer &a, const isa::Buffer &b) {
+              return std::make_pair(a.space, a.base) <
+                     std::make_pair(b.space, b.base);
+            });
+}
+
+const isa::Buffer *Memory::findBuffer(const AddrRange &r) const {
+  for (const isa::Buffer &b : buffers)
+    if (b.space == r.space && r.begin >= b.base && r.end <= b.base + b.bytes &&
+        (r.space != isa::MemSpace::VMEM || b.base + b.bytes <= vmem.size()))
+      return &b;
+  return nullptr;
+}
+
+Memory::Page &Memory::hbmPage(uint64_t pageAddr) {
+  auto &slot = hbm[pageAddr];
+  if (!slot) {
+    slot = std::make_unique<Page>();
+    initPage(pageAddr, buffers, slot->bytes);
+  }
+  return *slot;
+}
+
+void Memory::readHbm(uint64_t addr, void *out, uint64_t n) {
+  auto *dst = static_cast<uint8_t *>(out);
+  while (n) {
+    uint64_t page = addr & ~(kHbmPageBytes - 1);
+    uint64_t off = addr - page;
+    uint64_t len = std::min(n, kHbmPageBytes - off);
+    std::memcpy(dst, hbmPage(page).bytes.data() + off, len);
+    dst += len, addr += len, n -= len;
+  }
+}
+
+void Memory::writeHbm(uint64_t addr, const void *in, uint64_t n) {
+  auto *src = static_cast<const uint8_t *>(in);
+  while (n) {
+    uint64_t page = addr & ~(kHbmPageBytes - 1);
+    uint64_t off = addr - page;
+    uint64_t len = std::min(n, kHbmPageBytes - off);
+    Page &p = hbmPage(page);
+    std::memcpy(p.bytes.data() + off, src, len);
+    p.dirty = true;
+    src += len, addr += len, n -= len;
+  }
+}
+
+void Memory::readTile(const TileRef &t, float *out) {
+  for (uint64_t r = 0; r < t.rows; ++r) {
+    uint64_t addr = t.base + r * t.rowStride * 4;
+    if (t.space == isa::MemSpace::VMEM)
+      std::memcpy(out + r * t.cols, vmem.data() + addr, t.cols * 4);
+    else
+      readHbm(addr, out + r * t.cols, t.cols * 4);
+  }
+}
+
+void Memory::writeTile(const TileRef &t, const float *in) {
+  for (uint64_t r = 0; r < t.rows; ++r) {
+    uint64_t addr = t.base + r * t.rowStride * 4;
+    if (t.space == isa::MemSpace::VMEM)
+      std::memcpy(vmem.data() + addr, in + r * t.cols, t.cols * 4);
+    else
+      writeHbm(addr, in + r * t.cols, t.cols * 4);
+  }
+}
+
+std::map<uint64_t, std::vector<uint8_t>> Memory::dirtyHbmPages() const {
+  std::map<uint64_t, std::vector<uint8_t>> out;
+  for (const auto &entry : hbm)
+    if (entry.second->dirty)
+      out[entry.first] = entry.second->bytes;
+  return out;
+}
+
+std::optional<uint64_t>
+sim::compareHbm(const std::map<uint64_t, std::vector<uint8_t>> &a,
+                const std::map<uint64_t, std::vector<uint8_t>> &b,
+                const std::vector<isa::Buffer> &buffers) {
+  std::vector<uint64_t> pages;
+  for (const auto &e : a)
+    pages.push_back(e.first);
+  for (const auto &e : b)
+    pages.push_back(e.first);
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  std::vector<uint8_t> initial;
+  for (uint64_t page : pages) {
+    auto ia = a.find(page), ib = b.find(page);
+    const std::vector<uint8_t> *pa = ia != a.end() ? &ia->second : nullptr;
+    const std::vector<uint8_t> *pb = ib != b.end() ? &ib->second : nullptr;
+    if (!pa || !pb) {
+      initPage(page, buffers, initial);
+      if (!pa)
+        pa = &initial;
+      else
+        pb = &initial;
+    }
+    for (uint64_t i = 0; i < Memory::kHbmPageBytes; ++i)
+      if ((*pa)[i] != (*pb)[i])
+        return page + i;
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,415 @@
+//===- Simulator.cpp - Functional and timed accel ISA simulator -----------===//
+//
+// Timing model (docs/isa.md, "Timing"; ../shared/DESIGN.md §2):
+//  - The scalar core issues in order, one instruction every scalar.latency
+//    cycles at best. An instruction issues at the first cycle at which its
+//    unit is free and its operands' VMEM ranges are no longer being written
+//    (or, for writes, read) by an in-flight unit op; the wait is a stall
+//    with the binding cause.
+//  - MXU matmul (weight-stationary, R x C array): for each of
+//    ceil(K/R) * ceil(N/C) weight tiles, R cycles to load the weights (fill)
+//    and M cycles to stream the rows of A; then C cycles to drain:
+//    latency = passes * (R + M) + C.
+//  - VPU op: pipeline_depth + ceil(rows * cols / lanes) * cost(op).
+//  - DMA ISSUE: DmaEngine (seed 000 Fig. 4); WAIT stalls until completion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Sim/Simulator.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace accel;
+using namespace accel::sim;
+using isa::Inst;
+using isa::Opcode;
+
+Observer::~Observer() = default;
+
+llvm::StringRef sim::stallCauseName(StallCause cause) {
+  switch (cause) {
+  case StallCause::None:
+    return "none";
+  case StallCause::DmaWaitBase:
+    return "dma_wait_base";
+  case StallCause::DmaWaitTransfer:
+    return "dma_wait_transfer";
+  case StallCause::DmaSlots:
+    return "dma_slots";
+  case StallCause::MxuBusy:
+    return "mxu_busy";
+  case StallCause::VpuBusy:
+    return "vpu_busy";
+  case StallCause::DataHazard:
+    return "data_hazard";
+  case StallCause::NumCauses:
+    break;
+  }
+  return "?";
+}
+
+Simulator::Simulator(const MachineConfig &config, const isa::Program &program)
+    : config(config), program(program),
+      memory(config.vmemBytes, program.buffers), dma(config) {}
+
+llvm::Error Simulator::fault(uint32_t faultPc, const llvm::Twine &what) const {
+  std::string where;
+  if (faultPc < program.code.size()) {
+    where = " (" + isa::toString(program.code[faultPc]) + ")";
+    if (faultPc < program.origins.size()) {
+      const isa::Origin &o = program.origins[faultPc];
+      where += ", op " + std::to_string(o.opId) + " '" + o.opName + "' at " +
+               o.loc;
+    }
+  }
+  return llvm::createStringError(
+      llvm::Twine("fault at pc " + llvm::Twine(faultPc) + where + ": " + what)
+          .str());
+}
+
+namespace {
+/// Issue-time bookkeeping: the earliest cycle and the cause that set it.
+struct IssueAt {
+  uint64_t cycle;
+  StallCause cause = StallCause::None;
+  void atLeast(uint64_t c, StallCause why) {
+    if (c > cycle) {
+      cycle = c;
+      cause = why;
+    }
+  }
+};
+} // namespace
+
+static bool overlapsAny(const std::vector<AddrRange> &a,
+                        const std::vector<AddrRange> &b) {
+  for (const AddrRange &x : a)
+    for (const AddrRange &y : b)
+      if (x.overlaps(y))
+        return true;
+  return false;
+}
+
+llvm::Expected<RunSummary> Simulator::run(uint64_t maxInstructions) {
+  RunSummary summary;
+  while (!halted) {
+    if (instCount >= maxInstructions)
+      return fault(pc, "instruction budget of " +
+                           llvm::Twine(maxInstructions) +
+                           " exceeded (an endless loop?)");
+    if (llvm::Error e = step(summary))
+      return std::move(e);
+  }
+  summary.instructions = instCount;
+  return summary;
+}
+
+llvm::Error Simulator::step(RunSummary &summary) {
+  if (pc >= program.code.size())
+    return fault(pc, "pc outside the code (" +
+                         llvm::Twine(program.code.size()) +
+                         " instructions); the program has no halt");
+  const Inst &in = program.code[pc];
+  const isa::OpcodeInfo &info = isa::info(in.op);
+  uint64_t ready = first ? 0 : lastIssue + config.scalarLatency;
+  IssueAt at{ready};
+  RetireEvent ev;
+  ev.index = instCount;
+  ev.pc = pc;
+  ev.inst = &in;
+  uint32_t nextPc = pc + 1;
+  isa::Unit unit = info.unit;
+  uint64_t unitLatency = config.scalarLatency;
+
+  // Drop unit ops that finished before this instruction could issue.
+  llvm::erase_if(inFlight, [&](const InFlightOp &op) { return op.end <= ready; });
+
+  auto checkTile = [&](const TileRef &t, const char *what) -> llvm::Error {
+    AddrRange span = t.span();
+    if (t.rows == 0 || t.cols == 0 || !memory.findBuffer(span))
+      return fault(pc, llvm::Twine(isa::memSpaceName(t.space).upper()) +
+                           " access out of bounds: " + what + " [" +
+                           llvm::Twine(span.begin) + ", " +
+                           llvm::Twine(span.end) +
+                           ") is not inside any allocated buffer");
+    return llvm::Error::success();
+  };
+  auto hazards = [&](const std::vector<AddrRange> &reads,
+                     const std::vector<AddrRange> &writes) {
+    for (const InFlightOp &op : inFlight)
+      if (overlapsAny(op.writes, reads) || overlapsAny(op.writes, writes) ||
+          overlapsAny(op.reads, writes))
+        at.atLeast(op.end, StallCause::DataHazard);
+  };
+  auto vmemTile = [&](uint8_t reg, uint64_t rows, uint64_t cols,
+                      uint64_t stride) {
+    return TileRef{isa::MemSpace::VMEM, regs[reg], rows, cols, stride};
+  };
+
+  switch (in.op) {
+  case Opcode::Nop:
+    break;
+  case Opcode::Halt:
+    halted = true;
+    break;
+  case Opcode::Li:
+    regs[in.rd] = uint64_t(in.imm());
+    break;
+  case Opcode::Add:
+    regs[in.rd] = regs[in.rs1] + regs[in.rs2];
+    break;
+  case Opcode::Sub:
+    regs[in.rd] = regs[in.rs1] - regs[in.rs2];
+    break;
+  case Opcode::Mul:
+    regs[in.rd] = regs[in.rs1] * regs[in.rs2];
+    break;
+  case Opcode::Addi:
+    regs[in.rd] = regs[in.rs1] + uint64_t(in.imm());
+    break;
+  case Opcode::Muli:
+    regs[in.rd] = regs[in.rs1] * uint64_t(in.imm());
+    break;
+  case Opcode::Mov:
+    regs[in.rd] = regs[in.rs1];
+    break;
+  case Opcode::Blt:
+    if (int64_t(regs[in.rs1]) < int64_t(regs[in.rs2]))
+      nextPc = uint32_t(in.imm());
+    break;
+  case Opcode::Bge:
+    if (int64_t(regs[in.rs1]) >= int64_t(regs[in.rs2]))
+      nextPc = uint32_t(in.imm());
+    break;
+  case Opcode::Jmp:
+    nextPc = uint32_t(in.imm());
+    break;
+
+  case Opcode::DmaIssue: {
+    TileRef src{in.dmaSrc(), regs[in.rs1], in.a, in.b, in.s1};
+    TileRef dst{in.dmaDst(), regs[in.rs2], in.a, in.b, in.s2};
+    if (auto e = checkTile(src, "DMA source"))
+      return e;
+    if (auto e = checkTile(dst, "DMA destination"))
+      return e;
+    int link = config.findLink(src.space, dst.space);
+    if (link < 0)
+      return fault(pc, "the machine config has no DMA link " +
+                           isa::memSpaceName(src.space) + "->" +
+                           isa::memSpaceName(dst.space));
+    std::vector<AddrRange> reads, writes;
+    if (src.space == isa::MemSpace::VMEM)
+      reads.push_back(src.span());
+    if (dst.space == isa::MemSpace::VMEM)
+      writes.push_back(dst.span());
+    hazards(reads, writes);
+    while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
+      at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
+    uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
+    uint32_t id = dma.issue(at.cycle, link, bytes);
+    // Functional effect at ISSUE: the program may not touch the destination
+    // before its WAIT, and hazards above ordered the source's producers.
+    std::vector<float> tmp(size_t(in.a) * in.b);
+    memory.readTile(src, tmp.data());
+    memory.writeTile(dst, tmp.data());
+    regs[in.rd] = id;
+    const DmaTiming &t = dma.get(id);
+    ev.unitStart = t.transferStart;
+    ev.unitEnd = t.complete;
+    summary.unitBusyCycles[size_t(isa::Unit::Dma)] +=
+        t.complete - t.transferStart;
+    for (Observer *o : observers)
+      o->onDmaIssue(pc, t);
+    break;
+  }
+  case Opcode::DmaWait: {
+    uint64_t id = regs[in.rs1];
+    if (!dma.isValid(uint32_t(id)) || id > UINT32_MAX)
+      return fault(pc, "WAIT on DMA id " + llvm::Twine(id) +
+                           ", which was never issued");
+    WaitEvent w;
+    w.pc = pc;
+    w.dmaId = uint32_t(id);
+    w.cycle = ready;
+    w.outcome = dma.wait(uint32_t(id), ready);
+    at.cycle = w.outcome.resume;
+    at.cause = w.outcome.stallBase ? StallCause::DmaWaitBase
+               : w.outcome.stallTransfer ? StallCause::DmaWaitTransfer
+                                         : StallCause::None;
+    summary.stallCycles[size_t(StallCause::DmaWaitBase)] += w.outcome.stallBase;
+    summary.stallCycles[size_t(StallCause::DmaWaitTransfer)] +=
+        w.outcome.stallTransfer;
+    for (Observer *o : observers)
+      o->onDmaWait(w);
+    break;
+  }
+
+  case Opcode::Matmul: {
+    uint64_t m = in.a, n = in.b, k = in.s1;
+    TileRef a = vmemTile(in.rs1, m, k, in.s2);
+    TileRef b = vmemTile(in.rs2, k, n, n);
+    TileRef c = vmemTile(in.rs3, m, n, in.s3);
+    if (auto e = checkTile(a, "MXU operand A"))
+      return e;
+    if (auto e = checkTile(b, "MXU operand B"))
+      return e;
+    if (auto e = checkTile(c, "MXU operand C"))
+      return e;
+    at.atLeast(unitFree[size_t(isa::Unit::Mxu)], StallCause::MxuBusy);
+    std::vector<AddrRange> reads{a.span(), b.span()}, writes{c.span()};
+    if (in.flags & isa::kFlagAccumulate)
+      reads.push_back(c.span());
+    hazards(reads, writes);
+    uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
+                      llvm::divideCeil(n, config.mxuCols);
+    unitLatency = passes * (config.mxuRows + m) + config.mxuCols;
+    inFlight.push_back({at.cycle + unitLatency, unit, reads, writes});
+    // C (+)= A * B, rows of C accumulated in a dense temporary.
+    std::vector<float> acc(n);
+    for (uint64_t i = 0; i < m; ++i) {
+      float *crow = memory.vmemPtr(c.base + i * c.rowStride * 4);
+      if (in.flags & isa::kFlagAccumulate)
+        std::memcpy(acc.data(), crow, n * 4);
+      else
+        std::fill(acc.begin(), acc.end(), 0.0f);
+      const float *arow = memory.vmemPtr(a.base + i * a.rowStride * 4);
+      for (uint64_t kk = 0; kk < k; ++kk) {
+        float av = arow[kk];
+        const float *brow = memory.vmemPtr(b.base + kk * n * 4);
+        for (uint64_t j = 0; j < n; ++j)
+          acc[j] += av * brow[j];
+      }
+      std::memcpy(crow, acc.data(), n * 4);
+    }
+    break;
+  }
+
+  case Opcode::VAdd:
+  case Opcode::VSub:
+  case Opcode::VMul:
+  case Opcode::VDiv:
+  case Opcode::VMax:
+  case Opcode::VExp:
+  case Opcode::VSqrt:
+  case Opcode::VCopy:
+  case Opcode::VFill:
+  case Opcode::VRSum:
+  case Opcode::VRMax: {
+    uint64_t rows = in.a, cols = in.b;
+    bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
+    bool binary = info.format == isa::InstFormat::VBinary;
+    bool bcast = binary && (in.flags & isa::kFlagBroadcast);
+    TileRef out = vmemTile(in.rs3, rows, reduce ? 1 : cols, in.s3);
+    TileRef x = vmemTile(in.rs1, rows, cols, in.s1);
+    TileRef y = vmemTile(in.rs2, rows, bcast ? 1 : cols, in.s2);
+    std::vector<AddrRange> reads, writes{out.span()};
+    if (auto e = checkTile(out, "VPU output"))
+      return e;
+    if (in.op != Opcode::VFill) {
+      if (auto e = checkTile(x, "VPU operand x"))
+        return e;
+      reads.push_back(x.span());
+    }
+    if (binary) {
+      if (auto e = checkTile(y, "VPU operand y"))
+        return e;
+      reads.push_back(y.span());
+    }
+    at.atLeast(unitFree[size_t(isa::Unit::Vpu)], StallCause::VpuBusy);
+    hazards(reads, writes);
+    unsigned cost = config.vpuCostSimple;
+    if (in.op == Opcode::VDiv)
+      cost = config.vpuCostDiv;
+    else if (in.op == Opcode::VExp)
+      cost = config.vpuCostExp;
+    else if (in.op == Opcode::VSqrt)
+      cost = config.vpuCostSqrt;
+    else if (reduce)
+      cost = config.vpuCostReduce;
+    unitLatency = config.vpuPipelineDepth +
+                  llvm::divideCeil(rows * cols, config.vpuLanes) * cost;
+    inFlight.push_back({at.cycle + unitLatency, unit, reads, writes});
+
+    std::vector<float> xs(rows * cols), ys, res(rows * (reduce ? 1 : cols));
+    if (in.op != Opcode::VFill)
+      memory.readTile(x, xs.data());
+    if (binary) {
+      ys.resize(rows * (bcast ? 1 : cols));
+      memory.readTile(y, ys.data());
+    }
+    for (uint64_t r = 0; r < rows; ++r) {
+      if (reduce) {
+        float v = in.op == Opcode::VRSum ? 0.0f : -INFINITY;
+        for (uint64_t c = 0; c < cols; ++c)
+          v = in.op == Opcode::VRSum ? v + xs[r * cols + c]
+                                     : std::max(v, xs[r * cols + c]);
+        res[r] = v;
+        continue;
+      }
+      for (uint64_t c = 0; c < cols; ++c) {
+        uint64_t i = r * cols + c;
+        float xv = in.op == Opcode::VFill ? 0.0f : xs[i];
+        float yv = binary ? ys[bcast ? r : i] : 0.0f;
+        float v = 0;
+        switch (in.op) {
+        case Opcode::VAdd: v = xv + yv; break;
+        case Opcode::VSub: v = xv - yv; break;
+        case Opcode::VMul: v = xv * yv; break;
+        case Opcode::VDiv: v = xv / yv; break;
+        case Opcode::VMax: v = std::max(xv, yv); break;
+        case Opcode::VExp: v = std::exp(xv); break;
+        case Opcode::VSqrt: v = std::sqrt(xv); break;
+        case Opcode::VCopy: v = xv; break;
+        case Opcode::VFill: {
+          uint32_t bits = in.fillBits();
+          std::memcpy(&v, &bits, 4);
+          break;
+        }
+        default: break;
+        }
+        res[i] = v;
+      }
+    }
+    memory.writeTile(out, res.data());
+    break;
+  }
+  }
+  regs[0] = 0;
+
+  ev.issueCycle = at.cycle;
+  ev.stallCycles = at.cycle - ready;
+  ev.cause = at.cause;
+  if (in.op != Opcode::DmaWait)
+    summary.stallCycles[size_t(at.cause)] += ev.stallCycles;
+  if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
+    ev.unitStart = at.cycle;
+    ev.unitEnd = at.cycle + unitLatency;
+    unitFree[size_t(unit)] = ev.unitEnd;
+    summary.unitBusyCycles[size_t(unit)] += unitLatency;
+  } else if (unit == isa::Unit::Scalar) {
+    ev.unitStart = at.cycle;
+    ev.unitEnd = at.cycle + config.scalarLatency;
+    summary.unitBusyCycles[size_t(unit)] += config.scalarLatency;
+  }
+  lastIssue = at.cycle;
+  first = false;
+  ++instCount;
+  for (Observer *o : observers)
+    o->onRetire(ev);
+  pc = nextPc;
+  if (halted) {
+    uint64_t end = at.cycle + 1;
+    for (uint64_t f : unitFree)
+      end = std::max(end, f);
+    end = std::max(end, dma.drainCycle());
+    summary.totalCycles = end;
+    for (Observer *o : observers)
+      o->onHalt(end);
+  }
+  return llvm::Error::success();
+}

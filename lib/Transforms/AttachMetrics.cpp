@@ -1,0 +1,135 @@
+//===- AttachMetrics.cpp - metrics.json back onto the IR ------------------===//
+//
+// The feedback step of ../shared/DESIGN.md §5: per-op metrics become
+// attributes that transforms read as hints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <nlohmann/json.hpp>
+
+namespace accel {
+#define GEN_PASS_DEF_ACCELATTACHMETRICS
+#include "accel/Transforms/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+using namespace accel;
+using json = nlohmann::json;
+
+static int64_t getInt(const json &o, const char *key) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number_integer())
+    return 0;
+  return it->get<int64_t>();
+}
+
+FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m) {
+  if (!m.is_object() || m.value("schema", "") != "accel-metrics" ||
+      !m.contains("schema_version") || !m["schema_version"].is_number_integer()) {
+    module.emitError("metrics: not an accel metrics.json (no \"schema\": "
+                     "\"accel-metrics\" and \"schema_version\")");
+    return failure();
+  }
+  if (m["schema_version"].get<int>() != analysis::kMetricsSchemaVersion) {
+    module.emitError() << "metrics: schema_version "
+                       << m["schema_version"].get<int>()
+                       << " is not the version this build reads ("
+                       << analysis::kMetricsSchemaVersion << ")";
+    return failure();
+  }
+  const json &ops = m.contains("ops") ? m["ops"] : json::object();
+  if (!ops.is_object()) {
+    module.emitError("metrics: \"ops\" must be an object keyed by op id");
+    return failure();
+  }
+  llvm::DenseMap<int64_t, Operation *> byId;
+  module.walk([&](Operation *op) {
+    if (auto id = op->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName()))
+      byId[id.getInt()] = op;
+  });
+  Builder b(module.getContext());
+  unsigned attached = 0;
+  llvm::DenseSet<int64_t> used;
+  for (auto it = ops.begin(); it != ops.end(); ++it) {
+    int64_t id = 0;
+    if (!llvm::to_integer(it.key(), id) || !it->is_object()) {
+      module.emitWarning() << "metrics: ignoring malformed ops entry '"
+                           << it.key() << "'";
+      continue;
+    }
+    auto found = byId.find(id);
+    if (found == byId.end()) {
+      module.emitWarning() << "metrics: stale op id " << id << " ("
+                           << it->value("name", "?") << " at "
+                           << it->value("loc", "?")
+                           << "): no op in the module carries it";
+      continue;
+    }
+    Operation *op = found->second;
+    used.insert(id);
+    const json &o = *it;
+    op->setAttr("accel.executions", b.getI64IntegerAttr(getInt(o, "executions")));
+    if (o.contains("dmas")) {
+      op->setAttr("accel.dma_count", b.getI64IntegerAttr(getInt(o, "dmas")));
+      op->setAttr("accel.dma_bytes", b.getI64IntegerAttr(getInt(o, "bytes")));
+      op->setAttr("accel.stall_base",
+                  b.getI64IntegerAttr(getInt(o, "stall_base")));
+      op->setAttr("accel.stall_transfer",
+                  b.getI64IntegerAttr(getInt(o, "stall_transfer")));
+      op->setAttr("accel.slack", b.getI64IntegerAttr(getInt(o, "slack")));
+    }
+    ++attached;
+  }
+  module.walk([&](DmaStartOp d) {
+    auto id = d->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName());
+    if (!id)
+      d.emitWarning("no accel.op_id; run --accel-assign-op-ids before "
+                    "lowering so metrics can be attached");
+    else if (!used.contains(id.getInt()))
+      d.emitWarning() << "metrics: no entry for op id " << id.getInt()
+                      << " (the DMA did not run, or the metrics are for "
+                         "another program)";
+  });
+  return attached;
+}
+
+namespace {
+struct AttachMetricsPass
+    : public accel::impl::AccelAttachMetricsBase<AttachMetricsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (metricsFile.empty()) {
+      module.emitError("accel-attach-metrics needs a file: "
+                       "--accel-attach-metrics=metrics.json");
+      return signalPassFailure();
+    }
+    auto buf = llvm::MemoryBuffer::getFile(metricsFile, /*IsText=*/true);
+    if (!buf) {
+      module.emitError() << "cannot read metrics file '" << metricsFile
+                         << "': " << buf.getError().message();
+      return signalPassFailure();
+    }
+    json m;
+    try {
+      m = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end());
+    } catch (const json::parse_error &e) {
+      module.emitError() << metricsFile << ": byte " << e.byte
+                         << ": invalid JSON";
+      return signalPassFailure();
+    }
+    FailureOr<unsigned> n = attachMetrics(module, m);
+    if (failed(n))
+      return signalPassFailure();
+    numAttached += *n;
+  }
+};
+} // namespace

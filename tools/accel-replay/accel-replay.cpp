@@ -1,0 +1,419 @@
+//===- accel-replay.cpp - Run, analyze and FDO-loop accel programs --------===//
+//
+//   accel-replay run  FILE.mlir -o DIR     lower, simulate, analyze
+//   accel-replay fdo  FILE.mlir -o DIR     run -> attach -> hoist -> re-run
+//   accel-replay asm  FILE.mlir [-o F]     assembler listing
+//   accel-replay lower FILE.mlir -o F.bin  binary image (docs/isa.md)
+//   accel-replay disasm F.bin              listing of an image
+//
+// Exit codes: 0 success; 1 bad input, a simulated fault, or (fdo) results
+// that differ from iteration 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Conversion/AccelToISA.h"
+#include "accel/InitAccel.h"
+#include "accel/Sim/Simulator.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+using namespace mlir;
+using namespace accel;
+using json = nlohmann::json;
+namespace cl = llvm::cl;
+
+static cl::SubCommand runCmd("run", "Lower, simulate and analyze a program");
+static cl::SubCommand fdoCmd(
+    "fdo", "Feedback-directed loop: run, attach metrics, hoist DMAs, re-run");
+static cl::SubCommand asmCmd("asm", "Print the assembler listing of a program");
+static cl::SubCommand lowerCmd("lower", "Write the binary image of a program");
+static cl::SubCommand disasmCmd("disasm", "Print the listing of a binary image");
+
+static cl::OptionCategory category("accel-replay options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
+                                      cl::Required, cl::sub(runCmd),
+                                      cl::sub(fdoCmd), cl::sub(asmCmd),
+                                      cl::sub(lowerCmd), cl::sub(disasmCmd),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    outputPath("o", cl::desc("Output directory (run, fdo) or file (asm, lower)"),
+               cl::value_desc("path"), cl::sub(runCmd), cl::sub(fdoCmd),
+               cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(disasmCmd),
+               cl::cat(category));
+static cl::opt<std::string>
+    configFile("config",
+               cl::desc("Machine config JSON overriding the embedded default "
+                        "(docs/config.md)"),
+               cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
+               cl::sub(asmCmd), cl::sub(lowerCmd), cl::cat(category));
+static cl::opt<std::string> entryName("entry",
+                                      cl::desc("Function to run (default: "
+                                               "main, or the only function)"),
+                                      cl::sub(runCmd), cl::sub(fdoCmd),
+                                      cl::sub(asmCmd), cl::sub(lowerCmd),
+                                      cl::cat(category));
+static cl::opt<unsigned> iterations("iterations",
+                                    cl::desc("FDO iterations after the "
+                                             "baseline (default 2)"),
+                                    cl::init(2), cl::sub(fdoCmd),
+                                    cl::cat(category));
+static cl::opt<uint64_t> maxInstructions(
+    "max-instructions",
+    cl::desc("Stop a run that executes more instructions (default 2^32)"),
+    cl::init(1ull << 32), cl::sub(runCmd), cl::sub(fdoCmd), cl::cat(category));
+
+static int fail(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "accel-replay") << msg << "\n";
+  return 1;
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so a
+/// failed run never leaves a partial file.
+static llvm::Error writeFile(llvm::StringRef path, llvm::StringRef text) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << text;
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<sim::MachineConfig> loadConfig() {
+  if (configFile.empty())
+    return sim::MachineConfig::getDefault();
+  return sim::MachineConfig::fromFile(configFile);
+}
+
+namespace {
+/// One simulated run and its analysis.
+struct RunResult {
+  sim::RunSummary summary;
+  json metrics;
+  std::map<uint64_t, std::vector<uint8_t>> hbm;
+  isa::Program program;
+};
+} // namespace
+
+static OwningOpRef<ModuleOp> parseInput(MLIRContext &ctx,
+                                        llvm::SourceMgr &sourceMgr) {
+  std::string err;
+  auto file = openInputFile(inputFile, &err);
+  if (!file) {
+    fail(err);
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+}
+
+static LogicalResult runPasses(ModuleOp module,
+                               llvm::function_ref<void(OpPassManager &)> add) {
+  PassManager pm(module.getContext());
+  add(pm);
+  return pm.run(module);
+}
+
+static llvm::Expected<RunResult> simulate(ModuleOp module,
+                                          const sim::MachineConfig &config) {
+  LoweringOptions options;
+  options.entry = entryName;
+  options.vmemCapacity = config.vmemBytes;
+  options.vmemAlign = config.vmemPageBytes;
+  FailureOr<isa::Program> program = lowerToIsa(module, options);
+  if (failed(program))
+    return llvm::createStringError("lowering failed");
+  RunResult r;
+  r.program = std::move(*program);
+  sim::Simulator simulator(config, r.program);
+  analysis::DmaStallCollector collector;
+  simulator.addObserver(&collector);
+  auto summary = simulator.run(maxInstructions);
+  if (!summary)
+    return summary.takeError();
+  r.summary = *summary;
+  r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  r.hbm = simulator.getMemory().dirtyHbmPages();
+  return r;
+}
+
+static llvm::Error writeRunOutputs(llvm::StringRef dir, const RunResult &r,
+                                   ModuleOp module) {
+  if (auto ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError("cannot create directory '%s': %s",
+                                   dir.str().c_str(), ec.message().c_str());
+  auto path = [&](const char *name) {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  if (auto e = writeFile(path("metrics.json"), r.metrics.dump(2) + "\n"))
+    return e;
+  std::string report, listing, ir;
+  llvm::raw_string_ostream ros(report), los(listing), ios(ir);
+  analysis::writeReport(r.metrics, ros);
+  r.program.printListing(los);
+  module.print(ios);
+  if (auto e = writeFile(path("report.txt"), report))
+    return e;
+  if (auto e = writeFile(path("program.lst"), listing))
+    return e;
+  return writeFile(path("program.mlir"), ir);
+}
+
+static std::optional<sim::MachineConfig> configOrFail() {
+  auto config = loadConfig();
+  if (!config) {
+    fail(llvm::toString(config.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*config);
+}
+
+static int cmdRun(MLIRContext &ctx) {
+  auto config = configOrFail();
+  if (!config)
+    return 1;
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  auto module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  if (failed(runPasses(*module, [](OpPassManager &pm) {
+        pm.addPass(createAccelAssignOpIds());
+      })))
+    return 1;
+  auto r = simulate(*module, *config);
+  if (!r)
+    return fail(llvm::toString(r.takeError()));
+  std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
+  if (auto e = writeRunOutputs(dir, *r, *module))
+    return fail(llvm::toString(std::move(e)));
+  analysis::writeReport(r->metrics, llvm::outs());
+  llvm::outs() << "\nwrote " << dir << "/{metrics.json,report.txt,program.lst,"
+               << "program.mlir}\n";
+  return 0;
+}
+
+static int cmdFdo(MLIRContext &ctx) {
+  auto config = configOrFail();
+  if (!config)
+    return 1;
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  auto module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  if (failed(runPasses(*module, [](OpPassManager &pm) {
+        pm.addPass(createAccelAssignOpIds());
+      })))
+    return 1;
+  std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
+  uint64_t vmemBytes = 0;
+
+  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-16s %s\n",
+                               "iter", "cycles", "dma_stall", "base",
+                               "transfer", "mxu%", "vmem_KiB", "transforms",
+                               "results");
+  json iterationsJson = json::array();
+  std::map<uint64_t, std::vector<uint8_t>> baselineHbm;
+  isa::Program baselineProgram;
+  bool allMatch = true;
+  for (unsigned it = 0; it <= iterations; ++it) {
+    unsigned hoisted = 0;
+    if (it > 0) {
+      // Feedback: attach the previous run's metrics, then transform.
+      module->walk([](Operation *op) { op->removeAttr("accel.hoisted"); });
+      const json &prev = iterationsJson.back()["metrics_json"];
+      if (failed(attachMetrics(*module, prev)))
+        return 1;
+      if (failed(runPasses(*module, [&](OpPassManager &pm) {
+            AccelHoistDmaOptions o;
+            o.vmemCapacity = config->vmemBytes;
+            pm.addPass(createAccelHoistDma(o));
+          })))
+        return 1;
+      module->walk([&](Operation *op) { hoisted += op->hasAttr("accel.hoisted"); });
+    }
+    auto r = simulate(*module, *config);
+    if (!r)
+      return fail("iteration " + llvm::Twine(it) + ": " +
+                  llvm::toString(r.takeError()));
+    if (it == 0) {
+      baselineHbm = r->hbm;
+      baselineProgram = r->program;
+      vmemBytes = 0;
+      for (const isa::Buffer &b : r->program.buffers)
+        if (b.space == isa::MemSpace::VMEM)
+          vmemBytes = std::max(vmemBytes, b.base + b.bytes);
+    }
+    std::optional<uint64_t> diff =
+        sim::compareHbm(baselineHbm, r->hbm, baselineProgram.buffers);
+    bool match = !diff.has_value();
+    allMatch &= match;
+    llvm::SmallString<256> iterDir(dir);
+    llvm::sys::path::append(iterDir, "iter" + std::to_string(it));
+    if (auto e = writeRunOutputs(iterDir, *r, *module))
+      return fail(llvm::toString(std::move(e)));
+
+    const json &m = r->metrics;
+    uint64_t base = m["dma_stall_cycles"]["base"], transfer =
+                                                       m["dma_stall_cycles"]["transfer"];
+    double mxu = m["units"]["mxu"]["utilization"];
+    std::string transforms =
+        it == 0 ? "baseline" : "hoist x" + std::to_string(hoisted);
+    llvm::outs() << llvm::format("%-4u %12llu %12llu %10llu %10llu %6.1f%% "
+                                 "%10llu %-16s %s\n",
+                                 it, (unsigned long long)r->summary.totalCycles,
+                                 (unsigned long long)(base + transfer),
+                                 (unsigned long long)base,
+                                 (unsigned long long)transfer, 100 * mxu,
+                                 (unsigned long long)(vmemBytes / 1024),
+                                 transforms.c_str(),
+                                 match ? "identical" : "DIFFER");
+    if (!match)
+      llvm::errs() << "iteration " << it
+                   << ": final HBM differs from iteration 0 at HBM address 0x"
+                   << llvm::utohexstr(*diff) << "\n";
+    json row = {{"iteration", it},
+                {"total_cycles", r->summary.totalCycles},
+                {"instructions", r->summary.instructions},
+                {"dma_stall_cycles", base + transfer},
+                {"dma_stall_base_cycles", base},
+                {"dma_stall_transfer_cycles", transfer},
+                {"mxu_utilization", mxu},
+                {"vmem_bytes", vmemBytes},
+                {"transforms", json::array()},
+                {"results_match", match},
+                {"metrics", "iter" + std::to_string(it) + "/metrics.json"},
+                {"metrics_json", m}};
+    if (it > 0)
+      row["transforms"].push_back({{"pass", "accel-hoist-dma"},
+                                   {"applied", hoisted}});
+    iterationsJson.push_back(std::move(row));
+  }
+  // fdo.json: drop the embedded metrics (they are in iterN/metrics.json).
+  json out = {{"schema", "accel-fdo"},
+              {"schema_version", 1},
+              {"input", inputFile.getValue()},
+              {"config", {{"name", config->name}, {"hash", config->hash()}}},
+              {"iterations", json::array()}};
+  for (json row : iterationsJson) {
+    row.erase("metrics_json");
+    out["iterations"].push_back(std::move(row));
+  }
+  const json &first = out["iterations"].front(), &last = out["iterations"].back();
+  double c0 = first["total_cycles"], cN = last["total_cycles"];
+  double s0 = first["dma_stall_cycles"], sN = last["dma_stall_cycles"];
+  out["summary"] = {
+      {"cycles_reduction", c0 ? 1.0 - cN / c0 : 0.0},
+      {"dma_stall_reduction", s0 ? 1.0 - sN / s0 : 0.0},
+      {"results_match", allMatch}};
+  llvm::SmallString<256> fdoPath(dir);
+  llvm::sys::path::append(fdoPath, "fdo.json");
+  if (auto e = writeFile(fdoPath, out.dump(2) + "\n"))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << llvm::format("\ncycles -%.1f%%, DMA stall cycles -%.1f%%, "
+                               "results %s; wrote %s\n",
+                               100 * out["summary"]["cycles_reduction"].get<double>(),
+                               100 * out["summary"]["dma_stall_reduction"].get<double>(),
+                               allMatch ? "identical" : "DIFFER",
+                               std::string(fdoPath).c_str());
+  if (!allMatch)
+    return fail("an optimized program's final HBM differs from iteration 0");
+  return 0;
+}
+
+static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
+  auto config = configOrFail();
+  if (!config)
+    return 1;
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  auto module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  if (failed(runPasses(*module, [](OpPassManager &pm) {
+        pm.addPass(createAccelAssignOpIds());
+      })))
+    return 1;
+  LoweringOptions options;
+  options.entry = entryName;
+  options.vmemCapacity = config->vmemBytes;
+  options.vmemAlign = config->vmemPageBytes;
+  FailureOr<isa::Program> program = lowerToIsa(*module, options);
+  if (failed(program))
+    return 1;
+  if (binary) {
+    if (outputPath.empty())
+      return fail("lower needs -o FILE");
+    std::vector<uint8_t> image = program->toImage();
+    if (auto e = writeFile(outputPath,
+                           llvm::StringRef((const char *)image.data(),
+                                           image.size())))
+      return fail(llvm::toString(std::move(e)));
+    return 0;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  program->printListing(os);
+  if (outputPath.empty() || outputPath == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  if (auto e = writeFile(outputPath, text))
+    return fail(llvm::toString(std::move(e)));
+  return 0;
+}
+
+static int cmdDisasm() {
+  auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
+  if (!buf)
+    return fail(inputFile + ": " + buf.getError().message());
+  llvm::ArrayRef<uint8_t> bytes(
+      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+      (*buf)->getBufferSize());
+  auto program = isa::Program::fromImage(bytes);
+  if (!program)
+    return fail(inputFile + ": " + llvm::toString(program.takeError()));
+  program->printListing(llvm::outs());
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "accel-replay: lower accel programs to machine code, run them on the "
+      "bundled simulator, analyze DMA stalls and close the FDO loop\n");
+  DialectRegistry registry;
+  registerAccelDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  if (runCmd)
+    return cmdRun(ctx);
+  if (fdoCmd)
+    return cmdFdo(ctx);
+  if (asmCmd)
+    return cmdAsmOrLower(ctx, false);
+  if (lowerCmd)
+    return cmdAsmOrLower(ctx, true);
+  if (disasmCmd)
+    return cmdDisasm();
+  cl::PrintHelpMessage();
+  return 1;
+}
