@@ -52,7 +52,9 @@ public:
 
   /// Whether `y` (and everything nested in it) may execute after the DMA
   /// instead of before it. Sets `blocker` when not.
-  bool canCross(Operation *y, Blocker &blocker) {
+  /// With `allowDstReads`, reads of the destination are fine (used when
+  /// leaving a loop: the data is then loaded once and only read).
+  bool canCross(Operation *y, Blocker &blocker, bool allowDstReads = false) {
     WalkResult r = y->walk([&](Operation *op) {
       if (group.contains(op))
         return WalkResult::advance();
@@ -103,7 +105,7 @@ public:
           blocker = {op, "a write to the DMA's source"};
           return WalkResult::interrupt();
         }
-        if (root == dst) {
+        if (root == dst && (write || !allowDstReads)) {
           blocker = {op, "an access to the DMA's destination"};
           return WalkResult::interrupt();
         }
@@ -174,7 +176,8 @@ public:
       return false;
     }
     for (Operation &op : *loop.getBody())
-      if (!group.contains(&op) && !canCross(&op, blocker))
+      if (!group.contains(&op) &&
+          !canCross(&op, blocker, /*allowDstReads=*/true))
         return false;
     SmallVector<Operation *> ops(group.begin(), group.end());
     llvm::sort(ops, [](Operation *a, Operation *b) {

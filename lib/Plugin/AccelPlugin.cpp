@@ -1,0 +1,27 @@
+//===- AccelPlugin.cpp - accel as a plugin for stock mlir-opt -------------===//
+//
+//   mlir-opt --load-dialect-plugin=lib/AccelPlugin.so \
+//            --load-pass-plugin=lib/AccelPlugin.so --accel-hoist-dma ...
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/InitAccel.h"
+
+#include "mlir/Tools/Plugins/DialectPlugin.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Compiler.h"
+
+extern "C" LLVM_ATTRIBUTE_WEAK mlir::DialectPluginLibraryInfo
+mlirGetDialectPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "AccelDialect", LLVM_VERSION_STRING,
+          [](mlir::DialectRegistry *registry) {
+            accel::registerAccelDialects(*registry);
+          }};
+}
+
+extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
+mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "AccelPasses", LLVM_VERSION_STRING,
+          []() { accel::registerAccelPasses(); }};
+}

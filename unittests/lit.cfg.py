@@ -1,0 +1,10 @@
+# -*- Python -*-
+# Runs the GoogleTest binaries under lit (as upstream MLIR's unittests do).
+import os
+import lit.formats
+
+config.name = "ACCEL-Unit"
+config.suffixes = []
+config.test_exec_root = os.path.join(config.accel_obj_root, "unittests")
+config.test_source_root = config.test_exec_root
+config.test_format = lit.formats.GoogleTest(".", "Tests")

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what accel needs on a fresh Debian (bookworm) machine: LLVM/MLIR 22,
+# nlohmann_json, GoogleTest, Google Benchmark, Ninja, ccache, and Python's
+# matplotlib for the plots. Idempotent; runs apt-get as root or via sudo.
+set -euo pipefail
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+PKGS=(cmake ninja-build g++ ccache python3
+      llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+      nlohmann-json3-dev libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "all packages present"
+fi
