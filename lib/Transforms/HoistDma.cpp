@@ -52,9 +52,11 @@ public:
 
   /// Whether `y` (and everything nested in it) may execute after the DMA
   /// instead of before it. Sets `blocker` when not.
-  /// With `allowDstReads`, reads of the destination are fine (used when
-  /// leaving a loop: the data is then loaded once and only read).
-  bool canCross(Operation *y, Blocker &blocker, bool allowDstReads = false) {
+  /// With `leavingLoop`, the DMA is at the top of a loop body and moves in
+  /// front of the loop: reads of the destination are fine (the data is then
+  /// loaded once and only read) and other ISSUEs in the loop stay behind it
+  /// as before, so only their memory effects matter.
+  bool canCross(Operation *y, Blocker &blocker, bool leavingLoop = false) {
     WalkResult r = y->walk([&](Operation *op) {
       if (group.contains(op))
         return WalkResult::advance();
@@ -77,7 +79,7 @@ public:
         }
         return WalkResult::advance();
       }
-      if (isa<DmaStartOp>(op) && op != dma.getOperation()) {
+      if (!leavingLoop && isa<DmaStartOp>(op) && op != dma.getOperation()) {
         blocker = {op, "another DMA ISSUE (the link FIFO order is kept)"};
         return WalkResult::interrupt();
       }
@@ -105,7 +107,7 @@ public:
           blocker = {op, "a write to the DMA's source"};
           return WalkResult::interrupt();
         }
-        if (root == dst && (write || !allowDstReads)) {
+        if (root == dst && (write || !leavingLoop)) {
           blocker = {op, "an access to the DMA's destination"};
           return WalkResult::interrupt();
         }
@@ -177,7 +179,7 @@ public:
     }
     for (Operation &op : *loop.getBody())
       if (!group.contains(&op) &&
-          !canCross(&op, blocker, /*allowDstReads=*/true))
+          !canCross(&op, blocker, /*leavingLoop=*/true))
         return false;
     SmallVector<Operation *> ops(group.begin(), group.end());
     llvm::sort(ops, [](Operation *a, Operation *b) {
@@ -266,6 +268,10 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
         ++numHoisted;
         d->setAttr("accel.hoisted", b.getI64IntegerAttr(crossed));
       }
+      if (emitRemarks && crossed && !blocker.op)
+        d.emitRemark() << "hoisted across " << crossed << " op(s)"
+                       << (leftLoop ? " and out of a loop" : "")
+                       << " to the top of its block";
       if (emitRemarks && blocker.op) {
         auto diag = d.emitRemark()
                     << (crossed ? "hoisted across " + std::to_string(crossed) +

@@ -404,6 +404,7 @@ int main(int argc, char **argv) {
   registerAccelDialects(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
   if (runCmd)
     return cmdRun(ctx);
   if (fdoCmd)

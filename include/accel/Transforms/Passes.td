@@ -64,10 +64,12 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
       - another `accel.dma_start` (the ISSUE order of a link's FIFO is kept),
       - an op with unknown memory effects,
       - the definition of one of its operands that is not pure (dominance).
-    It leaves an `scf.for` body when all its operands are defined outside the
-    loop, no other op in the loop writes its source or touches its
-    destination, and the loop has constant bounds with at least one
-    iteration; the WAITs stay in the loop (later ones find it complete).
+    Once at the top of an `scf.for` body it leaves the loop when all its
+    operands are defined outside the loop, no other op in the loop writes its
+    source or its destination (reads of the destination are fine: the data
+    is then loaded once and only read), and the loop has constant bounds with
+    at least one iteration; the WAITs stay in the loop (later ones find the
+    DMA complete).
     Buffers are roots of `memref.subview` chains; distinct allocations and
     distinct function arguments are assumed not to alias.
 

@@ -1,0 +1,5 @@
+func.func @main(%a: memref<8x128xf32, #accel.space<hbm>>) {
+  %v = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+  %t = accel.dma_start %a %v : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
