@@ -1,1 +1,1013 @@
+//===- SimulatorTest.cpp - Functional and timed ISA simulator -------------===//
+//
+// Programs are built by hand. Timing rules used for the expected values
+// (Simulator.cpp header, DESIGN.md §2):
+//  - the first instruction issues at cycle 0, each next one at the previous
+//    issue + scalar latency at best;
+//  - a WAIT resumes at max(ready, complete) with the Fig. 4 stall split;
+//  - MXU latency = ceil(K/R) * ceil(N/C) * (R + M) + C;
+//  - VPU latency = pipeline_depth + ceil(rows*cols / lanes) * cost;
+//  - total = max(halt issue + 1, units free, DMA drain).
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Sim/Simulator.h"
+
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace accel;
+using namespace accel::sim;
+using isa::Buffer;
+using isa::Inst;
+using isa::MemSpace;
+using isa::Opcode;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Instruction builders
+//===----------------------------------------------------------------------===//
+
+Inst li(uint8_t rd, int64_t v) {
+  Inst i;
+  i.op = Opcode::Li;
+  i.rd = rd;
+  i.setImm(v);
+  return i;
+}
+Inst rrr(Opcode op, uint8_t rd, uint8_t rs1, uint8_t rs2) {
+  Inst i;
+  i.op = op;
+  i.rd = rd;
+  i.rs1 = rs1;
+  i.rs2 = rs2;
+  return i;
+}
+Inst add(uint8_t rd, uint8_t rs1, uint8_t rs2) {
+  return rrr(Opcode::Add, rd, rs1, rs2);
+}
+Inst rri(Opcode op, uint8_t rd, uint8_t rs1, int64_t imm) {
+  Inst i;
+  i.op = op;
+  i.rd = rd;
+  i.rs1 = rs1;
+  i.setImm(imm);
+  return i;
+}
+Inst addi(uint8_t rd, uint8_t rs1, int64_t imm) {
+  return rri(Opcode::Addi, rd, rs1, imm);
+}
+Inst branch(Opcode op, uint8_t rs1, uint8_t rs2, int64_t target) {
+  Inst i;
+  i.op = op;
+  i.rs1 = rs1;
+  i.rs2 = rs2;
+  i.setImm(target);
+  return i;
+}
+Inst blt(uint8_t rs1, uint8_t rs2, int64_t t) {
+  return branch(Opcode::Blt, rs1, rs2, t);
+}
+Inst bge(uint8_t rs1, uint8_t rs2, int64_t t) {
+  return branch(Opcode::Bge, rs1, rs2, t);
+}
+Inst jmp(int64_t target) {
+  Inst i;
+  i.op = Opcode::Jmp;
+  i.setImm(target);
+  return i;
+}
+Inst nop() { return Inst(); }
+Inst halt() {
+  Inst i;
+  i.op = Opcode::Halt;
+  return i;
+}
+/// dma.issue rd, rsSrc, rsDst: rows x cols f32, row strides in elements.
+Inst dmaIssue(uint8_t rd, uint8_t rsSrc, uint8_t rsDst, MemSpace src,
+              MemSpace dst, uint16_t rows, uint16_t cols, uint16_t srcStride,
+              uint16_t dstStride) {
+  Inst i;
+  i.op = Opcode::DmaIssue;
+  i.rd = rd;
+  i.rs1 = rsSrc;
+  i.rs2 = rsDst;
+  i.flags = uint8_t(uint8_t(src) | (uint8_t(dst) << 1));
+  i.a = rows;
+  i.b = cols;
+  i.s1 = srcStride;
+  i.s2 = dstStride;
+  return i;
+}
+Inst dmaWait(uint8_t rs) {
+  Inst i;
+  i.op = Opcode::DmaWait;
+  i.rs1 = rs;
+  return i;
+}
+/// mxu.matmul: C[m x n] (+)= A[m x k] * B[k x n]; A row stride sa, C row
+/// stride sc, B dense.
+Inst matmul(uint8_t rsC, uint8_t rsA, uint8_t rsB, uint16_t m, uint16_t n,
+            uint16_t k, uint16_t sa, uint16_t sc, bool acc = false) {
+  Inst i;
+  i.op = Opcode::Matmul;
+  i.rs3 = rsC;
+  i.rs1 = rsA;
+  i.rs2 = rsB;
+  i.a = m;
+  i.b = n;
+  i.s1 = k;
+  i.s2 = sa;
+  i.s3 = sc;
+  i.flags = acc ? isa::kFlagAccumulate : 0;
+  return i;
+}
+Inst vbinary(Opcode op, uint8_t rsOut, uint8_t rsX, uint8_t rsY,
+             uint16_t rows, uint16_t cols, uint16_t sx, uint16_t sy,
+             uint16_t sout, bool bcast = false) {
+  Inst i;
+  i.op = op;
+  i.rs3 = rsOut;
+  i.rs1 = rsX;
+  i.rs2 = rsY;
+  i.a = rows;
+  i.b = cols;
+  i.s1 = sx;
+  i.s2 = sy;
+  i.s3 = sout;
+  i.flags = bcast ? isa::kFlagBroadcast : 0;
+  return i;
+}
+Inst vunary(Opcode op, uint8_t rsOut, uint8_t rsX, uint16_t rows,
+            uint16_t cols, uint16_t sx, uint16_t sout) {
+  Inst i;
+  i.op = op;
+  i.rs3 = rsOut;
+  i.rs1 = rsX;
+  i.a = rows;
+  i.b = cols;
+  i.s1 = sx;
+  i.s3 = sout;
+  return i;
+}
+Inst vfill(uint8_t rsOut, uint16_t rows, uint16_t cols, uint16_t sout,
+           float v) {
+  Inst i;
+  i.op = Opcode::VFill;
+  i.rs3 = rsOut;
+  i.a = rows;
+  i.b = cols;
+  i.s3 = sout;
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  i.s1 = uint16_t(bits);
+  i.s2 = uint16_t(bits >> 16);
+  return i;
+}
+
+Buffer hbmBuffer(std::string name, uint64_t base, uint64_t bytes,
+                 uint32_t seed, bool zero = false) {
+  Buffer b;
+  b.name = std::move(name);
+  b.space = MemSpace::HBM;
+  b.base = base;
+  b.bytes = bytes;
+  b.shape = {int64_t(bytes / 4)};
+  b.seed = seed;
+  b.zeroInit = zero;
+  return b;
+}
+Buffer vmemBuffer(std::string name, uint64_t base, uint64_t bytes) {
+  Buffer b;
+  b.name = std::move(name);
+  b.space = MemSpace::VMEM;
+  b.base = base;
+  b.bytes = bytes;
+  b.shape = {int64_t(bytes / 4)};
+  b.zeroInit = true;
+  return b;
+}
+
+// Address map of most tests.
+constexpr uint64_t kX = 0x10000;   // HBM input, 4 KiB, seed 7
+constexpr uint64_t kOut = 0x20000; // HBM output, 4 KiB, zeros
+constexpr uint64_t kA = 0;         // VMEM, 4 KiB each
+constexpr uint64_t kB = 4096;
+constexpr uint64_t kC = 8192;
+constexpr uint32_t kSeed = 7;
+
+isa::Program makeProgram(std::vector<Inst> code) {
+  isa::Program p;
+  p.name = "test";
+  p.code = std::move(code);
+  p.buffers = {hbmBuffer("x", kX, 4096, kSeed),
+               hbmBuffer("out", kOut, 4096, 0, /*zero=*/true),
+               vmemBuffer("a", kA, 4096), vmemBuffer("b", kB, 4096),
+               vmemBuffer("c", kC, 4096)};
+  return p;
+}
+
+MachineConfig configFrom(llvm::StringRef json) {
+  auto c = MachineConfig::fromJson(json, "sim-test.json");
+  EXPECT_TRUE(bool(c)) << (c ? "" : llvm::toString(c.takeError()));
+  return c ? std::move(*c) : MachineConfig::getDefault();
+}
+
+/// hbm<->vmem links with T_b = 100 and 64 B/cycle; scalar latency 1.
+constexpr const char *kDmaConfig = R"json({
+  "scalar": { "latency": 1 },
+  "dma": { "links": [
+    { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
+    { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 64 }
+  ] }
+})json";
+
+void writeVmem(Simulator &sim, uint64_t base, uint64_t rows, uint64_t cols,
+               uint64_t stride, const std::vector<float> &values) {
+  ASSERT_EQ(values.size(), rows * cols);
+  sim.getMemory().writeTile({MemSpace::VMEM, base, rows, cols, stride},
+                            values.data());
+}
+std::vector<float> readTile(Simulator &sim, MemSpace space, uint64_t base,
+                            uint64_t rows, uint64_t cols, uint64_t stride) {
+  std::vector<float> out(rows * cols);
+  sim.getMemory().readTile({space, base, rows, cols, stride}, out.data());
+  return out;
+}
+std::vector<float> readVmem(Simulator &sim, uint64_t base, uint64_t rows,
+                            uint64_t cols, uint64_t stride) {
+  return readTile(sim, MemSpace::VMEM, base, rows, cols, stride);
+}
+
+std::string faultOf(llvm::Expected<RunSummary> r) {
+  if (r)
+    return "<no fault>";
+  return llvm::toString(r.takeError());
+}
+
+uint64_t stall(const RunSummary &s, StallCause c) {
+  return s.stallCycles[size_t(c)];
+}
+
+/// Records every callback.
+struct Recorder : Observer {
+  std::vector<RetireEvent> retired;
+  std::vector<DmaTiming> issued;
+  std::vector<WaitEvent> waits;
+  std::vector<uint64_t> halts;
+  void onRetire(const RetireEvent &e) override { retired.push_back(e); }
+  void onDmaIssue(uint32_t, const DmaTiming &t) override {
+    issued.push_back(t);
+  }
+  void onDmaWait(const WaitEvent &e) override { waits.push_back(e); }
+  void onHalt(uint64_t total) override { halts.push_back(total); }
+};
+
+//===----------------------------------------------------------------------===//
+// Scalar unit and control flow
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, ScalarArithmetic) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, 6),
+      li(2, -4),
+      rrr(Opcode::Mul, 3, 1, 2),  // 6 * -4 = -24
+      rrr(Opcode::Sub, 4, 1, 2),  // 6 - -4 = 10
+      rri(Opcode::Muli, 5, 1, 7), // 6 * 7 = 42
+      rri(Opcode::Addi, 6, 2, -3), // -4 + -3 = -7
+      rrr(Opcode::Mov, 7, 3, 0),  // -24
+      add(8, 1, 4),               // 6 + 10 = 16
+      li(0, 99),                  // r0 stays 0
+      add(9, 0, 1),               // 0 + 6 = 6
+      halt(),
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(int64_t(sim.getRegister(1)), 6);
+  EXPECT_EQ(int64_t(sim.getRegister(2)), -4);
+  EXPECT_EQ(int64_t(sim.getRegister(3)), -24);
+  EXPECT_EQ(int64_t(sim.getRegister(4)), 10);
+  EXPECT_EQ(int64_t(sim.getRegister(5)), 42);
+  EXPECT_EQ(int64_t(sim.getRegister(6)), -7);
+  EXPECT_EQ(int64_t(sim.getRegister(7)), -24);
+  EXPECT_EQ(int64_t(sim.getRegister(8)), 16);
+  EXPECT_EQ(sim.getRegister(0), 0u);
+  EXPECT_EQ(int64_t(sim.getRegister(9)), 6);
+  // 11 scalar instructions at cycles 0..10; halt at 10, total 10 + 1.
+  EXPECT_EQ(r->instructions, 11u);
+  EXPECT_EQ(r->totalCycles, 11u);
+  EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Scalar)], 11u);
+}
+
+TEST(SimulatorTest, BltLoopRunsFiveTimes) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, 0),    // 0: i = 0
+      li(2, 5),    // 1: n = 5
+      li(3, 1),    // 2: one
+      li(4, 0),    // 3: acc = 0
+      add(1, 1, 3),    // 4: i += 1
+      addi(4, 4, 10),  // 5: acc += 10
+      blt(1, 2, 4),    // 6: if i < n goto 4
+      halt(),          // 7
+  });
+  Simulator sim(config, p);
+  Recorder rec;
+  sim.addObserver(&rec);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(sim.getRegister(1), 5u);
+  EXPECT_EQ(sim.getRegister(4), 50u); // 5 iterations x 10
+  // 4 setup + 5 x 3 body + halt = 20 instructions, one per cycle.
+  EXPECT_EQ(r->instructions, 20u);
+  EXPECT_EQ(r->totalCycles, 20u); // halt issues at 19
+  ASSERT_EQ(rec.retired.size(), 20u);
+  EXPECT_EQ(rec.retired[7].pc, 4u); // the second iteration starts at pc 4
+  EXPECT_EQ(rec.retired[19].pc, 7u);
+  EXPECT_EQ(rec.retired[19].issueCycle, 19u);
+  ASSERT_EQ(rec.halts.size(), 1u);
+  EXPECT_EQ(rec.halts[0], 20u);
+}
+
+TEST(SimulatorTest, BgeJmpLoop) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, 0),       // 0
+      li(2, 3),       // 1
+      bge(1, 2, 5),   // 2: exit when i >= 3
+      addi(1, 1, 1),  // 3
+      jmp(2),         // 4
+      halt(),         // 5
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(sim.getRegister(1), 3u);
+  // 2 + 3 x (bge, addi, jmp) + final bge + halt = 13.
+  EXPECT_EQ(r->instructions, 13u);
+  EXPECT_EQ(r->totalCycles, 13u);
+}
+
+TEST(SimulatorTest, BranchesCompareSigned) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, -1),     // 0
+      li(2, 1),      // 1
+      blt(1, 2, 4),  // 2: -1 < 1 (signed): taken
+      li(3, 111),    // 3: skipped
+      halt(),        // 4
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(sim.getRegister(3), 0u);
+  EXPECT_EQ(r->instructions, 4u);
+}
+
+//===----------------------------------------------------------------------===//
+// MXU
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, Matmul2x2) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB), li(3, kC),
+      // A is 2x2 stored with row stride 4, C is written with row stride 3.
+      matmul(3, 1, 2, /*m=*/2, /*n=*/2, /*k=*/2, /*sa=*/4, /*sc=*/3),
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, 2, 4, 4, {1, 2, -100, -100, 3, 4, -100, -100});
+  writeVmem(sim, kB, 2, 2, 2, {5, 6, 7, 8});
+  writeVmem(sim, kC, 2, 3, 3, {-1, -1, -1, -1, -1, -1});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // [1 2; 3 4] * [5 6; 7 8] = [1*5+2*7 1*6+2*8; 3*5+4*7 3*6+4*8]
+  //                         = [19 22; 43 50]
+  EXPECT_EQ(readVmem(sim, kC, 2, 2, 3), (std::vector<float>{19, 22, 43, 50}));
+  // The padding column of C (stride 3) is untouched.
+  EXPECT_EQ(readVmem(sim, kC + 8, 2, 1, 3), (std::vector<float>{-1, -1}));
+  // li at 0, 1, 2; matmul at 3 with latency 1 * (128 + 2) + 128 = 258,
+  // so the MXU is busy until 261; halt at 4.
+  // total = max(4 + 1, 261) = 261.
+  EXPECT_EQ(r->totalCycles, 261u);
+  EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Mxu)], 258u);
+}
+
+TEST(SimulatorTest, MatmulAccumulate) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB), li(3, kC),
+      matmul(3, 1, 2, 2, 2, 2, 2, 2, /*acc=*/true),
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, 2, 2, 2, {1, 2, 3, 4});
+  writeVmem(sim, kB, 2, 2, 2, {5, 6, 7, 8});
+  writeVmem(sim, kC, 2, 2, 2, {1, 10, 100, 1000});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // C + [19 22; 43 50] = [20 32; 143 1050]
+  EXPECT_EQ(readVmem(sim, kC, 2, 2, 2),
+            (std::vector<float>{20, 32, 143, 1050}));
+}
+
+TEST(SimulatorTest, MatmulLatencyFormula) {
+  MachineConfig config = MachineConfig::getDefault(); // 128 x 128 MXU
+  struct Case {
+    uint16_t m, n, k;
+    uint64_t latency;
+  } cases[] = {
+      // ceil(K/128) * ceil(N/128) * (128 + M) + 128
+      {2, 2, 2, 258},       // 1 * 1 * 130 + 128
+      {128, 128, 128, 384}, // 1 * 1 * 256 + 128
+      {5, 130, 200, 660},   // 2 * 2 * 133 + 128 = 532 + 128
+      {1, 256, 129, 644},   // 2 * 2 * 129 + 128 = 516 + 128
+      {300, 1, 1, 556},     // 1 * 1 * 428 + 128
+      {3, 129, 384, 914},   // 3 * 2 * 131 + 128 = 786 + 128
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                 " k=" + std::to_string(c.k));
+    uint64_t aBytes = uint64_t(c.m) * c.k * 4;
+    uint64_t bBytes = uint64_t(c.k) * c.n * 4;
+    uint64_t cBytes = uint64_t(c.m) * c.n * 4;
+    isa::Program p;
+    p.name = "mxu";
+    p.buffers = {vmemBuffer("A", 0, aBytes), vmemBuffer("B", aBytes, bBytes),
+                 vmemBuffer("C", aBytes + bBytes, cBytes)};
+    p.code = {li(1, 0), li(2, int64_t(aBytes)), li(3, int64_t(aBytes + bBytes)),
+              matmul(3, 1, 2, c.m, c.n, c.k, c.k, c.n), halt()};
+    Simulator sim(config, p);
+    Recorder rec;
+    sim.addObserver(&rec);
+    auto r = sim.run();
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    ASSERT_EQ(rec.retired.size(), 5u);
+    EXPECT_EQ(rec.retired[3].issueCycle, 3u);
+    EXPECT_EQ(rec.retired[3].unitStart, 3u);
+    EXPECT_EQ(rec.retired[3].unitEnd, 3u + c.latency);
+    EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Mxu)], c.latency);
+    // Matmul at 3, halt at 4: total = max(5, 3 + latency).
+    EXPECT_EQ(r->totalCycles, 3u + c.latency);
+  }
+}
+
+TEST(SimulatorTest, MxuBusyStall) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
+      matmul(3, 1, 2, 2, 2, 2, 2, 2), // 4: [4, 4 + 258 = 262)
+      matmul(4, 1, 2, 2, 2, 2, 2, 2), // ready 5, MXU busy until 262
+      halt(),                         // ready 263
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // Second matmul: stall 262 - 5 = 257, runs [262, 520).
+  EXPECT_EQ(stall(*r, StallCause::MxuBusy), 257u);
+  EXPECT_EQ(stall(*r, StallCause::DataHazard), 0u);
+  EXPECT_EQ(r->totalCycles, 520u);
+}
+
+//===----------------------------------------------------------------------===//
+// VPU
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, VpuElementwise) {
+  MachineConfig config = MachineConfig::getDefault();
+  // x at kA (2x3, stride 3), y at kB (2x3, stride 4), outputs in c.
+  const uint64_t o = kC;
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB),
+      li(10, o), li(11, o + 64), li(12, o + 128), li(13, o + 192),
+      li(14, o + 256), li(15, o + 320), li(16, o + 384),
+      vbinary(Opcode::VAdd, 10, 1, 2, 2, 3, 3, 4, 3),
+      vbinary(Opcode::VSub, 11, 1, 2, 2, 3, 3, 4, 3),
+      vbinary(Opcode::VMul, 12, 1, 2, 2, 3, 3, 4, 3),
+      vbinary(Opcode::VDiv, 13, 2, 1, 2, 3, 4, 3, 3),
+      vbinary(Opcode::VMax, 14, 1, 2, 2, 3, 3, 4, 3),
+      // Broadcast: y is rows x 1 (the first column of y, stride 4).
+      vbinary(Opcode::VMul, 15, 1, 2, 2, 3, 3, 4, 3, /*bcast=*/true),
+      vunary(Opcode::VCopy, 16, 1, 2, 3, 3, 3),
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, 2, 3, 3, {1, -2, 3, 4, 5, -6});
+  writeVmem(sim, kB, 2, 4, 4, {10, 20, 30, 0, 2, -5, 12, 0});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // x = [1 -2 3; 4 5 -6], y = [10 20 30; 2 -5 12]
+  EXPECT_EQ(readVmem(sim, o, 2, 3, 3),
+            (std::vector<float>{11, 18, 33, 6, 0, 6}));
+  EXPECT_EQ(readVmem(sim, o + 64, 2, 3, 3),
+            (std::vector<float>{-9, -22, -27, 2, 10, -18}));
+  EXPECT_EQ(readVmem(sim, o + 128, 2, 3, 3),
+            (std::vector<float>{10, -40, 90, 8, -25, -72}));
+  // y / x = [10/1 20/-2 30/3; 2/4 -5/5 12/-6]
+  EXPECT_EQ(readVmem(sim, o + 192, 2, 3, 3),
+            (std::vector<float>{10, -10, 10, 0.5f, -1, -2}));
+  EXPECT_EQ(readVmem(sim, o + 256, 2, 3, 3),
+            (std::vector<float>{10, 20, 30, 4, 5, 12}));
+  // x * [10; 2] = [10 -20 30; 8 10 -12]
+  EXPECT_EQ(readVmem(sim, o + 320, 2, 3, 3),
+            (std::vector<float>{10, -20, 30, 8, 10, -12}));
+  EXPECT_EQ(readVmem(sim, o + 384, 2, 3, 3),
+            (std::vector<float>{1, -2, 3, 4, 5, -6}));
+}
+
+TEST(SimulatorTest, VpuUnaryFillAndReductions) {
+  MachineConfig config = MachineConfig::getDefault();
+  const uint64_t o = kC;
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB),
+      li(10, o), li(11, o + 64), li(12, o + 128), li(13, o + 192),
+      li(14, o + 256),
+      vfill(10, 2, 3, 4, 2.5f),                   // 2x3 at stride 4
+      vunary(Opcode::VSqrt, 11, 2, 1, 4, 4, 4),   // sqrt of y row 0
+      vunary(Opcode::VExp, 12, 2, 1, 2, 4, 2),    // exp of y[0][0..1]
+      vunary(Opcode::VRSum, 13, 1, 2, 3, 3, 1),   // row sums, dense out
+      vunary(Opcode::VRMax, 14, 1, 2, 3, 3, 2),   // row max, out stride 2
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, 2, 3, 3, {1, -2, 3, -4, -5, -6});
+  writeVmem(sim, kB, 1, 4, 4, {0, 1, 4, 9});
+  // Sentinels around the outputs.
+  writeVmem(sim, o, 2, 4, 4, {-7, -7, -7, -7, -7, -7, -7, -7});
+  writeVmem(sim, o + 256, 2, 2, 2, {-7, -7, -7, -7});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // Fill writes 2.5 in the 2x3 tile, the 4th column keeps its value.
+  EXPECT_EQ(readVmem(sim, o, 2, 4, 4),
+            (std::vector<float>{2.5f, 2.5f, 2.5f, -7, 2.5f, 2.5f, 2.5f, -7}));
+  EXPECT_EQ(readVmem(sim, o + 64, 1, 4, 4), (std::vector<float>{0, 1, 2, 3}));
+  std::vector<float> e = readVmem(sim, o + 128, 1, 2, 2);
+  EXPECT_EQ(e[0], 1.0f); // exp(0)
+  EXPECT_FLOAT_EQ(e[1], 2.71828183f); // exp(1)
+  // Row sums: 1 - 2 + 3 = 2, -4 - 5 - 6 = -15.
+  EXPECT_EQ(readVmem(sim, o + 192, 2, 1, 1), (std::vector<float>{2, -15}));
+  // Row max: 3 and -4 (all-negative row), written at stride 2.
+  EXPECT_EQ(readVmem(sim, o + 256, 2, 2, 2),
+            (std::vector<float>{3, -7, -4, -7}));
+}
+
+TEST(SimulatorTest, VpuLatencyAndBusyStall) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB), li(3, kC),
+      // 3: 8 + ceil(6/1024) * 1 = 9 cycles: VPU busy [3, 12).
+      vbinary(Opcode::VAdd, 3, 1, 2, 2, 3, 3, 3, 3),
+      // ready 4, VPU busy until 12: stall 8; 8 + 1 * 4 = 12: [12, 24).
+      vbinary(Opcode::VDiv, 3 /*same out? no:*/, 1, 2, 2, 3, 3, 3, 3),
+      halt(), // ready 13
+  });
+  // Give the div its own output so that only the unit is contended.
+  p.code[4].rs3 = 4;
+  p.code.insert(p.code.begin() + 3, li(4, kC + 64));
+  // Now: li x4 at 0..3, vadd at 4 -> [4, 13), vdiv ready 5 -> stall 8,
+  // [13, 25), halt ready 14; total = max(15, 25) = 25.
+  Simulator sim(config, p);
+  Recorder rec;
+  sim.addObserver(&rec);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(rec.retired.size(), 7u);
+  EXPECT_EQ(rec.retired[4].unitStart, 4u);
+  EXPECT_EQ(rec.retired[4].unitEnd, 13u);
+  EXPECT_EQ(rec.retired[5].issueCycle, 13u);
+  EXPECT_EQ(rec.retired[5].stallCycles, 8u);
+  EXPECT_EQ(rec.retired[5].cause, StallCause::VpuBusy);
+  EXPECT_EQ(rec.retired[5].unitEnd, 25u);
+  EXPECT_EQ(rec.retired[6].issueCycle, 14u);
+  EXPECT_EQ(stall(*r, StallCause::VpuBusy), 8u);
+  EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Vpu)], 21u); // 9 + 12
+  EXPECT_EQ(r->totalCycles, 25u);
+}
+
+TEST(SimulatorTest, VpuLatencyScalesWithLanePasses) {
+  MachineConfig config = MachineConfig::getDefault();
+  // 16 x 128 = 2048 elements = 2 passes of 1024 lanes.
+  isa::Program p;
+  p.name = "vpu";
+  p.buffers = {vmemBuffer("x", 0, 8192), vmemBuffer("y", 8192, 8192)};
+  p.code = {li(1, 0), li(2, 8192),
+            vunary(Opcode::VExp, 2, 1, 16, 128, 128, 128), // 8 + 2*4 = 16
+            vunary(Opcode::VRSum, 2, 1, 16, 128, 128, 1),  // 8 + 2*2 = 12
+            halt()};
+  Simulator sim(config, p);
+  Recorder rec;
+  sim.addObserver(&rec);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(rec.retired.size(), 5u);
+  // exp at 2: [2, 18). rsum ready 3, VPU busy until 18 (it also overwrites
+  // y, which exp writes: both causes end at 18, the unit is checked first).
+  EXPECT_EQ(rec.retired[2].unitEnd, 18u);
+  EXPECT_EQ(rec.retired[3].issueCycle, 18u);
+  EXPECT_EQ(rec.retired[3].unitEnd, 30u);
+  EXPECT_EQ(r->totalCycles, 30u);
+}
+
+TEST(SimulatorTest, DataHazardOnMatmulResult) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
+      matmul(3, 1, 2, 2, 2, 2, 2, 2),            // 4: writes C until 262
+      vunary(Opcode::VCopy, 4, 3, 2, 2, 2, 2),   // reads C: ready 5
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, 2, 2, 2, {1, 2, 3, 4});
+  writeVmem(sim, kB, 2, 2, 2, {5, 6, 7, 8});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // Copy waits 262 - 5 = 257 cycles for the MXU result, runs [262, 271).
+  EXPECT_EQ(stall(*r, StallCause::DataHazard), 257u);
+  EXPECT_EQ(stall(*r, StallCause::VpuBusy), 0u);
+  EXPECT_EQ(r->totalCycles, 271u);
+  EXPECT_EQ(readVmem(sim, kC + 64, 2, 2, 2),
+            (std::vector<float>{19, 22, 43, 50}));
+}
+
+//===----------------------------------------------------------------------===//
+// DMA
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, DmaIssueWaitTiming) {
+  MachineConfig config = configFrom(kDmaConfig);
+  isa::Program p = makeProgram({
+      li(1, kX),
+      li(2, kA),
+      dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+      dmaWait(3),
+      halt(),
+  });
+  Simulator sim(config, p);
+  Recorder rec;
+  sim.addObserver(&rec);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // li at 0, li at 1, ISSUE at 2 of 1 x 64 x 4 = 256 bytes:
+  //   baseEnd 2 + 100 = 102, transfer 256 / 64 = 4, complete 106.
+  // WAIT ready at 3 < 102: stallBase 102 - 3 = 99, stallTransfer
+  //   106 - 102 = 4, resumes at 106.
+  // halt ready 107; total = max(107 + 1, 106) = 108.
+  EXPECT_EQ(r->instructions, 5u);
+  EXPECT_EQ(r->totalCycles, 108u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), 99u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), 4u);
+  EXPECT_EQ(stall(*r, StallCause::DmaSlots), 0u);
+  EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Dma)], 4u);
+  EXPECT_EQ(sim.getRegister(3), 0u); // the first DMA id
+
+  ASSERT_EQ(rec.issued.size(), 1u);
+  EXPECT_EQ(rec.issued[0].issue, 2u);
+  EXPECT_EQ(rec.issued[0].bytes, 256u);
+  EXPECT_EQ(rec.issued[0].baseEnd, 102u);
+  EXPECT_EQ(rec.issued[0].complete, 106u);
+  ASSERT_EQ(rec.waits.size(), 1u);
+  EXPECT_EQ(rec.waits[0].pc, 3u);
+  EXPECT_EQ(rec.waits[0].cycle, 3u);
+  EXPECT_EQ(rec.waits[0].outcome.resume, 106u);
+  ASSERT_EQ(rec.retired.size(), 5u);
+  EXPECT_EQ(rec.retired[3].issueCycle, 106u);
+  EXPECT_EQ(rec.retired[3].stallCycles, 103u);
+  EXPECT_EQ(rec.retired[3].cause, StallCause::DmaWaitBase);
+  EXPECT_EQ(rec.retired[4].issueCycle, 107u);
+
+  // Functional effect: VMEM a holds the first 64 elements of x.
+  std::vector<float> a = readVmem(sim, kA, 1, 64, 64);
+  for (uint64_t i = 0; i < 64; ++i)
+    ASSERT_EQ(a[i], isa::initValue(kSeed, i)) << i;
+}
+
+// The three WAIT positions of Fig. 4, moved by padding with nops.
+TEST(SimulatorTest, DmaWaitPositions) {
+  MachineConfig config = configFrom(kDmaConfig);
+  // ISSUE at 2: baseEnd 102, complete 106 (as above). With N nops at
+  // 3 .. N+2 the WAIT is ready at w = N + 3.
+  struct Case {
+    unsigned nops;
+    uint64_t stallBase, stallTransfer, slack, total;
+  } cases[] = {
+      // w = 3:   base 102 - 3 = 99, transfer 4; halt at 107, total 108.
+      {0, 99, 4, 0, 108},
+      // w = 101: base 1, transfer 4.
+      {98, 1, 4, 0, 108},
+      // w = 102 == baseEnd: base 0, transfer 106 - 102 = 4.
+      {99, 0, 4, 0, 108},
+      // w = 104: transfer 106 - 104 = 2.
+      {101, 0, 2, 0, 108},
+      // w = 105: transfer 1.
+      {102, 0, 1, 0, 108},
+      // w = 106 == complete: no stall, slack 0; halt at 107, total 108.
+      {103, 0, 0, 0, 108},
+      // w = 113: slack 113 - 106 = 7; halt at 114, total 115.
+      {110, 0, 0, 7, 115},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("nops = " + std::to_string(c.nops));
+    std::vector<Inst> code = {li(1, kX), li(2, kA),
+                              dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM,
+                                       1, 64, 64, 64)};
+    code.insert(code.end(), c.nops, nop());
+    code.push_back(dmaWait(3));
+    code.push_back(halt());
+    isa::Program p = makeProgram(code);
+    Simulator sim(config, p);
+    Recorder rec;
+    sim.addObserver(&rec);
+    auto r = sim.run();
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    EXPECT_EQ(r->instructions, 5u + c.nops);
+    EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), c.stallBase);
+    EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), c.stallTransfer);
+    EXPECT_EQ(r->totalCycles, c.total);
+    ASSERT_EQ(rec.waits.size(), 1u);
+    EXPECT_EQ(rec.waits[0].cycle, c.nops + 3u);
+    EXPECT_EQ(rec.waits[0].outcome.stallBase, c.stallBase);
+    EXPECT_EQ(rec.waits[0].outcome.stallTransfer, c.stallTransfer);
+    EXPECT_EQ(rec.waits[0].outcome.slack, c.slack);
+  }
+}
+
+TEST(SimulatorTest, TotalIncludesDmaDrain) {
+  MachineConfig config = configFrom(kDmaConfig);
+  isa::Program p = makeProgram({
+      li(1, kX), li(2, kA),
+      dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+      halt(),
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // ISSUE at 2 completes at 106; halt at 3: total = max(4, 106) = 106.
+  EXPECT_EQ(r->totalCycles, 106u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), 0u);
+}
+
+TEST(SimulatorTest, DmaFifoOnOneLink) {
+  MachineConfig config = configFrom(kDmaConfig);
+  isa::Program p = makeProgram({
+      li(1, kX), li(2, kA), li(5, kB),
+      // 3: baseEnd 103, complete 107.
+      dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+      // 4: baseEnd 104 (in parallel), start max(104, 107) = 107, done 111.
+      dmaIssue(4, 1, 5, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+      // w = 5: base 103 - 5 = 98, transfer 107 - 103 = 4; resume 107.
+      dmaWait(3),
+      // w = 108: 104 <= 108 < 111: transfer 111 - 108 = 3; resume 111.
+      dmaWait(4),
+      halt(), // 112; total 113
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(sim.getRegister(3), 0u);
+  EXPECT_EQ(sim.getRegister(4), 1u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), 98u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), 7u);
+  EXPECT_EQ(r->totalCycles, 113u);
+  const DmaEngine &dma = sim.getDmaEngine();
+  ASSERT_EQ(dma.all().size(), 2u);
+  EXPECT_EQ(dma.get(1).transferStart, 107u);
+  EXPECT_EQ(dma.get(1).complete, 111u);
+}
+
+TEST(SimulatorTest, DmaSlotsStall) {
+  MachineConfig config = configFrom(R"json({
+    "dma": { "max_outstanding": 1, "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 100,
+        "bytes_per_cycle": 64 } ] }
+  })json");
+  isa::Program p = makeProgram({
+      li(1, kX), li(2, kA), li(5, kB),
+      // 3: baseEnd 103, complete 107.
+      dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+      // ready 4, one DMA outstanding until 107: stall 103 (dma_slots);
+      // issues at 107: baseEnd 207, complete 211.
+      dmaIssue(4, 1, 5, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+      // w = 108 >= 107: slack 1.
+      dmaWait(3),
+      // w = 109: base 207 - 109 = 98, transfer 4; resume 211.
+      dmaWait(4),
+      halt(), // 212; total 213
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(stall(*r, StallCause::DmaSlots), 103u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), 98u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), 4u);
+  EXPECT_EQ(r->totalCycles, 213u);
+}
+
+TEST(SimulatorTest, DmaRoundTripThroughVpu) {
+  MachineConfig config = configFrom(kDmaConfig);
+  isa::Program p = makeProgram({
+      li(1, kX), li(2, kA), li(5, kB), li(6, kOut),
+      // 4: 2 x 32 tile of x (row stride 64) -> a (dense): 256 bytes,
+      //    baseEnd 104, complete 108.
+      dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 2, 32, 64, 32),
+      // w = 5: base 99, transfer 4, resume 108.
+      dmaWait(3),
+      // 109: b = a + a, 8 + ceil(64/1024) = 9 cycles: [109, 118).
+      vbinary(Opcode::VAdd, 5, 2, 2, 2, 32, 32, 32, 32),
+      // ready 110, reads b while the VPU writes it: data hazard until
+      // 118 (stall 8). b -> out (row stride 16): baseEnd 218,
+      // complete 222.
+      dmaIssue(4, 5, 6, MemSpace::VMEM, MemSpace::HBM, 2, 32, 32, 16),
+      // w = 119: base 99, transfer 4, resume 222.
+      dmaWait(4),
+      halt(), // 223; total 224
+  });
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(r->instructions, 10u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), 198u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), 8u);
+  EXPECT_EQ(stall(*r, StallCause::DataHazard), 8u);
+  EXPECT_EQ(r->totalCycles, 224u);
+
+  // out[r][c] at row stride 16 overlaps rows: row 1 starts at element 16,
+  // so out = row 0 elements [0, 16) then row 1 in [16, 48).
+  std::vector<float> out = readTile(sim, MemSpace::HBM, kOut, 1, 48, 48);
+  for (uint64_t i = 0; i < 16; ++i)
+    EXPECT_EQ(out[i], 2 * isa::initValue(kSeed, i)) << i;
+  for (uint64_t c = 0; c < 32; ++c)
+    EXPECT_EQ(out[16 + c], 2 * isa::initValue(kSeed, 64 + c)) << c;
+  // The rest of the zero-initialised output is still zero.
+  EXPECT_EQ(readTile(sim, MemSpace::HBM, kOut + 48 * 4, 1, 4, 4),
+            (std::vector<float>{0, 0, 0, 0}));
+  // Exactly one HBM page was written.
+  auto dirty = sim.getMemory().dirtyHbmPages();
+  ASSERT_EQ(dirty.size(), 1u);
+  EXPECT_EQ(dirty.begin()->first, kOut);
+}
+
+//===----------------------------------------------------------------------===//
+// Faults
+//===----------------------------------------------------------------------===//
+
+bool startsWith(const std::string &s, const std::string &prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+TEST(SimulatorTest, FaultVmemOutOfBounds) {
+  MachineConfig config = MachineConfig::getDefault();
+  {
+    // Not inside any buffer.
+    isa::Program p = makeProgram({li(1, 1000000), vfill(1, 2, 2, 2, 0.0f),
+                                  halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 1 (vpu.fill r1, 2x2, s=2, 0)"))
+        << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
+        << msg;
+    // [1000000, 1000000 + 2 * 2 * 4)
+    EXPECT_NE(msg.find("[1000000, 1000016)"), std::string::npos) << msg;
+  }
+  {
+    // Straddles the end of buffer a = [0, 4096): [4088, 4104).
+    isa::Program p = makeProgram({li(1, 4088), vfill(1, 2, 2, 2, 1.0f),
+                                  halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 1 ")) << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
+        << msg;
+  }
+  {
+    // A matmul operand past the end: B 2x2 at 4092.
+    isa::Program p = makeProgram({li(1, kA), li(2, 4092), li(3, kC),
+                                  matmul(3, 1, 2, 2, 2, 2, 2, 2), halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 3 ")) << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
+        << msg;
+  }
+  {
+    // A DMA destination past the end of VMEM buffer c.
+    isa::Program p = makeProgram(
+        {li(1, kX), li(2, kC + 4000),
+         dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+         halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 2 ")) << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
+        << msg;
+  }
+  {
+    // An HBM source outside every buffer.
+    isa::Program p = makeProgram(
+        {li(1, 0x90000), li(2, kA),
+         dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+         halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 2 ")) << msg;
+    EXPECT_NE(msg.find("HBM access out of bounds"), std::string::npos) << msg;
+  }
+}
+
+TEST(SimulatorTest, FaultWaitOnUnissuedDma) {
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({li(1, 7), dmaWait(1), halt()});
+  p.origins = {{11, "accel.const", "w.mlir:3:3"},
+               {12, "accel.dma_wait", "w.mlir:4:3"},
+               {13, "accel.halt", "w.mlir:5:3"}};
+  Simulator sim(config, p);
+  std::string msg = faultOf(sim.run());
+  EXPECT_TRUE(startsWith(msg, "fault at pc 1 (dma.wait r1), op 12 ")) << msg;
+  EXPECT_NE(msg.find("w.mlir:4:3"), std::string::npos) << msg;
+  const std::string tail = ": WAIT on DMA id 7, which was never issued";
+  ASSERT_GE(msg.size(), tail.size());
+  EXPECT_EQ(msg.substr(msg.size() - tail.size()), tail) << msg;
+
+  // Id 0 before any ISSUE (r0 reads as zero).
+  isa::Program p0 = makeProgram({dmaWait(0), halt()});
+  Simulator sim0(config, p0);
+  EXPECT_EQ(faultOf(sim0.run()),
+            "fault at pc 0 (dma.wait r0): WAIT on DMA id 0, which was never "
+            "issued");
+}
+
+TEST(SimulatorTest, FaultPcOffTheEnd) {
+  MachineConfig config = MachineConfig::getDefault();
+  {
+    isa::Program p = makeProgram({li(1, 1), li(2, 2)});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 2")) << msg;
+    EXPECT_NE(msg.find("no halt"), std::string::npos) << msg;
+    EXPECT_EQ(sim.getRegister(2), 2u); // both instructions ran
+  }
+  {
+    isa::Program p = makeProgram({jmp(100), halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 100")) << msg;
+  }
+}
+
+TEST(SimulatorTest, FaultInstructionBudget) {
+  MachineConfig config = MachineConfig::getDefault();
+  {
+    isa::Program p = makeProgram({jmp(0)});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run(/*maxInstructions=*/10));
+    EXPECT_TRUE(startsWith(msg, "fault at pc 0 (jmp @0)")) << msg;
+    EXPECT_NE(msg.find("budget of 10 exceeded"), std::string::npos) << msg;
+  }
+  {
+    // An endless counting loop: pc 0 li, then addi / jmp forever. After 7
+    // instructions (li, then 3 x (addi, jmp)) the next one is the addi at
+    // pc 1 and r1 = 3.
+    isa::Program p = makeProgram({li(1, 0), addi(1, 1, 1), jmp(1)});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run(7));
+    EXPECT_TRUE(startsWith(msg, "fault at pc 1 (addi r1, r1, 1)")) << msg;
+    EXPECT_EQ(sim.getRegister(1), 3u);
+  }
+  {
+    // The 20-instruction Blt loop fits a budget of 20 exactly, not of 19.
+    std::vector<Inst> code = {li(1, 0), li(2, 5), li(3, 1), li(4, 0),
+                              add(1, 1, 3), addi(4, 4, 10), blt(1, 2, 4),
+                              halt()};
+    isa::Program p = makeProgram(code);
+    Simulator ok(config, p);
+    auto r = ok.run(20);
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    EXPECT_EQ(r->instructions, 20u);
+    Simulator tight(config, p);
+    std::string msg = faultOf(tight.run(19));
+    EXPECT_TRUE(startsWith(msg, "fault at pc 7 (halt)")) << msg;
+  }
+}
+
+TEST(SimulatorTest, FaultMissingLink) {
+  MachineConfig config = configFrom(R"json({"dma": {"links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 1,
+        "bytes_per_cycle": 1 } ]}})json");
+  isa::Program p = makeProgram(
+      {li(1, kA), li(2, kOut),
+       dmaIssue(3, 1, 2, MemSpace::VMEM, MemSpace::HBM, 1, 4, 4, 4), halt()});
+  Simulator sim(config, p);
+  std::string msg = faultOf(sim.run());
+  EXPECT_TRUE(startsWith(msg, "fault at pc 2 ")) << msg;
+  EXPECT_NE(msg.find("no DMA link vmem->hbm"), std::string::npos) << msg;
+}
+
+} // namespace

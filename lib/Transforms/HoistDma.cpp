@@ -243,7 +243,7 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
       if (!vmemFits) {
         if (emitRemarks)
           d.emitRemark() << "not hoisted: VMEM allocations (" << vmemBytes
-                         << " bytes) exceed the capacity of " << vmemCapacity
+                         << " bytes) exceed the capacity of " << uint64_t(vmemCapacity)
                          << " bytes";
         continue;
       }

@@ -1,0 +1,193 @@
+// RUN: accel-opt %s -split-input-file --accel-hoist-dma='remarks=true' -verify-diagnostics | FileCheck %s
+// RUN: accel-opt %s -split-input-file --accel-hoist-dma='all=true' 2>/dev/null | FileCheck %s --check-prefix=ALL
+
+// Hints come from hand-written attributes (accel.stall_base/stall_transfer),
+// so these tests pin the pass without running the simulator.
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A stalled weight DMA moves above the previous WAIT and matmul, up to the
+// preceding ISSUE (FIFO order kept).
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[T0:.*]] = accel.dma_start %arg1, %[[B0:.*]] :
+// CHECK-NEXT: %[[T1:.*]] = accel.dma_start %arg2, %[[B1:.*]] {accel.hoisted = 2 : i64, accel.stall_base = 499 : i64, accel.stall_transfer = 64 : i64}
+// CHECK-NEXT: accel.dma_wait %[[T0]]
+// CHECK-NEXT: accel.matmul
+// CHECK-NEXT: accel.dma_wait %[[T1]]
+func.func @chain(%a: memref<8x128xf32, #vmem>, %w0: memref<128x128xf32, #hbm>, %w1: memref<128x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %b0 = accel.alloc : memref<128x128xf32, #vmem>
+  %b1 = accel.alloc : memref<128x128xf32, #vmem>
+  // expected-remark @+2 {{not hoisted: its metrics show no stall}}
+  // expected-note @+1 {{blocking op}}
+  %t0 = accel.dma_start %w0, %b0 : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+  accel.dma_wait %t0
+  accel.matmul %a, %b0, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{hoisted across 2 op(s); stopped by another DMA ISSUE (the link FIFO order is kept)}}
+  %t1 = accel.dma_start %w1, %b1 {accel.stall_base = 499, accel.stall_transfer = 64} : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+  accel.dma_wait %t1
+  accel.matmul %a, %b1, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the source is written in between (a store to the same HBM buffer).
+// CHECK-LABEL: func.func @source_written
+// CHECK: accel.dma_wait
+// CHECK-NEXT: accel.dma_start %arg0, %{{.*}} {accel.stall_base = 100 : i64}
+func.func @source_written(%buf: memref<8x128xf32, #hbm>, %v: memref<8x128xf32, #vmem>) {
+  %w = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+  %ts = accel.dma_start %v, %buf : memref<8x128xf32, #vmem>, memref<8x128xf32, #hbm>
+  // expected-note @+1 {{blocking op}}
+  accel.dma_wait %ts
+  // expected-remark @+1 {{not hoisted: blocked by the WAIT of a DMA that writes the source}}
+  %tl = accel.dma_start %buf, %w {accel.stall_base = 100} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %tl
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the destination is still being read by a matmul in between.
+// CHECK-LABEL: func.func @destination_in_use
+// CHECK: accel.matmul
+// CHECK-NEXT: accel.dma_start %arg1
+func.func @destination_in_use(%a: memref<8x128xf32, #vmem>, %w1: memref<128x128xf32, #hbm>, %b: memref<128x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  // expected-note @+1 {{blocking op}}
+  accel.matmul %a, %b, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not hoisted: blocked by an access to the DMA's destination}}
+  %t = accel.dma_start %w1, %b {accel.stall_transfer = 7} : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+  accel.dma_wait %t
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the source buffer's address is computed by an op that reads
+// memory-free but the DMA's source subview depends on a loop-carried index,
+// so it cannot leave the loop; inside the body it is already first.
+// CHECK-LABEL: func.func @loop_variant
+// CHECK: scf.for %[[I:.*]] =
+// CHECK-NEXT: arith.muli %[[I]]
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: accel.dma_start
+func.func @loop_variant(%w: memref<1024x128xf32, #hbm>, %b: memref<128x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  // expected-note @+1 {{blocking op}}
+  scf.for %i = %c0 to %c8 step %c1 {
+    %r = arith.muli %i, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<1024x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    // expected-remark @+1 {{not hoisted: blocked by an operand that changes in the loop}}
+    %t = accel.dma_start %s, %b {accel.stall_base = 3} : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Leaves the loop: loop-invariant operands, the destination is only read in
+// the loop; the WAIT stays inside. The pure subview moves with it. Crossed:
+// the loop (1) and the three constants above it (3).
+// CHECK-LABEL: func.func @loop_invariant
+// CHECK-NEXT: %[[S:.*]] = memref.subview %arg0[0, 0]
+// CHECK-NEXT: %[[T:.*]] = accel.dma_start %[[S]], %arg1 {accel.hoisted = 4 : i64
+// CHECK: scf.for
+// CHECK-NEXT: accel.dma_wait %[[T]]
+// CHECK-NEXT: accel.vexp %arg1
+func.func @loop_invariant(%x: memref<8x256xf32, #hbm>, %xv: memref<8x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %s = memref.subview %x[0, 0] [8, 128] [1, 1] : memref<8x256xf32, #hbm> to memref<8x128xf32, strided<[256, 1]>, #hbm>
+    // expected-remark @+1 {{hoisted across 4 op(s) and out of a loop to the top of its block}}
+    %t = accel.dma_start %s, %xv {accel.stall_base = 500} : memref<8x128xf32, strided<[256, 1]>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vexp %xv, %o : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused to leave the loop: the destination is written in the loop.
+// CHECK-LABEL: func.func @destination_written_in_loop
+// CHECK: scf.for
+// CHECK-NEXT: accel.dma_start
+func.func @destination_written_in_loop(%x: memref<8x128xf32, #hbm>, %xv: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-remark @+1 {{not hoisted: blocked by an access to the DMA's destination}}
+    %t = accel.dma_start %x, %xv {accel.stall_base = 500} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    // expected-note @+1 {{blocking op}}
+    accel.vexp %xv, %xv : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused to leave a loop that may run zero times.
+// CHECK-LABEL: func.func @maybe_empty_loop
+// CHECK: scf.for
+// CHECK-NEXT: accel.dma_start
+func.func @maybe_empty_loop(%x: memref<8x128xf32, #hbm>, %xv: memref<8x128xf32, #vmem>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-note @+1 {{blocking op}}
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-remark @+1 {{not hoisted: blocked by a loop that may run zero times}}
+    %t = accel.dma_start %x, %xv {accel.stall_base = 500} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the function's VMEM allocations exceed the capacity.
+func.func @vmem_capacity(%x: memref<8x128xf32, #hbm>) {
+  %big = accel.alloc : memref<8192x1024xf32, #vmem>
+  %v = accel.alloc : memref<8x128xf32, #vmem>
+  accel.vfill %big, 0.0 : memref<8192x1024xf32, #vmem>
+  // expected-remark @+1 {{not hoisted: VMEM allocations (33558528 bytes) exceed the capacity of 33554432 bytes}}
+  %t = accel.dma_start %x, %v {accel.stall_base = 500} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %t
+  return
+}
+
+// With all=true the unstalled %t0 moves too (above the second alloc).
+// ALL-LABEL: func.func @chain
+// ALL: accel.dma_start %arg1, %{{.*}} {accel.hoisted = 1 : i64}
+// ALL-NEXT: accel.alloc
+// ALL-NEXT: accel.dma_start %arg2
