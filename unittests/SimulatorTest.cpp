@@ -562,18 +562,14 @@ TEST(SimulatorTest, VpuUnaryFillAndReductions) {
 TEST(SimulatorTest, VpuLatencyAndBusyStall) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB), li(3, kC),
-      // 3: 8 + ceil(6/1024) * 1 = 9 cycles: VPU busy [3, 12).
+      li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
+      // 4: 8 + ceil(6/1024) * 1 = 9 cycles: VPU busy [4, 13).
       vbinary(Opcode::VAdd, 3, 1, 2, 2, 3, 3, 3, 3),
-      // ready 4, VPU busy until 12: stall 8; 8 + 1 * 4 = 12: [12, 24).
-      vbinary(Opcode::VDiv, 3 /*same out? no:*/, 1, 2, 2, 3, 3, 3, 3),
-      halt(), // ready 13
+      // Own output, so only the unit is contended: ready 5, VPU busy
+      // until 13: stall 8; 8 + ceil(6/1024) * 4 = 12 cycles: [13, 25).
+      vbinary(Opcode::VDiv, 4, 1, 2, 2, 3, 3, 3, 3),
+      halt(), // ready 14; total = max(14 + 1, 25) = 25
   });
-  // Give the div its own output so that only the unit is contended.
-  p.code[4].rs3 = 4;
-  p.code.insert(p.code.begin() + 3, li(4, kC + 64));
-  // Now: li x4 at 0..3, vadd at 4 -> [4, 13), vdiv ready 5 -> stall 8,
-  // [13, 25), halt ready 14; total = max(15, 25) = 25.
   Simulator sim(config, p);
   Recorder rec;
   sim.addObserver(&rec);
@@ -822,9 +818,9 @@ TEST(SimulatorTest, DmaRoundTripThroughVpu) {
       // 109: b = a + a, 8 + ceil(64/1024) = 9 cycles: [109, 118).
       vbinary(Opcode::VAdd, 5, 2, 2, 2, 32, 32, 32, 32),
       // ready 110, reads b while the VPU writes it: data hazard until
-      // 118 (stall 8). b -> out (row stride 16): baseEnd 218,
+      // 118 (stall 8). b -> out (row stride 40): baseEnd 218,
       // complete 222.
-      dmaIssue(4, 5, 6, MemSpace::VMEM, MemSpace::HBM, 2, 32, 32, 16),
+      dmaIssue(4, 5, 6, MemSpace::VMEM, MemSpace::HBM, 2, 32, 32, 40),
       // w = 119: base 99, transfer 4, resume 222.
       dmaWait(4),
       halt(), // 223; total 224
@@ -838,16 +834,18 @@ TEST(SimulatorTest, DmaRoundTripThroughVpu) {
   EXPECT_EQ(stall(*r, StallCause::DataHazard), 8u);
   EXPECT_EQ(r->totalCycles, 224u);
 
-  // out[r][c] at row stride 16 overlaps rows: row 1 starts at element 16,
-  // so out = row 0 elements [0, 16) then row 1 in [16, 48).
-  std::vector<float> out = readTile(sim, MemSpace::HBM, kOut, 1, 48, 48);
-  for (uint64_t i = 0; i < 16; ++i)
-    EXPECT_EQ(out[i], 2 * isa::initValue(kSeed, i)) << i;
-  for (uint64_t c = 0; c < 32; ++c)
-    EXPECT_EQ(out[16 + c], 2 * isa::initValue(kSeed, 64 + c)) << c;
-  // The rest of the zero-initialised output is still zero.
-  EXPECT_EQ(readTile(sim, MemSpace::HBM, kOut + 48 * 4, 1, 4, 4),
-            (std::vector<float>{0, 0, 0, 0}));
+  // out[r * 40 + c] = 2 * x[r * 64 + c] for r < 2, c < 32.
+  std::vector<float> out = readTile(sim, MemSpace::HBM, kOut, 2, 40, 40);
+  for (uint64_t c = 0; c < 32; ++c) {
+    EXPECT_EQ(out[c], 2 * isa::initValue(kSeed, c)) << c;
+    EXPECT_EQ(out[40 + c], 2 * isa::initValue(kSeed, 64 + c)) << c;
+  }
+  // The gaps between the rows and the rest of the zero-initialised output
+  // are still zero.
+  for (uint64_t c = 32; c < 40; ++c) {
+    EXPECT_EQ(out[c], 0.0f) << c;
+    EXPECT_EQ(out[40 + c], 0.0f) << c;
+  }
   // Exactly one HBM page was written.
   auto dirty = sim.getMemory().dirtyHbmPages();
   ASSERT_EQ(dirty.size(), 1u);

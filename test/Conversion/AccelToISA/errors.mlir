@@ -1,13 +1,13 @@
 // Programs the lowering rejects, each with one located error and exit 1.
 // RUN: split-file %s %t
-// RUN: not accel-replay asm %t/unsupported-op.mlir 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED --implicit-check-not=error:
+// RUN: not accel-replay asm %t/unsupported-op.mlir 2>&1 | FileCheck %s --check-prefix=OPKIND --implicit-check-not=error:
 // RUN: not accel-replay asm %t/vmem-arg.mlir 2>&1 | FileCheck %s --check-prefix=ARG --implicit-check-not=error:
 // RUN: not accel-replay asm %t/capacity.mlir 2>&1 | FileCheck %s --check-prefix=CAPACITY --implicit-check-not=error:
 // RUN: not accel-replay asm %t/two-funcs.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY --implicit-check-not=error:
 // RUN: not accel-replay asm %t/iter-args.mlir 2>&1 | FileCheck %s --check-prefix=ITER --implicit-check-not=error:
 // RUN: not accel-replay asm %t/init.mlir 2>&1 | FileCheck %s --check-prefix=INIT --implicit-check-not=error:
 
-// UNSUPPORTED: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
+// OPKIND: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
 // ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32 HBM memref with a static shape and the identity layout
 // CAPACITY: capacity.mlir:3:8: error: VMEM allocations need 33558528 bytes, more than the VMEM capacity of 33554432 bytes
 // ENTRY: error: cannot choose an entry function: found 2 functions with bodies and none named 'main'
