@@ -188,6 +188,9 @@ TEST(MachineConfigTest, SyntaxErrorByteIsZeroBased) {
       {"{\n  \"mxu\": 1,\n}", 14},
       // {"mxu":     8 bytes, unexpected end of input at offset 8.
       {R"({"mxu": )", 8},
+      // The example of docs/config.md: {"mxu": {"rows": 64,}}  the '}'
+      // after the trailing comma is at offset 20 (column 21).
+      {R"({"mxu": {"rows": 64,}})", 20},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.text);

@@ -146,6 +146,31 @@ llvm::Error Simulator::step(RunSummary &summary) {
           overlapsAny(op.reads, writes))
         at.atLeast(op.end, StallCause::DataHazard);
   };
+  // Synchronization check against DMAs issued but not yet WAITed.
+  auto checkRaces = [&](const std::vector<AddrRange> &reads,
+                        const std::vector<AddrRange> &writes) -> llvm::Error {
+    for (const PendingDma &p : pendingDmas) {
+      auto race = [&](const AddrRange &r, const char *what,
+                      const char *dmaDoes) {
+        return fault(pc, llvm::Twine("data race: ") + what + " " +
+                             isa::memSpaceName(r.space).upper() + " [" +
+                             llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) +
+                             "), which DMA " + llvm::Twine(p.id) +
+                             " (issued at pc " + llvm::Twine(p.pc) + ") " +
+                             dmaDoes + ", before its WAIT");
+      };
+      for (const AddrRange &r : reads)
+        if (r.overlaps(p.write))
+          return race(r, "reads", "writes");
+      for (const AddrRange &w : writes) {
+        if (w.overlaps(p.write))
+          return race(w, "writes", "writes");
+        if (w.overlaps(p.read))
+          return race(w, "writes", "reads");
+      }
+    }
+    return llvm::Error::success();
+  };
   auto vmemTile = [&](uint8_t reg, uint64_t rows, uint64_t cols,
                       uint64_t stride) {
     return TileRef{isa::MemSpace::VMEM, regs[reg], rows, cols, stride};
@@ -207,6 +232,8 @@ llvm::Error Simulator::step(RunSummary &summary) {
       reads.push_back(src.span());
     if (dst.space == isa::MemSpace::VMEM)
       writes.push_back(dst.span());
+    if (auto e = checkRaces({src.span()}, {dst.span()}))
+      return e;
     hazards(reads, writes);
     while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
       at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
@@ -218,6 +245,7 @@ llvm::Error Simulator::step(RunSummary &summary) {
     memory.readTile(src, tmp.data());
     memory.writeTile(dst, tmp.data());
     regs[in.rd] = id;
+    pendingDmas.push_back({id, pc, src.span(), dst.span()});
     const DmaTiming &t = dma.get(id);
     ev.unitStart = t.transferStart;
     ev.unitEnd = t.complete;
@@ -232,6 +260,8 @@ llvm::Error Simulator::step(RunSummary &summary) {
     if (!dma.isValid(uint32_t(id)) || id > UINT32_MAX)
       return fault(pc, "WAIT on DMA id " + llvm::Twine(id) +
                            ", which was never issued");
+    llvm::erase_if(pendingDmas,
+                   [&](const PendingDma &p) { return p.id == id; });
     WaitEvent w;
     w.pc = pc;
     w.dmaId = uint32_t(id);
@@ -264,6 +294,8 @@ llvm::Error Simulator::step(RunSummary &summary) {
     std::vector<AddrRange> reads{a.span(), b.span()}, writes{c.span()};
     if (in.flags & isa::kFlagAccumulate)
       reads.push_back(c.span());
+    if (auto e = checkRaces(reads, writes))
+      return e;
     hazards(reads, writes);
     uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
                       llvm::divideCeil(n, config.mxuCols);
@@ -320,6 +352,8 @@ llvm::Error Simulator::step(RunSummary &summary) {
         return e;
       reads.push_back(y.span());
     }
+    if (auto e = checkRaces(reads, writes))
+      return e;
     at.atLeast(unitFree[size_t(isa::Unit::Vpu)], StallCause::VpuBusy);
     hazards(reads, writes);
     unsigned cost = config.vpuCostSimple;

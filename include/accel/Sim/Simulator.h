@@ -90,7 +90,9 @@ public:
   /// Runs from the entry until HALT. Errors (a fault of the simulated
   /// program) read "fault at pc N (INSTRUCTION), op ID at LOC: WHAT" and
   /// cover out-of-bounds VMEM/HBM accesses, WAIT on a DMA never issued, a PC
-  /// outside the code, a missing link, and exceeding `maxInstructions`.
+  /// outside the code, a missing link, a data race (an access to memory that
+  /// a DMA issued but not yet WAITed reads or writes), and exceeding
+  /// `maxInstructions`.
   llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32);
 
   Memory &getMemory() { return memory; }
@@ -119,6 +121,14 @@ private:
     std::vector<AddrRange> reads, writes;
   };
   std::vector<InFlightOp> inFlight;
+  /// DMAs issued and not yet WAITed: the ranges they read and write. Any
+  /// other access to them is a data race (a fault), so a transform that
+  /// breaks synchronization cannot pass as "results identical".
+  struct PendingDma {
+    uint32_t id, pc;
+    AddrRange read, write;
+  };
+  std::vector<PendingDma> pendingDmas;
 };
 
 } // namespace sim
