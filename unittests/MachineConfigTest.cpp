@@ -196,14 +196,6 @@ TEST(MachineConfigTest, SyntaxErrorByteIsZeroBased) {
     SCOPED_TRACE(c.text);
     std::string msg = errorOf(c.text);
     std::string want = "cfg.json: byte " + std::to_string(c.offset) + ": ";
-    std::string oneBased =
-        "cfg.json: byte " + std::to_string(c.offset + 1) + ": ";
-    if (msg.rfind(oneBased, 0) == 0)
-      GTEST_SKIP() << "BUG: MachineConfig::fromJson reports nlohmann's "
-                      "1-based parse_error::byte as 'byte N' (got '"
-                   << msg << "', want the 0-based offset " << c.offset
-                   << "); every other byte offset in accel is 0-based "
-                      "('byte 0' for a non-object config, image offsets)";
     EXPECT_EQ(msg.rfind(want, 0), 0u) << msg;
   }
 }
@@ -262,10 +254,6 @@ TEST(MachineConfigTest, ValuesTooLargeForTheFieldAreRejected) {
   // (which would make the MXU latency divide by zero).
   auto c = MachineConfig::fromJson(R"({"mxu": {"rows": 4294967296}})",
                                    "cfg.json");
-  if (c && c->mxuRows == 0)
-    GTEST_SKIP() << "BUG: MachineConfig::fromJson truncates 64-bit values "
-                    "into 32-bit fields (mxu.rows = 4294967296 is accepted "
-                    "as 0) instead of reporting an out-of-range value";
   ASSERT_FALSE(bool(c)) << "mxu.rows parsed as " << c->mxuRows;
   std::string msg = llvm::toString(c.takeError());
   EXPECT_EQ(msg.rfind("cfg.json: field 'mxu.rows': ", 0), 0u) << msg;

@@ -100,6 +100,16 @@ public:
       fail(path + key, "must be >= " + std::to_string(min));
     return x;
   }
+  /// A 32-bit field: values above UINT32_MAX are an error, not truncated.
+  unsigned u32(const json &obj, const std::string &key,
+               const std::string &path, uint64_t min = 1) {
+    uint64_t x = u64(obj, key, path, min);
+    if (x > UINT32_MAX) {
+      fail(path + key, "must be <= " + std::to_string(UINT32_MAX));
+      return 0;
+    }
+    return unsigned(x);
+  }
   double number(const json &obj, const std::string &key,
                 const std::string &path) {
     const json *v = get(obj, key, path);
@@ -181,8 +191,10 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       // column C: ..."; keep the part after the id.
       std::string what = e.what();
       size_t at = what.find("] ");
+      // e.byte counts from 1; accel reports 0-based byte offsets.
       return llvm::createStringError(
-          "%s: byte %zu: %s", sourceName.str().c_str(), e.byte,
+          "%s: byte %zu: %s", sourceName.str().c_str(),
+          e.byte ? size_t(e.byte - 1) : size_t(0),
           what.substr(at == std::string::npos ? 0 : at + 2).c_str());
     }
     if (!patch.is_object())
@@ -205,8 +217,8 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
                                    "pages_per_block"})) {
     c.vmemBytes = r.u64(*vmem, "bytes", "vmem.");
     c.vmemPageBytes = r.u64(*vmem, "page_bytes", "vmem.");
-    c.vmemBlocks = unsigned(r.u64(*vmem, "blocks", "vmem."));
-    c.vmemPagesPerBlock = unsigned(r.u64(*vmem, "pages_per_block", "vmem."));
+    c.vmemBlocks = r.u32(*vmem, "blocks", "vmem.");
+    c.vmemPagesPerBlock = r.u32(*vmem, "pages_per_block", "vmem.");
     if (r.error.empty() &&
         c.vmemBytes != uint64_t(c.vmemBlocks) * c.vmemPagesPerBlock *
                            c.vmemPageBytes)
@@ -217,28 +229,28 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
                                ")");
   }
   if (const json *mxu = r.object(doc, "mxu", "", {"rows", "cols"})) {
-    c.mxuRows = unsigned(r.u64(*mxu, "rows", "mxu."));
-    c.mxuCols = unsigned(r.u64(*mxu, "cols", "mxu."));
+    c.mxuRows = r.u32(*mxu, "rows", "mxu.");
+    c.mxuCols = r.u32(*mxu, "cols", "mxu.");
   }
   if (const json *vpu = r.object(doc, "vpu", "",
                                  {"lanes", "pipeline_depth", "cost"})) {
-    c.vpuLanes = unsigned(r.u64(*vpu, "lanes", "vpu."));
-    c.vpuPipelineDepth = unsigned(r.u64(*vpu, "pipeline_depth", "vpu.", 0));
+    c.vpuLanes = r.u32(*vpu, "lanes", "vpu.");
+    c.vpuPipelineDepth = r.u32(*vpu, "pipeline_depth", "vpu.", 0);
     if (const json *cost = r.object(*vpu, "cost", "vpu.",
                                     {"simple", "div", "exp", "sqrt",
                                      "reduce"})) {
-      c.vpuCostSimple = unsigned(r.u64(*cost, "simple", "vpu.cost."));
-      c.vpuCostDiv = unsigned(r.u64(*cost, "div", "vpu.cost."));
-      c.vpuCostExp = unsigned(r.u64(*cost, "exp", "vpu.cost."));
-      c.vpuCostSqrt = unsigned(r.u64(*cost, "sqrt", "vpu.cost."));
-      c.vpuCostReduce = unsigned(r.u64(*cost, "reduce", "vpu.cost."));
+      c.vpuCostSimple = r.u32(*cost, "simple", "vpu.cost.");
+      c.vpuCostDiv = r.u32(*cost, "div", "vpu.cost.");
+      c.vpuCostExp = r.u32(*cost, "exp", "vpu.cost.");
+      c.vpuCostSqrt = r.u32(*cost, "sqrt", "vpu.cost.");
+      c.vpuCostReduce = r.u32(*cost, "reduce", "vpu.cost.");
     }
   }
   if (const json *scalar = r.object(doc, "scalar", "", {"latency"}))
-    c.scalarLatency = unsigned(r.u64(*scalar, "latency", "scalar."));
+    c.scalarLatency = r.u32(*scalar, "latency", "scalar.");
   if (const json *dma = r.object(doc, "dma", "", {"max_outstanding",
                                                   "links"})) {
-    c.maxOutstandingDmas = unsigned(r.u64(*dma, "max_outstanding", "dma."));
+    c.maxOutstandingDmas = r.u32(*dma, "max_outstanding", "dma.");
     const json *links = r.get(*dma, "links", "dma.");
     if (links && !links->is_array())
       r.fail("dma.links", "must be an array");
