@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Simulator.h"
+#include "accel/Sim/Access.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -96,20 +97,48 @@ static bool overlapsAny(const std::vector<AddrRange> &a,
 }
 
 llvm::Expected<RunSummary> Simulator::run(uint64_t maxInstructions) {
-  RunSummary summary;
   while (!halted) {
     if (instCount >= maxInstructions)
       return fault(pc, "instruction budget of " +
                            llvm::Twine(maxInstructions) +
                            " exceeded (an endless loop?)");
-    if (llvm::Error e = step(summary))
+    if (llvm::Error e = step())
       return std::move(e);
   }
-  summary.instructions = instCount;
+  return finish();
+}
+
+RunSummary Simulator::finish() {
+  if (!finished) {
+    uint64_t end = first ? 0 : lastIssue + 1;
+    for (uint64_t f : unitFree)
+      end = std::max(end, f);
+    end = std::max(end, dma.drainCycle());
+    summary.totalCycles = end;
+    summary.instructions = instCount;
+    finished = true;
+    for (Observer *o : observers)
+      o->onHalt(end);
+  }
   return summary;
 }
 
-llvm::Error Simulator::step(RunSummary &summary) {
+void Simulator::installRegister(unsigned r, uint64_t value) {
+  if (r != 0)
+    regs[r] = value;
+}
+
+uint32_t Simulator::installPendingDma(const TileRef &src, const TileRef &dst) {
+  int link = config.findLink(src.space, dst.space);
+  uint64_t bytes = src.rows * src.cols * isa::kElemBytes;
+  uint32_t id = dma.issue(0, link < 0 ? 0 : link, bytes);
+  pendingDmas.push_back({id, pc, src.span(), dst.span()});
+  return id;
+}
+
+llvm::Error Simulator::step() {
+  if (halted)
+    return llvm::createStringError("the program has halted");
   if (pc >= program.code.size())
     return fault(pc, "pc outside the code (" +
                          llvm::Twine(program.code.size()) +
@@ -129,26 +158,26 @@ llvm::Error Simulator::step(RunSummary &summary) {
   // Drop unit ops that finished before this instruction could issue.
   llvm::erase_if(inFlight, [&](const InFlightOp &op) { return op.end <= ready; });
 
-  auto checkTile = [&](const TileRef &t, const char *what) -> llvm::Error {
-    AddrRange span = t.span();
-    if (t.rows == 0 || t.cols == 0 || !memory.findBuffer(span))
-      return fault(pc, llvm::Twine(isa::memSpaceName(t.space).upper()) +
-                           " access out of bounds: " + what + " [" +
-                           llvm::Twine(span.begin) + ", " +
-                           llvm::Twine(span.end) +
-                           ") is not inside any allocated buffer");
-    return llvm::Error::success();
-  };
-  auto hazards = [&](const std::vector<AddrRange> &reads,
-                     const std::vector<AddrRange> &writes) {
-    for (const InFlightOp &op : inFlight)
-      if (overlapsAny(op.writes, reads) || overlapsAny(op.writes, writes) ||
-          overlapsAny(op.reads, writes))
-        at.atLeast(op.end, StallCause::DataHazard);
-  };
-  // Synchronization check against DMAs issued but not yet WAITed.
-  auto checkRaces = [&](const std::vector<AddrRange> &reads,
-                        const std::vector<AddrRange> &writes) -> llvm::Error {
+  // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
+  std::vector<AddrRange> reads, writes, vmemReads, vmemWrites;
+  if (unit != isa::Unit::Scalar && in.op != Opcode::DmaWait) {
+    InstAccess acc =
+        getAccesses(in, [&](unsigned r) { return regs[r]; });
+    for (auto [list, all, inVmem] :
+         {std::make_tuple(&acc.memReads, &reads, &vmemReads),
+          std::make_tuple(&acc.memWrites, &writes, &vmemWrites)})
+      for (const MemOperand &m : *list) {
+        AddrRange span = m.tile.span();
+        if (m.tile.rows == 0 || m.tile.cols == 0 || !memory.findBuffer(span))
+          return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
+                               " access out of bounds: " + m.role + " [" +
+                               llvm::Twine(span.begin) + ", " +
+                               llvm::Twine(span.end) +
+                               ") is not inside any allocated buffer");
+        all->push_back(span);
+        if (span.space == isa::MemSpace::VMEM)
+          inVmem->push_back(span);
+      }
     for (const PendingDma &p : pendingDmas) {
       auto race = [&](const AddrRange &r, const char *what,
                       const char *dmaDoes) {
@@ -169,8 +198,12 @@ llvm::Error Simulator::step(RunSummary &summary) {
           return race(w, "writes", "reads");
       }
     }
-    return llvm::Error::success();
-  };
+    for (const InFlightOp &op : inFlight)
+      if (overlapsAny(op.writes, vmemReads) ||
+          overlapsAny(op.writes, vmemWrites) ||
+          overlapsAny(op.reads, vmemWrites))
+        at.atLeast(op.end, StallCause::DataHazard);
+  }
   auto vmemTile = [&](uint8_t reg, uint64_t rows, uint64_t cols,
                       uint64_t stride) {
     return TileRef{isa::MemSpace::VMEM, regs[reg], rows, cols, stride};
@@ -218,23 +251,11 @@ llvm::Error Simulator::step(RunSummary &summary) {
   case Opcode::DmaIssue: {
     TileRef src{in.dmaSrc(), regs[in.rs1], in.a, in.b, in.s1};
     TileRef dst{in.dmaDst(), regs[in.rs2], in.a, in.b, in.s2};
-    if (auto e = checkTile(src, "DMA source"))
-      return e;
-    if (auto e = checkTile(dst, "DMA destination"))
-      return e;
     int link = config.findLink(src.space, dst.space);
     if (link < 0)
       return fault(pc, "the machine config has no DMA link " +
                            isa::memSpaceName(src.space) + "->" +
                            isa::memSpaceName(dst.space));
-    std::vector<AddrRange> reads, writes;
-    if (src.space == isa::MemSpace::VMEM)
-      reads.push_back(src.span());
-    if (dst.space == isa::MemSpace::VMEM)
-      writes.push_back(dst.span());
-    if (auto e = checkRaces({src.span()}, {dst.span()}))
-      return e;
-    hazards(reads, writes);
     while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
       at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
     uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
@@ -284,23 +305,11 @@ llvm::Error Simulator::step(RunSummary &summary) {
     TileRef a = vmemTile(in.rs1, m, k, in.s2);
     TileRef b = vmemTile(in.rs2, k, n, n);
     TileRef c = vmemTile(in.rs3, m, n, in.s3);
-    if (auto e = checkTile(a, "MXU operand A"))
-      return e;
-    if (auto e = checkTile(b, "MXU operand B"))
-      return e;
-    if (auto e = checkTile(c, "MXU operand C"))
-      return e;
     at.atLeast(unitFree[size_t(isa::Unit::Mxu)], StallCause::MxuBusy);
-    std::vector<AddrRange> reads{a.span(), b.span()}, writes{c.span()};
-    if (in.flags & isa::kFlagAccumulate)
-      reads.push_back(c.span());
-    if (auto e = checkRaces(reads, writes))
-      return e;
-    hazards(reads, writes);
     uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
                       llvm::divideCeil(n, config.mxuCols);
     unitLatency = passes * (config.mxuRows + m) + config.mxuCols;
-    inFlight.push_back({at.cycle + unitLatency, unit, reads, writes});
+    inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
     // C (+)= A * B, rows of C accumulated in a dense temporary.
     std::vector<float> acc(n);
     for (uint64_t i = 0; i < m; ++i) {
@@ -339,23 +348,7 @@ llvm::Error Simulator::step(RunSummary &summary) {
     TileRef out = vmemTile(in.rs3, rows, reduce ? 1 : cols, in.s3);
     TileRef x = vmemTile(in.rs1, rows, cols, in.s1);
     TileRef y = vmemTile(in.rs2, rows, bcast ? 1 : cols, in.s2);
-    std::vector<AddrRange> reads, writes{out.span()};
-    if (auto e = checkTile(out, "VPU output"))
-      return e;
-    if (in.op != Opcode::VFill) {
-      if (auto e = checkTile(x, "VPU operand x"))
-        return e;
-      reads.push_back(x.span());
-    }
-    if (binary) {
-      if (auto e = checkTile(y, "VPU operand y"))
-        return e;
-      reads.push_back(y.span());
-    }
-    if (auto e = checkRaces(reads, writes))
-      return e;
     at.atLeast(unitFree[size_t(isa::Unit::Vpu)], StallCause::VpuBusy);
-    hazards(reads, writes);
     unsigned cost = config.vpuCostSimple;
     if (in.op == Opcode::VDiv)
       cost = config.vpuCostDiv;
@@ -367,7 +360,7 @@ llvm::Error Simulator::step(RunSummary &summary) {
       cost = config.vpuCostReduce;
     unitLatency = config.vpuPipelineDepth +
                   llvm::divideCeil(rows * cols, config.vpuLanes) * cost;
-    inFlight.push_back({at.cycle + unitLatency, unit, reads, writes});
+    inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
 
     std::vector<float> xs(rows * cols), ys, res(rows * (reduce ? 1 : cols));
     if (in.op != Opcode::VFill)
@@ -435,15 +428,7 @@ llvm::Error Simulator::step(RunSummary &summary) {
   ++instCount;
   for (Observer *o : observers)
     o->onRetire(ev);
-  pc = nextPc;
-  if (halted) {
-    uint64_t end = at.cycle + 1;
-    for (uint64_t f : unitFree)
-      end = std::max(end, f);
-    end = std::max(end, dma.drainCycle());
-    summary.totalCycles = end;
-    for (Observer *o : observers)
-      o->onHalt(end);
-  }
+  if (!halted)
+    pc = nextPc;
   return llvm::Error::success();
 }

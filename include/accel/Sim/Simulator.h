@@ -95,13 +95,31 @@ public:
   /// `maxInstructions`.
   llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32);
 
+  /// Executes one instruction (the faults of run()). At HALT the simulator
+  /// stops with the PC on the halt.
+  llvm::Error step();
+  /// Ends the run: total cycles = the cycle by which the last instruction
+  /// issued, every unit is free and every DMA has completed; observers get
+  /// onHalt. Called by run(); call it after the last step() of a window.
+  RunSummary finish();
+  bool isHalted() const { return halted; }
+  uint32_t getPc() const { return pc; }
+  uint64_t getInstructionCount() const { return instCount; }
+
+  /// Replay: start at `pc` instead of 0.
+  void setPc(uint32_t newPc) { pc = newPc; }
+  /// Replay: set a register before the first step (r0 stays zero).
+  void installRegister(unsigned r, uint64_t value);
+  /// Replay: a DMA that was in flight when the window began; it is treated
+  /// as issued at cycle 0 of the window. Returns its DMA id.
+  uint32_t installPendingDma(const TileRef &src, const TileRef &dst);
+
   Memory &getMemory() { return memory; }
   const DmaEngine &getDmaEngine() const { return dma; }
   uint64_t getRegister(unsigned r) const { return regs[r]; }
 
 private:
   llvm::Error fault(uint32_t pc, const llvm::Twine &what) const;
-  llvm::Error step(RunSummary &summary);
 
   const MachineConfig &config;
   const isa::Program &program;
@@ -110,7 +128,8 @@ private:
   std::vector<Observer *> observers;
   std::array<uint64_t, isa::kNumRegs> regs{};
   uint32_t pc = 0;
-  bool halted = false;
+  bool halted = false, finished = false;
+  RunSummary summary;
   uint64_t instCount = 0;
   uint64_t lastIssue = 0; ///< issue cycle of the previous instruction
   bool first = true;

@@ -1,0 +1,50 @@
+//===- Access.h - What an instruction reads and writes ----------*- C++ -*-===//
+//
+// One description of every instruction's operands, by format (Opcodes.def):
+// the registers it reads and writes, and the memory tiles it reads and
+// writes given the register values that hold their addresses. The simulator
+// uses it for bounds checks, data hazards and race detection; the recorder
+// (seed 000 §4.1, Algorithm 1) for deciding what minimal state to save.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SIM_ACCESS_H
+#define ACCEL_SIM_ACCESS_H
+
+#include "accel/ISA/Isa.h"
+#include "accel/Sim/Memory.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace accel {
+namespace sim {
+
+/// A memory operand: the tile and its role ("DMA source", "MXU operand A",
+/// ...) for diagnostics.
+struct MemOperand {
+  TileRef tile;
+  const char *role = "";
+};
+
+/// Registers and memory tiles one instruction reads and writes.
+struct InstAccess {
+  llvm::SmallVector<uint8_t, 4> regReads, regWrites;
+  llvm::SmallVector<MemOperand, 3> memReads, memWrites;
+};
+
+/// The accesses of `inst`; `readReg(r)` gives the value of register r (the
+/// address registers of memory operands are read through it). Register r0
+/// appears like any other; it always reads as zero.
+InstAccess getAccesses(const isa::Inst &inst,
+                       llvm::function_ref<uint64_t(unsigned)> readReg);
+
+/// Calls `fn(range)` for each contiguous byte range of `tile` (one per row,
+/// or one for the whole tile when its rows are adjacent).
+void forEachRange(const TileRef &tile,
+                  llvm::function_ref<void(const AddrRange &)> fn);
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_ACCESS_H

@@ -1,0 +1,97 @@
+//===- Access.cpp - What an instruction reads and writes ------------------===//
+
+#include "accel/Sim/Access.h"
+
+using namespace accel;
+using namespace accel::sim;
+using isa::InstFormat;
+using isa::MemSpace;
+using isa::Opcode;
+
+InstAccess sim::getAccesses(const isa::Inst &in,
+                            llvm::function_ref<uint64_t(unsigned)> readReg) {
+  InstAccess a;
+  auto vmem = [&](uint8_t reg, uint64_t rows, uint64_t cols,
+                  uint64_t stride) {
+    return TileRef{MemSpace::VMEM, readReg(reg), rows, cols, stride};
+  };
+  switch (isa::info(in.op).format) {
+  case InstFormat::None:
+  case InstFormat::Target:
+    break;
+  case InstFormat::RdImm:
+    a.regWrites.push_back(in.rd);
+    break;
+  case InstFormat::RdRs:
+  case InstFormat::RdRsImm:
+    a.regReads.push_back(in.rs1);
+    a.regWrites.push_back(in.rd);
+    break;
+  case InstFormat::RdRsRs:
+    a.regReads.append({in.rs1, in.rs2});
+    a.regWrites.push_back(in.rd);
+    break;
+  case InstFormat::RsRsTarget:
+    a.regReads.append({in.rs1, in.rs2});
+    break;
+  case InstFormat::Rs:
+    a.regReads.push_back(in.rs1);
+    break;
+  case InstFormat::DmaIssue:
+    a.regReads.append({in.rs1, in.rs2});
+    a.regWrites.push_back(in.rd);
+    a.memReads.push_back(
+        {TileRef{in.dmaSrc(), readReg(in.rs1), in.a, in.b, in.s1},
+         "DMA source"});
+    a.memWrites.push_back(
+        {TileRef{in.dmaDst(), readReg(in.rs2), in.a, in.b, in.s2},
+         "DMA destination"});
+    break;
+  case InstFormat::Matmul: {
+    uint64_t m = in.a, n = in.b, k = in.s1;
+    a.regReads.append({in.rs1, in.rs2, in.rs3});
+    a.memReads.push_back({vmem(in.rs1, m, k, in.s2), "MXU operand A"});
+    a.memReads.push_back({vmem(in.rs2, k, n, n), "MXU operand B"});
+    if (in.flags & isa::kFlagAccumulate)
+      a.memReads.push_back({vmem(in.rs3, m, n, in.s3), "MXU operand C"});
+    a.memWrites.push_back({vmem(in.rs3, m, n, in.s3), "MXU operand C"});
+    break;
+  }
+  case InstFormat::VBinary: {
+    bool bcast = in.flags & isa::kFlagBroadcast;
+    a.regReads.append({in.rs1, in.rs2, in.rs3});
+    a.memReads.push_back({vmem(in.rs1, in.a, in.b, in.s1), "VPU operand x"});
+    a.memReads.push_back(
+        {vmem(in.rs2, in.a, bcast ? 1 : in.b, in.s2), "VPU operand y"});
+    a.memWrites.push_back({vmem(in.rs3, in.a, in.b, in.s3), "VPU output"});
+    break;
+  }
+  case InstFormat::VUnary: {
+    bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
+    a.regReads.append({in.rs1, in.rs3});
+    a.memReads.push_back({vmem(in.rs1, in.a, in.b, in.s1), "VPU operand x"});
+    a.memWrites.push_back(
+        {vmem(in.rs3, in.a, reduce ? 1 : in.b, in.s3), "VPU output"});
+    break;
+  }
+  case InstFormat::VFill:
+    a.regReads.push_back(in.rs3);
+    a.memWrites.push_back({vmem(in.rs3, in.a, in.b, in.s3), "VPU output"});
+    break;
+  }
+  return a;
+}
+
+void sim::forEachRange(const TileRef &t,
+                       llvm::function_ref<void(const AddrRange &)> fn) {
+  if (t.rows == 0 || t.cols == 0)
+    return;
+  if (t.rowStride == t.cols || t.rows == 1) {
+    fn(t.span());
+    return;
+  }
+  for (uint64_t r = 0; r < t.rows; ++r) {
+    uint64_t begin = t.base + r * t.rowStride * 4;
+    fn({t.space, begin, begin + t.cols * 4});
+  }
+}
