@@ -22,6 +22,8 @@ void DmaStallCollector::onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) {
 }
 
 void DmaStallCollector::onDmaWait(const sim::WaitEvent &event) {
+  if (event.dmaId >= records.size() || records[event.dmaId].timing.link < 0)
+    return; // a DMA the collector never saw issued
   DmaRecord &r = records[event.dmaId];
   if (r.waitCycle)
     return; // the first WAIT decides the split
@@ -82,6 +84,8 @@ json analysis::buildMetrics(const isa::Program &program,
   std::vector<uint64_t> linkBytes(config.links.size()),
       linkBusy(config.links.size()), linkCount(config.links.size());
   for (const DmaRecord &r : collector.dmas()) {
+    if (r.timing.link < 0)
+      continue; // an id not issued in this run (replay windows)
     linkBytes[r.timing.link] += r.timing.bytes;
     linkBusy[r.timing.link] += r.timing.complete - r.timing.transferStart;
     ++linkCount[r.timing.link];
@@ -102,6 +106,8 @@ json analysis::buildMetrics(const isa::Program &program,
   };
   json dmas = json::array();
   for (const DmaRecord &r : collector.dmas()) {
+    if (r.timing.link < 0)
+      continue;
     const isa::Origin &o = originOf(r.issuePc);
     json d = {{"id", r.timing.id},
               {"op_id", o.opId},
@@ -148,6 +154,8 @@ json analysis::buildMetrics(const isa::Program &program,
       a.stall[c] += pcs[pc].stall[c];
   }
   for (const DmaRecord &r : collector.dmas()) {
+    if (r.timing.link < 0)
+      continue;
     OpAgg &a = ops[originOf(r.issuePc).opId];
     ++a.dmas;
     a.bytes += r.timing.bytes;

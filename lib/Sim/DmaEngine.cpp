@@ -17,13 +17,19 @@ uint64_t DmaEngine::transferCycles(int link, uint64_t bytes) const {
   return uint64_t(std::ceil(double(bytes) / config.links[link].bytesPerCycle));
 }
 
-uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes) {
+void DmaEngine::reserveIds(uint32_t next) {
+  if (next > dmas.size())
+    dmas.resize(next);
+}
+
+uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
+                          std::optional<uint32_t> id) {
   // Issues come in non-decreasing cycle order, so a DMA complete by now
   // can never be in flight again.
   llvm::erase_if(inFlight,
                  [&](uint32_t id) { return dmas[id].complete <= cycle; });
   DmaTiming t;
-  t.id = uint32_t(dmas.size());
+  t.id = id ? *id : uint32_t(dmas.size());
   t.link = link;
   t.bytes = bytes;
   t.issue = cycle;
@@ -31,7 +37,9 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes) {
   t.transferStart = std::max(t.baseEnd, linkFree[link]);
   t.complete = t.transferStart + transferCycles(link, bytes);
   linkFree[link] = t.complete;
-  dmas.push_back(t);
+  if (t.id >= dmas.size())
+    dmas.resize(t.id + 1);
+  dmas[t.id] = t;
   inFlight.push_back(t.id);
   return t.id;
 }

@@ -24,8 +24,9 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
   }
 }
 
-Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs)
-    : vmem(vmemBytes, 0), buffers(bufs) {
+Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
+               bool initHbm)
+    : vmem(vmemBytes, 0), initHbm(initHbm), buffers(bufs) {
   std::sort(buffers.begin(), buffers.end(),
             [](const isa::Buffer &a, const isa::Buffer &b) {
               return std::make_pair(a.space, a.base) <
@@ -45,9 +46,49 @@ Memory::Page &Memory::hbmPage(uint64_t pageAddr) {
   auto &slot = hbm[pageAddr];
   if (!slot) {
     slot = std::make_unique<Page>();
-    initPage(pageAddr, buffers, slot->bytes);
+    if (initHbm)
+      initPage(pageAddr, buffers, slot->bytes);
+    else
+      slot->bytes.assign(kHbmPageBytes, 0);
   }
   return *slot;
+}
+
+static llvm::Error noBuffer(isa::MemSpace space, uint64_t addr, uint64_t n) {
+  return llvm::createStringError(
+      "no buffer holds %s [%llu, %llu)", isa::memSpaceName(space).str().c_str(),
+      (unsigned long long)addr, (unsigned long long)(addr + n));
+}
+
+llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
+                         uint8_t *out) {
+  if (!findBuffer({space, addr, addr + n}))
+    return noBuffer(space, addr, n);
+  if (space == isa::MemSpace::VMEM)
+    std::memcpy(out, vmem.data() + addr, n);
+  else
+    readHbm(addr, out, n);
+  return llvm::Error::success();
+}
+
+llvm::Error Memory::install(isa::MemSpace space, uint64_t addr,
+                            llvm::ArrayRef<uint8_t> bytes) {
+  if (!findBuffer({space, addr, addr + bytes.size()}))
+    return noBuffer(space, addr, bytes.size());
+  if (space == isa::MemSpace::VMEM) {
+    std::memcpy(vmem.data() + addr, bytes.data(), bytes.size());
+    return llvm::Error::success();
+  }
+  const uint8_t *src = bytes.data();
+  uint64_t n = bytes.size();
+  while (n) {
+    uint64_t page = addr & ~(kHbmPageBytes - 1);
+    uint64_t off = addr - page;
+    uint64_t len = std::min(n, kHbmPageBytes - off);
+    std::memcpy(hbmPage(page).bytes.data() + off, src, len);
+    src += len, addr += len, n -= len;
+  }
+  return llvm::Error::success();
 }
 
 void Memory::readHbm(uint64_t addr, void *out, uint64_t n) {

@@ -54,9 +54,10 @@ llvm::StringRef sim::stallCauseName(StallCause cause) {
   return "?";
 }
 
-Simulator::Simulator(const MachineConfig &config, const isa::Program &program)
+Simulator::Simulator(const MachineConfig &config, const isa::Program &program,
+                     bool initHbm)
     : config(config), program(program),
-      memory(config.vmemBytes, program.buffers), dma(config) {}
+      memory(config.vmemBytes, program.buffers, initHbm), dma(config) {}
 
 llvm::Error Simulator::fault(uint32_t faultPc, const llvm::Twine &what) const {
   std::string where;
@@ -128,12 +129,16 @@ void Simulator::installRegister(unsigned r, uint64_t value) {
     regs[r] = value;
 }
 
-uint32_t Simulator::installPendingDma(const TileRef &src, const TileRef &dst) {
+void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
+                                  const TileRef &src, const TileRef &dst) {
   int link = config.findLink(src.space, dst.space);
   uint64_t bytes = src.rows * src.cols * isa::kElemBytes;
-  uint32_t id = dma.issue(0, link < 0 ? 0 : link, bytes);
-  pendingDmas.push_back({id, pc, src.span(), dst.span()});
-  return id;
+  if (link >= 0) {
+    dma.issue(0, link, bytes, id);
+    for (Observer *o : observers)
+      o->onDmaIssue(issuePc, dma.get(id));
+  }
+  pendingDmas.push_back({id, issuePc, src, dst});
 }
 
 llvm::Error Simulator::step() {
@@ -188,13 +193,14 @@ llvm::Error Simulator::step() {
                              " (issued at pc " + llvm::Twine(p.pc) + ") " +
                              dmaDoes + ", before its WAIT");
       };
+      AddrRange pRead = p.src.span(), pWrite = p.dst.span();
       for (const AddrRange &r : reads)
-        if (r.overlaps(p.write))
+        if (r.overlaps(pWrite))
           return race(r, "reads", "writes");
       for (const AddrRange &w : writes) {
-        if (w.overlaps(p.write))
+        if (w.overlaps(pWrite))
           return race(w, "writes", "writes");
-        if (w.overlaps(p.read))
+        if (w.overlaps(pRead))
           return race(w, "writes", "reads");
       }
     }
@@ -266,7 +272,7 @@ llvm::Error Simulator::step() {
     memory.readTile(src, tmp.data());
     memory.writeTile(dst, tmp.data());
     regs[in.rd] = id;
-    pendingDmas.push_back({id, pc, src.span(), dst.span()});
+    pendingDmas.push_back({id, pc, src, dst});
     const DmaTiming &t = dma.get(id);
     ev.unitStart = t.transferStart;
     ev.unitEnd = t.complete;

@@ -5,6 +5,9 @@
 //   accel-replay asm  FILE.mlir [-o F]     assembler listing
 //   accel-replay lower FILE.mlir -o F.bin  binary image (docs/isa.md)
 //   accel-replay disasm F.bin              listing of an image
+//   accel-replay record FILE.mlir --break-at=SPEC --count=N -o T.accel-trace
+//   accel-replay replay T.accel-trace -o DIR   timed replay + analysis
+//   accel-replay trace-info T.accel-trace
 //
 // Exit codes: 0 success; 1 bad input, a simulated fault, or (fdo) results
 // that differ from iteration 0.
@@ -14,6 +17,9 @@
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/InitAccel.h"
+#include "accel/Replay/Recorder.h"
+#include "accel/Replay/Replayer.h"
+#include "accel/Sim/Device.h"
 #include "accel/Sim/Simulator.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -26,6 +32,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
@@ -44,30 +51,40 @@ static cl::SubCommand fdoCmd(
 static cl::SubCommand asmCmd("asm", "Print the assembler listing of a program");
 static cl::SubCommand lowerCmd("lower", "Write the binary image of a program");
 static cl::SubCommand disasmCmd("disasm", "Print the listing of a binary image");
+static cl::SubCommand recordCmd(
+    "record", "Record a window of a program's execution into a trace");
+static cl::SubCommand replayCmd(
+    "replay", "Replay a trace on the timing simulator and analyze it");
+static cl::SubCommand traceInfoCmd("trace-info",
+                                   "Print a trace's header, sizes and counts");
 
 static cl::OptionCategory category("accel-replay options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
                                       cl::Required, cl::sub(runCmd),
                                       cl::sub(fdoCmd), cl::sub(asmCmd),
                                       cl::sub(lowerCmd), cl::sub(disasmCmd),
-                                      cl::cat(category));
+                                      cl::sub(recordCmd), cl::sub(replayCmd),
+                                      cl::sub(traceInfoCmd), cl::cat(category));
 static cl::opt<std::string>
-    outputPath("o", cl::desc("Output directory (run, fdo) or file (asm, lower)"),
+    outputPath("o",
+               cl::desc("Output directory (run, fdo, replay) or file (asm, "
+                        "lower, record)"),
                cl::value_desc("path"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(disasmCmd),
-               cl::cat(category));
+               cl::sub(recordCmd), cl::sub(replayCmd), cl::cat(category));
 static cl::opt<std::string>
     configFile("config",
                cl::desc("Machine config JSON overriding the embedded default "
                         "(docs/config.md)"),
                cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
-               cl::sub(asmCmd), cl::sub(lowerCmd), cl::cat(category));
+               cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(recordCmd),
+               cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Function to run (default: "
                                                "main, or the only function)"),
                                       cl::sub(runCmd), cl::sub(fdoCmd),
                                       cl::sub(asmCmd), cl::sub(lowerCmd),
-                                      cl::cat(category));
+                                      cl::sub(recordCmd), cl::cat(category));
 static cl::opt<unsigned> iterations("iterations",
                                     cl::desc("FDO iterations after the "
                                              "baseline (default 2)"),
@@ -76,7 +93,21 @@ static cl::opt<unsigned> iterations("iterations",
 static cl::opt<uint64_t> maxInstructions(
     "max-instructions",
     cl::desc("Stop a run that executes more instructions (default 2^32)"),
-    cl::init(1ull << 32), cl::sub(runCmd), cl::sub(fdoCmd), cl::cat(category));
+    cl::init(1ull << 32), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
+    cl::cat(category));
+static cl::opt<std::string> breakAt(
+    "break-at",
+    cl::desc("Start recording at pc:N, op:ID or loc:FILE:LINE (default: the "
+             "program entry)"),
+    cl::value_desc("spec"), cl::sub(recordCmd), cl::cat(category));
+static cl::opt<uint64_t> hitCount("hit",
+                                  cl::desc("Break at the K-th arrival at the "
+                                           "breakpoint (default 1)"),
+                                  cl::init(1), cl::sub(recordCmd),
+                                  cl::cat(category));
+static cl::opt<uint64_t> recordCount(
+    "count", cl::desc("Instructions to record (default 1000000)"),
+    cl::init(1000000), cl::sub(recordCmd), cl::cat(category));
 
 static int fail(const llvm::Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "accel-replay") << msg << "\n";
@@ -379,6 +410,165 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   return 0;
 }
 
+/// Progress on stderr when it is a terminal, quiet otherwise.
+static void showProgress(const char *what, uint64_t done, uint64_t total) {
+  if (!llvm::sys::Process::StandardErrIsDisplayed())
+    return;
+  llvm::errs() << llvm::format("\r%s: %3u%% (%llu / %llu instructions)", what,
+                               unsigned(total ? 100 * done / total : 100),
+                               (unsigned long long)done,
+                               (unsigned long long)total);
+  if (done >= total)
+    llvm::errs() << "\n";
+}
+
+static llvm::Expected<replay::Trace> readTrace(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf)
+    return llvm::createStringError("%s: %s", path.str().c_str(),
+                                   buf.getError().message().c_str());
+  llvm::ArrayRef<uint8_t> bytes(
+      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+      (*buf)->getBufferSize());
+  auto trace = replay::Trace::deserialize(bytes);
+  if (!trace)
+    return llvm::createStringError("%s: %s", path.str().c_str(),
+                                   llvm::toString(trace.takeError()).c_str());
+  return trace;
+}
+
+static int cmdRecord(MLIRContext &ctx) {
+  auto config = configOrFail();
+  if (!config)
+    return 1;
+  if (outputPath.empty())
+    return fail("record needs -o TRACE");
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  auto module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return 1;
+  if (failed(runPasses(*module, [](OpPassManager &pm) {
+        pm.addPass(createAccelAssignOpIds());
+      })))
+    return 1;
+  LoweringOptions options;
+  options.entry = entryName;
+  options.vmemCapacity = config->vmemBytes;
+  options.vmemAlign = config->vmemPageBytes;
+  FailureOr<isa::Program> program = lowerToIsa(*module, options);
+  if (failed(program))
+    return 1;
+  sim::Device device(*config, *program);
+  if (!breakAt.empty()) {
+    auto pc = sim::resolveBreakpoint(*program, breakAt);
+    if (!pc)
+      return fail(llvm::toString(pc.takeError()));
+    device.setBreakpoint(*pc, hitCount);
+    if (auto e = device.continueToBreakpoint(maxInstructions))
+      return fail("--break-at=" + breakAt + ": " + llvm::toString(std::move(e)));
+  }
+  auto trace = replay::record(device, *program, config->jsonText, recordCount,
+                              [](uint64_t done, uint64_t total) {
+                                showProgress("recording", done, total);
+                              });
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  std::vector<uint8_t> bytes = trace->serialize();
+  if (auto e = writeFile(outputPath, llvm::StringRef((const char *)bytes.data(),
+                                                     bytes.size())))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << "recorded " << trace->pcs.size()
+               << " instructions from pc " << trace->startPc
+               << " (instruction " << trace->startIndex << " of the run): "
+               << trace->registers.size() << " registers and "
+               << trace->stateBytes() - trace->registers.size() * 8
+               << " memory bytes of initial state, "
+               << trace->pendingDmas.size() << " DMAs in flight; wrote "
+               << outputPath << " (" << bytes.size() << " bytes)\n";
+  return 0;
+}
+
+static int cmdReplay() {
+  auto trace = readTrace(inputFile);
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  auto replayer = replay::Replayer::create(*trace);
+  if (!replayer)
+    return fail(inputFile + ": " + llvm::toString(replayer.takeError()));
+  analysis::DmaStallCollector collector;
+  (*replayer)->addObserver(&collector);
+  if (auto e = (*replayer)->load())
+    return fail(inputFile + ": " + llvm::toString(std::move(e)));
+  auto summary = (*replayer)->run([](uint64_t done, uint64_t total) {
+    showProgress("replaying", done, total);
+  });
+  if (!summary)
+    return fail(inputFile + ": " + llvm::toString(summary.takeError()));
+  RunResult r;
+  r.program = (*replayer)->getProgram();
+  r.summary = *summary;
+  r.metrics = analysis::buildMetrics(r.program, (*replayer)->getConfig(),
+                                     r.summary, collector);
+  r.metrics["window"] = {{"start_instruction", trace->startIndex},
+                         {"start_pc", trace->startPc},
+                         {"instructions", trace->pcs.size()}};
+  std::string dir = outputPath.empty() ? std::string("accel-out")
+                                       : outputPath.getValue();
+  if (auto e = llvm::sys::fs::create_directories(dir))
+    return fail("cannot create directory '" + dir + "': " + e.message());
+  llvm::SmallString<256> metricsPath(dir), reportPath(dir);
+  llvm::sys::path::append(metricsPath, "metrics.json");
+  llvm::sys::path::append(reportPath, "report.txt");
+  std::string report;
+  llvm::raw_string_ostream ros(report);
+  analysis::writeReport(r.metrics, ros);
+  if (auto e = writeFile(metricsPath, r.metrics.dump(2) + "\n"))
+    return fail(llvm::toString(std::move(e)));
+  if (auto e = writeFile(reportPath, report))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << report << "\nreplayed " << trace->pcs.size()
+               << " instructions; PC sequence matches the trace; wrote " << dir
+               << "/{metrics.json,report.txt}\n";
+  return 0;
+}
+
+static int cmdTraceInfo() {
+  auto trace = readTrace(inputFile);
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  uint64_t fileBytes = 0;
+  llvm::sys::fs::file_size(inputFile, fileBytes);
+  const replay::Trace &t = *trace;
+  uint64_t memBytes = t.stateBytes() - t.registers.size() * 8;
+  llvm::outs() << "trace:              " << inputFile << "\n"
+               << "format version:     " << t.formatVersion << "\n"
+               << "ISA version:        " << t.isaVersion << "\n"
+               << "program:            " << t.program.name << " ("
+               << t.program.code.size() << " instructions, "
+               << t.program.buffers.size() << " buffers)\n"
+               << "window:             " << t.pcs.size()
+               << " instructions from pc " << t.startPc << " (instruction "
+               << t.startIndex << " of the run)\n"
+               << "initial registers:  " << t.registers.size() << "\n"
+               << "initial memory:     " << t.memory.size() << " ranges, "
+               << memBytes << " bytes\n"
+               << "DMAs in flight:     " << t.pendingDmas.size() << "\n"
+               << "next DMA id:        " << t.nextDmaId << "\n"
+               << "file size:          " << fileBytes << " bytes ("
+               << llvm::format("%.2f", t.pcs.empty() ? 0.0
+                                                     : double(fileBytes) /
+                                                           t.pcs.size())
+               << " bytes/instruction)\n"
+               << "full-state snapshot: " << t.fullStateBytes << " bytes ("
+               << llvm::format("%.1fx", t.stateBytes()
+                                            ? double(t.fullStateBytes) /
+                                                  t.stateBytes()
+                                            : 0.0)
+               << " the recorded state)\n";
+  return 0;
+}
+
 static int cmdDisasm() {
   auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
   if (!buf)
@@ -415,6 +605,12 @@ int main(int argc, char **argv) {
     return cmdAsmOrLower(ctx, true);
   if (disasmCmd)
     return cmdDisasm();
+  if (recordCmd)
+    return cmdRecord(ctx);
+  if (replayCmd)
+    return cmdReplay();
+  if (traceInfoCmd)
+    return cmdTraceInfo();
   cl::PrintHelpMessage();
   return 1;
 }

@@ -6,6 +6,7 @@
 #include "accel/Sim/MachineConfig.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace accel {
@@ -40,11 +41,21 @@ class DmaEngine {
 public:
   explicit DmaEngine(const MachineConfig &config);
 
-  /// Issues a DMA of `bytes` on `link` at `cycle`; returns its id (0, 1, ...).
-  uint32_t issue(uint64_t cycle, int link, uint64_t bytes);
+  /// Issues a DMA of `bytes` on `link` at `cycle`; returns its id: the next
+  /// id (0, 1, ... after any reserved ones), or `id` when given (replay of a
+  /// DMA already in flight when a trace window began).
+  uint32_t issue(uint64_t cycle, int link, uint64_t bytes,
+                 std::optional<uint32_t> id = std::nullopt);
+  /// Makes the next issued DMA get id `next` (a replay window continues the
+  /// numbering of the recorded run).
+  void reserveIds(uint32_t next);
   /// Timing of DMA `id` (must have been issued).
   const DmaTiming &get(uint32_t id) const { return dmas[id]; }
-  bool isValid(uint32_t id) const { return id < dmas.size(); }
+  bool isValid(uint32_t id) const {
+    return id < dmas.size() && dmas[id].link >= 0;
+  }
+  /// The id the next ISSUE gets.
+  uint32_t nextId() const { return uint32_t(dmas.size()); }
   /// Splits the wait of a WAIT on `id` at `cycle` per Fig. 4.
   WaitOutcome wait(uint32_t id, uint64_t cycle) const;
   /// Number of DMAs issued at or before `cycle` and not complete at `cycle`.

@@ -5,7 +5,9 @@
 
 #include "accel/ISA/Isa.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <map>
@@ -44,7 +46,19 @@ class Memory {
 public:
   static constexpr uint64_t kHbmPageBytes = 64 * 1024;
 
-  Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &buffers);
+  /// With `initHbm` false, HBM pages start as zeros instead of the buffer
+  /// table's initial values (replay installs the recorded state instead).
+  Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &buffers,
+         bool initHbm = true);
+
+  /// Reads `n` bytes at `addr` of `space`; fails unless the range lies in
+  /// one buffer of the program ("no buffer holds HBM [a, b)").
+  llvm::Error read(isa::MemSpace space, uint64_t addr, uint64_t n,
+                   uint8_t *out);
+  /// Writes bytes without marking HBM pages dirty (replay's trace-load).
+  /// Fails like read().
+  llvm::Error install(isa::MemSpace space, uint64_t addr,
+                      llvm::ArrayRef<uint8_t> bytes);
 
   /// The buffer that contains all of `range`, or nullptr.
   const isa::Buffer *findBuffer(const AddrRange &range) const;
@@ -74,6 +88,7 @@ private:
   Page &hbmPage(uint64_t pageAddr);
 
   std::vector<uint8_t> vmem;
+  bool initHbm = true;
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
 };

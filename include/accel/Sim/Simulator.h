@@ -82,8 +82,11 @@ struct RunSummary {
 
 class Simulator {
 public:
-  /// `program` and `config` must outlive the simulator.
-  Simulator(const MachineConfig &config, const isa::Program &program);
+  /// `program` and `config` must outlive the simulator. `initHbm`: whether
+  /// HBM starts with the buffer table's initial values (a full run) or as
+  /// zeros (a replay, which installs the recorded state).
+  Simulator(const MachineConfig &config, const isa::Program &program,
+            bool initHbm = true);
 
   void addObserver(Observer *observer) { observers.push_back(observer); }
 
@@ -110,9 +113,20 @@ public:
   void setPc(uint32_t newPc) { pc = newPc; }
   /// Replay: set a register before the first step (r0 stays zero).
   void installRegister(unsigned r, uint64_t value);
-  /// Replay: a DMA that was in flight when the window began; it is treated
-  /// as issued at cycle 0 of the window. Returns its DMA id.
-  uint32_t installPendingDma(const TileRef &src, const TileRef &dst);
+  /// Replay: a DMA with id `id`, issued by the instruction at `issuePc`
+  /// before the window began and not yet WAITed; it is treated as issued at
+  /// cycle 0 of the window (its data is already in place: the functional
+  /// model copies at ISSUE). Observers see its onDmaIssue, so add them first.
+  void installPendingDma(uint32_t id, uint32_t issuePc, const TileRef &src,
+                         const TileRef &dst);
+  /// Replay: the next ISSUE gets DMA id `next`.
+  void reserveDmaIds(uint32_t next) { dma.reserveIds(next); }
+  /// DMAs issued and not yet WAITed: id, issuing PC, source and destination.
+  struct PendingDma {
+    uint32_t id, pc;
+    TileRef src, dst;
+  };
+  const std::vector<PendingDma> &getPendingDmas() const { return pendingDmas; }
 
   Memory &getMemory() { return memory; }
   const DmaEngine &getDmaEngine() const { return dma; }
@@ -140,13 +154,9 @@ private:
     std::vector<AddrRange> reads, writes;
   };
   std::vector<InFlightOp> inFlight;
-  /// DMAs issued and not yet WAITed: the ranges they read and write. Any
-  /// other access to them is a data race (a fault), so a transform that
-  /// breaks synchronization cannot pass as "results identical".
-  struct PendingDma {
-    uint32_t id, pc;
-    AddrRange read, write;
-  };
+  /// DMAs issued and not yet WAITed. Any other access to the memory they
+  /// read or write is a data race (a fault), so a transform that breaks
+  /// synchronization cannot pass as "results identical".
   std::vector<PendingDma> pendingDmas;
 };
 

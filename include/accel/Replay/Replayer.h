@@ -1,0 +1,52 @@
+//===- Replayer.h - Trace-load and timed replay with PC check ---*- C++ -*-===//
+
+#ifndef ACCEL_REPLAY_REPLAYER_H
+#define ACCEL_REPLAY_REPLAYER_H
+
+#include "accel/Replay/Trace.h"
+#include "accel/Sim/Simulator.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <memory>
+
+namespace accel {
+namespace replay {
+
+/// A trace loaded into the timing simulator (seed 000 §4.2): one trace-load
+/// step installs the recorded registers, memory and in-flight DMAs into a
+/// simulator whose memory otherwise starts as zeros; run() then executes the
+/// window, checking before each instruction that the PC equals the recorded
+/// one.
+class Replayer {
+public:
+  /// Builds the config and program from the trace. Errors: a config the
+  /// build rejects, a bad program image.
+  static llvm::Expected<std::unique_ptr<Replayer>> create(const Trace &trace);
+
+  /// Observers (the performance tracker) must be added before load().
+  void addObserver(sim::Observer *observer) { simulator->addObserver(observer); }
+  /// The trace-load step. Errors: recorded memory outside every buffer.
+  llvm::Error load();
+  /// Replays the window. Errors: a fault, or the first divergence: "PC
+  /// divergence at instruction I of the window: the trace has pc P (INST,
+  /// op ID at LOC) but the replay is at pc Q (INST, op ID at LOC)".
+  llvm::Expected<sim::RunSummary>
+  run(llvm::function_ref<void(uint64_t, uint64_t)> progress = nullptr);
+
+  const sim::MachineConfig &getConfig() const { return config; }
+  const isa::Program &getProgram() const { return program; }
+  sim::Simulator &getSimulator() { return *simulator; }
+
+private:
+  Replayer(const Trace &trace) : trace(trace) {}
+  const Trace &trace;
+  sim::MachineConfig config;
+  isa::Program program;
+  std::unique_ptr<sim::Simulator> simulator;
+};
+
+} // namespace replay
+} // namespace accel
+
+#endif // ACCEL_REPLAY_REPLAYER_H

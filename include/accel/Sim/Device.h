@@ -1,0 +1,88 @@
+//===- Device.h - The device and its step-debugger API ----------*- C++ -*-===//
+//
+// The "production device" of seed 000 §4.1, played by the functional
+// simulator, as a debugger sees it: attach (load a program, stop at pc 0),
+// set a breakpoint, continue to it, step one instruction, read a register,
+// read memory, fetch an instruction, and read the DMA engine's state. The
+// recorder (Algorithm 1) uses nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SIM_DEVICE_H
+#define ACCEL_SIM_DEVICE_H
+
+#include "accel/Sim/Simulator.h"
+
+#include <optional>
+
+namespace accel {
+namespace sim {
+
+class Device {
+public:
+  /// Attaches to a device loaded with `program` (HBM initialised from its
+  /// buffer table), stopped before the instruction at pc 0. `config` and
+  /// `program` must outlive the device.
+  Device(const MachineConfig &config, const isa::Program &program);
+
+  /// Stops at the `hit`-th arrival (1 = the first) at `pc`, before the
+  /// instruction there executes.
+  void setBreakpoint(uint32_t pc, uint64_t hit = 1);
+  void clearBreakpoint() { breakpoint.reset(); }
+
+  /// Runs until the breakpoint. Errors: a fault of the program; halting
+  /// first ("the program halted after N instructions; pc P was reached H of
+  /// K times"); more than `maxInstructions` executed.
+  llvm::Error continueToBreakpoint(uint64_t maxInstructions = 1ull << 32);
+
+  /// Executes one instruction. Errors: a fault, or the program has halted.
+  llvm::Error step() { return simulator.step(); }
+
+  uint32_t getPc() const { return simulator.getPc(); }
+  bool isHalted() const { return simulator.isHalted(); }
+  /// Instructions executed since attach.
+  uint64_t getInstructionCount() const {
+    return simulator.getInstructionCount();
+  }
+
+  /// Fetches the instruction at `pc` from the code image and decodes it.
+  /// Errors: pc outside the code, undecodable bytes.
+  llvm::Expected<isa::Inst> readInstruction(uint32_t pc) const;
+  uint64_t readRegister(unsigned r) const { return simulator.getRegister(r); }
+  /// Reads `n` bytes at `addr`. Errors: the range is not inside one buffer.
+  llvm::Error readMemory(isa::MemSpace space, uint64_t addr, uint64_t n,
+                         uint8_t *out) {
+    return simulator.getMemory().read(space, addr, n, out);
+  }
+  /// The DMA engine's descriptors of DMAs issued and not yet WAITed.
+  const std::vector<Simulator::PendingDma> &readPendingDmas() const {
+    return simulator.getPendingDmas();
+  }
+  /// The id the DMA engine gives the next ISSUE.
+  uint32_t readNextDmaId() const {
+    return simulator.getDmaEngine().nextId();
+  }
+
+private:
+  Simulator simulator;
+  std::vector<uint8_t> codeImage; ///< the encoded instructions
+  struct Breakpoint {
+    uint32_t pc;
+    uint64_t hit, seen = 0;
+  };
+  std::optional<Breakpoint> breakpoint;
+};
+
+/// Resolves a breakpoint spec to a PC through the program's origin table:
+///   "pc:N"            instruction N
+///   "op:ID"           the first instruction of the op with accel.op_id ID
+///   "loc:FILE:LINE"   the first instruction whose origin is at LINE of a
+///                     file whose path ends with FILE
+/// Errors name the spec and why ("no instruction comes from op id 42").
+llvm::Expected<uint32_t> resolveBreakpoint(const isa::Program &program,
+                                           llvm::StringRef spec);
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_DEVICE_H

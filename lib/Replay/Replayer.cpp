@@ -1,0 +1,70 @@
+//===- Replayer.cpp - Trace-load and timed replay (seed 000 §4.2) ---------===//
+
+#include "accel/Replay/Replayer.h"
+
+using namespace accel;
+using namespace accel::replay;
+
+llvm::Expected<std::unique_ptr<Replayer>>
+Replayer::create(const Trace &trace) {
+  std::unique_ptr<Replayer> r(new Replayer(trace));
+  auto config = sim::MachineConfig::fromJson(trace.configJson, "trace config");
+  if (!config)
+    return config.takeError();
+  r->config = std::move(*config);
+  r->program = trace.program;
+  r->simulator = std::make_unique<sim::Simulator>(r->config, r->program,
+                                                  /*initHbm=*/false);
+  return std::move(r);
+}
+
+llvm::Error Replayer::load() {
+  sim::Simulator &s = *simulator;
+  s.setPc(trace.startPc);
+  for (auto [reg, value] : trace.registers) {
+    if (reg == 0)
+      continue;
+    s.installRegister(reg, value);
+  }
+  for (const MemChunk &c : trace.memory)
+    if (llvm::Error e = s.getMemory().install(c.space, c.addr, c.bytes))
+      return llvm::createStringError("trace-load: " +
+                                     llvm::toString(std::move(e)));
+  s.reserveDmaIds(trace.nextDmaId);
+  for (const DmaDescriptor &d : trace.pendingDmas)
+    s.installPendingDma(d.id, d.issuePc, d.src, d.dst);
+  return llvm::Error::success();
+}
+
+/// "pc P (INST, op ID 'NAME' at LOC)".
+static std::string describePc(const isa::Program &program, uint32_t pc) {
+  std::string s = "pc " + std::to_string(pc);
+  if (pc >= program.code.size())
+    return s + " (outside the code)";
+  s += " (" + isa::toString(program.code[pc]);
+  if (pc < program.origins.size()) {
+    const isa::Origin &o = program.origins[pc];
+    s += ", op " + std::to_string(o.opId) + " '" + o.opName + "' at " + o.loc;
+  }
+  return s + ")";
+}
+
+llvm::Expected<sim::RunSummary>
+Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
+  sim::Simulator &s = *simulator;
+  uint64_t n = trace.pcs.size();
+  for (uint64_t i = 0; i < n; ++i) {
+    if (s.getPc() != trace.pcs[i] || s.isHalted())
+      return llvm::createStringError(
+          "PC divergence at instruction %llu of the window: the trace has %s "
+          "but the replay %s %s",
+          (unsigned long long)i, describePc(program, trace.pcs[i]).c_str(),
+          s.isHalted() ? "halted at" : "is at",
+          describePc(program, s.getPc()).c_str());
+    if (llvm::Error e = s.step())
+      return std::move(e);
+    if (progress && (i & 0xffff) == 0xffff)
+      progress(i + 1, n);
+  }
+  return s.finish();
+}

@@ -1,0 +1,236 @@
+//===- Trace.cpp - Trace file serialisation (docs/trace-format.md) --------===//
+
+#include "accel/Replay/Trace.h"
+
+#include "llvm/Support/xxhash.h"
+
+#include <cstring>
+
+using namespace accel;
+using namespace accel::replay;
+
+static constexpr char kMagic[8] = {'A', 'C', 'C', 'E', 'L', 'T', 'R', 'C'};
+static constexpr size_t kHeaderBytes = 40;
+
+uint64_t Trace::stateBytes() const {
+  uint64_t n = registers.size() * 8;
+  for (const MemChunk &c : memory)
+    n += c.bytes.size();
+  return n;
+}
+
+namespace {
+struct Writer {
+  std::vector<uint8_t> out;
+  void u8(uint8_t v) { out.push_back(v); }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+      out.push_back(uint8_t(v >> (8 * i)));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      out.push_back(uint8_t(v >> (8 * i)));
+  }
+  void bytes(llvm::ArrayRef<uint8_t> b) {
+    u64(b.size());
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  void tile(const sim::TileRef &t) {
+    u8(uint8_t(t.space));
+    u64(t.base);
+    u64(t.rows);
+    u64(t.cols);
+    u64(t.rowStride);
+  }
+};
+
+/// Bounds-checked reader; the first failure sticks and names the absolute
+/// byte offset in the file.
+struct Reader {
+  llvm::ArrayRef<uint8_t> in;
+  size_t base; ///< file offset of in[0]
+  size_t pos = 0;
+  std::string err;
+  bool need(uint64_t n, const char *what) {
+    if (!err.empty())
+      return false;
+    if (n > in.size() - pos) {
+      err = "truncated trace at byte " + std::to_string(base + pos) +
+            " while reading " + what;
+      return false;
+    }
+    return true;
+  }
+  uint8_t u8(const char *what) { return need(1, what) ? in[pos++] : 0; }
+  uint32_t u32(const char *what) {
+    if (!need(4, what))
+      return 0;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+      v |= uint32_t(in[pos++]) << (8 * i);
+    return v;
+  }
+  uint64_t u64(const char *what) {
+    if (!need(8, what))
+      return 0;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= uint64_t(in[pos++]) << (8 * i);
+    return v;
+  }
+  llvm::ArrayRef<uint8_t> bytes(const char *what) {
+    uint64_t n = u64(what);
+    if (!need(n, what))
+      return {};
+    auto r = in.slice(pos, n);
+    pos += n;
+    return r;
+  }
+  sim::TileRef tile(const char *what) {
+    sim::TileRef t;
+    t.space = isa::MemSpace(u8(what) & 1);
+    t.base = u64(what);
+    t.rows = u64(what);
+    t.cols = u64(what);
+    t.rowStride = u64(what);
+    return t;
+  }
+};
+} // namespace
+
+std::vector<uint8_t> Trace::serialize() const {
+  Writer p;
+  p.bytes(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(configJson.data()), configJson.size()));
+  p.bytes(program.toImage());
+  p.u64(startIndex);
+  p.u32(startPc);
+  p.u32(nextDmaId);
+  p.u64(fullStateBytes);
+  p.u32(uint32_t(registers.size()));
+  for (auto [r, v] : registers) {
+    p.u8(r);
+    p.u64(v);
+  }
+  p.u32(uint32_t(memory.size()));
+  for (const MemChunk &c : memory) {
+    p.u8(uint8_t(c.space));
+    p.u64(c.addr);
+    p.bytes(c.bytes);
+  }
+  p.u32(uint32_t(pendingDmas.size()));
+  for (const DmaDescriptor &d : pendingDmas) {
+    p.u32(d.id);
+    p.u32(d.issuePc);
+    p.tile(d.src);
+    p.tile(d.dst);
+  }
+  p.u64(pcs.size());
+  for (uint32_t pc : pcs)
+    p.u32(pc);
+
+  Writer h;
+  h.out.insert(h.out.end(), kMagic, kMagic + 8);
+  h.u32(formatVersion);
+  h.u32(isaVersion);
+  h.u32(0); // flags
+  h.u32(0); // reserved
+  h.u64(p.out.size());
+  h.u64(llvm::xxh3_64bits(p.out));
+  h.out.insert(h.out.end(), p.out.begin(), p.out.end());
+  return h.out;
+}
+
+llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
+    return llvm::createStringError(
+        "not an accel trace (bad magic at byte 0)");
+  Reader h{bytes, 0};
+  h.pos = 8;
+  Trace t;
+  t.formatVersion = h.u32("format version");
+  if (h.err.empty() && t.formatVersion != kTraceFormatVersion)
+    return llvm::createStringError(
+        "unsupported trace format version %u at byte 8 (this build reads "
+        "version %u)",
+        t.formatVersion, kTraceFormatVersion);
+  t.isaVersion = h.u32("ISA version");
+  if (h.err.empty() && t.isaVersion != isa::kIsaVersion)
+    return llvm::createStringError(
+        "unsupported ISA version %u at byte 12 (this build runs version %u)",
+        t.isaVersion, isa::kIsaVersion);
+  uint32_t flags = h.u32("flags");
+  h.u32("reserved");
+  uint64_t payloadBytes = h.u64("payload size");
+  uint64_t checksum = h.u64("checksum");
+  if (!h.err.empty())
+    return llvm::createStringError(h.err);
+  if (flags != 0)
+    return llvm::createStringError("unsupported trace flags 0x%x at byte 16",
+                                   flags);
+  if (payloadBytes != bytes.size() - kHeaderBytes)
+    return llvm::createStringError(
+        "truncated trace: the header at byte 24 announces %llu payload bytes "
+        "but the file has %zu",
+        (unsigned long long)payloadBytes, bytes.size() - kHeaderBytes);
+  llvm::ArrayRef<uint8_t> payload = bytes.drop_front(kHeaderBytes);
+  uint64_t actual = llvm::xxh3_64bits(payload);
+  if (actual != checksum)
+    return llvm::createStringError(
+        "checksum mismatch: the header at byte 32 says 0x%016llx, the payload "
+        "hashes to 0x%016llx (the trace is corrupt)",
+        (unsigned long long)checksum, (unsigned long long)actual);
+
+  Reader r{payload, kHeaderBytes};
+  auto config = r.bytes("config");
+  t.configJson.assign(config.begin(), config.end());
+  size_t imageAt = kHeaderBytes + r.pos + 8;
+  auto image = r.bytes("program image");
+  if (r.err.empty()) {
+    auto program = isa::Program::fromImage(image);
+    if (!program)
+      return llvm::createStringError(
+          "program image at byte %zu: %s", imageAt,
+          llvm::toString(program.takeError()).c_str());
+    t.program = std::move(*program);
+  }
+  t.startIndex = r.u64("window start");
+  t.startPc = r.u32("start pc");
+  t.nextDmaId = r.u32("next DMA id");
+  t.fullStateBytes = r.u64("full-state size");
+  uint32_t nregs = r.u32("register count");
+  for (uint32_t i = 0; i < nregs && r.err.empty(); ++i) {
+    uint8_t reg = r.u8("register");
+    uint64_t value = r.u64("register value");
+    t.registers.push_back({reg, value});
+  }
+  uint32_t nchunks = r.u32("memory chunk count");
+  for (uint32_t i = 0; i < nchunks && r.err.empty(); ++i) {
+    MemChunk c;
+    c.space = isa::MemSpace(r.u8("memory space") & 1);
+    c.addr = r.u64("memory address");
+    auto b = r.bytes("memory bytes");
+    c.bytes.assign(b.begin(), b.end());
+    t.memory.push_back(std::move(c));
+  }
+  uint32_t ndmas = r.u32("DMA count");
+  for (uint32_t i = 0; i < ndmas && r.err.empty(); ++i) {
+    DmaDescriptor d;
+    d.id = r.u32("DMA id");
+    d.issuePc = r.u32("DMA issue pc");
+    d.src = r.tile("DMA source");
+    d.dst = r.tile("DMA destination");
+    t.pendingDmas.push_back(d);
+  }
+  uint64_t npcs = r.u64("PC count");
+  if (npcs > payload.size() / 4)
+    npcs = payload.size(); // cannot fit: need() below reports truncation
+  if (r.need(npcs * 4, "PC sequence")) {
+    t.pcs.resize(npcs);
+    for (uint64_t i = 0; i < npcs; ++i)
+      t.pcs[i] = r.u32("PC");
+  }
+  if (!r.err.empty())
+    return llvm::createStringError(r.err);
+  return t;
+}
