@@ -127,6 +127,10 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
   case InstFormat::Rs:
     sep(true), printReg(os, inst.rs1);
     break;
+  case InstFormat::Load:
+    sep(true), printReg(os, inst.rd), sep(),
+        os << "[", printReg(os, inst.rs1), os << " + " << inst.imm() << "]";
+    break;
   case InstFormat::DmaIssue:
     sep(true), printReg(os, inst.rd), sep(), printReg(os, inst.rs1), sep(),
         printReg(os, inst.rs2), sep(),
@@ -290,7 +294,7 @@ std::vector<uint8_t> Program::toImage() const {
   for (const Buffer &b : buffers) {
     w.str(b.name);
     w.u8(uint8_t(b.space));
-    w.u8(b.zeroInit);
+    w.u8(b.iota ? 2 : b.zeroInit ? 1 : 0);
     w.u32(b.seed);
     w.u64(b.base);
     w.u64(b.bytes);
@@ -338,7 +342,9 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     Buffer b;
     b.name = r.str("buffer name");
     b.space = MemSpace(r.u8("buffer space") & 1);
-    b.zeroInit = r.u8("buffer init");
+    uint8_t init = r.u8("buffer init");
+    b.zeroInit = init == 1;
+    b.iota = init == 2;
     b.seed = r.u32("buffer seed");
     b.base = r.u64("buffer base");
     b.bytes = r.u64("buffer size");

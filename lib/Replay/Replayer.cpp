@@ -54,13 +54,18 @@ Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
   sim::Simulator &s = *simulator;
   uint64_t n = trace.pcs.size();
   for (uint64_t i = 0; i < n; ++i) {
-    if (s.getPc() != trace.pcs[i] || s.isHalted())
+    if (s.getPc() != trace.pcs[i] || s.isHalted()) {
+      std::string after =
+          i ? "; the previous instruction was " +
+                  describePc(program, trace.pcs[i - 1])
+            : std::string();
       return llvm::createStringError(
           "PC divergence at instruction %llu of the window: the trace has %s "
-          "but the replay %s %s",
+          "but the replay %s %s%s",
           (unsigned long long)i, describePc(program, trace.pcs[i]).c_str(),
           s.isHalted() ? "halted at" : "is at",
-          describePc(program, s.getPc()).c_str());
+          describePc(program, s.getPc()).c_str(), after.c_str());
+    }
     if (llvm::Error e = s.step())
       return std::move(e);
     if (progress && (i & 0xffff) == 0xffff)

@@ -2,7 +2,7 @@
 
 #include "accel/Replay/Trace.h"
 
-#include "llvm/Support/xxhash.h"
+#include "llvm/Support/CRC.h"
 
 #include <cstring>
 
@@ -10,7 +10,7 @@ using namespace accel;
 using namespace accel::replay;
 
 static constexpr char kMagic[8] = {'A', 'C', 'C', 'E', 'L', 'T', 'R', 'C'};
-static constexpr size_t kHeaderBytes = 40;
+static constexpr size_t kHeaderBytes = 32;
 
 uint64_t Trace::stateBytes() const {
   uint64_t n = registers.size() * 8;
@@ -134,9 +134,8 @@ std::vector<uint8_t> Trace::serialize() const {
   h.u32(formatVersion);
   h.u32(isaVersion);
   h.u32(0); // flags
-  h.u32(0); // reserved
+  h.u32(llvm::crc32(p.out));
   h.u64(p.out.size());
-  h.u64(llvm::xxh3_64bits(p.out));
   h.out.insert(h.out.end(), p.out.begin(), p.out.end());
   return h.out;
 }
@@ -160,9 +159,8 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
         "unsupported ISA version %u at byte 12 (this build runs version %u)",
         t.isaVersion, isa::kIsaVersion);
   uint32_t flags = h.u32("flags");
-  h.u32("reserved");
+  uint32_t checksum = h.u32("checksum");
   uint64_t payloadBytes = h.u64("payload size");
-  uint64_t checksum = h.u64("checksum");
   if (!h.err.empty())
     return llvm::createStringError(h.err);
   if (flags != 0)
@@ -171,15 +169,15 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   if (payloadBytes != bytes.size() - kHeaderBytes)
     return llvm::createStringError(
         "truncated trace: the header at byte 24 announces %llu payload bytes "
-        "but the file has %zu",
+        "but the file has %zu after the 32-byte header",
         (unsigned long long)payloadBytes, bytes.size() - kHeaderBytes);
   llvm::ArrayRef<uint8_t> payload = bytes.drop_front(kHeaderBytes);
-  uint64_t actual = llvm::xxh3_64bits(payload);
+  uint32_t actual = llvm::crc32(payload);
   if (actual != checksum)
     return llvm::createStringError(
-        "checksum mismatch: the header at byte 32 says 0x%016llx, the payload "
-        "hashes to 0x%016llx (the trace is corrupt)",
-        (unsigned long long)checksum, (unsigned long long)actual);
+        "checksum mismatch: the header at byte 20 says CRC-32 0x%08x, the "
+        "payload has 0x%08x (the trace is corrupt)",
+        checksum, actual);
 
   Reader r{payload, kHeaderBytes};
   auto config = r.bytes("config");

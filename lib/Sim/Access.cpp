@@ -37,6 +37,14 @@ InstAccess sim::getAccesses(const isa::Inst &in,
   case InstFormat::Rs:
     a.regReads.push_back(in.rs1);
     break;
+  case InstFormat::Load:
+    a.regReads.push_back(in.rs1);
+    a.regWrites.push_back(in.rd);
+    a.memReads.push_back(
+        {TileRef{MemSpace::VMEM, readReg(in.rs1) + uint64_t(in.imm()), 1, 1,
+                 1},
+         "scalar load"});
+    break;
   case InstFormat::DmaIssue:
     a.regReads.append({in.rs1, in.rs2});
     a.regWrites.push_back(in.rd);

@@ -18,8 +18,14 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
     uint64_t lo = std::max(pageAddr, b.base);
     uint64_t hi = std::min(pageEnd, b.base + b.bytes);
     for (uint64_t a = lo; a + 4 <= hi; a += 4) {
-      float v = isa::initValue(b.seed, (a - b.base) / 4);
-      std::memcpy(&bytes[a - pageAddr], &v, 4);
+      uint64_t index = (a - b.base) / 4;
+      if (b.iota) {
+        int32_t v = int32_t(index);
+        std::memcpy(&bytes[a - pageAddr], &v, 4);
+      } else {
+        float v = isa::initValue(b.seed, index);
+        std::memcpy(&bytes[a - pageAddr], &v, 4);
+      }
     }
   }
 }

@@ -165,7 +165,8 @@ llvm::Error Simulator::step() {
 
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   std::vector<AddrRange> reads, writes, vmemReads, vmemWrites;
-  if (unit != isa::Unit::Scalar && in.op != Opcode::DmaWait) {
+  bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
+  if (touchesMemory && in.op != Opcode::DmaWait) {
     InstAccess acc =
         getAccesses(in, [&](unsigned r) { return regs[r]; });
     for (auto [list, all, inVmem] :
@@ -242,6 +243,12 @@ llvm::Error Simulator::step() {
   case Opcode::Mov:
     regs[in.rd] = regs[in.rs1];
     break;
+  case Opcode::Sld: {
+    int32_t v;
+    std::memcpy(&v, memory.vmemPtr(regs[in.rs1] + uint64_t(in.imm())), 4);
+    regs[in.rd] = uint64_t(int64_t(v));
+    break;
+  }
   case Opcode::Blt:
     if (int64_t(regs[in.rs1]) < int64_t(regs[in.rs2]))
       nextPc = uint32_t(in.imm());

@@ -63,6 +63,7 @@ enum class InstFormat : uint8_t {
   VBinary,
   VUnary,
   VFill,
+  Load,
 };
 
 /// Memory spaces addressed by DMA descriptors (flags of dma.issue).
@@ -128,8 +129,10 @@ struct Buffer {
   uint64_t bytes = 0;
   std::vector<int64_t> shape;
   /// HBM inputs: initial contents come from initValue(seed, index);
-  /// "zero" buffers start as zeros.
+  /// "zero" buffers start as zeros, "iota" ones hold 0, 1, 2, ... as i32.
   bool zeroInit = false;
+  /// Element i holds the 32-bit integer i (index tables).
+  bool iota = false;
   uint32_t seed = 0;
 };
 

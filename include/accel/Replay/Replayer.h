@@ -30,7 +30,9 @@ public:
   llvm::Error load();
   /// Replays the window. Errors: a fault, or the first divergence: "PC
   /// divergence at instruction I of the window: the trace has pc P (INST,
-  /// op ID at LOC) but the replay is at pc Q (INST, op ID at LOC)".
+  /// op ID at LOC) but the replay is at pc Q (INST, op ID at LOC); the
+  /// previous instruction was pc R (...)" (typically the branch that went
+  /// the other way).
   llvm::Expected<sim::RunSummary>
   run(llvm::function_ref<void(uint64_t, uint64_t)> progress = nullptr);
 

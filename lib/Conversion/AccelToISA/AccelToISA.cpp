@@ -100,11 +100,11 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<MemRefType>(arg.getType());
     std::string why;
-    auto tile = getTileShape(arg.getType(), &why);
+    auto tile = getTileShape(arg.getType(), &why, /*allowI32=*/true);
     if (!type || failed(tile) || tile->space != MemorySpace::HBM ||
         !type.getLayout().isIdentity()) {
       func.emitError() << "argument " << i
-                       << " must be an f32 HBM memref with a static shape "
+                       << " must be an f32 or i32 HBM memref with a static shape "
                           "and the identity layout"
                        << (why.empty() ? "" : " (it " + why + ")");
       return failure();
@@ -117,12 +117,15 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     b.shape.assign(type.getShape().begin(), type.getShape().end());
     b.seed = uint32_t(i);
     if (auto init = func.getArgAttrOfType<StringAttr>(i, "accel.init")) {
-      if (init.getValue() != "zero" && init.getValue() != "random") {
+      if (init.getValue() != "zero" && init.getValue() != "random" &&
+          init.getValue() != "iota") {
         func.emitError() << "argument " << i
-                         << ": accel.init must be \"zero\" or \"random\"";
+                         << ": accel.init must be \"zero\", \"random\" or "
+                            "\"iota\"";
         return failure();
       }
       b.zeroInit = init.getValue() == "zero";
+      b.iota = init.getValue() == "iota";
     }
     hbmNext = llvm::alignTo(b.base + b.bytes, 4096);
     program.buffers.push_back(b);
@@ -135,7 +138,7 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
   // VMEM buffers: every accel.alloc, statically placed.
   uint64_t vmemNext = 0;
   WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
-    auto tile = getTileShape(alloc.getType());
+    auto tile = getTileShape(alloc.getType(), nullptr, /*allowI32=*/true);
     isa::Buffer b;
     b.name = "vmem@" + formatLocation(alloc.getLoc());
     b.space = isa::MemSpace::VMEM;
@@ -344,8 +347,8 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         return success();
       })
       .Case<DmaStartOp>([&](DmaStartOp d) -> LogicalResult {
-        TileShape ts = *getTileShape(d.getSrc().getType());
-        TileShape td = *getTileShape(d.getDst().getType());
+        TileShape ts = *getTileShape(d.getSrc().getType(), nullptr, true);
+        TileShape td = *getTileShape(d.getDst().getType(), nullptr, true);
         FailureOr<uint8_t> rs = reg(op, d.getSrc());
         FailureOr<uint8_t> rdst = reg(op, d.getDst());
         FailureOr<uint8_t> rd = newReg(op);
@@ -364,6 +367,48 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         in.s2 = uint16_t(td.rowStride);
         emit(op, in);
         regs[d.getToken()] = *rd;
+        return success();
+      })
+      .Case<LoadOp>([&](LoadOp l) -> LogicalResult {
+        auto type = cast<MemRefType>(l.getBuffer().getType());
+        SmallVector<int64_t> strides;
+        int64_t offset;
+        if (failed(type.getStridesAndOffset(strides, offset)))
+          return l.emitError("cannot lower a load from this layout");
+        FailureOr<uint8_t> base = reg(op, l.getBuffer());
+        FailureOr<uint8_t> addr = newReg(op);
+        FailureOr<uint8_t> rd = newReg(op);
+        if (failed(base) || failed(addr) || failed(rd))
+          return failure();
+        Inst mov;
+        mov.op = Opcode::Mov;
+        mov.rd = *addr;
+        mov.rs1 = *base;
+        emit(op, mov);
+        for (auto [i, idx] : llvm::enumerate(l.getIndices())) {
+          FailureOr<uint8_t> ri = reg(op, idx);
+          FailureOr<uint8_t> tmp = newReg(op);
+          if (failed(ri) || failed(tmp))
+            return failure();
+          Inst mul;
+          mul.op = Opcode::Muli;
+          mul.rd = *tmp;
+          mul.rs1 = *ri;
+          mul.setImm(strides[i] * isa::kElemBytes);
+          emit(op, mul);
+          Inst add;
+          add.op = Opcode::Add;
+          add.rd = *addr;
+          add.rs1 = *addr;
+          add.rs2 = *tmp;
+          emit(op, add);
+        }
+        Inst ld;
+        ld.op = Opcode::Sld;
+        ld.rd = *rd;
+        ld.rs1 = *addr;
+        emit(op, ld);
+        regs[l.getResult()] = *rd;
         return success();
       })
       .Case<DmaWaitOp>([&](DmaWaitOp w) -> LogicalResult {

@@ -16,7 +16,8 @@
 using namespace mlir;
 using namespace accel;
 
-FailureOr<TileShape> accel::getTileShape(Type type, std::string *why) {
+FailureOr<TileShape> accel::getTileShape(Type type, std::string *why,
+                                         bool allowI32) {
   auto fail = [&](const Twine &msg) -> FailureOr<TileShape> {
     if (why)
       *why = msg.str();
@@ -29,8 +30,10 @@ FailureOr<TileShape> accel::getTileShape(Type type, std::string *why) {
     return fail("must have a static shape");
   if (memref.getRank() < 1 || memref.getRank() > 2)
     return fail("must have rank 1 or 2");
-  if (!memref.getElementType().isF32())
-    return fail("must have f32 elements");
+  bool isI32 = memref.getElementType().isSignlessInteger(32);
+  if (!memref.getElementType().isF32() && !(allowI32 && isI32))
+    return fail(allowI32 ? "must have f32 or i32 elements"
+                         : "must have f32 elements");
   auto space = getMemorySpace(memref);
   if (!space)
     return fail("must be in memory space #accel.space<hbm> or "
@@ -44,6 +47,7 @@ FailureOr<TileShape> accel::getTileShape(Type type, std::string *why) {
     return fail("must have unit innermost stride");
   TileShape t;
   t.space = *space;
+  t.isI32 = isI32;
   if (memref.getRank() == 1) {
     t.rows = 1;
     t.cols = memref.getDimSize(0);
@@ -69,9 +73,10 @@ FailureOr<TileShape> accel::getTileShape(Type type, std::string *why) {
 
 /// Verifies operand `v` of `op` as a tile, optionally in a required space.
 static FailureOr<TileShape> verifyTile(Operation *op, Value v, StringRef name,
-                                       std::optional<MemorySpace> required) {
+                                       std::optional<MemorySpace> required,
+                                       bool allowI32 = false) {
   std::string why;
-  auto tile = getTileShape(v.getType(), &why);
+  auto tile = getTileShape(v.getType(), &why, allowI32);
   if (failed(tile)) {
     op->emitOpError() << "operand '" << name << "' " << why;
     return failure();
@@ -90,17 +95,20 @@ LogicalResult AllocOp::verify() {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !memref.getLayout().isIdentity())
     return emitOpError("result must have the identity layout");
-  auto tile = verifyTile(*this, getBuffer(), "result", MemorySpace::VMEM);
+  auto tile = verifyTile(*this, getBuffer(), "result", MemorySpace::VMEM,
+                         /*allowI32=*/true);
   return success(succeeded(tile));
 }
 
 LogicalResult DmaStartOp::verify() {
-  auto src = verifyTile(*this, getSrc(), "src", std::nullopt);
+  auto src = verifyTile(*this, getSrc(), "src", std::nullopt, true);
   if (failed(src))
     return failure();
-  auto dst = verifyTile(*this, getDst(), "dst", std::nullopt);
+  auto dst = verifyTile(*this, getDst(), "dst", std::nullopt, true);
   if (failed(dst))
     return failure();
+  if (src->isI32 != dst->isI32)
+    return emitOpError("src and dst element types differ");
   if (src->rows != dst->rows || src->cols != dst->cols)
     return emitOpError() << "src shape " << src->rows << "x" << src->cols
                          << " differs from dst shape " << dst->rows << "x"
@@ -182,6 +190,21 @@ LogicalResult VSqrtOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VCopyOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VReduceSumOp::verify() { return verifyUnary(*this, true); }
 LogicalResult VReduceMaxOp::verify() { return verifyUnary(*this, true); }
+
+LogicalResult LoadOp::verify() {
+  auto memref = cast<MemRefType>(getBuffer().getType());
+  if (memref.getRank() != int64_t(getIndices().size()))
+    return emitOpError() << "expects " << memref.getRank()
+                         << " indices, one per dimension, not "
+                         << getIndices().size();
+  auto tile = verifyTile(*this, getBuffer(), "buffer", MemorySpace::VMEM,
+                         /*allowI32=*/true);
+  if (failed(tile))
+    return failure();
+  if (!tile->isI32)
+    return emitOpError("operand 'buffer' must have i32 elements");
+  return success();
+}
 
 LogicalResult VFillOp::verify() {
   return success(

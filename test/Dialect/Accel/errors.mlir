@@ -97,7 +97,7 @@ func.func @alloc_int_space() {
 
 // alloc: non-f32.
 func.func @alloc_f16() {
-  // expected-error @+1 {{'accel.alloc' op operand 'result' must have f32 elements}}
+  // expected-error @+1 {{'accel.alloc' op operand 'result' must have f32 or i32 elements}}
   %a = accel.alloc : memref<8x128xf16, #accel.space<vmem>>
   return
 }
@@ -158,9 +158,9 @@ func.func @dma_dst_no_space(%s: memref<8x128xf32, #accel.space<hbm>>, %d: memref
 
 // -----
 
-// dma_start: src non-f32.
+// dma_start: i32 source into an f32 destination.
 func.func @dma_src_i32(%s: memref<8x128xi32, #accel.space<hbm>>, %d: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.dma_start' op operand 'src' must have f32 elements}}
+  // expected-error @+1 {{'accel.dma_start' op src and dst element types differ}}
   %t = accel.dma_start %s, %d : memref<8x128xi32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -169,7 +169,7 @@ func.func @dma_src_i32(%s: memref<8x128xi32, #accel.space<hbm>>, %d: memref<8x12
 
 // dma_start: dst non-f32.
 func.func @dma_dst_bf16(%s: memref<8x128xf32, #accel.space<hbm>>, %d: memref<8x128xbf16, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.dma_start' op operand 'dst' must have f32 elements}}
+  // expected-error @+1 {{'accel.dma_start' op operand 'dst' must have f32 or i32 elements}}
   %t = accel.dma_start %s, %d : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xbf16, #accel.space<vmem>>
   return
 }
@@ -1092,4 +1092,31 @@ func.func @empty_alloc() {
   // expected-error @+1 {{'accel.alloc' op operand 'result' must not be empty}}
   %a = accel.alloc : memref<0x128xf32, #accel.space<vmem>>
   return
+}
+
+// -----
+
+// load: the buffer must hold i32.
+func.func @load_f32(%b: memref<16xf32, #accel.space<vmem>>, %i: index) -> index {
+  // expected-error @+1 {{'accel.load' op operand 'buffer' must have i32 elements}}
+  %v = accel.load %b[%i] : memref<16xf32, #accel.space<vmem>>
+  return %v : index
+}
+
+// -----
+
+// load: one index per dimension.
+func.func @load_rank(%b: memref<4x16xi32, #accel.space<vmem>>, %i: index) -> index {
+  // expected-error @+1 {{'accel.load' op expects 2 indices, one per dimension, not 1}}
+  %v = accel.load %b[%i] : memref<4x16xi32, #accel.space<vmem>>
+  return %v : index
+}
+
+// -----
+
+// load: from VMEM only.
+func.func @load_hbm(%b: memref<16xi32, #accel.space<hbm>>, %i: index) -> index {
+  // expected-error @+1 {{'accel.load' op operand 'buffer' must be in vmem, not hbm}}
+  %v = accel.load %b[%i] : memref<16xi32, #accel.space<hbm>>
+  return %v : index
 }

@@ -292,3 +292,19 @@ func.func @token_iter_args(%h: memref<64x128xf32, #accel.space<hbm>>, %n: index)
   accel.dma_wait %r
   return
 }
+
+// accel.load: a scalar i32 from VMEM; i32 buffers and DMAs.
+
+// CHECK-LABEL: func.func @scalar_load
+// CHECK: %[[T:.*]] = accel.alloc : memref<4x16xi32, #accel.space<vmem>>
+// CHECK: accel.dma_start %arg0, %[[T]] : memref<4x16xi32, #accel.space<hbm>>, memref<4x16xi32, #accel.space<vmem>>
+// CHECK: %{{.*}} = accel.load %[[T]][%{{.*}}, %{{.*}}] : memref<4x16xi32, #accel.space<vmem>>
+func.func @scalar_load(%tab: memref<4x16xi32, #accel.space<hbm>>) -> index {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %t = accel.alloc : memref<4x16xi32, #accel.space<vmem>>
+  %tok = accel.dma_start %tab, %t : memref<4x16xi32, #accel.space<hbm>>, memref<4x16xi32, #accel.space<vmem>>
+  accel.dma_wait %tok
+  %v = accel.load %t[%c1, %c2] : memref<4x16xi32, #accel.space<vmem>>
+  return %v : index
+}

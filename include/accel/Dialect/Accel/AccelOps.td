@@ -69,6 +69,25 @@ def Accel_DmaWaitOp : Accel_Op<"dma_wait"> {
   let assemblyFormat = "$token attr-dict";
 }
 
+def Accel_LoadOp : Accel_Op<"load"> {
+  let summary = "Scalar load of an i32 from VMEM into an index";
+  let description = [{
+    Reads one i32 element of a VMEM buffer into a scalar register (the
+    scalar unit's `sld`), e.g. a loop bound or a table entry that a DMA
+    brought in. Data-dependent control flow and DMA addresses start here
+    (seed 000 §5.2.1: node addresses loaded by setup DMAs).
+
+    ```mlir
+    %n = accel.load %table[%c3] : memref<16xi32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "buffer", [MemRead]>:$buffer,
+                       Variadic<Index>:$indices);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$buffer `[` $indices `]` attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // MXU
 //===----------------------------------------------------------------------===//

@@ -19,13 +19,16 @@ constexpr int64_t kMaxTileDim = 65535;
 struct TileShape {
   int64_t rows = 0, cols = 0, rowStride = 0;
   MemorySpace space = MemorySpace::HBM;
+  bool isI32 = false; ///< i32 elements (index tables); otherwise f32
   int64_t bytes() const { return rows * cols * 4; }
 };
 
 /// Returns the tile view of `type`, or failure with the reason in `why`
-/// ("must have f32 elements", ...).
+/// ("must have f32 elements", ...). With `allowI32`, i32 elements are
+/// accepted too (buffers and DMAs of index tables).
 mlir::FailureOr<TileShape> getTileShape(mlir::Type type,
-                                        std::string *why = nullptr);
+                                        std::string *why = nullptr,
+                                        bool allowI32 = false);
 
 } // namespace accel
 
