@@ -16,11 +16,19 @@ static const OpcodeInfo kOpcodeTable[] = {
 #include "accel/ISA/Opcodes.def"
 };
 
+/// Opcode byte -> table entry (nullptr for unknown bytes), built once.
+static const std::array<const OpcodeInfo *, 256> &byteTable() {
+  static const std::array<const OpcodeInfo *, 256> table = [] {
+    std::array<const OpcodeInfo *, 256> t{};
+    for (const OpcodeInfo &entry : kOpcodeTable)
+      t[uint8_t(entry.op)] = &entry;
+    return t;
+  }();
+  return table;
+}
+
 const OpcodeInfo *isa::lookup(uint8_t opcodeByte) {
-  for (const OpcodeInfo &entry : kOpcodeTable)
-    if (uint8_t(entry.op) == opcodeByte)
-      return &entry;
-  return nullptr;
+  return byteTable()[opcodeByte];
 }
 
 const OpcodeInfo &isa::info(Opcode op) { return *lookup(uint8_t(op)); }

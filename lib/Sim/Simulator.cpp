@@ -88,8 +88,8 @@ struct IssueAt {
 };
 } // namespace
 
-static bool overlapsAny(const std::vector<AddrRange> &a,
-                        const std::vector<AddrRange> &b) {
+static bool overlapsAny(llvm::ArrayRef<AddrRange> a,
+                        llvm::ArrayRef<AddrRange> b) {
   for (const AddrRange &x : a)
     for (const AddrRange &y : b)
       if (x.overlaps(y))
@@ -164,7 +164,7 @@ llvm::Error Simulator::step() {
   llvm::erase_if(inFlight, [&](const InFlightOp &op) { return op.end <= ready; });
 
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
-  std::vector<AddrRange> reads, writes, vmemReads, vmemWrites;
+  RangeList reads, writes, vmemReads, vmemWrites;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   if (touchesMemory && in.op != Opcode::DmaWait) {
     InstAccess acc =
@@ -275,7 +275,8 @@ llvm::Error Simulator::step() {
     uint32_t id = dma.issue(at.cycle, link, bytes);
     // Functional effect at ISSUE: the program may not touch the destination
     // before its WAIT, and hazards above ordered the source's producers.
-    std::vector<float> tmp(size_t(in.a) * in.b);
+    std::vector<float> &tmp = scratch[0];
+    tmp.resize(size_t(in.a) * in.b);
     memory.readTile(src, tmp.data());
     memory.writeTile(dst, tmp.data());
     regs[in.rd] = id;
@@ -324,7 +325,8 @@ llvm::Error Simulator::step() {
     unitLatency = passes * (config.mxuRows + m) + config.mxuCols;
     inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
     // C (+)= A * B, rows of C accumulated in a dense temporary.
-    std::vector<float> acc(n);
+    std::vector<float> &acc = scratch[0];
+    acc.resize(n);
     for (uint64_t i = 0; i < m; ++i) {
       float *crow = memory.vmemPtr(c.base + i * c.rowStride * 4);
       if (in.flags & isa::kFlagAccumulate)
@@ -375,45 +377,79 @@ llvm::Error Simulator::step() {
                   llvm::divideCeil(rows * cols, config.vpuLanes) * cost;
     inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
 
-    std::vector<float> xs(rows * cols), ys, res(rows * (reduce ? 1 : cols));
+    std::vector<float> &xs = scratch[0], &ys = scratch[1], &res = scratch[2];
+    xs.resize(rows * cols);
+    res.resize(rows * (reduce ? 1 : cols));
     if (in.op != Opcode::VFill)
       memory.readTile(x, xs.data());
     if (binary) {
       ys.resize(rows * (bcast ? 1 : cols));
       memory.readTile(y, ys.data());
     }
-    for (uint64_t r = 0; r < rows; ++r) {
-      if (reduce) {
+    // One loop per operation so the compiler can vectorize it.
+    float *o = res.data();
+    const float *xp = xs.data(), *yp = ys.data();
+    uint64_t count = rows * cols;
+    auto binaryOp = [&](auto f) {
+      if (bcast) {
+        for (uint64_t r = 0; r < rows; ++r)
+          for (uint64_t c = 0; c < cols; ++c)
+            o[r * cols + c] = f(xp[r * cols + c], yp[r]);
+      } else {
+        for (uint64_t i = 0; i < count; ++i)
+          o[i] = f(xp[i], yp[i]);
+      }
+    };
+    auto unaryOp = [&](auto f) {
+      for (uint64_t i = 0; i < count; ++i)
+        o[i] = f(xp[i]);
+    };
+    switch (in.op) {
+    case Opcode::VAdd:
+      binaryOp([](float a, float b) { return a + b; });
+      break;
+    case Opcode::VSub:
+      binaryOp([](float a, float b) { return a - b; });
+      break;
+    case Opcode::VMul:
+      binaryOp([](float a, float b) { return a * b; });
+      break;
+    case Opcode::VDiv:
+      binaryOp([](float a, float b) { return a / b; });
+      break;
+    case Opcode::VMax:
+      binaryOp([](float a, float b) { return std::max(a, b); });
+      break;
+    case Opcode::VExp:
+      unaryOp([](float a) { return std::exp(a); });
+      break;
+    case Opcode::VSqrt:
+      unaryOp([](float a) { return std::sqrt(a); });
+      break;
+    case Opcode::VCopy:
+      unaryOp([](float a) { return a; });
+      break;
+    case Opcode::VFill: {
+      uint32_t bits = in.fillBits();
+      float v;
+      std::memcpy(&v, &bits, 4);
+      std::fill(o, o + count, v);
+      break;
+    }
+    case Opcode::VRSum:
+    case Opcode::VRMax:
+      // Rows are summed left to right (the order is part of the model:
+      // results must be bit-identical across runs).
+      for (uint64_t r = 0; r < rows; ++r) {
         float v = in.op == Opcode::VRSum ? 0.0f : -INFINITY;
         for (uint64_t c = 0; c < cols; ++c)
-          v = in.op == Opcode::VRSum ? v + xs[r * cols + c]
-                                     : std::max(v, xs[r * cols + c]);
-        res[r] = v;
-        continue;
+          v = in.op == Opcode::VRSum ? v + xp[r * cols + c]
+                                     : std::max(v, xp[r * cols + c]);
+        o[r] = v;
       }
-      for (uint64_t c = 0; c < cols; ++c) {
-        uint64_t i = r * cols + c;
-        float xv = in.op == Opcode::VFill ? 0.0f : xs[i];
-        float yv = binary ? ys[bcast ? r : i] : 0.0f;
-        float v = 0;
-        switch (in.op) {
-        case Opcode::VAdd: v = xv + yv; break;
-        case Opcode::VSub: v = xv - yv; break;
-        case Opcode::VMul: v = xv * yv; break;
-        case Opcode::VDiv: v = xv / yv; break;
-        case Opcode::VMax: v = std::max(xv, yv); break;
-        case Opcode::VExp: v = std::exp(xv); break;
-        case Opcode::VSqrt: v = std::sqrt(xv); break;
-        case Opcode::VCopy: v = xv; break;
-        case Opcode::VFill: {
-          uint32_t bits = in.fillBits();
-          std::memcpy(&v, &bits, 4);
-          break;
-        }
-        default: break;
-        }
-        res[i] = v;
-      }
+      break;
+    default:
+      break;
     }
     memory.writeTile(out, res.data());
     break;

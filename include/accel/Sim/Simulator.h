@@ -17,6 +17,7 @@
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -148,11 +149,14 @@ private:
   uint64_t lastIssue = 0; ///< issue cycle of the previous instruction
   bool first = true;
   std::array<uint64_t, 4> unitFree{};
+  using RangeList = llvm::SmallVector<AddrRange, 3>;
   struct InFlightOp {
     uint64_t end;
     isa::Unit unit;
-    std::vector<AddrRange> reads, writes;
+    RangeList reads, writes;
   };
+  /// Reused temporaries of the functional model (no allocation per step).
+  std::array<std::vector<float>, 3> scratch;
   std::vector<InFlightOp> inFlight;
   /// DMAs issued and not yet WAITed. Any other access to the memory they
   /// read or write is a data race (a fault), so a transform that breaks
