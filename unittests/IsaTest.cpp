@@ -364,10 +364,10 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 1 (u32 LE), name length 6, "sample".
+  // Header: "ACCELBIN", version 2 (u32 LE), name length 6, "sample".
   ASSERT_GE(image.size(), 22u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 1);
+  EXPECT_EQ(image[8], 2);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
@@ -377,10 +377,12 @@ TEST(IsaTest, ImageRoundTrip) {
   //   + out: (4+3) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 49
   //   + v0:  (4+2) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 48
   //   + 4 origin count
-  //   + (4 + 4+11 + 4+10) + (4 + 4+15 + 4+10) + (4 + 4+12 + 4+10)
-  //   + (4 + 4 + 4) = 33 + 37 + 34 + 12
-  EXPECT_EQ(image.size(), 8u + 4 + 10 + 4 + 64 + 4 + 47 + 49 + 48 + 4 + 33 +
-                              37 + 34 + 12);
+  //   + (4 + 4+11 + 4+10 + 4) + (4 + 4+15 + 4+10 + 4) + (4 + 4+12 + 4+10 + 4)
+  //   + (4 + 4 + 4 + 4) = 37 + 41 + 38 + 16   (each origin ends with its
+  //   loop id)
+  //   + 4 loop count (no loops)
+  EXPECT_EQ(image.size(), 8u + 4 + 10 + 4 + 64 + 4 + 47 + 49 + 48 + 4 + 37 +
+                              41 + 38 + 16 + 4);
 
   auto back = Program::fromImage(image);
   ASSERT_TRUE(bool(back)) << errorText(back.takeError());
@@ -405,11 +407,11 @@ TEST(IsaTest, ImageBadMagic) {
 
 TEST(IsaTest, ImageWrongIsaVersion) {
   std::vector<uint8_t> image = sampleProgram().toImage();
-  image[8] = 2; // version field: bytes 8..11
+  image[8] = 1; // version field: bytes 8..11 (version 1 had no loop table)
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 2 at byte offset 8 (this build reads 1)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 2)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -478,11 +480,15 @@ TEST(IsaTest, ImageTruncatedMessagesNameTheOffset) {
             "truncated image at byte offset 101 while reading buffer seed");
   EXPECT_EQ(cut(110),
             "truncated image at byte offset 105 while reading buffer base");
-  // The last byte belongs to the location string of the last origin.
+  // The last four bytes are the loop count; before them the last origin's
+  // loop id.
   EXPECT_EQ(cut(image.size() - 1),
             "truncated image at byte offset " +
-                std::to_string(image.size() - 4) +
-                " while reading origin location");
+                std::to_string(image.size() - 4) + " while reading loop count");
+  EXPECT_EQ(cut(image.size() - 5),
+            "truncated image at byte offset " +
+                std::to_string(image.size() - 8) +
+                " while reading origin loop id");
 }
 
 TEST(IsaTest, ImageHugeCountsFailCleanly) {
@@ -547,7 +553,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   std::string text;
   llvm::raw_string_ostream os(text);
   p.printListing(os);
-  EXPECT_EQ(text.rfind("; accel ISA v1 listing of 'sample': 4 instructions\n",
+  EXPECT_EQ(text.rfind("; accel ISA v2 listing of 'sample': 4 instructions\n",
                        0),
             0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),

@@ -156,7 +156,10 @@ json analysis::buildMetrics(const isa::Program &program,
   for (const DmaRecord &r : collector.dmas()) {
     if (r.timing.link < 0)
       continue;
-    OpAgg &a = ops[originOf(r.issuePc).opId];
+    const isa::Origin &o = originOf(r.issuePc);
+    OpAgg &a = ops[o.opId];
+    a.name = o.opName; // also for DMAs issued before a replay window
+    a.loc = o.loc;
     ++a.dmas;
     a.bytes += r.timing.bytes;
     a.stallBase += r.stallBase;

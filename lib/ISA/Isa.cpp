@@ -315,6 +315,13 @@ std::vector<uint8_t> Program::toImage() const {
     w.u32(o.opId);
     w.str(o.opName);
     w.str(o.loc);
+    w.u32(o.loopId);
+  }
+  w.u32(uint32_t(loops.size()));
+  for (const LoopInfo &l : loops) {
+    w.u32(l.id);
+    w.u32(l.parentId);
+    w.str(l.loc);
   }
   return w.out;
 }
@@ -367,7 +374,16 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     o.opId = r.u32("origin op id");
     o.opName = r.str("origin op name");
     o.loc = r.str("origin location");
+    o.loopId = r.u32("origin loop id");
     p.origins.push_back(std::move(o));
+  }
+  uint32_t nl = r.u32("loop count");
+  for (uint32_t i = 0; i < nl && r.err.empty(); ++i) {
+    LoopInfo l;
+    l.id = r.u32("loop id");
+    l.parentId = r.u32("loop parent id");
+    l.loc = r.str("loop location");
+    p.loops.push_back(std::move(l));
   }
   if (!r.err.empty())
     return llvm::createStringError(r.err);

@@ -166,9 +166,11 @@ llvm::Error Simulator::step() {
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   RangeList reads, writes, vmemReads, vmemWrites;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
+  InstAccess acc;
   if (touchesMemory && in.op != Opcode::DmaWait) {
-    InstAccess acc =
-        getAccesses(in, [&](unsigned r) { return regs[r]; });
+    acc = getAccesses(in, [&](unsigned r) { return regs[r]; });
+    ev.memReads = acc.memReads;
+    ev.memWrites = acc.memWrites;
     for (auto [list, all, inVmem] :
          {std::make_tuple(&acc.memReads, &reads, &vmemReads),
           std::make_tuple(&acc.memWrites, &writes, &vmemWrites)})

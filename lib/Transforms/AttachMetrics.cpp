@@ -31,7 +31,10 @@ static int64_t getInt(const json &o, const char *key) {
   return it->get<int64_t>();
 }
 
-FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m) {
+FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
+                                         unsigned *numStale) {
+  if (numStale)
+    *numStale = 0;
   if (!m.is_object() || m.value("schema", "") != "accel-metrics" ||
       !m.contains("schema_version") || !m["schema_version"].is_number_integer()) {
     module.emitError("metrics: not an accel metrics.json (no \"schema\": "
@@ -71,6 +74,8 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m) {
                            << it->value("name", "?") << " at "
                            << it->value("loc", "?")
                            << "): no op in the module carries it";
+      if (numStale)
+        ++*numStale;
       continue;
     }
     Operation *op = found->second;
@@ -126,10 +131,12 @@ struct AttachMetricsPass
                          << ": invalid JSON";
       return signalPassFailure();
     }
-    FailureOr<unsigned> n = attachMetrics(module, m);
+    unsigned stale = 0;
+    FailureOr<unsigned> n = attachMetrics(module, m, &stale);
     if (failed(n))
       return signalPassFailure();
     numAttached += *n;
+    numStale += stale;
   }
 };
 } // namespace

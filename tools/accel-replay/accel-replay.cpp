@@ -164,6 +164,7 @@ static llvm::Expected<RunResult> simulate(ModuleOp module,
   options.entry = entryName;
   options.vmemCapacity = config.vmemBytes;
   options.vmemAlign = config.vmemPageBytes;
+  options.hbmCapacity = config.hbmBytes;
   FailureOr<isa::Program> program = lowerToIsa(module, options);
   if (failed(program))
     return llvm::createStringError("lowering failed");
@@ -385,6 +386,7 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   options.entry = entryName;
   options.vmemCapacity = config->vmemBytes;
   options.vmemAlign = config->vmemPageBytes;
+  options.hbmCapacity = config->hbmBytes;
   FailureOr<isa::Program> program = lowerToIsa(*module, options);
   if (failed(program))
     return 1;
@@ -456,6 +458,7 @@ static int cmdRecord(MLIRContext &ctx) {
   options.entry = entryName;
   options.vmemCapacity = config->vmemBytes;
   options.vmemAlign = config->vmemPageBytes;
+  options.hbmCapacity = config->hbmBytes;
   FailureOr<isa::Program> program = lowerToIsa(*module, options);
   if (failed(program))
     return 1;

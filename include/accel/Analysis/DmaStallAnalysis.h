@@ -34,8 +34,8 @@ struct DmaRecord {
   uint64_t stallBase = 0, stallTransfer = 0, slack = 0;
 };
 
-/// Observer that records DMAs, per-PC stall cycles by cause, and unit busy
-/// time.
+/// Observer that records DMAs and per-PC executions and stall cycles by
+/// cause (unit busy time is in sim::RunSummary).
 class DmaStallCollector : public sim::Observer {
 public:
   void onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) override;

@@ -15,6 +15,8 @@ struct LoweringOptions {
   std::string entry;
   /// VMEM capacity in bytes; allocations beyond it are an error.
   uint64_t vmemCapacity = 32ull << 20;
+  /// HBM capacity in bytes; argument buffers beyond it are an error.
+  uint64_t hbmCapacity = 32ull << 30;
   /// VMEM allocation alignment in bytes (the VMEM page size).
   uint64_t vmemAlign = 1024;
 };
@@ -32,7 +34,8 @@ struct LoweringOptions {
 /// produced it (0 if none) and its location.
 ///
 /// Errors are emitted as diagnostics on the offending op (unsupported op,
-/// VMEM capacity exceeded, too many live scalar values) and return failure.
+/// VMEM or HBM capacity exceeded, more than 255 scalar values: every scalar
+/// SSA value gets its own register, none is reused) and return failure.
 mlir::FailureOr<isa::Program> lowerToIsa(mlir::ModuleOp module,
                                          const LoweringOptions &options);
 

@@ -32,7 +32,7 @@ namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions.
-constexpr uint32_t kIsaVersion = 1;
+constexpr uint32_t kIsaVersion = 2;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -118,6 +118,15 @@ struct Origin {
   uint32_t opId = 0;
   std::string opName;
   std::string loc;
+  /// Op id of the innermost enclosing scf.for (0: the function body).
+  uint32_t loopId = 0;
+};
+
+/// A loop (region) of the program: its op id, the enclosing loop's op id
+/// (0: the function body) and its location.
+struct LoopInfo {
+  uint32_t id = 0, parentId = 0;
+  std::string loc;
 };
 
 /// A named buffer of the program: an HBM function argument or a VMEM
@@ -148,6 +157,7 @@ struct Program {
   std::vector<Inst> code;
   std::vector<Origin> origins;
   std::vector<Buffer> buffers;
+  std::vector<LoopInfo> loops;
 
   /// Writes the assembler listing: one line per instruction with its PC,
   /// encoding in hex, disassembly, op id and location.

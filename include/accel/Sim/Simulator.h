@@ -14,6 +14,7 @@
 
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/DmaEngine.h"
+#include "accel/Sim/Access.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
 
@@ -50,6 +51,9 @@ struct RetireEvent {
   StallCause cause = StallCause::None;
   /// Busy interval on its unit ([start, end)), for MXU/VPU/DMA/scalar.
   uint64_t unitStart = 0, unitEnd = 0;
+  /// Memory tiles read and written (valid during the callback only). For a
+  /// dma.issue they are its source and destination.
+  llvm::ArrayRef<MemOperand> memReads, memWrites;
 };
 
 /// A WAIT that observed a DMA.
@@ -92,7 +96,8 @@ public:
   void addObserver(Observer *observer) { observers.push_back(observer); }
 
   /// Runs from the entry until HALT. Errors (a fault of the simulated
-  /// program) read "fault at pc N (INSTRUCTION), op ID at LOC: WHAT" and
+  /// program) read "fault at pc N (INSTRUCTION), op ID 'NAME' at LOC: WHAT"
+  /// and
   /// cover out-of-bounds VMEM/HBM accesses, WAIT on a DMA never issued, a PC
   /// outside the code, a missing link, a data race (an access to memory that
   /// a DMA issued but not yet WAITed reads or writes), and exceeding

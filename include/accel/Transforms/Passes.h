@@ -22,7 +22,8 @@ namespace accel {
 /// the module) when `metrics` does not follow the schema version this build
 /// reads.
 mlir::FailureOr<unsigned> attachMetrics(mlir::ModuleOp module,
-                                        const nlohmann::json &metrics);
+                                        const nlohmann::json &metrics,
+                                        unsigned *numStale = nullptr);
 
 } // namespace accel
 

@@ -47,6 +47,8 @@ private:
   const LoweringOptions &options;
   isa::Program program;
   llvm::DenseMap<Value, uint8_t> regs;
+  /// Op ids of the enclosing scf.for ops, innermost last.
+  SmallVector<uint32_t> loopStack;
   unsigned nextReg = 1;
 };
 } // namespace
@@ -78,6 +80,7 @@ uint32_t Lowerer::emit(Operation *origin, const Inst &inst) {
     o.opId = uint32_t(id.getInt());
   o.opName = origin->getName().getStringRef().str();
   o.loc = formatLocation(origin->getLoc());
+  o.loopId = loopStack.empty() ? 0 : loopStack.back();
   program.code.push_back(inst);
   program.origins.push_back(std::move(o));
   return uint32_t(program.code.size() - 1);
@@ -126,6 +129,12 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
       }
       b.zeroInit = init.getValue() == "zero";
       b.iota = init.getValue() == "iota";
+    }
+    if (b.base + b.bytes > options.hbmCapacity) {
+      func.emitError() << "HBM buffers need " << b.base + b.bytes
+                       << " bytes, more than the HBM capacity of "
+                       << options.hbmCapacity << " bytes";
+      return failure();
     }
     hbmNext = llvm::alignTo(b.base + b.bytes, 4096);
     program.buffers.push_back(b);
@@ -239,6 +248,12 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   if (failed(lb) || failed(ub) || failed(step) || failed(iv))
     return failure();
   regs[op.getInductionVar()] = *iv;
+  uint32_t loopId = 0;
+  if (auto id = op->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName()))
+    loopId = uint32_t(id.getInt());
+  program.loops.push_back(
+      {loopId, loopStack.empty() ? 0 : loopStack.back(),
+       formatLocation(op.getLoc())});
   Inst mov;
   mov.op = Opcode::Mov;
   mov.rd = *iv;
@@ -249,8 +264,10 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   head.rs1 = *iv;
   head.rs2 = *ub;
   uint32_t headPc = emit(op, head);
+  loopStack.push_back(loopId);
   if (failed(lowerBlock(*op.getBody())))
     return failure();
+  loopStack.pop_back();
   Inst inc;
   inc.op = Opcode::Add;
   inc.rd = *iv;
