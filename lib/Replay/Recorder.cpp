@@ -3,6 +3,8 @@
 #include "accel/Replay/Recorder.h"
 #include "accel/Sim/Access.h"
 
+#include "llvm/Support/CRC.h"
+
 #include <bitset>
 #include <map>
 
@@ -27,6 +29,10 @@ public:
     }
     if (at < e)
       fn(at, e);
+  }
+  template <typename Fn> void forEach(Fn fn) const {
+    for (auto [b, e] : ranges)
+      fn(b, e);
   }
   void add(uint64_t b, uint64_t e) {
     if (b >= e)
@@ -80,6 +86,9 @@ replay::record(sim::Device &device, const isa::Program &program,
   std::bitset<isa::kNumRegs> regKnown; // written or saved
   regKnown.set(0);                     // r0 always reads as zero
   RangeSet memKnown[2];                // per MemSpace: written or saved
+  // The window's outputs, for the replay's functional check.
+  std::bitset<isa::kNumRegs> regWritten;
+  RangeSet memWritten[2];
   auto readReg = [&](unsigned r) { return device.readRegister(r); };
 
   trace.pcs.reserve(count);
@@ -118,11 +127,14 @@ replay::record(sim::Device &device, const isa::Program &program,
         return std::move(err);
     }
     // Outputs: later reads of them need no saving.
-    for (uint8_t r : acc.regWrites)
+    for (uint8_t r : acc.regWrites) {
       regKnown.set(r);
+      regWritten.set(r);
+    }
     for (const sim::MemOperand &m : acc.memWrites)
       sim::forEachRange(m.tile, [&](const AddrRange &range) {
         memKnown[size_t(range.space)].add(range.begin, range.end);
+        memWritten[size_t(range.space)].add(range.begin, range.end);
       });
     trace.pcs.push_back(pc);
     if (llvm::Error e = device.step())
@@ -130,5 +142,23 @@ replay::record(sim::Device &device, const isa::Program &program,
     if (progress && (i & 0xffff) == 0xffff)
       progress(i + 1, count);
   }
+  // The results of the window on the device.
+  for (unsigned r = 1; r < isa::kNumRegs; ++r)
+    if (regWritten[r])
+      trace.finalRegisters.push_back({uint8_t(r), device.readRegister(r)});
+  std::vector<uint8_t> bytes;
+  for (isa::MemSpace space : {isa::MemSpace::HBM, isa::MemSpace::VMEM})
+    memWritten[size_t(space)].forEach([&](uint64_t b, uint64_t e) {
+      trace.writtenRanges.push_back({space, b, e});
+    });
+  uint32_t crc = 0;
+  for (const AddrRange &w : trace.writtenRanges) {
+    bytes.resize(w.end - w.begin);
+    if (llvm::Error e =
+            device.readMemory(w.space, w.begin, bytes.size(), bytes.data()))
+      return std::move(e);
+    crc = llvm::crc32(crc, bytes);
+  }
+  trace.writtenCrc = crc;
   return trace;
 }

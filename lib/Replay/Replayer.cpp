@@ -2,6 +2,8 @@
 
 #include "accel/Replay/Replayer.h"
 
+#include "llvm/Support/CRC.h"
+
 using namespace accel;
 using namespace accel::replay;
 
@@ -47,6 +49,34 @@ static std::string describePc(const isa::Program &program, uint32_t pc) {
     s += ", op " + std::to_string(o.opId) + " '" + o.opName + "' at " + o.loc;
   }
   return s + ")";
+}
+
+llvm::Error Replayer::checkResults() {
+  sim::Simulator &s = *simulator;
+  for (auto [reg, value] : trace.finalRegisters)
+    if (s.getRegister(reg) != value)
+      return llvm::createStringError(
+          "functional divergence: after the window r%u is 0x%llx but the "
+          "recorded run had 0x%llx",
+          unsigned(reg), (unsigned long long)s.getRegister(reg),
+          (unsigned long long)value);
+  uint32_t crc = 0;
+  uint64_t total = 0;
+  std::vector<uint8_t> bytes;
+  for (const sim::AddrRange &w : trace.writtenRanges) {
+    bytes.resize(w.end - w.begin);
+    if (llvm::Error e = s.getMemory().read(w.space, w.begin, bytes.size(),
+                                           bytes.data()))
+      return e;
+    crc = llvm::crc32(crc, bytes);
+    total += bytes.size();
+  }
+  if (crc != trace.writtenCrc)
+    return llvm::createStringError(
+        "functional divergence: the %llu bytes the window wrote have CRC-32 "
+        "0x%08x but the recorded run's have 0x%08x",
+        (unsigned long long)total, crc, trace.writtenCrc);
+  return llvm::Error::success();
 }
 
 llvm::Expected<sim::RunSummary>

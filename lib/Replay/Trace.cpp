@@ -128,6 +128,18 @@ std::vector<uint8_t> Trace::serialize() const {
   p.u64(pcs.size());
   for (uint32_t pc : pcs)
     p.u32(pc);
+  p.u32(uint32_t(finalRegisters.size()));
+  for (auto [r, v] : finalRegisters) {
+    p.u8(r);
+    p.u64(v);
+  }
+  p.u32(uint32_t(writtenRanges.size()));
+  for (const sim::AddrRange &w : writtenRanges) {
+    p.u8(uint8_t(w.space));
+    p.u64(w.begin);
+    p.u64(w.end);
+  }
+  p.u32(writtenCrc);
 
   Writer h;
   h.out.insert(h.out.end(), kMagic, kMagic + 8);
@@ -228,6 +240,21 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
     for (uint64_t i = 0; i < npcs; ++i)
       t.pcs[i] = r.u32("PC");
   }
+  uint32_t nfinal = r.u32("final register count");
+  for (uint32_t i = 0; i < nfinal && r.err.empty(); ++i) {
+    uint8_t reg = r.u8("final register");
+    uint64_t value = r.u64("final register value");
+    t.finalRegisters.push_back({reg, value});
+  }
+  uint32_t nwritten = r.u32("written range count");
+  for (uint32_t i = 0; i < nwritten && r.err.empty(); ++i) {
+    sim::AddrRange w;
+    w.space = isa::MemSpace(r.u8("written range space") & 1);
+    w.begin = r.u64("written range begin");
+    w.end = r.u64("written range end");
+    t.writtenRanges.push_back(w);
+  }
+  t.writtenCrc = r.u32("written bytes CRC-32");
   if (!r.err.empty())
     return llvm::createStringError(r.err);
   return t;

@@ -21,10 +21,18 @@ void Device::setBreakpoint(uint32_t pc, uint64_t hit) {
 
 llvm::Error Device::continueToBreakpoint(uint64_t maxInstructions) {
   uint64_t executed = 0;
+  if (atBreakpoint && !isHalted()) {
+    atBreakpoint = false;
+    if (llvm::Error e = simulator.step())
+      return e;
+    ++executed;
+  }
   while (true) {
     if (breakpoint && getPc() == breakpoint->pc &&
-        ++breakpoint->seen >= breakpoint->hit)
+        ++breakpoint->seen >= breakpoint->hit) {
+      atBreakpoint = true;
       return llvm::Error::success();
+    }
     if (isHalted()) {
       if (!breakpoint)
         return llvm::Error::success();
@@ -90,8 +98,11 @@ llvm::Expected<uint32_t> sim::resolveBreakpoint(const isa::Program &program,
       auto [pathAndLine, col] = loc.rsplit(':');
       auto [path, l] = pathAndLine.rsplit(':');
       unsigned locLine;
-      if (!l.getAsInteger(10, locLine) && locLine == line &&
-          path.ends_with(file))
+      // The file must match whole path components.
+      bool fileMatches =
+          path == file || (path.ends_with(file) &&
+                           path[path.size() - file.size() - 1] == '/');
+      if (!l.getAsInteger(10, locLine) && locLine == line && fileMatches)
         return uint32_t(pc);
     }
     return bad("no instruction comes from line " + llvm::Twine(line) +

@@ -18,8 +18,12 @@ uint64_t DmaEngine::transferCycles(int link, uint64_t bytes) const {
 }
 
 void DmaEngine::reserveIds(uint32_t next) {
-  if (next > dmas.size())
-    dmas.resize(next);
+  DmaTiming done;
+  done.completedBefore = true;
+  while (dmas.size() < next) {
+    done.id = uint32_t(dmas.size());
+    dmas.push_back(done);
+  }
 }
 
 uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,

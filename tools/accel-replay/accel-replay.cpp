@@ -508,6 +508,11 @@ static int cmdReplay() {
   });
   if (!summary)
     return fail(inputFile + ": " + llvm::toString(summary.takeError()));
+  if (auto e = (*replayer)->checkResults())
+    return fail(inputFile + ": " + llvm::toString(std::move(e)));
+  uint64_t writtenBytes = 0;
+  for (const sim::AddrRange &w : trace->writtenRanges)
+    writtenBytes += w.end - w.begin;
   RunResult r;
   r.program = (*replayer)->getProgram();
   r.summary = *summary;
@@ -531,7 +536,10 @@ static int cmdReplay() {
   if (auto e = writeFile(reportPath, report))
     return fail(llvm::toString(std::move(e)));
   llvm::outs() << report << "\nreplayed " << trace->pcs.size()
-               << " instructions; PC sequence matches the trace; wrote " << dir
+               << " instructions; PC sequence matches the trace; results "
+                  "match the recorded run ("
+               << trace->finalRegisters.size() << " registers, "
+               << writtenBytes << " bytes written); wrote " << dir
                << "/{metrics.json,report.txt}\n";
   return 0;
 }

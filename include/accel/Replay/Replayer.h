@@ -36,6 +36,13 @@ public:
   llvm::Expected<sim::RunSummary>
   run(llvm::function_ref<void(uint64_t, uint64_t)> progress = nullptr);
 
+  /// After run(): compares the window's results with the recorded run's
+  /// (every register the window wrote, and the CRC-32 of every byte range
+  /// it wrote). Errors: "functional divergence: after the window r5 is
+  /// 0x... but the recorded run had 0x..." or "... the N bytes the window
+  /// wrote have CRC-32 0x... but the recorded run's have 0x...".
+  llvm::Error checkResults();
+
   const sim::MachineConfig &getConfig() const { return config; }
   const isa::Program &getProgram() const { return program; }
   sim::Simulator &getSimulator() { return *simulator; }

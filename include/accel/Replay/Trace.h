@@ -60,6 +60,14 @@ struct Trace {
   /// of VMEM and every HBM buffer): the baseline of the minimal-state saving.
   uint64_t fullStateBytes = 0;
 
+  /// The window's results on the recording device, for the replay's
+  /// functional check: the final value of every register the window wrote,
+  /// the byte ranges it wrote (coalesced, by space then address), and the
+  /// CRC-32 of those ranges' final bytes, in order.
+  std::vector<std::pair<uint8_t, uint64_t>> finalRegisters;
+  std::vector<sim::AddrRange> writtenRanges;
+  uint32_t writtenCrc = 0;
+
   /// Bytes of recorded state (registers and memory).
   uint64_t stateBytes() const;
   /// Serialises to the file format (header, payload, checksum).

@@ -36,7 +36,10 @@ public:
   llvm::Error continueToBreakpoint(uint64_t maxInstructions = 1ull << 32);
 
   /// Executes one instruction. Errors: a fault, or the program has halted.
-  llvm::Error step() { return simulator.step(); }
+  llvm::Error step() {
+    atBreakpoint = false;
+    return simulator.step();
+  }
 
   uint32_t getPc() const { return simulator.getPc(); }
   bool isHalted() const { return simulator.isHalted(); }
@@ -71,13 +74,16 @@ private:
     uint64_t hit, seen = 0;
   };
   std::optional<Breakpoint> breakpoint;
+  /// Stopped at the breakpoint by the last continue: the next continue
+  /// steps off it before counting arrivals again.
+  bool atBreakpoint = false;
 };
 
 /// Resolves a breakpoint spec to a PC through the program's origin table:
 ///   "pc:N"            instruction N
 ///   "op:ID"           the first instruction of the op with accel.op_id ID
 ///   "loc:FILE:LINE"   the first instruction whose origin is at LINE of a
-///                     file whose path ends with FILE
+///                     file whose path ends with the path components FILE
 /// Errors name the spec and why ("no instruction comes from op id 42").
 llvm::Expected<uint32_t> resolveBreakpoint(const isa::Program &program,
                                            llvm::StringRef spec);

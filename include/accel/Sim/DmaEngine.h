@@ -21,6 +21,9 @@ struct DmaTiming {
   uint64_t baseEnd = 0;       ///< issue + T_b(link)
   uint64_t transferStart = 0; ///< max(baseEnd, link free): FIFO order
   uint64_t complete = 0;      ///< transferStart + ceil(bytes / bandwidth)
+  /// A DMA of a replayed run that completed before the trace window: only
+  /// its id is known; a WAIT on it finds it complete.
+  bool completedBefore = false;
 };
 
 /// How a WAIT at some cycle relates to its DMA (seed 000 Fig. 4, DESIGN §2).
@@ -47,12 +50,14 @@ public:
   uint32_t issue(uint64_t cycle, int link, uint64_t bytes,
                  std::optional<uint32_t> id = std::nullopt);
   /// Makes the next issued DMA get id `next` (a replay window continues the
-  /// numbering of the recorded run).
+  /// numbering of the recorded run). Ids below it that are not issued
+  /// later (in-flight DMAs are, by the replayer) count as DMAs completed
+  /// before the window: a WAIT on them does not stall.
   void reserveIds(uint32_t next);
   /// Timing of DMA `id` (must have been issued).
   const DmaTiming &get(uint32_t id) const { return dmas[id]; }
   bool isValid(uint32_t id) const {
-    return id < dmas.size() && dmas[id].link >= 0;
+    return id < dmas.size() && (dmas[id].link >= 0 || dmas[id].completedBefore);
   }
   /// The id the next ISSUE gets.
   uint32_t nextId() const { return uint32_t(dmas.size()); }
