@@ -1,6 +1,7 @@
 //===- Isa.cpp - Encoding, decoding and printing of accel instructions ----===//
 
 #include "accel/ISA/Isa.h"
+#include "accel/ISA/ByteStream.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -221,75 +222,11 @@ void Program::printListing(llvm::raw_ostream &os) const {
   }
 }
 
-namespace {
-struct Writer {
-  std::vector<uint8_t> out;
-  void u8(uint8_t v) { out.push_back(v); }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-      out.push_back(uint8_t(v >> (8 * i)));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-      out.push_back(uint8_t(v >> (8 * i)));
-  }
-  void str(llvm::StringRef s) {
-    u32(uint32_t(s.size()));
-    out.insert(out.end(), s.begin(), s.end());
-  }
-};
-
-struct Reader {
-  llvm::ArrayRef<uint8_t> in;
-  size_t pos = 0;
-  std::string err;
-  bool need(size_t n, const char *what) {
-    if (!err.empty())
-      return false;
-    if (pos + n > in.size()) {
-      err = (llvm::Twine("truncated image at byte offset ") + llvm::Twine(pos) +
-             " while reading " + what)
-                .str();
-      return false;
-    }
-    return true;
-  }
-  uint8_t u8(const char *what) {
-    if (!need(1, what))
-      return 0;
-    return in[pos++];
-  }
-  uint32_t u32(const char *what) {
-    if (!need(4, what))
-      return 0;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= uint32_t(in[pos++]) << (8 * i);
-    return v;
-  }
-  uint64_t u64(const char *what) {
-    if (!need(8, what))
-      return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= uint64_t(in[pos++]) << (8 * i);
-    return v;
-  }
-  std::string str(const char *what) {
-    uint32_t n = u32(what);
-    if (!need(n, what))
-      return {};
-    std::string s(in.begin() + pos, in.begin() + pos + n);
-    pos += n;
-    return s;
-  }
-};
-} // namespace
 
 static constexpr char kImageMagic[8] = {'A', 'C', 'C', 'E', 'L', 'B', 'I', 'N'};
 
 std::vector<uint8_t> Program::toImage() const {
-  Writer w;
+  ByteWriter w;
   w.out.insert(w.out.end(), kImageMagic, kImageMagic + 8);
   w.u32(isaVersion);
   w.str(name);
@@ -327,7 +264,7 @@ std::vector<uint8_t> Program::toImage() const {
 }
 
 llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
-  Reader r{bytes};
+  ByteReader r(bytes, 0, "truncated image at byte offset ");
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kImageMagic, 8) != 0)
     return llvm::createStringError("not an accel image: bad magic at byte offset 0");
   r.pos = 8;

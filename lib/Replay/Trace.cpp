@@ -1,6 +1,7 @@
 //===- Trace.cpp - Trace file serialisation (docs/trace-format.md) --------===//
 
 #include "accel/Replay/Trace.h"
+#include "accel/ISA/ByteStream.h"
 
 #include "llvm/Support/CRC.h"
 
@@ -19,87 +20,26 @@ uint64_t Trace::stateBytes() const {
   return n;
 }
 
-namespace {
-struct Writer {
-  std::vector<uint8_t> out;
-  void u8(uint8_t v) { out.push_back(v); }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-      out.push_back(uint8_t(v >> (8 * i)));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-      out.push_back(uint8_t(v >> (8 * i)));
-  }
-  void bytes(llvm::ArrayRef<uint8_t> b) {
-    u64(b.size());
-    out.insert(out.end(), b.begin(), b.end());
-  }
-  void tile(const sim::TileRef &t) {
-    u8(uint8_t(t.space));
-    u64(t.base);
-    u64(t.rows);
-    u64(t.cols);
-    u64(t.rowStride);
-  }
-};
+static void writeTile(ByteWriter &w, const sim::TileRef &t) {
+  w.u8(uint8_t(t.space));
+  w.u64(t.base);
+  w.u64(t.rows);
+  w.u64(t.cols);
+  w.u64(t.rowStride);
+}
 
-/// Bounds-checked reader; the first failure sticks and names the absolute
-/// byte offset in the file.
-struct Reader {
-  llvm::ArrayRef<uint8_t> in;
-  size_t base; ///< file offset of in[0]
-  size_t pos = 0;
-  std::string err;
-  bool need(uint64_t n, const char *what) {
-    if (!err.empty())
-      return false;
-    if (n > in.size() - pos) {
-      err = "truncated trace at byte " + std::to_string(base + pos) +
-            " while reading " + what;
-      return false;
-    }
-    return true;
-  }
-  uint8_t u8(const char *what) { return need(1, what) ? in[pos++] : 0; }
-  uint32_t u32(const char *what) {
-    if (!need(4, what))
-      return 0;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= uint32_t(in[pos++]) << (8 * i);
-    return v;
-  }
-  uint64_t u64(const char *what) {
-    if (!need(8, what))
-      return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= uint64_t(in[pos++]) << (8 * i);
-    return v;
-  }
-  llvm::ArrayRef<uint8_t> bytes(const char *what) {
-    uint64_t n = u64(what);
-    if (!need(n, what))
-      return {};
-    auto r = in.slice(pos, n);
-    pos += n;
-    return r;
-  }
-  sim::TileRef tile(const char *what) {
-    sim::TileRef t;
-    t.space = isa::MemSpace(u8(what) & 1);
-    t.base = u64(what);
-    t.rows = u64(what);
-    t.cols = u64(what);
-    t.rowStride = u64(what);
-    return t;
-  }
-};
-} // namespace
+static sim::TileRef readTile(ByteReader &r, const char *what) {
+  sim::TileRef t;
+  t.space = isa::MemSpace(r.u8(what) & 1);
+  t.base = r.u64(what);
+  t.rows = r.u64(what);
+  t.cols = r.u64(what);
+  t.rowStride = r.u64(what);
+  return t;
+}
 
 std::vector<uint8_t> Trace::serialize() const {
-  Writer p;
+  ByteWriter p;
   p.bytes(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(configJson.data()), configJson.size()));
   p.bytes(program.toImage());
@@ -122,8 +62,8 @@ std::vector<uint8_t> Trace::serialize() const {
   for (const DmaDescriptor &d : pendingDmas) {
     p.u32(d.id);
     p.u32(d.issuePc);
-    p.tile(d.src);
-    p.tile(d.dst);
+    writeTile(p, d.src);
+    writeTile(p, d.dst);
   }
   p.u64(pcs.size());
   for (uint32_t pc : pcs)
@@ -141,7 +81,7 @@ std::vector<uint8_t> Trace::serialize() const {
   }
   p.u32(writtenCrc);
 
-  Writer h;
+  ByteWriter h;
   h.out.insert(h.out.end(), kMagic, kMagic + 8);
   h.u32(formatVersion);
   h.u32(isaVersion);
@@ -156,7 +96,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
     return llvm::createStringError(
         "not an accel trace (bad magic at byte 0)");
-  Reader h{bytes, 0};
+  ByteReader h(bytes, 0, "truncated trace at byte ");
   h.pos = 8;
   Trace t;
   t.formatVersion = h.u32("format version");
@@ -191,7 +131,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
         "payload has 0x%08x (the trace is corrupt)",
         checksum, actual);
 
-  Reader r{payload, kHeaderBytes};
+  ByteReader r(payload, kHeaderBytes, "truncated trace at byte ");
   auto config = r.bytes("config");
   t.configJson.assign(config.begin(), config.end());
   size_t imageAt = kHeaderBytes + r.pos + 8;
@@ -228,8 +168,8 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
     DmaDescriptor d;
     d.id = r.u32("DMA id");
     d.issuePc = r.u32("DMA issue pc");
-    d.src = r.tile("DMA source");
-    d.dst = r.tile("DMA destination");
+    d.src = readTile(r, "DMA source");
+    d.dst = readTile(r, "DMA destination");
     t.pendingDmas.push_back(d);
   }
   uint64_t npcs = r.u64("PC count");
