@@ -21,12 +21,13 @@
 #include "accel/Replay/Trace.h"
 #include "accel/Sim/Device.h"
 
+#include "TestPrograms.h"
+
 #include "llvm/Support/CRC.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstring>
 #include <iterator>
 #include <string>
 #include <utility>
@@ -34,323 +35,30 @@
 
 using namespace accel;
 using namespace accel::sim;
+using namespace accel::test;
 using accel::replay::DmaDescriptor;
 using accel::replay::MemChunk;
 using accel::replay::Replayer;
 using accel::replay::Trace;
 using isa::Buffer;
-using isa::Inst;
 using isa::MemSpace;
-using isa::Opcode;
 
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Instruction builders
-//===----------------------------------------------------------------------===//
+// The program under test is makeLoopProgram() (TestPrograms.h).
 
-Inst li(uint8_t rd, int64_t v) {
-  Inst i;
-  i.op = Opcode::Li;
-  i.rd = rd;
-  i.setImm(v);
-  return i;
-}
-Inst rrr(Opcode op, uint8_t rd, uint8_t rs1, uint8_t rs2) {
-  Inst i;
-  i.op = op;
-  i.rd = rd;
-  i.rs1 = rs1;
-  i.rs2 = rs2;
-  return i;
-}
-Inst add(uint8_t rd, uint8_t rs1, uint8_t rs2) {
-  return rrr(Opcode::Add, rd, rs1, rs2);
-}
-Inst mul(uint8_t rd, uint8_t rs1, uint8_t rs2) {
-  return rrr(Opcode::Mul, rd, rs1, rs2);
-}
-Inst addi(uint8_t rd, uint8_t rs1, int64_t imm) {
-  Inst i;
-  i.op = Opcode::Addi;
-  i.rd = rd;
-  i.rs1 = rs1;
-  i.setImm(imm);
-  return i;
-}
-Inst blt(uint8_t rs1, uint8_t rs2, int64_t target) {
-  Inst i;
-  i.op = Opcode::Blt;
-  i.rs1 = rs1;
-  i.rs2 = rs2;
-  i.setImm(target);
-  return i;
-}
-Inst halt() {
-  Inst i;
-  i.op = Opcode::Halt;
-  return i;
-}
-Inst dmaIssue(uint8_t rd, uint8_t rsSrc, uint8_t rsDst, MemSpace src,
-              MemSpace dst, uint16_t rows, uint16_t cols, uint16_t srcStride,
-              uint16_t dstStride) {
-  Inst i;
-  i.op = Opcode::DmaIssue;
-  i.rd = rd;
-  i.rs1 = rsSrc;
-  i.rs2 = rsDst;
-  i.flags = uint8_t(uint8_t(src) | (uint8_t(dst) << 1));
-  i.a = rows;
-  i.b = cols;
-  i.s1 = srcStride;
-  i.s2 = dstStride;
-  return i;
-}
-Inst dmaWait(uint8_t rs) {
-  Inst i;
-  i.op = Opcode::DmaWait;
-  i.rs1 = rs;
-  return i;
-}
-Inst matmul(uint8_t rsC, uint8_t rsA, uint8_t rsB, uint16_t m, uint16_t n,
-            uint16_t k, uint16_t sa, uint16_t sc, bool acc) {
-  Inst i;
-  i.op = Opcode::Matmul;
-  i.rs3 = rsC;
-  i.rs1 = rsA;
-  i.rs2 = rsB;
-  i.a = m;
-  i.b = n;
-  i.s1 = k;
-  i.s2 = sa;
-  i.s3 = sc;
-  i.flags = acc ? isa::kFlagAccumulate : 0;
-  return i;
-}
-Inst vadd(uint8_t rsOut, uint8_t rsX, uint8_t rsY, uint16_t rows, uint16_t cols,
-          uint16_t sx, uint16_t sy, uint16_t sout) {
-  Inst i;
-  i.op = Opcode::VAdd;
-  i.rs3 = rsOut;
-  i.rs1 = rsX;
-  i.rs2 = rsY;
-  i.a = rows;
-  i.b = cols;
-  i.s1 = sx;
-  i.s2 = sy;
-  i.s3 = sout;
-  return i;
-}
-Inst vfill(uint8_t rsOut, uint16_t rows, uint16_t cols, uint16_t sout,
-           float v) {
-  Inst i;
-  i.op = Opcode::VFill;
-  i.rs3 = rsOut;
-  i.a = rows;
-  i.b = cols;
-  i.s3 = sout;
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  i.s1 = uint16_t(bits);
-  i.s2 = uint16_t(bits >> 16);
-  return i;
-}
-
-//===----------------------------------------------------------------------===//
-// The program under test
-//===----------------------------------------------------------------------===//
-
-constexpr uint64_t kX = 0x10000; // HBM x: 4 KiB, seed 7 -> [65536, 69632)
-constexpr uint32_t kSeed = 7;
-constexpr uint64_t kA = 0;    // VMEM a: [0, 4096)
-constexpr uint64_t kB = 4096; // VMEM b: [4096, 8192)
-constexpr uint64_t kC = 8192; // VMEM c: [8192, 12288)
-
-/// The loop program (25 instructions). Pre-loop: pcs 0..14; the loop body
-/// pcs 15..23 runs for i = 0 and i = 1; pc 24 halts. In iteration i the DMA
-/// copies x[16i .. 16i+16) (64 bytes at X + 64i) to VMEM [64i, 64i + 64).
-///
-/// Dynamic instruction sequence: pcs 0..14 (15 instructions), iteration 0
-/// pcs 15..23 (9), iteration 1 pcs 15..23 (9), halt: 34 instructions.
-/// Arrivals at pc 15: after 15 and after 24 instructions; pc 19: after 19
-/// and after 28 instructions.
-isa::Program makeLoopProgram() {
-  isa::Program p;
-  p.name = "loop";
-  p.code = {
-      li(1, kX),                // 0  r1 = X
-      li(2, kA),                // 1  r2 = A
-      li(3, kB),                // 2  r3 = B
-      li(4, kC),                // 3  r4 = C
-      li(5, 2),                 // 4  r5 = n = 2
-      li(7, 64),                // 5  r7 = 64 (bytes per iteration)
-      li(9, 77),                // 6
-      addi(15, 3, 1024),        // 7  r15 = B + 1024 = 5120
-      vfill(3, 1, 8, 8, 1.5f),  // 8  VMEM [4096, 4128) = 1.5
-      vfill(4, 2, 2, 2, 0.25f), // 9  VMEM [8192, 8208) = 0.25
-      li(6, 0),                 // 10 i = 0
-      vfill(4, 1, 2, 2, 4.0f),  // 11 VMEM [8192, 8200) = 4.0
-      li(9, 3),                 // 12
-      add(16, 9, 9),            // 13 r16 = 6
-      add(17, 3, 0),            // 14 r17 = B
-      mul(10, 6, 7),            // 15 r10 = 64 i
-      add(11, 1, 10),           // 16 r11 = X + 64 i
-      add(12, 2, 10),           // 17 r12 = A + 64 i
-      // 18 r13 = DMA id (i): x[16i .. 16i + 16) -> VMEM [64i, 64i + 64)
-      dmaIssue(13, 11, 12, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
-      dmaWait(13),                    // 19
-      vadd(15, 12, 3, 1, 8, 8, 8, 8), // 20 [5120, 5152) = a[64i..] + 1.5
-      matmul(4, 15, 17, 2, 2, 2, 4, 2, /*acc=*/true), // 21 C += A * B
-      addi(6, 6, 1),                                  // 22 i += 1
-      blt(6, 5, 15),                                  // 23 if i < n goto 15
-      halt(),                                         // 24
-  };
-  auto o = [](uint32_t id, const char *name, const char *loc) {
-    return isa::Origin{id, name, loc};
-  };
-  p.origins = {
-      o(1, "accel.const", "src/model.mlir:3:5"),      // 0
-      o(1, "accel.const", "src/model.mlir:3:5"),      // 1
-      o(1, "accel.const", "src/model.mlir:3:5"),      // 2
-      o(1, "accel.const", "src/model.mlir:3:5"),      // 3
-      o(1, "accel.const", "src/model.mlir:3:5"),      // 4
-      o(1, "accel.const", "src/model.mlir:3:5"),      // 5
-      o(2, "accel.scalar", "src/model.mlir:4:5"),     // 6
-      o(2, "accel.scalar", "src/model.mlir:4:5"),     // 7
-      o(3, "accel.fill", "src/model.mlir:5:5"),       // 8
-      o(4, "accel.fill", "src/model.mlir:6:5"),       // 9
-      o(5, "accel.const", "src/model.mlir:8:5"),      // 10
-      o(6, "accel.fill", "src/model.mlir:9:5"),       // 11
-      o(7, "accel.scalar", "src/model.mlir:10:5"),    // 12
-      o(7, "accel.scalar", "src/model.mlir:10:5"),    // 13
-      o(7, "accel.scalar", "src/model.mlir:10:5"),    // 14
-      o(8, "accel.index", "src/model.mlir:12:7"),     // 15
-      o(8, "accel.index", "src/model.mlir:12:7"),     // 16
-      o(8, "accel.index", "src/model.mlir:12:7"),     // 17
-      o(9, "accel.dma_start", "src/model.mlir:13:7"), // 18
-      o(10, "accel.dma_wait", "src/model.mlir:14:7"), // 19
-      o(11, "accel.vadd", "inc/helpers.mlir:16:9"),   // 20
-      o(12, "accel.matmul", "src/model.mlir:16:7"),   // 21
-      o(13, "accel.for", "src/model.mlir:11:5"),      // 22
-      o(13, "accel.for", "src/model.mlir:11:5"),      // 23
-      o(14, "accel.halt", "src/model.mlir:18:3"),     // 24
-  };
-  auto buffer = [](const char *name, MemSpace space, uint64_t base,
-                   uint64_t bytes, bool zero) {
-    Buffer b;
-    b.name = name;
-    b.space = space;
-    b.base = base;
-    b.bytes = bytes;
-    b.shape = {int64_t(bytes / 4)};
-    b.seed = zero ? 0 : kSeed;
-    b.zeroInit = zero;
-    return b;
-  };
-  p.buffers = {buffer("x", MemSpace::HBM, kX, 4096, false),
-               buffer("a", MemSpace::VMEM, kA, 4096, true),
-               buffer("b", MemSpace::VMEM, kB, 4096, true),
-               buffer("c", MemSpace::VMEM, kC, 4096, true)};
-  return p;
-}
-
-/// One hbm->vmem link: T_b = 100, 64 B/cycle; scalar latency 1.
-MachineConfig makeConfig() {
-  auto c = MachineConfig::fromJson(R"json({
-    "scalar": { "latency": 1 },
-    "dma": { "links": [
-      { "src": "hbm", "dst": "vmem", "base_latency": 100,
-        "bytes_per_cycle": 64 } ] }
-  })json",
-                                   "replay-test.json");
-  EXPECT_TRUE(bool(c)) << (c ? "" : llvm::toString(c.takeError()));
-  return c ? std::move(*c) : MachineConfig::getDefault();
-}
-
-std::string errorOf(llvm::Error e) {
-  if (!e)
-    return "<success>";
-  return llvm::toString(std::move(e));
-}
-template <typename T> std::string errorOf(llvm::Expected<T> e) {
-  if (e)
-    return "<success>";
-  return llvm::toString(e.takeError());
-}
-
-std::vector<uint8_t> floatBytes(const std::vector<float> &v) {
-  std::vector<uint8_t> out(v.size() * 4);
-  std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-/// initValue(seed, first .. first + n - 1) as bytes.
-std::vector<uint8_t> initBytes(uint64_t first, uint64_t n) {
-  std::vector<float> v;
-  for (uint64_t i = 0; i < n; ++i)
-    v.push_back(isa::initValue(kSeed, first + i));
-  return floatBytes(v);
-}
-std::vector<uint8_t> readMem(Device &d, MemSpace space, uint64_t addr,
-                             uint64_t n) {
-  std::vector<uint8_t> out(n, 0xee);
-  llvm::Error e = d.readMemory(space, addr, n, out.data());
-  EXPECT_FALSE(bool(e)) << llvm::toString(std::move(e));
-  return out;
-}
-
-/// Every callback of the simulator.
-struct Events : Observer {
-  std::vector<RetireEvent> retired;
-  std::vector<std::pair<uint32_t, DmaTiming>> issued; // (pc, timing)
-  std::vector<WaitEvent> waits;
-  std::vector<uint64_t> halts;
-  void onRetire(const RetireEvent &e) override { retired.push_back(e); }
-  void onDmaIssue(uint32_t pc, const DmaTiming &t) override {
-    issued.push_back({pc, t});
-  }
-  void onDmaWait(const WaitEvent &e) override { waits.push_back(e); }
-  void onHalt(uint64_t total) override { halts.push_back(total); }
-};
-
-/// out[j] of iteration `it` (pc 20): x[16 it + j] + 1.5.
-float vaddOut(int it, int j) {
-  return isa::initValue(kSeed, 16 * it + j) + 1.5f;
-}
-
-/// C after iterations 0 .. last of the loop program. C starts as
-/// [[4, 4], [0.25, 0.25]] (pc 9, then pc 11 over the first row); in
-/// iteration it, A is the 2x2 tile of out with row stride 4 (out[0], out[1];
-/// out[4], out[5]) and B is 2x2 of 1.5 (pc 8); the MXU accumulates kk = 0
-/// then kk = 1 in f32.
-std::vector<float> cAfter(int last) {
-  std::vector<float> c = {4.0f, 4.0f, 0.25f, 0.25f};
-  for (int it = 0; it <= last; ++it)
-    for (int i = 0; i < 2; ++i) {
-      float a0 = vaddOut(it, 4 * i), a1 = vaddOut(it, 4 * i + 1);
-      for (int j = 0; j < 2; ++j) {
-        float acc = c[2 * i + j];
-        acc += a0 * 1.5f;
-        acc += a1 * 1.5f;
-        c[2 * i + j] = acc;
-      }
-    }
-  return c;
-}
+/// The source name of this file's config in errors.
+constexpr const char *kConfigName = "replay-test.json";
 
 class ReplayTest : public ::testing::Test {
 protected:
-  MachineConfig config = makeConfig();
+  MachineConfig config = makeLoopConfig(kConfigName);
   isa::Program program = makeLoopProgram();
 
   /// Records `count` instructions from the `hit`-th arrival at `pc`.
   Trace recordWindow(uint32_t pc, uint64_t hit, uint64_t count) {
     Device device(config, program);
-    device.setBreakpoint(pc, hit);
-    llvm::Error e = device.continueToBreakpoint();
-    EXPECT_FALSE(bool(e)) << llvm::toString(std::move(e));
-    auto trace = replay::record(device, program, config.jsonText, count);
-    EXPECT_TRUE(bool(trace)) << llvm::toString(trace.takeError());
-    return trace ? std::move(*trace) : Trace();
+    return recordAt(device, program, config, pc, hit, count);
   }
 
   /// A device that ran the full program to the same point and then
@@ -366,8 +74,8 @@ protected:
   }
 
   /// The events of a full run.
-  Events fullRun() {
-    Events events;
+  EventLog fullRun() {
+    EventLog events;
     Simulator sim(config, program);
     sim.addObserver(&events);
     auto r = sim.run();
@@ -564,7 +272,7 @@ TEST(ReplayTraceFileTest, RoundTripKeepsEveryField) {
 }
 
 TEST(ReplayTraceFileTest, RecordedTraceRoundTrips) {
-  MachineConfig config = makeConfig();
+  MachineConfig config = makeLoopConfig(kConfigName);
   isa::Program program = makeLoopProgram();
   Device device(config, program);
   device.setBreakpoint(19, 2);
@@ -758,7 +466,7 @@ TEST_F(ReplayTest, WindowReproducesTheFullRunFunctionally) {
   ASSERT_EQ(trace.pcs,
             (std::vector<uint32_t>{15, 16, 17, 18, 19, 20, 21, 22, 23}));
   ASSERT_EQ(trace.startIndex, 24u);
-  Events replayEvents;
+  EventLog replayEvents;
   auto replayer = loadReplayer(trace, &replayEvents);
   ASSERT_TRUE(replayer);
   auto summary = replayer->run();
@@ -813,7 +521,7 @@ TEST_F(ReplayTest, WindowReproducesTheFullRunFunctionally) {
 
   // Per instruction: the replay retires the same PCs as instructions
   // 24..32 of a full run.
-  Events full = fullRun();
+  EventLog full = fullRun();
   ASSERT_EQ(full.retired.size(), 34u);
   ASSERT_EQ(replayEvents.retired.size(), count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -828,7 +536,7 @@ TEST_F(ReplayTest, DeserializedTraceReplaysLikeTheOriginal) {
   Trace trace = recordWindow(20, 1, 1000);
   auto back = Trace::deserialize(trace.serialize());
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
-  Events a, b;
+  EventLog a, b;
   auto ra = loadReplayer(trace, &a);
   auto rb = loadReplayer(*back, &b);
   ASSERT_TRUE(ra && rb);
@@ -901,14 +609,14 @@ TEST_F(ReplayTest, WindowStartingIdleReproducesTheTiming) {
   EXPECT_TRUE(trace.pendingDmas.empty());
   EXPECT_EQ(trace.nextDmaId, 1u);
 
-  Events full = fullRun();
+  EventLog full = fullRun();
   ASSERT_EQ(full.retired.size(), 34u);
   ASSERT_EQ(full.halts.size(), 1u);
   EXPECT_EQ(full.halts[0], 669u);
   const uint64_t base = full.retired[20].issueCycle;
   EXPECT_EQ(base, 135u);
 
-  Events rep;
+  EventLog rep;
   auto replayer = loadReplayer(trace, &rep);
   ASSERT_TRUE(replayer);
   auto summary = replayer->run();
@@ -958,7 +666,7 @@ TEST_F(ReplayTest, WindowStartingWithDmaInFlight) {
   Trace trace = recordWindow(19, 2, 1000);
   ASSERT_EQ(trace.pendingDmas.size(), 1u);
   ASSERT_EQ(trace.pcs, (std::vector<uint32_t>{19, 20, 21, 22, 23, 24}));
-  Events rep;
+  EventLog rep;
   auto replayer = loadReplayer(trace, &rep);
   ASSERT_TRUE(replayer);
   // The trace-load step issues the in-flight DMA at cycle 0 of the window:
@@ -1095,7 +803,7 @@ TEST_F(ReplayTest, WaitAgainOnDmaCompletedBeforeWindow) {
   // Full run: ISSUE at 2 completes at 103; the first WAIT resumes at 103,
   // addi at 104, the second WAIT is ready at 105: slack 2, no stall.
   Simulator full(config, p);
-  Events fe;
+  EventLog fe;
   full.addObserver(&fe);
   auto fr = full.run();
   ASSERT_TRUE(bool(fr)) << llvm::toString(fr.takeError());
@@ -1115,7 +823,7 @@ TEST_F(ReplayTest, WaitAgainOnDmaCompletedBeforeWindow) {
 
   auto replayer = Replayer::create(*trace);
   ASSERT_TRUE(bool(replayer)) << llvm::toString(replayer.takeError());
-  Events re;
+  EventLog re;
   (*replayer)->addObserver(&re);
   ASSERT_FALSE(bool((*replayer)->load()));
   auto rr = (*replayer)->run();

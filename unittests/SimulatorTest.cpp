@@ -13,193 +13,26 @@
 
 #include "accel/Sim/Simulator.h"
 
+#include "TestPrograms.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
 using namespace accel;
 using namespace accel::sim;
-using isa::Buffer;
+using namespace accel::test;
 using isa::Inst;
 using isa::MemSpace;
 using isa::Opcode;
 
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Instruction builders
-//===----------------------------------------------------------------------===//
-
-Inst li(uint8_t rd, int64_t v) {
-  Inst i;
-  i.op = Opcode::Li;
-  i.rd = rd;
-  i.setImm(v);
-  return i;
-}
-Inst rrr(Opcode op, uint8_t rd, uint8_t rs1, uint8_t rs2) {
-  Inst i;
-  i.op = op;
-  i.rd = rd;
-  i.rs1 = rs1;
-  i.rs2 = rs2;
-  return i;
-}
-Inst add(uint8_t rd, uint8_t rs1, uint8_t rs2) {
-  return rrr(Opcode::Add, rd, rs1, rs2);
-}
-Inst rri(Opcode op, uint8_t rd, uint8_t rs1, int64_t imm) {
-  Inst i;
-  i.op = op;
-  i.rd = rd;
-  i.rs1 = rs1;
-  i.setImm(imm);
-  return i;
-}
-Inst addi(uint8_t rd, uint8_t rs1, int64_t imm) {
-  return rri(Opcode::Addi, rd, rs1, imm);
-}
-Inst branch(Opcode op, uint8_t rs1, uint8_t rs2, int64_t target) {
-  Inst i;
-  i.op = op;
-  i.rs1 = rs1;
-  i.rs2 = rs2;
-  i.setImm(target);
-  return i;
-}
-Inst blt(uint8_t rs1, uint8_t rs2, int64_t t) {
-  return branch(Opcode::Blt, rs1, rs2, t);
-}
-Inst bge(uint8_t rs1, uint8_t rs2, int64_t t) {
-  return branch(Opcode::Bge, rs1, rs2, t);
-}
-Inst jmp(int64_t target) {
-  Inst i;
-  i.op = Opcode::Jmp;
-  i.setImm(target);
-  return i;
-}
-Inst nop() { return Inst(); }
-Inst halt() {
-  Inst i;
-  i.op = Opcode::Halt;
-  return i;
-}
-/// dma.issue rd, rsSrc, rsDst: rows x cols f32, row strides in elements.
-Inst dmaIssue(uint8_t rd, uint8_t rsSrc, uint8_t rsDst, MemSpace src,
-              MemSpace dst, uint16_t rows, uint16_t cols, uint16_t srcStride,
-              uint16_t dstStride) {
-  Inst i;
-  i.op = Opcode::DmaIssue;
-  i.rd = rd;
-  i.rs1 = rsSrc;
-  i.rs2 = rsDst;
-  i.flags = uint8_t(uint8_t(src) | (uint8_t(dst) << 1));
-  i.a = rows;
-  i.b = cols;
-  i.s1 = srcStride;
-  i.s2 = dstStride;
-  return i;
-}
-Inst dmaWait(uint8_t rs) {
-  Inst i;
-  i.op = Opcode::DmaWait;
-  i.rs1 = rs;
-  return i;
-}
-/// mxu.matmul: C[m x n] (+)= A[m x k] * B[k x n]; A row stride sa, C row
-/// stride sc, B dense.
-Inst matmul(uint8_t rsC, uint8_t rsA, uint8_t rsB, uint16_t m, uint16_t n,
-            uint16_t k, uint16_t sa, uint16_t sc, bool acc = false) {
-  Inst i;
-  i.op = Opcode::Matmul;
-  i.rs3 = rsC;
-  i.rs1 = rsA;
-  i.rs2 = rsB;
-  i.a = m;
-  i.b = n;
-  i.s1 = k;
-  i.s2 = sa;
-  i.s3 = sc;
-  i.flags = acc ? isa::kFlagAccumulate : 0;
-  return i;
-}
-Inst vbinary(Opcode op, uint8_t rsOut, uint8_t rsX, uint8_t rsY,
-             uint16_t rows, uint16_t cols, uint16_t sx, uint16_t sy,
-             uint16_t sout, bool bcast = false) {
-  Inst i;
-  i.op = op;
-  i.rs3 = rsOut;
-  i.rs1 = rsX;
-  i.rs2 = rsY;
-  i.a = rows;
-  i.b = cols;
-  i.s1 = sx;
-  i.s2 = sy;
-  i.s3 = sout;
-  i.flags = bcast ? isa::kFlagBroadcast : 0;
-  return i;
-}
-Inst vunary(Opcode op, uint8_t rsOut, uint8_t rsX, uint16_t rows,
-            uint16_t cols, uint16_t sx, uint16_t sout) {
-  Inst i;
-  i.op = op;
-  i.rs3 = rsOut;
-  i.rs1 = rsX;
-  i.a = rows;
-  i.b = cols;
-  i.s1 = sx;
-  i.s3 = sout;
-  return i;
-}
-Inst vfill(uint8_t rsOut, uint16_t rows, uint16_t cols, uint16_t sout,
-           float v) {
-  Inst i;
-  i.op = Opcode::VFill;
-  i.rs3 = rsOut;
-  i.a = rows;
-  i.b = cols;
-  i.s3 = sout;
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  i.s1 = uint16_t(bits);
-  i.s2 = uint16_t(bits >> 16);
-  return i;
-}
-
-Buffer hbmBuffer(std::string name, uint64_t base, uint64_t bytes,
-                 uint32_t seed, bool zero = false) {
-  Buffer b;
-  b.name = std::move(name);
-  b.space = MemSpace::HBM;
-  b.base = base;
-  b.bytes = bytes;
-  b.shape = {int64_t(bytes / 4)};
-  b.seed = seed;
-  b.zeroInit = zero;
-  return b;
-}
-Buffer vmemBuffer(std::string name, uint64_t base, uint64_t bytes) {
-  Buffer b;
-  b.name = std::move(name);
-  b.space = MemSpace::VMEM;
-  b.base = base;
-  b.bytes = bytes;
-  b.shape = {int64_t(bytes / 4)};
-  b.zeroInit = true;
-  return b;
-}
-
-// Address map of most tests.
-constexpr uint64_t kX = 0x10000;   // HBM input, 4 KiB, seed 7
+// Address map of most tests: HBM input x (4 KiB, seed kSeed) at kX, VMEM
+// a, b, c (4 KiB each) at kA, kB, kC (TestPrograms.h), and:
 constexpr uint64_t kOut = 0x20000; // HBM output, 4 KiB, zeros
-constexpr uint64_t kA = 0;         // VMEM, 4 KiB each
-constexpr uint64_t kB = 4096;
-constexpr uint64_t kC = 8192;
-constexpr uint32_t kSeed = 7;
 
 isa::Program makeProgram(std::vector<Inst> code) {
   isa::Program p;
@@ -212,11 +45,8 @@ isa::Program makeProgram(std::vector<Inst> code) {
   return p;
 }
 
-MachineConfig configFrom(llvm::StringRef json) {
-  auto c = MachineConfig::fromJson(json, "sim-test.json");
-  EXPECT_TRUE(bool(c)) << (c ? "" : llvm::toString(c.takeError()));
-  return c ? std::move(*c) : MachineConfig::getDefault();
-}
+/// The source name of this file's configs in errors.
+constexpr const char *kConfigName = "sim-test.json";
 
 /// hbm<->vmem links with T_b = 100 and 64 B/cycle; scalar latency 1.
 constexpr const char *kDmaConfig = R"json({
@@ -254,20 +84,6 @@ uint64_t stall(const RunSummary &s, StallCause c) {
   return s.stallCycles[size_t(c)];
 }
 
-/// Records every callback.
-struct Recorder : Observer {
-  std::vector<RetireEvent> retired;
-  std::vector<DmaTiming> issued;
-  std::vector<WaitEvent> waits;
-  std::vector<uint64_t> halts;
-  void onRetire(const RetireEvent &e) override { retired.push_back(e); }
-  void onDmaIssue(uint32_t, const DmaTiming &t) override {
-    issued.push_back(t);
-  }
-  void onDmaWait(const WaitEvent &e) override { waits.push_back(e); }
-  void onHalt(uint64_t total) override { halts.push_back(total); }
-};
-
 //===----------------------------------------------------------------------===//
 // Scalar unit and control flow
 //===----------------------------------------------------------------------===//
@@ -277,14 +93,14 @@ TEST(SimulatorTest, ScalarArithmetic) {
   isa::Program p = makeProgram({
       li(1, 6),
       li(2, -4),
-      rrr(Opcode::Mul, 3, 1, 2),  // 6 * -4 = -24
-      rrr(Opcode::Sub, 4, 1, 2),  // 6 - -4 = 10
-      rri(Opcode::Muli, 5, 1, 7), // 6 * 7 = 42
+      rrr(Opcode::Mul, 3, 1, 2),   // 6 * -4 = -24
+      rrr(Opcode::Sub, 4, 1, 2),   // 6 - -4 = 10
+      rri(Opcode::Muli, 5, 1, 7),  // 6 * 7 = 42
       rri(Opcode::Addi, 6, 2, -3), // -4 + -3 = -7
-      rrr(Opcode::Mov, 7, 3, 0),  // -24
-      add(8, 1, 4),               // 6 + 10 = 16
-      li(0, 99),                  // r0 stays 0
-      add(9, 0, 1),               // 0 + 6 = 6
+      rrr(Opcode::Mov, 7, 3, 0),   // -24
+      add(8, 1, 4),                // 6 + 10 = 16
+      li(0, 99),                   // r0 stays 0
+      add(9, 0, 1),                // 0 + 6 = 6
       halt(),
   });
   Simulator sim(config, p);
@@ -309,17 +125,17 @@ TEST(SimulatorTest, ScalarArithmetic) {
 TEST(SimulatorTest, BltLoopRunsFiveTimes) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, 0),    // 0: i = 0
-      li(2, 5),    // 1: n = 5
-      li(3, 1),    // 2: one
-      li(4, 0),    // 3: acc = 0
-      add(1, 1, 3),    // 4: i += 1
-      addi(4, 4, 10),  // 5: acc += 10
-      blt(1, 2, 4),    // 6: if i < n goto 4
-      halt(),          // 7
+      li(1, 0),       // 0: i = 0
+      li(2, 5),       // 1: n = 5
+      li(3, 1),       // 2: one
+      li(4, 0),       // 3: acc = 0
+      add(1, 1, 3),   // 4: i += 1
+      addi(4, 4, 10), // 5: acc += 10
+      blt(1, 2, 4),   // 6: if i < n goto 4
+      halt(),         // 7
   });
   Simulator sim(config, p);
-  Recorder rec;
+  EventLog rec;
   sim.addObserver(&rec);
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
@@ -339,12 +155,12 @@ TEST(SimulatorTest, BltLoopRunsFiveTimes) {
 TEST(SimulatorTest, BgeJmpLoop) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, 0),       // 0
-      li(2, 3),       // 1
-      bge(1, 2, 5),   // 2: exit when i >= 3
-      addi(1, 1, 1),  // 3
-      jmp(2),         // 4
-      halt(),         // 5
+      li(1, 0),      // 0
+      li(2, 3),      // 1
+      bge(1, 2, 5),  // 2: exit when i >= 3
+      addi(1, 1, 1), // 3
+      jmp(2),        // 4
+      halt(),        // 5
   });
   Simulator sim(config, p);
   auto r = sim.run();
@@ -358,11 +174,11 @@ TEST(SimulatorTest, BgeJmpLoop) {
 TEST(SimulatorTest, BranchesCompareSigned) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, -1),     // 0
-      li(2, 1),      // 1
-      blt(1, 2, 4),  // 2: -1 < 1 (signed): taken
-      li(3, 111),    // 3: skipped
-      halt(),        // 4
+      li(1, -1),    // 0
+      li(2, 1),     // 1
+      blt(1, 2, 4), // 2: -1 < 1 (signed): taken
+      li(3, 111),   // 3: skipped
+      halt(),       // 4
   });
   Simulator sim(config, p);
   auto r = sim.run();
@@ -378,7 +194,9 @@ TEST(SimulatorTest, BranchesCompareSigned) {
 TEST(SimulatorTest, Matmul2x2) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB), li(3, kC),
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),
       // A is 2x2 stored with row stride 4, C is written with row stride 3.
       matmul(3, 1, 2, /*m=*/2, /*n=*/2, /*k=*/2, /*sa=*/4, /*sc=*/3),
       halt(),
@@ -404,7 +222,9 @@ TEST(SimulatorTest, Matmul2x2) {
 TEST(SimulatorTest, MatmulAccumulate) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB), li(3, kC),
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),
       matmul(3, 1, 2, 2, 2, 2, 2, 2, /*acc=*/true),
       halt(),
   });
@@ -446,7 +266,7 @@ TEST(SimulatorTest, MatmulLatencyFormula) {
     p.code = {li(1, 0), li(2, int64_t(aBytes)), li(3, int64_t(aBytes + bBytes)),
               matmul(3, 1, 2, c.m, c.n, c.k, c.k, c.n), halt()};
     Simulator sim(config, p);
-    Recorder rec;
+    EventLog rec;
     sim.addObserver(&rec);
     auto r = sim.run();
     ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
@@ -486,9 +306,15 @@ TEST(SimulatorTest, VpuElementwise) {
   // x at kA (2x3, stride 3), y at kB (2x3, stride 4), outputs in c.
   const uint64_t o = kC;
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB),
-      li(10, o), li(11, o + 64), li(12, o + 128), li(13, o + 192),
-      li(14, o + 256), li(15, o + 320), li(16, o + 384),
+      li(1, kA),
+      li(2, kB),
+      li(10, o),
+      li(11, o + 64),
+      li(12, o + 128),
+      li(13, o + 192),
+      li(14, o + 256),
+      li(15, o + 320),
+      li(16, o + 384),
       vbinary(Opcode::VAdd, 10, 1, 2, 2, 3, 3, 4, 3),
       vbinary(Opcode::VSub, 11, 1, 2, 2, 3, 3, 4, 3),
       vbinary(Opcode::VMul, 12, 1, 2, 2, 3, 3, 4, 3),
@@ -527,14 +353,18 @@ TEST(SimulatorTest, VpuUnaryFillAndReductions) {
   MachineConfig config = MachineConfig::getDefault();
   const uint64_t o = kC;
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB),
-      li(10, o), li(11, o + 64), li(12, o + 128), li(13, o + 192),
+      li(1, kA),
+      li(2, kB),
+      li(10, o),
+      li(11, o + 64),
+      li(12, o + 128),
+      li(13, o + 192),
       li(14, o + 256),
-      vfill(10, 2, 3, 4, 2.5f),                   // 2x3 at stride 4
-      vunary(Opcode::VSqrt, 11, 2, 1, 4, 4, 4),   // sqrt of y row 0
-      vunary(Opcode::VExp, 12, 2, 1, 2, 4, 2),    // exp of y[0][0..1]
-      vunary(Opcode::VRSum, 13, 1, 2, 3, 3, 1),   // row sums, dense out
-      vunary(Opcode::VRMax, 14, 1, 2, 3, 3, 2),   // row max, out stride 2
+      vfill(10, 2, 3, 4, 2.5f),                 // 2x3 at stride 4
+      vunary(Opcode::VSqrt, 11, 2, 1, 4, 4, 4), // sqrt of y row 0
+      vunary(Opcode::VExp, 12, 2, 1, 2, 4, 2),  // exp of y[0][0..1]
+      vunary(Opcode::VRSum, 13, 1, 2, 3, 3, 1), // row sums, dense out
+      vunary(Opcode::VRMax, 14, 1, 2, 3, 3, 2), // row max, out stride 2
       halt(),
   });
   Simulator sim(config, p);
@@ -550,7 +380,7 @@ TEST(SimulatorTest, VpuUnaryFillAndReductions) {
             (std::vector<float>{2.5f, 2.5f, 2.5f, -7, 2.5f, 2.5f, 2.5f, -7}));
   EXPECT_EQ(readVmem(sim, o + 64, 1, 4, 4), (std::vector<float>{0, 1, 2, 3}));
   std::vector<float> e = readVmem(sim, o + 128, 1, 2, 2);
-  EXPECT_EQ(e[0], 1.0f); // exp(0)
+  EXPECT_EQ(e[0], 1.0f);              // exp(0)
   EXPECT_FLOAT_EQ(e[1], 2.71828183f); // exp(1)
   // Row sums: 1 - 2 + 3 = 2, -4 - 5 - 6 = -15.
   EXPECT_EQ(readVmem(sim, o + 192, 2, 1, 1), (std::vector<float>{2, -15}));
@@ -571,7 +401,7 @@ TEST(SimulatorTest, VpuLatencyAndBusyStall) {
       halt(), // ready 14; total = max(14 + 1, 25) = 25
   });
   Simulator sim(config, p);
-  Recorder rec;
+  EventLog rec;
   sim.addObserver(&rec);
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
@@ -599,7 +429,7 @@ TEST(SimulatorTest, VpuLatencyScalesWithLanePasses) {
             vunary(Opcode::VRSum, 2, 1, 16, 128, 128, 1),  // 8 + 2*2 = 12
             halt()};
   Simulator sim(config, p);
-  Recorder rec;
+  EventLog rec;
   sim.addObserver(&rec);
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
@@ -615,9 +445,12 @@ TEST(SimulatorTest, VpuLatencyScalesWithLanePasses) {
 TEST(SimulatorTest, DataHazardOnMatmulResult) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
-      matmul(3, 1, 2, 2, 2, 2, 2, 2),            // 4: writes C until 262
-      vunary(Opcode::VCopy, 4, 3, 2, 2, 2, 2),   // reads C: ready 5
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),
+      li(4, kC + 64),
+      matmul(3, 1, 2, 2, 2, 2, 2, 2),          // 4: writes C until 262
+      vunary(Opcode::VCopy, 4, 3, 2, 2, 2, 2), // reads C: ready 5
       halt(),
   });
   Simulator sim(config, p);
@@ -638,7 +471,7 @@ TEST(SimulatorTest, DataHazardOnMatmulResult) {
 //===----------------------------------------------------------------------===//
 
 TEST(SimulatorTest, DmaIssueWaitTiming) {
-  MachineConfig config = configFrom(kDmaConfig);
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
   isa::Program p = makeProgram({
       li(1, kX),
       li(2, kA),
@@ -647,7 +480,7 @@ TEST(SimulatorTest, DmaIssueWaitTiming) {
       halt(),
   });
   Simulator sim(config, p);
-  Recorder rec;
+  EventLog rec;
   sim.addObserver(&rec);
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
@@ -665,10 +498,10 @@ TEST(SimulatorTest, DmaIssueWaitTiming) {
   EXPECT_EQ(sim.getRegister(3), 0u); // the first DMA id
 
   ASSERT_EQ(rec.issued.size(), 1u);
-  EXPECT_EQ(rec.issued[0].issue, 2u);
-  EXPECT_EQ(rec.issued[0].bytes, 256u);
-  EXPECT_EQ(rec.issued[0].baseEnd, 102u);
-  EXPECT_EQ(rec.issued[0].complete, 106u);
+  EXPECT_EQ(rec.issued[0].second.issue, 2u);
+  EXPECT_EQ(rec.issued[0].second.bytes, 256u);
+  EXPECT_EQ(rec.issued[0].second.baseEnd, 102u);
+  EXPECT_EQ(rec.issued[0].second.complete, 106u);
   ASSERT_EQ(rec.waits.size(), 1u);
   EXPECT_EQ(rec.waits[0].pc, 3u);
   EXPECT_EQ(rec.waits[0].cycle, 3u);
@@ -687,7 +520,7 @@ TEST(SimulatorTest, DmaIssueWaitTiming) {
 
 // The three WAIT positions of Fig. 4, moved by padding with nops.
 TEST(SimulatorTest, DmaWaitPositions) {
-  MachineConfig config = configFrom(kDmaConfig);
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
   // ISSUE at 2: baseEnd 102, complete 106 (as above). With N nops at
   // 3 .. N+2 the WAIT is ready at w = N + 3.
   struct Case {
@@ -711,15 +544,15 @@ TEST(SimulatorTest, DmaWaitPositions) {
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("nops = " + std::to_string(c.nops));
-    std::vector<Inst> code = {li(1, kX), li(2, kA),
-                              dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM,
-                                       1, 64, 64, 64)};
+    std::vector<Inst> code = {
+        li(1, kX), li(2, kA),
+        dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64)};
     code.insert(code.end(), c.nops, nop());
     code.push_back(dmaWait(3));
     code.push_back(halt());
     isa::Program p = makeProgram(code);
     Simulator sim(config, p);
-    Recorder rec;
+    EventLog rec;
     sim.addObserver(&rec);
     auto r = sim.run();
     ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
@@ -736,9 +569,10 @@ TEST(SimulatorTest, DmaWaitPositions) {
 }
 
 TEST(SimulatorTest, TotalIncludesDmaDrain) {
-  MachineConfig config = configFrom(kDmaConfig);
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
   isa::Program p = makeProgram({
-      li(1, kX), li(2, kA),
+      li(1, kX),
+      li(2, kA),
       dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
       halt(),
   });
@@ -751,7 +585,7 @@ TEST(SimulatorTest, TotalIncludesDmaDrain) {
 }
 
 TEST(SimulatorTest, DmaFifoOnOneLink) {
-  MachineConfig config = configFrom(kDmaConfig);
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
   isa::Program p = makeProgram({
       li(1, kX), li(2, kA), li(5, kB),
       // 3: baseEnd 103, complete 107.
@@ -783,7 +617,8 @@ TEST(SimulatorTest, DmaSlotsStall) {
     "dma": { "max_outstanding": 1, "links": [
       { "src": "hbm", "dst": "vmem", "base_latency": 100,
         "bytes_per_cycle": 64 } ] }
-  })json");
+  })json",
+                                    kConfigName);
   isa::Program p = makeProgram({
       li(1, kX), li(2, kA), li(5, kB),
       // 3: baseEnd 103, complete 107.
@@ -807,7 +642,7 @@ TEST(SimulatorTest, DmaSlotsStall) {
 }
 
 TEST(SimulatorTest, DmaRoundTripThroughVpu) {
-  MachineConfig config = configFrom(kDmaConfig);
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
   isa::Program p = makeProgram({
       li(1, kX), li(2, kA), li(5, kB), li(6, kOut),
       // 4: 2 x 32 tile of x (row stride 64) -> a (dense): 256 bytes,
@@ -864,26 +699,24 @@ TEST(SimulatorTest, FaultVmemOutOfBounds) {
   MachineConfig config = MachineConfig::getDefault();
   {
     // Not inside any buffer.
-    isa::Program p = makeProgram({li(1, 1000000), vfill(1, 2, 2, 2, 0.0f),
-                                  halt()});
+    isa::Program p =
+        makeProgram({li(1, 1000000), vfill(1, 2, 2, 2, 0.0f), halt()});
     Simulator sim(config, p);
     std::string msg = faultOf(sim.run());
     EXPECT_TRUE(startsWith(msg, "fault at pc 1 (vpu.fill r1, 2x2, s=2, 0)"))
         << msg;
-    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
-        << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos) << msg;
     // [1000000, 1000000 + 2 * 2 * 4)
     EXPECT_NE(msg.find("[1000000, 1000016)"), std::string::npos) << msg;
   }
   {
     // Straddles the end of buffer a = [0, 4096): [4088, 4104).
-    isa::Program p = makeProgram({li(1, 4088), vfill(1, 2, 2, 2, 1.0f),
-                                  halt()});
+    isa::Program p =
+        makeProgram({li(1, 4088), vfill(1, 2, 2, 2, 1.0f), halt()});
     Simulator sim(config, p);
     std::string msg = faultOf(sim.run());
     EXPECT_TRUE(startsWith(msg, "fault at pc 1 ")) << msg;
-    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
-        << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos) << msg;
   }
   {
     // A matmul operand past the end: B 2x2 at 4092.
@@ -892,8 +725,7 @@ TEST(SimulatorTest, FaultVmemOutOfBounds) {
     Simulator sim(config, p);
     std::string msg = faultOf(sim.run());
     EXPECT_TRUE(startsWith(msg, "fault at pc 3 ")) << msg;
-    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
-        << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos) << msg;
   }
   {
     // A DMA destination past the end of VMEM buffer c.
@@ -904,8 +736,7 @@ TEST(SimulatorTest, FaultVmemOutOfBounds) {
     Simulator sim(config, p);
     std::string msg = faultOf(sim.run());
     EXPECT_TRUE(startsWith(msg, "fault at pc 2 ")) << msg;
-    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos)
-        << msg;
+    EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos) << msg;
   }
   {
     // An HBM source outside every buffer.
@@ -981,9 +812,9 @@ TEST(SimulatorTest, FaultInstructionBudget) {
   }
   {
     // The 20-instruction Blt loop fits a budget of 20 exactly, not of 19.
-    std::vector<Inst> code = {li(1, 0), li(2, 5), li(3, 1), li(4, 0),
-                              add(1, 1, 3), addi(4, 4, 10), blt(1, 2, 4),
-                              halt()};
+    std::vector<Inst> code = {li(1, 0),     li(2, 5),     li(3, 1),
+                              li(4, 0),     add(1, 1, 3), addi(4, 4, 10),
+                              blt(1, 2, 4), halt()};
     isa::Program p = makeProgram(code);
     Simulator ok(config, p);
     auto r = ok.run(20);
@@ -998,7 +829,8 @@ TEST(SimulatorTest, FaultInstructionBudget) {
 TEST(SimulatorTest, FaultMissingLink) {
   MachineConfig config = configFrom(R"json({"dma": {"links": [
       { "src": "hbm", "dst": "vmem", "base_latency": 1,
-        "bytes_per_cycle": 1 } ]}})json");
+        "bytes_per_cycle": 1 } ]}})json",
+                                    kConfigName);
   isa::Program p = makeProgram(
       {li(1, kA), li(2, kOut),
        dmaIssue(3, 1, 2, MemSpace::VMEM, MemSpace::HBM, 1, 4, 4, 4), halt()});
