@@ -245,4 +245,42 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
             "bottleneck";
     os << "\n";
   }
+
+  // The analyzer's sections (Analyzer::addToMetrics), when present.
+  if (m.contains("suggestions")) {
+    const json &s = m["suggestions"];
+    os << "\nSuggestions (seed 000 Algorithm 2, extended): " << s.size()
+       << "\n";
+    for (size_t i = 0; i < s.size() && i < topN; ++i)
+      os << "  " << s[i]["kind"].get<std::string>() << " op "
+         << s[i]["op_id"].get<uint64_t>() << " at "
+         << s[i]["loc"].get<std::string>() << ": saves ~"
+         << s[i]["expected_cycles_saved"].get<uint64_t>() << " cycles - "
+         << s[i]["reason"].get<std::string>() << "\n";
+    if (s.size() > topN)
+      os << "  ... " << s.size() - topN << " more in metrics.json\n";
+  }
+  if (m.contains("vmem")) {
+    const json &v = m["vmem"];
+    os << llvm::format("\nVMEM (seed 000 §5.3.2): at least %.1f%% free at "
+                       "all times; the largest contiguous free run never "
+                       "fell below %llu bytes; %llu DMA'd bytes were never "
+                       "read\n",
+                       100.0 * v["min_free_fraction"].get<double>(),
+                       (unsigned long long)
+                           v["min_largest_free_run_bytes"].get<uint64_t>(),
+                       (unsigned long long)v["wasted_dma_bytes"].get<uint64_t>());
+  }
+  if (m.contains("roofline")) {
+    const json &r = m["roofline"];
+    os << "\nRoofline: the program needs at least "
+       << r["lower_bound_cycles"].get<uint64_t>() << " cycles (bound by "
+       << r["bound_by"].get<std::string>() << "); it took "
+       << r["measured_cycles"].get<uint64_t>()
+       << llvm::format(" (%.2fx the bound); ",
+                       r["measured_over_bound"].get<double>())
+       << "the whole function is "
+       << r["regions"]["function"]["bound"].get<std::string>()
+       << "-bound on this config\n";
+  }
 }

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/InitAccel.h"
@@ -95,6 +96,12 @@ static cl::opt<uint64_t> maxInstructions(
     cl::desc("Stop a run that executes more instructions (default 2^32)"),
     cl::init(1ull << 32), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
     cl::cat(category));
+static cl::opt<uint64_t> bucketCycles(
+    "bucket-cycles",
+    cl::desc("Time bucket width of the utilization and VMEM analyses "
+             "(default: about 200 buckets)"),
+    cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(replayCmd),
+    cl::cat(category));
 static cl::opt<std::string> breakAt(
     "break-at",
     cl::desc("Start recording at pc:N, op:ID or loc:FILE:LINE (default: the "
@@ -134,6 +141,7 @@ namespace {
 struct RunResult {
   sim::RunSummary summary;
   json metrics;
+  std::string timeline; ///< timeline.json text
   std::map<uint64_t, std::vector<uint8_t>> hbm;
   isa::Program program;
 };
@@ -158,6 +166,19 @@ static LogicalResult runPasses(ModuleOp module,
   return pm.run(module);
 }
 
+/// metrics.json (DMA stalls plus the analyzer's sections) and timeline.json
+/// of a finished run or replay.
+static void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
+                           const analysis::DmaStallCollector &collector,
+                           const analysis::Analyzer &analyzer) {
+  r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  analysis::AnalyzerOptions options;
+  options.bucketCycles = bucketCycles;
+  analyzer.addToMetrics(r.metrics, options);
+  llvm::raw_string_ostream os(r.timeline);
+  analyzer.writeTimeline(os);
+}
+
 static llvm::Expected<RunResult> simulate(ModuleOp module,
                                           const sim::MachineConfig &config) {
   LoweringOptions options;
@@ -172,12 +193,14 @@ static llvm::Expected<RunResult> simulate(ModuleOp module,
   r.program = std::move(*program);
   sim::Simulator simulator(config, r.program);
   analysis::DmaStallCollector collector;
+  analysis::Analyzer analyzer(r.program, config);
   simulator.addObserver(&collector);
+  simulator.addObserver(&analyzer);
   auto summary = simulator.run(maxInstructions);
   if (!summary)
     return summary.takeError();
   r.summary = *summary;
-  r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  finishAnalysis(r, config, collector, analyzer);
   r.hbm = simulator.getMemory().dirtyHbmPages();
   return r;
 }
@@ -193,6 +216,8 @@ static llvm::Error writeRunOutputs(llvm::StringRef dir, const RunResult &r,
     return std::string(p);
   };
   if (auto e = writeFile(path("metrics.json"), r.metrics.dump(2) + "\n"))
+    return e;
+  if (auto e = writeFile(path("timeline.json"), r.timeline))
     return e;
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
@@ -235,8 +260,8 @@ static int cmdRun(MLIRContext &ctx) {
   if (auto e = writeRunOutputs(dir, *r, *module))
     return fail(llvm::toString(std::move(e)));
   analysis::writeReport(r->metrics, llvm::outs());
-  llvm::outs() << "\nwrote " << dir << "/{metrics.json,report.txt,program.lst,"
-               << "program.mlir}\n";
+  llvm::outs() << "\nwrote " << dir << "/{metrics.json,timeline.json,"
+               << "report.txt,program.lst,program.mlir}\n";
   return 0;
 }
 
@@ -500,7 +525,10 @@ static int cmdReplay() {
   if (!replayer)
     return fail(inputFile + ": " + llvm::toString(replayer.takeError()));
   analysis::DmaStallCollector collector;
+  analysis::Analyzer analyzer((*replayer)->getProgram(),
+                              (*replayer)->getConfig());
   (*replayer)->addObserver(&collector);
+  (*replayer)->addObserver(&analyzer);
   if (auto e = (*replayer)->load())
     return fail(inputFile + ": " + llvm::toString(std::move(e)));
   auto summary = (*replayer)->run([](uint64_t done, uint64_t total) {
@@ -516,8 +544,7 @@ static int cmdReplay() {
   RunResult r;
   r.program = (*replayer)->getProgram();
   r.summary = *summary;
-  r.metrics = analysis::buildMetrics(r.program, (*replayer)->getConfig(),
-                                     r.summary, collector);
+  finishAnalysis(r, (*replayer)->getConfig(), collector, analyzer);
   r.metrics["window"] = {{"start_instruction", trace->startIndex},
                          {"start_pc", trace->startPc},
                          {"instructions", trace->pcs.size()}};
@@ -525,9 +552,12 @@ static int cmdReplay() {
                                        : outputPath.getValue();
   if (auto e = llvm::sys::fs::create_directories(dir))
     return fail("cannot create directory '" + dir + "': " + e.message());
-  llvm::SmallString<256> metricsPath(dir), reportPath(dir);
+  llvm::SmallString<256> metricsPath(dir), reportPath(dir), timelinePath(dir);
   llvm::sys::path::append(metricsPath, "metrics.json");
   llvm::sys::path::append(reportPath, "report.txt");
+  llvm::sys::path::append(timelinePath, "timeline.json");
+  if (auto e = writeFile(timelinePath, r.timeline))
+    return fail(llvm::toString(std::move(e)));
   std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(r.metrics, ros);
@@ -540,7 +570,7 @@ static int cmdReplay() {
                   "match the recorded run ("
                << trace->finalRegisters.size() << " registers, "
                << writtenBytes << " bytes written); wrote " << dir
-               << "/{metrics.json,report.txt}\n";
+               << "/{metrics.json,timeline.json,report.txt}\n";
   return 0;
 }
 

@@ -1,0 +1,226 @@
+//===- Analyzer.h - Utilization, VMEM, dependencies, suggestions -*- C++ -*-===//
+//
+// The analyzer of seed 000 §4.3 and §5.2-§5.4, run as a performance tracker
+// (observer) on a run or a replay:
+//   - utilization of each unit (scalar, MXU, VPU, each DMA link) in time
+//     buckets and per op id (§5.3.1, Fig. 7);
+//   - VMEM page liveness, free fraction and largest contiguous free run per
+//     bucket, the block heatmap, and DMA'd pages never read (§5.3.2,
+//     Fig. 8);
+//   - dynamic dependencies in the conservative and relaxed models, and each
+//     DMA's backtail (§5.4, Fig. 9);
+//   - suggestions: hoist (Algorithm 2), pin, parallelize (§5.2.1);
+//   - computation vs communication per op id and region, and the roofline
+//     lower bound on cycles (seed 004; seed 003 §4.1).
+// The analyses are streaming: each event is processed once, so analysis
+// time is linear in the number of instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_ANALYSIS_ANALYZER_H
+#define ACCEL_ANALYSIS_ANALYZER_H
+
+#include "accel/Analysis/RangeMap.h"
+#include "accel/ISA/Isa.h"
+#include "accel/Sim/Simulator.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <bitset>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace accel {
+namespace analysis {
+
+//===----------------------------------------------------------------------===//
+// VMEM occupancy (seed 000 §5.3.2)
+//===----------------------------------------------------------------------===//
+
+/// Page-level VMEM liveness. A page is live from a write until its last read
+/// before the next write (or the end); a page written and never read before
+/// the next write is dead data, and if a DMA wrote it, wasted DMA bytes.
+/// Writes by a DMA happen at its transfer start; reads and writes by MXU/VPU
+/// at the op's start.
+class VmemTracker {
+public:
+  VmemTracker(uint64_t vmemBytes, uint64_t pageBytes);
+
+  /// Bytes [begin, end) written at `cycle` by op `opId` (`byDma`: a DMA).
+  void write(uint64_t begin, uint64_t end, uint64_t cycle, uint32_t opId,
+             bool byDma);
+  void read(uint64_t begin, uint64_t end, uint64_t cycle);
+  /// Closes all live intervals at `endCycle`.
+  void finish(uint64_t endCycle);
+
+  struct Bucket {
+    uint64_t start = 0;          ///< first cycle of the bucket
+    uint64_t usedPages = 0;      ///< pages live at some cycle of the bucket
+    double freeFraction = 0;     ///< 1 - usedPages / pages
+    uint64_t largestFreeRun = 0; ///< longest run of unused pages
+    std::vector<uint32_t> blockUsed; ///< used pages per block
+  };
+  /// Occupancy per bucket of `bucketCycles` over [0, totalCycles), with
+  /// `blocks` blocks of pages (seed 000: 128 x 256).
+  std::vector<Bucket> buckets(uint64_t bucketCycles, uint64_t totalCycles,
+                              unsigned blocks) const;
+  /// Smallest largest-free-run (pages) over the buckets overlapping
+  /// [from, to).
+  static uint64_t minFreeRun(const std::vector<Bucket> &buckets,
+                             uint64_t bucketCycles, uint64_t from,
+                             uint64_t to);
+  /// DMA-written bytes never read, per op id.
+  const std::map<uint32_t, uint64_t> &wastedBytes() const { return wasted; }
+  uint64_t pageCount() const { return pages; }
+  uint64_t getPageBytes() const { return pageBytes; }
+
+private:
+  struct PageState {
+    uint64_t writeCycle = 0, lastRead = 0;
+    uint32_t writerOp = 0;
+    bool live = false, read = false, byDma = false;
+  };
+  struct Interval {
+    uint32_t page;
+    uint64_t start, end; ///< live over [start, end]
+  };
+  void close(uint32_t page, PageState &s);
+
+  uint64_t pageBytes, pages;
+  std::vector<PageState> state;
+  std::vector<Interval> intervals;
+  std::map<uint32_t, uint64_t> wasted;
+};
+
+//===----------------------------------------------------------------------===//
+// Dynamic dependencies (seed 000 §5.4)
+//===----------------------------------------------------------------------===//
+
+/// What bounds how early a DMA ISSUE could be: the latest instruction it
+/// depends on, in two models.
+///  - conservative: the producers of its address registers, the last writer
+///    of its source bytes, and the last reader or writer of its destination
+///    bytes;
+///  - relaxed: the same, except that address registers computed by
+///    lightweight scalar chains (li/mov/add/sub/mul/addi/muli) do not bind:
+///    the chain is followed back to where its data came from, and only a
+///    scalar load of DMA'd data (sld) binds, at the WAIT of that DMA.
+/// Memory written by a DMA counts as produced by its WAIT.
+struct DmaDependence {
+  uint64_t index = 0; ///< instruction index of the ISSUE
+  /// Binding instruction index per model; nullopt: nothing binds (the start
+  /// of the run or window).
+  std::optional<uint64_t> conservative, relaxed;
+};
+
+class DependencyTracker {
+public:
+  /// Processes instruction `index`. `regReads`/`regWrites` are register
+  /// numbers; `reads`/`writes` byte ranges.
+  void instruction(uint64_t index, const isa::Inst &inst,
+                   llvm::ArrayRef<uint8_t> regReads,
+                   llvm::ArrayRef<uint8_t> regWrites,
+                   llvm::ArrayRef<sim::AddrRange> reads,
+                   llvm::ArrayRef<sim::AddrRange> writes);
+  /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
+  /// count as produced by this WAIT.
+  void dmaWait(uint64_t index, uint32_t dmaId);
+  /// Dependences of every DMA ISSUE, in order.
+  const std::vector<DmaDependence> &dmas() const { return dmaDeps; }
+
+private:
+  static constexpr int64_t kNone = -1;
+  std::array<int64_t, isa::kNumRegs> lastWriter;
+  std::array<int64_t, isa::kNumRegs> relaxedOrigin;
+  bool initialized = false;
+  RangeMap<int64_t> memWriter[2], memReader[2];
+  /// DMA id -> destination ranges (until its first WAIT).
+  std::map<uint32_t, std::vector<sim::AddrRange>> dmaDst;
+  std::vector<DmaDependence> dmaDeps;
+  /// Pending ISSUE: its DMA id is known only after onDmaIssue.
+public:
+  void noteDmaId(uint32_t dmaId, llvm::ArrayRef<sim::AddrRange> dst) {
+    dmaDst[dmaId].assign(dst.begin(), dst.end());
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The analyzer
+//===----------------------------------------------------------------------===//
+
+struct AnalyzerOptions {
+  /// Width of a time bucket in cycles; 0 chooses about 200 buckets.
+  uint64_t bucketCycles = 0;
+};
+
+class Analyzer : public sim::Observer {
+public:
+  /// `program` and `config` must outlive the analyzer.
+  Analyzer(const isa::Program &program, const sim::MachineConfig &config);
+
+  void onRetire(const sim::RetireEvent &event) override;
+  void onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) override;
+  void onDmaWait(const sim::WaitEvent &event) override;
+  void onHalt(uint64_t totalCycles) override;
+
+  /// Adds "utilization", "vmem", "dependencies", "suggestions" and
+  /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md).
+  void addToMetrics(nlohmann::json &metrics,
+                    const AnalyzerOptions &options = {}) const;
+  /// Writes timeline.json in the Chrome Trace Event format (Perfetto).
+  void writeTimeline(llvm::raw_ostream &os) const;
+
+  const VmemTracker &getVmem() const { return vmem; }
+  const DependencyTracker &getDependencies() const { return deps; }
+
+private:
+  friend struct AnalyzerImpl;
+  const isa::Program &program;
+  const sim::MachineConfig &config;
+  uint64_t totalCycles = 0;
+  uint64_t index = 0; ///< instructions seen
+
+  /// A busy interval on a track (0 scalar, 1 MXU, 2 VPU, 3+ DMA links).
+  struct Busy {
+    uint64_t start, end;
+    uint32_t opId;
+  };
+  std::vector<std::vector<Busy>> tracks;
+  std::vector<uint64_t> issueCycles; ///< per instruction index
+  std::vector<uint32_t> pcs;         ///< per instruction index
+
+  /// One DMA instance.
+  struct Dma {
+    sim::DmaTiming timing;
+    uint32_t pc = 0;
+    uint64_t index = 0; ///< instruction index of the ISSUE
+    sim::MemOperand src, dst;
+    std::optional<uint64_t> waitCycle, waitIndex;
+    uint64_t stallBase = 0, stallTransfer = 0;
+    bool srcChangedSincePrevious = false;
+    /// Index of the previous DMA with the same source and destination.
+    std::optional<size_t> previousSame;
+  };
+  std::vector<Dma> dmas;
+  std::map<uint32_t, size_t> dmaById;
+  /// (src space, src base, dst base, bytes) -> last DMA with it.
+  std::map<std::tuple<int, uint64_t, uint64_t, uint64_t>, size_t> lastSame;
+  RangeMap<int64_t> srcWriter[2]; ///< last writer index of bytes
+
+  /// Computation and communication per op id.
+  struct Work {
+    uint64_t flops = 0, bytesIn = 0, bytesOut = 0;
+  };
+  std::map<uint32_t, Work> work;
+
+  VmemTracker vmem;
+  DependencyTracker deps;
+};
+
+} // namespace analysis
+} // namespace accel
+
+#endif // ACCEL_ANALYSIS_ANALYZER_H

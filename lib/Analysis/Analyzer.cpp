@@ -1,0 +1,154 @@
+//===- Analyzer.cpp - The performance tracker's analyses ------------------===//
+
+#include "accel/Analysis/Analyzer.h"
+#include "accel/Sim/Access.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace accel;
+using namespace accel::analysis;
+using json = nlohmann::json;
+using isa::Opcode;
+
+Analyzer::Analyzer(const isa::Program &program,
+                   const sim::MachineConfig &config)
+    : program(program), config(config),
+      tracks(3 + config.links.size()),
+      vmem(config.vmemBytes, config.vmemPageBytes) {}
+
+namespace accel {
+namespace analysis {
+/// Shared helpers with access to Analyzer's private state.
+struct AnalyzerImpl {
+  static void busy(Analyzer &a, size_t track, uint64_t start, uint64_t end,
+                   uint32_t opId) {
+    if (end <= start)
+      return;
+    auto &t = a.tracks[track];
+    // Merge with the previous interval when contiguous and of the same op.
+    if (!t.empty() && t.back().end == start && t.back().opId == opId) {
+      t.back().end = end;
+      return;
+    }
+    t.push_back({start, end, opId});
+  }
+};
+} // namespace analysis
+} // namespace accel
+
+static uint32_t opIdAt(const isa::Program &p, uint32_t pc) {
+  return pc < p.origins.size() ? p.origins[pc].opId : 0;
+}
+
+void Analyzer::onDmaIssue(uint32_t pc, const sim::DmaTiming &t) {
+  Dma d;
+  d.timing = t;
+  d.pc = pc;
+  d.index = index; // the ISSUE is the instruction about to retire
+  dmaById[t.id] = dmas.size();
+  dmas.push_back(d);
+  if (t.link >= 0)
+    AnalyzerImpl::busy(*this, 3 + size_t(t.link), t.transferStart, t.complete,
+                       opIdAt(program, pc));
+}
+
+void Analyzer::onDmaWait(const sim::WaitEvent &e) {
+  auto it = dmaById.find(e.dmaId);
+  if (it != dmaById.end()) {
+    Dma &d = dmas[it->second];
+    if (!d.waitCycle) {
+      d.waitCycle = e.cycle;
+      d.waitIndex = index;
+      d.stallBase = e.outcome.stallBase;
+      d.stallTransfer = e.outcome.stallTransfer;
+    }
+  }
+  deps.dmaWait(index, e.dmaId);
+}
+
+void Analyzer::onRetire(const sim::RetireEvent &ev) {
+  const isa::Inst &in = *ev.inst;
+  uint32_t opId = opIdAt(program, ev.pc);
+  pcs.push_back(ev.pc);
+  issueCycles.push_back(ev.issueCycle);
+  isa::Unit unit = isa::info(in.op).unit;
+  if (unit == isa::Unit::Scalar)
+    AnalyzerImpl::busy(*this, 0, ev.unitStart, ev.unitEnd, opId);
+  else if (unit == isa::Unit::Mxu)
+    AnalyzerImpl::busy(*this, 1, ev.unitStart, ev.unitEnd, opId);
+  else if (unit == isa::Unit::Vpu)
+    AnalyzerImpl::busy(*this, 2, ev.unitStart, ev.unitEnd, opId);
+
+  // Byte ranges read and written.
+  llvm::SmallVector<sim::AddrRange, 8> reads, writes;
+  for (const sim::MemOperand &m : ev.memReads)
+    sim::forEachRange(m.tile, [&](const sim::AddrRange &r) { reads.push_back(r); });
+  for (const sim::MemOperand &m : ev.memWrites)
+    sim::forEachRange(m.tile, [&](const sim::AddrRange &r) { writes.push_back(r); });
+
+  // Timing of the accesses for VMEM liveness.
+  bool isDma = in.op == Opcode::DmaIssue;
+  uint64_t at = unit == isa::Unit::Scalar ? ev.issueCycle : ev.unitStart;
+  Dma *dma = nullptr;
+  if (isDma && !dmas.empty() && dmas.back().index == index) {
+    dma = &dmas.back();
+    at = dma->timing.transferStart;
+  }
+  for (const sim::AddrRange &r : reads)
+    if (r.space == isa::MemSpace::VMEM)
+      vmem.read(r.begin, r.end, at);
+  for (const sim::AddrRange &w : writes)
+    if (w.space == isa::MemSpace::VMEM)
+      vmem.write(w.begin, w.end, at, opId, isDma);
+
+  // Dependencies.
+  sim::InstAccess acc = sim::getAccesses(in, [](unsigned) { return 0; });
+  deps.instruction(index, in, acc.regReads, acc.regWrites, reads, writes);
+
+  // Work: FLOPs and bytes moved.
+  Work &w = work[opId];
+  if (in.op == Opcode::Matmul)
+    w.flops += 2ull * in.a * in.b * in.s1;
+  else if (unit == isa::Unit::Vpu)
+    w.flops += uint64_t(in.a) * in.b;
+
+  if (dma) {
+    dma->src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
+    dma->dst = ev.memWrites.empty() ? sim::MemOperand{} : ev.memWrites[0];
+    deps.noteDmaId(dma->timing.id, writes);
+    if (dma->dst.tile.space == isa::MemSpace::VMEM)
+      w.bytesIn += dma->timing.bytes;
+    else
+      w.bytesOut += dma->timing.bytes;
+    // Re-DMA of unchanged source bytes into the same place (pinning).
+    auto key = std::make_tuple(int(dma->src.tile.space), dma->src.tile.base,
+                               dma->dst.tile.base, dma->timing.bytes);
+    auto prev = lastSame.find(key);
+    if (prev != lastSame.end()) {
+      const Dma &p = dmas[prev->second];
+      dma->previousSame = prev->second;
+      int64_t lastSrcWrite = -1;
+      sim::forEachRange(dma->src.tile, [&](const sim::AddrRange &r) {
+        srcWriter[size_t(r.space)].forEachOverlap(
+            r.begin, r.end,
+            [&](int64_t v) { lastSrcWrite = std::max(lastSrcWrite, v); });
+      });
+      dma->srcChangedSincePrevious = lastSrcWrite > int64_t(p.index);
+    }
+    lastSame[key] = dmas.size() - 1;
+  }
+  for (const sim::AddrRange &r : writes)
+    srcWriter[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
+  ++index;
+}
+
+void Analyzer::onHalt(uint64_t total) {
+  totalCycles = total;
+  vmem.finish(total);
+}

@@ -1,0 +1,423 @@
+//===- AnalyzerReport.cpp - metrics.json sections and suggestions ---------===//
+//
+// Algorithm 2 of seed 000 §5.4 (extended): hoist a stalled DMA when its
+// relaxed push limit covers its stall and VMEM has a contiguous free run of
+// its size over the cycles it would move across; pin a buffer re-DMA'd from
+// unchanged source bytes (a capacity-constrained choice, cf. seed 003
+// §5.5); issue independent DMAs serialized by ISSUE->WAIT->ISSUE together.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Analysis/Analyzer.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+using namespace accel;
+using namespace accel::analysis;
+using json = nlohmann::json;
+
+static double round4(double v) { return std::round(v * 1e4) / 1e4; }
+
+namespace {
+/// Where an instruction came from, for JSON.
+json describeInst(const isa::Program &program, uint32_t pc) {
+  json j = {{"pc", pc}};
+  if (pc < program.origins.size()) {
+    j["op_id"] = program.origins[pc].opId;
+    j["op"] = program.origins[pc].opName;
+    j["loc"] = program.origins[pc].loc;
+  }
+  return j;
+}
+} // namespace
+
+void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
+  uint64_t total = std::max<uint64_t>(1, totalCycles);
+  uint64_t bucket = options.bucketCycles
+                        ? options.bucketCycles
+                        : std::max<uint64_t>(1, llvm::divideCeil(total, 200));
+  uint64_t nBuckets = llvm::divideCeil(total, bucket);
+
+  // --- Utilization: busy fraction per bucket and per op id.
+  std::vector<std::string> trackNames = {"scalar", "mxu", "vpu"};
+  for (const sim::LinkConfig &l : config.links)
+    trackNames.push_back("dma:" + l.name);
+  json util = {{"bucket_cycles", bucket}, {"buckets", nBuckets}};
+  json perTrack = json::object();
+  std::map<uint32_t, std::map<std::string, uint64_t>> perOp;
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    std::vector<uint64_t> busy(nBuckets, 0);
+    uint64_t sum = 0;
+    for (const Busy &b : tracks[t]) {
+      sum += b.end - b.start;
+      perOp[b.opId][trackNames[t]] += b.end - b.start;
+      for (uint64_t c = b.start; c < b.end;) {
+        uint64_t k = std::min(nBuckets - 1, c / bucket);
+        uint64_t upto = std::min(b.end, (k + 1) * bucket);
+        if (upto <= c) // past the last bucket: clamp
+          upto = b.end;
+        busy[k] += upto - c;
+        c = upto;
+      }
+    }
+    json series = json::array();
+    for (uint64_t k = 0; k < nBuckets; ++k) {
+      uint64_t width = std::min(bucket, total - std::min(total, k * bucket));
+      series.push_back(round4(width ? double(busy[k]) / double(width) : 0));
+    }
+    perTrack[trackNames[t]] = {{"busy_cycles", sum},
+                               {"utilization", round4(double(sum) / total)},
+                               {"series", series}};
+  }
+  util["units"] = perTrack;
+  json opsUtil = json::object();
+  for (auto &[op, byTrack] : perOp)
+    if (op)
+      opsUtil[std::to_string(op)] = byTrack;
+  util["per_op"] = opsUtil;
+  m["utilization"] = util;
+
+  // --- VMEM occupancy and fragmentation.
+  unsigned blocks = config.vmemBlocks;
+  std::vector<VmemTracker::Bucket> vb = vmem.buckets(bucket, total, blocks);
+  json vj = {{"page_bytes", vmem.getPageBytes()},
+             {"pages", vmem.pageCount()},
+             {"blocks", blocks},
+             {"pages_per_block", config.vmemPagesPerBlock},
+             {"bucket_cycles", bucket}};
+  json free = json::array(), run = json::array(), heat = json::array();
+  double minFree = 1.0;
+  uint64_t minRun = UINT64_MAX;
+  for (const VmemTracker::Bucket &b : vb) {
+    free.push_back(round4(b.freeFraction));
+    run.push_back(b.largestFreeRun);
+    heat.push_back(b.blockUsed);
+    minFree = std::min(minFree, b.freeFraction);
+    minRun = std::min(minRun, b.largestFreeRun);
+  }
+  vj["free_fraction"] = free;
+  vj["largest_free_run_pages"] = run;
+  vj["heatmap"] = heat;
+  vj["min_free_fraction"] = round4(minFree);
+  vj["min_largest_free_run_bytes"] =
+      (minRun == UINT64_MAX ? 0 : minRun) * vmem.getPageBytes();
+  json wastedJson = json::object();
+  uint64_t wastedTotal = 0;
+  for (auto [op, bytes] : vmem.wastedBytes()) {
+    wastedJson[std::to_string(op)] = bytes;
+    wastedTotal += bytes;
+  }
+  vj["wasted_dma_bytes"] = wastedTotal;
+  vj["wasted_dma_bytes_per_op"] = wastedJson;
+  m["vmem"] = vj;
+
+  // --- Dependencies and backtails, per DMA instance (joined by index).
+  std::map<uint64_t, const DmaDependence *> depByIndex;
+  for (const DmaDependence &d : deps.dmas())
+    depByIndex[d.index] = &d;
+  uint64_t start = issueCycles.empty() ? 0 : issueCycles.front();
+  auto backtail = [&](uint64_t i, std::optional<uint64_t> bound) {
+    json j;
+    if (bound) {
+      j["instructions"] = i - *bound - 1;
+      j["cycles"] = issueCycles[i] - std::min(issueCycles[i],
+                                              issueCycles[*bound] + 1);
+      j["bound"] = describeInst(program, pcs[*bound]);
+      j["bound"]["index"] = *bound;
+    } else {
+      j["instructions"] = i;
+      j["cycles"] = issueCycles[i] - start;
+      j["bound"] = nullptr;
+    }
+    return j;
+  };
+  struct Inst {
+    const Dma *dma;
+    /// Cycles the ISSUE could move earlier (relaxed model); nullopt:
+    /// unbounded, nothing inside the run binds it (it could move into the
+    /// preceding op sequence, before the run or window).
+    std::optional<uint64_t> pushLimit;
+    json conservative, relaxed;
+  };
+  std::vector<Inst> insts;
+  for (const Dma &d : dmas) {
+    Inst x{&d};
+    auto it = depByIndex.find(d.index);
+    if (it != depByIndex.end() && d.index < issueCycles.size() &&
+        d.dst.tile.rows) {
+      x.conservative = backtail(d.index, it->second->conservative);
+      x.relaxed = backtail(d.index, it->second->relaxed);
+      if (!x.relaxed["bound"].is_null())
+        x.pushLimit = x.relaxed["cycles"].get<uint64_t>();
+    }
+    insts.push_back(std::move(x));
+  }
+  // Attach to metrics["dmas"] (same ids).
+  if (m.contains("dmas"))
+    for (json &d : m["dmas"]) {
+      uint32_t id = d["id"];
+      auto it = dmaById.find(id);
+      if (it == dmaById.end() || insts[it->second].relaxed.is_null())
+        continue;
+      d["backtail"] = {{"conservative", insts[it->second].conservative},
+                       {"relaxed", insts[it->second].relaxed}};
+      d["push_limit"] = insts[it->second].pushLimit
+                            ? json(*insts[it->second].pushLimit)
+                            : json(nullptr);
+    }
+  // Per op id: the smallest backtails over its instances.
+  json depOps = json::object();
+  for (const Inst &x : insts) {
+    if (x.relaxed.is_null())
+      continue;
+    std::string id = std::to_string(program.origins[x.dma->pc].opId);
+    json &o = depOps[id];
+    for (const char *model : {"conservative", "relaxed"}) {
+      const json &b = model[0] == 'c' ? x.conservative : x.relaxed;
+      if (!o.contains(model) ||
+          b["cycles"].get<uint64_t>() < o[model]["cycles"].get<uint64_t>())
+        o[model] = b;
+    }
+  }
+  m["dependencies"] = {{"dma_ops", depOps}};
+
+  // --- Suggestions.
+  json suggestions = json::array();
+  auto loc = [&](uint32_t pc) -> std::string {
+    return pc < program.origins.size() ? program.origins[pc].loc : "?";
+  };
+  // Hoist (Algorithm 2): per op id over its stalled instances.
+  struct HoistAgg {
+    uint32_t pc = 0;
+    uint64_t saved = 0, instances = 0, stalled = 0, noPush = 0, noVmem = 0;
+    uint64_t minPush = UINT64_MAX;
+    json bound;
+  };
+  std::map<uint32_t, HoistAgg> hoist;
+  for (const Inst &x : insts) {
+    const Dma &d = *x.dma;
+    uint64_t stall = d.stallBase + d.stallTransfer;
+    if (!stall || x.relaxed.is_null())
+      continue;
+    HoistAgg &h = hoist[program.origins[d.pc].opId];
+    h.pc = d.pc;
+    ++h.stalled;
+    if (x.pushLimit && *x.pushLimit < stall) {
+      ++h.noPush;
+      continue;
+    }
+    uint64_t from = d.timing.issue >= stall ? d.timing.issue - stall : 0;
+    uint64_t freeRun = VmemTracker::minFreeRun(vb, bucket, from,
+                                               d.timing.issue + 1);
+    if (freeRun * vmem.getPageBytes() < d.timing.bytes) {
+      ++h.noVmem;
+      continue;
+    }
+    ++h.instances;
+    h.saved += stall;
+    if (x.pushLimit && *x.pushLimit < h.minPush) {
+      h.minPush = *x.pushLimit;
+      h.bound = x.relaxed["bound"];
+    }
+  }
+  for (auto &[op, h] : hoist) {
+    if (!h.instances)
+      continue;
+    std::string why =
+        std::to_string(h.instances) + " of " + std::to_string(h.stalled) +
+        " stalled DMAs of this op could be issued earlier: " +
+        (h.bound.is_null()
+             ? std::string("in the relaxed model nothing in the run binds "
+                           "the ISSUE (its addresses are lightweight scalar "
+                           "math), so the push limit is unbounded")
+             : "the relaxed push limit (at least " +
+                   std::to_string(h.minPush) + " cycles, bound by " +
+                   h.bound["op"].get<std::string>() + " at " +
+                   h.bound["loc"].get<std::string>() +
+                   ") covers the stall") +
+        ", and VMEM keeps a contiguous free run of the DMA's size over the "
+        "cycles it would move across";
+    suggestions.push_back({{"kind", "hoist"},
+                           {"op_id", op},
+                           {"loc", loc(h.pc)},
+                           {"expected_cycles_saved", h.saved},
+                           {"instances", h.instances},
+                           {"reason", why}});
+  }
+  // Pin: re-DMA'd unchanged source bytes; greedy by cycles saved per byte
+  // of extra VMEM under the free capacity.
+  uint64_t staticVmem = 0;
+  for (const isa::Buffer &b : program.buffers)
+    if (b.space == isa::MemSpace::VMEM)
+      staticVmem = std::max(staticVmem, b.base + b.bytes);
+  uint64_t freeCapacity =
+      config.vmemBytes > staticVmem ? config.vmemBytes - staticVmem : 0;
+  struct PinAgg {
+    uint32_t pc = 0;
+    uint64_t saved = 0, repeats = 0, bytes = 0;
+  };
+  std::map<uint32_t, PinAgg> pins;
+  std::set<uint32_t> notPinnable;
+  for (const Dma &d : dmas) {
+    if (!d.previousSame)
+      continue;
+    uint32_t op = program.origins[d.pc].opId;
+    if (d.srcChangedSincePrevious) {
+      notPinnable.insert(op);
+      continue;
+    }
+    PinAgg &p = pins[op];
+    p.pc = d.pc;
+    ++p.repeats;
+    p.saved += d.stallBase + d.stallTransfer;
+    p.bytes = d.timing.bytes;
+  }
+  std::vector<std::pair<uint32_t, PinAgg>> cands;
+  for (auto &[op, p] : pins)
+    if (!notPinnable.count(op) && p.saved)
+      cands.push_back({op, p});
+  std::sort(cands.begin(), cands.end(), [](const auto &a, const auto &b) {
+    return double(a.second.saved) / double(a.second.bytes) >
+           double(b.second.saved) / double(b.second.bytes);
+  });
+  uint64_t used = 0;
+  for (auto &[op, p] : cands) {
+    // Rule: candidates in decreasing cycles saved per byte; each pinned
+    // buffer is budgeted at its size against the VMEM the static allocation
+    // leaves free (an upper bound on the extra space pinning may need).
+    if (used + p.bytes > freeCapacity)
+      continue;
+    used += p.bytes;
+    suggestions.push_back(
+        {{"kind", "pin"},
+         {"op_id", op},
+         {"loc", loc(p.pc)},
+         {"expected_cycles_saved", p.saved},
+         {"bytes", p.bytes},
+         {"instances", p.repeats},
+         {"reason", "the DMA brings the same, unchanged source bytes into the "
+                    "same buffer " +
+                        std::to_string(p.repeats + 1) +
+                        " times; keeping the buffer resident in VMEM (" +
+                        std::to_string(p.bytes) +
+                        " bytes, within the free capacity) removes the "
+                        "repeats and their stalls"}});
+  }
+  // Parallelize: consecutive DMAs serialized by ISSUE -> WAIT -> ISSUE where
+  // the second does not depend on the first's data.
+  struct ParAgg {
+    uint32_t pc = 0, withOp = 0;
+    uint64_t saved = 0, instances = 0;
+  };
+  std::map<uint32_t, ParAgg> par;
+  for (size_t k = 1; k < insts.size(); ++k) {
+    const Dma &d1 = *insts[k - 1].dma, &d2 = *insts[k].dma;
+    if (!d1.waitIndex || !d2.stallBase || insts[k].relaxed.is_null())
+      continue;
+    if (!(d1.index < *d1.waitIndex && *d1.waitIndex < d2.index))
+      continue;
+    const json &b = insts[k].relaxed["bound"];
+    if (!b.is_null() && b["index"].get<uint64_t>() >= *d1.waitIndex)
+      continue; // depends on the first DMA's completion
+    ParAgg &p = par[program.origins[d2.pc].opId];
+    p.pc = d2.pc;
+    p.withOp = program.origins[d1.pc].opId;
+    p.saved += d2.stallBase;
+    ++p.instances;
+  }
+  for (auto &[op, p] : par)
+    suggestions.push_back(
+        {{"kind", "parallelize"},
+         {"op_id", op},
+         {"with_op_id", p.withOp},
+         {"loc", loc(p.pc)},
+         {"expected_cycles_saved", p.saved},
+         {"instances", p.instances},
+         {"reason", "this DMA is issued only after the WAIT of the previous "
+                    "DMA (op " +
+                        std::to_string(p.withOp) +
+                        ") although it does not depend on it; issued "
+                        "together, their base latencies would overlap"}});
+  std::stable_sort(suggestions.begin(), suggestions.end(),
+                   [](const json &a, const json &b) {
+                     return a["expected_cycles_saved"].get<uint64_t>() >
+                            b["expected_cycles_saved"].get<uint64_t>();
+                   });
+  m["suggestions"] = suggestions;
+
+  // --- Computation vs communication, and the roofline bound.
+  double peakFlops = 2.0 * config.mxuRows * config.mxuCols; // per cycle
+  int hbmLink = config.findLink(isa::MemSpace::HBM, isa::MemSpace::VMEM);
+  double bandwidth = hbmLink >= 0 ? config.links[hbmLink].bytesPerCycle : 1;
+  double balance = peakFlops / bandwidth; // FLOPs per byte
+  auto region = [&](const Work &w) {
+    uint64_t bytes = w.bytesIn + w.bytesOut;
+    json j = {{"flops", w.flops}, {"bytes_in", w.bytesIn},
+              {"bytes_out", w.bytesOut}};
+    if (bytes) {
+      double intensity = double(w.flops) / double(bytes);
+      j["operational_intensity"] = round4(intensity);
+      j["bound"] = intensity >= balance ? "compute" : "memory";
+    } else {
+      j["operational_intensity"] = nullptr;
+      j["bound"] = w.flops ? "compute" : "none";
+    }
+    return j;
+  };
+  // Per op id and per region (innermost loop, propagated to its parents).
+  std::map<uint32_t, uint32_t> opLoop, loopParent;
+  for (const isa::Origin &o : program.origins)
+    opLoop[o.opId] = o.loopId;
+  for (const isa::LoopInfo &l : program.loops)
+    loopParent[l.id] = l.parentId;
+  std::map<uint32_t, Work> regions; // 0 = the function
+  Work all;
+  json opsWork = json::object();
+  for (auto &[op, w] : work) {
+    all.flops += w.flops, all.bytesIn += w.bytesIn, all.bytesOut += w.bytesOut;
+    if (op && (w.flops || w.bytesIn || w.bytesOut))
+      opsWork[std::to_string(op)] = region(w);
+    for (uint32_t l = opLoop[op]; l; l = loopParent[l]) {
+      Work &r = regions[l];
+      r.flops += w.flops, r.bytesIn += w.bytesIn, r.bytesOut += w.bytesOut;
+    }
+  }
+  json regionsJson = json::object();
+  regionsJson["function"] = region(all);
+  for (const isa::LoopInfo &l : program.loops) {
+    json r = region(regions[l.id]);
+    r["loc"] = l.loc;
+    r["parent"] = l.parentId;
+    regionsJson["loop " + std::to_string(l.id)] = r;
+  }
+  // Lower bound: the busiest unit's required cycles, or the busiest link's
+  // bytes over its bandwidth.
+  json perResource = json::object();
+  uint64_t bound = 0;
+  std::string boundBy = "none";
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    uint64_t sum = 0;
+    for (const Busy &b : tracks[t])
+      sum += b.end - b.start;
+    perResource[trackNames[t]] = sum;
+    if (sum > bound)
+      bound = sum, boundBy = trackNames[t];
+  }
+  m["roofline"] = {
+      {"peak_flops_per_cycle", peakFlops},
+      {"hbm_bytes_per_cycle", bandwidth},
+      {"machine_balance_flops_per_byte", round4(balance)},
+      {"required_cycles", perResource},
+      {"lower_bound_cycles", bound},
+      {"bound_by", boundBy},
+      {"measured_cycles", totalCycles},
+      {"measured_over_bound", bound ? round4(double(totalCycles) / bound) : 0},
+      {"ops", opsWork},
+      {"regions", regionsJson}};
+}

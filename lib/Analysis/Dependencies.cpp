@@ -1,0 +1,97 @@
+//===- Dependencies.cpp - Conservative and relaxed dependencies -----------===//
+//
+// Seed 000 §5.4, Fig. 9: the conservative model binds a DMA ISSUE to the
+// producer of each of its inputs; the relaxed model follows lightweight
+// scalar chains (address arithmetic the compiler could recompute anywhere)
+// back to the data they came from, so only a scalar load of DMA'd data
+// binds, at that DMA's WAIT.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Analysis/Analyzer.h"
+
+using namespace accel;
+using namespace accel::analysis;
+using isa::Opcode;
+
+static bool isLightweightScalar(Opcode op) {
+  switch (op) {
+  case Opcode::Li:
+  case Opcode::Mov:
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mul:
+  case Opcode::Addi:
+  case Opcode::Muli:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
+                                    llvm::ArrayRef<uint8_t> regReads,
+                                    llvm::ArrayRef<uint8_t> regWrites,
+                                    llvm::ArrayRef<sim::AddrRange> reads,
+                                    llvm::ArrayRef<sim::AddrRange> writes) {
+  if (!initialized) {
+    lastWriter.fill(kNone);
+    relaxedOrigin.fill(kNone);
+    initialized = true;
+  }
+  int64_t regBound = kNone, relaxedRegBound = kNone, memBound = kNone;
+  for (uint8_t r : regReads) {
+    if (r == 0)
+      continue;
+    regBound = std::max(regBound, lastWriter[r]);
+    relaxedRegBound = std::max(relaxedRegBound, relaxedOrigin[r]);
+  }
+  int64_t loadedFrom = kNone; // producer of data read from memory
+  for (const sim::AddrRange &r : reads)
+    memWriter[size_t(r.space)].forEachOverlap(
+        r.begin, r.end, [&](int64_t w) { loadedFrom = std::max(loadedFrom, w); });
+  memBound = loadedFrom;
+  for (const sim::AddrRange &w : writes) {
+    auto bump = [&](int64_t v) { memBound = std::max(memBound, v); };
+    memWriter[size_t(w.space)].forEachOverlap(w.begin, w.end, bump);
+    memReader[size_t(w.space)].forEachOverlap(w.begin, w.end, bump);
+  }
+
+  if (inst.op == Opcode::DmaIssue) {
+    DmaDependence d;
+    d.index = index;
+    int64_t cons = std::max(regBound, memBound);
+    int64_t relaxed = std::max(relaxedRegBound, memBound);
+    if (cons != kNone)
+      d.conservative = uint64_t(cons);
+    if (relaxed != kNone)
+      d.relaxed = uint64_t(relaxed);
+    dmaDeps.push_back(d);
+  }
+
+  // Outputs.
+  for (uint8_t r : regWrites) {
+    if (r == 0)
+      continue;
+    lastWriter[r] = int64_t(index);
+    if (isLightweightScalar(inst.op))
+      relaxedOrigin[r] = relaxedRegBound; // follow the chain back
+    else if (inst.op == Opcode::Sld)
+      relaxedOrigin[r] = std::max(relaxedRegBound, loadedFrom);
+    else
+      relaxedOrigin[r] = int64_t(index); // e.g. a DMA id
+  }
+  for (const sim::AddrRange &r : reads)
+    memReader[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
+  for (const sim::AddrRange &w : writes)
+    memWriter[size_t(w.space)].assign(w.begin, w.end, int64_t(index));
+}
+
+void DependencyTracker::dmaWait(uint64_t index, uint32_t dmaId) {
+  auto it = dmaDst.find(dmaId);
+  if (it == dmaDst.end())
+    return;
+  for (const sim::AddrRange &w : it->second)
+    memWriter[size_t(w.space)].assign(w.begin, w.end, int64_t(index));
+  dmaDst.erase(it);
+}

@@ -1,0 +1,163 @@
+//===- Timeline.cpp - timeline.json in the Chrome Trace Event format ------===//
+//
+// Opens in Perfetto (ui.perfetto.dev) and chrome://tracing. Tracks (tid) of
+// process 1: 1 scalar unit (the DMA ISSUE/WAIT instructions and WAIT
+// stalls split into base-latency and transfer parts), 2 MXU, 3 VPU; each
+// DMA is an async slice on its link's track ("DMA <id>") with nested
+// "base latency", "queue", "transfer" and "slack" parts; counters carry
+// unit utilization and VMEM free space per bucket; flow arrows join each
+// DMA ISSUE to the instruction that bounds its relaxed backtail (seed 000
+// Fig. 9). Timestamps are microseconds at the config's clock.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Analysis/Analyzer.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace accel;
+using namespace accel::analysis;
+using json = nlohmann::json;
+
+void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
+  double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
+  auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
+  bool first = true;
+  auto emit = [&](const json &e) {
+    os << (first ? "\n" : ",\n") << e.dump();
+    first = false;
+  };
+  auto origin = [&](uint32_t pc) -> const isa::Origin * {
+    return pc < program.origins.size() ? &program.origins[pc] : nullptr;
+  };
+  os << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"program\": "
+     << json(program.name).dump() << ", \"clock_ghz\": " << config.clockGHz
+     << "}, \"traceEvents\": [";
+  const int pid = 1;
+  emit({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
+        {"args", {{"name", "accel: " + program.name}}}});
+  std::vector<std::string> names = {"scalar unit", "MXU", "VPU"};
+  for (const sim::LinkConfig &l : config.links)
+    names.push_back("DMA " + l.name);
+  for (size_t t = 0; t < names.size(); ++t)
+    emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid},
+          {"tid", t + 1}, {"args", {{"name", names[t]}}}});
+
+  // MXU and VPU ops.
+  for (size_t t = 1; t <= 2; ++t)
+    for (const Busy &b : tracks[t]) {
+      std::string name = "op " + std::to_string(b.opId);
+      for (const isa::Origin &o : program.origins)
+        if (o.opId == b.opId) {
+          name = o.opName + " (op " + std::to_string(b.opId) + ")";
+          break;
+        }
+      emit({{"name", name}, {"cat", t == 1 ? "mxu" : "vpu"}, {"ph", "X"},
+            {"ts", ts(b.start)}, {"dur", ts(b.end) - ts(b.start)},
+            {"pid", pid}, {"tid", t + 1}, {"args", {{"op_id", b.opId}}}});
+    }
+
+  // DMAs: async slices with their parts; ISSUE/WAIT and stalls on the
+  // scalar track.
+  std::map<uint64_t, const DmaDependence *> depByIndex;
+  for (const DmaDependence &d : deps.dmas())
+    depByIndex[d.index] = &d;
+  uint64_t flowId = 0;
+  for (const Dma &d : dmas) {
+    if (d.timing.link < 0)
+      continue;
+    const isa::Origin *o = origin(d.pc);
+    std::string loc = o ? o->loc : "";
+    uint32_t opId = o ? o->opId : 0;
+    int tid = 4 + d.timing.link;
+    std::string id = "dma" + std::to_string(d.timing.id);
+    json args = {{"dma", d.timing.id}, {"op_id", opId}, {"loc", loc},
+                 {"bytes", d.timing.bytes},
+                 {"stall_base", d.stallBase},
+                 {"stall_transfer", d.stallTransfer}};
+    auto async = [&](const char *ph, const std::string &name, uint64_t c) {
+      emit({{"name", name}, {"cat", "dma"}, {"ph", ph}, {"id", id},
+            {"ts", ts(c)}, {"pid", pid}, {"tid", tid}, {"args", args}});
+    };
+    uint64_t end = d.timing.complete;
+    if (d.waitCycle && *d.waitCycle > end)
+      end = *d.waitCycle;
+    std::string title = "DMA " + std::to_string(d.timing.id) + " (op " +
+                        std::to_string(opId) + ")";
+    async("b", title, d.timing.issue);
+    async("b", "base latency", d.timing.issue);
+    async("e", "base latency", d.timing.baseEnd);
+    if (d.timing.transferStart > d.timing.baseEnd) {
+      async("b", "queue", d.timing.baseEnd);
+      async("e", "queue", d.timing.transferStart);
+    }
+    async("b", "transfer", d.timing.transferStart);
+    async("e", "transfer", d.timing.complete);
+    if (d.waitCycle && *d.waitCycle > d.timing.complete) {
+      async("b", "slack", d.timing.complete);
+      async("e", "slack", *d.waitCycle);
+    }
+    async("e", title, end);
+
+    // The ISSUE instruction (1 cycle) on the scalar track.
+    if (d.index < issueCycles.size()) {
+      uint64_t at = issueCycles[d.index];
+      emit({{"name", "ISSUE " + title}, {"cat", "dma"}, {"ph", "X"},
+            {"ts", ts(at)}, {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},
+            {"args", args}});
+      // Backtail flow: from the bounding instruction to the ISSUE.
+      auto dep = depByIndex.find(d.index);
+      if (dep != depByIndex.end() && dep->second->relaxed) {
+        uint64_t b = *dep->second->relaxed;
+        const isa::Origin *bo = origin(pcs[b]);
+        emit({{"name", "bound " + (bo ? bo->opName : std::string("?"))},
+              {"cat", "backtail"}, {"ph", "X"}, {"ts", ts(issueCycles[b])},
+              {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},
+              {"args", {{"op_id", bo ? bo->opId : 0},
+                        {"loc", bo ? bo->loc : ""}}}});
+        ++flowId;
+        emit({{"name", "backtail"}, {"cat", "backtail"}, {"ph", "s"},
+              {"id", flowId}, {"ts", ts(issueCycles[b])}, {"pid", pid},
+              {"tid", 1}});
+        emit({{"name", "backtail"}, {"cat", "backtail"}, {"ph", "f"},
+              {"bp", "e"}, {"id", flowId}, {"ts", ts(at)}, {"pid", pid},
+              {"tid", 1}});
+      }
+    }
+    // The WAIT's stall, split per Fig. 4.
+    if (d.waitCycle && (d.stallBase || d.stallTransfer)) {
+      uint64_t w = *d.waitCycle;
+      if (d.stallBase)
+        emit({{"name", "stall: base latency"}, {"cat", "stall"}, {"ph", "X"},
+              {"ts", ts(w)}, {"dur", ts(w + d.stallBase) - ts(w)},
+              {"pid", pid}, {"tid", 1}, {"args", args}});
+      if (d.stallTransfer) {
+        uint64_t s = w + d.stallBase;
+        emit({{"name", "stall: transfer"}, {"cat", "stall"}, {"ph", "X"},
+              {"ts", ts(s)}, {"dur", ts(s + d.stallTransfer) - ts(s)},
+              {"pid", pid}, {"tid", 1}, {"args", args}});
+      }
+    }
+  }
+
+  // Counters: utilization and VMEM free space per bucket.
+  uint64_t total = std::max<uint64_t>(1, totalCycles);
+  uint64_t bucket = std::max<uint64_t>(1, (total + 199) / 200);
+  json m;
+  addToMetrics(m, {bucket});
+  const json &units = m["utilization"]["units"];
+  const json &vm = m["vmem"];
+  for (uint64_t k = 0; k < m["utilization"]["buckets"].get<uint64_t>(); ++k) {
+    json u = json::object();
+    for (auto it = units.begin(); it != units.end(); ++it)
+      u[it.key()] = it.value()["series"][k];
+    emit({{"name", "utilization"}, {"ph", "C"}, {"ts", ts(k * bucket)},
+          {"pid", pid}, {"args", u}});
+    emit({{"name", "VMEM free"}, {"ph", "C"}, {"ts", ts(k * bucket)},
+          {"pid", pid},
+          {"args", {{"free_fraction", vm["free_fraction"][k]},
+                    {"largest_free_run_pages",
+                     vm["largest_free_run_pages"][k]}}}});
+  }
+  os << "\n]}\n";
+}
