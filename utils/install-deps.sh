@@ -7,7 +7,8 @@ SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 PKGS=(cmake ninja-build g++ ccache python3
       llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-      nlohmann-json3-dev libgtest-dev libbenchmark-dev)
+      nlohmann-json3-dev libgtest-dev libbenchmark-dev
+      python3-matplotlib python3-numpy)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -77,6 +77,10 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   uint32_t opId = opIdAt(program, ev.pc);
   pcs.push_back(ev.pc);
   issueCycles.push_back(ev.issueCycle);
+  isa::Unit evUnit = isa::info(in.op).unit;
+  doneCycles.push_back(evUnit == isa::Unit::Mxu || evUnit == isa::Unit::Vpu
+                           ? ev.unitEnd
+                           : ev.issueCycle + 1);
   isa::Unit unit = isa::info(in.op).unit;
   if (unit == isa::Unit::Scalar)
     AnalyzerImpl::busy(*this, 0, ev.unitStart, ev.unitEnd, opId);

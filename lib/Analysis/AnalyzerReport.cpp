@@ -126,8 +126,9 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     json j;
     if (bound) {
       j["instructions"] = i - *bound - 1;
-      j["cycles"] = issueCycles[i] - std::min(issueCycles[i],
-                                              issueCycles[*bound] + 1);
+      // The ISSUE could come as soon as the bound's result is there.
+      j["cycles"] =
+          issueCycles[i] - std::min(issueCycles[i], doneCycles[*bound]);
       j["bound"] = describeInst(program, pcs[*bound]);
       j["bound"]["index"] = *bound;
     } else {

@@ -30,28 +30,39 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
   auto origin = [&](uint32_t pc) -> const isa::Origin * {
     return pc < program.origins.size() ? &program.origins[pc] : nullptr;
   };
-  os << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"program\": "
-     << json(program.name).dump() << ", \"clock_ghz\": " << config.clockGHz
-     << "}, \"traceEvents\": [";
+  os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
+  // Long runs: at most kMaxSlices MXU/VPU slices per track and kMaxDmas
+  // DMAs are drawn (the counters always cover the whole run); otherData
+  // says what was left out.
+  constexpr size_t kMaxSlices = 100000, kMaxDmas = 50000;
+  uint64_t omittedSlices = 0, omittedDmas = 0;
   const int pid = 1;
   emit({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
         {"args", {{"name", "accel: " + program.name}}}});
   std::vector<std::string> names = {"scalar unit", "MXU", "VPU"};
   for (const sim::LinkConfig &l : config.links)
     names.push_back("DMA " + l.name);
+  names.push_back("DMA backtails (relaxed)");
+  const int backtailTid = int(names.size());
   for (size_t t = 0; t < names.size(); ++t)
     emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid},
           {"tid", t + 1}, {"args", {{"name", names[t]}}}});
 
   // MXU and VPU ops.
+  std::map<uint32_t, std::string> opNames;
+  for (const isa::Origin &o : program.origins)
+    opNames.emplace(o.opId, o.opName);
   for (size_t t = 1; t <= 2; ++t)
-    for (const Busy &b : tracks[t]) {
+    for (size_t k = 0; k < tracks[t].size(); ++k) {
+      const Busy &b = tracks[t][k];
+      if (k >= kMaxSlices) {
+        omittedSlices += tracks[t].size() - k;
+        break;
+      }
       std::string name = "op " + std::to_string(b.opId);
-      for (const isa::Origin &o : program.origins)
-        if (o.opId == b.opId) {
-          name = o.opName + " (op " + std::to_string(b.opId) + ")";
-          break;
-        }
+      auto known = opNames.find(b.opId);
+      if (known != opNames.end())
+        name = known->second + " (op " + std::to_string(b.opId) + ")";
       emit({{"name", name}, {"cat", t == 1 ? "mxu" : "vpu"}, {"ph", "X"},
             {"ts", ts(b.start)}, {"dur", ts(b.end) - ts(b.start)},
             {"pid", pid}, {"tid", t + 1}, {"args", {{"op_id", b.opId}}}});
@@ -62,10 +73,14 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
   std::map<uint64_t, const DmaDependence *> depByIndex;
   for (const DmaDependence &d : deps.dmas())
     depByIndex[d.index] = &d;
-  uint64_t flowId = 0;
+  uint64_t flowId = 0, drawn = 0;
   for (const Dma &d : dmas) {
     if (d.timing.link < 0)
       continue;
+    if (drawn++ >= kMaxDmas) {
+      ++omittedDmas;
+      continue;
+    }
     const isa::Origin *o = origin(d.pc);
     std::string loc = o ? o->loc : "";
     uint32_t opId = o ? o->opId : 0;
@@ -105,8 +120,21 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
       emit({{"name", "ISSUE " + title}, {"cat", "dma"}, {"ph", "X"},
             {"ts", ts(at)}, {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},
             {"args", args}});
-      // Backtail flow: from the bounding instruction to the ISSUE.
+      // The backtail (seed 000 Fig. 10): how far back the ISSUE could move
+      // in the relaxed model, to the bounding instruction or the start.
       auto dep = depByIndex.find(d.index);
+      if (dep != depByIndex.end()) {
+        uint64_t from = dep->second->relaxed
+                            ? doneCycles[*dep->second->relaxed]
+                            : issueCycles.front();
+        std::string bid = "backtail" + std::to_string(d.timing.id);
+        for (const char *ph : {"b", "e"})
+          emit({{"name", "backtail " + title}, {"cat", "backtail"},
+                {"ph", ph}, {"id", bid},
+                {"ts", ts(ph[0] == 'b' ? std::min(from, at) : at)},
+                {"pid", pid}, {"tid", backtailTid}, {"args", args}});
+      }
+      // Backtail flow: from the bounding instruction to the ISSUE.
       if (dep != depByIndex.end() && dep->second->relaxed) {
         uint64_t b = *dep->second->relaxed;
         const isa::Origin *bo = origin(pcs[b]);
@@ -159,5 +187,8 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
                     {"largest_free_run_pages",
                      vm["largest_free_run_pages"][k]}}}});
   }
-  os << "\n]}\n";
+  os << "\n], \"otherData\": {\"program\": " << json(program.name).dump()
+     << ", \"clock_ghz\": " << json(config.clockGHz).dump()
+     << ", \"omitted_unit_slices\": " << omittedSlices
+     << ", \"omitted_dmas\": " << omittedDmas << "}}\n";
 }

@@ -34,6 +34,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
@@ -56,6 +57,9 @@ static cl::SubCommand recordCmd(
     "record", "Record a window of a program's execution into a trace");
 static cl::SubCommand replayCmd(
     "replay", "Replay a trace on the timing simulator and analyze it");
+static cl::SubCommand plotCmd(
+    "plot", "Draw DMA timeline, utilization and VMEM heatmap PNGs of an "
+            "output directory (python3-matplotlib)");
 static cl::SubCommand traceInfoCmd("trace-info",
                                    "Print a trace's header, sizes and counts");
 
@@ -65,7 +69,8 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
                                       cl::sub(fdoCmd), cl::sub(asmCmd),
                                       cl::sub(lowerCmd), cl::sub(disasmCmd),
                                       cl::sub(recordCmd), cl::sub(replayCmd),
-                                      cl::sub(traceInfoCmd), cl::cat(category));
+                                      cl::sub(traceInfoCmd), cl::sub(plotCmd),
+                                      cl::cat(category));
 static cl::opt<std::string>
     outputPath("o",
                cl::desc("Output directory (run, fdo, replay) or file (asm, "
@@ -610,6 +615,43 @@ static int cmdTraceInfo() {
   return 0;
 }
 
+/// Runs utils/accel-plot.py (copied next to this executable) with a Python
+/// that has matplotlib: $ACCEL_PYTHON, Debian's /usr/bin/python3, or the
+/// python3 on PATH.
+static int cmdPlot(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&cmdPlot));
+  llvm::SmallString<256> script(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(script, "accel-plot.py");
+  if (!llvm::sys::fs::exists(script))
+    return fail("cannot find " + script + " (it is copied there by the build)");
+  std::vector<std::string> pythons;
+  if (const char *env = std::getenv("ACCEL_PYTHON"))
+    pythons.push_back(env);
+  pythons.push_back("/usr/bin/python3");
+  if (auto p = llvm::sys::findProgramByName("python3"))
+    pythons.push_back(*p);
+  for (const std::string &python : pythons) {
+    if (!llvm::sys::fs::can_execute(python))
+      continue;
+    // Prefer an interpreter that has matplotlib.
+    llvm::StringRef check[] = {python, "-c", "import matplotlib"};
+    std::optional<llvm::StringRef> quiet[] = {std::nullopt, llvm::StringRef(""),
+                                              llvm::StringRef("")};
+    if (llvm::sys::ExecuteAndWait(python, check, std::nullopt, quiet) != 0 &&
+        &python != &pythons.back())
+      continue;
+    llvm::StringRef args[] = {python, script, inputFile};
+    std::string err;
+    int rc = llvm::sys::ExecuteAndWait(python, args, std::nullopt, {}, 0, 0,
+                                       &err);
+    if (rc < 0)
+      return fail("cannot run " + python + ": " + err);
+    return rc;
+  }
+  return fail("no python3 found to run " + script);
+}
+
 static int cmdDisasm() {
   auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
   if (!buf)
@@ -652,6 +694,8 @@ int main(int argc, char **argv) {
     return cmdReplay();
   if (traceInfoCmd)
     return cmdTraceInfo();
+  if (plotCmd)
+    return cmdPlot(argv[0]);
   cl::PrintHelpMessage();
   return 1;
 }

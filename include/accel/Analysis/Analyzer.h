@@ -190,6 +190,9 @@ private:
   };
   std::vector<std::vector<Busy>> tracks;
   std::vector<uint64_t> issueCycles; ///< per instruction index
+  /// Per instruction index: the cycle its result is available (MXU/VPU:
+  /// the op's end; others: the cycle after issue).
+  std::vector<uint64_t> doneCycles;
   std::vector<uint32_t> pcs;         ///< per instruction index
 
   /// One DMA instance.

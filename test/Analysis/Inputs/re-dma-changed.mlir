@@ -1,0 +1,28 @@
+// The same re-DMA, but each iteration writes the weight tile's HBM source
+// (a VMEM->HBM store of the updated tile) before it is loaded again: the
+// bytes change, so pinning would be wrong and is not suggested.
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+func.func @main(%x: memref<8x128xf32, #hbm>, %w: memref<128x128xf32, #hbm>,
+                %out: memref<8x128xf32, #hbm> {accel.init = "zero"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %xv = accel.alloc : memref<8x128xf32, #vmem>
+  %wv = accel.alloc : memref<128x128xf32, #vmem>
+  %acc = accel.alloc : memref<8x128xf32, #vmem>
+  %tx = accel.dma_start %x, %xv : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %tx
+  accel.vfill %acc, 0.0 : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %tw = accel.dma_start %w, %wv : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %tw
+    accel.matmul %xv, %wv, %acc {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    accel.vexp %wv, %wv : memref<128x128xf32, #vmem>, memref<128x128xf32, #vmem>
+    %ts = accel.dma_start %wv, %w : memref<128x128xf32, #vmem>, memref<128x128xf32, #hbm>
+    accel.dma_wait %ts
+  }
+  %to = accel.dma_start %acc, %out : memref<8x128xf32, #vmem>, memref<8x128xf32, #hbm>
+  accel.dma_wait %to
+  return
+}
