@@ -19,7 +19,7 @@ using namespace accel;
 using namespace accel::analysis;
 using json = nlohmann::json;
 
-void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
+void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
   double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
   auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
   bool first = true;
@@ -169,10 +169,7 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os) const {
   }
 
   // Counters: utilization and VMEM free space per bucket.
-  uint64_t total = std::max<uint64_t>(1, totalCycles);
-  uint64_t bucket = std::max<uint64_t>(1, (total + 199) / 200);
-  json m;
-  addToMetrics(m, {bucket});
+  uint64_t bucket = m["utilization"]["bucket_cycles"].get<uint64_t>();
   const json &units = m["utilization"]["units"];
   const json &vm = m["vmem"];
   for (uint64_t k = 0; k < m["utilization"]["buckets"].get<uint64_t>(); ++k) {

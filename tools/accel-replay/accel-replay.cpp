@@ -107,6 +107,12 @@ static cl::opt<uint64_t> bucketCycles(
              "(default: about 200 buckets)"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(replayCmd),
     cl::cat(category));
+static cl::opt<bool> analyze(
+    "analyze",
+    cl::desc("Run the analyzer (utilization, VMEM, dependencies, "
+             "suggestions, roofline, timeline.json); --analyze=false keeps "
+             "only the DMA stall analysis (default true)"),
+    cl::init(true), cl::sub(runCmd), cl::cat(category));
 static cl::opt<std::string> breakAt(
     "break-at",
     cl::desc("Start recording at pc:N, op:ID or loc:FILE:LINE (default: the "
@@ -177,11 +183,13 @@ static void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
                            const analysis::DmaStallCollector &collector,
                            const analysis::Analyzer &analyzer) {
   r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  if (!analyze)
+    return;
   analysis::AnalyzerOptions options;
   options.bucketCycles = bucketCycles;
   analyzer.addToMetrics(r.metrics, options);
   llvm::raw_string_ostream os(r.timeline);
-  analyzer.writeTimeline(os);
+  analyzer.writeTimeline(os, r.metrics);
 }
 
 static llvm::Expected<RunResult> simulate(ModuleOp module,
@@ -200,7 +208,8 @@ static llvm::Expected<RunResult> simulate(ModuleOp module,
   analysis::DmaStallCollector collector;
   analysis::Analyzer analyzer(r.program, config);
   simulator.addObserver(&collector);
-  simulator.addObserver(&analyzer);
+  if (analyze)
+    simulator.addObserver(&analyzer);
   auto summary = simulator.run(maxInstructions);
   if (!summary)
     return summary.takeError();
@@ -222,8 +231,9 @@ static llvm::Error writeRunOutputs(llvm::StringRef dir, const RunResult &r,
   };
   if (auto e = writeFile(path("metrics.json"), r.metrics.dump(2) + "\n"))
     return e;
-  if (auto e = writeFile(path("timeline.json"), r.timeline))
-    return e;
+  if (!r.timeline.empty())
+    if (auto e = writeFile(path("timeline.json"), r.timeline))
+      return e;
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
   analysis::writeReport(r.metrics, ros);

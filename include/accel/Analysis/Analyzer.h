@@ -170,8 +170,10 @@ public:
   /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md).
   void addToMetrics(nlohmann::json &metrics,
                     const AnalyzerOptions &options = {}) const;
-  /// Writes timeline.json in the Chrome Trace Event format (Perfetto).
-  void writeTimeline(llvm::raw_ostream &os) const;
+  /// Writes timeline.json in the Chrome Trace Event format (Perfetto);
+  /// `metrics` is the result of addToMetrics (its counters are drawn).
+  void writeTimeline(llvm::raw_ostream &os,
+                     const nlohmann::json &metrics) const;
 
   const VmemTracker &getVmem() const { return vmem; }
   const DependencyTracker &getDependencies() const { return deps; }
