@@ -93,6 +93,61 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
     }
     ++attached;
   }
+  // The analyzer's results (Analyzer::addToMetrics), when present: the
+  // smallest backtails of each DMA op and the suggestions naming an op.
+  if (m.contains("dependencies") && m["dependencies"].is_object() &&
+      m["dependencies"].contains("dma_ops")) {
+    const json &deps = m["dependencies"]["dma_ops"];
+    for (auto it = deps.begin(); it != deps.end(); ++it) {
+      int64_t id = 0;
+      if (!llvm::to_integer(it.key(), id) || !byId.count(id) ||
+          !it->is_object())
+        continue;
+      SmallVector<NamedAttribute> fields;
+      for (const char *model : {"conservative", "relaxed"}) {
+        if (!it->contains(model))
+          continue;
+        const json &bt = (*it)[model];
+        fields.push_back(b.getNamedAttr(
+            std::string(model) + "_cycles",
+            b.getI64IntegerAttr(getInt(bt, "cycles"))));
+        fields.push_back(b.getNamedAttr(
+            std::string(model) + "_instructions",
+            b.getI64IntegerAttr(getInt(bt, "instructions"))));
+        if (std::string(model) == "relaxed")
+          fields.push_back(b.getNamedAttr(
+              "relaxed_bound_op_id",
+              b.getI64IntegerAttr(bt.contains("bound") && bt["bound"].is_object()
+                                      ? getInt(bt["bound"], "op_id")
+                                      : 0)));
+      }
+      byId[id]->setAttr("accel.backtail", b.getDictionaryAttr(fields));
+    }
+  }
+  if (m.contains("suggestions") && m["suggestions"].is_array()) {
+    llvm::DenseMap<Operation *, SmallVector<Attribute>> perOp;
+    for (const json &s : m["suggestions"]) {
+      if (!s.is_object() || !s.contains("op_id"))
+        continue;
+      auto found = byId.find(getInt(s, "op_id"));
+      if (found == byId.end())
+        continue;
+      SmallVector<NamedAttribute> fields = {
+          b.getNamedAttr("kind", b.getStringAttr(s.value("kind", "?"))),
+          b.getNamedAttr("expected_cycles_saved",
+                         b.getI64IntegerAttr(getInt(s, "expected_cycles_saved")))};
+      if (s.contains("with_op_id"))
+        fields.push_back(b.getNamedAttr(
+            "with_op_id", b.getI64IntegerAttr(getInt(s, "with_op_id"))));
+      if (s.contains("bytes"))
+        fields.push_back(
+            b.getNamedAttr("bytes", b.getI64IntegerAttr(getInt(s, "bytes"))));
+      perOp[found->second].push_back(b.getDictionaryAttr(fields));
+    }
+    for (auto &[op, list] : perOp)
+      op->setAttr("accel.suggestions", b.getArrayAttr(list));
+  }
+
   module.walk([&](DmaStartOp d) {
     auto id = d->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName());
     if (!id)

@@ -29,6 +29,14 @@ def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
       - on `accel.dma_start`: `accel.dma_count`, `accel.dma_bytes`,
         `accel.stall_base`, `accel.stall_transfer`, `accel.slack` (i64
         cycles summed over the op's DMAs; seed 000 Fig. 4).
+    When the metrics carry the analyzer's sections, also:
+      - `accel.backtail` on DMA ops: {conservative_cycles,
+        conservative_instructions, relaxed_cycles, relaxed_instructions,
+        relaxed_bound_op_id (0: nothing binds)}, the smallest over the op's
+        DMAs (seed 000 Fig. 9);
+      - `accel.suggestions` on every op a suggestion names: an array of
+        {kind = "hoist" | "pin" | "parallelize", expected_cycles_saved,
+        with_op_id (parallelize), bytes (pin)}.
     An id in the metrics that no op carries (stale) and a `dma_start` with an
     id the metrics lack (missing) each give a warning, never an error. A file
     that cannot be read or parsed, or has another schema version, is an

@@ -1,0 +1,22 @@
+// RUN: accel-opt %s --accel-attach-metrics=%S/Inputs/metrics-analyzer.json | FileCheck %s
+
+// The analyzer's results come back too: each DMA op's smallest backtails
+// in both dependency models (seed 000 Fig. 9; relaxed_bound_op_id 0: nothing
+// binds) and every suggestion naming the op, with its expected savings.
+// Entry 77 of "dependencies" names no op and is ignored.
+
+// CHECK-LABEL: func.func @f
+// CHECK: accel.dma_start {{.*}}accel.backtail = {conservative_cycles = 3 : i64, conservative_instructions = 3 : i64, relaxed_bound_op_id = 0 : i64, relaxed_cycles = 40 : i64, relaxed_instructions = 12 : i64}
+// CHECK-SAME: accel.suggestions = [{expected_cycles_saved = 503 : i64, kind = "hoist"}]
+// CHECK: accel.dma_start
+// CHECK-NOT: accel.backtail
+// CHECK-SAME: accel.suggestions = [{expected_cycles_saved = 499 : i64, kind = "parallelize", with_op_id = 2 : i64}, {bytes = 4096 : i64, expected_cycles_saved = 1000 : i64, kind = "pin"}]
+func.func @f(%x: memref<8x128xf32, #accel.space<hbm>>, %y: memref<8x128xf32, #accel.space<hbm>>) {
+  %v = accel.alloc {accel.op_id = 1} : memref<8x128xf32, #accel.space<vmem>>
+  %t = accel.dma_start %x, %v {accel.op_id = 2} : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.dma_wait %t {accel.op_id = 3}
+  %w = accel.alloc {accel.op_id = 5} : memref<8x128xf32, #accel.space<vmem>>
+  %t2 = accel.dma_start %y, %w {accel.op_id = 4} : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.dma_wait %t2 {accel.op_id = 6}
+  return
+}
