@@ -125,15 +125,18 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   if (dma) {
     dma->src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
     dma->dst = ev.memWrites.empty() ? sim::MemOperand{} : ev.memWrites[0];
-    deps.noteDmaId(dma->timing.id, writes);
+    deps.noteDmaId(dma->timing.id, reads, writes);
     if (dma->dst.tile.space == isa::MemSpace::VMEM)
       w.bytesIn += dma->timing.bytes;
     else
       w.bytesOut += dma->timing.bytes;
-    // Re-DMA of unchanged source bytes into the same place (pinning).
-    auto key = std::make_tuple(int(dma->src.tile.space), dma->src.tile.base,
-                               dma->dst.tile.base, dma->timing.bytes);
-    auto prev = lastSame.find(key);
+    // Re-DMA of unchanged source bytes into the same VMEM place (pinning):
+    // the same source and destination tiles (space, base, shape, strides).
+    const sim::TileRef &st = dma->src.tile, &dt = dma->dst.tile;
+    PinKey key = {int(st.space), st.base, st.rows, st.cols, st.rowStride,
+                  int(dt.space), dt.base, dt.rowStride};
+    auto prev = dt.space == isa::MemSpace::VMEM ? lastSame.find(key)
+                                                : lastSame.end();
     if (prev != lastSame.end()) {
       const Dma &p = dmas[prev->second];
       dma->previousSame = prev->second;
@@ -145,7 +148,8 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
       });
       dma->srcChangedSincePrevious = lastSrcWrite > int64_t(p.index);
     }
-    lastSame[key] = dmas.size() - 1;
+    if (dt.space == isa::MemSpace::VMEM)
+      lastSame[key] = dmas.size() - 1;
   }
   for (const sim::AddrRange &r : writes)
     srcWriter[size_t(r.space)].assign(r.begin, r.end, int64_t(index));

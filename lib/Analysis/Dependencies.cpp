@@ -88,6 +88,12 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
 }
 
 void DependencyTracker::dmaWait(uint64_t index, uint32_t dmaId) {
+  auto src = dmaSrc.find(dmaId);
+  if (src != dmaSrc.end()) {
+    for (const sim::AddrRange &r : src->second)
+      memReader[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
+    dmaSrc.erase(src);
+  }
   auto it = dmaDst.find(dmaId);
   if (it == dmaDst.end())
     return;

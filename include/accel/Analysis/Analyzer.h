@@ -126,7 +126,7 @@ public:
                    llvm::ArrayRef<sim::AddrRange> reads,
                    llvm::ArrayRef<sim::AddrRange> writes);
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
-  /// count as produced by this WAIT.
+  /// count as produced by this WAIT, and its source bytes as read until it.
   void dmaWait(uint64_t index, uint32_t dmaId);
   /// Dependences of every DMA ISSUE, in order.
   const std::vector<DmaDependence> &dmas() const { return dmaDeps; }
@@ -137,12 +137,15 @@ private:
   std::array<int64_t, isa::kNumRegs> relaxedOrigin;
   bool initialized = false;
   RangeMap<int64_t> memWriter[2], memReader[2];
-  /// DMA id -> destination ranges (until its first WAIT).
-  std::map<uint32_t, std::vector<sim::AddrRange>> dmaDst;
+  /// DMA id -> source and destination ranges (until its first WAIT: the
+  /// DMA reads its source and writes its destination until then).
+  std::map<uint32_t, std::vector<sim::AddrRange>> dmaSrc, dmaDst;
   std::vector<DmaDependence> dmaDeps;
   /// Pending ISSUE: its DMA id is known only after onDmaIssue.
 public:
-  void noteDmaId(uint32_t dmaId, llvm::ArrayRef<sim::AddrRange> dst) {
+  void noteDmaId(uint32_t dmaId, llvm::ArrayRef<sim::AddrRange> src,
+                 llvm::ArrayRef<sim::AddrRange> dst) {
+    dmaSrc[dmaId].assign(src.begin(), src.end());
     dmaDst[dmaId].assign(dst.begin(), dst.end());
   }
 };
@@ -211,8 +214,11 @@ private:
   };
   std::vector<Dma> dmas;
   std::map<uint32_t, size_t> dmaById;
-  /// (src space, src base, dst base, bytes) -> last DMA with it.
-  std::map<std::tuple<int, uint64_t, uint64_t, uint64_t>, size_t> lastSame;
+  /// (src space, base, rows, cols, stride; dst space, base, stride) -> the
+  /// last DMA with these tiles.
+  using PinKey = std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t, int,
+                            uint64_t, uint64_t>;
+  std::map<PinKey, size_t> lastSame;
   RangeMap<int64_t> srcWriter[2]; ///< last writer index of bytes
 
   /// Computation and communication per op id.

@@ -104,4 +104,35 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
   ];
 }
 
+def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
+  let summary = "Issue independent DMAs back to back so base latencies overlap";
+  let description = [{
+    Seed 000 §5.2.1: DMAs serialized by ISSUE -> WAIT -> ISSUE pay their
+    base latencies one after another; issued together they pay them in
+    parallel (the base latency is non-accumulative, Fig. 4). For each
+    `accel.dma_start` B with a `parallelize` entry in `accel.suggestions`
+    (from --accel-attach-metrics; every DMA with `all=true`), the pass moves
+    B, with the pure ops computing its operands, to right after the
+    preceding `accel.dma_start` A of the same block, when every op between
+    them may legally execute after B (the rules of --accel-hoist-dma: no
+    write to B's source, no access to B's destination or the WAIT of a DMA
+    that does, no op with unknown effects, dominance). A move that cannot
+    reach A is not made (B stays where it is). WAITs never move, so the
+    program still waits for each DMA before using its data.
+
+    Each moved op gets `accel.parallelized` (i64: the op id of A). With
+    `remarks=true` every refusal is reported as a remark naming the reason.
+  }];
+  let options = [
+    Option<"parallelizeAll", "all", "bool", /*default=*/"false",
+           "Consider every DMA, not only those with a parallelize suggestion">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each DMA that is not moved, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numParallelized", "num-parallelized",
+              "DMA starts moved next to the preceding ISSUE">
+  ];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

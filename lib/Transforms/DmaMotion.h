@@ -1,0 +1,235 @@
+//===- DmaMotion.h - Moving DMA ISSUEs earlier, legally ---------*- C++ -*-===//
+//
+// The legality reasoning shared by --accel-hoist-dma and
+// --accel-parallelize-dma (internal to lib/Transforms): which ops a DMA ISSUE
+// may move above, and the moves themselves. See Passes.td for the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_TRANSFORMS_DMAMOTION_H
+#define ACCEL_LIB_TRANSFORMS_DMAMOTION_H
+
+#include "accel/Dialect/Accel/AccelOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <string>
+
+namespace accel {
+namespace detail {
+
+using namespace mlir;
+
+/// The buffer a memref value views: follows memref.subview / memref.cast.
+inline Value getRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto sv = dyn_cast<memref::SubViewOp>(def))
+      v = sv.getSource();
+    else if (auto c = dyn_cast<memref::CastOp>(def))
+      v = c.getSource();
+    else
+      break;
+  }
+  return v;
+}
+
+/// Why a DMA could not move further.
+struct Blocker {
+  Operation *op = nullptr;
+  std::string reason;
+};
+
+class DmaHoister {
+public:
+  DmaHoister(DmaStartOp dma) : dma(dma) {
+    src = getRoot(dma.getSrc());
+    dst = getRoot(dma.getDst());
+  }
+
+  /// Whether `y` (and everything nested in it) may execute after the DMA
+  /// instead of before it. Sets `blocker` when not.
+  /// With `leavingLoop`, the DMA is at the top of a loop body and moves in
+  /// front of the loop: reads of the destination are fine (the data is then
+  /// loaded once and only read) and other ISSUEs in the loop stay behind it
+  /// as before, so only their memory effects matter.
+  bool canCross(Operation *y, Blocker &blocker, bool leavingLoop = false) {
+    WalkResult r = y->walk([&](Operation *op) {
+      if (group.contains(op))
+        return WalkResult::advance();
+      if (auto wait = dyn_cast<DmaWaitOp>(op)) {
+        auto other = wait.getToken().getDefiningOp<DmaStartOp>();
+        if (!other) {
+          blocker = {op, "a WAIT on a DMA issued elsewhere"};
+          return WalkResult::interrupt();
+        }
+        if (other == dma)
+          return WalkResult::advance();
+        Value os = getRoot(other.getSrc()), od = getRoot(other.getDst());
+        if (od == src) {
+          blocker = {op, "the WAIT of a DMA that writes the source"};
+          return WalkResult::interrupt();
+        }
+        if (od == dst || os == dst) {
+          blocker = {op, "the WAIT of a DMA that uses the destination"};
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      }
+      if (!leavingLoop && isa<DmaStartOp>(op) && op != dma.getOperation()) {
+        blocker = {op, "another DMA ISSUE (the link FIFO order is kept)"};
+        return WalkResult::interrupt();
+      }
+      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+          isMemoryEffectFree(op) || isa<AllocOp>(op))
+        return WalkResult::advance();
+      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!iface) {
+        blocker = {op, "an op with unknown memory effects"};
+        return WalkResult::interrupt();
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (auto &e : effects) {
+        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+          continue;
+        Value v = e.getValue();
+        if (!v) {
+          blocker = {op, "an op with unknown memory effects"};
+          return WalkResult::interrupt();
+        }
+        Value root = getRoot(v);
+        bool write = isa<MemoryEffects::Write>(e.getEffect());
+        if (write && root == src) {
+          blocker = {op, "a write to the DMA's source"};
+          return WalkResult::interrupt();
+        }
+        if (root == dst && (write || !leavingLoop)) {
+          blocker = {op, "an access to the DMA's destination"};
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return !r.wasInterrupted();
+  }
+
+  /// Finds how far up its block the DMA (with the pure ops computing its
+  /// operands, collected into the group) may move, without moving anything:
+  /// returns the op to insert before (nullptr: it cannot move) and the
+  /// number of ops crossed; `blocker` names what stops it.
+  Operation *findInsertionPoint(Blocker &blocker, unsigned &crossed) {
+    group.clear();
+    group.insert(dma);
+    Operation *insertBefore = nullptr;
+    crossed = 0;
+    for (Operation *x = dma->getPrevNode(); x; x = x->getPrevNode()) {
+      if (definesGroupOperand(x)) {
+        if ((isMemoryEffectFree(x) || isa<AllocOp>(x)) &&
+            x->getNumRegions() == 0) {
+          group.insert(x);
+          continue;
+        }
+        blocker = {x, "the definition of an operand (dominance)"};
+        break;
+      }
+      if (!canCross(x, blocker))
+        break;
+      insertBefore = x;
+      ++crossed;
+    }
+    return insertBefore;
+  }
+
+  /// Moves the DMA (and the pure ops computing its operands) up within its
+  /// block as far as legal. Returns the number of ops crossed.
+  unsigned hoistInBlock(Blocker &blocker) {
+    unsigned crossed = 0;
+    Operation *insertBefore = findInsertionPoint(blocker, crossed);
+    if (insertBefore)
+      moveGroupBefore(insertBefore);
+    return crossed;
+  }
+
+  /// Moves the DMA and the ops that moved with it (in their order) before
+  /// `where` (e.g. back to where they were).
+  void moveGroupBefore(Operation *where) {
+    SmallVector<Operation *> ops(group.begin(), group.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *op : ops)
+      if (op != where)
+        op->moveBefore(where);
+  }
+
+  /// Moves the DMA group out of its enclosing scf.for when legal.
+  bool hoistOutOfLoop(Blocker &blocker) {
+    auto loop = dyn_cast<scf::ForOp>(dma->getParentOp());
+    if (!loop)
+      return false;
+    // The group must sit at the top of the body and depend on nothing
+    // defined inside the loop.
+    group.clear();
+    group.insert(dma);
+    collectPureOperandDefs(dma, loop);
+    for (Operation *op : group)
+      for (Value v : op->getOperands()) {
+        if (group.contains(v.getDefiningOp()))
+          continue;
+        if (loop->isAncestor(v.getParentRegion()->getParentOp())) {
+          blocker = {loop, "an operand that changes in the loop"};
+          return false;
+        }
+      }
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb) {
+      blocker = {loop, "a loop that may run zero times"};
+      return false;
+    }
+    for (Operation &op : *loop.getBody())
+      if (!group.contains(&op) &&
+          !canCross(&op, blocker, /*leavingLoop=*/true))
+        return false;
+    SmallVector<Operation *> ops(group.begin(), group.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *op : ops)
+      op->moveBefore(loop);
+    return true;
+  }
+
+private:
+  bool definesGroupOperand(Operation *x) {
+    for (Operation *g : group)
+      for (Value v : g->getOperands())
+        if (v.getDefiningOp() == x)
+          return true;
+    return false;
+  }
+  void collectPureOperandDefs(Operation *op, scf::ForOp loop) {
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == loop.getBody() &&
+          (isMemoryEffectFree(def) || isa<AllocOp>(def)) &&
+          def->getNumRegions() == 0 && group.insert(def))
+        collectPureOperandDefs(def, loop);
+    }
+  }
+
+  DmaStartOp dma;
+  Value src, dst;
+  llvm::SetVector<Operation *> group;
+};
+
+
+} // namespace detail
+} // namespace accel
+
+#endif // ACCEL_LIB_TRANSFORMS_DMAMOTION_H
