@@ -23,5 +23,8 @@ mlirGetDialectPluginInfo() {
 extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
 mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "AccelPasses", LLVM_VERSION_STRING,
-          []() { accel::registerAccelPasses(); }};
+          []() {
+            accel::registerAccelPasses();
+            accel::registerAccelFdoPipeline();
+          }};
 }

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   accel::registerAccelDialects(registry);
   accel::registerAccelPasses();
+  accel::registerAccelFdoPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 

@@ -296,7 +296,7 @@ static int cmdFdo(MLIRContext &ctx) {
   std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   uint64_t vmemBytes = 0;
 
-  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-16s %s\n",
+  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-20s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
                                "results");
@@ -305,20 +305,28 @@ static int cmdFdo(MLIRContext &ctx) {
   isa::Program baselineProgram;
   bool allMatch = true;
   for (unsigned it = 0; it <= iterations; ++it) {
-    unsigned hoisted = 0;
+    unsigned hoisted = 0, parallelized = 0;
     if (it > 0) {
       // Feedback: attach the previous run's metrics, then transform.
-      module->walk([](Operation *op) { op->removeAttr("accel.hoisted"); });
+      module->walk([](Operation *op) {
+        op->removeAttr("accel.hoisted");
+        op->removeAttr("accel.parallelized");
+        op->removeAttr("accel.suggestions");
+        op->removeAttr("accel.backtail");
+      });
       const json &prev = iterationsJson.back()["metrics_json"];
       if (failed(attachMetrics(*module, prev)))
         return 1;
       if (failed(runPasses(*module, [&](OpPassManager &pm) {
-            AccelHoistDmaOptions o;
+            FdoPipelineOptions o;
             o.vmemCapacity = config->vmemBytes;
-            pm.addPass(createAccelHoistDma(o));
+            buildAccelFdoPipeline(pm, o);
           })))
         return 1;
-      module->walk([&](Operation *op) { hoisted += op->hasAttr("accel.hoisted"); });
+      module->walk([&](Operation *op) {
+        hoisted += op->hasAttr("accel.hoisted");
+        parallelized += op->hasAttr("accel.parallelized");
+      });
     }
     auto r = simulate(*module, *config);
     if (!r)
@@ -346,9 +354,12 @@ static int cmdFdo(MLIRContext &ctx) {
                                                        m["dma_stall_cycles"]["transfer"];
     double mxu = m["units"]["mxu"]["utilization"];
     std::string transforms =
-        it == 0 ? "baseline" : "hoist x" + std::to_string(hoisted);
+        it == 0 ? "baseline"
+                : "hoist x" + std::to_string(hoisted) +
+                      (parallelized ? " par x" + std::to_string(parallelized)
+                                    : std::string());
     llvm::outs() << llvm::format("%-4u %12llu %12llu %10llu %10llu %6.1f%% "
-                                 "%10llu %-16s %s\n",
+                                 "%10llu %-20s %s\n",
                                  it, (unsigned long long)r->summary.totalCycles,
                                  (unsigned long long)(base + transfer),
                                  (unsigned long long)base,
@@ -372,9 +383,12 @@ static int cmdFdo(MLIRContext &ctx) {
                 {"results_match", match},
                 {"metrics", "iter" + std::to_string(it) + "/metrics.json"},
                 {"metrics_json", m}};
-    if (it > 0)
+    if (it > 0) {
+      row["transforms"].push_back({{"pass", "accel-parallelize-dma"},
+                                   {"applied", parallelized}});
       row["transforms"].push_back({{"pass", "accel-hoist-dma"},
                                    {"applied", hoisted}});
+    }
     iterationsJson.push_back(std::move(row));
   }
   // fdo.json: drop the embedded metrics (they are in iterN/metrics.json).

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,6 +16,23 @@ namespace accel {
 
 #define GEN_PASS_REGISTRATION
 #include "accel/Transforms/Passes.h.inc"
+
+/// Options of the FDO pipeline.
+struct FdoPipelineOptions
+    : public mlir::PassPipelineOptions<FdoPipelineOptions> {
+  Option<uint64_t> vmemCapacity{*this, "vmem-capacity",
+                                llvm::cl::desc("VMEM capacity in bytes"),
+                                llvm::cl::init(33554432)};
+};
+
+/// The feedback-directed transforms, in order: --accel-parallelize-dma (pair
+/// independent DMAs the analyzer named), then --accel-hoist-dma (move
+/// stalled ISSUEs earlier and out of loops). Each reads the attributes of
+/// --accel-attach-metrics as hints and proves legality itself.
+void buildAccelFdoPipeline(mlir::OpPassManager &pm,
+                           const FdoPipelineOptions &options);
+/// Registers --accel-fdo-pipeline.
+void registerAccelFdoPipeline();
 
 /// Attaches the per-op entries of a parsed metrics.json to `module` (see the
 /// accel-attach-metrics pass). Returns the number of ops that got metrics;
