@@ -177,6 +177,29 @@ static LogicalResult runPasses(ModuleOp module,
   return pm.run(module);
 }
 
+/// Parses the input and gives every op its stable id; nullptr after a
+/// diagnostic on error.
+static OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx,
+                                        llvm::SourceMgr &sourceMgr) {
+  auto module = parseInput(ctx, sourceMgr);
+  if (!module)
+    return nullptr;
+  if (failed(runPasses(*module, [](OpPassManager &pm) {
+        pm.addPass(createAccelAssignOpIds());
+      })))
+    return nullptr;
+  return module;
+}
+
+static LoweringOptions loweringOptions(const sim::MachineConfig &config) {
+  LoweringOptions options;
+  options.entry = entryName;
+  options.vmemCapacity = config.vmemBytes;
+  options.vmemAlign = config.vmemPageBytes;
+  options.hbmCapacity = config.hbmBytes;
+  return options;
+}
+
 /// metrics.json (DMA stalls plus the analyzer's sections) and timeline.json
 /// of a finished run or replay.
 static void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
@@ -194,12 +217,7 @@ static void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
 
 static llvm::Expected<RunResult> simulate(ModuleOp module,
                                           const sim::MachineConfig &config) {
-  LoweringOptions options;
-  options.entry = entryName;
-  options.vmemCapacity = config.vmemBytes;
-  options.vmemAlign = config.vmemPageBytes;
-  options.hbmCapacity = config.hbmBytes;
-  FailureOr<isa::Program> program = lowerToIsa(module, options);
+  FailureOr<isa::Program> program = lowerToIsa(module, loweringOptions(config));
   if (failed(program))
     return llvm::createStringError("lowering failed");
   RunResult r;
@@ -261,12 +279,8 @@ static int cmdRun(MLIRContext &ctx) {
     return 1;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = parseInput(ctx, sourceMgr);
+  auto module = loadModule(ctx, sourceMgr);
   if (!module)
-    return 1;
-  if (failed(runPasses(*module, [](OpPassManager &pm) {
-        pm.addPass(createAccelAssignOpIds());
-      })))
     return 1;
   auto r = simulate(*module, *config);
   if (!r)
@@ -286,12 +300,8 @@ static int cmdFdo(MLIRContext &ctx) {
     return 1;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = parseInput(ctx, sourceMgr);
+  auto module = loadModule(ctx, sourceMgr);
   if (!module)
-    return 1;
-  if (failed(runPasses(*module, [](OpPassManager &pm) {
-        pm.addPass(createAccelAssignOpIds());
-      })))
     return 1;
   std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   uint64_t vmemBytes = 0;
@@ -429,19 +439,11 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
     return 1;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = parseInput(ctx, sourceMgr);
+  auto module = loadModule(ctx, sourceMgr);
   if (!module)
     return 1;
-  if (failed(runPasses(*module, [](OpPassManager &pm) {
-        pm.addPass(createAccelAssignOpIds());
-      })))
-    return 1;
-  LoweringOptions options;
-  options.entry = entryName;
-  options.vmemCapacity = config->vmemBytes;
-  options.vmemAlign = config->vmemPageBytes;
-  options.hbmCapacity = config->hbmBytes;
-  FailureOr<isa::Program> program = lowerToIsa(*module, options);
+  FailureOr<isa::Program> program =
+      lowerToIsa(*module, loweringOptions(*config));
   if (failed(program))
     return 1;
   if (binary) {
@@ -501,19 +503,11 @@ static int cmdRecord(MLIRContext &ctx) {
     return fail("record needs -o TRACE");
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = parseInput(ctx, sourceMgr);
+  auto module = loadModule(ctx, sourceMgr);
   if (!module)
     return 1;
-  if (failed(runPasses(*module, [](OpPassManager &pm) {
-        pm.addPass(createAccelAssignOpIds());
-      })))
-    return 1;
-  LoweringOptions options;
-  options.entry = entryName;
-  options.vmemCapacity = config->vmemBytes;
-  options.vmemAlign = config->vmemPageBytes;
-  options.hbmCapacity = config->hbmBytes;
-  FailureOr<isa::Program> program = lowerToIsa(*module, options);
+  FailureOr<isa::Program> program =
+      lowerToIsa(*module, loweringOptions(*config));
   if (failed(program))
     return 1;
   sim::Device device(*config, *program);
