@@ -269,9 +269,10 @@ TEST_F(DeviceTest, ReadMemoryOutsideBuffers) {
   // Past the last VMEM buffer c = [8192, 12288).
   EXPECT_EQ(errorOf(device.readMemory(MemSpace::VMEM, 12288, 4, buf.data())),
             "no buffer holds vmem [12288, 12292)");
-  // Straddles a and b: inside VMEM, but not inside one buffer.
+  // Straddles a and b, which are adjacent: a debugger may read across
+  // buffers (coalesced ranges of a trace do).
   EXPECT_EQ(errorOf(device.readMemory(MemSpace::VMEM, 4092, 8, buf.data())),
-            "no buffer holds vmem [4092, 4100)");
+            "<success>");
   // Past the end of x = [65536, 69632).
   EXPECT_EQ(errorOf(device.readMemory(MemSpace::HBM, kX + 4092, 8, buf.data())),
             "no buffer holds hbm [69628, 69636)");

@@ -119,7 +119,8 @@ def main():
         im = ax0.imshow(rows, aspect="auto", origin="lower", interpolation="nearest",
                         extent=[0, len(heat) * bucket, 0, len(rows)],
                         vmin=0, vmax=v["pages_per_block"], cmap="viridis")
-        fig.colorbar(im, ax=ax0, label="used pages per block")
+        # One colour bar for both panels, so their time axes line up.
+        fig.colorbar(im, ax=[ax0, ax1], label="used pages per block")
     ax0.set_ylabel("VMEM block (%d pages each)" % v["pages_per_block"])
     ax0.set_title("VMEM occupancy: " + title)
     xs = [i * bucket for i in range(len(v["free_fraction"]))]
@@ -132,7 +133,6 @@ def main():
     ax1.set_ylabel("% of VMEM")
     ax1.set_xlabel("cycle")
     ax1.legend(loc="lower right")
-    fig.tight_layout()
     save(fig, "vmem_heatmap.png")
 
     for p in written:

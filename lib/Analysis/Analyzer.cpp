@@ -20,7 +20,9 @@ Analyzer::Analyzer(const isa::Program &program,
                    const sim::MachineConfig &config)
     : program(program), config(config),
       tracks(3 + config.links.size()),
-      vmem(config.vmemBytes, config.vmemPageBytes) {}
+      vmem(config.vmemBytes, config.vmemPageBytes) {
+  deps.setReadyCycles(&doneCycles);
+}
 
 namespace accel {
 namespace analysis {
@@ -56,6 +58,11 @@ void Analyzer::onDmaIssue(uint32_t pc, const sim::DmaTiming &t) {
   if (t.link >= 0)
     AnalyzerImpl::busy(*this, 3 + size_t(t.link), t.transferStart, t.complete,
                        opIdAt(program, pc));
+}
+
+void Analyzer::onDmaInFlight(uint32_t pc, const sim::DmaTiming &t) {
+  onDmaIssue(pc, t);
+  dmas.back().inFlightAtStart = true;
 }
 
 void Analyzer::onDmaWait(const sim::WaitEvent &e) {
@@ -100,7 +107,8 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   bool isDma = in.op == Opcode::DmaIssue;
   uint64_t at = unit == isa::Unit::Scalar ? ev.issueCycle : ev.unitStart;
   Dma *dma = nullptr;
-  if (isDma && !dmas.empty() && dmas.back().index == index) {
+  if (isDma && !dmas.empty() && dmas.back().index == index &&
+      !dmas.back().inFlightAtStart) {
     dma = &dmas.back();
     at = dma->timing.transferStart;
   }
@@ -158,5 +166,5 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
 
 void Analyzer::onHalt(uint64_t total) {
   totalCycles = total;
-  vmem.finish(total);
+  vmem.finish();
 }

@@ -150,8 +150,8 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   for (const Dma &d : dmas) {
     Inst x{&d};
     auto it = depByIndex.find(d.index);
-    if (it != depByIndex.end() && d.index < issueCycles.size() &&
-        d.dst.tile.rows) {
+    if (!d.inFlightAtStart && it != depByIndex.end() &&
+        d.index < issueCycles.size() && d.dst.tile.rows) {
       x.conservative = backtail(d.index, it->second->conservative);
       x.relaxed = backtail(d.index, it->second->relaxed);
       if (!x.relaxed["bound"].is_null())
@@ -319,7 +319,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   std::map<uint32_t, ParAgg> par;
   for (size_t k = 1; k < insts.size(); ++k) {
     const Dma &d1 = *insts[k - 1].dma, &d2 = *insts[k].dma;
-    if (!d1.waitIndex || !d2.stallBase || insts[k].relaxed.is_null())
+    if (d1.inFlightAtStart || d2.inFlightAtStart || !d1.waitIndex || !d2.stallBase || insts[k].relaxed.is_null())
       continue;
     if (!(d1.index < *d1.waitIndex && *d1.waitIndex < d2.index))
       continue;

@@ -29,6 +29,19 @@ static bool isLightweightScalar(Opcode op) {
   }
 }
 
+int64_t DependencyTracker::later(int64_t a, int64_t b) const {
+  if (a == kNone)
+    return b;
+  if (b == kNone)
+    return a;
+  if (ready && size_t(a) < ready->size() && size_t(b) < ready->size()) {
+    uint64_t ra = (*ready)[a], rb = (*ready)[b];
+    if (ra != rb)
+      return ra > rb ? a : b;
+  }
+  return std::max(a, b);
+}
+
 void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
                                     llvm::ArrayRef<uint8_t> regReads,
                                     llvm::ArrayRef<uint8_t> regWrites,
@@ -43,16 +56,16 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
   for (uint8_t r : regReads) {
     if (r == 0)
       continue;
-    regBound = std::max(regBound, lastWriter[r]);
-    relaxedRegBound = std::max(relaxedRegBound, relaxedOrigin[r]);
+    regBound = later(regBound, lastWriter[r]);
+    relaxedRegBound = later(relaxedRegBound, relaxedOrigin[r]);
   }
   int64_t loadedFrom = kNone; // producer of data read from memory
   for (const sim::AddrRange &r : reads)
     memWriter[size_t(r.space)].forEachOverlap(
-        r.begin, r.end, [&](int64_t w) { loadedFrom = std::max(loadedFrom, w); });
+        r.begin, r.end, [&](int64_t w) { loadedFrom = later(loadedFrom, w); });
   memBound = loadedFrom;
   for (const sim::AddrRange &w : writes) {
-    auto bump = [&](int64_t v) { memBound = std::max(memBound, v); };
+    auto bump = [&](int64_t v) { memBound = later(memBound, v); };
     memWriter[size_t(w.space)].forEachOverlap(w.begin, w.end, bump);
     memReader[size_t(w.space)].forEachOverlap(w.begin, w.end, bump);
   }
@@ -60,8 +73,8 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
   if (inst.op == Opcode::DmaIssue) {
     DmaDependence d;
     d.index = index;
-    int64_t cons = std::max(regBound, memBound);
-    int64_t relaxed = std::max(relaxedRegBound, memBound);
+    int64_t cons = later(regBound, memBound);
+    int64_t relaxed = later(relaxedRegBound, memBound);
     if (cons != kNone)
       d.conservative = uint64_t(cons);
     if (relaxed != kNone)
@@ -77,7 +90,7 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     if (isLightweightScalar(inst.op))
       relaxedOrigin[r] = relaxedRegBound; // follow the chain back
     else if (inst.op == Opcode::Sld)
-      relaxedOrigin[r] = std::max(relaxedRegBound, loadedFrom);
+      relaxedOrigin[r] = later(relaxedRegBound, loadedFrom);
     else
       relaxedOrigin[r] = int64_t(index); // e.g. a DMA id
   }

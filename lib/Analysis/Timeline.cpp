@@ -1,8 +1,10 @@
 //===- Timeline.cpp - timeline.json in the Chrome Trace Event format ------===//
 //
 // Opens in Perfetto (ui.perfetto.dev) and chrome://tracing. Tracks (tid) of
-// process 1: 1 scalar unit (the DMA ISSUE/WAIT instructions and WAIT
-// stalls split into base-latency and transfer parts), 2 MXU, 3 VPU; each
+// process 1: 1 scalar unit (the DMA ISSUE instructions, the instructions
+// that bound a backtail, and WAIT stalls split into base-latency and
+// transfer parts; other scalar instructions are not drawn), 2 MXU, 3 VPU;
+// then one track per DMA link and one for the backtails; each
 // DMA is an async slice on its link's track ("DMA <id>") with nested
 // "base latency", "queue", "transfer" and "slack" parts; counters carry
 // unit utilization and VMEM free space per bucket; flow arrows join each
@@ -115,7 +117,7 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
     async("e", title, end);
 
     // The ISSUE instruction (1 cycle) on the scalar track.
-    if (d.index < issueCycles.size()) {
+    if (!d.inFlightAtStart && d.index < issueCycles.size()) {
       uint64_t at = issueCycles[d.index];
       emit({{"name", "ISSUE " + title}, {"cat", "dma"}, {"ph", "X"},
             {"ts", ts(at)}, {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},

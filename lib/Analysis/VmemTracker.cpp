@@ -60,8 +60,7 @@ void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
   }
 }
 
-void VmemTracker::finish(uint64_t endCycle) {
-  (void)endCycle;
+void VmemTracker::finish() {
   for (uint64_t p = 0; p < pages; ++p)
     close(uint32_t(p), state[p]);
 }

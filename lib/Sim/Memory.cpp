@@ -66,9 +66,28 @@ static llvm::Error noBuffer(isa::MemSpace space, uint64_t addr, uint64_t n) {
       (unsigned long long)addr, (unsigned long long)(addr + n));
 }
 
+/// Whether [b, e) is covered by buffers of `space` (adjacent buffers may
+/// share it: coalesced ranges of a trace span them).
+static bool coveredByBuffers(const std::vector<isa::Buffer> &buffers,
+                             isa::MemSpace space, uint64_t b, uint64_t e) {
+  while (b < e) {
+    const isa::Buffer *hit = nullptr;
+    for (const isa::Buffer &buf : buffers)
+      if (buf.space == space && b >= buf.base && b < buf.base + buf.bytes) {
+        hit = &buf;
+        break;
+      }
+    if (!hit)
+      return false;
+    b = hit->base + hit->bytes;
+  }
+  return true;
+}
+
 llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
                          uint8_t *out) {
-  if (!findBuffer({space, addr, addr + n}))
+  if (!coveredByBuffers(buffers, space, addr, addr + n) ||
+      (space == isa::MemSpace::VMEM && addr + n > vmem.size()))
     return noBuffer(space, addr, n);
   if (space == isa::MemSpace::VMEM)
     std::memcpy(out, vmem.data() + addr, n);
@@ -79,7 +98,8 @@ llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
 
 llvm::Error Memory::install(isa::MemSpace space, uint64_t addr,
                             llvm::ArrayRef<uint8_t> bytes) {
-  if (!findBuffer({space, addr, addr + bytes.size()}))
+  if (!coveredByBuffers(buffers, space, addr, addr + bytes.size()) ||
+      (space == isa::MemSpace::VMEM && addr + bytes.size() > vmem.size()))
     return noBuffer(space, addr, bytes.size());
   if (space == isa::MemSpace::VMEM) {
     std::memcpy(vmem.data() + addr, bytes.data(), bytes.size());

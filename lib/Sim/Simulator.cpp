@@ -136,7 +136,7 @@ void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
   if (link >= 0) {
     dma.issue(0, link, bytes, id);
     for (Observer *o : observers)
-      o->onDmaIssue(issuePc, dma.get(id));
+      o->onDmaInFlight(issuePc, dma.get(id));
   }
   pendingDmas.push_back({id, issuePc, src, dst});
 }

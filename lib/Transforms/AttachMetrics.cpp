@@ -119,7 +119,7 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
               "relaxed_bound_op_id",
               b.getI64IntegerAttr(bt.contains("bound") && bt["bound"].is_object()
                                       ? getInt(bt["bound"], "op_id")
-                                      : 0)));
+                                      : -1)));
       }
       byId[id]->setAttr("accel.backtail", b.getDictionaryAttr(fields));
     }

@@ -1,12 +1,12 @@
 // RUN: accel-opt %s --accel-attach-metrics=%S/Inputs/metrics-analyzer.json | FileCheck %s
 
 // The analyzer's results come back too: each DMA op's smallest backtails
-// in both dependency models (seed 000 Fig. 9; relaxed_bound_op_id 0: nothing
-// binds) and every suggestion naming the op, with its expected savings.
+// in both dependency models (seed 000 Fig. 9; relaxed_bound_op_id -1:
+// nothing binds) and every suggestion naming the op, with its expected savings.
 // Entry 77 of "dependencies" names no op and is ignored.
 
 // CHECK-LABEL: func.func @f
-// CHECK: accel.dma_start {{.*}}accel.backtail = {conservative_cycles = 3 : i64, conservative_instructions = 3 : i64, relaxed_bound_op_id = 0 : i64, relaxed_cycles = 40 : i64, relaxed_instructions = 12 : i64}
+// CHECK: accel.dma_start {{.*}}accel.backtail = {conservative_cycles = 3 : i64, conservative_instructions = 3 : i64, relaxed_bound_op_id = -1 : i64, relaxed_cycles = 40 : i64, relaxed_instructions = 12 : i64}
 // CHECK-SAME: accel.suggestions = [{expected_cycles_saved = 503 : i64, kind = "hoist"}]
 // CHECK: accel.dma_start
 // CHECK-NOT: accel.backtail

@@ -249,9 +249,13 @@ static llvm::Error writeRunOutputs(llvm::StringRef dir, const RunResult &r,
   };
   if (auto e = writeFile(path("metrics.json"), r.metrics.dump(2) + "\n"))
     return e;
-  if (!r.timeline.empty())
+  if (!r.timeline.empty()) {
     if (auto e = writeFile(path("timeline.json"), r.timeline))
       return e;
+  } else {
+    // --analyze=false: no timeline; do not leave an older one behind.
+    llvm::sys::fs::remove(path("timeline.json"));
+  }
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
   analysis::writeReport(r.metrics, ros);
@@ -289,7 +293,8 @@ static int cmdRun(MLIRContext &ctx) {
   if (auto e = writeRunOutputs(dir, *r, *module))
     return fail(llvm::toString(std::move(e)));
   analysis::writeReport(r->metrics, llvm::outs());
-  llvm::outs() << "\nwrote " << dir << "/{metrics.json,timeline.json,"
+  llvm::outs() << "\nwrote " << dir << "/{metrics.json,"
+               << (analyze ? "timeline.json," : "")
                << "report.txt,program.lst,program.mlir}\n";
   return 0;
 }

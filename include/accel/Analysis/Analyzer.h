@@ -53,8 +53,10 @@ public:
   void write(uint64_t begin, uint64_t end, uint64_t cycle, uint32_t opId,
              bool byDma);
   void read(uint64_t begin, uint64_t end, uint64_t cycle);
-  /// Closes all live intervals at `endCycle`.
-  void finish(uint64_t endCycle);
+  /// Closes every page's lifetime at the end of the run: a live page stays
+  /// live until its last read (a page never read again is not live after
+  /// it); DMA-written pages never read count as wasted.
+  void finish();
 
   struct Bucket {
     uint64_t start = 0;          ///< first cycle of the bucket
@@ -106,9 +108,13 @@ private:
 ///    bytes;
 ///  - relaxed: the same, except that address registers computed by
 ///    lightweight scalar chains (li/mov/add/sub/mul/addi/muli) do not bind:
-///    the chain is followed back to where its data came from, and only a
-///    scalar load of DMA'd data (sld) binds, at the WAIT of that DMA.
-/// Memory written by a DMA counts as produced by its WAIT.
+///    the chain is followed back to where its data came from: a scalar
+///    load (sld) binds at the producer of the bytes it loaded (for DMA'd
+///    data, that DMA's WAIT), and a register written by any other
+///    instruction (e.g. a DMA id) binds at that instruction.
+/// Memory written by a DMA counts as produced by its WAIT; a DMA's source
+/// counts as read until its WAIT. Of several producers, the one whose result
+/// is ready last binds.
 struct DmaDependence {
   uint64_t index = 0; ///< instruction index of the ISSUE
   /// Binding instruction index per model; nullopt: nothing binds (the start
@@ -130,9 +136,16 @@ public:
   void dmaWait(uint64_t index, uint32_t dmaId);
   /// Dependences of every DMA ISSUE, in order.
   const std::vector<DmaDependence> &dmas() const { return dmaDeps; }
+  /// When set, `(*ready)[i]` is the cycle instruction i's result is
+  /// available, and of several producers the one ready last binds (else the
+  /// latest in program order).
+  void setReadyCycles(const std::vector<uint64_t> *cycles) { ready = cycles; }
 
 private:
   static constexpr int64_t kNone = -1;
+  const std::vector<uint64_t> *ready = nullptr;
+  /// The producer that binds of two (kNone: none).
+  int64_t later(int64_t a, int64_t b) const;
   std::array<int64_t, isa::kNumRegs> lastWriter;
   std::array<int64_t, isa::kNumRegs> relaxedOrigin;
   bool initialized = false;
@@ -166,6 +179,7 @@ public:
 
   void onRetire(const sim::RetireEvent &event) override;
   void onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) override;
+  void onDmaInFlight(uint32_t pc, const sim::DmaTiming &dma) override;
   void onDmaWait(const sim::WaitEvent &event) override;
   void onHalt(uint64_t totalCycles) override;
 
@@ -205,6 +219,8 @@ private:
     sim::DmaTiming timing;
     uint32_t pc = 0;
     uint64_t index = 0; ///< instruction index of the ISSUE
+    /// Issued before a replay window: no ISSUE instruction in the run.
+    bool inFlightAtStart = false;
     sim::MemOperand src, dst;
     std::optional<uint64_t> waitCycle, waitIndex;
     uint64_t stallBase = 0, stallTransfer = 0;

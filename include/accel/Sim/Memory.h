@@ -51,8 +51,8 @@ public:
   Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &buffers,
          bool initHbm = true);
 
-  /// Reads `n` bytes at `addr` of `space`; fails unless the range lies in
-  /// one buffer of the program ("no buffer holds HBM [a, b)").
+  /// Reads `n` bytes at `addr` of `space`; fails unless buffers of the
+  /// program cover the range ("no buffer holds HBM [a, b)").
   llvm::Error read(isa::MemSpace space, uint64_t addr, uint64_t n,
                    uint8_t *out);
   /// Writes bytes without marking HBM pages dirty (replay's trace-load).

@@ -72,6 +72,12 @@ public:
   virtual void onRetire(const RetireEvent &event) {}
   /// A DMA was issued by the instruction at `pc`.
   virtual void onDmaIssue(uint32_t pc, const DmaTiming &dma) {}
+  /// Replay: a DMA issued (by the instruction at `pc`) before the window
+  /// began and not yet WAITed, installed at the window's start. By default
+  /// treated like an ISSUE.
+  virtual void onDmaInFlight(uint32_t pc, const DmaTiming &dma) {
+    onDmaIssue(pc, dma);
+  }
   virtual void onDmaWait(const WaitEvent &event) {}
   /// The program halted at `totalCycles` (all units and DMAs drained).
   virtual void onHalt(uint64_t totalCycles) {}

@@ -32,7 +32,8 @@ def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
     When the metrics carry the analyzer's sections, also:
       - `accel.backtail` on DMA ops: {conservative_cycles,
         conservative_instructions, relaxed_cycles, relaxed_instructions,
-        relaxed_bound_op_id (0: nothing binds)}, the smallest over the op's
+        relaxed_bound_op_id (-1: nothing in the run binds it)}, the
+        smallest over the op's
         DMAs (seed 000 Fig. 9);
       - `accel.suggestions` on every op a suggestion names: an array of
         {kind = "hoist" | "pin" | "parallelize", expected_cycles_saved,
