@@ -63,14 +63,19 @@ def main():
     fields = info(tool, trace)
     n = int(re.match(r"(\d+)", fields["window"]).group(1))
     size = os.path.getsize(trace)
-    t_rep, _ = timed([tool, "replay", trace, "-o", os.path.join(tmp, "rep")],
-                     args.repeat)
+    t_rep, _ = timed([tool, "replay", trace, "-o", os.path.join(tmp, "rep"),
+                      "--analyze=false"], args.repeat)
+    t_full, _ = timed([tool, "replay", trace, "-o", os.path.join(tmp, "full")],
+                      args.repeat)
     rows.append(("layernorm_loop: instructions recorded", "%d" % n))
-    rows.append(("run (no recording), s", "%.3f" % t_run))
+    rows.append(("run with the analyzer (no recording), s", "%.3f" % t_run))
     rows.append(("record, s", "%.3f" % t_rec))
     rows.append(("record speed, M instructions/s", "%.2f" % (n / t_rec / 1e6)))
-    rows.append(("replay with tracker, s", "%.3f" % t_rep))
+    rows.append(("replay with the DMA-stall tracker, s", "%.3f" % t_rep))
     rows.append(("replay speed, M instructions/s", "%.2f" % (n / t_rep / 1e6)))
+    rows.append(("replay with the full analyzer, s", "%.3f" % t_full))
+    rows.append(("replay speed with the analyzer, M instructions/s",
+                 "%.2f" % (n / t_full / 1e6)))
     rows.append(("trace bytes", "%d" % size))
     rows.append(("trace bytes / instruction", "%.2f" % (size / n)))
     rows.append(("initial state (layernorm)", fields["initial memory"]))

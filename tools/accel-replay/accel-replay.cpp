@@ -112,7 +112,7 @@ static cl::opt<bool> analyze(
     cl::desc("Run the analyzer (utilization, VMEM, dependencies, "
              "suggestions, roofline, timeline.json); --analyze=false keeps "
              "only the DMA stall analysis (default true)"),
-    cl::init(true), cl::sub(runCmd), cl::cat(category));
+    cl::init(true), cl::sub(runCmd), cl::sub(replayCmd), cl::cat(category));
 static cl::opt<std::string> breakAt(
     "break-at",
     cl::desc("Start recording at pc:N, op:ID or loc:FILE:LINE (default: the "
@@ -556,7 +556,8 @@ static int cmdReplay() {
   analysis::Analyzer analyzer((*replayer)->getProgram(),
                               (*replayer)->getConfig());
   (*replayer)->addObserver(&collector);
-  (*replayer)->addObserver(&analyzer);
+  if (analyze)
+    (*replayer)->addObserver(&analyzer);
   if (auto e = (*replayer)->load())
     return fail(inputFile + ": " + llvm::toString(std::move(e)));
   auto summary = (*replayer)->run([](uint64_t done, uint64_t total) {
@@ -584,8 +585,12 @@ static int cmdReplay() {
   llvm::sys::path::append(metricsPath, "metrics.json");
   llvm::sys::path::append(reportPath, "report.txt");
   llvm::sys::path::append(timelinePath, "timeline.json");
-  if (auto e = writeFile(timelinePath, r.timeline))
-    return fail(llvm::toString(std::move(e)));
+  if (!r.timeline.empty()) {
+    if (auto e = writeFile(timelinePath, r.timeline))
+      return fail(llvm::toString(std::move(e)));
+  } else {
+    llvm::sys::fs::remove(timelinePath);
+  }
   std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(r.metrics, ros);
@@ -597,8 +602,9 @@ static int cmdReplay() {
                << " instructions; PC sequence matches the trace; results "
                   "match the recorded run ("
                << trace->finalRegisters.size() << " registers, "
-               << writtenBytes << " bytes written); wrote " << dir
-               << "/{metrics.json,timeline.json,report.txt}\n";
+               << writtenBytes << " bytes written); wrote " << dir << "/{"
+               << (analyze ? "metrics.json,timeline.json" : "metrics.json")
+               << ",report.txt}\n";
   return 0;
 }
 
