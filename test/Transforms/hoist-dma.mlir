@@ -191,3 +191,27 @@ func.func @vmem_capacity(%x: memref<8x128xf32, #hbm>) {
 // ALL: accel.dma_start %arg1, %{{.*}} {accel.hoisted = 1 : i64}
 // ALL-NEXT: accel.alloc
 // ALL-NEXT: accel.dma_start %arg2
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused for dominance: the DMA's source row comes from a scalar load
+// (accel.load reads memory, so it is not pure and cannot move with the DMA).
+// CHECK-LABEL: func.func @dominance
+// CHECK: accel.load
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: accel.dma_start
+func.func @dominance(%w: memref<64x128xf32, #hbm>, %tab: memref<16xi32, #vmem>,
+                     %b: memref<1x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>) {
+  %c3 = arith.constant 3 : index
+  accel.vfill %o, 0.0 : memref<8x128xf32, #vmem>
+  // expected-note @+1 {{blocking op}}
+  %r = accel.load %tab[%c3] : memref<16xi32, #vmem>
+  %s = memref.subview %w[%r, 0] [1, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-remark @+1 {{not hoisted: blocked by the definition of an operand (dominance)}}
+  %t = accel.dma_start %s, %b {accel.stall_base = 499} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+  accel.dma_wait %t
+  return
+}

@@ -65,3 +65,53 @@ func.func @no_hint(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>,
   accel.dma_wait %tb
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: B's source is written in between (A's data is stored to it).
+// CHECK-LABEL: func.func @source_written
+// CHECK: accel.dma_wait
+// CHECK-NEXT: accel.dma_start %arg2, %arg1
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: accel.dma_start %arg1, %arg3
+func.func @source_written(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>,
+                          %va: memref<8x128xf32, #vmem>, %vb: memref<8x128xf32, #vmem>) {
+  %ta = accel.dma_start %a, %va : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %ta
+  %ts = accel.dma_start %va, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #hbm>
+  // expected-note @+1 {{blocking op}}
+  accel.dma_wait %ts
+  // expected-remark @+1 {{not parallelized: blocked by the WAIT of a DMA that writes the source}}
+  %tb = accel.dma_start %b, %vb {accel.suggestions = [{kind = "parallelize", expected_cycles_saved = 499}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %tb
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused for dominance: B's source offset is loaded from VMEM by an
+// accel.load between A and B.
+// CHECK-LABEL: func.func @dominance
+// CHECK: accel.load
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: accel.dma_start
+func.func @dominance(%a: memref<8x128xf32, #hbm>, %w: memref<64x128xf32, #hbm>,
+                     %va: memref<8x128xf32, #vmem>, %tab: memref<16xi32, #vmem>,
+                     %b: memref<1x128xf32, #vmem>) {
+  %c3 = arith.constant 3 : index
+  %ta = accel.dma_start %a, %va : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %ta
+  // expected-note @+1 {{blocking op}}
+  %r = accel.load %tab[%c3] : memref<16xi32, #vmem>
+  %s = memref.subview %w[%r, 0] [1, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-remark @+1 {{not parallelized: blocked by the definition of an operand (dominance)}}
+  %tb = accel.dma_start %s, %b {accel.suggestions = [{kind = "parallelize", expected_cycles_saved = 499}]} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+  accel.dma_wait %tb
+  return
+}
