@@ -7,18 +7,30 @@
 
 using namespace mlir;
 
-void accel::buildAccelFdoPipeline(OpPassManager &pm,
-                                  const FdoPipelineOptions &options) {
-  pm.addPass(createAccelParallelizeDma());
+std::vector<std::unique_ptr<Pass>>
+accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(createAccelParallelizeDma());
   AccelHoistDmaOptions hoist;
   hoist.vmemCapacity = options.vmemCapacity;
-  pm.addPass(createAccelHoistDma(hoist));
+  passes.push_back(createAccelHoistDma(hoist));
+  AccelPipelineDmaOptions pipeline;
+  pipeline.vmemCapacity = options.vmemCapacity;
+  passes.push_back(createAccelPipelineDma(pipeline));
+  return passes;
+}
+
+void accel::buildAccelFdoPipeline(OpPassManager &pm,
+                                  const FdoPipelineOptions &options) {
+  for (std::unique_ptr<Pass> &pass : createAccelFdoPasses(options))
+    pm.addPass(std::move(pass));
 }
 
 void accel::registerAccelFdoPipeline() {
   PassPipelineRegistration<FdoPipelineOptions>(
       "accel-fdo-pipeline",
-      "The feedback-directed transforms: accel-parallelize-dma, then "
-      "accel-hoist-dma (hints from accel-attach-metrics)",
+      "The feedback-directed transforms: accel-parallelize-dma, "
+      "accel-hoist-dma, then accel-pipeline-dma (hints from "
+      "accel-attach-metrics)",
       buildAccelFdoPipeline);
 }

@@ -311,7 +311,7 @@ static int cmdFdo(MLIRContext &ctx) {
   std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   uint64_t vmemBytes = 0;
 
-  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-20s %s\n",
+  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-26s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
                                "results");
@@ -320,28 +320,44 @@ static int cmdFdo(MLIRContext &ctx) {
   isa::Program baselineProgram;
   bool allMatch = true;
   for (unsigned it = 0; it <= iterations; ++it) {
-    unsigned hoisted = 0, parallelized = 0;
+    unsigned hoisted = 0, parallelized = 0, pipelined = 0;
     if (it > 0) {
       // Feedback: attach the previous run's metrics, then transform.
       module->walk([](Operation *op) {
         op->removeAttr("accel.hoisted");
         op->removeAttr("accel.parallelized");
+        op->removeAttr("accel.pipelined");
         op->removeAttr("accel.suggestions");
         op->removeAttr("accel.backtail");
       });
       const json &prev = iterationsJson.back()["metrics_json"];
       if (failed(attachMetrics(*module, prev)))
         return 1;
-      if (failed(runPasses(*module, [&](OpPassManager &pm) {
-            FdoPipelineOptions o;
-            o.vmemCapacity = config->vmemBytes;
-            buildAccelFdoPipeline(pm, o);
+      // The --accel-fdo-pipeline, one pass at a time to count each one's
+      // moves by the attribute it leaves (a later pass may clone ops).
+      FdoPipelineOptions o;
+      o.vmemCapacity = config->vmemBytes;
+      for (std::unique_ptr<Pass> &pass : createAccelFdoPasses(o)) {
+        std::string name = pass->getArgument().str();
+        if (failed(runPasses(*module, [&](OpPassManager &pm) {
+              pm.addPass(std::move(pass));
+            })))
+          return 1;
+        module->walk([&](Operation *op) {
+          if (name == "accel-parallelize-dma")
+            parallelized += op->hasAttr("accel.parallelized");
+          else if (name == "accel-hoist-dma")
+            hoisted += op->hasAttr("accel.hoisted");
+          else if (name == "accel-pipeline-dma")
+            pipelined += llvm::isa<scf::ForOp>(op) &&
+                         op->hasAttr("accel.pipelined");
+        });
+      }
+      // New ops (second buffers, cloned DMAs) get op ids.
+      if (failed(runPasses(*module, [](OpPassManager &pm) {
+            pm.addPass(createAccelAssignOpIds());
           })))
         return 1;
-      module->walk([&](Operation *op) {
-        hoisted += op->hasAttr("accel.hoisted");
-        parallelized += op->hasAttr("accel.parallelized");
-      });
     }
     auto r = simulate(*module, *config);
     if (!r)
@@ -350,11 +366,12 @@ static int cmdFdo(MLIRContext &ctx) {
     if (it == 0) {
       baselineHbm = r->hbm;
       baselineProgram = r->program;
-      vmemBytes = 0;
-      for (const isa::Buffer &b : r->program.buffers)
-        if (b.space == isa::MemSpace::VMEM)
-          vmemBytes = std::max(vmemBytes, b.base + b.bytes);
     }
+    // Peak VMEM: the static allocation of this iteration's program.
+    vmemBytes = 0;
+    for (const isa::Buffer &b : r->program.buffers)
+      if (b.space == isa::MemSpace::VMEM)
+        vmemBytes = std::max(vmemBytes, b.base + b.bytes);
     std::optional<uint64_t> diff =
         sim::compareHbm(baselineHbm, r->hbm, baselineProgram.buffers);
     bool match = !diff.has_value();
@@ -372,9 +389,11 @@ static int cmdFdo(MLIRContext &ctx) {
         it == 0 ? "baseline"
                 : "hoist x" + std::to_string(hoisted) +
                       (parallelized ? " par x" + std::to_string(parallelized)
-                                    : std::string());
+                                    : std::string()) +
+                      (pipelined ? " pipe x" + std::to_string(pipelined)
+                                 : std::string());
     llvm::outs() << llvm::format("%-4u %12llu %12llu %10llu %10llu %6.1f%% "
-                                 "%10llu %-20s %s\n",
+                                 "%10llu %-26s %s\n",
                                  it, (unsigned long long)r->summary.totalCycles,
                                  (unsigned long long)(base + transfer),
                                  (unsigned long long)base,
@@ -403,6 +422,8 @@ static int cmdFdo(MLIRContext &ctx) {
                                    {"applied", parallelized}});
       row["transforms"].push_back({{"pass", "accel-hoist-dma"},
                                    {"applied", hoisted}});
+      row["transforms"].push_back({{"pass", "accel-pipeline-dma"},
+                                   {"applied", pipelined}});
     }
     iterationsJson.push_back(std::move(row));
   }

@@ -26,11 +26,16 @@ struct FdoPipelineOptions
 };
 
 /// The feedback-directed transforms, in order: --accel-parallelize-dma (pair
-/// independent DMAs the analyzer named), then --accel-hoist-dma (move
-/// stalled ISSUEs earlier and out of loops). Each reads the attributes of
+/// independent DMAs the analyzer named), --accel-hoist-dma (move stalled
+/// ISSUEs earlier and out of loops), then --accel-pipeline-dma (prefetch the
+/// next iteration's tiles into second buffers). Each reads the attributes of
 /// --accel-attach-metrics as hints and proves legality itself.
 void buildAccelFdoPipeline(mlir::OpPassManager &pm,
                            const FdoPipelineOptions &options);
+/// The passes of the FDO pipeline, in order (what buildAccelFdoPipeline
+/// adds), for drivers that run them one at a time.
+std::vector<std::unique_ptr<mlir::Pass>>
+createAccelFdoPasses(const FdoPipelineOptions &options);
 /// Registers --accel-fdo-pipeline.
 void registerAccelFdoPipeline();
 

@@ -136,4 +136,44 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
   ];
 }
 
+def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline a loop's DMAs into the previous iteration "
+                "with a double buffer";
+  let description = [{
+    Hoists each iteration's DMA into the previous iteration (issue 5; seed
+    000 §5.3.1 "prefetch more aggressively"): a loop
+    `for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }` becomes a
+    prologue that loads the first tile, a loop over pairs of iterations that
+    issues tile k+1 into a second buffer B' before computing tile k from B
+    (and tile k+2 into B before computing tile k+1 from B'), and an epilogue
+    for the last pair. Each tile's transfer then overlaps the previous
+    tile's computation. Every DMA of the body gets its own second buffer.
+
+    Applies to an `scf.for` with constant bounds, an even trip count of at
+    least 2 and no iter_args, whose body issues DMAs (at its top level) that
+    load a whole VMEM allocation made outside the loop, each waited once in
+    the body, when: no other op in the loop writes such a buffer or reads it
+    before its WAIT, the loop does not write a DMA's source, no op has
+    unknown memory effects, and the second buffers fit the VMEM capacity
+    together with all allocations of the function. Hint: some DMA of the
+    body has a stall in its attached metrics (`all=true`: any loop).
+    Refusals are remarks on the loop with `remarks=true`. The new loop over
+    pairs carries `accel.pipelined`; cloned ops drop the originals' `accel.*`
+    attributes (op id, metrics) and get new op ids when ids are assigned
+    again.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+  let options = [
+    Option<"pipelineAll", "all", "bool", /*default=*/"false",
+           "Pipeline loops whose DMAs show no stall too">,
+    Option<"vmemCapacity", "vmem-capacity", "uint64_t",
+           /*default=*/"33554432", "VMEM capacity in bytes">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each loop that is not pipelined, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numPipelined", "num-pipelined", "Loops software-pipelined">
+  ];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

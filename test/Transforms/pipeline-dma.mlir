@@ -1,0 +1,126 @@
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true' -verify-diagnostics | FileCheck %s
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A 4-iteration loop loading tile k of %w into %b and reading it: the
+// prologue loads tile 0; the pair loop (k = 0, 2) issues tile k+1 into the
+// second buffer before computing tile k, and tile k+2 into %b before
+// computing tile k+1; the epilogue does the last pair (k = 2, 3).
+// CHECK-LABEL: func.func @double_buffer
+// CHECK: %[[B:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: %[[B2:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
+// Prologue.
+// CHECK: %[[T0:.*]] = accel.dma_start %{{.*}}, %[[B]]
+// CHECK-NEXT: accel.dma_wait %[[T0]]
+// The pair loop: from 0 to 2 in steps of 2.
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[T1:.*]] = accel.dma_start %{{.*}}, %[[B2]]
+// CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
+// CHECK-NEXT: accel.dma_wait %[[T1]]
+// CHECK: %[[T2:.*]] = accel.dma_start %{{.*}}, %[[B]]
+// CHECK: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// CHECK-NEXT: accel.dma_wait %[[T2]]
+// CHECK: } {accel.pipelined}
+// Epilogue: tile 3 into the second buffer, tile 2 from %b, tile 3 from it.
+// CHECK: %[[T3:.*]] = accel.dma_start %{{.*}}, %[[B2]]
+// CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
+// CHECK-NEXT: accel.dma_wait %[[T3]]
+// CHECK: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// CHECK-NEXT: return
+func.func @double_buffer(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: an odd trip count.
+func.func @odd(%w: memref<8x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: the trip count is not even and at least 2}}
+  scf.for %k = %c0 to %c3 step %c1 {
+    %t = accel.dma_start %w, %a : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: another op in the loop writes the DMA's destination.
+func.func @destination_written(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: another op in the loop writes a DMA's destination}}
+  scf.for %k = %c0 to %c2 step %c1 {
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vexp %b, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the loop writes the DMA's source (a VMEM -> VMEM copy whose
+// source the vfill rewrites every iteration).
+func.func @source_written(%c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %v = accel.alloc : memref<8x128xf32, #vmem>
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: the loop writes a DMA's source}}
+  scf.for %k = %c0 to %c2 step %c1 {
+    %t = accel.dma_start %v, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vfill %v, 1.0 : memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the second buffer would not fit in VMEM (two buffers of
+// 4100 x 1024 x 4 = 16793600 bytes exceed 32 MiB).
+func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = accel.alloc : memref<4100x1024xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: the second buffers (16793600 bytes) would exceed the VMEM capacity of 33554432 bytes}}
+  scf.for %k = %c0 to %c2 step %c1 {
+    %t = accel.dma_start %w, %b : memref<4100x1024xf32, #hbm>, memref<4100x1024xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
