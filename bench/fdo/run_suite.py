@@ -2,7 +2,7 @@
 """FDO benchmark suite against the roofline (issue: feedback-directed
 transforms).
 
-For each kernel, runs `accel-replay fdo KERNEL --iterations 2` and reports:
+For each kernel, runs `accel-replay fdo KERNEL --iterations 3` and reports:
 cycles at iteration 0 and after FDO, the roofline lower bound on cycles
 (metrics.json "roofline": the busiest unit's or DMA link's required cycles),
 FDO cycles / bound, DMA stall cycles before and after, peak VMEM (static
@@ -40,7 +40,7 @@ def main():
     for name, path in KERNELS:
         out = os.path.join(tmp, os.path.basename(path))
         p = subprocess.run([tool, "fdo", os.path.join(src, path), "-o", out,
-                            "--iterations", "2"], capture_output=True, text=True)
+                            "--iterations", "3"], capture_output=True, text=True)
         if p.returncode:
             print("FAILED: %s\n%s" % (path, p.stderr), file=sys.stderr)
             ok = False

@@ -83,10 +83,14 @@ struct PipelineDmaPass
       auto dma = dyn_cast<DmaStartOp>(&op);
       if (!dma)
         continue;
+      // Stages: DMAs that load a whole VMEM allocation made outside the
+      // loop. Other DMAs (e.g. stores of results) stay in rest(k).
       auto buffer = dma.getDst().getDefiningOp<AllocOp>();
       if (!buffer || loop->isAncestor(buffer))
-        return "a DMA's destination is not a whole VMEM allocation made "
-               "outside the loop";
+        continue;
+      for (Operation *user : buffer->getUsers())
+        if (!loop->isAncestor(user))
+          return "a staged buffer is used outside the loop";
       if (!dma.getToken().hasOneUse())
         return "a DMA's token has more than one WAIT";
       auto wait = dyn_cast<DmaWaitOp>(*dma.getToken().getUsers().begin());
@@ -101,12 +105,14 @@ struct PipelineDmaPass
           stalled |= s.getInt() > 0;
     }
     if (stages.empty())
-      return "the loop body issues no DMA";
+      return "no DMA of the body loads a whole VMEM allocation made outside "
+             "the loop";
     if (!stalled)
       return "its DMAs' metrics show no stall";
-    // Memory rules: nothing else in the loop writes a staged buffer or a
-    // staged DMA's source, and nothing reads a staged buffer before its
-    // WAIT.
+    // Memory rules: the loop does not write a staged DMA's source, and
+    // nothing accesses a staged buffer before the DMA's WAIT (after it, the
+    // tile is the iteration's own: reads and in-place updates are fine, the
+    // next tile goes to the other buffer).
     for (Stage &s : stages) {
       Value src = getRoot(s.dma.getSrc());
       bool afterWait = false;
@@ -131,10 +137,8 @@ struct PipelineDmaPass
               continue;
             Value root = getRoot(v);
             bool write = isa<MemoryEffects::Write>(e.getEffect());
-            if (root == s.buffer.getResult() && (write || !afterWait)) {
-              why = write ? "another op in the loop writes a DMA's "
-                            "destination"
-                          : "a DMA's destination is read before its WAIT";
+            if (root == s.buffer.getResult() && !afterWait) {
+              why = "a DMA's destination is accessed before its WAIT";
               return WalkResult::interrupt();
             }
             if (root == src && write) {

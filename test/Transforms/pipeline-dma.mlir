@@ -68,18 +68,39 @@ func.func @odd(%w: memref<8x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>) {
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused: another op in the loop writes the DMA's destination.
-func.func @destination_written(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+// Refused: the destination is read before the DMA's WAIT.
+func.func @read_before_wait(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %b = accel.alloc : memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: another op in the loop writes a DMA's destination}}
+  // expected-remark @+1 {{not pipelined: a DMA's destination is accessed before its WAIT}}
+  scf.for %k = %c0 to %c2 step %c1 {
+    accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the staged buffer is read after the loop (its last tile would be
+// in the other buffer).
+func.func @used_after(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: a staged buffer is used outside the loop}}
   scf.for %k = %c0 to %c2 step %c1 {
     %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
     accel.dma_wait %t
-    accel.vexp %b, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
   }
+  accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
   return
 }
 

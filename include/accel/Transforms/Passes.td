@@ -150,12 +150,14 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     tile's computation. Every DMA of the body gets its own second buffer.
 
     Applies to an `scf.for` with constant bounds, an even trip count of at
-    least 2 and no iter_args, whose body issues DMAs (at its top level) that
-    load a whole VMEM allocation made outside the loop, each waited once in
-    the body, when: no other op in the loop writes such a buffer or reads it
-    before its WAIT, the loop does not write a DMA's source, no op has
-    unknown memory effects, and the second buffers fit the VMEM capacity
-    together with all allocations of the function. Hint: some DMA of the
+    least 2 and no iter_args. Its stages are the DMAs at the top level of the
+    body that load a whole VMEM allocation made outside the loop, each waited
+    once in the body (other DMAs, such as stores of results, stay in the
+    computation). Conditions: no op accesses a staged buffer before that
+    DMA's WAIT (after it, reads and in-place updates are fine), no staged
+    buffer is used outside the loop, the loop does not write a staged DMA's
+    source, no op has unknown memory effects, and the second buffers fit
+    the VMEM capacity together with all allocations of the function. Hint: some DMA of the
     body has a stall in its attached metrics (`all=true`: any loop).
     Refusals are remarks on the loop with `remarks=true`. The new loop over
     pairs carries `accel.pipelined`; cloned ops drop the originals' `accel.*`
