@@ -25,6 +25,7 @@ KERNELS = [
     ("attention over a KV cache", "bench/fdo/kernels/attention_kv.mlir"),
     ("layer norm rows (VPU-heavy)", "bench/fdo/kernels/layernorm_rows.mlir"),
     ("weights re-loaded per step (pinning)", "bench/fdo/kernels/pin_weights.mlir"),
+    ("weights through a shared buffer (pinning)", "bench/fdo/kernels/pin_shared_buffer.mlir"),
     ("serialized setup DMAs (parallel issue)", "bench/fdo/kernels/parallel_setup.mlir"),
 ]
 

@@ -10,6 +10,9 @@ using namespace mlir;
 std::vector<std::unique_ptr<Pass>>
 accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
   std::vector<std::unique_ptr<Pass>> passes;
+  AccelPinVmemOptions pin;
+  pin.vmemCapacity = options.vmemCapacity;
+  passes.push_back(createAccelPinVmem(pin));
   passes.push_back(createAccelParallelizeDma());
   AccelHoistDmaOptions hoist;
   hoist.vmemCapacity = options.vmemCapacity;
@@ -29,8 +32,8 @@ void accel::buildAccelFdoPipeline(OpPassManager &pm,
 void accel::registerAccelFdoPipeline() {
   PassPipelineRegistration<FdoPipelineOptions>(
       "accel-fdo-pipeline",
-      "The feedback-directed transforms: accel-parallelize-dma, "
-      "accel-hoist-dma, then accel-pipeline-dma (hints from "
-      "accel-attach-metrics)",
+      "The feedback-directed transforms: accel-pin-vmem, "
+      "accel-parallelize-dma, accel-hoist-dma, then accel-pipeline-dma "
+      "(hints from accel-attach-metrics)",
       buildAccelFdoPipeline);
 }

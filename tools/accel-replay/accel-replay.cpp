@@ -17,6 +17,7 @@
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
+#include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/InitAccel.h"
 #include "accel/Replay/Recorder.h"
 #include "accel/Replay/Replayer.h"
@@ -320,13 +321,14 @@ static int cmdFdo(MLIRContext &ctx) {
   isa::Program baselineProgram;
   bool allMatch = true;
   for (unsigned it = 0; it <= iterations; ++it) {
-    unsigned hoisted = 0, parallelized = 0, pipelined = 0;
+    unsigned hoisted = 0, parallelized = 0, pipelined = 0, pinned = 0;
     if (it > 0) {
       // Feedback: attach the previous run's metrics, then transform.
       module->walk([](Operation *op) {
         op->removeAttr("accel.hoisted");
         op->removeAttr("accel.parallelized");
         op->removeAttr("accel.pipelined");
+        op->removeAttr("accel.pinned");
         op->removeAttr("accel.suggestions");
         op->removeAttr("accel.backtail");
       });
@@ -344,7 +346,10 @@ static int cmdFdo(MLIRContext &ctx) {
             })))
           return 1;
         module->walk([&](Operation *op) {
-          if (name == "accel-parallelize-dma")
+          if (name == "accel-pin-vmem")
+            pinned += llvm::isa<accel::DmaStartOp>(op) &&
+                      op->hasAttr("accel.pinned");
+          else if (name == "accel-parallelize-dma")
             parallelized += op->hasAttr("accel.parallelized");
           else if (name == "accel-hoist-dma")
             hoisted += op->hasAttr("accel.hoisted");
@@ -391,7 +396,9 @@ static int cmdFdo(MLIRContext &ctx) {
                       (parallelized ? " par x" + std::to_string(parallelized)
                                     : std::string()) +
                       (pipelined ? " pipe x" + std::to_string(pipelined)
-                                 : std::string());
+                                 : std::string()) +
+                      (pinned ? " pin x" + std::to_string(pinned)
+                              : std::string());
     llvm::outs() << llvm::format("%-4u %12llu %12llu %10llu %10llu %6.1f%% "
                                  "%10llu %-26s %s\n",
                                  it, (unsigned long long)r->summary.totalCycles,
@@ -418,6 +425,8 @@ static int cmdFdo(MLIRContext &ctx) {
                 {"metrics", "iter" + std::to_string(it) + "/metrics.json"},
                 {"metrics_json", m}};
     if (it > 0) {
+      row["transforms"].push_back({{"pass", "accel-pin-vmem"},
+                                   {"applied", pinned}});
       row["transforms"].push_back({{"pass", "accel-parallelize-dma"},
                                    {"applied", parallelized}});
       row["transforms"].push_back({{"pass", "accel-hoist-dma"},

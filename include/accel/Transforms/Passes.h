@@ -25,7 +25,8 @@ struct FdoPipelineOptions
                                 llvm::cl::init(33554432)};
 };
 
-/// The feedback-directed transforms, in order: --accel-parallelize-dma (pair
+/// The feedback-directed transforms, in order: --accel-pin-vmem (keep
+/// re-DMA'd unchanged data resident), --accel-parallelize-dma (pair
 /// independent DMAs the analyzer named), --accel-hoist-dma (move stalled
 /// ISSUEs earlier and out of loops), then --accel-pipeline-dma (prefetch the
 /// next iteration's tiles into second buffers). Each reads the attributes of

@@ -178,4 +178,43 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
   ];
 }
 
+def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
+  let summary = "Keep data re-DMA'd from unchanged bytes resident in VMEM";
+  let description = [{
+    Seed 000 §5.2.1 (pin the All-Gather node addresses in VMEM) and seed 003
+    §5.5 (weight pinning under a capacity constraint). An `accel.dma_start`
+    D directly in an `scf.for`, with a `pin` suggestion (from the analyzer,
+    via --accel-attach-metrics; every DMA with `all=true`), that brings the
+    same, unchanged bytes into a shared VMEM buffer B on every iteration
+    becomes one load, before the loop, into a new resident buffer P (a copy
+    of B's allocation, marked `accel.pinned`); the ops that read the bytes D
+    brought (after D's WAIT, up to the next write of B) read P instead, and
+    D and its WAIT leave the loop. Other data keeps passing through B.
+
+    Conditions, proved on the IR: D's source is defined outside the loop and
+    the loop never writes it; B is a whole VMEM allocation made outside the
+    loop and used only in it; D is waited once, later in the body; every
+    read of B in the loop lies in D's range and uses B directly (not through
+    a view or inside a region); some op reads the range.
+
+    Capacity rule: candidates are taken in decreasing expected cycles saved
+    per byte (the suggestion's `expected_cycles_saved` over B's size; 1
+    cycle with `all=true`), each adding its size to the function's
+    allocations, which must stay within `vmem-capacity`. Greedy, so not
+    always optimal for the knapsack it solves. Refusals are remarks with
+    `remarks=true`.
+  }];
+  let options = [
+    Option<"pinAll", "all", "bool", /*default=*/"false",
+           "Consider every DMA, not only those with a pin suggestion">,
+    Option<"vmemCapacity", "vmem-capacity", "uint64_t",
+           /*default=*/"33554432", "VMEM capacity in bytes">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each DMA that is not pinned, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numPinned", "num-pinned", "DMAs pinned into resident buffers">
+  ];
+}
+
 #endif // ACCEL_TRANSFORMS_PASSES_TD

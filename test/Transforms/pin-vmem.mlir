@@ -1,0 +1,99 @@
+// RUN: accel-opt %s -split-input-file --accel-pin-vmem='remarks=true' -verify-diagnostics | FileCheck %s
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Two weight tiles stream through one shared buffer every iteration; both
+// carry pin suggestions. Each gets a resident buffer loaded once before the
+// loop, its readers read that buffer, and the shared buffer, now unused,
+// is freed.
+// CHECK-LABEL: func.func @shared_buffer
+// CHECK-NOT: accel.alloc : memref<128x128xf32, #accel.space<vmem>>{{$}}
+// CHECK: %[[P1:.*]] = accel.alloc {accel.pinned} : memref<128x128xf32
+// CHECK: %[[P0:.*]] = accel.alloc {accel.pinned} : memref<128x128xf32
+// CHECK: %[[T0:.*]] = accel.dma_start %arg1, %[[P0]] {accel.pinned}
+// CHECK-NEXT: accel.dma_wait %[[T0]]
+// CHECK: %[[T1:.*]] = accel.dma_start %arg2, %[[P1]] {accel.pinned}
+// CHECK-NEXT: accel.dma_wait %[[T1]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: accel.matmul %arg0, %[[P0]], %arg3
+// CHECK-NEXT: accel.matmul %arg3, %[[P1]], %arg0
+// CHECK-NEXT: }
+func.func @shared_buffer(%a: memref<8x128xf32, #vmem>, %w0: memref<128x128xf32, #hbm>, %w1: memref<128x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %wb = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t0 = accel.dma_start %w0, %wb {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1689, bytes = 65536}]} : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t0
+    accel.matmul %a, %wb, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %t1 = accel.dma_start %w1, %wb {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1689, bytes = 65536}]} : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t1
+    accel.matmul %c, %wb, %a : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the loop writes the DMA's source (the bytes change).
+func.func @source_written(%v: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-remark @+1 {{not pinned: the loop writes its source}}
+    %t = accel.dma_start %v, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 10}]} : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    accel.vfill %v, 2.0 : memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: an op updates the pinned bytes in place (the resident copy must
+// stay unchanged).
+func.func @in_place(%w: memref<8x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-remark @+1 {{not pinned: an op updates the bytes it brings in place}}
+    %t = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 10}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vexp %b, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the resident buffer would not fit (the shared buffer is
+// 4100 x 1024 x 4 = 16793600 bytes; two exceed 32 MiB).
+func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<4100x1xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<4100x1024xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-remark @+1 {{not pinned: its 16793600 bytes do not fit the VMEM capacity of 33554432 bytes}}
+    %t = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 10}]} : memref<4100x1024xf32, #hbm>, memref<4100x1024xf32, #vmem>
+    accel.dma_wait %t
+    accel.vreduce_sum %b, %c : memref<4100x1024xf32, #vmem>, memref<4100x1xf32, #vmem>
+  }
+  return
+}
