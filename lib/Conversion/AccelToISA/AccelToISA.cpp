@@ -40,6 +40,9 @@ private:
   uint32_t emit(Operation *origin, const Inst &inst);
   LogicalResult emitLi(Operation *origin, uint8_t rd, int64_t value);
   LogicalResult lowerSubview(memref::SubViewOp op);
+  FailureOr<uint8_t> emitAddress(Operation *op, Value base,
+                                 ArrayRef<OpFoldResult> offsets,
+                                 ArrayRef<int64_t> strides);
   LogicalResult lowerFor(scf::ForOp op);
   template <typename OpTy>
   LogicalResult lowerVpu(OpTy op, Opcode opc, Value x, Value y, Value out);
@@ -184,25 +187,22 @@ LogicalResult Lowerer::lowerBlock(Block &block) {
   return success();
 }
 
-LogicalResult Lowerer::lowerSubview(memref::SubViewOp op) {
-  auto srcType = cast<MemRefType>(op.getSource().getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(srcType.getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return op.emitError("cannot lower a subview of a memref with dynamic "
-                        "strides");
-  FailureOr<uint8_t> base = reg(op, op.getSource());
+/// Emits rd = base + 4 * sum(offsets[i] * strides[i]) (bytes), folding
+/// constant offsets into one addi. Used by memref.subview and accel.load.
+FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
+                                        ArrayRef<OpFoldResult> offsets,
+                                        ArrayRef<int64_t> strides) {
+  FailureOr<uint8_t> rb = reg(op, base);
   FailureOr<uint8_t> rd = newReg(op);
-  if (failed(base) || failed(rd))
+  if (failed(rb) || failed(rd))
     return failure();
   Inst mov;
   mov.op = Opcode::Mov;
   mov.rd = *rd;
-  mov.rs1 = *base;
+  mov.rs1 = *rb;
   emit(op, mov);
   int64_t staticBytes = 0;
-  for (auto [i, ofr] : llvm::enumerate(op.getMixedOffsets())) {
+  for (auto [i, ofr] : llvm::enumerate(offsets)) {
     int64_t scale = strides[i] * isa::kElemBytes;
     if (auto attr = dyn_cast<Attribute>(ofr)) {
       staticBytes += cast<IntegerAttr>(attr).getInt() * scale;
@@ -233,6 +233,21 @@ LogicalResult Lowerer::lowerSubview(memref::SubViewOp op) {
     addi.setImm(staticBytes);
     emit(op, addi);
   }
+  return rd;
+}
+
+LogicalResult Lowerer::lowerSubview(memref::SubViewOp op) {
+  auto srcType = cast<MemRefType>(op.getSource().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(srcType.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return op.emitError("cannot lower a subview of a memref with dynamic "
+                        "strides");
+  FailureOr<uint8_t> rd =
+      emitAddress(op, op.getSource(), op.getMixedOffsets(), strides);
+  if (failed(rd))
+    return failure();
   regs[op.getResult()] = *rd;
   return success();
 }
@@ -390,36 +405,16 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         auto type = cast<MemRefType>(l.getBuffer().getType());
         SmallVector<int64_t> strides;
         int64_t offset;
-        if (failed(type.getStridesAndOffset(strides, offset)))
+        if (failed(type.getStridesAndOffset(strides, offset)) ||
+            llvm::any_of(strides, ShapedType::isDynamic))
           return l.emitError("cannot lower a load from this layout");
-        FailureOr<uint8_t> base = reg(op, l.getBuffer());
-        FailureOr<uint8_t> addr = newReg(op);
+        SmallVector<OpFoldResult> offsets(l.getIndices().begin(),
+                                          l.getIndices().end());
+        FailureOr<uint8_t> addr =
+            emitAddress(op, l.getBuffer(), offsets, strides);
         FailureOr<uint8_t> rd = newReg(op);
-        if (failed(base) || failed(addr) || failed(rd))
+        if (failed(addr) || failed(rd))
           return failure();
-        Inst mov;
-        mov.op = Opcode::Mov;
-        mov.rd = *addr;
-        mov.rs1 = *base;
-        emit(op, mov);
-        for (auto [i, idx] : llvm::enumerate(l.getIndices())) {
-          FailureOr<uint8_t> ri = reg(op, idx);
-          FailureOr<uint8_t> tmp = newReg(op);
-          if (failed(ri) || failed(tmp))
-            return failure();
-          Inst mul;
-          mul.op = Opcode::Muli;
-          mul.rd = *tmp;
-          mul.rs1 = *ri;
-          mul.setImm(strides[i] * isa::kElemBytes);
-          emit(op, mul);
-          Inst add;
-          add.op = Opcode::Add;
-          add.rd = *addr;
-          add.rs1 = *addr;
-          add.rs2 = *tmp;
-          emit(op, add);
-        }
         Inst ld;
         ld.op = Opcode::Sld;
         ld.rd = *rd;
