@@ -673,9 +673,14 @@ TEST(AnalyzerTest, NoHoistWhenPushLimitBelowStall) {
   EXPECT_EQ(u64(dma["backtail"]["relaxed"]["instructions"]), 1u);
   EXPECT_EQ(u64(dma["backtail"]["conservative"]["bound"]["index"]), 2u);
   EXPECT_EQ(u64(dma["backtail"]["conservative"]["cycles"]), 0u);
-  // 0 < 100: no hoist (and nothing else to suggest).
+  // 0 < 100: no hoist (and nothing else to suggest); the refusal is
+  // counted for op 4.
   EXPECT_TRUE(suggestionsFor(a->m, "hoist", 4).empty());
   EXPECT_TRUE(a->m["suggestions"].empty());
+  const json &refused = a->m["dependencies"]["hoist_refused"]["4"];
+  EXPECT_EQ(u64(refused["stalled"]), 1u);
+  EXPECT_EQ(u64(refused["push_limit_below_stall"]), 1u);
+  EXPECT_EQ(u64(refused["no_contiguous_vmem"]), 0u);
 }
 
 /// VMEM of 16 pages of 1024 bytes, all held live by a vfill at cycle 1 and
@@ -739,6 +744,8 @@ TEST(AnalyzerTest, NoHoistWithoutContiguousFreeVmem) {
   // The DMA's page was first written by the vfill (not a DMA): not wasted.
   EXPECT_EQ(u64(v["wasted_dma_bytes"]), 0u);
   // 0 free pages x 1024 < 64 bytes: no hoist.
+  EXPECT_EQ(u64(a->m["dependencies"]["hoist_refused"]["4"]["no_contiguous_vmem"]),
+            1u);
   EXPECT_TRUE(suggestionsFor(a->m, "hoist", 4).empty());
   EXPECT_TRUE(a->m["suggestions"].empty());
 }

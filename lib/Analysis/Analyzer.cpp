@@ -127,16 +127,19 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   Work &w = work[opId];
   if (in.op == Opcode::Matmul)
     w.flops += 2ull * in.a * in.b * in.s1;
-  else if (unit == isa::Unit::Vpu)
-    w.flops += uint64_t(in.a) * in.b;
+  else if (unit == isa::Unit::Vpu && in.op != Opcode::VFill &&
+           in.op != Opcode::VCopy)
+    w.flops += uint64_t(in.a) * in.b; // one operation per element
 
   if (dma) {
     dma->src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
     dma->dst = ev.memWrites.empty() ? sim::MemOperand{} : ev.memWrites[0];
     deps.noteDmaId(dma->timing.id, reads, writes);
-    if (dma->dst.tile.space == isa::MemSpace::VMEM)
+    // Communication with HBM: loads in, stores out (VMEM-local copies move
+    // no bytes across the HBM boundary).
+    if (dma->src.tile.space == isa::MemSpace::HBM)
       w.bytesIn += dma->timing.bytes;
-    else
+    else if (dma->dst.tile.space == isa::MemSpace::HBM)
       w.bytesOut += dma->timing.bytes;
     // Re-DMA of unchanged source bytes into the same VMEM place (pinning):
     // the same source and destination tiles (space, base, shape, strides).

@@ -227,6 +227,13 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
       h.bound = x.relaxed["bound"];
     }
   }
+  json refused = json::object();
+  for (auto &[op, h] : hoist)
+    if (h.noPush || h.noVmem)
+      refused[std::to_string(op)] = {{"stalled", h.stalled},
+                                     {"push_limit_below_stall", h.noPush},
+                                     {"no_contiguous_vmem", h.noVmem}};
+  m["dependencies"]["hoist_refused"] = refused;
   for (auto &[op, h] : hoist) {
     if (!h.instances)
       continue;
