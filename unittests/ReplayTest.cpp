@@ -327,10 +327,34 @@ TEST(ReplayTraceFileTest, UnsupportedVersions) {
             "unsupported ISA version " + std::to_string(badIsa) +
                 " at byte 12 (this build runs version " +
                 std::to_string(isa::kIsaVersion) + ")");
-  // Flags must be zero.
+  // Only bit 0 (zstd) of the flags is defined.
   std::vector<uint8_t> bytes = makeFullTrace().serialize();
-  bytes[16] = 1;
-  EXPECT_EQ(deserializeError(bytes), "unsupported trace flags 0x1 at byte 16");
+  bytes[16] = 2;
+  EXPECT_EQ(deserializeError(bytes), "unsupported trace flags 0x2 at byte 16");
+}
+
+TEST(ReplayTraceFileTest, CompressedRoundTrip) {
+  if (!Trace::canCompress())
+    GTEST_SKIP() << "this LLVM has no zstd";
+  Trace t = makeFullTrace();
+  std::vector<uint8_t> plain = t.serialize(false);
+  std::vector<uint8_t> packed = t.serialize(true);
+  EXPECT_EQ(packed[16], 1u); // the zstd flag
+  auto back = Trace::deserialize(packed);
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(back->compressed);
+  // Same content: re-serialized plain, the bytes are the plain file's.
+  EXPECT_EQ(back->serialize(false), plain);
+  // A plain payload claimed compressed cannot be decompressed.
+  plain[16] = 1;
+  std::vector<uint8_t> claimed = plain;
+  // Re-seal the CRC so only the decompression can fail.
+  uint32_t crc = llvm::crc32(llvm::ArrayRef<uint8_t>(claimed).drop_front(32));
+  for (int i = 0; i < 4; ++i)
+    claimed[20 + i] = uint8_t(crc >> (8 * i));
+  std::string err = deserializeError(claimed);
+  EXPECT_EQ(err.rfind("cannot decompress the payload at byte 40: ", 0), 0u)
+      << err;
 }
 
 TEST(ReplayTraceFileTest, TruncatedHeader) {

@@ -4,6 +4,7 @@
 #include "accel/ISA/ByteStream.h"
 
 #include "llvm/Support/CRC.h"
+#include "llvm/Support/Compression.h"
 
 #include <cstring>
 
@@ -38,7 +39,13 @@ static sim::TileRef readTile(ByteReader &r, const char *what) {
   return t;
 }
 
-std::vector<uint8_t> Trace::serialize() const {
+/// Header flag: the payload is a u64 uncompressed size followed by the zstd
+/// frame of the payload.
+static constexpr uint32_t kFlagZstd = 1;
+
+bool Trace::canCompress() { return llvm::compression::zstd::isAvailable(); }
+
+std::vector<uint8_t> Trace::serialize(bool compress) const {
   ByteWriter p;
   p.bytes(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(configJson.data()), configJson.size()));
@@ -81,11 +88,21 @@ std::vector<uint8_t> Trace::serialize() const {
   }
   p.u32(writtenCrc);
 
+  uint32_t flags = 0;
+  if (compress && canCompress()) {
+    llvm::SmallVector<uint8_t, 0> packed;
+    llvm::compression::zstd::compress(p.out, packed);
+    ByteWriter z;
+    z.u64(p.out.size());
+    z.raw(packed);
+    p.out = std::move(z.out);
+    flags |= kFlagZstd;
+  }
   ByteWriter h;
   h.out.insert(h.out.end(), kMagic, kMagic + 8);
   h.u32(formatVersion);
   h.u32(isaVersion);
-  h.u32(0); // flags
+  h.u32(flags);
   h.u32(llvm::crc32(p.out));
   h.u64(p.out.size());
   h.out.insert(h.out.end(), p.out.begin(), p.out.end());
@@ -115,7 +132,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   uint64_t payloadBytes = h.u64("payload size");
   if (!h.err.empty())
     return llvm::createStringError(h.err);
-  if (flags != 0)
+  if (flags & ~kFlagZstd)
     return llvm::createStringError("unsupported trace flags 0x%x at byte 16",
                                    flags);
   if (payloadBytes != bytes.size() - kHeaderBytes)
@@ -131,10 +148,34 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
         "payload has 0x%08x (the trace is corrupt)",
         checksum, actual);
 
-  ByteReader r(payload, kHeaderBytes, "truncated trace at byte ");
+  // A compressed payload: decompress, then read it like a plain one (byte
+  // offsets in errors then refer to the decompressed payload).
+  llvm::SmallVector<uint8_t, 0> inflated;
+  size_t payloadBase = kHeaderBytes;
+  std::string truncated = "truncated trace at byte ";
+  if (flags & kFlagZstd) {
+    t.compressed = true;
+    if (!canCompress())
+      return llvm::createStringError(
+          "the trace is zstd-compressed (flags at byte 16) but this build's "
+          "LLVM has no zstd");
+    ByteReader z(payload, kHeaderBytes, "truncated trace at byte ");
+    uint64_t rawSize = z.u64("uncompressed size");
+    if (!z.err.empty())
+      return llvm::createStringError(z.err);
+    if (llvm::Error e = llvm::compression::zstd::decompress(
+            z.rest(), inflated, size_t(rawSize)))
+      return llvm::createStringError(
+          "cannot decompress the payload at byte 40: " +
+          llvm::toString(std::move(e)));
+    payload = inflated;
+    payloadBase = 0;
+    truncated = "truncated trace payload at byte ";
+  }
+  ByteReader r(payload, payloadBase, truncated);
   auto config = r.bytes("config");
   t.configJson.assign(config.begin(), config.end());
-  size_t imageAt = kHeaderBytes + r.pos + 8;
+  size_t imageAt = payloadBase + r.pos + 8;
   auto image = r.bytes("program image");
   if (r.err.empty()) {
     auto program = isa::Program::fromImage(image);

@@ -124,6 +124,11 @@ static cl::opt<uint64_t> hitCount("hit",
                                            "breakpoint (default 1)"),
                                   cl::init(1), cl::sub(recordCmd),
                                   cl::cat(category));
+static cl::opt<bool> compressTrace(
+    "compress",
+    cl::desc("zstd-compress the trace payload (default true; "
+             "--compress=false writes it plain)"),
+    cl::init(true), cl::sub(recordCmd), cl::cat(category));
 static cl::opt<uint64_t> recordCount(
     "count", cl::desc("Instructions to record (default 1000000)"),
     cl::init(1000000), cl::sub(recordCmd), cl::cat(category));
@@ -560,7 +565,7 @@ static int cmdRecord(MLIRContext &ctx) {
                               });
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
-  std::vector<uint8_t> bytes = trace->serialize();
+  std::vector<uint8_t> bytes = trace->serialize(compressTrace);
   if (auto e = writeFile(outputPath, llvm::StringRef((const char *)bytes.data(),
                                                      bytes.size())))
     return fail(llvm::toString(std::move(e)));
@@ -649,6 +654,8 @@ static int cmdTraceInfo() {
   llvm::outs() << "trace:              " << inputFile << "\n"
                << "format version:     " << t.formatVersion << "\n"
                << "ISA version:        " << t.isaVersion << "\n"
+               << "payload:            "
+               << (t.compressed ? "zstd-compressed" : "plain") << "\n"
                << "program:            " << t.program.name << " ("
                << t.program.code.size() << " instructions, "
                << t.program.buffers.size() << " buffers)\n"

@@ -70,8 +70,14 @@ struct Trace {
 
   /// Bytes of recorded state (registers and memory).
   uint64_t stateBytes() const;
-  /// Serialises to the file format (header, payload, checksum).
-  std::vector<uint8_t> serialize() const;
+  /// Whether the file it was read from had a zstd-compressed payload.
+  bool compressed = false;
+
+  /// Serialises to the file format (header, payload, checksum); with
+  /// `compress`, the payload is zstd-compressed when this LLVM has zstd.
+  std::vector<uint8_t> serialize(bool compress = false) const;
+  /// Whether serialize(true) can compress (LLVM built with zstd).
+  static bool canCompress();
   /// Parses a trace file. Errors name the byte offset: "not an accel trace
   /// (bad magic at byte 0)", "unsupported trace format version 9 at byte 8",
   /// "truncated trace at byte N while reading X", "checksum mismatch ...".
