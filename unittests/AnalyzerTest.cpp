@@ -93,15 +93,7 @@ isa::Program makeProgram(const std::vector<Line> &lines) {
 
 constexpr const char *kConfigName = "analyzer-test.json";
 
-/// hbm<->vmem links with T_b = 100 and 64 B/cycle; scalar latency 1; the
-/// default MXU (128 x 128), VPU (1024 lanes, depth 8) and VMEM (32 MiB).
-constexpr const char *kConfig = R"json({
-  "scalar": { "latency": 1 },
-  "dma": { "links": [
-    { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
-    { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 64 }
-  ] }
-})json";
+constexpr const char *kConfig = kTwoLinkConfig;
 
 /// kConfig with a 4 x 4 MXU.
 constexpr const char *kSmallMxuConfig = R"json({

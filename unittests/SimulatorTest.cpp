@@ -48,14 +48,7 @@ isa::Program makeProgram(std::vector<Inst> code) {
 /// The source name of this file's configs in errors.
 constexpr const char *kConfigName = "sim-test.json";
 
-/// hbm<->vmem links with T_b = 100 and 64 B/cycle; scalar latency 1.
-constexpr const char *kDmaConfig = R"json({
-  "scalar": { "latency": 1 },
-  "dma": { "links": [
-    { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
-    { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 64 }
-  ] }
-})json";
+constexpr const char *kDmaConfig = kTwoLinkConfig;
 
 void writeVmem(Simulator &sim, uint64_t base, uint64_t rows, uint64_t cols,
                uint64_t stride, const std::vector<float> &values) {

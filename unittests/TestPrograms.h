@@ -225,6 +225,16 @@ inline sim::MachineConfig configFrom(llvm::StringRef json,
   return c ? std::move(*c) : sim::MachineConfig::getDefault();
 }
 
+/// hbm<->vmem links with T_b = 100 and 64 B/cycle; scalar latency 1; the
+/// default MXU (128 x 128), VPU (1024 lanes, depth 8) and VMEM (32 MiB).
+constexpr const char *kTwoLinkConfig = R"json({
+  "scalar": { "latency": 1 },
+  "dma": { "links": [
+    { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
+    { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 64 }
+  ] }
+})json";
+
 /// The config of the loop program tests: one hbm->vmem link, T_b = 100,
 /// 64 B/cycle; scalar latency 1.
 inline sim::MachineConfig makeLoopConfig(llvm::StringRef sourceName) {

@@ -197,6 +197,20 @@ static OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx,
   return module;
 }
 
+static LoweringOptions loweringOptions(const sim::MachineConfig &config);
+
+/// Parses the input, assigns op ids and lowers it; failure after a
+/// diagnostic.
+static FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
+                                            const sim::MachineConfig &config) {
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  auto module = loadModule(ctx, sourceMgr);
+  if (!module)
+    return failure();
+  return lowerToIsa(*module, loweringOptions(config));
+}
+
 static LoweringOptions loweringOptions(const sim::MachineConfig &config) {
   LoweringOptions options;
   options.entry = entryName;
@@ -477,13 +491,7 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   auto config = configOrFail();
   if (!config)
     return 1;
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = loadModule(ctx, sourceMgr);
-  if (!module)
-    return 1;
-  FailureOr<isa::Program> program =
-      lowerToIsa(*module, loweringOptions(*config));
+  FailureOr<isa::Program> program = loadAndLower(ctx, *config);
   if (failed(program))
     return 1;
   if (binary) {
@@ -541,13 +549,7 @@ static int cmdRecord(MLIRContext &ctx) {
     return 1;
   if (outputPath.empty())
     return fail("record needs -o TRACE");
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = loadModule(ctx, sourceMgr);
-  if (!module)
-    return 1;
-  FailureOr<isa::Program> program =
-      lowerToIsa(*module, loweringOptions(*config));
+  FailureOr<isa::Program> program = loadAndLower(ctx, *config);
   if (failed(program))
     return 1;
   sim::Device device(*config, *program);
