@@ -961,6 +961,22 @@ TEST(AnalyzerTest, Roofline) {
   EXPECT_EQ(u64(r["measured_cycles"]), 301u);
   // 301 / 48 = 6.270833... -> 6.2708.
   EXPECT_DOUBLE_EQ(r["measured_over_bound"].get<double>(), 6.2708);
+  // Dataflow (true dependences, unlimited units, scalar work free): A is
+  // ready at 0 + T_b 100 + 256/8 = 132, B at 100 + 16 = 116; the matmul
+  // starts at max(132, 116) and ends at 132 + 28 = 160; the store ends at
+  // 160 + 100 + 16 = 276: the critical path.
+  EXPECT_EQ(u64(r["critical_path_cycles"]), 276u);
+  // Heads: the load link's first transfer can start at 0 + 100 (then 48
+  // busy: 148), the MXU at 132 (160), the store link at 260 (276).
+  const json &heads = r["head_cycles"];
+  EXPECT_EQ(u64(heads["dma:hbm->vmem"]), 100u);
+  EXPECT_EQ(u64(heads["mxu"]), 132u);
+  EXPECT_EQ(u64(heads["dma:vmem->hbm"]), 260u);
+  EXPECT_FALSE(heads.contains("vpu")); // no VPU work
+  EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 276u);
+  EXPECT_EQ(r["latency_bound_by"], "critical path");
+  // 301 / 276 = 1.09057... -> 1.0906.
+  EXPECT_DOUBLE_EQ(r["measured_over_latency_bound"].get<double>(), 1.0906);
   // Per op: matmul 2 * M * N * K = 2 * 8 * 4 * 8 = 512 FLOPs and no bytes;
   // the loads 256 and 128 bytes in, the store 128 bytes out.
   const json &ops = r["ops"];

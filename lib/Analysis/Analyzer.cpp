@@ -22,6 +22,7 @@ Analyzer::Analyzer(const isa::Program &program,
       tracks(3 + config.links.size()),
       vmem(config.vmemBytes, config.vmemPageBytes) {
   deps.setReadyCycles(&doneCycles);
+  trackHead.assign(tracks.size(), UINT64_MAX);
 }
 
 namespace accel {
@@ -122,6 +123,33 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   // Dependencies.
   sim::InstAccess acc = sim::getAccesses(in, [](unsigned) { return 0; });
   deps.instruction(index, in, acc.regReads, acc.regWrites, reads, writes);
+
+  // Dataflow: earliest start from true dependences, then earliest finish.
+  uint64_t start = 0;
+  for (uint8_t r : acc.regReads)
+    start = std::max(start, regReady[r]);
+  for (const sim::AddrRange &r : reads)
+    memReady[size_t(r.space)].forEachOverlap(
+        r.begin, r.end, [&](uint64_t v) { start = std::max(start, v); });
+  uint64_t finish = start; // scalar: free
+  size_t headTrack = SIZE_MAX;
+  uint64_t head = start;
+  if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
+    finish = start + (ev.unitEnd - ev.unitStart);
+    headTrack = unit == isa::Unit::Mxu ? 1 : 2;
+  } else if (dma && dma->timing.link >= 0) {
+    const sim::DmaTiming &t = dma->timing;
+    head = start + (t.baseEnd - t.issue);
+    finish = head + (t.complete - t.transferStart);
+    headTrack = 3 + size_t(t.link);
+  }
+  if (headTrack != SIZE_MAX)
+    trackHead[headTrack] = std::min(trackHead[headTrack], head);
+  criticalPath = std::max(criticalPath, finish);
+  for (uint8_t r : acc.regWrites)
+    regReady[r] = isDma ? start : finish; // a DMA's id exists at its ISSUE
+  for (const sim::AddrRange &w : writes)
+    memReady[size_t(w.space)].assign(w.begin, w.end, finish);
 
   // Work: FLOPs and bytes moved.
   Work &w = work[opId];

@@ -417,7 +417,30 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     if (sum > bound)
       bound = sum, boundBy = trackNames[t];
   }
+  // Latency-aware bound: the dataflow critical path, and each track's
+  // earliest possible start (its head) plus its busy cycles. Both hold for
+  // any schedule of the same work with the same true dependences, so the
+  // largest of them and the throughput bound is still a lower bound.
+  uint64_t tight = bound;
+  std::string tightBy = boundBy;
+  json heads = json::object();
+  if (criticalPath > tight)
+    tight = criticalPath, tightBy = "critical path";
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    if (trackHead[t] == UINT64_MAX)
+      continue;
+    heads[trackNames[t]] = trackHead[t];
+    uint64_t withHead = trackHead[t] + perResource[trackNames[t]].get<uint64_t>();
+    if (withHead > tight)
+      tight = withHead, tightBy = trackNames[t] + " after its head";
+  }
   m["roofline"] = {
+      {"critical_path_cycles", criticalPath},
+      {"head_cycles", heads},
+      {"latency_lower_bound_cycles", tight},
+      {"latency_bound_by", tightBy},
+      {"measured_over_latency_bound",
+       tight ? round4(double(totalCycles) / tight) : 0},
       {"peak_flops_per_cycle", peakFlops},
       {"hbm_bytes_per_cycle", bandwidth},
       {"machine_balance_flops_per_byte", round4(balance)},

@@ -282,5 +282,12 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
        << "the whole function is "
        << r["regions"]["function"]["bound"].get<std::string>()
        << "-bound on this config\n";
+    if (r.contains("latency_lower_bound_cycles"))
+      os << "Counting latency (the dataflow critical path and each unit's "
+            "earliest start), at least "
+         << r["latency_lower_bound_cycles"].get<uint64_t>() << " cycles ("
+         << r["latency_bound_by"].get<std::string>()
+         << llvm::format("; %.2fx)\n",
+                         r["measured_over_latency_bound"].get<double>());
   }
 }

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <bitset>
 #include <map>
 #include <optional>
@@ -245,6 +246,19 @@ private:
 
   VmemTracker vmem;
   DependencyTracker deps;
+
+  /// Dataflow lower bound (docs/metrics.md#roofline): earliest finish of
+  /// every value under unlimited units, following true (read-after-write)
+  /// dependences only. Scalar instructions cost 0 cycles, MXU/VPU
+  /// instructions their busy cycles, a DMA its link's T_b plus
+  /// ceil(bytes / bandwidth) (seed 000 §5.2, Fig. 4 with an idle link).
+  /// Values from before a replay window are ready at cycle 0.
+  std::array<uint64_t, isa::kNumRegs> regReady{};
+  RangeMap<uint64_t> memReady[2];
+  uint64_t criticalPath = 0;
+  /// Per track: the earliest cycle any of its work could start in that
+  /// model (a DMA link: the earliest transfer start); UINT64_MAX: none.
+  std::vector<uint64_t> trackHead;
 };
 
 } // namespace analysis
