@@ -124,6 +124,25 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
       byId[id]->setAttr("accel.backtail", b.getDictionaryAttr(fields));
     }
   }
+  // Busy cycles of the scalar unit, MXU and VPU per op (utilization
+  // per_op), for the passes that weigh a DMA's latency against the work it
+  // could overlap (--accel-pipeline-dma's group size).
+  if (m.contains("utilization") && m["utilization"].is_object() &&
+      m["utilization"].contains("per_op") &&
+      m["utilization"]["per_op"].is_object()) {
+    const json &perOp = m["utilization"]["per_op"];
+    for (auto it = perOp.begin(); it != perOp.end(); ++it) {
+      int64_t id = 0;
+      if (!llvm::to_integer(it.key(), id) || !byId.count(id) ||
+          !it->is_object())
+        continue;
+      int64_t busy = 0;
+      for (const char *unit : {"scalar", "mxu", "vpu"})
+        busy += getInt(*it, unit);
+      if (busy)
+        byId[id]->setAttr("accel.busy_cycles", b.getI64IntegerAttr(busy));
+    }
+  }
   if (m.contains("suggestions") && m["suggestions"].is_array()) {
     llvm::DenseMap<Operation *, SmallVector<Attribute>> perOp;
     for (const json &s : m["suggestions"]) {

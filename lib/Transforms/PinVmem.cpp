@@ -15,6 +15,13 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <functional>
+#include <limits>
+#include <numeric>
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELPINVMEM
@@ -37,6 +44,161 @@ static int64_t pinHint(DmaStartOp d) {
             if (auto saved = dict.getAs<IntegerAttr>("expected_cycles_saved"))
               best = std::max<int64_t>(best, std::max<int64_t>(1, saved.getInt()));
   return best;
+}
+
+/// Largest dynamic-programming table solveKnapsack fills: items x
+/// (capacity units + 1) cells (one bit each for the choice) and a row of
+/// capacity units + 1 best values (8 bytes each).
+static constexpr uint64_t kMaxDpCells = 50'000'000;
+static constexpr uint64_t kMaxDpRow = uint64_t(1) << 23;
+/// Node budget of the branch-and-bound (never reached on the suite).
+static constexpr uint64_t kMaxBranchNodes = uint64_t(1) << 26;
+
+/// Whether item `a` saves more cycles per byte than item `b`; on a tie,
+/// the earlier item (op order) first.
+static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
+                   unsigned a, unsigned b) {
+  // values[a] / weights[a] > values[b] / weights[b], without division.
+  int64_t lhs, rhs;
+  if (!llvm::MulOverflow(values[a], weights[b], lhs) &&
+      !llvm::MulOverflow(values[b], weights[a], rhs)) {
+    if (lhs != rhs)
+      return lhs > rhs;
+  } else {
+    double da = double(values[a]) / double(std::max<int64_t>(weights[a], 1));
+    double db = double(values[b]) / double(std::max<int64_t>(weights[b], 1));
+    if (da != db)
+      return da > db;
+  }
+  return a < b;
+}
+
+/// Solves the pin choice exactly: the 0/1 knapsack
+///
+///   maximize  sum of values[i]  (expected cycles saved, cycles)
+///   such that sum of weights[i] <= capacity  (resident buffer bytes against
+///             the VMEM the function's allocations leave free, bytes)
+///
+/// over the items chosen, each taken at most once. This is seed 003 §5.5's
+/// weight pinning as a capacity-constrained choice (seed 003 states it as
+/// an ILP). Returns one bit per item. The result is deterministic: the
+/// dynamic program returns, among optimal choices, the one taking the
+/// earliest items (op order); the branch-and-bound the first optimum it
+/// meets in decreasing value per byte (ties in op order).
+///
+/// Method: dynamic programming over the capacity, counted in units of the
+/// GCD of the weights and the capacity (exact: every reachable total is a
+/// multiple of the GCD; resident buffers are whole tiles, so the unit is
+/// usually kilobytes). When that table would exceed kMaxDpCells cells (or
+/// a row kMaxDpRow units), a depth-first branch-and-bound over the items
+/// in decreasing value per byte, pruned by the fractional (LP relaxation)
+/// bound, which is exact too; its first leaf is the greedy choice, so if
+/// it ever stops at kMaxBranchNodes (`exhausted`), the choice is still no
+/// worse than greedy.
+///
+/// Written here rather than calling an ILP solver: the problem is small
+/// and GLPK, the usual free one, is GPL, which we do not link into
+/// accel-opt.
+static llvm::BitVector solveKnapsack(ArrayRef<int64_t> values,
+                                     ArrayRef<int64_t> weights,
+                                     uint64_t capacity, bool &exhausted) {
+  unsigned n = values.size();
+  llvm::BitVector take(n);
+  exhausted = false;
+  // Items that fit on their own; all of them if they fit together.
+  SmallVector<unsigned> items;
+  uint64_t total = 0, unit = capacity;
+  for (unsigned i = 0; i < n; ++i) {
+    if (weights[i] < 0 || uint64_t(weights[i]) > capacity)
+      continue;
+    items.push_back(i);
+    total += uint64_t(weights[i]);
+    unit = std::gcd(unit, uint64_t(weights[i]));
+  }
+  if (total <= capacity) {
+    for (unsigned i : items)
+      take.set(i);
+    return take;
+  }
+  if (unit == 0)
+    unit = 1;
+  uint64_t width = capacity / unit + 1;
+  uint64_t m = items.size();
+  if (width <= kMaxDpRow && m * width <= kMaxDpCells) {
+    // best[c]: the most cycles the items from k on save within c units;
+    // chosen[k * width + c]: taking item k is optimal there. Items are
+    // added from the last, so the walk back from the first takes the
+    // earliest items on a tie.
+    SmallVector<int64_t> best(width, 0);
+    llvm::BitVector chosen(m * width);
+    for (uint64_t k = m; k-- > 0;) {
+      uint64_t w = uint64_t(weights[items[k]]) / unit;
+      int64_t v = values[items[k]];
+      for (uint64_t c = width; c-- > w;)
+        if (best[c - w] + v >= best[c]) {
+          best[c] = best[c - w] + v;
+          chosen.set(k * width + c);
+        }
+    }
+    uint64_t c = width - 1;
+    for (uint64_t k = 0; k < m; ++k)
+      if (chosen.test(k * width + c)) {
+        take.set(items[k]);
+        c -= uint64_t(weights[items[k]]) / unit;
+      }
+    return take;
+  }
+  // Branch-and-bound, densest first.
+  llvm::stable_sort(items, [&](unsigned a, unsigned b) {
+    return denser(values, weights, a, b);
+  });
+  // Integer floor of the LP bound: value + the items from k on that fit
+  // whole, in order, + the fraction of the first that does not.
+  auto bound = [&](unsigned k, uint64_t room, int64_t value) {
+    for (; k < m; ++k) {
+      uint64_t w = uint64_t(weights[items[k]]);
+      int64_t v = values[items[k]];
+      if (w > room) {
+        int64_t part;
+        if (llvm::MulOverflow(v, int64_t(room), part))
+          return std::numeric_limits<int64_t>::max();
+        return value + part / int64_t(w);
+      }
+      room -= w;
+      value += v;
+    }
+    return value;
+  };
+  llvm::BitVector current(n), bestSet(n);
+  int64_t bestValue = -1;
+  uint64_t nodes = 0;
+  std::function<void(unsigned, uint64_t, int64_t)> visit =
+      [&](unsigned k, uint64_t room, int64_t value) {
+        if (exhausted)
+          return;
+        if (++nodes > kMaxBranchNodes) {
+          exhausted = true;
+          return;
+        }
+        if (k == m) {
+          if (value > bestValue) {
+            bestValue = value;
+            bestSet = current;
+          }
+          return;
+        }
+        if (bound(k, room, value) <= bestValue)
+          return;
+        unsigned i = items[k];
+        if (uint64_t(weights[i]) <= room) {
+          current.set(i);
+          visit(k + 1, room - uint64_t(weights[i]), value + values[i]);
+          current.reset(i);
+        }
+        visit(k + 1, room, value);
+      };
+  visit(0, capacity, 0);
+  return bestSet;
 }
 
 namespace {
@@ -155,6 +317,117 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
   }
 
   void runOnOperation() override {
+    if (solver == "greedy")
+      return runGreedy();
+    if (solver != "exact") {
+      getOperation().emitError() << "accel-pin-vmem: unknown solver '" << solver
+                                 << "' (expected 'exact' or 'greedy')";
+      return signalPassFailure();
+    }
+    runExact();
+  }
+
+  /// VMEM taken by the allocations of `func`, in bytes: every accel.alloc
+  /// in it (the accounting of solver=greedy).
+  static uint64_t allocatedBytes(Operation *func) {
+    uint64_t bytes = 0;
+    func->walk([&](AllocOp a) {
+      if (auto t = getTileShape(a.getType(), nullptr, true); succeeded(t))
+        bytes += uint64_t(t->bytes());
+    });
+    return bytes;
+  }
+
+  /// `solver=exact`: per function, the pins that maximize the sum of
+  /// expected cycles saved with the resident buffers' bytes within the
+  /// VMEM the function's allocations leave free (solveKnapsack). Pinning
+  /// can make another DMA legal (its shared buffer loses a reader before
+  /// it, as in a buffer several weight tiles stream through) and can free
+  /// the shared buffer, so the choice is made in rounds: each round
+  /// analyzes the remaining DMAs on the current IR, solves the knapsack
+  /// over the legal ones with the capacity now free, and pins the chosen
+  /// ones; the rounds stop when one pins nothing.
+  void runExact() {
+    struct Hint {
+      DmaStartOp dma;
+      int64_t saved;
+      bool pinned = false;
+    };
+    // In op order per function (the solver's tie-break).
+    llvm::MapVector<Operation *, SmallVector<Hint>> byFunc;
+    getOperation().walk([&](DmaStartOp d) {
+      int64_t saved = pinHint(d);
+      if (!saved && !pinAll)
+        return;
+      auto func = d->getParentOfType<FunctionOpInterface>();
+      byFunc[func].push_back({d, std::max<int64_t>(saved, 1)});
+    });
+    for (auto &[func, pending] : byFunc) {
+      for (;;) {
+        uint64_t used = allocatedBytes(func);
+        uint64_t freeBytes = used < vmemCapacity ? vmemCapacity - used : 0;
+        SmallVector<Hint *> legal;
+        SmallVector<int64_t> values, weights;
+        for (Hint &h : pending) {
+          Candidate c;
+          if (!analyze(h.dma, c).empty())
+            continue;
+          legal.push_back(&h);
+          values.push_back(h.saved);
+          weights.push_back(c.bytes);
+        }
+        bool exhausted = false;
+        llvm::BitVector take =
+            solveKnapsack(values, weights, freeBytes, exhausted);
+        if (exhausted && emitRemarks)
+          func->emitRemark()
+              << "pin choice: the branch-and-bound stopped at its node "
+                 "budget; the best choice found so far is used";
+        // Pin the chosen DMAs in op order, each analyzed again on the IR
+        // the pins before it left (pins only remove accesses to shared
+        // buffers, so a legal DMA stays legal; checked anyway).
+        unsigned pinnedNow = 0;
+        for (auto [k, h] : llvm::enumerate(legal)) {
+          Candidate c;
+          if (!take.test(k) || !analyze(h->dma, c).empty())
+            continue;
+          AllocOp shared = c.buffer;
+          pin(c);
+          h->pinned = true;
+          ++pinnedNow;
+          ++numPinned;
+          cyclesSaved += uint64_t(h->saved);
+          bytesPinned += uint64_t(c.bytes);
+          // A shared buffer nothing uses any more is freed.
+          if (shared->use_empty())
+            shared.erase();
+        }
+        llvm::erase_if(pending, [](const Hint &h) { return h.pinned; });
+        if (!pinnedNow || pending.empty())
+          break;
+      }
+      if (!emitRemarks)
+        continue;
+      // The rest: refused by the checks, or legal but left out. An optimal
+      // choice leaves out no candidate that still fits in what the pins
+      // left free, so the latter do not fit the capacity.
+      for (Hint &h : pending) {
+        Candidate c;
+        std::string why = analyze(h.dma, c);
+        if (!why.empty())
+          h.dma.emitRemark() << "not pinned: " << why;
+        else
+          h.dma.emitRemark() << "not pinned: its " << c.bytes
+                             << " bytes do not fit the VMEM capacity of "
+                             << uint64_t(vmemCapacity) << " bytes";
+      }
+    }
+  }
+
+  /// `solver=greedy`: candidates in decreasing expected cycles saved per
+  /// byte, each taken when it still fits (the rule before the exact
+  /// solver; kept for comparison, see bench/fdo/pin_gap.py).
+  void runGreedy() {
     // Candidates in decreasing expected cycles saved per byte; each is
     // analyzed on the IR as the pins before it left it.
     struct Hint {
@@ -205,6 +478,8 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
       AllocOp shared = c.buffer;
       pin(c);
       ++numPinned;
+      cyclesSaved += uint64_t(h.saved);
+      bytesPinned += uint64_t(c.bytes);
       // A shared buffer nothing uses any more is freed.
       if (shared->use_empty()) {
         used[func] -= uint64_t(c.bytes);

@@ -1,23 +1,26 @@
-//===- PipelineDma.cpp - Double-buffered DMA software pipelining ----------===//
+//===- PipelineDma.cpp - Multi-buffered DMA software pipelining -----------===//
 //
-// Hoists each iteration's DMA into the previous iteration (issue 5, item 4;
-// seed 000 §5.3.1 "prefetch more aggressively"): a loop
+// Hoists each iteration's DMA into earlier iterations (issue 5, item 4;
+// seed 000 §5.3.1 "prefetch more aggressively"). With groups of G tiles and
+// 2G buffers (sets A = B_0..B_{G-1} and A' = B_G..B_{2G-1}), a loop
 //
 //   for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }
 //
-// with an even constant trip count becomes, with a second buffer B',
+// whose trip count is a multiple of 2G becomes
 //
-//   t = dma_start src(lb) -> B; dma_wait t                  // prologue
-//   for k = lb to ub - 2*step step 2*step {
-//     t' = dma_start src(k + step) -> B'; rest(k, B);  dma_wait t'
-//     t  = dma_start src(k + 2*step) -> B; rest(k + step, B'); dma_wait t
+//   t_j = dma_start src(lb + j) -> A_j (j < G); dma_wait t_j    // prologue
+//   for k = lb to ub - 2G step 2G {
+//     n_j = dma_start src(k + G + j) -> A'_j; rest(k + j, A_j); dma_wait n_j
+//     m_j = dma_start src(k + 2G + j) -> A_j; rest(k + G + j, A'_j); dma_wait m_j
 //   }
-//   t' = dma_start src(ub - step) -> B'; rest(ub - 2*step, B); dma_wait t'
-//   rest(ub - step, B')                                     // epilogue
+//   n_j = dma_start src(ub - G + j) -> A'_j; rest(ub - 2G + j, A_j);
+//   dma_wait n_j; rest(ub - G + j, A'_j)                         // epilogue
 //
-// so each tile's transfer overlaps the previous tile's computation. Every
-// DMA of the body that loads a whole loop-invariant VMEM buffer gets its own
-// second buffer.
+// (steps of 1 shown), so a group's transfers, issued together, overlap each
+// other's base latency and the other group's G iterations of work. G = 1 is
+// double buffering. Extra iterations run first in a copy of the loop. G
+// comes from the metrics (see Passes.td). Every DMA of the body that loads
+// a whole loop-invariant VMEM buffer gets its own 2G buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,8 +78,8 @@ struct PipelineDmaPass
     if (!lb || !ub || !step || *step <= 0)
       return "the loop bounds are not constant";
     int64_t trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
-    if (trips < 2 || trips % 2 != 0)
-      return "the trip count is not even and at least 2";
+    if (trips < 2)
+      return "the trip count is less than 2";
     Block *body = loop.getBody();
     bool stalled = pipelineAll;
     for (Operation &op : *body) {
@@ -155,6 +158,37 @@ struct PipelineDmaPass
     return "";
   }
 
+  /// The number of tiles per group (G): with metrics, the smallest G whose
+  /// G iterations of work cover one tile's un-overlapped DMA latency
+  /// (ceil(latency / work), from accel.stall_* and accel.busy_cycles of
+  /// iteration 0), so a group's loads, issued together, arrive while the
+  /// other group computes; else `group` (1 without metrics).
+  int64_t chooseGroup(scf::ForOp loop, ArrayRef<Stage> stages) {
+    if (group > 0)
+      return group;
+    int64_t latency = 0, executions = 0;
+    for (const Stage &s : stages) {
+      auto ex = s.dma->getAttrOfType<IntegerAttr>("accel.executions");
+      if (!ex || ex.getInt() <= 0)
+        continue;
+      int64_t stall = 0;
+      for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
+        if (auto a = s.dma->getAttrOfType<IntegerAttr>(name))
+          stall += a.getInt();
+      latency = std::max(latency, stall / ex.getInt());
+      executions = std::max(executions, ex.getInt());
+    }
+    int64_t busy = 0;
+    loop.getBody()->walk([&](Operation *op) {
+      if (auto a = op->getAttrOfType<IntegerAttr>("accel.busy_cycles"))
+        busy += a.getInt();
+    });
+    if (!latency || !executions || !busy)
+      return 1;
+    int64_t work = std::max<int64_t>(1, busy / executions); // per iteration
+    return std::clamp<int64_t>((latency + work - 1) / work, 1, maxGroup);
+  }
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -166,43 +200,77 @@ struct PipelineDmaPass
           loop.emitRemark() << "not pipelined: " << why;
         continue;
       }
-      // VMEM: every allocation of the function plus the second buffers.
+      int64_t trips = *tripCount(loop);
+      // VMEM: every allocation of the function plus the new buffers.
       auto func = loop->getParentOfType<FunctionOpInterface>();
-      uint64_t bytes = 0, extra = 0;
+      uint64_t bytes = 0, perSet = 0;
       func->walk([&](AllocOp a) {
         if (auto t = getTileShape(a.getType(), nullptr, true); succeeded(t))
           bytes += uint64_t(t->bytes());
       });
       for (Stage &s : stages)
-        extra += uint64_t(getTileShape(s.buffer.getType(), nullptr, true)->bytes());
-      if (bytes + extra > vmemCapacity) {
+        perSet += uint64_t(getTileShape(s.buffer.getType(), nullptr, true)->bytes());
+      // The largest group up to the wanted one that fits the trip count
+      // (two groups) and VMEM (2G buffers per stage).
+      int64_t g = std::min(chooseGroup(loop, stages), trips / 2);
+      while (g > 1 && bytes + (2 * g - 1) * perSet > vmemCapacity)
+        --g;
+      if (bytes + perSet > vmemCapacity) {
         if (emitRemarks)
           loop.emitRemark() << "not pipelined: the second buffers ("
-                            << extra << " bytes) would exceed the VMEM "
-                                        "capacity of "
+                            << perSet << " bytes) would exceed the VMEM "
+                                         "capacity of "
                             << uint64_t(vmemCapacity) << " bytes";
         continue;
       }
-      transform(loop, stages);
+      transform(loop, stages, g);
       ++numPipelined;
     }
   }
 
-  void transform(scf::ForOp loop, MutableArrayRef<Stage> stages) {
+  static std::optional<int64_t> tripCount(scf::ForOp loop) {
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0)
+      return std::nullopt;
+    return *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+  }
+
+  /// Rewrites `loop` with groups of `g` tiles (see the file comment).
+  void transform(scf::ForOp loop, MutableArrayRef<Stage> stages, int64_t g) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    // Second buffers, next to the first ones.
+    int64_t lb = *getConstantIntValue(loop.getLowerBound());
+    int64_t step = *getConstantIntValue(loop.getStep());
+    int64_t trips = *tripCount(loop);
+    auto constant = [&](OpBuilder &at, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(at, loc, v);
+    };
+    // Iterations that do not fill two groups run first, unchanged.
+    int64_t remainder = trips % (2 * g);
+    if (remainder) {
+      Value headUb = constant(b, lb + remainder * step);
+      auto head = cast<scf::ForOp>(b.clone(*loop.getOperation()));
+      head.getUpperBoundMutable().assign(headUb);
+      dropAccelAttrs(head);
+      lb += remainder * step;
+      trips -= remainder;
+    }
+    // Buffers: stage s uses bufs[s][0..2g): set A = [0, g), set A' = [g, 2g).
+    SmallVector<SmallVector<Value>> bufs;
     for (Stage &s : stages) {
+      SmallVector<Value> list = {s.buffer.getResult()};
       OpBuilder ab(s.buffer);
       ab.setInsertionPointAfter(s.buffer);
-      s.second = cast<AllocOp>(ab.clone(*s.buffer.getOperation()));
-      s.second->removeAttr(AccelDialect::getOpIdAttrName());
+      for (int64_t i = 1; i < 2 * g; ++i) {
+        auto copy = cast<AllocOp>(ab.clone(*s.buffer.getOperation()));
+        copy->removeAttr(AccelDialect::getOpIdAttrName());
+        list.push_back(copy.getResult());
+      }
+      bufs.push_back(list);
     }
-    int64_t lb = *getConstantIntValue(loop.getLowerBound());
-    int64_t ub = *getConstantIntValue(loop.getUpperBound());
-    int64_t step = *getConstantIntValue(loop.getStep());
-    int64_t trips = (ub - lb + step - 1) / step;
-    int64_t lastPair = lb + (trips - 2) * step; // first iteration of the last pair
+    int64_t lastStart = lb + (trips - 2 * g) * step; // the last two groups
     Block *body = loop.getBody();
     Value iv = loop.getInductionVar();
     llvm::DenseSet<Operation *> staged;
@@ -210,39 +278,36 @@ struct PipelineDmaPass
       staged.insert(s.dma);
       staged.insert(s.wait);
     }
-    auto constant = [&](OpBuilder &at, int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(at, loc, v);
+    auto mapBuffers = [&](IRMapping &map, int64_t slot) {
+      for (auto [s, stage] : llvm::enumerate(stages))
+        map.map(stage.buffer.getResult(), bufs[s][slot]);
     };
     // Clones the ops computing each staged DMA's operands (pure, in the
-    // body) and the DMAs for iteration `k`, into buffers `useSecond` ? B' :
-    // B; returns the new tokens.
-    auto issue = [&](OpBuilder &at, Value k, bool useSecond) {
+    // body) and the DMAs for iteration `k` into buffer `slot`; appends the
+    // new tokens.
+    auto issue = [&](OpBuilder &at, Value k, int64_t slot,
+                     SmallVectorImpl<Value> &tokens) {
       IRMapping map;
       map.map(iv, k);
-      SmallVector<Value> tokens;
       for (Operation &op : *body) {
         if (staged.contains(&op) || op.hasTrait<OpTrait::IsTerminator>())
           continue;
         if (isMemoryEffectFree(&op) && op.getNumRegions() == 0)
           dropAccelAttrs(at.clone(op, map)); // address math
       }
+      mapBuffers(map, slot);
       for (Stage &s : stages) {
-        map.map(s.buffer.getResult(),
-                useSecond ? s.second.getResult() : s.buffer.getResult());
         auto d = cast<DmaStartOp>(at.clone(*s.dma.getOperation(), map));
         dropAccelAttrs(d);
         tokens.push_back(d.getToken());
       }
-      return tokens;
     };
     // Clones rest(k) (the body without the staged DMAs and WAITs) reading
-    // B' instead of B when `useSecond`.
-    auto rest = [&](OpBuilder &at, Value k, bool useSecond) {
+    // buffer `slot`.
+    auto rest = [&](OpBuilder &at, Value k, int64_t slot) {
       IRMapping map;
       map.map(iv, k);
-      if (useSecond)
-        for (Stage &s : stages)
-          map.map(s.buffer.getResult(), s.second.getResult());
+      mapBuffers(map, slot);
       for (Operation &op : *body)
         if (!staged.contains(&op) && !op.hasTrait<OpTrait::IsTerminator>())
           dropAccelAttrs(at.clone(op, map));
@@ -251,33 +316,47 @@ struct PipelineDmaPass
       for (Value t : tokens)
         DmaWaitOp::create(at, loc, t);
     };
+    auto at = [&](OpBuilder &in, Value base, int64_t i) -> Value {
+      if (i == 0)
+        return base;
+      return arith::AddIOp::create(in, loc, base, constant(in, i * step));
+    };
+    // One half: issue the next group into `nextSet`, compute this group
+    // from `set`, wait for the next group.
+    auto half = [&](OpBuilder &in, Value k, int64_t set, int64_t nextSet,
+                    int64_t nextOffset) {
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < g; ++j)
+        issue(in, at(in, k, nextOffset + j), nextSet * g + j, next);
+      for (int64_t j = 0; j < g; ++j)
+        rest(in, at(in, k, j), set * g + j);
+      waitAll(in, next);
+    };
 
-    // Prologue: the first tile, loaded synchronously.
-    waitAll(b, issue(b, constant(b, lb), false));
-    // The new loop over pairs of iterations.
-    auto pairs = scf::ForOp::create(b, loc, constant(b, lb),
-                                      constant(b, lastPair),
-                                      constant(b, 2 * step));
-    // The pair loop is a new loop (new op id), marked as pipelined.
-    pairs->setAttr("accel.pipelined", b.getUnitAttr());
-    {
+    // Prologue: the first group, loaded together.
+    SmallVector<Value> first;
+    for (int64_t j = 0; j < g; ++j)
+      issue(b, constant(b, lb + j * step), j, first);
+    waitAll(b, first);
+    if (lastStart > lb) {
+      // The loop over pairs of groups, marked as pipelined (a new loop: new
+      // op id).
+      auto pairs = scf::ForOp::create(b, loc, constant(b, lb),
+                                      constant(b, lastStart),
+                                      constant(b, 2 * g * step));
+      pairs->setAttr("accel.pipelined", b.getUnitAttr());
       OpBuilder in = OpBuilder::atBlockBegin(pairs.getBody());
       Value k = pairs.getInductionVar();
-      Value k1 = arith::AddIOp::create(in, loc, k, constant(in, step));
-      Value k2 = arith::AddIOp::create(in, loc, k, constant(in, 2 * step));
-      SmallVector<Value> next = issue(in, k1, true);
-      rest(in, k, false);
-      waitAll(in, next);
-      SmallVector<Value> after = issue(in, k2, false);
-      rest(in, k1, true);
-      waitAll(in, after);
+      half(in, k, 0, 1, g);
+      Value kg = at(in, k, g);
+      half(in, kg, 1, 0, g);
     }
-    // Epilogue: the last pair.
-    b.setInsertionPointAfter(pairs);
-    SmallVector<Value> last = issue(b, constant(b, lastPair + step), true);
-    rest(b, constant(b, lastPair), false);
-    waitAll(b, last);
-    rest(b, constant(b, lastPair + step), true);
+    // Epilogue: the last two groups (the second loads nothing more).
+    Value last = constant(b, lastStart);
+    half(b, last, 0, 1, g);
+    Value lastG = at(b, last, g);
+    for (int64_t j = 0; j < g; ++j)
+      rest(b, at(b, lastG, j), g + j);
     loop.erase();
   }
 };

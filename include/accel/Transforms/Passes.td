@@ -137,37 +137,51 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
 }
 
 def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
-  let summary = "Software-pipeline a loop's DMAs into the previous iteration "
-                "with a double buffer";
+  let summary = "Software-pipeline a loop's DMAs into earlier iterations, "
+                "G tiles at a time, with 2G buffers";
   let description = [{
-    Hoists each iteration's DMA into the previous iteration (issue 5; seed
-    000 §5.3.1 "prefetch more aggressively"): a loop
-    `for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }` becomes a
-    prologue that loads the first tile, a loop over pairs of iterations that
-    issues tile k+1 into a second buffer B' before computing tile k from B
-    (and tile k+2 into B before computing tile k+1 from B'), and an epilogue
-    for the last pair. Each tile's transfer then overlaps the previous
-    tile's computation. Every DMA of the body gets its own second buffer.
+    Hoists each iteration's DMA into earlier iterations (issue 5; seed 000
+    §5.3.1 "prefetch more aggressively"): a loop
+    `for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }` becomes
+    a prologue that loads the first group of G tiles together, a loop over
+    pairs of groups, and an epilogue for the last pair. Each half of the
+    loop body issues the next group's G tiles (into the other set of G
+    buffers), computes its own G tiles, then waits for the next group; so
+    the G transfers of a group, issued together, overlap their base
+    latencies with each other and with G iterations of work. G = 1 is
+    classic double buffering.
 
-    Applies to an `scf.for` with constant bounds, an even trip count of at
-    least 2 and no iter_args. Its stages are the DMAs at the top level of the
-    body that load a whole VMEM allocation made outside the loop, each waited
-    once in the body (other DMAs, such as stores of results, stay in the
+    G: `group` when set; else, from the attached metrics of iteration 0,
+    the smallest G with G x (work per iteration) >= one tile's un-overlapped
+    latency: ceil((accel.stall_base + accel.stall_transfer) / executions
+    over (sum of accel.busy_cycles in the body) / executions), at most
+    `max-group`; 1 without metrics. G is then lowered until two groups fit
+    the trip count and 2G buffers per DMA fit the VMEM capacity. Iterations
+    beyond a multiple of 2G run first, in a copy of the original loop.
+
+    Applies to an `scf.for` with constant bounds, at least 2 iterations and
+    no iter_args. Its stages are the DMAs at the top level of the body that
+    load a whole VMEM allocation made outside the loop, each waited once in
+    the body (other DMAs, such as stores of results, stay in the
     computation). Conditions: no op accesses a staged buffer before that
     DMA's WAIT (after it, reads and in-place updates are fine), no staged
     buffer is used outside the loop, the loop does not write a staged DMA's
     source, no op has unknown memory effects, and the second buffers fit
-    the VMEM capacity together with all allocations of the function. Hint: some DMA of the
-    body has a stall in its attached metrics (`all=true`: any loop).
-    Refusals are remarks on the loop with `remarks=true`. The new loop over
-    pairs carries `accel.pipelined`; cloned ops drop the originals' `accel.*`
-    attributes (op id, metrics) and get new op ids when ids are assigned
-    again.
+    the VMEM capacity together with all allocations of the function. Hint:
+    some DMA of the body has a stall in its attached metrics (`all=true`:
+    any loop). Refusals are remarks on the loop with `remarks=true`. The
+    new loop over pairs of groups carries `accel.pipelined`; cloned ops
+    drop the originals' `accel.*` attributes (op id, metrics) and get new
+    op ids when ids are assigned again.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
     Option<"pipelineAll", "all", "bool", /*default=*/"false",
            "Pipeline loops whose DMAs show no stall too">,
+    Option<"group", "group", "int64_t", /*default=*/"0",
+           "Tiles per group (0: from the metrics, 1 without them)">,
+    Option<"maxGroup", "max-group", "int64_t", /*default=*/"8",
+           "Largest group chosen from the metrics">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
@@ -197,11 +211,32 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     read of B in the loop lies in D's range and uses B directly (not through
     a view or inside a region); some op reads the range.
 
-    Capacity rule: candidates are taken in decreasing expected cycles saved
-    per byte (the suggestion's `expected_cycles_saved` over B's size; 1
-    cycle with `all=true`), each adding its size to the function's
-    allocations, which must stay within `vmem-capacity`. Greedy, so not
-    always optimal for the knapsack it solves. Refusals are remarks with
+    Capacity rule (`solver=exact`, the default): per function, the pins
+    maximize the sum of expected cycles saved (the suggestions'
+    `expected_cycles_saved`; 1 cycle each with `all=true`) subject to the
+    sum of the resident buffers' bytes staying within `vmem-capacity` minus
+    the bytes of the function's allocations: a 0/1 knapsack (seed 003
+    §5.5), solved exactly, with no external solver linked (GLPK is GPL).
+    Dynamic programming over the free capacity in units of the GCD of the
+    candidates' sizes and the free capacity (exact, not a rounding); when
+    that table would exceed 50 million cells (or a row of 8 Mi units), a
+    branch-and-bound over the candidates in decreasing cycles saved per
+    byte, pruned by the fractional (LP) bound, exact as well (it stops at
+    2^26 nodes, never reached so far, keeping the best choice found, at
+    least the greedy one; a remark says so). Deterministic: among equal
+    savings the DP takes the earliest DMAs (op order); the branch-and-bound
+    keeps the first optimum it meets (ties in op order). A pin can make
+    another DMA legal (a shared buffer loses a reader before it) or free
+    its shared buffer, so the choice is made in rounds on the current IR
+    until a round pins nothing; each round's choice is optimal over the
+    DMAs legal in that round.
+
+    `solver=greedy`: the former rule. Candidates are taken once each, in
+    decreasing expected cycles saved per byte (over B's size), each adding
+    its size to the function's allocations, which must stay within
+    `vmem-capacity`; not always optimal (bench/fdo/PIN_GAP.md measures the
+    gap). Refusals, and legal candidates left out for capacity ("its N
+    bytes do not fit the VMEM capacity of C bytes"), are remarks with
     `remarks=true`.
   }];
   let options = [
@@ -210,10 +245,17 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark for each DMA that is not pinned, with the reason">
+           "Emit a remark for each DMA that is not pinned, with the reason">,
+    Option<"solver", "solver", "std::string", /*default=*/"\"exact\"",
+           "Pin choice under the capacity: 'exact' (0/1 knapsack) or " #
+           "'greedy' (by expected cycles saved per byte)">
   ];
   let statistics = [
-    Statistic<"numPinned", "num-pinned", "DMAs pinned into resident buffers">
+    Statistic<"numPinned", "num-pinned", "DMAs pinned into resident buffers">,
+    Statistic<"cyclesSaved", "total-cycles-saved",
+              "Expected cycles saved by the pins (cycles)">,
+    Statistic<"bytesPinned", "pinned-bytes",
+              "Bytes of the resident buffers added (bytes)">
   ];
 }
 

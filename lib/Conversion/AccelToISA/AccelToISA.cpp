@@ -11,6 +11,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <bitset>
+#include <map>
+
 #include <cstring>
 
 using namespace mlir;
@@ -47,23 +50,84 @@ private:
   template <typename OpTy>
   LogicalResult lowerVpu(OpTy op, Opcode opc, Value x, Value y, Value out);
 
+  /// Register reuse: each value's register returns to the pool after its
+  /// last use in lowering order; a use inside a loop that does not contain
+  /// the definition keeps the value live to that loop's end (every
+  /// iteration reads it), as do the loop's own bounds and induction
+  /// variable.
+  void numberOps(Block &block);
+  unsigned lastUse(Value v);
+  void scheduleRelease(Value v);
+  void releaseUpTo(unsigned position);
+  void releaseReg(uint8_t r) { usedRegs.reset(r); }
+
   const LoweringOptions &options;
   isa::Program program;
   llvm::DenseMap<Value, uint8_t> regs;
+  std::bitset<isa::kNumRegs> usedRegs;
+  /// Lowering order: an op's position, and for an op with regions the
+  /// position just after its regions.
+  llvm::DenseMap<Operation *, unsigned> opPos, endPos;
+  unsigned nextPos = 1;
+  /// Registers to release once lowering has passed a position.
+  std::map<unsigned, SmallVector<uint8_t>> releaseAt;
   /// Op ids of the enclosing scf.for ops, innermost last.
   SmallVector<uint32_t> loopStack;
-  unsigned nextReg = 1;
 };
 } // namespace
 
 FailureOr<uint8_t> Lowerer::newReg(Operation *op) {
-  if (nextReg >= isa::kNumRegs) {
-    op->emitError() << "needs more than " << isa::kNumRegs - 1
-                    << " scalar registers; the accel lowering gives every "
-                       "scalar value its own register";
-    return failure();
+  for (unsigned r = 1; r < isa::kNumRegs; ++r) // r0 reads as zero
+    if (!usedRegs.test(r)) {
+      usedRegs.set(r);
+      return uint8_t(r);
+    }
+  op->emitError() << "needs more than " << isa::kNumRegs - 1
+                  << " scalar registers live at once";
+  return failure();
+}
+
+void Lowerer::numberOps(Block &block) {
+  for (Operation &op : block) {
+    opPos[&op] = nextPos++;
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        numberOps(inner);
+    if (op.getNumRegions())
+      endPos[&op] = nextPos++;
   }
-  return uint8_t(nextReg++);
+}
+
+unsigned Lowerer::lastUse(Value v) {
+  Operation *scope = v.getParentRegion()->getParentOp();
+  unsigned last = 0;
+  if (Operation *def = v.getDefiningOp())
+    last = opPos.lookup(def);
+  else if (auto loop = dyn_cast<scf::ForOp>(scope))
+    last = endPos.lookup(loop); // the induction variable
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned p = user->getNumRegions() ? endPos.lookup(user) : opPos.lookup(user);
+    for (Operation *a = user->getParentOp(); a && !a->isAncestor(scope);
+         a = a->getParentOp())
+      p = std::max(p, endPos.lookup(a));
+    last = std::max(last, p);
+  }
+  return last;
+}
+
+void Lowerer::scheduleRelease(Value v) {
+  auto it = regs.find(v);
+  if (it != regs.end())
+    releaseAt[lastUse(v)].push_back(it->second);
+}
+
+void Lowerer::releaseUpTo(unsigned position) {
+  while (!releaseAt.empty() && releaseAt.begin()->first <= position) {
+    for (uint8_t r : releaseAt.begin()->second)
+      releaseReg(r);
+    releaseAt.erase(releaseAt.begin());
+  }
 }
 
 FailureOr<uint8_t> Lowerer::reg(Operation *user, Value v) {
@@ -175,15 +239,26 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
   });
   if (walk.wasInterrupted())
     return failure();
+  numberOps(func.getBody().front());
+  for (BlockArgument arg : func.getArguments())
+    scheduleRelease(arg);
+  func.walk([&](AllocOp alloc) { scheduleRelease(alloc.getResult()); });
   if (failed(lowerBlock(func.getBody().front())))
     return failure();
   return std::move(program);
 }
 
 LogicalResult Lowerer::lowerBlock(Block &block) {
-  for (Operation &op : block)
+  for (Operation &op : block) {
     if (failed(lowerOp(&op)))
       return failure();
+    if (!llvm::isa<AllocOp>(op)) // allocations are scheduled up front
+      for (Value result : op.getResults())
+        scheduleRelease(result);
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      scheduleRelease(loop.getInductionVar());
+    releaseUpTo(op.getNumRegions() ? endPos[&op] : opPos[&op]);
+  }
   return success();
 }
 
@@ -224,6 +299,7 @@ FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
     add.rs1 = *rd;
     add.rs2 = *tmp;
     emit(op, add);
+    releaseReg(*tmp);
   }
   if (staticBytes) {
     Inst addi;
@@ -420,6 +496,7 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         ld.rd = *rd;
         ld.rs1 = *addr;
         emit(op, ld);
+        releaseReg(*addr);
         regs[l.getResult()] = *rd;
         return success();
       })

@@ -51,14 +51,19 @@ func.func @main(%w: memref<256x512xf32, #hbm>, %out: memref<8x128xf32, #hbm> {ac
 // CHECK-NEXT: 15: {{[0-9a-f]+}} muli r14, r12, 2048
 // CHECK-NEXT: 16: {{[0-9a-f]+}} add r13, r13, r14
 // CHECK-NEXT: 17: {{[0-9a-f]+}} addi r13, r13, 512
-// CHECK-NEXT: 18: 200f0d04000280008000000280000000 dma.issue r15, r13, r4, hbm->vmem, 128x128, s=512,128 ; op 7 accel.dma_start @ {{.*}}:20:10
-// CHECK-NEXT: 19: {{[0-9a-f]+}} dma.wait r15 ; op 8 accel.dma_wait
-// CHECK:      23: {{[0-9a-f]+}} mxu.matmul r5, r16, r4, m=8 n=128 k=128 sa=256 sc=128 acc ; op 9 accel.matmul
+// A register returns to the pool after its value's last use: the token
+// reuses the subview's temporary r14.
+// CHECK-NEXT: 18: 200e0d04000280008000000280000000 dma.issue r14, r13, r4, hbm->vmem, 128x128, s=512,128 ; op 7 accel.dma_start @ {{.*}}:20:10
+// CHECK-NEXT: 19: {{[0-9a-f]+}} dma.wait r14 ; op 8 accel.dma_wait
+// CHECK-NEXT: 20: {{[0-9a-f]+}} mov r13, r3 ; op 0 memref.subview
+// CHECK:      23: {{[0-9a-f]+}} mxu.matmul r5, r13, r4, m=8 n=128 k=128 sa=256 sc=128 acc ; op 9 accel.matmul
 // CHECK-NEXT: 24: {{[0-9a-f]+}} add r11, r11, r8 ; op 6 scf.for
 // CHECK-NEXT: 25: {{[0-9a-f]+}} jmp @12 ; op 6 scf.for
 // CHECK-NEXT: 26: {{[0-9a-f]+}} vpu.rmax r6, r5, 8x128, s=128,1 ; op 10 accel.vreduce_max
 // An 8x1 y operand is broadcast along the columns.
 // CHECK-NEXT: 27: {{[0-9a-f]+}} vpu.sub r5, r5, r6, 8x128, s=128,1,128 bcast ; op 11 accel.vsub
-// CHECK-NEXT: 28: {{[0-9a-f]+}} dma.issue r18, r5, r2, vmem->hbm, 8x128, s=128,128 ; op 12 accel.dma_start
-// CHECK-NEXT: 29: {{[0-9a-f]+}} dma.wait r18
+// %w (r1) is read in the loop, so it stays live to the loop's end, then
+// the store's token reuses it.
+// CHECK-NEXT: 28: {{[0-9a-f]+}} dma.issue r1, r5, r2, vmem->hbm, 8x128, s=128,128 ; op 12 accel.dma_start
+// CHECK-NEXT: 29: {{[0-9a-f]+}} dma.wait r1
 // CHECK-NEXT: 30: {{[0-9a-f]+}} halt ; op 0 func.return

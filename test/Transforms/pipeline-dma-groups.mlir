@@ -1,0 +1,136 @@
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true group=2' | FileCheck %s --check-prefix=G2
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true' | FileCheck %s --check-prefix=AUTO
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true vmem-capacity=266240' | FileCheck %s --check-prefix=CAP
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Groups of 2 tiles (group=2) over 8 iterations: 4 buffers B0-B3. The
+// prologue loads tiles 0 and 1 together; each half of the loop over pairs
+// of groups issues the next group's two tiles, computes its own two, then
+// waits for the next group; the epilogue is the last two groups.
+// G2-LABEL: func.func @groups
+// G2: %[[B0:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
+// G2-NEXT: %[[B1:.*]] = accel.alloc
+// G2-NEXT: %[[B2:.*]] = accel.alloc
+// G2-NEXT: %[[B3:.*]] = accel.alloc
+// G2-NOT: accel.alloc
+// G2: %[[P0:.*]] = accel.dma_start %{{.*}}, %[[B0]]
+// G2: %[[P1:.*]] = accel.dma_start %{{.*}}, %[[B1]]
+// G2-NEXT: accel.dma_wait %[[P0]]
+// G2-NEXT: accel.dma_wait %[[P1]]
+// G2: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// G2: %[[N0:.*]] = accel.dma_start %{{.*}}, %[[B2]]
+// G2: %[[N1:.*]] = accel.dma_start %{{.*}}, %[[B3]]
+// G2: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
+// G2: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[N0]]
+// G2-NEXT: accel.dma_wait %[[N1]]
+// G2: %[[M0:.*]] = accel.dma_start %{{.*}}, %[[B0]]
+// G2: %[[M1:.*]] = accel.dma_start %{{.*}}, %[[B1]]
+// G2: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// G2: accel.matmul %{{.*}}, %[[B3]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[M0]]
+// G2-NEXT: accel.dma_wait %[[M1]]
+// G2: } {accel.pipelined}
+// G2: %[[E0:.*]] = accel.dma_start %{{.*}}, %[[B2]]
+// G2: %[[E1:.*]] = accel.dma_start %{{.*}}, %[[B3]]
+// G2: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
+// G2: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[E0]]
+// G2-NEXT: accel.dma_wait %[[E1]]
+// G2: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// G2: accel.matmul %{{.*}}, %[[B3]], %{{.*}}
+// G2-NEXT: return
+func.func @groups(%w: memref<1024x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %k = %c0 to %c8 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<1024x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The group size from the metrics: each of the 12 DMAs stalled 564 cycles
+// (6000 base + 768 transfer over 12 executions) against 264 cycles of work
+// per iteration (3168 busy cycles over 12): ceil(564 / 264) = 3 tiles per
+// group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
+// %a and %c are not allocations) only 4 buffers of 64 KiB fit: groups of 2.
+// With 12 = 2 * 2 * 3 iterations both leave no remainder.
+// AUTO-LABEL: func.func @from_metrics
+// AUTO-COUNT-6: accel.alloc : memref<128x128xf32
+// AUTO-NOT: accel.alloc
+// AUTO-COUNT-3: accel.dma_start
+// AUTO-NEXT: accel.dma_wait
+// AUTO-NEXT: accel.dma_wait
+// AUTO-NEXT: accel.dma_wait
+// AUTO: } {accel.pipelined}
+// CAP-LABEL: func.func @from_metrics
+// CAP-COUNT-4: accel.alloc : memref<128x128xf32
+// CAP-NOT: accel.alloc
+// CAP-COUNT-2: accel.dma_start
+// CAP-NEXT: accel.dma_wait
+// CAP-NEXT: accel.dma_wait
+// CAP: } {accel.pipelined}
+func.func @from_metrics(%w: memref<1536x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %k = %c0 to %c12 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<1536x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b {accel.executions = 12 : i64, accel.stall_base = 6000 : i64, accel.stall_transfer = 768 : i64} : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate, accel.busy_cycles = 3168 : i64} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// 5 iterations in groups of 1: the first (5 mod 2) runs first as the
+// original loop, unchanged; iterations 1-4 are pipelined.
+// AUTO-LABEL: func.func @remainder
+// AUTO: %[[B:.*]] = accel.alloc
+// AUTO-NEXT: %[[B1:.*]] = accel.alloc
+// AUTO: %[[C1:.*]] = arith.constant 1 : index
+// AUTO: scf.for %{{.*}} = %{{.*}} to %[[C1]] step %{{.*}} {
+// AUTO: accel.dma_start %{{.*}}, %[[B]]
+// AUTO-NEXT: accel.dma_wait
+// AUTO: }
+// AUTO-NOT: accel.pipelined
+// AUTO: accel.dma_start %{{.*}}, %[[B]]
+// AUTO-NEXT: accel.dma_wait
+// AUTO: } {accel.pipelined}
+func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %k = %c0 to %c5 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<640x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
