@@ -1,8 +1,10 @@
 //===- DmaMotion.h - Moving DMA ISSUEs earlier, legally ---------*- C++ -*-===//
 //
-// The legality reasoning shared by --accel-hoist-dma and
-// --accel-parallelize-dma (internal to lib/Transforms): which ops a DMA ISSUE
-// may move above, and the moves themselves. See Passes.td for the rules.
+// The legality reasoning shared by --accel-hoist-dma,
+// --accel-parallelize-dma and --accel-sink-dma-wait (internal to
+// lib/Transforms): which ops may run while a DMA is in flight (a DMA ISSUE
+// moving above them, or its WAIT moving below them), and the moves
+// themselves. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,7 +58,13 @@ public:
   /// front of the loop: reads of the destination are fine (the data is then
   /// loaded once and only read) and other ISSUEs in the loop stay behind it
   /// as before, so only their memory effects matter.
-  bool canCross(Operation *y, Blocker &blocker, bool leavingLoop = false) {
+  ///
+  /// With `sinkingWait`, the DMA's WAIT moves down past `y`: the question is
+  /// the same (may `y` run while the DMA is in flight?), but other ISSUEs
+  /// keep their order relative to this one, so only their memory effects
+  /// matter.
+  bool canCross(Operation *y, Blocker &blocker, bool leavingLoop = false,
+                bool sinkingWait = false) {
     WalkResult r = y->walk([&](Operation *op) {
       if (group.contains(op))
         return WalkResult::advance();
@@ -79,7 +87,8 @@ public:
         }
         return WalkResult::advance();
       }
-      if (!leavingLoop && isa<DmaStartOp>(op) && op != dma.getOperation()) {
+      if (!leavingLoop && !sinkingWait && !reorderIssues &&
+          isa<DmaStartOp>(op) && op != dma.getOperation()) {
         blocker = {op, "another DMA ISSUE (the link FIFO order is kept)"};
         return WalkResult::interrupt();
       }
@@ -116,6 +125,10 @@ public:
     });
     return !r.wasInterrupted();
   }
+
+  /// Lets the DMA move above other ISSUEs too (only their memory effects
+  /// then stop it): its transfer then goes first in the link's FIFO.
+  void setReorderIssues(bool value) { reorderIssues = value; }
 
   /// Finds how far up its block the DMA (with the pure ops computing its
   /// operands, collected into the group) may move, without moving anything:
@@ -225,6 +238,7 @@ private:
 
   DmaStartOp dma;
   Value src, dst;
+  bool reorderIssues = false;
   llvm::SetVector<Operation *> group;
 };
 

@@ -62,6 +62,9 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
         continue;
       }
       DmaHoister h(d);
+      if (auto t = getTileShape(d.getDst().getType(), nullptr, true);
+          succeeded(t) && uint64_t(t->bytes()) <= reorderBytes)
+        h.setReorderIssues(true);
       Blocker blocker;
       unsigned crossed = 0;
       bool leftLoop = false;

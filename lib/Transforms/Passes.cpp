@@ -17,6 +17,7 @@ accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
   AccelHoistDmaOptions hoist;
   hoist.vmemCapacity = options.vmemCapacity;
   passes.push_back(createAccelHoistDma(hoist));
+  passes.push_back(createAccelSinkDmaWait());
   AccelPipelineDmaOptions pipeline;
   pipeline.vmemCapacity = options.vmemCapacity;
   passes.push_back(createAccelPipelineDma(pipeline));
@@ -33,7 +34,8 @@ void accel::registerAccelFdoPipeline() {
   PassPipelineRegistration<FdoPipelineOptions>(
       "accel-fdo-pipeline",
       "The feedback-directed transforms: accel-pin-vmem, "
-      "accel-parallelize-dma, accel-hoist-dma, then accel-pipeline-dma "
+      "accel-parallelize-dma, accel-hoist-dma, accel-sink-dma-wait, then "
+      "accel-pipeline-dma "
       "(hints from accel-attach-metrics)",
       buildAccelFdoPipeline);
 }

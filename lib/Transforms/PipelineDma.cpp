@@ -158,24 +158,30 @@ struct PipelineDmaPass
     return "";
   }
 
-  /// The number of tiles per group (G): with metrics, the smallest G whose
-  /// G iterations of work cover one tile's un-overlapped DMA latency
-  /// (ceil(latency / work), from accel.stall_* and accel.busy_cycles of
-  /// iteration 0), so a group's loads, issued together, arrive while the
-  /// other group computes; else `group` (1 without metrics).
-  int64_t chooseGroup(scf::ForOp loop, ArrayRef<Stage> stages) {
+  /// The number of tiles per group (G). With metrics (iteration 0's
+  /// accel.stall_* and accel.busy_cycles): L = one tile's un-overlapped
+  /// latency (the largest stall per execution among the stages), X = the
+  /// transfer part of every stage's tile per iteration, W = the work per
+  /// iteration. A group's tiles, issued together, arrive L + (G-1) X after
+  /// their ISSUE while the other group works G W, so the estimated stall is
+  ///   r L + L + ((trips - r) / G - 1) max(0, L + (G-1) X - G W)
+  /// with r = trips mod 2G run unpipelined first and L for the prologue;
+  /// the G in [1, max-group] with the smallest estimate wins (the smaller
+  /// G on a tie). Without metrics: `group`, or 1.
+  int64_t chooseGroup(scf::ForOp loop, ArrayRef<Stage> stages,
+                      int64_t trips) {
     if (group > 0)
       return group;
-    int64_t latency = 0, executions = 0;
+    int64_t latency = 0, transfer = 0, executions = 0;
     for (const Stage &s : stages) {
       auto ex = s.dma->getAttrOfType<IntegerAttr>("accel.executions");
       if (!ex || ex.getInt() <= 0)
         continue;
-      int64_t stall = 0;
-      for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
-        if (auto a = s.dma->getAttrOfType<IntegerAttr>(name))
-          stall += a.getInt();
-      latency = std::max(latency, stall / ex.getInt());
+      auto base = s.dma->getAttrOfType<IntegerAttr>("accel.stall_base");
+      auto xfer = s.dma->getAttrOfType<IntegerAttr>("accel.stall_transfer");
+      int64_t b = base ? base.getInt() : 0, x = xfer ? xfer.getInt() : 0;
+      latency = std::max(latency, (b + x) / ex.getInt());
+      transfer += x / ex.getInt();
       executions = std::max(executions, ex.getInt());
     }
     int64_t busy = 0;
@@ -186,7 +192,16 @@ struct PipelineDmaPass
     if (!latency || !executions || !busy)
       return 1;
     int64_t work = std::max<int64_t>(1, busy / executions); // per iteration
-    return std::clamp<int64_t>((latency + work - 1) / work, 1, maxGroup);
+    int64_t bestG = 1, bestStall = INT64_MAX;
+    for (int64_t g = 1; g <= maxGroup && 2 * g <= trips; ++g) {
+      int64_t r = trips % (2 * g);
+      int64_t perGroup =
+          std::max<int64_t>(0, latency + (g - 1) * transfer - g * work);
+      int64_t stall = r * latency + latency + ((trips - r) / g - 1) * perGroup;
+      if (stall < bestStall)
+        bestStall = stall, bestG = g;
+    }
+    return bestG;
   }
 
   void runOnOperation() override {
@@ -212,7 +227,7 @@ struct PipelineDmaPass
         perSet += uint64_t(getTileShape(s.buffer.getType(), nullptr, true)->bytes());
       // The largest group up to the wanted one that fits the trip count
       // (two groups) and VMEM (2G buffers per stage).
-      int64_t g = std::min(chooseGroup(loop, stages), trips / 2);
+      int64_t g = std::min(chooseGroup(loop, stages, trips), trips / 2);
       while (g > 1 && bytes + (2 * g - 1) * perSet > vmemCapacity)
         --g;
       if (bytes + perSet > vmemCapacity) {

@@ -215,3 +215,35 @@ func.func @dominance(%w: memref<64x128xf32, #hbm>, %tab: memref<16xi32, #vmem>,
   accel.dma_wait %t
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A small DMA (a 64-byte offset table, at most reorder-bytes = 1024 by
+// default) may pass another ISSUE: only that DMA's memory effects stop it.
+// Here it reaches the top of the block (crossing the ISSUE, its WAIT and
+// two allocations; its own allocation moves with it); a 4 KiB one stops
+// at the ISSUE.
+// CHECK-LABEL: func.func @small_passes_issues
+// CHECK: %[[TT:.*]] = accel.dma_start %arg1, %{{.*}} {accel.hoisted = 4 : i64
+// CHECK: accel.dma_start %arg0
+// CHECK-NEXT: accel.dma_start %arg2, %{{.*}} {accel.hoisted = 2 : i64
+// CHECK-NEXT: accel.dma_wait
+func.func @small_passes_issues(%w: memref<8x128xf32, #hbm>, %tab: memref<16xi32, #hbm>, %w2: memref<8x128xf32, #hbm>) {
+  %vw = accel.alloc : memref<8x128xf32, #vmem>
+  %vt = accel.alloc : memref<16xi32, #vmem>
+  %vw2 = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+2 {{not hoisted: its metrics show no stall}}
+  // expected-note @+1 {{blocking op}}
+  %tw = accel.dma_start %w, %vw : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %tw
+  // expected-remark @+1 {{hoisted across 4 op(s) to the top of its block}}
+  %tt = accel.dma_start %tab, %vt {accel.stall_base = 499} : memref<16xi32, #hbm>, memref<16xi32, #vmem>
+  accel.dma_wait %tt
+  // expected-remark @+1 {{hoisted across 2 op(s); stopped by another DMA ISSUE (the link FIFO order is kept)}}
+  %tw2 = accel.dma_start %w2, %vw2 {accel.stall_base = 499} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %tw2
+  return
+}

@@ -63,10 +63,13 @@ func.func @groups(%w: memref<1024x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, 
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// The group size from the metrics: each of the 12 DMAs stalled 564 cycles
-// (6000 base + 768 transfer over 12 executions) against 264 cycles of work
-// per iteration (3168 busy cycles over 12): ceil(564 / 264) = 3 tiles per
-// group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
+// The group size from the metrics: each of the 12 DMAs stalled L = 564
+// cycles (6000 base + 768 transfer over 12 executions; X = 64 of transfer)
+// against W = 264 cycles of work per iteration (3168 busy cycles over 12).
+// Estimated stall r L + L + ((12 - r) / G - 1) max(0, L + (G-1) X - G W):
+// G = 1: 564 + 11 * 300 = 3864; G = 2: 564 + 5 * 100 = 1064; G = 3:
+// 564 + 3 * 0 = 564; G = 4 leaves r = 4 (2820); G = 6 ties with 3, and the
+// smaller wins: 3 tiles per group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
 // %a and %c are not allocations) only 4 buffers of 64 KiB fit: groups of 2.
 // With 12 = 2 * 2 * 3 iterations both leave no remainder.
 // AUTO-LABEL: func.func @from_metrics

@@ -340,11 +340,13 @@ static int cmdFdo(MLIRContext &ctx) {
   isa::Program baselineProgram;
   bool allMatch = true;
   for (unsigned it = 0; it <= iterations; ++it) {
-    unsigned hoisted = 0, parallelized = 0, pipelined = 0, pinned = 0;
+    unsigned hoisted = 0, parallelized = 0, pipelined = 0, pinned = 0,
+             sunk = 0;
     if (it > 0) {
       // Feedback: attach the previous run's metrics, then transform.
       module->walk([](Operation *op) {
         op->removeAttr("accel.hoisted");
+        op->removeAttr("accel.sunk");
         op->removeAttr("accel.parallelized");
         op->removeAttr("accel.pipelined");
         op->removeAttr("accel.pinned");
@@ -372,6 +374,8 @@ static int cmdFdo(MLIRContext &ctx) {
             parallelized += op->hasAttr("accel.parallelized");
           else if (name == "accel-hoist-dma")
             hoisted += op->hasAttr("accel.hoisted");
+          else if (name == "accel-sink-dma-wait")
+            sunk += op->hasAttr("accel.sunk");
           else if (name == "accel-pipeline-dma")
             pipelined += llvm::isa<scf::ForOp>(op) &&
                          op->hasAttr("accel.pipelined");
@@ -414,6 +418,7 @@ static int cmdFdo(MLIRContext &ctx) {
                 : "hoist x" + std::to_string(hoisted) +
                       (parallelized ? " par x" + std::to_string(parallelized)
                                     : std::string()) +
+                      (sunk ? " sink x" + std::to_string(sunk) : std::string()) +
                       (pipelined ? " pipe x" + std::to_string(pipelined)
                                  : std::string()) +
                       (pinned ? " pin x" + std::to_string(pinned)
@@ -450,6 +455,8 @@ static int cmdFdo(MLIRContext &ctx) {
                                    {"applied", parallelized}});
       row["transforms"].push_back({{"pass", "accel-hoist-dma"},
                                    {"applied", hoisted}});
+      row["transforms"].push_back({{"pass", "accel-sink-dma-wait"},
+                                   {"applied", sunk}});
       row["transforms"].push_back({{"pass", "accel-pipeline-dma"},
                                    {"applied", pipelined}});
     }

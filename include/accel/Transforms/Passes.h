@@ -28,8 +28,9 @@ struct FdoPipelineOptions
 /// The feedback-directed transforms, in order: --accel-pin-vmem (keep
 /// re-DMA'd unchanged data resident), --accel-parallelize-dma (pair
 /// independent DMAs the analyzer named), --accel-hoist-dma (move stalled
-/// ISSUEs earlier and out of loops), then --accel-pipeline-dma (prefetch the
-/// next iteration's tiles into second buffers). Each reads the attributes of
+/// ISSUEs earlier and out of loops), --accel-sink-dma-wait (move stalled
+/// WAITs down to the first use of the data), then --accel-pipeline-dma
+/// (prefetch later iterations' tiles into extra buffers). Each reads the attributes of
 /// --accel-attach-metrics as hints and proves legality itself.
 void buildAccelFdoPipeline(mlir::OpPassManager &pm,
                            const FdoPipelineOptions &options);

@@ -70,7 +70,11 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
       - an op that writes (a buffer aliasing) its source,
       - an op that reads or writes (a buffer aliasing) its destination, or
         the WAIT of a DMA that does,
-      - another `accel.dma_start` (the ISSUE order of a link's FIFO is kept),
+      - another `accel.dma_start` (the ISSUE order of a link's FIFO is
+        kept), unless the DMA moves at most `reorder-bytes` bytes: a small
+        DMA (an offset table, a scalar) may go first, delaying the
+        transfers it passes by at most its own transfer; only the memory
+        effects of the ISSUEs it passes then stop it,
       - an op with unknown memory effects,
       - the definition of one of its operands that is not pure (dominance).
     Once at the top of an `scf.for` body it leaves the loop when all its
@@ -93,6 +97,9 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
   let options = [
     Option<"hoistAll", "all", "bool", /*default=*/"false",
            "Hoist every DMA, not only those whose metrics show a stall">,
+    Option<"reorderBytes", "reorder-bytes", "uint64_t", /*default=*/"1024",
+           "A DMA of at most this many bytes may move above other ISSUEs "
+           "(0: never)">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
@@ -133,6 +140,36 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numParallelized", "num-parallelized",
               "DMA starts moved next to the preceding ISSUE">
+  ];
+}
+
+def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
+  let summary = "Move stalled DMA WAITs down to the first use of the data";
+  let description = [{
+    The mirror of --accel-hoist-dma (seed 000 §5.2, §5.4): a WAIT placed
+    right after its ISSUE stalls for the whole base and transfer latency
+    while independent work waits behind it. For each `accel.dma_wait` whose
+    DMA has a stall in its attached metrics (`accel.stall_base` +
+    `accel.stall_transfer` > 0; every WAIT with `all=true`), the pass moves
+    the WAIT down its block past every op that may run while the DMA is in
+    flight, and stops before the first op that reads or writes the DMA's
+    destination, writes its source, waits for a DMA that touches them, has
+    unknown memory effects, or is the block's terminator. ISSUEs of other
+    DMAs may be crossed (their order does not change), so their base
+    latencies overlap this one's. Ops inside a crossed region (an scf.for)
+    are checked too. WAITs never leave their block.
+
+    Each moved WAIT gets `accel.sunk` (i64: the ops crossed). With
+    `remarks=true` the pass reports where each WAIT stopped and why.
+  }];
+  let options = [
+    Option<"sinkAll", "all", "bool", /*default=*/"false",
+           "Consider every WAIT, not only those of DMAs that stalled">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each WAIT: where it stopped, and why">
+  ];
+  let statistics = [
+    Statistic<"numSunk", "num-sunk", "DMA WAITs moved later">
   ];
 }
 

@@ -1,0 +1,89 @@
+//===- SinkDmaWait.cpp - Move stalled DMA WAITs later ---------------------===//
+//
+// The mirror of --accel-hoist-dma (seed 000 §5.2: a WAIT before the DMA's
+// completion stalls; seed 000 §5.4: the slack a DMA has is what can run
+// between its ISSUE and its WAIT): a WAIT moves down its block, past every
+// op that may run while the DMA is in flight, to just before the first op
+// that uses the DMA's data (or writes its source). Independent work and
+// other DMAs' ISSUEs then overlap this DMA's base latency. Legality is the
+// same as hoisting's (DmaMotion.h); the metrics only choose which WAITs to
+// try.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DmaMotion.h"
+#include "accel/Transforms/Passes.h"
+
+namespace accel {
+#define GEN_PASS_DEF_ACCELSINKDMAWAIT
+#include "accel/Transforms/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+using namespace accel;
+using namespace accel::detail;
+
+namespace {
+struct SinkDmaWaitPass
+    : public accel::impl::AccelSinkDmaWaitBase<SinkDmaWaitPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<DmaWaitOp> waits;
+    getOperation().walk([&](DmaWaitOp w) { waits.push_back(w); });
+    Builder b(&getContext());
+    for (DmaWaitOp wait : waits) {
+      auto dma = wait.getToken().getDefiningOp<DmaStartOp>();
+      if (!dma) {
+        if (emitRemarks)
+          wait.emitRemark("not sunk: its token does not come from an "
+                          "accel.dma_start");
+        continue;
+      }
+      if (!sinkAll) {
+        int64_t stall = 0;
+        for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
+          if (auto a = dma->getAttrOfType<IntegerAttr>(name))
+            stall += a.getInt();
+        if (stall <= 0) {
+          if (emitRemarks)
+            wait.emitRemark("not sunk: its DMA's metrics show no stall");
+          continue;
+        }
+      }
+      DmaHoister h(dma);
+      Blocker blocker;
+      Operation *after = nullptr;
+      unsigned crossed = 0;
+      for (Operation *x = wait->getNextNode(); x; x = x->getNextNode()) {
+        if (x->hasTrait<OpTrait::IsTerminator>()) {
+          blocker = {x, "the end of its block"};
+          break;
+        }
+        if (!h.canCross(x, blocker, /*leavingLoop=*/false,
+                        /*sinkingWait=*/true))
+          break;
+        // Allocations are placed before the program runs and other WAITs
+        // do no work: the WAIT goes just after the last op that does.
+        if (!isa<AllocOp, DmaWaitOp>(x)) {
+          after = x;
+          ++crossed;
+        }
+      }
+      if (after) {
+        wait->moveAfter(after);
+        ++numSunk;
+        wait->setAttr("accel.sunk", b.getI64IntegerAttr(crossed));
+      }
+      if (emitRemarks && blocker.op) {
+        auto diag = wait.emitRemark()
+                    << (crossed ? "sunk past " + std::to_string(crossed) +
+                                      " op(s); stopped by "
+                                : std::string("not sunk: blocked by "))
+                    << blocker.reason;
+        diag.attachNote(blocker.op->getLoc()) << "blocking op";
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,113 @@
+// RUN: accel-opt %s -split-input-file --accel-sink-dma-wait='remarks=true' -verify-diagnostics | FileCheck %s
+// RUN: accel-opt %s -split-input-file --accel-sink-dma-wait='all=true' 2>/dev/null | FileCheck %s --check-prefix=ALL
+
+// Hints come from hand-written attributes (accel.stall_base/stall_transfer).
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A stalled load's WAIT moves past independent work (a VPU op on other
+// buffers) and another DMA's ISSUE, to just before the first read of its
+// destination; that DMA's base latency now overlaps the other one's.
+// CHECK-LABEL: func.func @overlap
+// CHECK: %[[T0:.*]] = accel.dma_start %arg0
+// CHECK-NEXT: accel.vexp
+// CHECK-NEXT: %[[T1:.*]] = accel.dma_start %arg1
+// CHECK-NEXT: accel.dma_wait %[[T0]] {accel.sunk = 2 : i64}
+// CHECK-NEXT: accel.vadd
+// CHECK-NEXT: accel.dma_wait %[[T1]]
+func.func @overlap(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>, %x: memref<8x128xf32, #vmem>) {
+  %va = accel.alloc : memref<8x128xf32, #vmem>
+  %vb = accel.alloc : memref<8x128xf32, #vmem>
+  %ta = accel.dma_start %a, %va {accel.stall_base = 499} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{sunk past 2 op(s); stopped by an access to the DMA's destination}}
+  accel.dma_wait %ta
+  accel.vexp %x, %x : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  %tb = accel.dma_start %b, %vb : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-note @+1 {{blocking op}}
+  accel.vadd %va, %x, %x : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not sunk: its DMA's metrics show no stall}}
+  accel.dma_wait %tb
+  accel.vadd %vb, %x, %x : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: a store's source is written right after its WAIT (an in-place
+// update of the stored tile must wait for the store).
+// CHECK-LABEL: func.func @source_written
+// CHECK: accel.dma_start
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: accel.vexp
+func.func @source_written(%out: memref<8x128xf32, #hbm>, %v: memref<8x128xf32, #vmem>) {
+  %ts = accel.dma_start %v, %out {accel.stall_base = 499} : memref<8x128xf32, #vmem>, memref<8x128xf32, #hbm>
+  // expected-remark @+1 {{not sunk: blocked by a write to the DMA's source}}
+  accel.dma_wait %ts
+  // expected-note @+1 {{blocking op}}
+  accel.vexp %v, %v : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A loop that does not touch the DMA's buffers is crossed; one that reads
+// the destination stops the WAIT (ops inside regions are checked).
+// CHECK-LABEL: func.func @loops
+// CHECK: accel.dma_start
+// CHECK-NEXT: scf.for
+// CHECK: accel.dma_wait %{{.*}} {accel.sunk = 1 : i64}
+// CHECK-NEXT: scf.for
+// CHECK: return
+func.func @loops(%a: memref<8x128xf32, #hbm>, %x: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %va = accel.alloc : memref<8x128xf32, #vmem>
+  %ta = accel.dma_start %a, %va {accel.stall_base = 499} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{sunk past 1 op(s); stopped by an access to the DMA's destination}}
+  accel.dma_wait %ta
+  scf.for %i = %c0 to %c4 step %c1 {
+    accel.vexp %x, %x : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-note @+1 {{blocking op}}
+    accel.vadd %va, %x, %x : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Nothing to cross: the WAIT is already last in its block (it never
+// leaves the block); with all=true WAITs of DMAs without metrics move too.
+// CHECK-LABEL: func.func @end_of_block
+// CHECK: accel.dma_start %arg1
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: return
+// ALL-LABEL: func.func @end_of_block
+// ALL: %[[T:.*]] = accel.dma_start %arg0
+// ALL-NEXT: %[[U:.*]] = accel.dma_start %arg1
+// ALL-NEXT: accel.dma_wait %[[T]] {accel.sunk = 1 : i64}
+// ALL-NEXT: accel.dma_wait %[[U]]
+func.func @end_of_block(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>) {
+  %va = accel.alloc : memref<8x128xf32, #vmem>
+  %vb = accel.alloc : memref<8x128xf32, #vmem>
+  %ta = accel.dma_start %a, %va : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not sunk: its DMA's metrics show no stall}}
+  accel.dma_wait %ta
+  %tb = accel.dma_start %b, %vb {accel.stall_base = 10} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-remark @+2 {{not sunk: blocked by the end of its block}}
+  // expected-note @+2 {{blocking op}}
+  accel.dma_wait %tb
+  return
+}
