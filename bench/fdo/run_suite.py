@@ -53,10 +53,9 @@ def main():
             continue
         fdo = json.load(open(os.path.join(out, "fdo.json")))
         it = fdo["iterations"]
-        first, last = it[0], it[-1]
+        first, last = it[0], it[fdo["summary"]["best_iteration"]]
         r0 = json.load(open(os.path.join(out, "iter0", "metrics.json")))["roofline"]
-        rn = json.load(open(os.path.join(out, "iter%d" % (len(it) - 1),
-                                         "metrics.json")))["roofline"]
+        rn = json.load(open(os.path.join(out, last["metrics"])))["roofline"]
         b0, bn = r0["lower_bound_cycles"], rn["lower_bound_cycles"]
         bound, by = (b0, r0["bound_by"]) if b0 <= bn else (bn, rn["bound_by"])
         l0, ln = r0["latency_lower_bound_cycles"], rn["latency_lower_bound_cycles"]

@@ -13,6 +13,7 @@
 
 #include "accel/Dialect/Accel/AccelOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -37,6 +38,89 @@ inline Value getRoot(Value v) {
       break;
   }
   return v;
+}
+
+/// An index as a linear combination of opaque SSA values plus a constant,
+/// following arith.constant/addi/subi and muli by a constant (`valid` false
+/// beyond that).
+struct LinearIndex {
+  llvm::SmallDenseMap<Value, int64_t, 4> terms;
+  int64_t constant = 0;
+
+  static LinearIndex of(OpFoldResult ofr, unsigned depth = 0) {
+    LinearIndex r;
+    if (auto attr = dyn_cast<Attribute>(ofr)) {
+      r.constant = cast<IntegerAttr>(attr).getInt();
+      return r;
+    }
+    Value v = cast<Value>(ofr);
+    if (auto c = getConstantIntValue(v)) {
+      r.constant = *c;
+      return r;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def && depth < 8) {
+      if (isa<arith::AddIOp, arith::SubIOp>(def)) {
+        LinearIndex a = of(def->getOperand(0), depth + 1);
+        LinearIndex b = of(def->getOperand(1), depth + 1);
+        int64_t sign = isa<arith::SubIOp>(def) ? -1 : 1;
+        for (auto [t, c] : b.terms)
+          a.terms[t] += sign * c;
+        a.constant += sign * b.constant;
+        return a;
+      }
+      if (isa<arith::MulIOp>(def)) {
+        for (unsigned i = 0; i < 2; ++i)
+          if (auto c = getConstantIntValue(def->getOperand(1 - i))) {
+            LinearIndex a = of(def->getOperand(i), depth + 1);
+            for (auto &[t, coef] : a.terms)
+              coef *= *c;
+            a.constant *= *c;
+            return a;
+          }
+      }
+    }
+    r.terms[v] = 1;
+    return r;
+  }
+
+  /// `other - this` when it is a constant.
+  std::optional<int64_t> distanceTo(const LinearIndex &other) const {
+    for (auto [t, c] : terms) {
+      auto it = other.terms.find(t);
+      if ((it == other.terms.end() ? 0 : it->second) != c)
+        return std::nullopt;
+    }
+    for (auto [t, c] : other.terms)
+      if (c != 0 && !terms.count(t))
+        return std::nullopt;
+    return other.constant - constant;
+  }
+};
+
+/// Whether the views `a` and `b` of one buffer may overlap: false only when
+/// both are unit-stride memref.subviews of the same source whose offsets in
+/// some dimension differ by a constant at least the size of the lower one
+/// (e.g. rows 8k and 8(k+1) of an 8-row tile loop).
+inline bool mayOverlap(Value a, Value b) {
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  if (!sa || !sb || sa.getSource() != sb.getSource() ||
+      sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
+    return true;
+  auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
+  auto sizeA = sa.getStaticSizes(), sizeB = sb.getStaticSizes();
+  auto strideA = sa.getStaticStrides(), strideB = sb.getStaticStrides();
+  for (size_t d = 0; d < offA.size(); ++d) {
+    if (strideA[d] != 1 || strideB[d] != 1 || ShapedType::isDynamic(sizeA[d]) ||
+        ShapedType::isDynamic(sizeB[d]))
+      continue;
+    std::optional<int64_t> delta =
+        LinearIndex::of(offA[d]).distanceTo(LinearIndex::of(offB[d]));
+    if (delta && (*delta >= sizeA[d] || -*delta >= sizeB[d]))
+      return false;
+  }
+  return true;
 }
 
 /// Why a DMA could not move further.
@@ -77,11 +161,12 @@ public:
         if (other == dma)
           return WalkResult::advance();
         Value os = getRoot(other.getSrc()), od = getRoot(other.getDst());
-        if (od == src) {
+        if (od == src && mayOverlap(other.getDst(), dma.getSrc())) {
           blocker = {op, "the WAIT of a DMA that writes the source"};
           return WalkResult::interrupt();
         }
-        if (od == dst || os == dst) {
+        if ((od == dst && mayOverlap(other.getDst(), dma.getDst())) ||
+            (os == dst && mayOverlap(other.getSrc(), dma.getDst()))) {
           blocker = {op, "the WAIT of a DMA that uses the destination"};
           return WalkResult::interrupt();
         }
@@ -112,11 +197,12 @@ public:
         }
         Value root = getRoot(v);
         bool write = isa<MemoryEffects::Write>(e.getEffect());
-        if (write && root == src) {
+        if (write && root == src && mayOverlap(v, dma.getSrc())) {
           blocker = {op, "a write to the DMA's source"};
           return WalkResult::interrupt();
         }
-        if (root == dst && (write || !leavingLoop)) {
+        if (root == dst && (write || !leavingLoop) &&
+            mayOverlap(v, dma.getDst())) {
           blocker = {op, "an access to the DMA's destination"};
           return WalkResult::interrupt();
         }

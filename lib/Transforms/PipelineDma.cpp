@@ -165,7 +165,10 @@ struct PipelineDmaPass
   /// iteration. A group's tiles, issued together, arrive L + (G-1) X after
   /// their ISSUE while the other group works G W, so the estimated stall is
   ///   r L + L + ((trips - r) / G - 1) max(0, L + (G-1) X - G W)
-  /// with r = trips mod 2G run unpipelined first and L for the prologue;
+  /// with r = trips mod 2G run unpipelined first and L for the prologue,
+  /// plus S per group and per unpipelined iteration when the body stores
+  /// from a staged buffer (S: that store's stall per execution; its buffer
+  /// is reloaded by the next group, so a group's last store stays exposed);
   /// the G in [1, max-group] with the smallest estimate wins (the smaller
   /// G on a tie). Without metrics: `group`, or 1.
   int64_t chooseGroup(scf::ForOp loop, ArrayRef<Stage> stages,
@@ -191,13 +194,36 @@ struct PipelineDmaPass
     });
     if (!latency || !executions || !busy)
       return 1;
+    // Stores from a staged buffer (a result written back in place): the
+    // buffer is reloaded one group later, so each group's last store stays
+    // exposed, S cycles (its stall per execution in iteration 0).
+    int64_t storeLatency = 0;
+    for (Operation &op : *loop.getBody()) {
+      auto d = dyn_cast<DmaStartOp>(&op);
+      if (!d || llvm::any_of(stages, [&](const Stage &s) { return s.dma == d; }))
+        continue;
+      Value src = getRoot(d.getSrc());
+      auto ex = d->getAttrOfType<IntegerAttr>("accel.executions");
+      if (!ex || ex.getInt() <= 0 ||
+          llvm::none_of(stages, [&](Stage s) {
+            return s.buffer.getResult() == src;
+          }))
+        continue;
+      int64_t stall = 0;
+      for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
+        if (auto a = d->getAttrOfType<IntegerAttr>(name))
+          stall += a.getInt();
+      storeLatency = std::max(storeLatency, stall / ex.getInt());
+    }
     int64_t work = std::max<int64_t>(1, busy / executions); // per iteration
     int64_t bestG = 1, bestStall = INT64_MAX;
     for (int64_t g = 1; g <= maxGroup && 2 * g <= trips; ++g) {
       int64_t r = trips % (2 * g);
       int64_t perGroup =
           std::max<int64_t>(0, latency + (g - 1) * transfer - g * work);
-      int64_t stall = r * latency + latency + ((trips - r) / g - 1) * perGroup;
+      int64_t stall = r * (latency + storeLatency) + latency +
+                      ((trips - r) / g - 1) * perGroup +
+                      (trips - r) / g * storeLatency;
       if (stall < bestStall)
         bestStall = stall, bestG = g;
     }

@@ -111,3 +111,41 @@ func.func @end_of_block(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>
   accel.dma_wait %tb
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Two stores into rows 8k and 8(k+1) of one HBM buffer (offsets that differ
+// by a constant >= the 8-row tile) do not overlap: the first store's WAIT
+// passes the second store. A third store to rows 8k+4 overlaps the first
+// and stops it.
+// CHECK-LABEL: func.func @disjoint_rows
+// CHECK: %[[S0:.*]] = accel.dma_start %arg1, %{{.*}} {accel.stall_base
+// CHECK-NEXT: accel.dma_start %arg2
+// CHECK-NEXT: accel.dma_wait %[[S0]] {accel.sunk = 1 : i64}
+// CHECK-NEXT: accel.dma_start %arg3
+func.func @disjoint_rows(%out: memref<64x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %b: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>, %k: index) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %r0 = arith.muli %k, %c8 : index
+  %k1 = arith.addi %k, %c1 : index
+  %r1 = arith.muli %k1, %c8 : index
+  %r2 = arith.addi %r0, %c4 : index
+  %o0 = memref.subview %out[%r0, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  %o1 = memref.subview %out[%r1, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  %o2 = memref.subview %out[%r2, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  %t0 = accel.dma_start %a, %o0 {accel.stall_base = 499} : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-remark @+1 {{sunk past 1 op(s); stopped by an access to the DMA's destination}}
+  accel.dma_wait %t0
+  %t1 = accel.dma_start %b, %o1 : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-note @+1 {{blocking op}}
+  %t2 = accel.dma_start %c, %o2 : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-remark @+1 {{not sunk: its DMA's metrics show no stall}}
+  accel.dma_wait %t1
+  // expected-remark @+1 {{not sunk: its DMA's metrics show no stall}}
+  accel.dma_wait %t2
+  return
+}

@@ -339,6 +339,10 @@ static int cmdFdo(MLIRContext &ctx) {
   std::map<uint64_t, std::vector<uint8_t>> baselineHbm;
   isa::Program baselineProgram;
   bool allMatch = true;
+  // The fastest program so far: an iteration that is slower ends the loop
+  // (the passes are deterministic, so the next one would repeat it).
+  unsigned bestIt = 0;
+  uint64_t bestCycles = 0;
   for (unsigned it = 0; it <= iterations; ++it) {
     unsigned hoisted = 0, parallelized = 0, pipelined = 0, pinned = 0,
              sunk = 0;
@@ -461,6 +465,16 @@ static int cmdFdo(MLIRContext &ctx) {
                                    {"applied", pipelined}});
     }
     iterationsJson.push_back(std::move(row));
+    if (it == 0 || r->summary.totalCycles < bestCycles) {
+      bestIt = it;
+      bestCycles = r->summary.totalCycles;
+    } else if (r->summary.totalCycles > bestCycles) {
+      llvm::outs() << "iteration " << it << " is slower than iteration "
+                   << bestIt << " (" << r->summary.totalCycles << " > "
+                   << bestCycles << " cycles): stopping; iteration "
+                   << bestIt << "'s program is the result\n";
+      break;
+    }
   }
   // fdo.json: drop the embedded metrics (they are in iterN/metrics.json).
   json out = {{"schema", "accel-fdo"},
@@ -472,10 +486,12 @@ static int cmdFdo(MLIRContext &ctx) {
     row.erase("metrics_json");
     out["iterations"].push_back(std::move(row));
   }
-  const json &first = out["iterations"].front(), &last = out["iterations"].back();
-  double c0 = first["total_cycles"], cN = last["total_cycles"];
-  double s0 = first["dma_stall_cycles"], sN = last["dma_stall_cycles"];
+  const json &first = out["iterations"].front(),
+             &best = out["iterations"][bestIt];
+  double c0 = first["total_cycles"], cN = best["total_cycles"];
+  double s0 = first["dma_stall_cycles"], sN = best["dma_stall_cycles"];
   out["summary"] = {
+      {"best_iteration", bestIt},
       {"cycles_reduction", c0 ? 1.0 - cN / c0 : 0.0},
       {"dma_stall_reduction", s0 ? 1.0 - sN / s0 : 0.0},
       {"results_match", allMatch}};
@@ -483,8 +499,9 @@ static int cmdFdo(MLIRContext &ctx) {
   llvm::sys::path::append(fdoPath, "fdo.json");
   if (auto e = writeFile(fdoPath, out.dump(2) + "\n"))
     return fail(llvm::toString(std::move(e)));
-  llvm::outs() << llvm::format("\ncycles -%.1f%%, DMA stall cycles -%.1f%%, "
-                               "results %s; wrote %s\n",
+  llvm::outs() << llvm::format("\nbest: iteration %u, cycles -%.1f%%, DMA "
+                               "stall cycles -%.1f%%, results %s; wrote %s\n",
+                               bestIt,
                                100 * out["summary"]["cycles_reduction"].get<double>(),
                                100 * out["summary"]["dma_stall_reduction"].get<double>(),
                                allMatch ? "identical" : "DIFFER",

@@ -84,7 +84,11 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
     at least one iteration; the WAITs stay in the loop (later ones find the
     DMA complete).
     Buffers are roots of `memref.subview` chains; distinct allocations and
-    distinct function arguments are assumed not to alias.
+    distinct function arguments are assumed not to alias. Two unit-stride
+    subviews of one buffer do not overlap when, in some dimension, their
+    offsets (linear in SSA values through arith.addi/subi/muli by a
+    constant) differ by a constant at least the lower one's size (rows 8k
+    and 8(k+1) of an 8-row tile loop).
 
     VMEM: lowering reserves every `accel.alloc` for the whole function, so a
     hoist never raises peak VMEM; the pass refuses every hoist when the
@@ -157,7 +161,10 @@ def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
     unknown memory effects, or is the block's terminator. ISSUEs of other
     DMAs may be crossed (their order does not change), so their base
     latencies overlap this one's. Ops inside a crossed region (an scf.for)
-    are checked too. WAITs never leave their block.
+    are checked too. Aliasing follows --accel-hoist-dma (disjoint subviews
+    of one buffer do not stop the WAIT). WAITs never leave their block, and
+    a WAIT moves only past ops that do work (not past only allocations or
+    other WAITs).
 
     Each moved WAIT gets `accel.sunk` (i64: the ops crossed). With
     `remarks=true` the pass reports where each WAIT stopped and why.
@@ -189,10 +196,14 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     classic double buffering.
 
     G: `group` when set; else, from the attached metrics of iteration 0,
-    the smallest G with G x (work per iteration) >= one tile's un-overlapped
-    latency: ceil((accel.stall_base + accel.stall_transfer) / executions
-    over (sum of accel.busy_cycles in the body) / executions), at most
-    `max-group`; 1 without metrics. G is then lowered until two groups fit
+    weighing one tile's un-overlapped latency L against the work W per
+    iteration (L from accel.stall_base +
+    accel.stall_transfer per execution, W from the body's accel.busy_cycles
+    per execution): the G up to `max-group` with the smallest estimated
+    stall, counting the prologue, the unpipelined remainder, each group's
+    L + (G-1) X - G W not covered (X: transfer per iteration) and, when the
+    body stores from a staged buffer, each group's last store; 1 without
+    metrics. G is then lowered until two groups fit
     the trip count and 2G buffers per DMA fit the VMEM capacity. Iterations
     beyond a multiple of 2G run first, in a copy of the original loop.
 
