@@ -80,9 +80,9 @@ def main():
 
     def geomean(xs):
         return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 0
-    print("\nGeometric mean of FDO cycles / roofline lower bound: %.2f "
+    print("\nGeometric mean of FDO cycles / roofline lower bound: %.3f "
           "(target <= 1.10)" % geomean(ratios))
-    print("Geometric mean of FDO cycles / latency-aware lower bound: %.2f"
+    print("Geometric mean of FDO cycles / latency-aware lower bound: %.3f"
           % geomean(lratios))
     return 0 if ok else 1
 

@@ -378,6 +378,9 @@ struct PipelineDmaPass
     SmallVector<Value> first;
     for (int64_t j = 0; j < g; ++j)
       issue(b, constant(b, lb + j * step), j, first);
+    // The prologue's first DMA marks the transformed loop (with two groups
+    // in all, no loop over pairs remains).
+    first.front().getDefiningOp()->setAttr("accel.pipelined", b.getUnitAttr());
     waitAll(b, first);
     if (lastStart > lb) {
       // The loop over pairs of groups, marked as pipelined (a new loop: new

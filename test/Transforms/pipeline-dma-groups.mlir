@@ -137,3 +137,31 @@ func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Two groups in all (4 iterations, group=2): no loop over pairs remains;
+// the prologue's first DMA carries accel.pipelined.
+// G2-LABEL: func.func @two_groups
+// G2: %[[P0:.*]] = accel.dma_start %{{.*}} {accel.pipelined}
+// G2-NOT: scf.for
+// G2-COUNT-4: accel.matmul
+// G2-NEXT: return
+func.func @two_groups(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}

@@ -331,7 +331,7 @@ static int cmdFdo(MLIRContext &ctx) {
   std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   uint64_t vmemBytes = 0;
 
-  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-26s %s\n",
+  llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
                                "results");
@@ -381,7 +381,7 @@ static int cmdFdo(MLIRContext &ctx) {
           else if (name == "accel-sink-dma-wait")
             sunk += op->hasAttr("accel.sunk");
           else if (name == "accel-pipeline-dma")
-            pipelined += llvm::isa<scf::ForOp>(op) &&
+            pipelined += llvm::isa<accel::DmaStartOp>(op) &&
                          op->hasAttr("accel.pipelined");
         });
       }
@@ -428,7 +428,7 @@ static int cmdFdo(MLIRContext &ctx) {
                       (pinned ? " pin x" + std::to_string(pinned)
                               : std::string());
     llvm::outs() << llvm::format("%-4u %12llu %12llu %10llu %10llu %6.1f%% "
-                                 "%10llu %-26s %s\n",
+                                 "%10llu %-34s %s\n",
                                  it, (unsigned long long)r->summary.totalCycles,
                                  (unsigned long long)(base + transfer),
                                  (unsigned long long)base,

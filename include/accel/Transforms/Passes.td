@@ -218,7 +218,8 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     the VMEM capacity together with all allocations of the function. Hint:
     some DMA of the body has a stall in its attached metrics (`all=true`:
     any loop). Refusals are remarks on the loop with `remarks=true`. The
-    new loop over pairs of groups carries `accel.pipelined`; cloned ops
+    new loop over pairs of groups (none when the trip count is 2G) and the
+    prologue's first DMA carry `accel.pipelined`; cloned ops
     drop the originals' `accel.*` attributes (op id, metrics) and get new
     op ids when ids are assigned again.
   }];
@@ -228,7 +229,7 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
            "Pipeline loops whose DMAs show no stall too">,
     Option<"group", "group", "int64_t", /*default=*/"0",
            "Tiles per group (0: from the metrics, 1 without them)">,
-    Option<"maxGroup", "max-group", "int64_t", /*default=*/"8",
+    Option<"maxGroup", "max-group", "int64_t", /*default=*/"16",
            "Largest group chosen from the metrics">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
