@@ -97,3 +97,50 @@ func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<4100x1xf32, #vme
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused (dominance): the source is a tile chosen by the loop index, so a
+// load before the loop could not compute it (and the bytes differ per
+// iteration).
+func.func @source_changes(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %wb = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %r = arith.muli %i, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    // expected-remark @+1 {{not pinned: its source changes in the loop}}
+    %t = accel.dma_start %s, %wb {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1689, bytes = 65536}]} : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %wb, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused (destination in use): the shared buffer is read between the
+// ISSUE and the WAIT (what it held before the DMA).
+func.func @destination_in_use(%w: memref<128x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %wb = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-remark @+1 {{not pinned: its destination is accessed before its WAIT}}
+    %t = accel.dma_start %w, %wb {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1689, bytes = 65536}]} : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+    accel.matmul %a, %wb, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %wb, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}

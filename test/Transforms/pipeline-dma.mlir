@@ -144,3 +144,26 @@ func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<8x128xf32, #vmem
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused (dominance): the DMA's source buffer is defined in the loop, so
+// the previous iteration cannot issue it.
+func.func @source_in_loop(%a: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: a DMA's source buffer is defined in the loop}}
+  scf.for %k = %c0 to %c4 step %c1 {
+    %src = accel.alloc : memref<8x128xf32, #vmem>
+    accel.vfill %src, 1.0 : memref<8x128xf32, #vmem>
+    %t = accel.dma_start %src, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vadd %b, %a, %a : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
