@@ -977,6 +977,12 @@ TEST(AnalyzerTest, Roofline) {
   EXPECT_EQ(r["latency_bound_by"], "critical path");
   // 301 / 276 = 1.09057... -> 1.0906.
   EXPECT_DOUBLE_EQ(r["measured_over_latency_bound"].get<double>(), 1.0906);
+  // One release date per track here, so the release-date bound is head +
+  // busy: 100 + 48, 132 + 28, 260 + 16.
+  const json &rel = r["release_bound_cycles"];
+  EXPECT_EQ(u64(rel["dma:hbm->vmem"]), 148u);
+  EXPECT_EQ(u64(rel["mxu"]), 160u);
+  EXPECT_EQ(u64(rel["dma:vmem->hbm"]), 276u);
   // Per op: matmul 2 * M * N * K = 2 * 8 * 4 * 8 = 512 FLOPs and no bytes;
   // the loads 256 and 128 bytes in, the store 128 bytes out.
   const json &ops = r["ops"];
@@ -1000,6 +1006,50 @@ TEST(AnalyzerTest, Roofline) {
   EXPECT_EQ(u64(fn["bytes_out"]), 128u);
   EXPECT_DOUBLE_EQ(fn["operational_intensity"].get<double>(), 1.0);
   EXPECT_EQ(fn["bound"], "memory");
+}
+
+
+TEST(AnalyzerTest, ReleaseDateBound) {
+  // VPU: 8 lanes, 2 cycles of pipeline, 1 pass per 8 elements; the load
+  // link: T_b 100, 8 bytes/cycle.
+  sim::MachineConfig config = configFrom(R"json({
+    "scalar": { "latency": 1 },
+    "vpu": { "lanes": 8, "pipeline_depth": 2 },
+    "dma": { "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 8 },
+      { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 8 }
+    ] }
+  })json",
+                                         kConfigName);
+  isa::Program p = makeProgram({
+      {li(1, kX), 1},
+      {li(2, kA), 1},
+      {li(3, kB), 1},
+      {li(4, kC), 1},
+      // An 8x8 fill of C, free of dependences: released at 0, busy
+      // 2 + 64 / 8 = 10 cycles.
+      {vfill(4, 8, 8, 8, 1.0f), 2},
+      // x -> A, 256 bytes: ready at 0 + 100 + 32 = 132.
+      {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 8, 8, 8, 8), 3},
+      {dmaWait(5), 4},
+      // Two 8x8 adds reading A, independent of each other: both released
+      // at 132, 10 cycles each.
+      {vadd(3, 2, 2, 8, 8, 8, 8, 8), 5},
+      {vadd(4, 2, 2, 8, 8, 8, 8, 8), 6},
+      {halt(), 7},
+  });
+  auto a = analyze(p, config);
+  ASSERT_TRUE(a->ok);
+  const json &r = a->m["roofline"];
+  EXPECT_EQ(u64(r["required_cycles"]["vpu"]), 30u);
+  // The critical path: 132 + 10 (the adds do not depend on each other).
+  EXPECT_EQ(u64(r["critical_path_cycles"]), 142u);
+  // Head + busy would give 0 + 30; with release dates, the two adds need
+  // 20 cycles of the one VPU after 132: max(0 + 30, 132 + 20) = 152.
+  EXPECT_EQ(u64(r["head_cycles"]["vpu"]), 0u);
+  EXPECT_EQ(u64(r["release_bound_cycles"]["vpu"]), 152u);
+  EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 152u);
+  EXPECT_EQ(r["latency_bound_by"], "vpu with release dates");
 }
 
 TEST(AnalyzerTest, UtilizationSeries) {

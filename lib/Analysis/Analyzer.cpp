@@ -23,6 +23,7 @@ Analyzer::Analyzer(const isa::Program &program,
       vmem(config.vmemBytes, config.vmemPageBytes) {
   deps.setReadyCycles(&doneCycles);
   trackHead.assign(tracks.size(), UINT64_MAX);
+  releasedWork.resize(tracks.size());
 }
 
 namespace accel {
@@ -143,8 +144,10 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     finish = head + (t.complete - t.transferStart);
     headTrack = 3 + size_t(t.link);
   }
-  if (headTrack != SIZE_MAX)
+  if (headTrack != SIZE_MAX && finish > head) {
     trackHead[headTrack] = std::min(trackHead[headTrack], head);
+    releasedWork[headTrack][head] += finish - head;
+  }
   criticalPath = std::max(criticalPath, finish);
   for (uint8_t r : acc.regWrites)
     regReady[r] = isDma ? start : finish; // a DMA's id exists at its ISSUE

@@ -418,25 +418,37 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
       bound = sum, boundBy = trackNames[t];
   }
   // Latency-aware bound: the dataflow critical path, and each track's
-  // earliest possible start (its head) plus its busy cycles. Both hold for
-  // any schedule of the same work with the same true dependences, so the
-  // largest of them and the throughput bound is still a lower bound.
+  // single-unit bound with release dates (the earliest start of each piece
+  // of work in the dataflow model). Both hold for any schedule of the same
+  // work with the same true dependences, so the largest of them and the
+  // throughput bound is still a lower bound.
   uint64_t tight = bound;
   std::string tightBy = boundBy;
   json heads = json::object();
   if (criticalPath > tight)
     tight = criticalPath, tightBy = "critical path";
+  // Per unit or link, with release dates (one unit, work that cannot
+  // start before its release): for every release date r, r plus the busy
+  // cycles released at or after r.
+  json released = json::object();
   for (size_t t = 0; t < tracks.size(); ++t) {
     if (trackHead[t] == UINT64_MAX)
       continue;
     heads[trackNames[t]] = trackHead[t];
-    uint64_t withHead = trackHead[t] + perResource[trackNames[t]].get<uint64_t>();
-    if (withHead > tight)
-      tight = withHead, tightBy = trackNames[t] + " after its head";
+    uint64_t suffix = 0, best = 0;
+    for (auto it = releasedWork[t].rbegin(); it != releasedWork[t].rend();
+         ++it) {
+      suffix += it->second;
+      best = std::max(best, it->first + suffix);
+    }
+    released[trackNames[t]] = best;
+    if (best > tight)
+      tight = best, tightBy = trackNames[t] + " with release dates";
   }
   m["roofline"] = {
       {"critical_path_cycles", criticalPath},
       {"head_cycles", heads},
+      {"release_bound_cycles", released},
       {"latency_lower_bound_cycles", tight},
       {"latency_bound_by", tightBy},
       {"measured_over_latency_bound",

@@ -40,6 +40,19 @@ inline Value getRoot(Value v) {
   return v;
 }
 
+/// An i64 attribute set by --accel-attach-metrics; 0 when absent.
+inline int64_t getMetric(Operation *op, StringRef name) {
+  auto a = op->getAttrOfType<IntegerAttr>(name);
+  return a ? a.getInt() : 0;
+}
+
+/// Cycles the WAITs of `dma` stalled over all its executions (base +
+/// transfer, seed 000 Fig. 4), from its attached metrics; 0 without them.
+inline int64_t getStallCycles(Operation *dma) {
+  return getMetric(dma, "accel.stall_base") +
+         getMetric(dma, "accel.stall_transfer");
+}
+
 /// An index as a linear combination of opaque SSA values plus a constant,
 /// following arith.constant/addi/subi and muli by a constant (`valid` false
 /// beyond that).

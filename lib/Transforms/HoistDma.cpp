@@ -45,10 +45,7 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
     Builder b(&getContext());
     for (DmaStartOp d : dmas) {
       if (!hoistAll) {
-        auto sb = d->getAttrOfType<IntegerAttr>("accel.stall_base");
-        auto st = d->getAttrOfType<IntegerAttr>("accel.stall_transfer");
-        int64_t stall = (sb ? sb.getInt() : 0) + (st ? st.getInt() : 0);
-        if (stall <= 0) {
+        if (getStallCycles(d) <= 0) {
           if (emitRemarks)
             d.emitRemark("not hoisted: its metrics show no stall");
           continue;

@@ -103,9 +103,7 @@ struct PipelineDmaPass
       if (loop->isAncestor(srcRoot.getParentRegion()->getParentOp()))
         return "a DMA's source buffer is defined in the loop";
       stages.push_back({dma, wait, buffer, nullptr});
-      for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
-        if (auto s = dma->getAttrOfType<IntegerAttr>(name))
-          stalled |= s.getInt() > 0;
+      stalled |= getStallCycles(dma) > 0;
     }
     if (stages.empty())
       return "no DMA of the body loads a whole VMEM allocation made outside "
@@ -177,21 +175,16 @@ struct PipelineDmaPass
       return group;
     int64_t latency = 0, transfer = 0, executions = 0;
     for (const Stage &s : stages) {
-      auto ex = s.dma->getAttrOfType<IntegerAttr>("accel.executions");
-      if (!ex || ex.getInt() <= 0)
+      int64_t ex = getMetric(s.dma, "accel.executions");
+      if (ex <= 0)
         continue;
-      auto base = s.dma->getAttrOfType<IntegerAttr>("accel.stall_base");
-      auto xfer = s.dma->getAttrOfType<IntegerAttr>("accel.stall_transfer");
-      int64_t b = base ? base.getInt() : 0, x = xfer ? xfer.getInt() : 0;
-      latency = std::max(latency, (b + x) / ex.getInt());
-      transfer += x / ex.getInt();
-      executions = std::max(executions, ex.getInt());
+      latency = std::max(latency, getStallCycles(s.dma) / ex);
+      transfer += getMetric(s.dma, "accel.stall_transfer") / ex;
+      executions = std::max(executions, ex);
     }
     int64_t busy = 0;
-    loop.getBody()->walk([&](Operation *op) {
-      if (auto a = op->getAttrOfType<IntegerAttr>("accel.busy_cycles"))
-        busy += a.getInt();
-    });
+    loop.getBody()->walk(
+        [&](Operation *op) { busy += getMetric(op, "accel.busy_cycles"); });
     if (!latency || !executions || !busy)
       return 1;
     // Stores from a staged buffer (a result written back in place): the
@@ -203,17 +196,12 @@ struct PipelineDmaPass
       if (!d || llvm::any_of(stages, [&](const Stage &s) { return s.dma == d; }))
         continue;
       Value src = getRoot(d.getSrc());
-      auto ex = d->getAttrOfType<IntegerAttr>("accel.executions");
-      if (!ex || ex.getInt() <= 0 ||
-          llvm::none_of(stages, [&](Stage s) {
+      int64_t ex = getMetric(d, "accel.executions");
+      if (ex <= 0 || llvm::none_of(stages, [&](Stage s) {
             return s.buffer.getResult() == src;
           }))
         continue;
-      int64_t stall = 0;
-      for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
-        if (auto a = d->getAttrOfType<IntegerAttr>(name))
-          stall += a.getInt();
-      storeLatency = std::max(storeLatency, stall / ex.getInt());
+      storeLatency = std::max(storeLatency, getStallCycles(d) / ex);
     }
     int64_t work = std::max<int64_t>(1, busy / executions); // per iteration
     int64_t bestG = 1, bestStall = INT64_MAX;

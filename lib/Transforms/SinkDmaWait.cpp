@@ -41,11 +41,7 @@ struct SinkDmaWaitPass
         continue;
       }
       if (!sinkAll) {
-        int64_t stall = 0;
-        for (const char *name : {"accel.stall_base", "accel.stall_transfer"})
-          if (auto a = dma->getAttrOfType<IntegerAttr>(name))
-            stall += a.getInt();
-        if (stall <= 0) {
+        if (getStallCycles(dma) <= 0) {
           if (emitRemarks)
             wait.emitRemark("not sunk: its DMA's metrics show no stall");
           continue;

@@ -259,6 +259,10 @@ private:
   /// Per track: the earliest cycle any of its work could start in that
   /// model (a DMA link: the earliest transfer start); UINT64_MAX: none.
   std::vector<uint64_t> trackHead;
+  /// Per track: busy cycles by release date (the earliest cycle the work
+  /// could start in that model), for the single-unit bound with release
+  /// dates: max over r of r + the busy cycles released at or after r.
+  std::vector<std::map<uint64_t, uint64_t>> releasedWork;
 };
 
 } // namespace analysis
