@@ -146,7 +146,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   }
   if (headTrack != SIZE_MAX && finish > head) {
     trackHead[headTrack] = std::min(trackHead[headTrack], head);
-    releasedWork[headTrack][head] += finish - head;
+    addReleasedWork(headTrack, head, finish - head);
   }
   criticalPath = std::max(criticalPath, finish);
   for (uint8_t r : acc.regWrites)
@@ -196,6 +196,24 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   for (const sim::AddrRange &r : writes)
     srcWriter[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
   ++index;
+}
+
+void Analyzer::addReleasedWork(size_t track, uint64_t release,
+                               uint64_t busy) {
+  while ((release >> releaseShift) >= kMaxReleaseBins) {
+    // Coarser bins: merge pairs on every track.
+    for (std::vector<uint64_t> &bins : releasedWork) {
+      for (size_t i = 0; i < bins.size(); ++i)
+        bins[i / 2] = (i % 2 ? bins[i / 2] : 0) + bins[i];
+      bins.resize((bins.size() + 1) / 2);
+    }
+    ++releaseShift;
+  }
+  std::vector<uint64_t> &bins = releasedWork[track];
+  size_t bin = size_t(release >> releaseShift);
+  if (bins.size() <= bin)
+    bins.resize(bin + 1, 0);
+  bins[bin] += busy;
 }
 
 void Analyzer::onHalt(uint64_t total) {

@@ -436,10 +436,11 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
       continue;
     heads[trackNames[t]] = trackHead[t];
     uint64_t suffix = 0, best = 0;
-    for (auto it = releasedWork[t].rbegin(); it != releasedWork[t].rend();
-         ++it) {
-      suffix += it->second;
-      best = std::max(best, it->first + suffix);
+    const std::vector<uint64_t> &bins = releasedWork[t];
+    for (size_t i = bins.size(); i-- > 0;) {
+      suffix += bins[i];
+      if (bins[i])
+        best = std::max(best, (uint64_t(i) << releaseShift) + suffix);
     }
     released[trackNames[t]] = best;
     if (best > tight)

@@ -262,7 +262,13 @@ private:
   /// Per track: busy cycles by release date (the earliest cycle the work
   /// could start in that model), for the single-unit bound with release
   /// dates: max over r of r + the busy cycles released at or after r.
-  std::vector<std::map<uint64_t, uint64_t>> releasedWork;
+  /// Release dates are rounded down to multiples of 2^releaseShift cycles
+  /// (still a valid bound: earlier releases only weaken it); the shift grows
+  /// so that each track keeps at most kMaxReleaseBins bins.
+  static constexpr size_t kMaxReleaseBins = 1 << 16;
+  std::vector<std::vector<uint64_t>> releasedWork;
+  unsigned releaseShift = 0;
+  void addReleasedWork(size_t track, uint64_t release, uint64_t busy);
 };
 
 } // namespace analysis

@@ -23,6 +23,11 @@ public:
   void assign(uint64_t b, uint64_t e, T value) {
     if (b >= e)
       return;
+    // Fast path: the same range again (a tile rewritten in a loop).
+    if (auto it = ranges.find(b); it != ranges.end() && it->second.end == e) {
+      it->second.value = value;
+      return;
+    }
     split(b);
     split(e);
     auto it = ranges.lower_bound(b);
