@@ -47,6 +47,7 @@ private:
                                  ArrayRef<OpFoldResult> offsets,
                                  ArrayRef<int64_t> strides);
   LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerYield(scf::YieldOp op);
   template <typename OpTy>
   LogicalResult lowerVpu(OpTy op, Opcode opc, Value x, Value y, Value out);
 
@@ -329,9 +330,6 @@ LogicalResult Lowerer::lowerSubview(memref::SubViewOp op) {
 }
 
 LogicalResult Lowerer::lowerFor(scf::ForOp op) {
-  if (op.getNumRegionIterArgs() != 0)
-    return op.emitError("scf.for with iter_args cannot be lowered to the "
-                        "accel ISA");
   FailureOr<uint8_t> lb = reg(op, op.getLowerBound());
   FailureOr<uint8_t> ub = reg(op, op.getUpperBound());
   FailureOr<uint8_t> step = reg(op, op.getStep());
@@ -339,6 +337,24 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   if (failed(lb) || failed(ub) || failed(step) || failed(iv))
     return failure();
   regs[op.getInductionVar()] = *iv;
+  // iter_args: each gets a register, set from its init value before the
+  // loop and from the yielded value at the end of every iteration (see
+  // lowerYield); after the loop it holds the result (so the register
+  // lives as long as the result: lowerBlock schedules its release).
+  for (auto [init, arg, result] : llvm::zip(
+           op.getInitArgs(), op.getRegionIterArgs(), op.getResults())) {
+    FailureOr<uint8_t> from = reg(op, init);
+    FailureOr<uint8_t> to = newReg(op);
+    if (failed(from) || failed(to))
+      return failure();
+    Inst mov;
+    mov.op = Opcode::Mov;
+    mov.rd = *to;
+    mov.rs1 = *from;
+    emit(op, mov);
+    regs[arg] = *to;
+    regs[result] = *to;
+  }
   uint32_t loopId = 0;
   if (auto id = op->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName()))
     loopId = uint32_t(id.getInt());
@@ -370,6 +386,55 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   back.setImm(headPc);
   emit(op, back);
   program.code[headPc].setImm(int64_t(program.code.size()));
+  return success();
+}
+
+/// The yielded values of an scf.for iteration move into the iter_args'
+/// registers, as a parallel copy: when a source is another iter_arg's
+/// register (a swap), every value goes through a temporary first.
+LogicalResult Lowerer::lowerYield(scf::YieldOp op) {
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  if (!loop || op.getNumOperands() == 0)
+    return success();
+  SmallVector<uint8_t> from, to;
+  for (auto [value, arg] : llvm::zip(op.getOperands(),
+                                     loop.getRegionIterArgs())) {
+    FailureOr<uint8_t> src = reg(op, value);
+    if (failed(src))
+      return failure();
+    from.push_back(*src);
+    to.push_back(regs.lookup(arg));
+  }
+  auto mov = [&](uint8_t rd, uint8_t rs) {
+    if (rd == rs)
+      return;
+    Inst in;
+    in.op = Opcode::Mov;
+    in.rd = rd;
+    in.rs1 = rs;
+    emit(op, in);
+  };
+  bool overlap = false;
+  for (size_t i = 0; i < from.size(); ++i)
+    for (size_t j = 0; j < to.size(); ++j)
+      overlap |= i != j && from[i] == to[j];
+  if (!overlap) {
+    for (size_t i = 0; i < from.size(); ++i)
+      mov(to[i], from[i]);
+    return success();
+  }
+  SmallVector<uint8_t> temps;
+  for (uint8_t src : from) {
+    FailureOr<uint8_t> t = newReg(op);
+    if (failed(t))
+      return failure();
+    mov(*t, src);
+    temps.push_back(*t);
+  }
+  for (size_t i = 0; i < temps.size(); ++i) {
+    mov(to[i], temps[i]);
+    releaseReg(temps[i]);
+  }
   return success();
 }
 
@@ -444,7 +509,7 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       .Case<memref::SubViewOp>(
           [&](memref::SubViewOp sv) { return lowerSubview(sv); })
       .Case<scf::ForOp>([&](scf::ForOp f) { return lowerFor(f); })
-      .Case<scf::YieldOp>([&](auto) { return success(); })
+      .Case<scf::YieldOp>([&](scf::YieldOp y) { return lowerYield(y); })
       .Case<AllocOp>([&](auto) { return success(); }) // placed up front
       .Case<func::ReturnOp>([&](auto) -> LogicalResult {
         if (op->getParentOp() != op->getParentOfType<func::FuncOp>())

@@ -4,14 +4,12 @@
 // RUN: not accel-replay asm %t/vmem-arg.mlir 2>&1 | FileCheck %s --check-prefix=ARG --implicit-check-not=error:
 // RUN: not accel-replay asm %t/capacity.mlir 2>&1 | FileCheck %s --check-prefix=CAPACITY --implicit-check-not=error:
 // RUN: not accel-replay asm %t/two-funcs.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY --implicit-check-not=error:
-// RUN: not accel-replay asm %t/iter-args.mlir 2>&1 | FileCheck %s --check-prefix=ITER --implicit-check-not=error:
 // RUN: not accel-replay asm %t/init.mlir 2>&1 | FileCheck %s --check-prefix=INIT --implicit-check-not=error:
 
 // OPKIND: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
 // ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32 or i32 HBM memref with a static shape and the identity layout
 // CAPACITY: capacity.mlir:3:8: error: VMEM allocations need 33558528 bytes, more than the VMEM capacity of 33554432 bytes
 // ENTRY: error: cannot choose an entry function: found 2 functions with bodies and none named 'main'
-// ITER: iter-args.mlir:5:8: error: scf.for with iter_args cannot be lowered to the accel ISA
 // INIT: init.mlir:1:1: error: argument 0: accel.init must be "zero", "random" or "iota"
 
 //--- unsupported-op.mlir
@@ -35,16 +33,6 @@ func.func @a() {
   return
 }
 func.func @b() {
-  return
-}
-//--- iter-args.mlir
-func.func @main() {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %c0) -> (index) {
-    scf.yield %i : index
-  }
   return
 }
 //--- init.mlir
