@@ -81,77 +81,99 @@ struct PipelineDmaPass
     if (trips < 2)
       return "the trip count is less than 2";
     Block *body = loop.getBody();
-    bool stalled = pipelineAll;
+    // Stages: DMAs at the top of the body that load a whole VMEM allocation
+    // made outside the loop and meet the rules below. Other DMAs (stores of
+    // results, later loads into a buffer already used in the iteration)
+    // stay in rest(k).
+    std::string firstReason;
+    bool candidates = false;
     for (Operation &op : *body) {
       auto dma = dyn_cast<DmaStartOp>(&op);
       if (!dma)
         continue;
-      // Stages: DMAs that load a whole VMEM allocation made outside the
-      // loop. Other DMAs (e.g. stores of results) stay in rest(k).
       auto buffer = dma.getDst().getDefiningOp<AllocOp>();
       if (!buffer || loop->isAncestor(buffer))
         continue;
-      for (Operation *user : buffer->getUsers())
-        if (!loop->isAncestor(user))
-          return "a staged buffer is used outside the loop";
-      if (!dma.getToken().hasOneUse())
-        return "a DMA's token has more than one WAIT";
-      auto wait = dyn_cast<DmaWaitOp>(*dma.getToken().getUsers().begin());
-      if (!wait || wait->getBlock() != body)
-        return "a DMA's WAIT is not in the loop body";
-      Value srcRoot = getRoot(dma.getSrc());
-      if (loop->isAncestor(srcRoot.getParentRegion()->getParentOp()))
-        return "a DMA's source buffer is defined in the loop";
-      stages.push_back({dma, wait, buffer, nullptr});
-      stalled |= getStallCycles(dma) > 0;
+      candidates = true;
+      std::string why = checkStage(loop, dma, buffer);
+      if (!why.empty()) {
+        if (firstReason.empty())
+          firstReason = why;
+        continue;
+      }
+      stages.push_back({dma, cast<DmaWaitOp>(*dma.getToken().getUsers().begin()),
+                        buffer, nullptr});
     }
-    if (stages.empty())
+    if (!candidates)
       return "no DMA of the body loads a whole VMEM allocation made outside "
              "the loop";
-    if (!stalled)
+    if (stages.empty())
+      return firstReason;
+    if (!pipelineAll && llvm::none_of(stages, [](Stage s) {
+          return getStallCycles(s.dma) > 0;
+        }))
       return "its DMAs' metrics show no stall";
-    // Memory rules: the loop does not write a staged DMA's source, and
-    // nothing accesses a staged buffer before the DMA's WAIT (after it, the
-    // tile is the iteration's own: reads and in-place updates are fine, the
-    // next tile goes to the other buffer).
-    for (Stage &s : stages) {
-      Value src = getRoot(s.dma.getSrc());
-      bool afterWait = false;
-      std::string why;
-      for (Operation &top : *body) {
-        if (&top == s.wait.getOperation())
-          afterWait = true;
-        WalkResult r = top.walk([&](Operation *op) {
-          if (op == s.dma.getOperation() || isa<DmaWaitOp>(op) ||
-              isMemoryEffectFree(op) || isa<AllocOp>(op))
-            return WalkResult::advance();
-          auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-          if (!iface) {
-            why = "an op with unknown memory effects in the loop";
+    return "";
+  }
+
+  /// Why DMA `dma` into `buffer` cannot be a stage of `loop`, or "". The
+  /// buffer is used only in the loop; the DMA has one WAIT, in the body; its
+  /// source is defined outside the loop and never written in it; and
+  /// nothing accesses the buffer before the WAIT (after it, the tile is the
+  /// iteration's own: reads and in-place updates are fine, the next tile
+  /// goes to another buffer).
+  static std::string checkStage(scf::ForOp loop, DmaStartOp dma,
+                                AllocOp buffer) {
+    Block *body = loop.getBody();
+    for (Operation *user : buffer->getUsers())
+      if (!loop->isAncestor(user))
+        return "a staged buffer is used outside the loop";
+    if (!dma.getToken().hasOneUse())
+      return "a DMA's token has more than one WAIT";
+    auto wait = dyn_cast<DmaWaitOp>(*dma.getToken().getUsers().begin());
+    if (!wait || wait->getBlock() != body)
+      return "a DMA's WAIT is not in the loop body";
+    Value src = getRoot(dma.getSrc());
+    if (loop->isAncestor(src.getParentRegion()->getParentOp()))
+      return "a DMA's source buffer is defined in the loop";
+    bool afterWait = false;
+    std::string why;
+    for (Operation &top : *body) {
+      if (&top == wait.getOperation())
+        afterWait = true;
+      WalkResult r = top.walk([&](Operation *op) {
+        // Ops with recursive effects (a nested scf.for) have their nested
+        // ops walked too.
+        if (op == dma.getOperation() || isa<DmaWaitOp>(op) ||
+            op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+            isMemoryEffectFree(op) || isa<AllocOp>(op))
+          return WalkResult::advance();
+        auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+        if (!iface) {
+          why = "an op with unknown memory effects in the loop";
+          return WalkResult::interrupt();
+        }
+        SmallVector<MemoryEffects::EffectInstance> effects;
+        iface.getEffects(effects);
+        for (auto &e : effects) {
+          Value v = e.getValue();
+          if (!v)
+            continue;
+          Value root = getRoot(v);
+          bool write = isa<MemoryEffects::Write>(e.getEffect());
+          if (root == buffer.getResult() && !afterWait) {
+            why = "a DMA's destination is accessed before its WAIT";
             return WalkResult::interrupt();
           }
-          SmallVector<MemoryEffects::EffectInstance> effects;
-          iface.getEffects(effects);
-          for (auto &e : effects) {
-            Value v = e.getValue();
-            if (!v)
-              continue;
-            Value root = getRoot(v);
-            bool write = isa<MemoryEffects::Write>(e.getEffect());
-            if (root == s.buffer.getResult() && !afterWait) {
-              why = "a DMA's destination is accessed before its WAIT";
-              return WalkResult::interrupt();
-            }
-            if (root == src && write) {
-              why = "the loop writes a DMA's source";
-              return WalkResult::interrupt();
-            }
+          if (root == src && write) {
+            why = "the loop writes a DMA's source";
+            return WalkResult::interrupt();
           }
-          return WalkResult::advance();
-        });
-        if (r.wasInterrupted())
-          return why;
-      }
+        }
+        return WalkResult::advance();
+      });
+      if (r.wasInterrupted())
+        return why;
     }
     return "";
   }

@@ -165,3 +165,44 @@ func.func @two_groups(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// An outer loop whose body holds a nested loop (its ops are checked like
+// the others) and a second DMA into the staged buffer after the buffer was
+// read: only the first DMA is a stage; the second stays in each copy of the
+// body, into that copy's buffer.
+// G2-LABEL: func.func @nested_and_second_load
+// G2: %[[B0:.*]] = accel.alloc : memref<128x128xf32
+// G2-COUNT-3: accel.alloc : memref<128x128xf32
+// G2-NOT: accel.alloc
+// G2: accel.dma_start %{{.*}}, %[[B0]] {accel.pipelined}
+// G2: scf.for
+// G2: scf.for
+// G2: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
+// G2: accel.dma_start %{{.*}}, %[[B0]] :
+// G2: } {accel.pipelined}
+func.func @nested_and_second_load(%w: memref<1024x128xf32, #hbm>, %v: memref<128x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %n = %c0 to %c8 step %c1 {
+    %r = arith.muli %n, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<1024x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    scf.for %k = %c0 to %c2 step %c1 {
+      accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+    %t2 = accel.dma_start %v, %b : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t2
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}

@@ -209,15 +209,20 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
 
     Applies to an `scf.for` with constant bounds, at least 2 iterations and
     no iter_args. Its stages are the DMAs at the top level of the body that
-    load a whole VMEM allocation made outside the loop, each waited once in
-    the body (other DMAs, such as stores of results, stay in the
-    computation). Conditions: no op accesses a staged buffer before that
-    DMA's WAIT (after it, reads and in-place updates are fine), no staged
-    buffer is used outside the loop, the loop does not write a staged DMA's
-    source, no op has unknown memory effects, and the second buffers fit
-    the VMEM capacity together with all allocations of the function. Hint:
-    some DMA of the body has a stall in its attached metrics (`all=true`:
-    any loop). Refusals are remarks on the loop with `remarks=true`. The
+    load a whole VMEM allocation made outside the loop and meet these
+    conditions: the DMA is waited once, in the body; no op accesses its
+    buffer before that WAIT (after it, reads and in-place updates are fine);
+    the buffer is not used outside the loop; the loop does not write the
+    DMA's source; no op has unknown memory effects (ops in nested loops are
+    checked too). Other DMAs (stores of results, a later load into a buffer
+    the iteration already used, an inner loop's DMAs) stay in the
+    computation; the loop is refused when no stage remains, with the first
+    DMA's reason. The 2G buffers per stage must fit the VMEM capacity
+    together with all allocations of the function. Hint: some stage has a
+    stall in its attached metrics (`all=true`: any loop). An outer loop
+    whose body starts with an inner pipelined loop's prologue gets that
+    prologue as its stage, so the next outer iteration's first group loads
+    during the current one. Refusals are remarks on the loop with `remarks=true`. The
     new loop over pairs of groups (none when the trip count is 2G) and the
     prologue's first DMA carry `accel.pipelined`; cloned ops
     drop the originals' `accel.*` attributes (op id, metrics) and get new

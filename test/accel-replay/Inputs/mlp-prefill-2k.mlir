@@ -1,8 +1,8 @@
 // A smaller copy of bench/fdo/kernels/llama2_mlp_prefill.mlir (64 tokens,
 // 2048 x 2048 weights: 16 x 16 tiles of 128 x 128), for
-// test/accel-replay/fdo-keeps-best.test: on it the second FDO iteration's
-// extra hoists and sinks inside the pipelined loops make it slightly slower
-// than the first.
+// test/accel-replay/fdo-keeps-best.test: with a 1792 KiB VMEM, the second
+// FDO iteration's extra hoists and sinks inside the pipelined loops make it
+// slightly slower than the first.
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
