@@ -42,6 +42,7 @@ private:
   FailureOr<uint8_t> reg(Operation *user, Value v);
   uint32_t emit(Operation *origin, const Inst &inst);
   LogicalResult emitLi(Operation *origin, uint8_t rd, int64_t value);
+  void emitMov(Operation *origin, uint8_t rd, uint8_t rs);
   LogicalResult lowerSubview(memref::SubViewOp op);
   FailureOr<uint8_t> emitAddress(Operation *op, Value base,
                                  ArrayRef<OpFoldResult> offsets,
@@ -152,6 +153,14 @@ uint32_t Lowerer::emit(Operation *origin, const Inst &inst) {
   program.code.push_back(inst);
   program.origins.push_back(std::move(o));
   return uint32_t(program.code.size() - 1);
+}
+
+void Lowerer::emitMov(Operation *origin, uint8_t rd, uint8_t rs) {
+  Inst in;
+  in.op = Opcode::Mov;
+  in.rd = rd;
+  in.rs1 = rs;
+  emit(origin, in);
 }
 
 LogicalResult Lowerer::emitLi(Operation *origin, uint8_t rd, int64_t value) {
@@ -272,11 +281,7 @@ FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
   FailureOr<uint8_t> rd = newReg(op);
   if (failed(rb) || failed(rd))
     return failure();
-  Inst mov;
-  mov.op = Opcode::Mov;
-  mov.rd = *rd;
-  mov.rs1 = *rb;
-  emit(op, mov);
+  emitMov(op, *rd, *rb);
   int64_t staticBytes = 0;
   for (auto [i, ofr] : llvm::enumerate(offsets)) {
     int64_t scale = strides[i] * isa::kElemBytes;
@@ -347,11 +352,7 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
     FailureOr<uint8_t> to = newReg(op);
     if (failed(from) || failed(to))
       return failure();
-    Inst mov;
-    mov.op = Opcode::Mov;
-    mov.rd = *to;
-    mov.rs1 = *from;
-    emit(op, mov);
+    emitMov(op, *to, *from);
     regs[arg] = *to;
     regs[result] = *to;
   }
@@ -361,11 +362,7 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   program.loops.push_back(
       {loopId, loopStack.empty() ? 0 : loopStack.back(),
        formatLocation(op.getLoc())});
-  Inst mov;
-  mov.op = Opcode::Mov;
-  mov.rd = *iv;
-  mov.rs1 = *lb;
-  emit(op, mov);
+  emitMov(op, *iv, *lb);
   Inst head;
   head.op = Opcode::Bge;
   head.rs1 = *iv;
@@ -406,13 +403,8 @@ LogicalResult Lowerer::lowerYield(scf::YieldOp op) {
     to.push_back(regs.lookup(arg));
   }
   auto mov = [&](uint8_t rd, uint8_t rs) {
-    if (rd == rs)
-      return;
-    Inst in;
-    in.op = Opcode::Mov;
-    in.rd = rd;
-    in.rs1 = rs;
-    emit(op, in);
+    if (rd != rs)
+      emitMov(op, rd, rs);
   };
   bool overlap = false;
   for (size_t i = 0; i < from.size(); ++i)
