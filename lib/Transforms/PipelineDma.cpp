@@ -241,6 +241,13 @@ struct PipelineDmaPass
   }
 
   void runOnOperation() override {
+    if (group < 0 || maxGroup < 1) {
+      getOperation().emitError()
+          << "accel-pipeline-dma: group must be >= 0 (0: from the metrics) "
+             "and max-group >= 1; got group="
+          << int64_t(group) << " max-group=" << int64_t(maxGroup);
+      return signalPassFailure();
+    }
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
