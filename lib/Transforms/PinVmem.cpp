@@ -96,9 +96,10 @@ static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
 /// it ever stops at kMaxBranchNodes (`exhausted`), the choice is still no
 /// worse than greedy.
 ///
-/// Written here rather than calling an ILP solver: the problem is small
-/// and GLPK, the usual free one, is GPL, which we do not link into
-/// accel-opt.
+/// Written here rather than calling an ILP solver: the problem is one
+/// knapsack constraint over a few dozen candidates; GLPK (Debian's
+/// libglpk-dev) is GPL, which we do not link into accel-opt, and CBC
+/// (coinor-libcbc-dev, EPL) would add a large C++ dependency for it.
 static llvm::BitVector solveKnapsack(ArrayRef<int64_t> values,
                                      ArrayRef<int64_t> weights,
                                      uint64_t capacity, bool &exhausted) {

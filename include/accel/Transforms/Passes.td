@@ -270,7 +270,8 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     `expected_cycles_saved`; 1 cycle each with `all=true`) subject to the
     sum of the resident buffers' bytes staying within `vmem-capacity` minus
     the bytes of the function's allocations: a 0/1 knapsack (seed 003
-    §5.5), solved exactly, with no external solver linked (GLPK is GPL).
+    §5.5), solved exactly, with no external solver linked (GLPK is GPL; CBC
+    is a large dependency for one knapsack constraint).
     Dynamic programming over the free capacity in units of the GCD of the
     candidates' sizes and the free capacity (exact, not a rounding); when
     that table would exceed 50 million cells (or a row of 8 Mi units), a
