@@ -268,6 +268,9 @@ private:
   static constexpr size_t kMaxReleaseBins = 1 << 16;
   std::vector<std::vector<uint64_t>> releasedWork;
   unsigned releaseShift = 0;
+  /// Adds `busy` cycles of `track`'s work released at cycle `release`,
+  /// coarsening every track's bins (merging pairs) while `release` falls
+  /// beyond kMaxReleaseBins bins.
   void addReleasedWork(size_t track, uint64_t release, uint64_t busy);
 };
 
