@@ -31,6 +31,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -495,6 +496,31 @@ static int cmdFdo(MLIRContext &ctx) {
       {"cycles_reduction", c0 ? 1.0 - cN / c0 : 0.0},
       {"dma_stall_reduction", s0 ? 1.0 - sN / s0 : 0.0},
       {"results_match", allMatch}};
+  // The lower bounds (docs/metrics.md#roofline), each the smaller of
+  // iteration 0's and the best program's: a transform such as pinning
+  // removes work, so only the smaller one bounds both.
+  std::string boundsLine;
+  const json &m0 = iterationsJson.front()["metrics_json"],
+             &mB = iterationsJson[bestIt]["metrics_json"];
+  if (m0.contains("roofline") && mB.contains("roofline")) {
+    auto smaller = [&](const char *key) {
+      return std::min(m0["roofline"][key].get<uint64_t>(),
+                      mB["roofline"][key].get<uint64_t>());
+    };
+    uint64_t roof = smaller("lower_bound_cycles"),
+             latency = smaller("latency_lower_bound_cycles");
+    auto ratio = [&](uint64_t bound) {
+      return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
+    };
+    out["summary"]["lower_bound_cycles"] = roof;
+    out["summary"]["best_over_lower_bound"] = ratio(roof);
+    out["summary"]["latency_lower_bound_cycles"] = latency;
+    out["summary"]["best_over_latency_bound"] = ratio(latency);
+    boundsLine = llvm::formatv("bounds: {0} cycles (roofline; {1:F2}x), {2} "
+                               "cycles (latency-aware; {3:F2}x)\n",
+                               roof, ratio(roof), latency, ratio(latency))
+                     .str();
+  }
   llvm::SmallString<256> fdoPath(dir);
   llvm::sys::path::append(fdoPath, "fdo.json");
   if (auto e = writeFile(fdoPath, out.dump(2) + "\n"))
@@ -505,7 +531,8 @@ static int cmdFdo(MLIRContext &ctx) {
                                100 * out["summary"]["cycles_reduction"].get<double>(),
                                100 * out["summary"]["dma_stall_reduction"].get<double>(),
                                allMatch ? "identical" : "DIFFER",
-                               std::string(fdoPath).c_str());
+                               std::string(fdoPath).c_str())
+               << boundsLine;
   if (!allMatch)
     return fail("an optimized program's final HBM differs from iteration 0");
   return 0;
