@@ -503,18 +503,25 @@ static int cmdFdo(MLIRContext &ctx) {
   const json &m0 = iterationsJson.front()["metrics_json"],
              &mB = iterationsJson[bestIt]["metrics_json"];
   if (m0.contains("roofline") && mB.contains("roofline")) {
-    auto smaller = [&](const char *key) {
-      return std::min(m0["roofline"][key].get<uint64_t>(),
-                      mB["roofline"][key].get<uint64_t>());
+    // The smaller bound and the resource or path that sets it.
+    auto smaller = [&](const char *key, const char *byKey) {
+      const json &r0 = m0["roofline"], &rB = mB["roofline"];
+      const json &r = r0[key].get<uint64_t>() <= rB[key].get<uint64_t>() ? r0
+                                                                        : rB;
+      return std::make_pair(r[key].get<uint64_t>(),
+                            r[byKey].get<std::string>());
     };
-    uint64_t roof = smaller("lower_bound_cycles"),
-             latency = smaller("latency_lower_bound_cycles");
+    auto [roof, roofBy] = smaller("lower_bound_cycles", "bound_by");
+    auto [latency, latencyBy] =
+        smaller("latency_lower_bound_cycles", "latency_bound_by");
     auto ratio = [&](uint64_t bound) {
       return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
     };
     out["summary"]["lower_bound_cycles"] = roof;
+    out["summary"]["bound_by"] = roofBy;
     out["summary"]["best_over_lower_bound"] = ratio(roof);
     out["summary"]["latency_lower_bound_cycles"] = latency;
+    out["summary"]["latency_bound_by"] = latencyBy;
     out["summary"]["best_over_latency_bound"] = ratio(latency);
     boundsLine = llvm::formatv("bounds: {0} cycles (roofline; {1:F2}x), {2} "
                                "cycles (latency-aware; {3:F2}x)\n",
