@@ -67,12 +67,18 @@ def main():
                       "--analyze=false"], args.repeat)
     t_full, _ = timed([tool, "replay", trace, "-o", os.path.join(tmp, "full")],
                       args.repeat)
+    t_timing, _ = timed([tool, "replay", trace, "-o", os.path.join(tmp, "tim"),
+                         "--analyze=false", "--timing-only"], args.repeat)
     rows.append(("layernorm_loop: instructions recorded", "%d" % n))
     rows.append(("run with the analyzer (no recording), s", "%.3f" % t_run))
     rows.append(("record, s", "%.3f" % t_rec))
     rows.append(("record speed, M instructions/s", "%.2f" % (n / t_rec / 1e6)))
     rows.append(("replay with the DMA-stall tracker, s", "%.3f" % t_rep))
     rows.append(("replay speed, M instructions/s", "%.2f" % (n / t_rep / 1e6)))
+    rows.append(("replay --timing-only with the DMA-stall tracker, s",
+                 "%.3f" % t_timing))
+    rows.append(("replay speed --timing-only, M instructions/s",
+                 "%.2f" % (n / t_timing / 1e6)))
     rows.append(("replay with the full analyzer, s", "%.3f" % t_full))
     rows.append(("replay speed with the analyzer, M instructions/s",
                  "%.2f" % (n / t_full / 1e6)))

@@ -326,6 +326,8 @@ llvm::Error Simulator::step() {
                       llvm::divideCeil(n, config.mxuCols);
     unitLatency = passes * (config.mxuRows + m) + config.mxuCols;
     inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
+    if (timingOnly)
+      break;
     // C (+)= A * B, rows of C accumulated in a dense temporary.
     std::vector<float> &acc = scratch[0];
     acc.resize(n);
@@ -378,6 +380,8 @@ llvm::Error Simulator::step() {
     unitLatency = config.vpuPipelineDepth +
                   llvm::divideCeil(rows * cols, config.vpuLanes) * cost;
     inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
+    if (timingOnly)
+      break;
 
     std::vector<float> &xs = scratch[0], &ys = scratch[1], &res = scratch[2];
     xs.resize(rows * cols);

@@ -133,6 +133,11 @@ public:
                          const TileRef &dst);
   /// Replay: the next ISSUE gets DMA id `next`.
   void reserveDmaIds(uint32_t next) { dma.reserveIds(next); }
+  /// Timing only: MXU and VPU instructions keep their timing, accesses and
+  /// faults but skip their arithmetic (their outputs in VMEM are left as
+  /// they were). Scalar instructions and DMAs still move data, so control
+  /// that depends on computed values may go another way.
+  void setTimingOnly(bool value) { timingOnly = value; }
   /// DMAs issued and not yet WAITed: id, issuing PC, source and destination.
   struct PendingDma {
     uint32_t id, pc;
@@ -155,6 +160,7 @@ private:
   std::array<uint64_t, isa::kNumRegs> regs{};
   uint32_t pc = 0;
   bool halted = false, finished = false;
+  bool timingOnly = false;
   RunSummary summary;
   uint64_t instCount = 0;
   uint64_t lastIssue = 0; ///< issue cycle of the previous instruction
