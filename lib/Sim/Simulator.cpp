@@ -325,7 +325,8 @@ llvm::Error Simulator::step() {
     uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
                       llvm::divideCeil(n, config.mxuCols);
     unitLatency = passes * (config.mxuRows + m) + config.mxuCols;
-    inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
+    inFlight.push_back({at.cycle + unitLatency, unit, std::move(vmemReads),
+                        std::move(vmemWrites)});
     if (timingOnly)
       break;
     // C (+)= A * B, rows of C accumulated in a dense temporary.
@@ -379,7 +380,8 @@ llvm::Error Simulator::step() {
       cost = config.vpuCostReduce;
     unitLatency = config.vpuPipelineDepth +
                   llvm::divideCeil(rows * cols, config.vpuLanes) * cost;
-    inFlight.push_back({at.cycle + unitLatency, unit, vmemReads, vmemWrites});
+    inFlight.push_back({at.cycle + unitLatency, unit, std::move(vmemReads),
+                        std::move(vmemWrites)});
     if (timingOnly)
       break;
 
