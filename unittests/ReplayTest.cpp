@@ -556,6 +556,24 @@ TEST_F(ReplayTest, WindowReproducesTheFullRunFunctionally) {
   }
 }
 
+/// Runs both loaded replayers and expects the same timing: total and stall
+/// cycles, and every instruction's PC, issue cycle and stall.
+static void expectSameTiming(Replayer &ra, const EventLog &a, Replayer &rb,
+                             const EventLog &b) {
+  auto sa = ra.run();
+  auto sb = rb.run();
+  ASSERT_TRUE(bool(sa)) << llvm::toString(sa.takeError());
+  ASSERT_TRUE(bool(sb)) << llvm::toString(sb.takeError());
+  EXPECT_EQ(sa->totalCycles, sb->totalCycles);
+  EXPECT_EQ(sa->stallCycles, sb->stallCycles);
+  ASSERT_EQ(a.retired.size(), b.retired.size());
+  for (size_t i = 0; i < a.retired.size(); ++i) {
+    EXPECT_EQ(a.retired[i].pc, b.retired[i].pc);
+    EXPECT_EQ(a.retired[i].issueCycle, b.retired[i].issueCycle);
+    EXPECT_EQ(a.retired[i].stallCycles, b.retired[i].stallCycles);
+  }
+}
+
 TEST_F(ReplayTest, DeserializedTraceReplaysLikeTheOriginal) {
   Trace trace = recordWindow(20, 1, 1000);
   auto back = Trace::deserialize(trace.serialize());
@@ -564,16 +582,7 @@ TEST_F(ReplayTest, DeserializedTraceReplaysLikeTheOriginal) {
   auto ra = loadReplayer(trace, &a);
   auto rb = loadReplayer(*back, &b);
   ASSERT_TRUE(ra && rb);
-  auto sa = ra->run();
-  auto sb = rb->run();
-  ASSERT_TRUE(bool(sa)) << llvm::toString(sa.takeError());
-  ASSERT_TRUE(bool(sb)) << llvm::toString(sb.takeError());
-  EXPECT_EQ(sa->totalCycles, sb->totalCycles);
-  ASSERT_EQ(a.retired.size(), b.retired.size());
-  for (size_t i = 0; i < a.retired.size(); ++i) {
-    EXPECT_EQ(a.retired[i].pc, b.retired[i].pc);
-    EXPECT_EQ(a.retired[i].issueCycle, b.retired[i].issueCycle);
-  }
+  expectSameTiming(*ra, a, *rb, b);
   EXPECT_EQ(readSim(ra->getSimulator(), MemSpace::VMEM, kC, 16),
             readSim(rb->getSimulator(), MemSpace::VMEM, kC, 16));
 }
@@ -589,18 +598,7 @@ TEST_F(ReplayTest, TimingOnlyReplayKeepsTheTiming) {
   auto rb = loadReplayer(trace, &b);
   ASSERT_TRUE(ra && rb);
   rb->getSimulator().setTimingOnly(true);
-  auto sa = ra->run();
-  auto sb = rb->run();
-  ASSERT_TRUE(bool(sa)) << llvm::toString(sa.takeError());
-  ASSERT_TRUE(bool(sb)) << llvm::toString(sb.takeError());
-  EXPECT_EQ(sa->totalCycles, sb->totalCycles);
-  EXPECT_EQ(sa->stallCycles, sb->stallCycles);
-  ASSERT_EQ(a.retired.size(), b.retired.size());
-  for (size_t i = 0; i < a.retired.size(); ++i) {
-    EXPECT_EQ(a.retired[i].pc, b.retired[i].pc);
-    EXPECT_EQ(a.retired[i].issueCycle, b.retired[i].issueCycle);
-    EXPECT_EQ(a.retired[i].stallCycles, b.retired[i].stallCycles);
-  }
+  expectSameTiming(*ra, a, *rb, b);
   EXPECT_FALSE(bool(ra->checkResults()));
   EXPECT_NE(readSim(ra->getSimulator(), MemSpace::VMEM, kC, 16),
             readSim(rb->getSimulator(), MemSpace::VMEM, kC, 16));
