@@ -12,6 +12,7 @@
 #define ACCEL_LIB_TRANSFORMS_DMAMOTION_H
 
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Dialect/Accel/TileShape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -51,6 +52,19 @@ inline int64_t getMetric(Operation *op, StringRef name) {
 inline int64_t getStallCycles(Operation *dma) {
   return getMetric(dma, "accel.stall_base") +
          getMetric(dma, "accel.stall_transfer");
+}
+
+/// Bytes of VMEM the `accel.alloc` ops under `root` take (f32 or i32
+/// tiles). Lowering places every allocation for the whole function, so
+/// this is the function's VMEM footprint whatever the order of its ops.
+inline uint64_t allocatedVmemBytes(Operation *root) {
+  uint64_t bytes = 0;
+  root->walk([&](AllocOp a) {
+    if (auto t = getTileShape(a.getType(), nullptr, /*allowI32=*/true);
+        succeeded(t))
+      bytes += uint64_t(t->bytes());
+  });
+  return bytes;
 }
 
 /// An index as a linear combination of opaque SSA values plus a constant,

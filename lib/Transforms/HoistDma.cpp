@@ -33,11 +33,7 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // VMEM: allocations are static for the whole function (see Passes.td).
-    uint64_t vmemBytes = 0;
-    module.walk([&](AllocOp a) {
-      if (auto t = getTileShape(a.getType()); succeeded(t))
-        vmemBytes += uint64_t(t->bytes());
-    });
+    uint64_t vmemBytes = allocatedVmemBytes(module);
     bool vmemFits = vmemBytes <= vmemCapacity;
 
     SmallVector<DmaStartOp> dmas;

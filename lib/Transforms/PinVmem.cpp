@@ -328,17 +328,6 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
     runExact();
   }
 
-  /// VMEM taken by the allocations of `func`, in bytes: every accel.alloc
-  /// in it (the accounting of solver=greedy).
-  static uint64_t allocatedBytes(Operation *func) {
-    uint64_t bytes = 0;
-    func->walk([&](AllocOp a) {
-      if (auto t = getTileShape(a.getType(), nullptr, true); succeeded(t))
-        bytes += uint64_t(t->bytes());
-    });
-    return bytes;
-  }
-
   /// `solver=exact`: per function, the pins that maximize the sum of
   /// expected cycles saved with the resident buffers' bytes within the
   /// VMEM the function's allocations leave free (solveKnapsack). Pinning
@@ -365,7 +354,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
     });
     for (auto &[func, pending] : byFunc) {
       for (;;) {
-        uint64_t used = allocatedBytes(func);
+        uint64_t used = allocatedVmemBytes(func);
         uint64_t freeBytes = used < vmemCapacity ? vmemCapacity - used : 0;
         SmallVector<Hint *> legal;
         SmallVector<int64_t> values, weights;
@@ -460,14 +449,8 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
         continue;
       }
       auto func = c.dma->getParentOfType<FunctionOpInterface>();
-      if (!used.count(func)) {
-        uint64_t bytes = 0;
-        func->walk([&](AllocOp a) {
-          if (auto t = getTileShape(a.getType(), nullptr, true); succeeded(t))
-            bytes += uint64_t(t->bytes());
-        });
-        used[func] = bytes;
-      }
+      if (!used.count(func))
+        used[func] = allocatedVmemBytes(func);
       if (used[func] + uint64_t(c.bytes) > vmemCapacity) {
         if (emitRemarks)
           c.dma.emitRemark() << "not pinned: its " << c.bytes

@@ -261,11 +261,7 @@ struct PipelineDmaPass
       int64_t trips = *tripCount(loop);
       // VMEM: every allocation of the function plus the new buffers.
       auto func = loop->getParentOfType<FunctionOpInterface>();
-      uint64_t bytes = 0, perSet = 0;
-      func->walk([&](AllocOp a) {
-        if (auto t = getTileShape(a.getType(), nullptr, true); succeeded(t))
-          bytes += uint64_t(t->bytes());
-      });
+      uint64_t bytes = allocatedVmemBytes(func), perSet = 0;
       for (Stage &s : stages)
         perSet += uint64_t(getTileShape(s.buffer.getType(), nullptr, true)->bytes());
       // The largest group up to the wanted one that fits the trip count
