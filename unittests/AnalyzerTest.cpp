@@ -973,16 +973,24 @@ TEST(AnalyzerTest, Roofline) {
   EXPECT_EQ(u64(heads["mxu"]), 132u);
   EXPECT_EQ(u64(heads["dma:vmem->hbm"]), 260u);
   EXPECT_FALSE(heads.contains("vpu")); // no VPU work
-  EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 276u);
-  EXPECT_EQ(r["latency_bound_by"], "critical path");
-  // 301 / 276 = 1.09057... -> 1.0906.
-  EXPECT_DOUBLE_EQ(r["measured_over_latency_bound"].get<double>(), 1.0906);
-  // One release date per track here, so the release-date bound is head +
-  // busy: 100 + 48, 132 + 28, 260 + 16.
+  // Tails: after A's or B's transfer, the matmul (28) and the store
+  // (100 + 16) still follow: 144; after the matmul, 116; after the store, 0.
+  const json &tails = r["tail_cycles"];
+  EXPECT_EQ(u64(tails["dma:hbm->vmem"]), 144u);
+  EXPECT_EQ(u64(tails["mxu"]), 116u);
+  EXPECT_EQ(u64(tails["dma:vmem->hbm"]), 0u);
+  // One release date per track here, so each track's bound is head + busy
+  // + smallest tail: 100 + 48 + 144 = 292 (the load link must carry both
+  // loads, and whichever ends last still needs the matmul and the store),
+  // 132 + 28 + 116 = 276, 260 + 16 + 0 = 276.
   const json &rel = r["release_bound_cycles"];
-  EXPECT_EQ(u64(rel["dma:hbm->vmem"]), 148u);
-  EXPECT_EQ(u64(rel["mxu"]), 160u);
+  EXPECT_EQ(u64(rel["dma:hbm->vmem"]), 292u);
+  EXPECT_EQ(u64(rel["mxu"]), 276u);
   EXPECT_EQ(u64(rel["dma:vmem->hbm"]), 276u);
+  EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 292u);
+  EXPECT_EQ(r["latency_bound_by"], "dma:hbm->vmem with heads and tails");
+  // 301 / 292 = 1.03082... -> 1.0308.
+  EXPECT_DOUBLE_EQ(r["measured_over_latency_bound"].get<double>(), 1.0308);
   // Per op: matmul 2 * M * N * K = 2 * 8 * 4 * 8 = 512 FLOPs and no bytes;
   // the loads 256 and 128 bytes in, the store 128 bytes out.
   const json &ops = r["ops"];
@@ -1049,7 +1057,9 @@ TEST(AnalyzerTest, ReleaseDateBound) {
   EXPECT_EQ(u64(r["head_cycles"]["vpu"]), 0u);
   EXPECT_EQ(u64(r["release_bound_cycles"]["vpu"]), 152u);
   EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 152u);
-  EXPECT_EQ(r["latency_bound_by"], "vpu with release dates");
+  // Nothing reads what the VPU writes: every tail is 0.
+  EXPECT_EQ(u64(r["tail_cycles"]["vpu"]), 0u);
+  EXPECT_EQ(r["latency_bound_by"], "vpu with heads and tails");
 }
 
 TEST(AnalyzerTest, UtilizationSeries) {

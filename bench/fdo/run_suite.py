@@ -6,8 +6,8 @@ For each kernel, runs `accel-replay fdo KERNEL --iterations 3` and reports:
 cycles at iteration 0 and after FDO, the roofline lower bound on cycles
 (metrics.json "roofline": the busiest unit's or DMA link's required cycles,
 issue 4's definition) and the latency-aware bound (the largest of that, the
-dataflow critical path, and each unit's or link's bound with release
-dates; docs/metrics.md#roofline), FDO cycles over each, DMA stall
+dataflow critical path, and each unit's or link's bound with heads and
+tails; docs/metrics.md#roofline), FDO cycles over each, DMA stall
 cycles before and after, peak VMEM (static allocation), and whether the
 results are bit-identical. "After FDO" is the best iteration; each bound
 is the smaller of iteration 0's and the best program's (a transform such as

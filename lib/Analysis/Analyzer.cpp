@@ -20,10 +20,8 @@ Analyzer::Analyzer(const isa::Program &program,
                    const sim::MachineConfig &config)
     : program(program), config(config),
       tracks(3 + config.links.size()),
-      vmem(config.vmemBytes, config.vmemPageBytes) {
+      vmem(config.vmemBytes, config.vmemPageBytes), dataflow(tracks.size()) {
   deps.setReadyCycles(&doneCycles);
-  trackHead.assign(tracks.size(), UINT64_MAX);
-  releasedWork.resize(tracks.size());
 }
 
 namespace accel {
@@ -125,34 +123,20 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   sim::InstAccess acc = sim::getAccesses(in, [](unsigned) { return 0; });
   deps.instruction(index, in, acc.regReads, acc.regWrites, reads, writes);
 
-  // Dataflow: earliest start from true dependences, then earliest finish.
-  uint64_t start = 0;
-  for (uint8_t r : acc.regReads)
-    start = std::max(start, regReady[r]);
-  for (const sim::AddrRange &r : reads)
-    memReady[size_t(r.space)].forEachOverlap(
-        r.begin, r.end, [&](uint64_t v) { start = std::max(start, v); });
-  uint64_t finish = start; // scalar: free
-  size_t headTrack = SIZE_MAX;
-  uint64_t head = start;
+  // Dataflow: MXU/VPU work costs its busy cycles, a DMA its T_b and then
+  // its transfer on its link; scalar work is free.
+  DataflowBound::Cost cost;
   if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
-    finish = start + (ev.unitEnd - ev.unitStart);
-    headTrack = unit == isa::Unit::Mxu ? 1 : 2;
+    cost.track = unit == isa::Unit::Mxu ? 1 : 2;
+    cost.busy = ev.unitEnd - ev.unitStart;
   } else if (dma && dma->timing.link >= 0) {
     const sim::DmaTiming &t = dma->timing;
-    head = start + (t.baseEnd - t.issue);
-    finish = head + (t.complete - t.transferStart);
-    headTrack = 3 + size_t(t.link);
+    cost.track = 3 + t.link;
+    cost.lead = t.baseEnd - t.issue;
+    cost.busy = t.complete - t.transferStart;
   }
-  if (headTrack != SIZE_MAX && finish > head) {
-    trackHead[headTrack] = std::min(trackHead[headTrack], head);
-    addReleasedWork(headTrack, head, finish - head);
-  }
-  criticalPath = std::max(criticalPath, finish);
-  for (uint8_t r : acc.regWrites)
-    regReady[r] = isDma ? start : finish; // a DMA's id exists at its ISSUE
-  for (const sim::AddrRange &w : writes)
-    memReady[size_t(w.space)].assign(w.begin, w.end, finish);
+  cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
+  dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);
 
   // Work: FLOPs and bytes moved.
   Work &w = work[opId];
@@ -196,24 +180,6 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   for (const sim::AddrRange &r : writes)
     srcWriter[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
   ++index;
-}
-
-void Analyzer::addReleasedWork(size_t track, uint64_t release,
-                               uint64_t busy) {
-  while ((release >> releaseShift) >= kMaxReleaseBins) {
-    // Coarser bins: merge pairs on every track.
-    for (std::vector<uint64_t> &bins : releasedWork) {
-      for (size_t i = 0; i < bins.size(); ++i)
-        bins[i / 2] = (i % 2 ? bins[i / 2] : 0) + bins[i];
-      bins.resize((bins.size() + 1) / 2);
-    }
-    ++releaseShift;
-  }
-  std::vector<uint64_t> &bins = releasedWork[track];
-  size_t bin = size_t(release >> releaseShift);
-  if (bins.size() <= bin)
-    bins.resize(bin + 1, 0);
-  bins[bin] += busy;
 }
 
 void Analyzer::onHalt(uint64_t total) {

@@ -418,37 +418,32 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
       bound = sum, boundBy = trackNames[t];
   }
   // Latency-aware bound: the dataflow critical path, and each track's
-  // single-unit bound with release dates (the earliest start of each piece
-  // of work in the dataflow model). Both hold for any schedule of the same
-  // work with the same true dependences, so the largest of them and the
-  // throughput bound is still a lower bound.
+  // single-unit bound with heads and tails (DataflowBound.h). Both hold for
+  // any schedule of the same work with the same true dependences, so the
+  // largest of them and the throughput bound is still a lower bound.
+  uint64_t criticalPath = dataflow.criticalPath();
   uint64_t tight = bound;
   std::string tightBy = boundBy;
-  json heads = json::object();
   if (criticalPath > tight)
     tight = criticalPath, tightBy = "critical path";
-  // Per unit or link, with release dates (one unit, work that cannot
-  // start before its release): for every release date r, r plus the busy
-  // cycles released at or after r.
-  json released = json::object();
+  json heads = json::object(), tails = json::object(),
+       released = json::object();
+  std::vector<std::optional<DataflowBound::TrackBound>> trackBound =
+      dataflow.trackBounds();
   for (size_t t = 0; t < tracks.size(); ++t) {
-    if (trackHead[t] == UINT64_MAX)
+    if (!trackBound[t])
       continue;
-    heads[trackNames[t]] = trackHead[t];
-    uint64_t suffix = 0, best = 0;
-    const std::vector<uint64_t> &bins = releasedWork[t];
-    for (size_t i = bins.size(); i-- > 0;) {
-      suffix += bins[i];
-      if (bins[i])
-        best = std::max(best, (uint64_t(i) << releaseShift) + suffix);
-    }
-    released[trackNames[t]] = best;
-    if (best > tight)
-      tight = best, tightBy = trackNames[t] + " with release dates";
+    heads[trackNames[t]] = trackBound[t]->head;
+    tails[trackNames[t]] = trackBound[t]->tail;
+    released[trackNames[t]] = trackBound[t]->bound;
+    if (trackBound[t]->bound > tight)
+      tight = trackBound[t]->bound,
+      tightBy = trackNames[t] + " with heads and tails";
   }
   m["roofline"] = {
       {"critical_path_cycles", criticalPath},
       {"head_cycles", heads},
+      {"tail_cycles", tails},
       {"release_bound_cycles", released},
       {"latency_lower_bound_cycles", tight},
       {"latency_bound_by", tightBy},

@@ -284,7 +284,7 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
        << "-bound on this config\n";
     if (r.contains("latency_lower_bound_cycles"))
       os << "Counting latency (the dataflow critical path, and each unit's "
-            "work after its release dates), at least "
+            "work between its heads and tails), at least "
          << r["latency_lower_bound_cycles"].get<uint64_t>() << " cycles ("
          << r["latency_bound_by"].get<std::string>()
          << llvm::format("; %.2fx)\n",

@@ -20,6 +20,7 @@
 #ifndef ACCEL_ANALYSIS_ANALYZER_H
 #define ACCEL_ANALYSIS_ANALYZER_H
 
+#include "accel/Analysis/DataflowBound.h"
 #include "accel/Analysis/RangeMap.h"
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/Simulator.h"
@@ -247,31 +248,8 @@ private:
   VmemTracker vmem;
   DependencyTracker deps;
 
-  /// Dataflow lower bound (docs/metrics.md#roofline): earliest finish of
-  /// every value under unlimited units, following true (read-after-write)
-  /// dependences only. Scalar instructions cost 0 cycles, MXU/VPU
-  /// instructions their busy cycles, a DMA its link's T_b plus
-  /// ceil(bytes / bandwidth) (seed 000 §5.2, Fig. 4 with an idle link).
-  /// Values from before a replay window are ready at cycle 0.
-  std::array<uint64_t, isa::kNumRegs> regReady{};
-  RangeMap<uint64_t> memReady[2];
-  uint64_t criticalPath = 0;
-  /// Per track: the earliest cycle any of its work could start in that
-  /// model (a DMA link: the earliest transfer start); UINT64_MAX: none.
-  std::vector<uint64_t> trackHead;
-  /// Per track: busy cycles by release date (the earliest cycle the work
-  /// could start in that model), for the single-unit bound with release
-  /// dates: max over r of r + the busy cycles released at or after r.
-  /// Release dates are rounded down to multiples of 2^releaseShift cycles
-  /// (still a valid bound: earlier releases only weaken it); the shift grows
-  /// so that each track keeps at most kMaxReleaseBins bins.
-  static constexpr size_t kMaxReleaseBins = 1 << 16;
-  std::vector<std::vector<uint64_t>> releasedWork;
-  unsigned releaseShift = 0;
-  /// Adds `busy` cycles of `track`'s work released at cycle `release`,
-  /// coarsening every track's bins (merging pairs) while `release` falls
-  /// beyond kMaxReleaseBins bins.
-  void addReleasedWork(size_t track, uint64_t release, uint64_t busy);
+  /// The latency-aware lower bounds (docs/metrics.md#roofline).
+  DataflowBound dataflow;
 };
 
 } // namespace analysis

@@ -1,0 +1,125 @@
+//===- DataflowBound.h - Latency-aware lower bounds on cycles ---*- C++ -*-===//
+//
+// Lower bounds on a program's cycles that count latency, for the roofline
+// section of metrics.json (docs/metrics.md#roofline). The model is the
+// dataflow graph of the run: true (read-after-write) dependences through
+// registers, VMEM and HBM only, unlimited units, scalar instructions free,
+// MXU/VPU instructions their busy cycles, a DMA its link's T_b plus its
+// transfer (seed 000 §5.2, Fig. 4 on an idle link). From it:
+//   - the critical path: the latest finish of any instruction;
+//   - per unit or link, the one-unit bound with heads and tails: a piece of
+//     work cannot start before its head (its earliest start in the model)
+//     and is followed by at least its tail (the longest path from its end
+//     to the program's end), so for every release date r,
+//       r + (busy cycles with head >= r) + (smallest tail among them)
+//     is a lower bound: the unit works through that set one piece at a
+//     time, and the piece it finishes last still needs its tail.
+// Both hold for every schedule of the same work with the same true
+// dependences (the single-machine bound with heads and tails of scheduling
+// theory, e.g. Carlier's 1|r_j,q_j|C_max relaxation).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_ANALYSIS_DATAFLOWBOUND_H
+#define ACCEL_ANALYSIS_DATAFLOWBOUND_H
+
+#include "accel/Analysis/RangeMap.h"
+#include "accel/ISA/Isa.h"
+#include "accel/Sim/Memory.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <array>
+#include <optional>
+#include <vector>
+
+namespace accel {
+namespace analysis {
+
+/// The dataflow graph of a run, built one instruction at a time in program
+/// order, and the bounds above. Memory: about 6 bytes per instruction plus
+/// 4 per dependence edge and 24 per piece of MXU, VPU or link work; the
+/// heads-and-tails bound needs one more 8-byte word per instruction while
+/// it is computed.
+class DataflowBound {
+public:
+  /// What an instruction costs in the model.
+  struct Cost {
+    /// Index of the track (unit or link) its busy cycles occupy, or -1 for
+    /// none (scalar instructions are free).
+    int track = -1;
+    /// Cycles from its start to the start of its busy cycles (a DMA: T_b).
+    uint64_t lead = 0;
+    /// Busy cycles on `track` (a DMA: ceil(bytes / bytes_per_cycle)).
+    uint64_t busy = 0;
+    /// Its register results are ready at its start, not its end (a DMA's
+    /// id exists at its ISSUE; its destination at its end).
+    bool regsAtStart = false;
+  };
+
+  explicit DataflowBound(size_t numTracks) : numTracks(numTracks) {}
+
+  /// Adds the next instruction: `regReads`/`regWrites` are register
+  /// numbers (register 0 is the constant zero and carries no dependence),
+  /// `reads`/`writes` the byte ranges it accesses. Values from before the
+  /// first instruction (a replay window's start) are ready at cycle 0.
+  void add(llvm::ArrayRef<uint8_t> regReads, llvm::ArrayRef<uint8_t> regWrites,
+           llvm::ArrayRef<sim::AddrRange> reads,
+           llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost);
+
+  /// The critical path in cycles: the latest finish of any instruction.
+  uint64_t criticalPath() const { return critical; }
+
+  /// One track's bound, in cycles.
+  struct TrackBound {
+    uint64_t head = 0;  ///< earliest start of any of its work
+    uint64_t tail = 0;  ///< smallest tail of any of its work
+    uint64_t bound = 0; ///< max over r of r + work after r + smallest tail
+  };
+  /// Per track: its bound, or nullopt if it has no work. Heads are grouped
+  /// into at most kMaxReleaseBins release dates (each rounded down, which
+  /// only weakens the bound). Runs the backward pass for the tails: time
+  /// and memory linear in the instructions and edges added.
+  std::vector<std::optional<TrackBound>> trackBounds() const;
+
+  static constexpr size_t kMaxReleaseBins = 1 << 16;
+
+private:
+  /// A value's producer: instruction index and when the value is ready.
+  struct Producer {
+    int64_t index = -1; ///< -1: from before the first instruction
+    uint64_t ready = 0;
+    bool atStart = false; ///< the producer's register result at its start
+  };
+  size_t numTracks;
+  uint64_t count = 0; ///< instructions added
+  std::array<Producer, isa::kNumRegs> regs{};
+  RangeMap<Producer> mem[2];
+  uint64_t critical = 0;
+
+  // The graph for the backward pass. Edges to the producers of instruction
+  // i are edges[sum of edgeCount[0..i) .. + edgeCount[i]), each a producer
+  // index with kAtStart set when the dependence is on a register result
+  // ready at the producer's start. Instructions past kMaxIndex or edges past
+  // kMaxEdgesPerInst are left out: fewer edges only shorten tails, so the
+  // bound stays valid.
+  static constexpr uint32_t kAtStart = 1u << 31;
+  static constexpr uint64_t kMaxIndex = kAtStart - 1;
+  static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
+  std::vector<uint16_t> edgeCount;
+  std::vector<uint32_t> edges;
+  /// Cycles from start to end (lead + busy), saturated at UINT32_MAX.
+  std::vector<uint32_t> duration;
+  struct Work {
+    uint64_t inst;
+    uint64_t head;
+    uint64_t busy;
+    uint32_t track;
+  };
+  std::vector<Work> work;
+};
+
+} // namespace analysis
+} // namespace accel
+
+#endif // ACCEL_ANALYSIS_DATAFLOWBOUND_H

@@ -1,0 +1,122 @@
+//===- DataflowBound.cpp - Latency-aware lower bounds on cycles -----------===//
+
+#include "accel/Analysis/DataflowBound.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+
+using namespace accel;
+using namespace accel::analysis;
+
+void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
+                        llvm::ArrayRef<uint8_t> regWrites,
+                        llvm::ArrayRef<sim::AddrRange> reads,
+                        llvm::ArrayRef<sim::AddrRange> writes,
+                        const Cost &cost) {
+  uint64_t index = count++;
+  bool recording = index <= kMaxIndex;
+
+  // Earliest start: the latest of the values read.
+  uint64_t start = 0;
+  llvm::SmallVector<uint32_t, 8> preds;
+  auto use = [&](const Producer &p) {
+    start = std::max(start, p.ready);
+    if (recording && p.index >= 0)
+      preds.push_back(uint32_t(p.index) | (p.atStart ? kAtStart : 0));
+  };
+  for (uint8_t r : regReads)
+    if (r != 0)
+      use(regs[r]);
+  for (const sim::AddrRange &r : reads)
+    mem[size_t(r.space)].forEachOverlap(r.begin, r.end, use);
+
+  uint64_t dur = cost.lead + cost.busy;
+  uint64_t finish = start + dur;
+  critical = std::max(critical, finish);
+  if (cost.track >= 0 && cost.busy > 0)
+    work.push_back({index, start + cost.lead, cost.busy, uint32_t(cost.track)});
+
+  Producer out{int64_t(index), finish, false};
+  for (uint8_t r : regWrites)
+    if (r != 0)
+      regs[r] = cost.regsAtStart ? Producer{int64_t(index), start, true} : out;
+  for (const sim::AddrRange &w : writes)
+    mem[size_t(w.space)].assign(w.begin, w.end, out);
+
+  if (!recording)
+    return;
+  llvm::sort(preds);
+  preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+  if (preds.size() > kMaxEdgesPerInst)
+    preds.resize(kMaxEdgesPerInst);
+  edgeCount.push_back(uint16_t(preds.size()));
+  edges.insert(edges.end(), preds.begin(), preds.end());
+  duration.push_back(uint32_t(std::min<uint64_t>(dur, UINT32_MAX)));
+}
+
+std::vector<std::optional<DataflowBound::TrackBound>>
+DataflowBound::trackBounds() const {
+  // Backward pass: longest[i] is the longest path from instruction i's
+  // start to the end of the program (at least its own duration). Edges
+  // point from a consumer to its producers, which come earlier, so one
+  // pass from the last instruction finalizes each node before its
+  // producers read it.
+  size_t n = edgeCount.size();
+  std::vector<uint64_t> longest(n, 0);
+  size_t off = edges.size();
+  for (size_t i = n; i-- > 0;) {
+    longest[i] = std::max<uint64_t>(longest[i], duration[i]);
+    off -= edgeCount[i];
+    for (size_t k = off, e = off + edgeCount[i]; k < e; ++k) {
+      uint32_t edge = edges[k];
+      size_t p = edge & ~kAtStart;
+      uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
+      longest[p] = std::max(longest[p], lag + longest[i]);
+    }
+  }
+  // A piece of work ends `duration` after its instruction's start; its
+  // tail is the rest of the longest path (0 past the recorded graph).
+  auto tailOf = [&](const Work &w) -> uint64_t {
+    return w.inst < n ? longest[w.inst] - duration[w.inst] : 0;
+  };
+
+  uint64_t maxHead = 0;
+  for (const Work &w : work)
+    maxHead = std::max(maxHead, w.head);
+  unsigned shift = 0;
+  while ((maxHead >> shift) >= kMaxReleaseBins)
+    ++shift;
+  size_t bins = size_t(maxHead >> shift) + 1;
+
+  std::vector<std::optional<TrackBound>> result(numTracks);
+  std::vector<uint64_t> binBusy, binTail;
+  for (size_t t = 0; t < numTracks; ++t) {
+    binBusy.assign(bins, 0);
+    binTail.assign(bins, UINT64_MAX);
+    TrackBound tb{UINT64_MAX, UINT64_MAX, 0};
+    for (const Work &w : work) {
+      if (w.track != t)
+        continue;
+      uint64_t tail = tailOf(w);
+      size_t bin = size_t(w.head >> shift);
+      binBusy[bin] += w.busy;
+      binTail[bin] = std::min(binTail[bin], tail);
+      tb.head = std::min(tb.head, w.head);
+      tb.tail = std::min(tb.tail, tail);
+    }
+    if (tb.head == UINT64_MAX)
+      continue;
+    uint64_t busy = 0, tail = UINT64_MAX;
+    for (size_t i = bins; i-- > 0;) {
+      if (!binBusy[i])
+        continue;
+      busy += binBusy[i];
+      tail = std::min(tail, binTail[i]);
+      tb.bound = std::max(tb.bound, (uint64_t(i) << shift) + busy + tail);
+    }
+    result[t] = tb;
+  }
+  return result;
+}

@@ -1,0 +1,116 @@
+//===- DataflowBoundTest.cpp - Latency-aware lower bounds -----------------===//
+//
+// Hand-built dataflow graphs for DataflowBound (docs/metrics.md#roofline):
+// the critical path, and each track's bound with heads and tails,
+// max over r of r + (busy cycles with head >= r) + (smallest tail among
+// them). Tracks here: 0 the VPU, 1 the load link, 2 the store link.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Analysis/DataflowBound.h"
+
+#include <gtest/gtest.h>
+
+using namespace accel;
+using namespace accel::analysis;
+using sim::AddrRange;
+
+namespace {
+
+constexpr int kVpu = 0, kLoad = 1, kStore = 2;
+
+AddrRange hbm(uint64_t b, uint64_t e) {
+  return AddrRange{isa::MemSpace::HBM, b, e};
+}
+AddrRange vmem(uint64_t b, uint64_t e) {
+  return AddrRange{isa::MemSpace::VMEM, b, e};
+}
+DataflowBound::Cost dma(int track, uint64_t baseLatency, uint64_t transfer) {
+  return {track, baseLatency, transfer, /*regsAtStart=*/true};
+}
+DataflowBound::Cost vpu(uint64_t busy) { return {kVpu, 0, busy, false}; }
+
+/// One tile of a layer-norm-like kernel: load HBM [src, src+64) to VMEM
+/// [buf, buf+64) (T_b 100, transfer 10), a VPU op on it (20), and the store
+/// of the result to HBM [dst, dst+64) (T_b 100, transfer 10).
+void addTile(DataflowBound &g, uint64_t src, uint64_t buf, uint64_t dst) {
+  g.add({}, {}, {hbm(src, src + 64)}, {vmem(buf, buf + 64)},
+        dma(kLoad, 100, 10));
+  g.add({}, {}, {vmem(buf, buf + 64)}, {vmem(buf, buf + 64)}, vpu(20));
+  g.add({}, {}, {vmem(buf, buf + 64)}, {hbm(dst, dst + 64)},
+        dma(kStore, 100, 10));
+}
+
+TEST(DataflowBoundTest, TailsAddTheStoreAfterTheLastComputation) {
+  DataflowBound g(3);
+  addTile(g, 0, 0, 1000);
+  addTile(g, 64, 64, 1064);
+  // Each tile: 110 to load, 20 to compute, 110 to store.
+  EXPECT_EQ(g.criticalPath(), 240u);
+  auto b = g.trackBounds();
+  ASSERT_EQ(b.size(), 3u);
+  // The VPU: both ops released at 110, 40 busy cycles, and the one done
+  // last still needs its store (110): 110 + 40 + 110 = 260, more than the
+  // critical path; without tails it would be 150.
+  ASSERT_TRUE(b[kVpu]);
+  EXPECT_EQ(b[kVpu]->head, 110u);
+  EXPECT_EQ(b[kVpu]->tail, 110u);
+  EXPECT_EQ(b[kVpu]->bound, 260u);
+  // The load link: transfers released at 100, 20 busy; each is followed by
+  // its tile's VPU op and store (130): 100 + 20 + 130 = 250.
+  ASSERT_TRUE(b[kLoad]);
+  EXPECT_EQ(b[kLoad]->tail, 130u);
+  EXPECT_EQ(b[kLoad]->bound, 250u);
+  // The store link: released at 230, 20 busy, no tail.
+  ASSERT_TRUE(b[kStore]);
+  EXPECT_EQ(b[kStore]->head, 230u);
+  EXPECT_EQ(b[kStore]->tail, 0u);
+  EXPECT_EQ(b[kStore]->bound, 250u);
+}
+
+TEST(DataflowBoundTest, ARegisterResultAtStartAddsNoLatency) {
+  DataflowBound g(3);
+  // A DMA writes register 5 (its id) at its start; a VPU op that reads
+  // register 5 (say, for an address) may start at 0, and the DMA's
+  // completion (110) is not on its path.
+  g.add({}, {5}, {hbm(0, 64)}, {vmem(0, 64)}, dma(kLoad, 100, 10));
+  g.add({5}, {}, {vmem(512, 576)}, {vmem(512, 576)}, vpu(20));
+  EXPECT_EQ(g.criticalPath(), 110u);
+  auto b = g.trackBounds();
+  EXPECT_EQ(b[kVpu]->head, 0u);
+  EXPECT_EQ(b[kVpu]->bound, 20u);
+  // The DMA's tail: the VPU op follows its start, not its end, so 0.
+  EXPECT_EQ(b[kLoad]->tail, 0u);
+  EXPECT_EQ(b[kLoad]->bound, 110u);
+  EXPECT_FALSE(b[kStore]); // no work
+}
+
+TEST(DataflowBoundTest, TheSuffixOfReleaseDatesThatBinds) {
+  DataflowBound g(3);
+  // VPU op A at 0 (busy 50) whose result nothing reads: tail 0. Then two
+  // tiles, each VPU op released at 110 with its store (110) as tail.
+  g.add({}, {}, {}, {vmem(4096, 4160)}, vpu(50));
+  addTile(g, 0, 0, 1000);
+  addTile(g, 64, 64, 1064);
+  EXPECT_EQ(g.criticalPath(), 240u);
+  auto b = g.trackBounds();
+  // From r = 0 the set holds A, whose tail is 0: 0 + 90 + 0 = 90. From
+  // r = 110 only the tiles' ops: 110 + 40 + 110 = 260, which binds.
+  EXPECT_EQ(b[kVpu]->head, 0u);
+  EXPECT_EQ(b[kVpu]->tail, 0u);
+  EXPECT_EQ(b[kVpu]->bound, 260u);
+}
+
+TEST(DataflowBoundTest, FarReleaseDatesAreRoundedDown) {
+  DataflowBound g(3);
+  // A load whose transfer is released at 2^20 + 7: over 65536 release
+  // bins, so release dates are rounded down to multiples of 32 (2^20 + 7
+  // -> 2^20): the bound is 7 cycles weaker, never larger than exact.
+  g.add({}, {}, {hbm(0, 64)}, {vmem(0, 64)}, dma(kLoad, (1u << 20) + 7, 5));
+  EXPECT_EQ(g.criticalPath(), (1u << 20) + 12u);
+  auto b = g.trackBounds();
+  EXPECT_EQ(b[kLoad]->head, (1u << 20) + 7u); // heads are exact
+  EXPECT_EQ(b[kLoad]->bound, (1u << 20) + 5u);
+}
+
+} // namespace
