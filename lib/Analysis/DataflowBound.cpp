@@ -2,7 +2,6 @@
 
 #include "accel/Analysis/DataflowBound.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -36,7 +35,9 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   uint64_t finish = start + dur;
   critical = std::max(critical, finish);
   if (cost.track >= 0 && cost.busy > 0)
-    work.push_back({index, start + cost.lead, cost.busy, uint32_t(cost.track)});
+    work[size_t(cost.track)].push_back(
+        {start + cost.lead, recording ? uint32_t(index) : kNoInst,
+         uint32_t(std::min<uint64_t>(cost.busy, UINT32_MAX))});
 
   Producer out{int64_t(index), finish, false};
   for (uint8_t r : regWrites)
@@ -47,8 +48,10 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
 
   if (!recording)
     return;
-  llvm::sort(preds);
-  preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+  if (preds.size() > 1) { // std::sort: llvm::sort's qsort is slow on few
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+  }
   if (preds.size() > kMaxEdgesPerInst)
     preds.resize(kMaxEdgesPerInst);
   edgeCount.push_back(uint16_t(preds.size()));
@@ -83,22 +86,23 @@ DataflowBound::trackBounds() const {
   };
 
   uint64_t maxHead = 0;
-  for (const Work &w : work)
-    maxHead = std::max(maxHead, w.head);
+  for (const std::vector<Work> &track : work)
+    for (const Work &w : track)
+      maxHead = std::max(maxHead, w.head);
   unsigned shift = 0;
   while ((maxHead >> shift) >= kMaxReleaseBins)
     ++shift;
   size_t bins = size_t(maxHead >> shift) + 1;
 
-  std::vector<std::optional<TrackBound>> result(numTracks);
+  std::vector<std::optional<TrackBound>> result(work.size());
   std::vector<uint64_t> binBusy, binTail;
-  for (size_t t = 0; t < numTracks; ++t) {
+  for (size_t t = 0; t < work.size(); ++t) {
+    if (work[t].empty())
+      continue;
     binBusy.assign(bins, 0);
     binTail.assign(bins, UINT64_MAX);
     TrackBound tb{UINT64_MAX, UINT64_MAX, 0};
-    for (const Work &w : work) {
-      if (w.track != t)
-        continue;
+    for (const Work &w : work[t]) {
       uint64_t tail = tailOf(w);
       size_t bin = size_t(w.head >> shift);
       binBusy[bin] += w.busy;
@@ -106,8 +110,6 @@ DataflowBound::trackBounds() const {
       tb.head = std::min(tb.head, w.head);
       tb.tail = std::min(tb.tail, tail);
     }
-    if (tb.head == UINT64_MAX)
-      continue;
     uint64_t busy = 0, tail = UINT64_MAX;
     for (size_t i = bins; i-- > 0;) {
       if (!binBusy[i])

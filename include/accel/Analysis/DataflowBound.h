@@ -37,8 +37,8 @@ namespace accel {
 namespace analysis {
 
 /// The dataflow graph of a run, built one instruction at a time in program
-/// order, and the bounds above. Memory: about 6 bytes per instruction plus
-/// 4 per dependence edge and 24 per piece of MXU, VPU or link work; the
+/// order, and the bounds above. Memory: 6 bytes per instruction plus 4 per
+/// dependence edge and 16 per piece of MXU, VPU or link work; the
 /// heads-and-tails bound needs one more 8-byte word per instruction while
 /// it is computed.
 class DataflowBound {
@@ -57,7 +57,7 @@ public:
     bool regsAtStart = false;
   };
 
-  explicit DataflowBound(size_t numTracks) : numTracks(numTracks) {}
+  explicit DataflowBound(size_t numTracks) : work(numTracks) {}
 
   /// Adds the next instruction: `regReads`/`regWrites` are register
   /// numbers (register 0 is the constant zero and carries no dependence),
@@ -91,7 +91,6 @@ private:
     uint64_t ready = 0;
     bool atStart = false; ///< the producer's register result at its start
   };
-  size_t numTracks;
   uint64_t count = 0; ///< instructions added
   std::array<Producer, isa::kNumRegs> regs{};
   RangeMap<Producer> mem[2];
@@ -110,13 +109,17 @@ private:
   std::vector<uint32_t> edges;
   /// Cycles from start to end (lead + busy), saturated at UINT32_MAX.
   std::vector<uint32_t> duration;
+  /// A piece of MXU, VPU or link work: its head, its instruction (for its
+  /// tail; kNoInst past the recorded graph) and its busy cycles (saturated
+  /// at UINT32_MAX, which only weakens the bound).
   struct Work {
-    uint64_t inst;
     uint64_t head;
-    uint64_t busy;
-    uint32_t track;
+    uint32_t inst;
+    uint32_t busy;
   };
-  std::vector<Work> work;
+  static constexpr uint32_t kNoInst = UINT32_MAX;
+  /// Per track, its work in program order.
+  std::vector<std::vector<Work>> work;
 };
 
 } // namespace analysis
