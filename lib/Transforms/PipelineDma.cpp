@@ -18,7 +18,9 @@
 //
 // (steps of 1 shown), so a group's transfers, issued together, overlap each
 // other's base latency and the other group's G iterations of work. G = 1 is
-// double buffering. Extra iterations run first in a copy of the loop. G
+// double buffering. The r = trips mod 2G extra iterations come first: when
+// r <= G their tiles load into A' together with the first group (their
+// iterations run while it arrives), else they run in a copy of the loop. G
 // comes from the metrics (see Passes.td). Every DMA of the body that loads
 // a whole loop-invariant VMEM buffer gets its own 2G buffers.
 //
@@ -185,7 +187,8 @@ struct PipelineDmaPass
   /// iteration. A group's tiles, issued together, arrive L + (G-1) X after
   /// their ISSUE while the other group works G W, so the estimated stall is
   ///   r L + L + ((trips - r) / G - 1) max(0, L + (G-1) X - G W)
-  /// with r = trips mod 2G run unpipelined first and L for the prologue,
+  /// with r = trips mod 2G run unpipelined first (no r L when r <= G: those
+  /// tiles load with the first group) and L for the prologue,
   /// plus S per group and per unpipelined iteration when the body stores
   /// from a staged buffer (S: that store's stall per execution; its buffer
   /// is reloaded by the next group, so a group's last store stays exposed);
@@ -231,7 +234,8 @@ struct PipelineDmaPass
       int64_t r = trips % (2 * g);
       int64_t perGroup =
           std::max<int64_t>(0, latency + (g - 1) * transfer - g * work);
-      int64_t stall = r * (latency + storeLatency) + latency +
+      // A remainder of at most G tiles loads with the first group.
+      int64_t stall = r * ((r > g ? latency : 0) + storeLatency) + latency +
                       ((trips - r) / g - 1) * perGroup +
                       (trips - r) / g * storeLatency;
       if (stall < bestStall)
@@ -301,16 +305,21 @@ struct PipelineDmaPass
     auto constant = [&](OpBuilder &at, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(at, loc, v);
     };
-    // Iterations that do not fill two groups run first, unchanged.
+    // Iterations that do not fill two groups come first. Up to g of them
+    // load their tiles into the second set (unused until the loop's first
+    // half) together with the first group; more run first, unchanged, in a
+    // copy of the loop.
     int64_t remainder = trips % (2 * g);
-    if (remainder) {
+    bool foldRemainder = remainder && remainder <= g;
+    int64_t remainderLb = lb;
+    if (remainder && !foldRemainder) {
       Value headUb = constant(b, lb + remainder * step);
       auto head = cast<scf::ForOp>(b.clone(*loop.getOperation()));
       head.getUpperBoundMutable().assign(headUb);
       dropAccelAttrs(head);
-      lb += remainder * step;
-      trips -= remainder;
     }
+    lb += remainder * step;
+    trips -= remainder;
     // Buffers: stage s uses bufs[s][0..2g): set A = [0, g), set A' = [g, 2g).
     SmallVector<SmallVector<Value>> bufs;
     for (Stage &s : stages) {
@@ -387,13 +396,25 @@ struct PipelineDmaPass
       waitAll(in, next);
     };
 
-    // Prologue: the first group, loaded together.
-    SmallVector<Value> first;
+    // Prologue: the folded remainder's tiles and the first group, loaded
+    // together; the remainder's iterations run while the group arrives.
+    SmallVector<Value> early, first;
+    if (foldRemainder)
+      for (int64_t i = 0; i < remainder; ++i)
+        issue(b, constant(b, remainderLb + i * step), g + i, early);
     for (int64_t j = 0; j < g; ++j)
       issue(b, constant(b, lb + j * step), j, first);
     // The prologue's first DMA marks the transformed loop (with two groups
     // in all, no loop over pairs remains).
-    first.front().getDefiningOp()->setAttr("accel.pipelined", b.getUnitAttr());
+    (early.empty() ? first : early)
+        .front()
+        .getDefiningOp()
+        ->setAttr("accel.pipelined", b.getUnitAttr());
+    if (foldRemainder) {
+      waitAll(b, early);
+      for (int64_t i = 0; i < remainder; ++i)
+        rest(b, constant(b, remainderLb + i * step), g + i);
+    }
     waitAll(b, first);
     if (lastStart > lb) {
       // The loop over pairs of groups, marked as pipelined (a new loop: new

@@ -108,19 +108,26 @@ func.func @from_metrics(%w: memref<1536x128xf32, #hbm>, %a: memref<8x128xf32, #v
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// 5 iterations in groups of 1: the first (5 mod 2) runs first as the
-// original loop, unchanged; iterations 1-4 are pipelined.
+// 5 iterations in groups of 1: the first (5 mod 2) loads its tile (row 0)
+// into the second buffer together with the first group's (iteration 1,
+// row 128) and computes while that arrives; iterations 1-4 are pipelined.
 // AUTO-LABEL: func.func @remainder
 // AUTO: %[[B:.*]] = accel.alloc
 // AUTO-NEXT: %[[B1:.*]] = accel.alloc
-// AUTO: %[[C1:.*]] = arith.constant 1 : index
-// AUTO: scf.for %{{.*}} = %{{.*}} to %[[C1]] step %{{.*}} {
-// AUTO: accel.dma_start %{{.*}}, %[[B]]
-// AUTO-NEXT: accel.dma_wait
-// AUTO: }
-// AUTO-NOT: accel.pipelined
-// AUTO: accel.dma_start %{{.*}}, %[[B]]
-// AUTO-NEXT: accel.dma_wait
+// AUTO-NOT: scf.for
+// AUTO: %[[K0:.*]] = arith.constant 0 : index
+// AUTO-NEXT: %[[R0:.*]] = arith.muli %[[K0]]
+// AUTO-NEXT: %[[S0:.*]] = memref.subview %{{.*}}[%[[R0]], 0]
+// AUTO-NEXT: %[[T0:.*]] = accel.dma_start %[[S0]], %[[B1]] {accel.pipelined}
+// AUTO-NEXT: %[[K1:.*]] = arith.constant 1 : index
+// AUTO-NEXT: %[[R1:.*]] = arith.muli %[[K1]]
+// AUTO-NEXT: %[[S1:.*]] = memref.subview %{{.*}}[%[[R1]], 0]
+// AUTO-NEXT: %[[T1:.*]] = accel.dma_start %[[S1]], %[[B]] :
+// AUTO-NEXT: accel.dma_wait %[[T0]]
+// AUTO: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
+// AUTO-NEXT: accel.dma_wait %[[T1]]
+// AUTO: %[[LB:.*]] = arith.constant 1 : index
+// AUTO-NEXT: scf.for %{{.*}} = %[[LB]] to
 // AUTO: } {accel.pipelined}
 func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
@@ -131,6 +138,41 @@ func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>
   scf.for %k = %c0 to %c5 step %c1 {
     %r = arith.muli %k, %c128 : index
     %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<640x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// 7 iterations in groups of 2: the remainder (7 mod 4 = 3) is longer than
+// a group, so it runs first as the original loop, unchanged; iterations 3-6
+// are pipelined.
+// G2-LABEL: func.func @long_remainder
+// G2: %[[B:.*]] = accel.alloc
+// G2: %[[C3:.*]] = arith.constant 3 : index
+// G2: scf.for %{{.*}} = %{{.*}} to %[[C3]] step %{{.*}} {
+// G2: accel.dma_start %{{.*}}, %[[B]]
+// G2-NEXT: accel.dma_wait
+// G2: }
+// G2-NOT: scf.for
+// G2: accel.dma_start %{{.*}}, %[[B]] {accel.pipelined}
+// G2-COUNT-4: accel.matmul
+// G2-NEXT: return
+func.func @long_remainder(%w: memref<896x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  scf.for %k = %c0 to %c7 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<896x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
     %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
     accel.dma_wait %t
     accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
