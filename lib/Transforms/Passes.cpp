@@ -4,6 +4,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -21,6 +22,10 @@ accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
   AccelPipelineDmaOptions pipeline;
   pipeline.vmemCapacity = options.vmemCapacity;
   passes.push_back(createAccelPipelineDma(pipeline));
+  // The moves and clones leave unused address arithmetic and duplicate
+  // constants behind; each would still cost an issue slot on the in-order
+  // machine (memref.subview lowers to scalar instructions).
+  passes.push_back(createCSEPass());
   return passes;
 }
 
@@ -34,8 +39,7 @@ void accel::registerAccelFdoPipeline() {
   PassPipelineRegistration<FdoPipelineOptions>(
       "accel-fdo-pipeline",
       "The feedback-directed transforms: accel-pin-vmem, "
-      "accel-parallelize-dma, accel-hoist-dma, accel-sink-dma-wait, then "
-      "accel-pipeline-dma "
-      "(hints from accel-attach-metrics)",
+      "accel-parallelize-dma, accel-hoist-dma, accel-sink-dma-wait, "
+      "accel-pipeline-dma (hints from accel-attach-metrics), then cse",
       buildAccelFdoPipeline);
 }

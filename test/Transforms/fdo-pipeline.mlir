@@ -29,3 +29,28 @@ func.func @pipeline(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>, %c
   accel.dma_wait %tc
   return
 }
+
+// The pipeline ends with cse: address arithmetic that nothing uses any more
+// (a clone's subview) and duplicate constants go, since each would still
+// lower to scalar instructions that take issue slots. Allocations and DMAs
+// stay.
+// CHECK-LABEL: func.func @dead_address_math
+// CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[V:.*]] = accel.alloc
+// CHECK-NEXT: %[[R:.*]] = arith.muli %arg1, %[[C128]]
+// CHECK-NEXT: %[[S:.*]] = memref.subview %arg0[%[[R]], 0]
+// CHECK-NEXT: %[[T:.*]] = accel.dma_start %[[S]], %[[V]]
+// CHECK-NEXT: accel.dma_wait %[[T]]
+// CHECK-NEXT: return
+func.func @dead_address_math(%a: memref<256x128xf32, #hbm>, %i: index) {
+  %c128 = arith.constant 128 : index
+  %v = accel.alloc : memref<8x128xf32, #vmem>
+  %r = arith.muli %i, %c128 : index
+  %c128b = arith.constant 128 : index
+  %r2 = arith.muli %i, %c128b : index
+  %dead = memref.subview %a[%r2, 0] [8, 128] [1, 1] : memref<256x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  %s = memref.subview %a[%r, 0] [8, 128] [1, 1] : memref<256x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  %t = accel.dma_start %s, %v : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %t
+  return
+}

@@ -30,7 +30,9 @@ struct FdoPipelineOptions
 /// independent DMAs the analyzer named), --accel-hoist-dma (move stalled
 /// ISSUEs earlier and out of loops), --accel-sink-dma-wait (move stalled
 /// WAITs down to the first use of the data), then --accel-pipeline-dma
-/// (prefetch later iterations' tiles into extra buffers). Each reads the attributes of
+/// (prefetch later iterations' tiles into extra buffers), and last --cse
+/// (the moves and clones leave unused address arithmetic behind, which
+/// would still cost issue slots). Each accel pass reads the attributes of
 /// --accel-attach-metrics as hints and proves legality itself.
 void buildAccelFdoPipeline(mlir::OpPassManager &pm,
                            const FdoPipelineOptions &options);
