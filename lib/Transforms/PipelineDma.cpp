@@ -8,13 +8,14 @@
 //
 // whose trip count is a multiple of 2G becomes
 //
-//   t_j = dma_start src(lb + j) -> A_j (j < G); dma_wait t_j    // prologue
-//   for k = lb to ub - 2G step 2G {
-//     n_j = dma_start src(k + G + j) -> A'_j; rest(k + j, A_j); dma_wait n_j
-//     m_j = dma_start src(k + 2G + j) -> A_j; rest(k + G + j, A'_j); dma_wait m_j
+//   t_j = dma_start src(lb + j) -> A_j (j < G)                  // prologue
+//   n_j = dma_start src(lb + G + j) -> A'_j                     // first half,
+//   dma_wait t_j; rest(lb + j, A_j) (for each j); dma_wait n_j  // peeled
+//   for k = lb + G to ub - G step 2G {
+//     m_j = dma_start src(k + G + j) -> A_j; rest(k + j, A'_j); dma_wait m_j
+//     n_j = dma_start src(k + 2G + j) -> A'_j; rest(k + G + j, A_j); dma_wait n_j
 //   }
-//   n_j = dma_start src(ub - G + j) -> A'_j; rest(ub - 2G + j, A_j);
-//   dma_wait n_j; rest(ub - G + j, A'_j)                         // epilogue
+//   rest(ub - G + j, A'_j)                                       // epilogue
 //
 // (steps of 1 shown), so a group's transfers, issued together, overlap each
 // other's base latency and the other group's G iterations of work. G = 1 is
@@ -415,24 +416,35 @@ struct PipelineDmaPass
       for (int64_t i = 0; i < remainder; ++i)
         rest(b, constant(b, remainderLb + i * step), g + i);
     }
-    waitAll(b, first);
+    // The first half, peeled so that each first-group tile is waited for
+    // just before its own iteration: work starts when the first tile
+    // arrives, not the whole group.
+    {
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < g; ++j)
+        issue(b, constant(b, lb + (g + j) * step), g + j, next);
+      size_t perTile = stages.size(); // issue() adds one token per stage
+      for (int64_t j = 0; j < g; ++j) {
+        waitAll(b, ArrayRef<Value>(first).slice(j * perTile, perTile));
+        rest(b, constant(b, lb + j * step), j);
+      }
+      waitAll(b, next);
+    }
     if (lastStart > lb) {
-      // The loop over pairs of groups, marked as pipelined (a new loop: new
-      // op id).
-      auto pairs = scf::ForOp::create(b, loc, constant(b, lb),
-                                      constant(b, lastStart),
+      // The loop over pairs of groups, rotated by the peeled half (first
+      // the set A', then A), marked as pipelined (a new loop: new op id).
+      auto pairs = scf::ForOp::create(b, loc, constant(b, lb + g * step),
+                                      constant(b, lastStart + g * step),
                                       constant(b, 2 * g * step));
       pairs->setAttr("accel.pipelined", b.getUnitAttr());
       OpBuilder in = OpBuilder::atBlockBegin(pairs.getBody());
       Value k = pairs.getInductionVar();
-      half(in, k, 0, 1, g);
+      half(in, k, 1, 0, g);
       Value kg = at(in, k, g);
-      half(in, kg, 1, 0, g);
+      half(in, kg, 0, 1, g);
     }
-    // Epilogue: the last two groups (the second loads nothing more).
-    Value last = constant(b, lastStart);
-    half(b, last, 0, 1, g);
-    Value lastG = at(b, last, g);
+    // Epilogue: the last group, from A' (it loads nothing more).
+    Value lastG = constant(b, lastStart + g * step);
     for (int64_t j = 0; j < g; ++j)
       rest(b, at(b, lastG, j), g + j);
     loop.erase();

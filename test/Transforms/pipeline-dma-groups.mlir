@@ -6,9 +6,11 @@
 #vmem = #accel.space<vmem>
 
 // Groups of 2 tiles (group=2) over 8 iterations: 4 buffers B0-B3. The
-// prologue loads tiles 0 and 1 together; each half of the loop over pairs
-// of groups issues the next group's two tiles, computes its own two, then
-// waits for the next group; the epilogue is the last two groups.
+// prologue loads tiles 0 and 1 together; the first half, peeled, issues
+// tiles 2 and 3 and waits for each of tiles 0 and 1 just before computing
+// it; each half of the loop over pairs of groups (one pair: k = 2) issues
+// the next group's two tiles, computes its own two, then waits for the
+// next group; the epilogue computes the last group, tiles 6 and 7.
 // G2-LABEL: func.func @groups
 // G2: %[[B0:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
 // G2-NEXT: %[[B1:.*]] = accel.alloc
@@ -17,28 +19,32 @@
 // G2-NOT: accel.alloc
 // G2: %[[P0:.*]] = accel.dma_start %{{.*}}, %[[B0]]
 // G2: %[[P1:.*]] = accel.dma_start %{{.*}}, %[[B1]]
-// G2-NEXT: accel.dma_wait %[[P0]]
-// G2-NEXT: accel.dma_wait %[[P1]]
-// G2: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // G2: %[[N0:.*]] = accel.dma_start %{{.*}}, %[[B2]]
 // G2: %[[N1:.*]] = accel.dma_start %{{.*}}, %[[B3]]
+// G2-NEXT: accel.dma_wait %[[P0]]
 // G2: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[P1]]
 // G2: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
 // G2-NEXT: accel.dma_wait %[[N0]]
 // G2-NEXT: accel.dma_wait %[[N1]]
+// G2: %[[C4:.*]] = arith.constant 4 : index
+// G2-NEXT: %[[C6:.*]] = arith.constant 6 : index
+// G2-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// G2-NEXT: scf.for %{{.*}} = %[[C2]] to %[[C6]] step %[[C4]] {
 // G2: %[[M0:.*]] = accel.dma_start %{{.*}}, %[[B0]]
 // G2: %[[M1:.*]] = accel.dma_start %{{.*}}, %[[B1]]
 // G2: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
 // G2: accel.matmul %{{.*}}, %[[B3]], %{{.*}}
 // G2-NEXT: accel.dma_wait %[[M0]]
 // G2-NEXT: accel.dma_wait %[[M1]]
-// G2: } {accel.pipelined}
 // G2: %[[E0:.*]] = accel.dma_start %{{.*}}, %[[B2]]
 // G2: %[[E1:.*]] = accel.dma_start %{{.*}}, %[[B3]]
 // G2: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
 // G2: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
 // G2-NEXT: accel.dma_wait %[[E0]]
 // G2-NEXT: accel.dma_wait %[[E1]]
+// G2: } {accel.pipelined}
+// G2-NOT: accel.dma
 // G2: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
 // G2: accel.matmul %{{.*}}, %[[B3]], %{{.*}}
 // G2-NEXT: return
@@ -68,24 +74,29 @@ func.func @groups(%w: memref<1024x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, 
 // against W = 264 cycles of work per iteration (3168 busy cycles over 12).
 // Estimated stall r L + L + ((12 - r) / G - 1) max(0, L + (G-1) X - G W):
 // G = 1: 564 + 11 * 300 = 3864; G = 2: 564 + 5 * 100 = 1064; G = 3:
-// 564 + 3 * 0 = 564; G = 4 leaves r = 4 (2820); G = 6 ties with 3, and the
-// smaller wins: 3 tiles per group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
+// 564 + 3 * 0 = 564; G = 4 leaves r = 4, which loads with the first group
+// (no r L when r <= G): 564 + 0, a tie; so does G = 6, and the smallest
+// wins: 3 tiles per group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
 // %a and %c are not allocations) only 4 buffers of 64 KiB fit: groups of 2.
 // With 12 = 2 * 2 * 3 iterations both leave no remainder.
 // AUTO-LABEL: func.func @from_metrics
 // AUTO-COUNT-6: accel.alloc : memref<128x128xf32
 // AUTO-NOT: accel.alloc
+// The prologue's group and the peeled half's, then the first tile's WAIT.
+// AUTO-COUNT-6: accel.dma_start
+// AUTO-NEXT: accel.dma_wait
+// AUTO: accel.matmul
+// AUTO: scf.for
 // AUTO-COUNT-3: accel.dma_start
-// AUTO-NEXT: accel.dma_wait
-// AUTO-NEXT: accel.dma_wait
-// AUTO-NEXT: accel.dma_wait
 // AUTO: } {accel.pipelined}
 // CAP-LABEL: func.func @from_metrics
 // CAP-COUNT-4: accel.alloc : memref<128x128xf32
 // CAP-NOT: accel.alloc
+// CAP-COUNT-4: accel.dma_start
+// CAP-NEXT: accel.dma_wait
+// CAP: accel.matmul
+// CAP: scf.for
 // CAP-COUNT-2: accel.dma_start
-// CAP-NEXT: accel.dma_wait
-// CAP-NEXT: accel.dma_wait
 // CAP: } {accel.pipelined}
 func.func @from_metrics(%w: memref<1536x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
@@ -110,7 +121,8 @@ func.func @from_metrics(%w: memref<1536x128xf32, #hbm>, %a: memref<8x128xf32, #v
 
 // 5 iterations in groups of 1: the first (5 mod 2) loads its tile (row 0)
 // into the second buffer together with the first group's (iteration 1,
-// row 128) and computes while that arrives; iterations 1-4 are pipelined.
+// row 128) and computes while that arrives; iterations 1-4 are pipelined
+// (the peeled first half then reloads the second buffer with tile 2).
 // AUTO-LABEL: func.func @remainder
 // AUTO: %[[B:.*]] = accel.alloc
 // AUTO-NEXT: %[[B1:.*]] = accel.alloc
@@ -125,9 +137,15 @@ func.func @from_metrics(%w: memref<1536x128xf32, #hbm>, %a: memref<8x128xf32, #v
 // AUTO-NEXT: %[[T1:.*]] = accel.dma_start %[[S1]], %[[B]] :
 // AUTO-NEXT: accel.dma_wait %[[T0]]
 // AUTO: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
+// AUTO: %[[T2:.*]] = accel.dma_start %{{.*}}, %[[B1]] :
 // AUTO-NEXT: accel.dma_wait %[[T1]]
-// AUTO: %[[LB:.*]] = arith.constant 1 : index
-// AUTO-NEXT: scf.for %{{.*}} = %[[LB]] to
+// AUTO: accel.matmul %{{.*}}, %[[B]], %{{.*}}
+// AUTO-NEXT: accel.dma_wait %[[T2]]
+// The pair loop: from 2 to 4 in steps of 2.
+// AUTO: %[[STEP:.*]] = arith.constant 2 : index
+// AUTO-NEXT: %[[UB:.*]] = arith.constant 4 : index
+// AUTO-NEXT: %[[LB:.*]] = arith.constant 2 : index
+// AUTO-NEXT: scf.for %{{.*}} = %[[LB]] to %[[UB]] step %[[STEP]]
 // AUTO: } {accel.pipelined}
 func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index

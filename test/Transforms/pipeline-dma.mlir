@@ -4,28 +4,36 @@
 #vmem = #accel.space<vmem>
 
 // A 4-iteration loop loading tile k of %w into %b and reading it: the
-// prologue loads tile 0; the pair loop (k = 0, 2) issues tile k+1 into the
-// second buffer before computing tile k, and tile k+2 into %b before
-// computing tile k+1; the epilogue does the last pair (k = 2, 3).
+// prologue loads tile 0; the first half, peeled, issues tile 1 into the
+// second buffer, waits for tile 0 and computes it; the pair loop (k = 1)
+// issues tile k+1 into %b before computing tile k from the second buffer,
+// and tile k+2 into the second buffer before computing tile k+1 from %b;
+// the epilogue computes tile 3 from the second buffer.
 // CHECK-LABEL: func.func @double_buffer
 // CHECK: %[[B:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
 // CHECK-NEXT: %[[B2:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
-// Prologue.
+// Prologue and the peeled first half.
 // CHECK: %[[T0:.*]] = accel.dma_start %{{.*}}, %[[B]]
-// CHECK-NEXT: accel.dma_wait %[[T0]]
-// The pair loop: from 0 to 2 in steps of 2.
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[T1:.*]] = accel.dma_start %{{.*}}, %[[B2]]
+// CHECK-NEXT: accel.dma_wait %[[T0]]
 // CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
 // CHECK-NEXT: accel.dma_wait %[[T1]]
+// The pair loop: from 1 to 3 in steps of 2.
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: scf.for %[[K:.*]] = %[[C1]] to %[[C3]] step %[[C2]] {
 // CHECK: %[[T2:.*]] = accel.dma_start %{{.*}}, %[[B]]
 // CHECK: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
 // CHECK-NEXT: accel.dma_wait %[[T2]]
-// CHECK: } {accel.pipelined}
-// Epilogue: tile 3 into the second buffer, tile 2 from %b, tile 3 from it.
 // CHECK: %[[T3:.*]] = accel.dma_start %{{.*}}, %[[B2]]
 // CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
 // CHECK-NEXT: accel.dma_wait %[[T3]]
+// CHECK: } {accel.pipelined}
+// Epilogue: tile 3 from the second buffer.
+// CHECK: %[[C3B:.*]] = arith.constant 3 : index
+// CHECK-NEXT: arith.muli %[[C3B]]
+// CHECK-NOT: accel.dma
 // CHECK: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
 // CHECK-NEXT: return
 func.func @double_buffer(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {

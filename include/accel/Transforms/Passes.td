@@ -187,9 +187,11 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     Hoists each iteration's DMA into earlier iterations (issue 5; seed 000
     §5.3.1 "prefetch more aggressively"): a loop
     `for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }` becomes
-    a prologue that loads the first group of G tiles together, a loop over
-    pairs of groups, and an epilogue for the last pair. Each half of the
-    loop body issues the next group's G tiles (into the other set of G
+    a prologue that loads the first group of G tiles together, the first
+    half (peeled, so that each of its tiles is waited for just before its
+    own iteration and work starts when the first tile arrives), a loop over
+    pairs of groups, and an epilogue for the last group. Each half
+    issues the next group's G tiles (into the other set of G
     buffers), computes its own G tiles, then waits for the next group; so
     the G transfers of a group, issued together, overlap their base
     latencies with each other and with G iterations of work. G = 1 is
