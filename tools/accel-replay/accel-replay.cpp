@@ -27,6 +27,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -98,6 +100,14 @@ static cl::opt<unsigned> iterations("iterations",
                                              "baseline (default 2)"),
                                     cl::init(2), cl::sub(fdoCmd),
                                     cl::cat(category));
+static cl::opt<std::string> fdoPasses(
+    "passes",
+    cl::desc("Transforms of each FDO iteration, as an MLIR textual pass "
+             "pipeline (accel-opt's syntax, e.g. "
+             "'accel-hoist-dma,accel-pipeline-dma{max-group=4},cse'); "
+             "default: the passes of --accel-fdo-pipeline with the config's "
+             "VMEM capacity"),
+    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
 static cl::opt<uint64_t> maxInstructions(
     "max-instructions",
     cl::desc("Stop a run that executes more instructions (default 2^32)"),
@@ -338,6 +348,29 @@ static int cmdFdo(MLIRContext &ctx) {
   std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   uint64_t vmemBytes = 0;
 
+  // Each pass of the pipeline as its own textual pipeline.
+  std::vector<std::string> passTexts;
+  {
+    OpPassManager pm("builtin.module");
+    if (fdoPasses.empty()) {
+      FdoPipelineOptions o;
+      o.vmemCapacity = config->vmemBytes;
+      buildAccelFdoPipeline(pm, o);
+    } else {
+      std::string err;
+      llvm::raw_string_ostream errs(err);
+      if (failed(parsePassPipeline(fdoPasses, pm, errs)))
+        return fail("--passes: " +
+                    llvm::join(llvm::split(llvm::StringRef(err).trim(), "\n\n"),
+                               "; "));
+    }
+    for (Pass &pass : pm.getPasses()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      pass.printAsTextualPipeline(os);
+      passTexts.push_back(text);
+    }
+  }
   llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
@@ -353,6 +386,7 @@ static int cmdFdo(MLIRContext &ctx) {
   for (unsigned it = 0; it <= iterations; ++it) {
     unsigned hoisted = 0, parallelized = 0, pipelined = 0, pinned = 0,
              sunk = 0;
+    json passesRun = json::array();
     if (it > 0) {
       // Feedback: attach the previous run's metrics, then transform.
       module->walk([](Operation *op) {
@@ -367,30 +401,45 @@ static int cmdFdo(MLIRContext &ctx) {
       const json &prev = iterationsJson.back()["metrics_json"];
       if (failed(attachMetrics(*module, prev)))
         return 1;
-      // The --accel-fdo-pipeline, one pass at a time to count each one's
-      // moves by the attribute it leaves (a later pass may clone ops).
-      FdoPipelineOptions o;
-      o.vmemCapacity = config->vmemBytes;
-      for (std::unique_ptr<Pass> &pass : createAccelFdoPasses(o)) {
-        std::string name = pass->getArgument().str();
+      // The passes one at a time, to count each one's moves by the
+      // attribute it leaves (a later pass may clone ops).
+      for (const std::string &passText : passTexts) {
+        std::string name;
         if (failed(runPasses(*module, [&](OpPassManager &pm) {
-              pm.addPass(std::move(pass));
+              // Parsed before: cannot fail here.
+              (void)parsePassPipeline(passText, pm);
+              name = pm.begin()->getArgument().str();
             })))
           return 1;
-        module->walk([&](Operation *op) {
-          if (name == "accel-pin-vmem")
-            pinned += llvm::isa<accel::DmaStartOp>(op) &&
-                      op->hasAttr("accel.pinned");
-          else if (name == "accel-parallelize-dma")
-            parallelized += op->hasAttr("accel.parallelized");
-          else if (name == "accel-hoist-dma")
-            hoisted += op->hasAttr("accel.hoisted");
-          else if (name == "accel-sink-dma-wait")
-            sunk += op->hasAttr("accel.sunk");
-          else if (name == "accel-pipeline-dma")
-            pipelined += llvm::isa<accel::DmaStartOp>(op) &&
-                         op->hasAttr("accel.pipelined");
-        });
+        // Moves of the accel transforms, by the attribute each leaves
+        // (other passes: none counted).
+        std::optional<unsigned> moves;
+        auto count = [&](llvm::function_ref<bool(Operation *)> moved) {
+          unsigned n = 0;
+          module->walk([&](Operation *op) { n += moved(op); });
+          moves = n;
+        };
+        auto has = [](StringRef attr) {
+          return [attr](Operation *op) { return op->hasAttr(attr); };
+        };
+        auto dmaHas = [](StringRef attr) {
+          return [attr](Operation *op) {
+            return llvm::isa<accel::DmaStartOp>(op) && op->hasAttr(attr);
+          };
+        };
+        if (name == "accel-pin-vmem")
+          count(dmaHas("accel.pinned")), pinned += *moves;
+        else if (name == "accel-parallelize-dma")
+          count(has("accel.parallelized")), parallelized += *moves;
+        else if (name == "accel-hoist-dma")
+          count(has("accel.hoisted")), hoisted += *moves;
+        else if (name == "accel-sink-dma-wait")
+          count(has("accel.sunk")), sunk += *moves;
+        else if (name == "accel-pipeline-dma")
+          count(dmaHas("accel.pipelined")), pipelined += *moves;
+        passesRun.push_back(
+            {{"pass", name},
+             {"applied", moves ? json(*moves) : json(nullptr)}});
       }
       // New ops (second buffers, cloned DMAs) get op ids.
       if (failed(runPasses(*module, [](OpPassManager &pm) {
@@ -459,18 +508,7 @@ static int cmdFdo(MLIRContext &ctx) {
                 {"results_match", match},
                 {"metrics", "iter" + std::to_string(it) + "/metrics.json"},
                 {"metrics_json", m}};
-    if (it > 0) {
-      row["transforms"].push_back({{"pass", "accel-pin-vmem"},
-                                   {"applied", pinned}});
-      row["transforms"].push_back({{"pass", "accel-parallelize-dma"},
-                                   {"applied", parallelized}});
-      row["transforms"].push_back({{"pass", "accel-hoist-dma"},
-                                   {"applied", hoisted}});
-      row["transforms"].push_back({{"pass", "accel-sink-dma-wait"},
-                                   {"applied", sunk}});
-      row["transforms"].push_back({{"pass", "accel-pipeline-dma"},
-                                   {"applied", pipelined}});
-    }
+    row["transforms"] = std::move(passesRun);
     iterationsJson.push_back(std::move(row));
     if (it == 0 || r->summary.totalCycles < bestCycles) {
       bestIt = it;
@@ -485,7 +523,7 @@ static int cmdFdo(MLIRContext &ctx) {
   }
   // fdo.json: drop the embedded metrics (they are in iterN/metrics.json).
   json out = {{"schema", "accel-fdo"},
-              {"schema_version", 1},
+              {"schema_version", 2},
               {"input", inputFile.getValue()},
               {"config", {{"name", config->name}, {"hash", config->hash()}}},
               {"iterations", json::array()}};
@@ -817,6 +855,10 @@ int main(int argc, char **argv) {
       "bundled simulator, analyze DMA stalls and close the FDO loop\n");
   DialectRegistry registry;
   registerAccelDialects(registry);
+  // For --passes: the accel passes and the upstream clean-ups accel-opt has.
+  registerAccelPasses();
+  registerCanonicalizerPass();
+  registerCSEPass();
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   ctx.printOpOnDiagnostic(false);
