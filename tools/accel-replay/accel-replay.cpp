@@ -408,7 +408,9 @@ static int cmdFdo(MLIRContext &ctx) {
         if (failed(runPasses(*module, [&](OpPassManager &pm) {
               // Parsed before: cannot fail here.
               (void)parsePassPipeline(passText, pm);
-              name = pm.begin()->getArgument().str();
+              // A nested pipeline (func.func(...)) has no argument.
+              StringRef arg = pm.begin()->getArgument();
+              name = arg.empty() ? passText : arg.str();
             })))
           return 1;
         // Moves of the accel transforms, by the attribute each leaves
@@ -857,6 +859,7 @@ int main(int argc, char **argv) {
   registerAccelDialects(registry);
   // For --passes: the accel passes and the upstream clean-ups accel-opt has.
   registerAccelPasses();
+  registerAccelFdoPipeline();
   registerCanonicalizerPass();
   registerCSEPass();
   MLIRContext ctx(registry);
