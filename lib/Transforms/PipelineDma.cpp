@@ -303,8 +303,15 @@ struct PipelineDmaPass
     int64_t lb = *getConstantIntValue(loop.getLowerBound());
     int64_t step = *getConstantIntValue(loop.getStep());
     int64_t trips = *tripCount(loop);
+    // The ops made here: each lowers to instructions, so those left unused
+    // (the address math of a staged DMA cloned into rest(k), the
+    // computation's in issue(k), an iteration index nothing reads) are
+    // erased at the end.
+    SmallVector<Operation *> clones;
     auto constant = [&](OpBuilder &at, int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(at, loc, v);
+      auto c = arith::ConstantIndexOp::create(at, loc, v);
+      clones.push_back(c);
+      return c;
     };
     // Iterations that do not fill two groups come first. Up to g of them
     // load their tiles into the second set (unused until the loop's first
@@ -357,7 +364,7 @@ struct PipelineDmaPass
         if (staged.contains(&op) || op.hasTrait<OpTrait::IsTerminator>())
           continue;
         if (isMemoryEffectFree(&op) && op.getNumRegions() == 0)
-          dropAccelAttrs(at.clone(op, map)); // address math
+          clones.push_back(at.clone(op, map)); // address math
       }
       mapBuffers(map, slot);
       for (Stage &s : stages) {
@@ -374,7 +381,7 @@ struct PipelineDmaPass
       mapBuffers(map, slot);
       for (Operation &op : *body)
         if (!staged.contains(&op) && !op.hasTrait<OpTrait::IsTerminator>())
-          dropAccelAttrs(at.clone(op, map));
+          clones.push_back(at.clone(op, map));
     };
     auto waitAll = [&](OpBuilder &at, ArrayRef<Value> tokens) {
       for (Value t : tokens)
@@ -383,7 +390,9 @@ struct PipelineDmaPass
     auto at = [&](OpBuilder &in, Value base, int64_t i) -> Value {
       if (i == 0)
         return base;
-      return arith::AddIOp::create(in, loc, base, constant(in, i * step));
+      auto add = arith::AddIOp::create(in, loc, base, constant(in, i * step));
+      clones.push_back(add);
+      return add;
     };
     // One half: issue the next group into `nextSet`, compute this group
     // from `set`, wait for the next group.
@@ -448,6 +457,12 @@ struct PipelineDmaPass
     for (int64_t j = 0; j < g; ++j)
       rest(b, at(b, lastG, j), g + j);
     loop.erase();
+    for (Operation *op : llvm::reverse(clones)) {
+      if (isOpTriviallyDead(op))
+        op->erase();
+      else
+        dropAccelAttrs(op);
+    }
   }
 };
 } // namespace

@@ -16,7 +16,7 @@
 // CHECK: %[[T0:.*]] = accel.dma_start %{{.*}}, %[[B]]
 // CHECK: %[[T1:.*]] = accel.dma_start %{{.*}}, %[[B2]]
 // CHECK-NEXT: accel.dma_wait %[[T0]]
-// CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
+// CHECK-NEXT: accel.matmul %{{.*}}, %[[B]], %{{.*}}
 // CHECK-NEXT: accel.dma_wait %[[T1]]
 // The pair loop: from 1 to 3 in steps of 2.
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
@@ -30,11 +30,9 @@
 // CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
 // CHECK-NEXT: accel.dma_wait %[[T3]]
 // CHECK: } {accel.pipelined}
-// Epilogue: tile 3 from the second buffer.
-// CHECK: %[[C3B:.*]] = arith.constant 3 : index
-// CHECK-NEXT: arith.muli %[[C3B]]
-// CHECK-NOT: accel.dma
-// CHECK: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// Epilogue: tile 3 from the second buffer. Address math that nothing uses
+// any more (each staged DMA's subview, cloned with the computation) is gone.
+// CHECK-NEXT: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
 // CHECK-NEXT: return
 func.func @double_buffer(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
