@@ -32,7 +32,7 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
 
 Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
                bool initHbm)
-    : vmem(vmemBytes, 0), initHbm(initHbm), buffers(bufs) {
+    : vmem(vmemBytes), initHbm(initHbm), buffers(bufs) {
   std::sort(buffers.begin(), buffers.end(),
             [](const isa::Buffer &a, const isa::Buffer &b) {
               return std::make_pair(a.space, a.base) <
@@ -40,10 +40,17 @@ Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
             });
 }
 
-const isa::Buffer *Memory::findBuffer(const AddrRange &r) const {
+const isa::Buffer *Memory::findBuffer(const AddrRange &r,
+                                      const isa::Buffer *hint) const {
+  auto holds = [&](const isa::Buffer &b) {
+    return b.space == r.space && r.begin >= b.base &&
+           r.end <= b.base + b.bytes &&
+           (r.space != isa::MemSpace::VMEM || b.base + b.bytes <= vmem.size());
+  };
+  if (hint && holds(*hint))
+    return hint;
   for (const isa::Buffer &b : buffers)
-    if (b.space == r.space && r.begin >= b.base && r.end <= b.base + b.bytes &&
-        (r.space != isa::MemSpace::VMEM || b.base + b.bytes <= vmem.size()))
+    if (holds(b))
       return &b;
   return nullptr;
 }

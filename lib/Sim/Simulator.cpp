@@ -57,7 +57,8 @@ llvm::StringRef sim::stallCauseName(StallCause cause) {
 Simulator::Simulator(const MachineConfig &config, const isa::Program &program,
                      bool initHbm)
     : config(config), program(program),
-      memory(config.vmemBytes, program.buffers, initHbm), dma(config) {}
+      memory(config.vmemBytes, program.buffers, initHbm), dma(config),
+      operandBuffers(program.code.size()) {}
 
 llvm::Error Simulator::fault(uint32_t faultPc, const llvm::Twine &what) const {
   std::string where;
@@ -87,6 +88,12 @@ struct IssueAt {
   }
 };
 } // namespace
+
+void Simulator::RangeList::push_back(const AddrRange &r) {
+  if (size == kMax)
+    llvm::report_fatal_error("an instruction with more than 4 memory ranges");
+  ranges[size++] = r;
+}
 
 static bool overlapsAny(llvm::ArrayRef<AddrRange> a,
                         llvm::ArrayRef<AddrRange> b) {
@@ -160,23 +167,29 @@ llvm::Error Simulator::step() {
   isa::Unit unit = info.unit;
   uint64_t unitLatency = config.scalarLatency;
 
-  // Drop unit ops that finished before this instruction could issue.
-  llvm::erase_if(inFlight, [&](const InFlightOp &op) { return op.end <= ready; });
 
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   RangeList reads, writes, vmemReads, vmemWrites;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
-  InstAccess acc;
-  if (touchesMemory && in.op != Opcode::DmaWait) {
-    acc = getAccesses(in, [&](unsigned r) { return regs[r]; });
+  bool accesses = touchesMemory && in.op != Opcode::DmaWait;
+  InstAccess acc = accesses
+                       ? getAccesses(in, [&](unsigned r) { return regs[r]; })
+                       : InstAccess();
+  if (accesses) {
     ev.memReads = acc.memReads;
     ev.memWrites = acc.memWrites;
+    unsigned slot = 0;
     for (auto [list, all, inVmem] :
          {std::make_tuple(&acc.memReads, &reads, &vmemReads),
           std::make_tuple(&acc.memWrites, &writes, &vmemWrites)})
       for (const MemOperand &m : *list) {
         AddrRange span = m.tile.span();
-        if (m.tile.rows == 0 || m.tile.cols == 0 || !memory.findBuffer(span))
+        if (slot == RangeList::kMax)
+          llvm::report_fatal_error("an instruction with more than 4 memory "
+                                   "operands");
+        const isa::Buffer *&cached = operandBuffers[pc][slot++];
+        if (m.tile.rows == 0 || m.tile.cols == 0 ||
+            !(cached = memory.findBuffer(span, cached)))
           return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                                " access out of bounds: " + m.role + " [" +
                                llvm::Twine(span.begin) + ", " +
@@ -208,9 +221,9 @@ llvm::Error Simulator::step() {
       }
     }
     for (const InFlightOp &op : inFlight)
-      if (overlapsAny(op.writes, vmemReads) ||
+      if (op.end > ready && (overlapsAny(op.writes, vmemReads) ||
           overlapsAny(op.writes, vmemWrites) ||
-          overlapsAny(op.reads, vmemWrites))
+          overlapsAny(op.reads, vmemWrites)))
         at.atLeast(op.end, StallCause::DataHazard);
   }
   auto vmemTile = [&](uint8_t reg, uint64_t rows, uint64_t cols,
@@ -325,8 +338,7 @@ llvm::Error Simulator::step() {
     uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
                       llvm::divideCeil(n, config.mxuCols);
     unitLatency = passes * (config.mxuRows + m) + config.mxuCols;
-    inFlight.push_back({at.cycle + unitLatency, unit, std::move(vmemReads),
-                        std::move(vmemWrites)});
+    inFlight[size_t(unit)] = {at.cycle + unitLatency, vmemReads, vmemWrites};
     if (timingOnly)
       break;
     // C (+)= A * B, rows of C accumulated in a dense temporary.
@@ -380,8 +392,7 @@ llvm::Error Simulator::step() {
       cost = config.vpuCostReduce;
     unitLatency = config.vpuPipelineDepth +
                   llvm::divideCeil(rows * cols, config.vpuLanes) * cost;
-    inFlight.push_back({at.cycle + unitLatency, unit, std::move(vmemReads),
-                        std::move(vmemWrites)});
+    inFlight[size_t(unit)] = {at.cycle + unitLatency, vmemReads, vmemWrites};
     if (timingOnly)
       break;
 

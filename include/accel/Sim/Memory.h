@@ -8,8 +8,10 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -60,8 +62,11 @@ public:
   llvm::Error install(isa::MemSpace space, uint64_t addr,
                       llvm::ArrayRef<uint8_t> bytes);
 
-  /// The buffer that contains all of `range`, or nullptr.
-  const isa::Buffer *findBuffer(const AddrRange &range) const;
+  /// The buffer that contains all of `range`, or nullptr. `hint` (a buffer
+  /// of this memory, or nullptr) is tried first: the simulator passes the
+  /// buffer the same operand of the same instruction found last time.
+  const isa::Buffer *findBuffer(const AddrRange &range,
+                                const isa::Buffer *hint = nullptr) const;
 
   /// Copies a tile to a dense row-major array and back.
   void readTile(const TileRef &t, float *out);
@@ -87,7 +92,25 @@ private:
   };
   Page &hbmPage(uint64_t pageAddr);
 
-  std::vector<uint8_t> vmem;
+  /// Zeroed bytes from calloc: a large block comes as untouched zero pages
+  /// from the OS, so a run does not pay for clearing all of VMEM up front.
+  struct ZeroedBytes {
+    explicit ZeroedBytes(size_t n)
+        : bytes(static_cast<uint8_t *>(std::calloc(n ? n : 1, 1))), n(n) {
+      if (!bytes)
+        llvm::report_bad_alloc_error("VMEM allocation failed");
+    }
+    uint8_t *data() const { return bytes.get(); }
+    size_t size() const { return n; }
+
+  private:
+    struct Free {
+      void operator()(uint8_t *p) const { std::free(p); }
+    };
+    std::unique_ptr<uint8_t, Free> bytes;
+    size_t n;
+  };
+  ZeroedBytes vmem;
   bool initHbm = true;
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;

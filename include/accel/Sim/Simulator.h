@@ -166,15 +166,35 @@ private:
   uint64_t lastIssue = 0; ///< issue cycle of the previous instruction
   bool first = true;
   std::array<uint64_t, 4> unitFree{};
-  using RangeList = llvm::SmallVector<AddrRange, 3>;
+  /// The few byte ranges one instruction reads or writes (at most 3 for
+  /// any opcode), trivially copyable: in-flight ops are added and dropped
+  /// every few instructions.
+  struct RangeList {
+    static constexpr unsigned kMax = 4;
+    RangeList() {} // leaves the ranges uninitialized: set before they are read
+    union {
+      AddrRange ranges[kMax];
+    };
+    unsigned size = 0;
+    void push_back(const AddrRange &r);
+    const AddrRange *begin() const { return ranges; }
+    const AddrRange *end() const { return ranges + size; }
+    operator llvm::ArrayRef<AddrRange>() const { return {begin(), end()}; }
+  };
   struct InFlightOp {
-    uint64_t end;
-    isa::Unit unit;
+    uint64_t end = 0; ///< 0: none
     RangeList reads, writes;
   };
   /// Reused temporaries of the functional model (no allocation per step).
   std::array<std::vector<float>, 3> scratch;
-  std::vector<InFlightOp> inFlight;
+  /// The last MXU and VPU op, by unit: the ones that can still be in
+  /// flight. A unit starts an op only when its previous one has ended, and
+  /// in-order issue puts every later instruction after that start, so an
+  /// older op of the same unit has always ended.
+  std::array<InFlightOp, 4> inFlight{};
+  /// Per instruction and memory operand (reads, then writes): the buffer
+  /// the bounds check found last time, tried first next time.
+  std::vector<std::array<const isa::Buffer *, RangeList::kMax>> operandBuffers;
   /// DMAs issued and not yet WAITed. Any other access to the memory they
   /// read or write is a data race (a fault), so a transform that breaks
   /// synchronization cannot pass as "results identical".
