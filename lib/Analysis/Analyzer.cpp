@@ -123,20 +123,6 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   sim::InstAccess acc = sim::getAccesses(in, [](unsigned) { return 0; });
   deps.instruction(index, in, acc.regReads, acc.regWrites, reads, writes);
 
-  // Dataflow: MXU/VPU work costs its busy cycles, a DMA its T_b and then
-  // its transfer on its link; scalar work is free.
-  DataflowBound::Cost cost;
-  if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
-    cost.track = unit == isa::Unit::Mxu ? 1 : 2;
-    cost.busy = ev.unitEnd - ev.unitStart;
-  } else if (dma && dma->timing.link >= 0) {
-    const sim::DmaTiming &t = dma->timing;
-    cost.track = 3 + t.link;
-    cost.lead = t.baseEnd - t.issue;
-    cost.busy = t.complete - t.transferStart;
-  }
-  cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
-  dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);
 
   // Work: FLOPs and bytes moved.
   Work &w = work[opId];
@@ -166,19 +152,33 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     if (prev != lastSame.end()) {
       const Dma &p = dmas[prev->second];
       dma->previousSame = prev->second;
+      // The last writer of the source bytes so far (this ISSUE joins the
+      // dataflow graph below).
       int64_t lastSrcWrite = -1;
       sim::forEachRange(dma->src.tile, [&](const sim::AddrRange &r) {
-        srcWriter[size_t(r.space)].forEachOverlap(
-            r.begin, r.end,
-            [&](int64_t v) { lastSrcWrite = std::max(lastSrcWrite, v); });
+        dataflow.forEachLastWriter(
+            r, [&](int64_t v) { lastSrcWrite = std::max(lastSrcWrite, v); });
       });
       dma->srcChangedSincePrevious = lastSrcWrite > int64_t(p.index);
     }
     if (dt.space == isa::MemSpace::VMEM)
       lastSame[key] = dmas.size() - 1;
   }
-  for (const sim::AddrRange &r : writes)
-    srcWriter[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
+
+  // Dataflow: MXU/VPU work costs its busy cycles, a DMA its T_b and then
+  // its transfer on its link; scalar work is free.
+  DataflowBound::Cost cost;
+  if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
+    cost.track = unit == isa::Unit::Mxu ? 1 : 2;
+    cost.busy = ev.unitEnd - ev.unitStart;
+  } else if (dma && dma->timing.link >= 0) {
+    const sim::DmaTiming &t = dma->timing;
+    cost.track = 3 + t.link;
+    cost.lead = t.baseEnd - t.issue;
+    cost.busy = t.complete - t.transferStart;
+  }
+  cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
+  dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);
   ++index;
 }
 

@@ -237,7 +237,6 @@ private:
   using PinKey = std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t, int,
                             uint64_t, uint64_t>;
   std::map<PinKey, size_t> lastSame;
-  RangeMap<int64_t> srcWriter[2]; ///< last writer index of bytes
 
   /// Computation and communication per op id.
   struct Work {

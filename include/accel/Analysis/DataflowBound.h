@@ -67,6 +67,15 @@ public:
            llvm::ArrayRef<sim::AddrRange> reads,
            llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost);
 
+  /// Calls fn(i) with the index i (0-based, in add() order) of the last
+  /// instruction that wrote each written part of `range`; bytes not written
+  /// since the first instruction give no call.
+  template <typename Fn>
+  void forEachLastWriter(const sim::AddrRange &range, Fn fn) const {
+    mem[size_t(range.space)].forEachOverlap(
+        range.begin, range.end, [&](const Producer &p) { fn(p.index); });
+  }
+
   /// The critical path in cycles: the latest finish of any instruction.
   uint64_t criticalPath() const { return critical; }
 
