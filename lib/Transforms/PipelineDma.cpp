@@ -6,7 +6,8 @@
 //
 //   for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }
 //
-// whose trip count is a multiple of 2G becomes
+// with N = trips / G groups (here a multiple of G iterations, N even)
+// becomes
 //
 //   t_j = dma_start src(lb + j) -> A_j (j < G)                  // prologue
 //   n_j = dma_start src(lb + G + j) -> A'_j                     // first half,
@@ -19,9 +20,10 @@
 //
 // (steps of 1 shown), so a group's transfers, issued together, overlap each
 // other's base latency and the other group's G iterations of work. G = 1 is
-// double buffering. The r = trips mod 2G extra iterations come first: when
-// r <= G their tiles load into A' together with the first group (their
-// iterations run while it arrives), else they run in a copy of the loop. G
+// double buffering. With N odd, one more half (from A') follows the loop
+// and the epilogue computes from A. The r = trips mod G leftover
+// iterations come first: their tiles load into A' together with the first
+// group, and they run while that group arrives. G
 // comes from the metrics (see Passes.td). Every DMA of the body that loads
 // a whole loop-invariant VMEM buffer gets its own 2G buffers.
 //
@@ -187,10 +189,10 @@ struct PipelineDmaPass
   /// transfer part of every stage's tile per iteration, W = the work per
   /// iteration. A group's tiles, issued together, arrive L + (G-1) X after
   /// their ISSUE while the other group works G W, so the estimated stall is
-  ///   r L + L + ((trips - r) / G - 1) max(0, L + (G-1) X - G W)
-  /// with r = trips mod 2G run unpipelined first (no r L when r <= G: those
-  /// tiles load with the first group) and L for the prologue,
-  /// plus S per group and per unpipelined iteration when the body stores
+  ///   L + r X + ((trips - r) / G - 1) max(0, L + (G-1) X - G W)
+  /// with L for the prologue and r X for the r = trips mod G leftover
+  /// tiles, which load with the first group, just before it on the link;
+  /// plus S per group and per leftover iteration when the body stores
   /// from a staged buffer (S: that store's stall per execution; its buffer
   /// is reloaded by the next group, so a group's last store stays exposed);
   /// the G in [1, max-group] with the smallest estimate wins (the smaller
@@ -232,11 +234,12 @@ struct PipelineDmaPass
     int64_t work = std::max<int64_t>(1, busy / executions); // per iteration
     int64_t bestG = 1, bestStall = INT64_MAX;
     for (int64_t g = 1; g <= maxGroup && 2 * g <= trips; ++g) {
-      int64_t r = trips % (2 * g);
+      int64_t r = trips % g;
       int64_t perGroup =
           std::max<int64_t>(0, latency + (g - 1) * transfer - g * work);
-      // A remainder of at most G tiles loads with the first group.
-      int64_t stall = r * ((r > g ? latency : 0) + storeLatency) + latency +
+      // The leftover tiles load with the first group, just before it on
+      // the link.
+      int64_t stall = r * (transfer + storeLatency) + latency +
                       ((trips - r) / g - 1) * perGroup +
                       (trips - r) / g * storeLatency;
       if (stall < bestStall)
@@ -313,21 +316,15 @@ struct PipelineDmaPass
       clones.push_back(c);
       return c;
     };
-    // Iterations that do not fill two groups come first. Up to g of them
-    // load their tiles into the second set (unused until the loop's first
-    // half) together with the first group; more run first, unchanged, in a
-    // copy of the loop.
-    int64_t remainder = trips % (2 * g);
-    bool foldRemainder = remainder && remainder <= g;
+    // The trips mod g iterations that do not fill a group come first: their
+    // tiles load into the second set (unused until the first half issues
+    // into it) together with the first group.
+    int64_t remainder = trips % g;
+    bool foldRemainder = remainder != 0;
     int64_t remainderLb = lb;
-    if (remainder && !foldRemainder) {
-      Value headUb = constant(b, lb + remainder * step);
-      auto head = cast<scf::ForOp>(b.clone(*loop.getOperation()));
-      head.getUpperBoundMutable().assign(headUb);
-      dropAccelAttrs(head);
-    }
     lb += remainder * step;
     trips -= remainder;
+    int64_t groups = trips / g; // at least 2: g <= trips / 2
     // Buffers: stage s uses bufs[s][0..2g): set A = [0, g), set A' = [g, 2g).
     SmallVector<SmallVector<Value>> bufs;
     for (Stage &s : stages) {
@@ -341,7 +338,6 @@ struct PipelineDmaPass
       }
       bufs.push_back(list);
     }
-    int64_t lastStart = lb + (trips - 2 * g) * step; // the last two groups
     Block *body = loop.getBody();
     Value iv = loop.getInductionVar();
     llvm::DenseSet<Operation *> staged;
@@ -439,23 +435,30 @@ struct PipelineDmaPass
       }
       waitAll(b, next);
     }
-    if (lastStart > lb) {
+    // Groups 1 .. groups-2 are computed by the halves after the peeled one:
+    // group i from set i mod 2, each half issuing group i+1 into the other.
+    int64_t pairs = (groups - 2) / 2;
+    if (pairs > 0) {
       // The loop over pairs of groups, rotated by the peeled half (first
       // the set A', then A), marked as pipelined (a new loop: new op id).
-      auto pairs = scf::ForOp::create(b, loc, constant(b, lb + g * step),
-                                      constant(b, lastStart + g * step),
-                                      constant(b, 2 * g * step));
-      pairs->setAttr("accel.pipelined", b.getUnitAttr());
-      OpBuilder in = OpBuilder::atBlockBegin(pairs.getBody());
-      Value k = pairs.getInductionVar();
+      auto loopOver = scf::ForOp::create(
+          b, loc, constant(b, lb + g * step),
+          constant(b, lb + (1 + 2 * pairs) * g * step),
+          constant(b, 2 * g * step));
+      loopOver->setAttr("accel.pipelined", b.getUnitAttr());
+      OpBuilder in = OpBuilder::atBlockBegin(loopOver.getBody());
+      Value k = loopOver.getInductionVar();
       half(in, k, 1, 0, g);
       Value kg = at(in, k, g);
       half(in, kg, 0, 1, g);
     }
-    // Epilogue: the last group, from A' (it loads nothing more).
-    Value lastG = constant(b, lastStart + g * step);
+    if ((groups - 2) % 2) // an odd number of groups: one more half, from A'
+      half(b, constant(b, lb + (1 + 2 * pairs) * g * step), 1, 0, g);
+    // Epilogue: the last group (it loads nothing more).
+    int64_t lastSet = (groups - 1) % 2;
+    Value lastG = constant(b, lb + (groups - 1) * g * step);
     for (int64_t j = 0; j < g; ++j)
-      rest(b, at(b, lastG, j), g + j);
+      rest(b, at(b, lastG, j), lastSet * g + j);
     loop.erase();
     for (Operation *op : llvm::reverse(clones)) {
       if (isOpTriviallyDead(op))

@@ -72,13 +72,13 @@ func.func @groups(%w: memref<1024x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, 
 // The group size from the metrics: each of the 12 DMAs stalled L = 564
 // cycles (6000 base + 768 transfer over 12 executions; X = 64 of transfer)
 // against W = 264 cycles of work per iteration (3168 busy cycles over 12).
-// Estimated stall r L + L + ((12 - r) / G - 1) max(0, L + (G-1) X - G W):
+// Estimated stall L + r X + ((12 - r) / G - 1) max(0, L + (G-1) X - G W),
+// with r = 12 mod G leftover tiles loading with the first group, before it:
 // G = 1: 564 + 11 * 300 = 3864; G = 2: 564 + 5 * 100 = 1064; G = 3:
-// 564 + 3 * 0 = 564; G = 4 leaves r = 4, which loads with the first group
-// (no r L when r <= G): 564 + 0, a tie; so does G = 6, and the smallest
-// wins: 3 tiles per group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
+// 564 + 3 * 0 = 564; G = 4 and 6 tie (r = 0), G = 5 leaves r = 2 (692),
+// and the smallest wins: 3 tiles per group, 6 buffers. With a VMEM capacity of 266240 bytes (the 8 KiB of
 // %a and %c are not allocations) only 4 buffers of 64 KiB fit: groups of 2.
-// With 12 = 2 * 2 * 3 iterations both leave no remainder.
+// With 12 = 2 * 2 * 3 iterations neither leaves iterations over.
 // AUTO-LABEL: func.func @from_metrics
 // AUTO-COUNT-6: accel.alloc : memref<128x128xf32
 // AUTO-NOT: accel.alloc
@@ -119,35 +119,33 @@ func.func @from_metrics(%w: memref<1536x128xf32, #hbm>, %a: memref<8x128xf32, #v
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// 5 iterations in groups of 1: the first (5 mod 2) loads its tile (row 0)
-// into the second buffer together with the first group's (iteration 1,
-// row 128) and computes while that arrives; iterations 1-4 are pipelined
-// (the peeled first half then reloads the second buffer with tile 2).
-// AUTO-LABEL: func.func @remainder
+// 5 iterations in groups of 1 (no metrics): five groups, an odd number.
+// The peeled first half computes tile 0 and issues tile 1 into the second
+// buffer; the loop over pairs (k = 1) computes tiles 1 and 2; one more half
+// computes tile 3 from the second buffer and issues tile 4 (row 512) into
+// the first; the epilogue computes tile 4 from it.
+// AUTO-LABEL: func.func @odd_trips
 // AUTO: %[[B:.*]] = accel.alloc
 // AUTO-NEXT: %[[B1:.*]] = accel.alloc
-// AUTO-NOT: scf.for
-// AUTO: %[[K0:.*]] = arith.constant 0 : index
-// AUTO-NEXT: %[[R0:.*]] = arith.muli %[[K0]]
-// AUTO-NEXT: %[[S0:.*]] = memref.subview %{{.*}}[%[[R0]], 0]
-// AUTO-NEXT: %[[T0:.*]] = accel.dma_start %[[S0]], %[[B1]] {accel.pipelined}
-// AUTO-NEXT: %[[K1:.*]] = arith.constant 1 : index
-// AUTO-NEXT: %[[R1:.*]] = arith.muli %[[K1]]
-// AUTO-NEXT: %[[S1:.*]] = memref.subview %{{.*}}[%[[R1]], 0]
-// AUTO-NEXT: %[[T1:.*]] = accel.dma_start %[[S1]], %[[B]] :
+// AUTO: %[[T0:.*]] = accel.dma_start %{{.*}}, %[[B]] {accel.pipelined}
+// AUTO: %[[T1:.*]] = accel.dma_start %{{.*}}, %[[B1]] :
 // AUTO-NEXT: accel.dma_wait %[[T0]]
-// AUTO: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
-// AUTO: %[[T2:.*]] = accel.dma_start %{{.*}}, %[[B1]] :
+// AUTO-NEXT: accel.matmul %{{.*}}, %[[B]], %{{.*}}
 // AUTO-NEXT: accel.dma_wait %[[T1]]
-// AUTO: accel.matmul %{{.*}}, %[[B]], %{{.*}}
-// AUTO-NEXT: accel.dma_wait %[[T2]]
-// The pair loop: from 2 to 4 in steps of 2.
 // AUTO: %[[STEP:.*]] = arith.constant 2 : index
-// AUTO-NEXT: %[[UB:.*]] = arith.constant 4 : index
-// AUTO-NEXT: %[[LB:.*]] = arith.constant 2 : index
+// AUTO-NEXT: %[[UB:.*]] = arith.constant 3 : index
+// AUTO-NEXT: %[[LB:.*]] = arith.constant 1 : index
 // AUTO-NEXT: scf.for %{{.*}} = %[[LB]] to %[[UB]] step %[[STEP]]
 // AUTO: } {accel.pipelined}
-func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+// AUTO: %[[K4:.*]] = arith.addi
+// AUTO-NEXT: %[[R4:.*]] = arith.muli %[[K4]]
+// AUTO-NEXT: %[[S4:.*]] = memref.subview %{{.*}}[%[[R4]], 0]
+// AUTO-NEXT: %[[T4:.*]] = accel.dma_start %[[S4]], %[[B]] :
+// AUTO: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
+// AUTO-NEXT: accel.dma_wait %[[T4]]
+// AUTO-NEXT: accel.matmul %{{.*}}, %[[B]], %{{.*}}
+// AUTO-NEXT: return
+func.func @odd_trips(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c5 = arith.constant 5 : index
@@ -168,21 +166,42 @@ func.func @remainder(%w: memref<640x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// 7 iterations in groups of 2: the remainder (7 mod 4 = 3) is longer than
-// a group, so it runs first as the original loop, unchanged; iterations 3-6
-// are pipelined.
-// G2-LABEL: func.func @long_remainder
-// G2: %[[B:.*]] = accel.alloc
-// G2: %[[C3:.*]] = arith.constant 3 : index
-// G2: scf.for %{{.*}} = %{{.*}} to %[[C3]] step %{{.*}} {
-// G2: accel.dma_start %{{.*}}, %[[B]]
-// G2-NEXT: accel.dma_wait
-// G2: }
+// 7 iterations in groups of 2: the leftover iteration (7 mod 2 = 1, tile 0)
+// loads into the second set (B2) with the first group (tiles 1 and 2 into
+// B0, B1); then three groups: the peeled first half computes tiles 1-2 and
+// issues tiles 3-4 into B2, B3; an odd number of groups leaves no loop over
+// pairs but one more half, which computes tiles 3-4 and issues tiles 5-6
+// into B0, B1; the epilogue computes those from the first set.
+// G2-LABEL: func.func @odd_groups
+// G2: %[[B0:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
+// G2-NEXT: %[[B1:.*]] = accel.alloc
+// G2-NEXT: %[[B2:.*]] = accel.alloc
+// G2-NEXT: %[[B3:.*]] = accel.alloc
 // G2-NOT: scf.for
-// G2: accel.dma_start %{{.*}}, %[[B]] {accel.pipelined}
-// G2-COUNT-4: accel.matmul
+// G2: %[[R:.*]] = accel.dma_start %{{.*}}, %[[B2]] {accel.pipelined}
+// G2: %[[P0:.*]] = accel.dma_start %{{.*}}, %[[B0]]
+// G2: %[[P1:.*]] = accel.dma_start %{{.*}}, %[[B1]]
+// G2-NEXT: accel.dma_wait %[[R]]
+// G2-NEXT: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// G2: %[[N0:.*]] = accel.dma_start %{{.*}}, %[[B2]]
+// G2: %[[N1:.*]] = accel.dma_start %{{.*}}, %[[B3]]
+// G2-NEXT: accel.dma_wait %[[P0]]
+// G2-NEXT: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[P1]]
+// G2-NEXT: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[N0]]
+// G2-NEXT: accel.dma_wait %[[N1]]
+// G2: %[[M0:.*]] = accel.dma_start %{{.*}}, %[[B0]]
+// G2: %[[M1:.*]] = accel.dma_start %{{.*}}, %[[B1]]
+// G2: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
+// G2: accel.matmul %{{.*}}, %[[B3]], %{{.*}}
+// G2-NEXT: accel.dma_wait %[[M0]]
+// G2-NEXT: accel.dma_wait %[[M1]]
+// G2-NOT: accel.dma
+// G2: accel.matmul %{{.*}}, %[[B0]], %{{.*}}
+// G2: accel.matmul %{{.*}}, %[[B1]], %{{.*}}
 // G2-NEXT: return
-func.func @long_remainder(%w: memref<896x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+func.func @odd_groups(%w: memref<896x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c7 = arith.constant 7 : index

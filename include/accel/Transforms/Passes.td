@@ -202,16 +202,16 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     iteration (L from accel.stall_base +
     accel.stall_transfer per execution, W from the body's accel.busy_cycles
     per execution): the G up to `max-group` with the smallest estimated
-    stall, counting the prologue, the remainder (unpipelined when over G
-    iterations), each group's
+    stall, counting the prologue, the leftover tiles' transfers, each
+    group's
     L + (G-1) X - G W not covered (X: transfer per iteration) and, when the
     body stores from a staged buffer, each group's last store; 1 without
     metrics. G is then lowered until two groups fit
-    the trip count and 2G buffers per DMA fit the VMEM capacity. The r
-    iterations beyond a multiple of 2G come first: when r <= G, their tiles
-    load into the second set of buffers together with the first group (and
-    their iterations run while that group arrives); otherwise they run in a
-    copy of the original loop.
+    the trip count and 2G buffers per DMA fit the VMEM capacity. Any number
+    of groups works (an odd one ends with one more half after the loop);
+    the r = trips mod G iterations that do not fill a group come first:
+    their tiles load into the second set of buffers together with the first
+    group, and their iterations run while that group arrives.
 
     Applies to an `scf.for` with constant bounds, at least 2 iterations and
     no iter_args. Its stages are the DMAs at the top level of the body that
