@@ -89,12 +89,6 @@ struct IssueAt {
 };
 } // namespace
 
-void Simulator::RangeList::push_back(const AddrRange &r) {
-  if (size == kMax)
-    llvm::report_fatal_error("an instruction with more than 4 memory ranges");
-  ranges[size++] = r;
-}
-
 static bool overlapsAny(llvm::ArrayRef<AddrRange> a,
                         llvm::ArrayRef<AddrRange> b) {
   for (const AddrRange &x : a)
@@ -167,7 +161,6 @@ llvm::Error Simulator::step() {
   isa::Unit unit = info.unit;
   uint64_t unitLatency = config.scalarLatency;
 
-
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   RangeList reads, writes, vmemReads, vmemWrites;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
@@ -184,7 +177,7 @@ llvm::Error Simulator::step() {
           std::make_tuple(&acc.memWrites, &writes, &vmemWrites)})
       for (const MemOperand &m : *list) {
         AddrRange span = m.tile.span();
-        if (slot == RangeList::kMax)
+        if (slot == RangeList::kMax) // so no RangeList below overflows
           llvm::report_fatal_error("an instruction with more than 4 memory "
                                    "operands");
         const isa::Buffer *&cached = operandBuffers[pc][slot++];

@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -176,7 +177,10 @@ private:
       AddrRange ranges[kMax];
     };
     unsigned size = 0;
-    void push_back(const AddrRange &r);
+    void push_back(const AddrRange &r) {
+      assert(size < kMax && "step() checks the operand count");
+      ranges[size++] = r;
+    }
     const AddrRange *begin() const { return ranges; }
     const AddrRange *end() const { return ranges + size; }
     operator llvm::ArrayRef<AddrRange>() const { return {begin(), end()}; }
