@@ -744,6 +744,35 @@ TEST(SimulatorTest, FaultVmemOutOfBounds) {
   }
 }
 
+TEST(SimulatorTest, FaultOutOfBoundsAfterInBoundsRunsOfTheSamePc) {
+  // The bounds check remembers, per instruction and operand, the buffer it
+  // found last time. One vpu.fill (pc 2) steps 2048 bytes per iteration
+  // through a = [0, 4096), b = [4096, 8192) and c = [8192, 12288): each
+  // remembered buffer stops holding the tile, the search finds the next
+  // one, and the 7th fill, at [12288, 12304) past the end of c, faults.
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, 0),                // 0: address
+      li(2, 2048),             // 1: step
+      vfill(1, 2, 2, 2, 1.0f), // 2: 16 bytes at r1
+      add(1, 1, 2),            // 3: r1 += 2048
+      jmp(2),                  // 4
+  });
+  Simulator sim(config, p);
+  EventLog rec;
+  sim.addObserver(&rec);
+  // A budget, so that a check that stopped faulting ends the loop too.
+  std::string msg = faultOf(sim.run(/*maxInstructions=*/100));
+  EXPECT_TRUE(startsWith(msg, "fault at pc 2 (vpu.fill r1, 2x2, s=2, ")) << msg;
+  EXPECT_NE(msg.find("VMEM access out of bounds"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[12288, 12304)"), std::string::npos) << msg;
+  // Six fills retired, at 0, 2048, ..., 10240, in all three buffers.
+  unsigned fills = 0;
+  for (const auto &e : rec.retired)
+    fills += e.pc == 2;
+  EXPECT_EQ(fills, 6u);
+}
+
 TEST(SimulatorTest, FaultWaitOnUnissuedDma) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({li(1, 7), dmaWait(1), halt()});
