@@ -67,6 +67,21 @@ inline uint64_t allocatedVmemBytes(Operation *root) {
   return bytes;
 }
 
+/// The only user of `dma`'s token when that user is a WAIT; null when the
+/// token has no user, several, or a user that is not a WAIT.
+inline DmaWaitOp getOnlyWait(DmaStartOp dma) {
+  Value token = dma.getToken();
+  if (!token.hasOneUse())
+    return nullptr;
+  return dyn_cast<DmaWaitOp>(*token.getUsers().begin());
+}
+
+/// Whether every user of `value` is inside `op` (nested at any depth).
+inline bool usedOnlyInside(Value value, Operation *op) {
+  return llvm::all_of(value.getUsers(),
+                      [&](Operation *user) { return op->isAncestor(user); });
+}
+
 /// An index as a linear combination of opaque SSA values plus a constant,
 /// following arith.constant/addi/subi and muli by a constant (`valid` false
 /// beyond that).

@@ -246,12 +246,11 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
     if (!buffer || loop->isAncestor(buffer))
       return "its destination is not a whole VMEM allocation made outside "
              "the loop";
-    for (Operation *user : buffer->getUsers())
-      if (!loop->isAncestor(user))
-        return "its destination is used outside the loop";
+    if (!usedOnlyInside(buffer.getResult(), loop))
+      return "its destination is used outside the loop";
     if (!d.getToken().hasOneUse())
       return "its token has more than one WAIT";
-    auto wait = dyn_cast<DmaWaitOp>(*d.getToken().getUsers().begin());
+    DmaWaitOp wait = getOnlyWait(d);
     if (!wait || wait->getBlock() != d->getBlock() ||
         !d->isBeforeInBlock(wait))
       return "its WAIT is not after it in the loop body";

@@ -106,8 +106,7 @@ struct PipelineDmaPass
           firstReason = why;
         continue;
       }
-      stages.push_back({dma, cast<DmaWaitOp>(*dma.getToken().getUsers().begin()),
-                        buffer, nullptr});
+      stages.push_back({dma, getOnlyWait(dma), buffer, nullptr});
     }
     if (!candidates)
       return "no DMA of the body loads a whole VMEM allocation made outside "
@@ -130,12 +129,11 @@ struct PipelineDmaPass
   static std::string checkStage(scf::ForOp loop, DmaStartOp dma,
                                 AllocOp buffer) {
     Block *body = loop.getBody();
-    for (Operation *user : buffer->getUsers())
-      if (!loop->isAncestor(user))
-        return "a staged buffer is used outside the loop";
+    if (!usedOnlyInside(buffer.getResult(), loop))
+      return "a staged buffer is used outside the loop";
     if (!dma.getToken().hasOneUse())
       return "a DMA's token has more than one WAIT";
-    auto wait = dyn_cast<DmaWaitOp>(*dma.getToken().getUsers().begin());
+    DmaWaitOp wait = getOnlyWait(dma);
     if (!wait || wait->getBlock() != body)
       return "a DMA's WAIT is not in the loop body";
     Value src = getRoot(dma.getSrc());
