@@ -165,6 +165,51 @@ inline bool mayOverlap(Value a, Value b) {
   return true;
 }
 
+/// Whether view `a` in one iteration of `loop` and view `b` in the iteration
+/// `shift` iterations later (shift >= 1) may overlap. Like mayOverlap, with
+/// the induction variable's term of b's offsets advanced by shift * step;
+/// false only when both are unit-stride memref.subviews of one source whose
+/// offsets in some dimension are linear in the induction variable and
+/// values defined outside the loop, and differ by at least the lower
+/// view's size. Any other value of the loop (an iter_arg, a loaded index)
+/// may change between iterations: may overlap.
+inline bool mayOverlapAcross(Value a, Value b, scf::ForOp loop,
+                             int64_t shift) {
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!sa || !sb || !step || sa.getSource() != sb.getSource() ||
+      loop->isAncestor(sa.getSource().getParentRegion()->getParentOp()) ||
+      sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
+    return true;
+  Value iv = loop.getInductionVar();
+  auto invariant = [&](const LinearIndex &x) {
+    return llvm::all_of(x.terms, [&](auto &term) {
+      return term.first == iv ||
+             !loop->isAncestor(
+                 Value(term.first).getParentRegion()->getParentOp());
+    });
+  };
+  auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
+  auto sizeA = sa.getStaticSizes(), sizeB = sb.getStaticSizes();
+  auto strideA = sa.getStaticStrides(), strideB = sb.getStaticStrides();
+  for (size_t d = 0; d < offA.size(); ++d) {
+    if (strideA[d] != 1 || strideB[d] != 1 ||
+        ShapedType::isDynamic(sizeA[d]) || ShapedType::isDynamic(sizeB[d]))
+      continue;
+    LinearIndex ia = LinearIndex::of(offA[d]), ib = LinearIndex::of(offB[d]);
+    if (!invariant(ia) || !invariant(ib))
+      continue;
+    auto it = ib.terms.find(iv);
+    if (it != ib.terms.end())
+      ib.constant += it->second * shift * *step;
+    std::optional<int64_t> delta = ia.distanceTo(ib);
+    if (delta && (*delta >= sizeA[d] || -*delta >= sizeB[d]))
+      return false;
+  }
+  return true;
+}
+
 /// Why a DMA could not move further.
 struct Blocker {
   Operation *op = nullptr;

@@ -1,31 +1,42 @@
-//===- PipelineDma.cpp - Multi-buffered DMA software pipelining -----------===//
+//===- PipelineDma.cpp - Software-pipelined DMAs on scf::pipelineForLoop --===//
 //
-// Hoists each iteration's DMA into earlier iterations (issue 5, item 4;
-// seed 000 §5.3.1 "prefetch more aggressively"). With groups of G tiles and
-// 2G buffers (sets A = B_0..B_{G-1} and A' = B_G..B_{2G-1}), a loop
+// Overlaps each iteration's DMAs with the work of earlier iterations (issue
+// 5 item 4, issue 10 item 2; seed 000 §5.3.1 "prefetch more aggressively").
+// accel's own code chooses the schedule (a stage per op) and proves it
+// legal; upstream's scf::pipelineForLoop builds the prologue, the kernel
+// loop and the peeled epilogue; the buffers whose lifetime the schedule
+// stretches over several stages are then multi-buffered.
 //
-//   for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }
+// Schedule. Each op of the body gets the earliest stage its dependences
+// allow, where the edge from a DMA ISSUE to the op that WAITs for it weighs
+// `d` stages (prefetch distance) for a DMA into VMEM and `ds` stages for a
+// DMA into HBM (a store: its WAIT moves ds iterations later), and every
+// other dependence (SSA, or two accesses of overlapping memory, one a write;
+// a DMA accesses its source and destination from its ISSUE to its WAIT)
+// weighs 0. So a load's ISSUE (with its address math) is at stage 0, its
+// WAIT and the compute at stage d, a store of the result at stage d and its
+// WAIT at d + ds, and a dependent chain (a table DMA, its WAIT, an
+// accel.load of an offset, the row DMA at that offset, its WAIT, the
+// compute) steps through stages 0, d, 2d. Pure ops go to the earliest stage
+// that uses them, with a copy for every later stage that does, so that
+// only tokens and loaded values cross stages (as iter_args of the kernel).
 //
-// with N = trips / G groups (here a multiple of G iterations, N even)
-// becomes
+// Legality. Within an iteration the stages never reverse a dependence. The
+// kernel runs stage s of iteration k + S - s together (S: the last stage),
+// in the order of (stage, body position); an access x of iteration k and a
+// conflicting access y of iteration k + m keep their order for every
+// m >= 1 unless y is in an earlier stage than x. Such pairs are fine when
+// the two iterations' views are provably disjoint (offsets linear in the
+// induction variable), or when the buffer is private to each iteration (a
+// VMEM allocation used only in the loop and fully written, without being
+// read, by its first access in the body): it then gets N copies, N the
+// largest iteration distance m at which a pair would conflict, plus one.
+// Anything else is refused with a remark.
 //
-//   t_j = dma_start src(lb + j) -> A_j (j < G)                  // prologue
-//   n_j = dma_start src(lb + G + j) -> A'_j                     // first half,
-//   dma_wait t_j; rest(lb + j, A_j) (for each j); dma_wait n_j  // peeled
-//   for k = lb + G to ub - G step 2G {
-//     m_j = dma_start src(k + G + j) -> A_j; rest(k + j, A'_j); dma_wait m_j
-//     n_j = dma_start src(k + 2G + j) -> A'_j; rest(k + G + j, A_j); dma_wait n_j
-//   }
-//   rest(ub - G + j, A'_j)                                       // epilogue
-//
-// (steps of 1 shown), so a group's transfers, issued together, overlap each
-// other's base latency and the other group's G iterations of work. G = 1 is
-// double buffering. With N odd, one more half (from A') follows the loop
-// and the epilogue computes from A. The r = trips mod G leftover
-// iterations come first: their tiles load into A' together with the first
-// group, and they run while that group arrives. G
-// comes from the metrics (see Passes.td). Every DMA of the body that loads
-// a whole loop-invariant VMEM buffer gets its own 2G buffers.
+// Multi-buffering follows memref::multiBuffer (N copies, iteration k uses
+// copy k mod N), except that the ISA has no division or remainder: the
+// prologue and the epilogue (iterations known at compile time) use the
+// copies directly, and the kernel rotates the N copies through iter_args.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +45,13 @@
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELPIPELINEDMA
@@ -46,423 +62,728 @@ using namespace mlir;
 using namespace accel;
 using namespace accel::detail;
 
+/// The stage of an op of the loop being pipelined (removed afterwards).
+static constexpr StringLiteral kStageAttr = "accel.pipeline_stage";
+
 /// A clone is a new op: it gets its own op id later (--accel-assign-op-ids)
 /// and none of the original's metrics.
 static void dropAccelAttrs(Operation *root) {
   root->walk([](Operation *op) {
     SmallVector<StringAttr> names;
     for (NamedAttribute a : op->getDiscardableAttrs())
-      if (a.getName().getValue().starts_with("accel."))
+      if (a.getName().getValue().starts_with("accel.") &&
+          a.getName().getValue() != "accel.pipelined")
         names.push_back(a.getName());
     for (StringAttr n : names)
       op->removeDiscardableAttr(n);
   });
 }
 
+static std::optional<int64_t> tripCount(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+}
+
+/// Ops that only compute a value (address math): copied into every stage
+/// that uses them.
+static bool isPureOp(Operation *op) {
+  return op->getNumRegions() == 0 && !isa<DmaWaitOp>(op) &&
+         isMemoryEffectFree(op);
+}
+
+/// Cycles of work per iteration of `loop`: accel.busy_cycles summed over
+/// the body (nested ops included) divided by the body's executions (the
+/// largest accel.executions of a top-level op); 0 without metrics.
+static int64_t workPerIteration(scf::ForOp loop) {
+  int64_t busy = 0, executions = 0;
+  loop.getBody()->walk(
+      [&](Operation *op) { busy += getMetric(op, "accel.busy_cycles"); });
+  for (Operation &op : *loop.getBody())
+    executions = std::max(executions, getMetric(&op, "accel.executions"));
+  return executions > 0 ? busy / executions : 0;
+}
+
 namespace {
-/// One DMA of the body to double-buffer.
-struct Stage {
-  DmaStartOp dma;
-  DmaWaitOp wait;
-  AllocOp buffer; ///< B (defined outside the loop)
-  AllocOp second; ///< B' (created)
+/// One memory access: `view` of buffer `root`.
+struct Access {
+  Value root, view;
+  bool write;
 };
+
+/// The body of a candidate loop, as the schedule sees it.
+struct Body {
+  scf::ForOp loop;
+  SmallVector<Operation *> ops; ///< top level, without the terminator
+  llvm::DenseMap<Operation *, unsigned> index;
+  /// Per op: its accesses, and those of the DMAs it WAITs for (the end of
+  /// their window).
+  SmallVector<SmallVector<Access>> accesses;
+  /// Dependences from -> to (from < to); kind 0: same stage allowed;
+  /// 1: a DMA into VMEM, ISSUE -> WAIT (d stages); 2: into HBM (ds stages).
+  struct Edge {
+    unsigned from, to, kind;
+  };
+  SmallVector<Edge> edges;
+  bool hasStall = false;
+  int64_t loadLatency = 0, storeLatency = 0, transfer = 0;
+};
+
+/// The decision for one loop.
+struct Plan {
+  int64_t d = 1, ds = 1;
+  SmallVector<unsigned> stage; ///< per op of Body::ops
+  unsigned maxStage = 0;
+  llvm::MapVector<Value, unsigned> copies; ///< buffer -> N (N > 1)
+  uint64_t extraBytes = 0;
+};
+
+/// The top-level op of `body` that contains `op`, or null.
+static Operation *holderIn(Block *body, Operation *op) {
+  while (op && op->getBlock() != body)
+    op = op->getParentOp();
+  return op;
+}
+
+/// Appends the accesses of `root` and its nested ops to `out`; false with
+/// `why` set for an op whose effects are unknown.
+static bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
+                            std::string &why) {
+  auto add = [&](Value v, bool write) {
+    out.push_back({getRoot(v), v, write});
+  };
+  WalkResult r = root->walk([&](Operation *op) {
+    if (isa<DmaWaitOp>(op))
+      return WalkResult::advance(); // its DMA's window: see collect()
+    if (auto m = dyn_cast<MatmulOp>(op)) {
+      // C is only written without `accumulate` (the op declares a read
+      // either way).
+      add(m.getA(), false);
+      add(m.getB(), false);
+      if (m.getAccumulate())
+        add(m.getC(), false);
+      add(m.getC(), true);
+      return WalkResult::advance();
+    }
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        isMemoryEffectFree(op) || isa<AllocOp>(op))
+      return WalkResult::advance();
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface) {
+      why = "an op with unknown memory effects in the loop";
+      return WalkResult::interrupt();
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &e : effects) {
+      if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+        continue;
+      if (!e.getValue()) {
+        why = "an op with unknown memory effects in the loop";
+        return WalkResult::interrupt();
+      }
+      add(e.getValue(), !isa<MemoryEffects::Read>(e.getEffect()));
+    }
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted();
+}
 
 struct PipelineDmaPass
     : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass> {
   using Base::Base;
 
-  /// Checks the loop; on success fills `stages`. Returns the refusal reason
-  /// or an empty string.
-  std::string analyze(scf::ForOp loop, SmallVectorImpl<Stage> &stages) {
-    if (loop.getNumRegionIterArgs() != 0)
-      return "the loop has iter_args";
-    auto lb = getConstantIntValue(loop.getLowerBound());
-    auto ub = getConstantIntValue(loop.getUpperBound());
-    auto step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0)
-      return "the loop bounds are not constant";
-    int64_t trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
-    if (trips < 2)
-      return "the trip count is less than 2";
-    Block *body = loop.getBody();
-    // Stages: DMAs at the top of the body that load a whole VMEM allocation
-    // made outside the loop and meet the rules below. Other DMAs (stores of
-    // results, later loads into a buffer already used in the iteration)
-    // stay in rest(k).
-    std::string firstReason;
-    bool candidates = false;
-    for (Operation &op : *body) {
-      auto dma = dyn_cast<DmaStartOp>(&op);
-      if (!dma)
-        continue;
-      auto buffer = dma.getDst().getDefiningOp<AllocOp>();
-      if (!buffer || loop->isAncestor(buffer))
-        continue;
-      candidates = true;
-      std::string why = checkStage(loop, dma, buffer);
-      if (!why.empty()) {
-        if (firstReason.empty())
-          firstReason = why;
-        continue;
-      }
-      stages.push_back({dma, getOnlyWait(dma), buffer, nullptr});
-    }
-    if (!candidates)
-      return "no DMA of the body loads a whole VMEM allocation made outside "
-             "the loop";
-    if (stages.empty())
-      return firstReason;
-    if (!pipelineAll && llvm::none_of(stages, [](Stage s) {
-          return getStallCycles(s.dma) > 0;
-        }))
-      return "its DMAs' metrics show no stall";
-    return "";
-  }
+  /// Work per iteration of every loop, read before any loop changes (the
+  /// clones of an inner loop lose its metrics).
+  llvm::DenseMap<Operation *, int64_t> work;
 
-  /// Why DMA `dma` into `buffer` cannot be a stage of `loop`, or "". The
-  /// buffer is used only in the loop; the DMA has one WAIT, in the body; its
-  /// source is defined outside the loop and never written in it; and
-  /// nothing accesses the buffer before the WAIT (after it, the tile is the
-  /// iteration's own: reads and in-place updates are fine, the next tile
-  /// goes to another buffer).
-  static std::string checkStage(scf::ForOp loop, DmaStartOp dma,
-                                AllocOp buffer) {
+  /// Fills `b` for `loop` (the working copy); returns the refusal reason or
+  /// "".
+  std::string collect(scf::ForOp loop, scf::ForOp original, Body &b) {
+    b.loop = loop;
     Block *body = loop.getBody();
-    if (!usedOnlyInside(buffer.getResult(), loop))
-      return "a staged buffer is used outside the loop";
-    if (!dma.getToken().hasOneUse())
-      return "a DMA's token has more than one WAIT";
-    DmaWaitOp wait = getOnlyWait(dma);
-    if (!wait || wait->getBlock() != body)
-      return "a DMA's WAIT is not in the loop body";
-    Value src = getRoot(dma.getSrc());
-    if (loop->isAncestor(src.getParentRegion()->getParentOp()))
-      return "a DMA's source buffer is defined in the loop";
-    bool afterWait = false;
+    for (Operation &op : body->without_terminator()) {
+      b.index[&op] = b.ops.size();
+      b.ops.push_back(&op);
+    }
+    b.accesses.resize(b.ops.size());
     std::string why;
-    for (Operation &top : *body) {
-      if (&top == wait.getOperation())
-        afterWait = true;
-      WalkResult r = top.walk([&](Operation *op) {
-        // Ops with recursive effects (a nested scf.for) have their nested
-        // ops walked too.
-        if (op == dma.getOperation() || isa<DmaWaitOp>(op) ||
-            op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-            isMemoryEffectFree(op) || isa<AllocOp>(op))
-          return WalkResult::advance();
-        auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-        if (!iface) {
-          why = "an op with unknown memory effects in the loop";
+    for (auto [i, op] : llvm::enumerate(b.ops))
+      if (!collectAccesses(op, b.accesses[i], why))
+        return why;
+    // WAITs: on a DMA of this iteration.
+    WalkResult r = loop.getBody()->walk([&](DmaWaitOp w) {
+      Value t = w.getToken();
+      while (auto arg = dyn_cast<BlockArgument>(t)) {
+        auto inner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (!inner || inner == loop || arg.getArgNumber() == 0) {
+          why = "a WAIT on a DMA carried in from an earlier iteration";
           return WalkResult::interrupt();
         }
-        SmallVector<MemoryEffects::EffectInstance> effects;
-        iface.getEffects(effects);
-        for (auto &e : effects) {
-          Value v = e.getValue();
-          if (!v)
+        t = inner.getInitArgs()[arg.getArgNumber() - 1];
+      }
+      if (!loop->isAncestor(t.getDefiningOp())) {
+        why = "a WAIT on a DMA issued before the loop";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return why;
+    // SSA dependences, and each top-level DMA's window: from its ISSUE to
+    // every top-level op using its token.
+    auto addEdge = [&](unsigned from, unsigned to, unsigned kind) {
+      b.edges.push_back({from, to, kind});
+    };
+    for (auto [j, op] : llvm::enumerate(b.ops)) {
+      op->walk([&](Operation *nested) {
+        for (Value v : nested->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (!def || def->getBlock() != body || def == op ||
+              isa<DmaStartOp>(def))
             continue;
-          Value root = getRoot(v);
-          bool write = isa<MemoryEffects::Write>(e.getEffect());
-          if (root == buffer.getResult() && !afterWait) {
-            why = "a DMA's destination is accessed before its WAIT";
-            return WalkResult::interrupt();
-          }
-          if (root == src && write) {
-            why = "the loop writes a DMA's source";
-            return WalkResult::interrupt();
-          }
+          addEdge(b.index.lookup(def), j, 0);
         }
-        return WalkResult::advance();
       });
-      if (r.wasInterrupted())
-        return why;
     }
+    for (auto [i, op] : llvm::enumerate(b.ops)) {
+      auto dma = dyn_cast<DmaStartOp>(op);
+      if (!dma)
+        continue;
+      Value token = dma.getToken();
+      if (token.use_empty())
+        return "a DMA is never waited for";
+      auto dst = getTileShape(dma.getDst().getType(), nullptr, true);
+      bool store = succeeded(dst) && dst->space == MemorySpace::HBM;
+      llvm::SmallSetVector<unsigned, 2> users;
+      for (Operation *user : token.getUsers()) {
+        Operation *h = holderIn(body, user);
+        if (!h)
+          return "a DMA's token is used outside the loop";
+        if (isa<scf::YieldOp>(h))
+          return "a DMA's token is carried to the next iteration";
+        users.insert(b.index.lookup(h));
+      }
+      for (unsigned j : users) {
+        addEdge(i, j, store ? 2 : 1);
+        b.accesses[j].push_back(
+            {getRoot(dma.getSrc()), dma.getSrc(), false});
+        b.accesses[j].push_back({getRoot(dma.getDst()), dma.getDst(), true});
+      }
+      // Metrics: stall per execution (base + transfer, seed 000 Fig. 4).
+      int64_t ex = getMetric(dma, "accel.executions");
+      if (getStallCycles(dma) > 0)
+        b.hasStall = true;
+      if (ex > 0) {
+        int64_t stall = getStallCycles(dma) / ex;
+        (store ? b.storeLatency : b.loadLatency) =
+            std::max(store ? b.storeLatency : b.loadLatency, stall);
+        b.transfer += getMetric(dma, "accel.stall_transfer") / ex;
+      }
+    }
+    // Memory dependences within an iteration.
+    for (unsigned j = 0; j < b.ops.size(); ++j)
+      for (unsigned i = 0; i < j; ++i)
+        if (conflict(b.accesses[i], b.accesses[j]))
+          addEdge(i, j, 0);
+    (void)original;
     return "";
   }
 
-  /// The number of tiles per group (G). With metrics (iteration 0's
-  /// accel.stall_* and accel.busy_cycles): L = one tile's un-overlapped
-  /// latency (the largest stall per execution among the stages), X = the
-  /// transfer part of every stage's tile per iteration, W = the work per
-  /// iteration. A group's tiles, issued together, arrive L + (G-1) X after
-  /// their ISSUE while the other group works G W, so the estimated stall is
-  ///   L + r X + ((trips - r) / G - 1) max(0, L + (G-1) X - G W)
-  /// with L for the prologue and r X for the r = trips mod G leftover
-  /// tiles, which load with the first group, just before it on the link;
-  /// plus S per group and per leftover iteration when the body stores
-  /// from a staged buffer (S: that store's stall per execution; its buffer
-  /// is reloaded by the next group, so a group's last store stays exposed);
-  /// the G in [1, max-group] with the smallest estimate wins (the smaller
-  /// G on a tie). Without metrics: `group`, or 1.
-  int64_t chooseGroup(scf::ForOp loop, ArrayRef<Stage> stages,
-                      int64_t trips) {
-    if (group > 0)
-      return group;
-    int64_t latency = 0, transfer = 0, executions = 0;
-    for (const Stage &s : stages) {
-      int64_t ex = getMetric(s.dma, "accel.executions");
-      if (ex <= 0)
+  /// Whether two lists of accesses (of one iteration) may conflict.
+  static bool conflict(ArrayRef<Access> x, ArrayRef<Access> y) {
+    for (const Access &a : x)
+      for (const Access &c : y)
+        if (a.root == c.root && (a.write || c.write) &&
+            mayOverlap(a.view, c.view))
+          return true;
+    return false;
+  }
+
+  /// Whether `root` may get a copy per iteration: a VMEM allocation made
+  /// outside the loop, used nowhere else (`outside`: the loop being
+  /// replaced, whose uses do not count), whose first access in the body is
+  /// a region-free op that writes all of it and does not read it.
+  static bool isPrivate(Body &b, Value root, scf::ForOp outside) {
+    if (!root.getDefiningOp<AllocOp>() ||
+        b.loop->isAncestor(root.getDefiningOp()))
+      return false;
+    for (Operation *user : root.getUsers())
+      if (!b.loop->isAncestor(user) && !outside->isAncestor(user))
+        return false;
+    for (auto [i, list] : llvm::enumerate(b.accesses)) {
+      bool touches = llvm::any_of(
+          list, [&](const Access &a) { return a.root == root; });
+      if (!touches)
         continue;
-      latency = std::max(latency, getStallCycles(s.dma) / ex);
-      transfer += getMetric(s.dma, "accel.stall_transfer") / ex;
-      executions = std::max(executions, ex);
+      if (b.ops[i]->getNumRegions())
+        return false;
+      return llvm::all_of(list, [&](const Access &a) {
+        return a.root != root || (a.write && a.view == root);
+      });
     }
-    int64_t busy = 0;
-    loop.getBody()->walk(
-        [&](Operation *op) { busy += getMetric(op, "accel.busy_cycles"); });
-    if (!latency || !executions || !busy)
-      return 1;
-    // Stores from a staged buffer (a result written back in place): the
-    // buffer is reloaded one group later, so each group's last store stays
-    // exposed, S cycles (its stall per execution in iteration 0).
-    int64_t storeLatency = 0;
-    for (Operation &op : *loop.getBody()) {
-      auto d = dyn_cast<DmaStartOp>(&op);
-      if (!d || llvm::any_of(stages, [&](const Stage &s) { return s.dma == d; }))
+    return false;
+  }
+
+  /// The schedule for distances d and ds; returns the refusal reason or "".
+  std::string schedule(Body &b, scf::ForOp outside, int64_t trips,
+                       uint64_t vmemBytes, Plan &p) {
+    unsigned n = b.ops.size();
+    p.stage.assign(n, 0);
+    p.copies.clear();
+    p.extraBytes = 0;
+    SmallVector<SmallVector<std::pair<unsigned, unsigned>>> preds(n);
+    for (const Body::Edge &e : b.edges)
+      preds[e.to].push_back({e.from, e.kind});
+    for (unsigned j = 0; j < n; ++j)
+      for (auto [i, kind] : preds[j])
+        p.stage[j] = std::max<unsigned>(
+            p.stage[j],
+            p.stage[i] + (kind == 1 ? p.d : kind == 2 ? p.ds : 0));
+    // Pure ops: the earliest stage using them (later ones get copies).
+    Block *body = b.loop.getBody();
+    for (unsigned j = n; j-- > 0;) {
+      if (!isPureOp(b.ops[j]))
         continue;
-      Value src = getRoot(d.getSrc());
-      int64_t ex = getMetric(d, "accel.executions");
-      if (ex <= 0 || llvm::none_of(stages, [&](Stage s) {
-            return s.buffer.getResult() == src;
-          }))
+      unsigned lowest = UINT_MAX;
+      for (Operation *user : b.ops[j]->getUsers()) {
+        Operation *h = holderIn(body, user);
+        if (h && !isa<scf::YieldOp>(h))
+          lowest = std::min(lowest, p.stage[b.index.lookup(h)]);
+      }
+      if (lowest != UINT_MAX)
+        p.stage[j] = lowest;
+    }
+    p.maxStage = 0;
+    for (unsigned s : p.stage)
+      p.maxStage = std::max(p.maxStage, s);
+    if (p.maxStage == 0)
+      return "no DMA of the body is waited for in a later stage";
+    if (int64_t(p.maxStage) >= trips)
+      return "the trip count (" + std::to_string(trips) +
+             ") is not larger than the last stage (" +
+             std::to_string(p.maxStage) + ")";
+    // iter_args: computed and used in one stage (upstream's loop-carried
+    // values of distance 1).
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    for (auto [arg, next] :
+         llvm::zip(b.loop.getRegionIterArgs(), yield.getOperands())) {
+      Operation *def = next.getDefiningOp();
+      if (!def || def->getBlock() != body)
+        return "an iter_arg is not computed in the loop body";
+      unsigned sd = p.stage[b.index.lookup(def)];
+      for (Operation *user : arg.getUsers()) {
+        Operation *h = holderIn(body, user);
+        if (h && !isa<scf::YieldOp>(h) && p.stage[b.index.lookup(h)] != sd)
+          return "an iter_arg is used in another stage than it is computed "
+                 "in";
+      }
+    }
+    // Kernel order: (stage, body position).
+    SmallVector<unsigned> pos(n);
+    {
+      SmallVector<unsigned> order(n);
+      for (unsigned i = 0; i < n; ++i)
+        order[i] = i;
+      llvm::stable_sort(order, [&](unsigned x, unsigned y) {
+        return p.stage[x] < p.stage[y];
+      });
+      for (unsigned i = 0; i < n; ++i)
+        pos[order[i]] = i;
+    }
+    // Accesses of iteration k (op x) and k + m (op y) that the kernel would
+    // reorder: m in [1, mmax].
+    for (unsigned x = 0; x < n; ++x)
+      for (unsigned y = 0; y < n; ++y) {
+        int64_t mmax = int64_t(p.stage[x]) - int64_t(p.stage[y]) -
+                       (pos[x] < pos[y] ? 1 : 0);
+        if (mmax < 1)
+          continue;
+        for (const Access &a : b.accesses[x])
+          for (const Access &c : b.accesses[y]) {
+            if (a.root != c.root || !(a.write || c.write))
+              continue;
+            bool overlap = false;
+            for (int64_t m = 1; m <= mmax && !overlap; ++m)
+              overlap = mayOverlapAcross(a.view, c.view, b.loop, m);
+            if (!overlap)
+              continue;
+            if (!isPrivate(b, a.root, outside))
+              return "a buffer that is not private to an iteration is "
+                     "accessed in two stages";
+            unsigned &copies = p.copies[a.root];
+            copies = std::max<unsigned>(std::max(copies, 1u), mmax + 1);
+          }
+      }
+    for (auto [root, copies] : p.copies)
+      p.extraBytes += uint64_t(copies - 1) *
+                      getTileShape(root.getType(), nullptr, true)->bytes();
+    if (vmemBytes + p.extraBytes > vmemCapacity)
+      return "the extra buffers (" + std::to_string(p.extraBytes) +
+             " bytes) would exceed the VMEM capacity of " +
+             std::to_string(uint64_t(vmemCapacity)) + " bytes";
+    return "";
+  }
+
+  /// Prefetch distances from the metrics (seed 000 §5.3.1): a tile's
+  /// un-overlapped latency L (the largest stall per execution, T_b plus
+  /// transfer) against the time an iteration takes once the DMAs overlap,
+  /// P = max(work per iteration, transfer per iteration on the link):
+  /// d = ceil(L / P) iterations in flight hide L; likewise ds for stores.
+  /// Without metrics: `distance` (or 1) and 1.
+  void chooseDistances(const Body &b, scf::ForOp original, Plan &p) {
+    int64_t w = work.lookup(original.getOperation());
+    int64_t period = std::max<int64_t>({w, b.transfer, 1});
+    auto ceilDiv = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
+    int64_t cap = std::max<int64_t>(1, maxDistance);
+    p.d = distance > 0 ? int64_t(distance)
+          : w > 0 && b.loadLatency > 0
+              ? std::clamp<int64_t>(ceilDiv(b.loadLatency, period), 1, cap)
+              : 1;
+    p.ds = w > 0 && b.storeLatency > 0
+               ? std::clamp<int64_t>(ceilDiv(b.storeLatency, period), 1, cap)
+               : 1;
+  }
+
+  /// Rewrites the induction iter_args of `loop` (off' = off + c, c a
+  /// multiple of the step) as off = init + (c / step) (iv - lb) where they
+  /// are read: the loop-carried dependence then no longer ties the address
+  /// math to one stage, and each stage computes its own offsets. The
+  /// iter_arg itself stays (only its increment uses it).
+  static void rewriteInductions(scf::ForOp loop) {
+    int64_t lb = *getConstantIntValue(loop.getLowerBound());
+    int64_t step = *getConstantIntValue(loop.getStep());
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [arg, init, next] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs(),
+                   yield.getOperands())) {
+      auto add = next.getDefiningOp<arith::AddIOp>();
+      if (!add || add->getBlock() != loop.getBody() || !arg.getType().isIndex())
         continue;
-      storeLatency = std::max(storeLatency, getStallCycles(d) / ex);
+      Value other = add.getLhs() == arg ? add.getRhs()
+                    : add.getRhs() == arg ? add.getLhs()
+                                          : Value();
+      std::optional<int64_t> c = other ? getConstantIntValue(other)
+                                       : std::nullopt;
+      if (!c || *c % step != 0 ||
+          llvm::all_of(arg.getUsers(),
+                       [&](Operation *u) { return u == add; }))
+        continue;
+      OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+      Location loc = loop.getLoc();
+      Value t = loop.getInductionVar();
+      if (lb != 0)
+        t = arith::SubIOp::create(b, loc, t,
+                                  arith::ConstantIndexOp::create(b, loc, lb));
+      if (*c / step != 1)
+        t = arith::MulIOp::create(
+            b, loc, t, arith::ConstantIndexOp::create(b, loc, *c / step));
+      Value off = arith::AddIOp::create(b, loc, init, t);
+      arg.replaceUsesWithIf(off, [&](OpOperand &u) {
+        return u.getOwner() != add.getOperation();
+      });
     }
-    int64_t work = std::max<int64_t>(1, busy / executions); // per iteration
-    int64_t bestG = 1, bestStall = INT64_MAX;
-    for (int64_t g = 1; g <= maxGroup && 2 * g <= trips; ++g) {
-      int64_t r = trips % g;
-      int64_t perGroup =
-          std::max<int64_t>(0, latency + (g - 1) * transfer - g * work);
-      // The leftover tiles load with the first group, just before it on
-      // the link.
-      int64_t stall = r * (transfer + storeLatency) + latency +
-                      ((trips - r) / g - 1) * perGroup +
-                      (trips - r) / g * storeLatency;
-      if (stall < bestStall)
-        bestStall = stall, bestG = g;
-    }
-    return bestG;
   }
 
   void runOnOperation() override {
-    if (group < 0 || maxGroup < 1) {
+    if (distance < 0 || maxDistance < 1) {
       getOperation().emitError()
-          << "accel-pipeline-dma: group must be >= 0 (0: from the metrics) "
-             "and max-group >= 1; got group="
-          << int64_t(group) << " max-group=" << int64_t(maxGroup);
+          << "accel-pipeline-dma: distance must be >= 0 (0: from the "
+             "metrics) and max-distance >= 1; got distance="
+          << int64_t(distance) << " max-distance=" << int64_t(maxDistance);
       return signalPassFailure();
     }
     SmallVector<scf::ForOp> loops;
-    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    getOperation().walk([&](scf::ForOp loop) {
+      loops.push_back(loop); // post-order: innermost first
+      work[loop] = workPerIteration(loop);
+    });
     for (scf::ForOp loop : loops) {
-      SmallVector<Stage> stages;
-      std::string why = analyze(loop, stages);
-      if (!why.empty()) {
-        if (emitRemarks)
-          loop.emitRemark() << "not pipelined: " << why;
-        continue;
-      }
-      int64_t trips = *tripCount(loop);
-      // VMEM: every allocation of the function plus the new buffers.
-      auto func = loop->getParentOfType<FunctionOpInterface>();
-      uint64_t bytes = allocatedVmemBytes(func), perSet = 0;
-      for (Stage &s : stages)
-        perSet += uint64_t(getTileShape(s.buffer.getType(), nullptr, true)->bytes());
-      // The largest group up to the wanted one that fits the trip count
-      // (two groups) and VMEM (2G buffers per stage).
-      int64_t g = std::min(chooseGroup(loop, stages, trips), trips / 2);
-      while (g > 1 && bytes + (2 * g - 1) * perSet > vmemCapacity)
-        --g;
-      if (bytes + perSet > vmemCapacity) {
-        if (emitRemarks)
-          loop.emitRemark() << "not pipelined: the second buffers ("
-                            << perSet << " bytes) would exceed the VMEM "
-                                         "capacity of "
-                            << uint64_t(vmemCapacity) << " bytes";
-        continue;
-      }
-      transform(loop, stages, g);
-      ++numPipelined;
+      std::string why = pipeline(loop);
+      if (!why.empty() && emitRemarks)
+        loop.emitRemark() << "not pipelined: " << why;
     }
   }
 
-  static std::optional<int64_t> tripCount(scf::ForOp loop) {
-    auto lb = getConstantIntValue(loop.getLowerBound());
-    auto ub = getConstantIntValue(loop.getUpperBound());
-    auto step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0)
-      return std::nullopt;
-    return *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
-  }
-
-  /// Rewrites `loop` with groups of `g` tiles (see the file comment).
-  void transform(scf::ForOp loop, MutableArrayRef<Stage> stages, int64_t g) {
-    OpBuilder b(loop);
-    Location loc = loop.getLoc();
-    int64_t lb = *getConstantIntValue(loop.getLowerBound());
-    int64_t step = *getConstantIntValue(loop.getStep());
-    int64_t trips = *tripCount(loop);
-    // The ops made here: each lowers to instructions, so those left unused
-    // (the address math of a staged DMA cloned into rest(k), the
-    // computation's in issue(k), an iteration index nothing reads) are
-    // erased at the end.
-    SmallVector<Operation *> clones;
-    auto constant = [&](OpBuilder &at, int64_t v) -> Value {
-      auto c = arith::ConstantIndexOp::create(at, loc, v);
-      clones.push_back(c);
-      return c;
-    };
-    // The trips mod g iterations that do not fill a group come first: their
-    // tiles load into the second set (unused until the first half issues
-    // into it) together with the first group.
-    int64_t remainder = trips % g;
-    bool foldRemainder = remainder != 0;
-    int64_t remainderLb = lb;
-    lb += remainder * step;
-    trips -= remainder;
-    int64_t groups = trips / g; // at least 2: g <= trips / 2
-    // Buffers: stage s uses bufs[s][0..2g): set A = [0, g), set A' = [g, 2g).
-    SmallVector<SmallVector<Value>> bufs;
-    for (Stage &s : stages) {
-      SmallVector<Value> list = {s.buffer.getResult()};
-      OpBuilder ab(s.buffer);
-      ab.setInsertionPointAfter(s.buffer);
-      for (int64_t i = 1; i < 2 * g; ++i) {
-        auto copy = cast<AllocOp>(ab.clone(*s.buffer.getOperation()));
-        copy->removeAttr(AccelDialect::getOpIdAttrName());
-        list.push_back(copy.getResult());
+  /// Pipelines `loop`, or returns why not (leaving it unchanged).
+  std::string pipeline(scf::ForOp loop) {
+    std::optional<int64_t> trips = tripCount(loop);
+    if (!trips)
+      return "the loop bounds are not constant";
+    if (*trips < 2)
+      return "the trip count is less than 2";
+    auto func = loop->getParentOfType<FunctionOpInterface>();
+    uint64_t vmemBytes = allocatedVmemBytes(func);
+    // Work on a copy: normalized (allocations of the body hoisted, they
+    // get a static address anyway; induction iter_args rewritten), then
+    // either pipelined in place of `loop` or erased.
+    OpBuilder builder(loop);
+    auto copy = cast<scf::ForOp>(builder.clone(*loop));
+    SmallVector<Operation *> hoisted;
+    for (Operation &op : llvm::make_early_inc_range(*copy.getBody()))
+      if (isa<AllocOp>(op)) {
+        op.moveBefore(copy);
+        hoisted.push_back(&op);
       }
-      bufs.push_back(list);
-    }
-    Block *body = loop.getBody();
-    Value iv = loop.getInductionVar();
-    llvm::DenseSet<Operation *> staged;
-    for (Stage &s : stages) {
-      staged.insert(s.dma);
-      staged.insert(s.wait);
-    }
-    auto mapBuffers = [&](IRMapping &map, int64_t slot) {
-      for (auto [s, stage] : llvm::enumerate(stages))
-        map.map(stage.buffer.getResult(), bufs[s][slot]);
-    };
-    // Clones the ops computing each staged DMA's operands (pure, in the
-    // body) and the DMAs for iteration `k` into buffer `slot`; appends the
-    // new tokens.
-    auto issue = [&](OpBuilder &at, Value k, int64_t slot,
-                     SmallVectorImpl<Value> &tokens) {
-      IRMapping map;
-      map.map(iv, k);
-      for (Operation &op : *body) {
-        if (staged.contains(&op) || op.hasTrait<OpTrait::IsTerminator>())
-          continue;
-        if (isMemoryEffectFree(&op) && op.getNumRegions() == 0)
-          clones.push_back(at.clone(op, map)); // address math
-      }
-      mapBuffers(map, slot);
-      for (Stage &s : stages) {
-        auto d = cast<DmaStartOp>(at.clone(*s.dma.getOperation(), map));
-        dropAccelAttrs(d);
-        tokens.push_back(d.getToken());
-      }
-    };
-    // Clones rest(k) (the body without the staged DMAs and WAITs) reading
-    // buffer `slot`.
-    auto rest = [&](OpBuilder &at, Value k, int64_t slot) {
-      IRMapping map;
-      map.map(iv, k);
-      mapBuffers(map, slot);
-      for (Operation &op : *body)
-        if (!staged.contains(&op) && !op.hasTrait<OpTrait::IsTerminator>())
-          clones.push_back(at.clone(op, map));
-    };
-    auto waitAll = [&](OpBuilder &at, ArrayRef<Value> tokens) {
-      for (Value t : tokens)
-        DmaWaitOp::create(at, loc, t);
-    };
-    auto at = [&](OpBuilder &in, Value base, int64_t i) -> Value {
-      if (i == 0)
-        return base;
-      auto add = arith::AddIOp::create(in, loc, base, constant(in, i * step));
-      clones.push_back(add);
-      return add;
-    };
-    // One half: issue the next group into `nextSet`, compute this group
-    // from `set`, wait for the next group.
-    auto half = [&](OpBuilder &in, Value k, int64_t set, int64_t nextSet,
-                    int64_t nextOffset) {
-      SmallVector<Value> next;
-      for (int64_t j = 0; j < g; ++j)
-        issue(in, at(in, k, nextOffset + j), nextSet * g + j, next);
-      for (int64_t j = 0; j < g; ++j)
-        rest(in, at(in, k, j), set * g + j);
-      waitAll(in, next);
-    };
-
-    // Prologue: the folded remainder's tiles and the first group, loaded
-    // together; the remainder's iterations run while the group arrives.
-    SmallVector<Value> early, first;
-    if (foldRemainder)
-      for (int64_t i = 0; i < remainder; ++i)
-        issue(b, constant(b, remainderLb + i * step), g + i, early);
-    for (int64_t j = 0; j < g; ++j)
-      issue(b, constant(b, lb + j * step), j, first);
-    // The prologue's first DMA marks the transformed loop (with two groups
-    // in all, no loop over pairs remains).
-    (early.empty() ? first : early)
-        .front()
-        .getDefiningOp()
-        ->setAttr("accel.pipelined", b.getUnitAttr());
-    if (foldRemainder) {
-      waitAll(b, early);
-      for (int64_t i = 0; i < remainder; ++i)
-        rest(b, constant(b, remainderLb + i * step), g + i);
-    }
-    // The first half, peeled so that each first-group tile is waited for
-    // just before its own iteration: work starts when the first tile
-    // arrives, not the whole group.
-    {
-      SmallVector<Value> next;
-      for (int64_t j = 0; j < g; ++j)
-        issue(b, constant(b, lb + (g + j) * step), g + j, next);
-      size_t perTile = stages.size(); // issue() adds one token per stage
-      for (int64_t j = 0; j < g; ++j) {
-        waitAll(b, ArrayRef<Value>(first).slice(j * perTile, perTile));
-        rest(b, constant(b, lb + j * step), j);
-      }
-      waitAll(b, next);
-    }
-    // Groups 1 .. groups-2 are computed by the halves after the peeled one:
-    // group i from set i mod 2, each half issuing group i+1 into the other.
-    int64_t pairs = (groups - 2) / 2;
-    if (pairs > 0) {
-      // The loop over pairs of groups, rotated by the peeled half (first
-      // the set A', then A), marked as pipelined (a new loop: new op id).
-      auto loopOver = scf::ForOp::create(
-          b, loc, constant(b, lb + g * step),
-          constant(b, lb + (1 + 2 * pairs) * g * step),
-          constant(b, 2 * g * step));
-      loopOver->setAttr("accel.pipelined", b.getUnitAttr());
-      OpBuilder in = OpBuilder::atBlockBegin(loopOver.getBody());
-      Value k = loopOver.getInductionVar();
-      half(in, k, 1, 0, g);
-      Value kg = at(in, k, g);
-      half(in, kg, 0, 1, g);
-    }
-    if ((groups - 2) % 2) // an odd number of groups: one more half, from A'
-      half(b, constant(b, lb + (1 + 2 * pairs) * g * step), 1, 0, g);
-    // Epilogue: the last group (it loads nothing more).
-    int64_t lastSet = (groups - 1) % 2;
-    Value lastG = constant(b, lb + (groups - 1) * g * step);
-    for (int64_t j = 0; j < g; ++j)
-      rest(b, at(b, lastG, j), lastSet * g + j);
-    loop.erase();
-    for (Operation *op : llvm::reverse(clones)) {
-      if (isOpTriviallyDead(op))
+    rewriteInductions(copy);
+    auto discard = [&](std::string why) {
+      copy.erase();
+      for (Operation *op : hoisted)
         op->erase();
+      return why;
+    };
+    Body b;
+    std::string why = collect(copy, loop, b);
+    if (!why.empty())
+      return discard(why);
+    if (!pipelineAll && !b.hasStall)
+      return discard("its DMAs' metrics show no stall");
+    Plan p;
+    chooseDistances(b, loop, p);
+    // Lower the distances until the schedule is legal and fits (trip
+    // count, VMEM).
+    while (true) {
+      why = schedule(b, loop, *trips, vmemBytes, p);
+      if (why.empty())
+        break;
+      if (p.d > 1 && p.d >= p.ds)
+        --p.d;
+      else if (p.ds > 0) // at 0, a store is waited for where it is issued
+        --p.ds;
       else
+        break;
+    }
+    if (!why.empty())
+      return discard(why);
+    if (failed(transform(loop, copy, b, p, *trips)))
+      return discard("scf::pipelineForLoop refused the schedule");
+    ++numPipelined;
+    numStages += p.maxStage + 1;
+    for (auto [root, n] : p.copies)
+      numBuffers += n - 1;
+    return "";
+  }
+
+  /// Records the ops the rewriter creates and erases.
+  struct Recorder : public RewriterBase::Listener {
+    llvm::SetVector<Operation *> created;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      created.insert(op);
+    }
+    void notifyOperationErased(Operation *op) override { created.remove(op); }
+  };
+
+  /// An op made by the pipeliner: the part, the iteration (prologue,
+  /// epilogue) and the stage of the op it copies.
+  struct Made {
+    Operation *op;
+    scf::PipeliningOption::PipelinerPart part;
+    unsigned iteration;
+  };
+
+  LogicalResult transform(scf::ForOp loop, scf::ForOp copy, const Body &b,
+                          const Plan &p, int64_t trips) {
+    Block *body = copy.getBody();
+    MLIRContext *ctx = copy.getContext();
+    // Stages as attributes (copied with the ops), and a copy of each pure
+    // op for every later stage that uses it.
+    for (auto [i, op] : llvm::enumerate(b.ops))
+      op->setAttr(kStageAttr,
+                  IntegerAttr::get(IntegerType::get(ctx, 32), p.stage[i]));
+    auto stageOf = [](Operation *op) {
+      return unsigned(op->getAttrOfType<IntegerAttr>(kStageAttr).getInt());
+    };
+    for (Operation *op : llvm::reverse(b.ops)) {
+      if (!isPureOp(op))
+        continue;
+      std::map<unsigned, Operation *> perStage;
+      for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        Operation *h = holderIn(body, use.getOwner());
+        if (!h || isa<scf::YieldOp>(h))
+          continue;
+        unsigned s = stageOf(h);
+        if (s == stageOf(op))
+          continue;
+        Operation *&c = perStage[s];
+        if (!c) {
+          OpBuilder at(op);
+          c = at.clone(*op);
+          c->setAttr(kStageAttr,
+                     IntegerAttr::get(IntegerType::get(ctx, 32), s));
+        }
+        use.set(c->getResult(cast<OpResult>(use.get()).getResultNumber()));
+      }
+    }
+    SmallVector<Operation *> order;
+    for (Operation &op : body->without_terminator())
+      order.push_back(&op);
+    llvm::stable_sort(order, [&](Operation *x, Operation *y) {
+      return stageOf(x) < stageOf(y);
+    });
+
+    std::vector<Made> made;
+    scf::PipeliningOption options;
+    options.getScheduleFn =
+        [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &s) {
+          for (Operation *op : order)
+            s.push_back({op, stageOf(op)});
+        };
+    options.peelEpilogue = true;
+    options.annotateFn = [&](Operation *op,
+                             scf::PipeliningOption::PipelinerPart part,
+                             unsigned iteration) {
+      made.push_back({op, part, iteration});
+    };
+    Recorder recorder;
+    IRRewriter rewriter(ctx, &recorder);
+    rewriter.setInsertionPoint(copy);
+    // The copy takes over the loop's results.
+    loop->replaceAllUsesWith(copy->getResults());
+    bool modified = false;
+    FailureOr<scf::ForOp> kernel =
+        scf::pipelineForLoop(rewriter, copy, options, &modified);
+    if (failed(kernel)) {
+      copy->replaceAllUsesWith(loop->getResults());
+      if (modified) // not with constant bounds and a peeled epilogue
+        llvm::report_fatal_error("scf::pipelineForLoop failed after "
+                                 "modifying the IR");
+      body->walk([](Operation *op) { op->removeAttr(kStageAttr); });
+      return failure();
+    }
+    foldConstants(recorder.created);
+
+    // Multi-buffering: copies of each private buffer, placed after it.
+    llvm::MapVector<Value, SmallVector<Value>> slots;
+    for (auto [root, n] : p.copies) {
+      SmallVector<Value> list = {root};
+      OpBuilder ab(root.getDefiningOp());
+      ab.setInsertionPointAfter(root.getDefiningOp());
+      for (unsigned i = 1; i < n; ++i) {
+        Operation *c = ab.clone(*root.getDefiningOp());
+        c->removeAttr(AccelDialect::getOpIdAttrName());
+        list.push_back(c->getResult(0));
+      }
+      slots[root] = list;
+    }
+    // The kernel rotates the copies: iter_arg r of kernel iteration j holds
+    // copy (j + r) mod N, and stage s there runs iteration j + S - s.
+    scf::ForOp k = *kernel;
+    llvm::DenseMap<Value, unsigned> firstArg;
+    if (!slots.empty()) {
+      SmallVector<Value> inits;
+      for (auto &[root, list] : slots) {
+        firstArg[root] = inits.size();
+        inits.append(list.begin(), list.end());
+      }
+      unsigned base = k.getNumRegionIterArgs();
+      auto newLoop = cast<LoopLikeOpInterface>(k.getOperation())
+                         .replaceWithAdditionalYields(
+                             rewriter, inits,
+                             /*replaceInitOperandUsesInLoop=*/false,
+                             [&](OpBuilder &, Location,
+                                 ArrayRef<BlockArgument> args) {
+                               SmallVector<Value> next;
+                               for (auto &[root, list] : slots) {
+                                 unsigned f = firstArg[root], n = list.size();
+                                 for (unsigned r = 0; r < n; ++r)
+                                   next.push_back(args[f + (r + 1) % n]);
+                               }
+                               return next;
+                             });
+      if (failed(newLoop))
+        llvm::report_fatal_error("cannot add iter_args to the kernel loop");
+      k = cast<scf::ForOp>(newLoop->getOperation());
+      for (auto &[root, f] : firstArg)
+        f += base;
+    }
+    for (Made &m : made) {
+      if (!recorder.created.contains(m.op)) // folded away
+        continue;
+      unsigned s = stageOf(m.op);
+      m.op->walk([&](Operation *nested) {
+        for (OpOperand &operand : nested->getOpOperands()) {
+          auto it = slots.find(operand.get());
+          if (it == slots.end())
+            continue;
+          unsigned n = it->second.size();
+          using Part = scf::PipeliningOption::PipelinerPart;
+          if (m.part == Part::Kernel) {
+            operand.set(k.getRegionIterArgs()[firstArg[operand.get()] +
+                                              (p.maxStage - s) % n]);
+            continue;
+          }
+          int64_t iteration = m.part == Part::Prologue
+                                  ? int64_t(m.iteration) - s
+                                  : trips - int64_t(s) + m.iteration;
+          operand.set(it->second[iteration % n]);
+        }
+      });
+    }
+    // Markers: the first DMA of the prologue (accel-replay counts them);
+    // the clones lose the originals' op ids and metrics.
+    for (Made &m : made)
+      if (m.part == scf::PipeliningOption::PipelinerPart::Prologue &&
+          recorder.created.contains(m.op) && isa<DmaStartOp>(m.op)) {
+        m.op->setAttr("accel.pipelined", UnitAttr::get(ctx));
+        break;
+      }
+    for (Operation *op : recorder.created)
+      if (op->getBlock()) {
         dropAccelAttrs(op);
+        op->walk([](Operation *o) { o->removeAttr(kStageAttr); });
+      }
+    k->removeAttr(kStageAttr);
+    loop.erase();
+    return success();
+  }
+
+  /// Folds the arith ops among `ops` whose operands are constants (the
+  /// pipeliner's iteration arithmetic: arith.divsi, arith.cmpi, arith.select,
+  /// arith.maxsi, which the ISA lacks), and erases those left unused.
+  static void foldConstants(llvm::SetVector<Operation *> &ops) {
+    SmallVector<Operation *> list(ops.begin(), ops.end());
+    for (Operation *op : list) {
+      if (op->getName().getDialectNamespace() != "arith" ||
+          isa<arith::ConstantOp>(op) || op->getNumResults() != 1)
+        continue;
+      SmallVector<Attribute> operands;
+      for (Value v : op->getOperands()) {
+        Attribute a;
+        if (!matchPattern(v, m_Constant(&a)))
+          break;
+        operands.push_back(a);
+      }
+      SmallVector<OpFoldResult> results;
+      if (operands.size() != op->getNumOperands() ||
+          failed(op->fold(operands, results)) || results.size() != 1)
+        continue;
+      Value v = dyn_cast<Value>(results[0]);
+      if (!v) {
+        OpBuilder b(op);
+        Operation *c = op->getDialect()->materializeConstant(
+            b, cast<Attribute>(results[0]), op->getResult(0).getType(),
+            op->getLoc());
+        if (!c)
+          continue;
+        ops.insert(c);
+        v = c->getResult(0);
+      }
+      op->getResult(0).replaceAllUsesWith(v);
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      list.assign(ops.begin(), ops.end());
+      for (Operation *op : llvm::reverse(list))
+        if (op->getName().getDialectNamespace() == "arith" &&
+            isOpTriviallyDead(op)) {
+          ops.remove(op);
+          op->erase();
+          changed = true;
+        }
     }
   }
 };

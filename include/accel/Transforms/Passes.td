@@ -181,74 +181,90 @@ def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
 }
 
 def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
-  let summary = "Software-pipeline a loop's DMAs into earlier iterations, "
-                "G tiles at a time, with 2G buffers";
+  let summary = "Software-pipeline a loop's DMAs (prefetch distance d, "
+                "multi-buffered) on upstream scf::pipelineForLoop";
   let description = [{
-    Hoists each iteration's DMA into earlier iterations (issue 5; seed 000
-    §5.3.1 "prefetch more aggressively"): a loop
-    `for k: { t = dma_start src(k) -> B; dma_wait t; rest(k, B) }` becomes
-    a prologue that loads the first group of G tiles together, the first
-    half (peeled, so that each of its tiles is waited for just before its
-    own iteration and work starts when the first tile arrives), a loop over
-    pairs of groups, and an epilogue for the last group. Each half
-    issues the next group's G tiles (into the other set of G
-    buffers), computes its own G tiles, then waits for the next group; so
-    the G transfers of a group, issued together, overlap their base
-    latencies with each other and with G iterations of work. G = 1 is
-    classic double buffering.
+    Overlaps each iteration's DMAs with the work of earlier iterations
+    (issue 5, issue 10; seed 000 §5.3.1 "prefetch more aggressively"). The
+    pass chooses a stage for every op of an `scf.for` body and proves the
+    schedule legal; upstream's `scf::pipelineForLoop` (epilogue peeled)
+    builds the prologue, kernel and epilogue. Loops are visited innermost
+    first; an outer loop sees an inner pipelined loop's prologue DMAs as its
+    own.
 
-    G: `group` when set; else, from the attached metrics of iteration 0,
-    weighing one tile's un-overlapped latency L against the work W per
-    iteration (L from accel.stall_base +
-    accel.stall_transfer per execution, W from the body's accel.busy_cycles
-    per execution): the G up to `max-group` with the smallest estimated
-    stall, counting the prologue, the leftover tiles' transfers, each
-    group's
-    L + (G-1) X - G W not covered (X: transfer per iteration) and, when the
-    body stores from a staged buffer, each group's last store; 1 without
-    metrics. G is then lowered until two groups fit
-    the trip count and 2G buffers per DMA fit the VMEM capacity. Any number
-    of groups works (an odd one ends with one more half after the loop);
-    the r = trips mod G iterations that do not fill a group come first:
-    their tiles load into the second set of buffers together with the first
-    group, and their iterations run while that group arrives.
+    Schedule: every op at the earliest stage its dependences allow, where
+    a DMA into VMEM waits `d` stages after its ISSUE (prefetch distance), a
+    DMA into HBM (a store) `ds` stages, and every other dependence (SSA
+    values; two accesses of overlapping memory, one a write, a DMA
+    accessing its source and destination from its ISSUE to its WAIT)
+    allows the same stage. So loads are issued at stage 0 and waited for,
+    with the compute, at stage d; a store of the result is issued at stage
+    d and waited for at d + ds, while the next iteration computes into
+    another output buffer; a dependent chain (table DMA, accel.load of an
+    offset, the row DMA at that offset) takes d stages per link. Pure
+    address math goes to the first stage that uses it, with a copy for each
+    later stage. A tile offset carried in an iter_arg (off' = off + c, c a
+    multiple of the step) is first rewritten where it is read as
+    init + (c / step) (iv - lb), so the DMAs that use it can move to stage
+    0 without carrying it across stages; other iter_args must be computed
+    and used in one stage.
 
-    Applies to an `scf.for` with constant bounds, at least 2 iterations and
-    no iter_args. Its stages are the DMAs at the top level of the body that
-    load a whole VMEM allocation made outside the loop and meet these
-    conditions: the DMA is waited once, in the body; no op accesses its
-    buffer before that WAIT (after it, reads and in-place updates are fine);
-    the buffer is not used outside the loop; the loop does not write the
-    DMA's source; no op has unknown memory effects (ops in nested loops are
-    checked too). Other DMAs (stores of results, a later load into a buffer
-    the iteration already used, an inner loop's DMAs) stay in the
-    computation; the loop is refused when no stage remains, with the first
-    DMA's reason. The 2G buffers per stage must fit the VMEM capacity
-    together with all allocations of the function. Hint: some stage has a
-    stall in its attached metrics (`all=true`: any loop). An outer loop
-    whose body starts with an inner pipelined loop's prologue gets that
-    prologue as its stage, so the next outer iteration's first group loads
-    during the current one. Refusals are remarks on the loop with `remarks=true`. The
-    new loop over pairs of groups (none when the trip count is 2G) and the
-    prologue's first DMA carry `accel.pipelined`; cloned ops
-    drop the originals' `accel.*` attributes (op id, metrics) and get new
-    op ids when ids are assigned again.
+    d: `distance` when set; else from the attached metrics, d =
+    ceil(L / P), L the largest stall per execution of the body's DMAs into
+    VMEM (accel.stall_base + accel.stall_transfer over accel.executions:
+    T_b plus transfer, seed 000 Fig. 4), P the cycles of an iteration once
+    DMAs overlap: the larger of the body's work (accel.busy_cycles summed
+    over the body, per execution) and the transfer time of its DMAs per
+    iteration; ds likewise from the stores; both at most `max-distance`
+    and 1 without metrics. They are lowered (d first) until the last stage
+    is below the trip count and the buffers fit `vmem-capacity`.
+
+    Legality: the kernel runs stage s of iteration k + S - s together, in
+    (stage, body position) order. Two conflicting accesses of iterations k
+    and k + m that this would reorder must be on provably disjoint views
+    (subview offsets linear in the induction variable), or on a buffer
+    private to each iteration: a VMEM allocation made outside the loop (an
+    allocation in the body is hoisted first: it has one static address
+    anyway), used only in it, whose first access in the body is a
+    region-free op that writes all of it without reading it (a DMA into
+    it, a VPU op or a matmul without `accumulate` writing it). That buffer
+    gets N copies (N - 1 new allocations), N the largest such m plus one:
+    the prologue and epilogue use copy (k mod N) directly and the kernel
+    rotates the copies through iter_args (memref::multiBuffer indexes the
+    copies with a remainder, which the ISA lacks). Refusals, as remarks on
+    the loop with `remarks=true`: non-constant bounds, fewer than 2
+    iterations, a trip count not above the last stage, unknown memory
+    effects, a DMA never waited for, waited outside the loop or carried to
+    the next iteration, a WAIT on a DMA issued before the loop, a shared
+    buffer accessed in two stages, an iter_arg used in another stage, the
+    copies exceeding VMEM, no DMA waited in a later stage, and (without
+    `all=true`) no stall in the metrics. The loop is copied, normalized and
+    checked; a refused copy is erased, so a refused loop is unchanged.
+
+    The prologue's first DMA carries `accel.pipelined` (accel-replay counts
+    them); every op made carries no `accel.*` attribute of the original (op
+    id, metrics) and gets a new op id when ids are assigned again.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
     Option<"pipelineAll", "all", "bool", /*default=*/"false",
            "Pipeline loops whose DMAs show no stall too">,
-    Option<"group", "group", "int64_t", /*default=*/"0",
-           "Tiles per group (0: from the metrics, 1 without them)">,
-    Option<"maxGroup", "max-group", "int64_t", /*default=*/"16",
-           "Largest group chosen from the metrics">,
+    Option<"distance", "distance", "int64_t", /*default=*/"0",
+           "Prefetch distance in iterations (0: from the metrics, 1 "
+           "without them)">,
+    Option<"maxDistance", "max-distance", "int64_t", /*default=*/"8",
+           "Largest prefetch distance chosen from the metrics">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark for each loop that is not pipelined, with the reason">
   ];
   let statistics = [
-    Statistic<"numPipelined", "num-pipelined", "Loops software-pipelined">
+    Statistic<"numPipelined", "num-pipelined", "Loops software-pipelined">,
+    Statistic<"numStages", "num-stages",
+              "Stages of the pipelined loops, summed">,
+    Statistic<"numBuffers", "num-buffers",
+              "VMEM buffer copies added by multi-buffering">
   ];
 }
 

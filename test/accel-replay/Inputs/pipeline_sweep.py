@@ -1,4 +1,4 @@
-"""Runs accel-replay fdo with `accel-pipeline-dma{all=true group=G}` as the
+"""Runs accel-replay fdo with `accel-pipeline-dma{all=true distance=D}` as the
 only transform on a loop of T iterations, for every T in 2..13 and G in
 1..4, and prints one line per case: the cycles before and after, whether
 the loop was pipelined, whether the final HBM is bit-identical to the
@@ -53,7 +53,7 @@ def main():
             p = subprocess.run(
                 ["accel-replay", "fdo", name + ".mlir", "-o", name,
                  "--iterations", "1",
-                 "--passes=accel-pipeline-dma{all=true group=%d}" % group],
+                 "--passes=accel-pipeline-dma{all=true distance=%d}" % group],
                 capture_output=True, text=True)
             if p.returncode:
                 print("trips %d group %d: FAILED\n%s" % (trips, group,
