@@ -199,6 +199,8 @@ struct PipelineDmaPass
   /// Work per iteration of every loop, read before any loop changes (the
   /// clones of an inner loop lose its metrics).
   llvm::DenseMap<Operation *, int64_t> work;
+  /// The next `accel.pipelined` id.
+  int64_t nextMarker = 0;
 
   /// Fills `b` for `loop` (the working copy); returns the refusal reason or
   /// "".
@@ -343,19 +345,20 @@ struct PipelineDmaPass
         p.stage[j] = std::max<unsigned>(
             p.stage[j],
             p.stage[i] + (kind == 1 ? p.d : kind == 2 ? p.ds : 0));
-    // Pure ops: the earliest stage using them (later ones get copies).
-    Block *body = b.loop.getBody();
-    for (unsigned j = n; j-- > 0;) {
-      if (!isPureOp(b.ops[j]))
+    // Every op but an ISSUE then moves as late as its successors allow
+    // (compute next to the WAIT it needs, not a stage early with a buffer
+    // more; pure ops at the first stage using them, copied for later ones).
+    SmallVector<SmallVector<std::pair<unsigned, unsigned>>> succs(n);
+    for (const Body::Edge &e : b.edges)
+      succs[e.from].push_back({e.to, e.kind});
+    for (unsigned x = n; x-- > 0;) {
+      if (isa<DmaStartOp>(b.ops[x]) || succs[x].empty())
         continue;
-      unsigned lowest = UINT_MAX;
-      for (Operation *user : b.ops[j]->getUsers()) {
-        Operation *h = holderIn(body, user);
-        if (h && !isa<scf::YieldOp>(h))
-          lowest = std::min(lowest, p.stage[b.index.lookup(h)]);
-      }
-      if (lowest != UINT_MAX)
-        p.stage[j] = lowest;
+      unsigned latest = UINT_MAX;
+      for (auto [y, kind] : succs[x])
+        latest = std::min<unsigned>(
+            latest, p.stage[y] - (kind == 1 ? p.d : kind == 2 ? p.ds : 0));
+      p.stage[x] = latest;
     }
     p.maxStage = 0;
     for (unsigned s : p.stage)
@@ -368,6 +371,7 @@ struct PipelineDmaPass
              std::to_string(p.maxStage) + ")";
     // iter_args: computed and used in one stage (upstream's loop-carried
     // values of distance 1).
+    Block *body = b.loop.getBody();
     auto yield = cast<scf::YieldOp>(body->getTerminator());
     for (auto [arg, next] :
          llvm::zip(b.loop.getRegionIterArgs(), yield.getOperands())) {
@@ -496,6 +500,11 @@ struct PipelineDmaPass
           << int64_t(distance) << " max-distance=" << int64_t(maxDistance);
       return signalPassFailure();
     }
+    nextMarker = 0;
+    getOperation().walk([&](DmaStartOp d) {
+      if (auto id = d->getAttrOfType<IntegerAttr>("accel.pipelined"))
+        nextMarker = std::max(nextMarker, id.getInt() + 1);
+    });
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       loops.push_back(loop); // post-order: innermost first
@@ -723,14 +732,36 @@ struct PipelineDmaPass
         }
       });
     }
-    // Markers: the first DMA of the prologue (accel-replay counts them);
-    // the clones lose the originals' op ids and metrics.
-    for (Made &m : made)
-      if (m.part == scf::PipeliningOption::PipelinerPart::Prologue &&
-          recorder.created.contains(m.op) && isa<DmaStartOp>(m.op)) {
-        m.op->setAttr("accel.pipelined", UnitAttr::get(ctx));
-        break;
-      }
+    // Markers (accel-replay counts the DMAs carrying one): one per
+    // pipelined loop, `accel.pipelined = id`. Of the copies of a marked DMA
+    // (an inner loop's, copied by this one) the first keeps the mark; this
+    // loop marks the first unmarked DMA of its prologue (else of any part).
+    llvm::DenseSet<Attribute> kept;
+    for (Made &m : made) {
+      if (!recorder.created.contains(m.op))
+        continue;
+      m.op->walk([&](DmaStartOp d) {
+        if (Attribute id = d->getAttr("accel.pipelined"))
+          if (!kept.insert(id).second)
+            d->removeAttr("accel.pipelined");
+      });
+    }
+    auto mark = [&](bool prologueOnly) {
+      for (Made &m : made)
+        if ((!prologueOnly ||
+             m.part == scf::PipeliningOption::PipelinerPart::Prologue) &&
+            recorder.created.contains(m.op) && isa<DmaStartOp>(m.op) &&
+            !m.op->hasAttr("accel.pipelined")) {
+          m.op->setAttr("accel.pipelined",
+                        IntegerAttr::get(IntegerType::get(ctx, 64),
+                                         nextMarker++));
+          return true;
+        }
+      return false;
+    };
+    if (!mark(true))
+      (void)mark(false);
+    // The copies lose the originals' op ids and metrics.
     for (Operation *op : recorder.created)
       if (op->getBlock()) {
         dropAccelAttrs(op);

@@ -1,8 +1,8 @@
 // Bad pass options give one error and a non-zero exit.
-// RUN: not accel-opt %s --accel-pipeline-dma='group=-1' 2>&1 | FileCheck %s --check-prefix=GROUP --implicit-check-not=error:
-// RUN: not accel-opt %s --accel-pipeline-dma='max-group=0' 2>&1 | FileCheck %s --check-prefix=MAX --implicit-check-not=error:
-// GROUP: error: accel-pipeline-dma: group must be >= 0 (0: from the metrics) and max-group >= 1; got group=-1 max-group=16
-// MAX: error: accel-pipeline-dma: group must be >= 0 (0: from the metrics) and max-group >= 1; got group=0 max-group=0
+// RUN: not accel-opt %s --accel-pipeline-dma='distance=-1' 2>&1 | FileCheck %s --check-prefix=DIST --implicit-check-not=error:
+// RUN: not accel-opt %s --accel-pipeline-dma='max-distance=0' 2>&1 | FileCheck %s --check-prefix=MAX --implicit-check-not=error:
+// DIST: error: accel-pipeline-dma: distance must be >= 0 (0: from the metrics) and max-distance >= 1; got distance=-1 max-distance=8
+// MAX: error: accel-pipeline-dma: distance must be >= 0 (0: from the metrics) and max-distance >= 1; got distance=0 max-distance=0
 func.func @main() {
   return
 }

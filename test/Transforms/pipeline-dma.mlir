@@ -1,37 +1,26 @@
 // RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true' -verify-diagnostics | FileCheck %s
+// (accel-opt verifies the output after the pass.)
 
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// A 4-iteration loop loading tile k of %w into %b and reading it: the
-// prologue loads tile 0; the first half, peeled, issues tile 1 into the
-// second buffer, waits for tile 0 and computes it; the pair loop (k = 1)
-// issues tile k+1 into %b before computing tile k from the second buffer,
-// and tile k+2 into the second buffer before computing tile k+1 from %b;
-// the epilogue computes tile 3 from the second buffer.
+// Double buffering (distance 1): the ISSUE of tile k is stage 0, its WAIT
+// and the matmul stage 1. The prologue issues tile 0 into %b; the kernel
+// (iterations 0..2) issues tile k+1 into the copy its rotation holds, waits
+// for tile k (the token carried in an iter_arg) and multiplies from the
+// other copy; the rotation swaps the two; the epilogue multiplies tile 3,
+// which went to the second copy.
 // CHECK-LABEL: func.func @double_buffer
 // CHECK: %[[B:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
 // CHECK-NEXT: %[[B2:.*]] = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
-// Prologue and the peeled first half.
-// CHECK: %[[T0:.*]] = accel.dma_start %{{.*}}, %[[B]]
-// CHECK: %[[T1:.*]] = accel.dma_start %{{.*}}, %[[B2]]
-// CHECK-NEXT: accel.dma_wait %[[T0]]
-// CHECK-NEXT: accel.matmul %{{.*}}, %[[B]], %{{.*}}
-// CHECK-NEXT: accel.dma_wait %[[T1]]
-// The pair loop: from 1 to 3 in steps of 2.
-// CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[C3:.*]] = arith.constant 3 : index
-// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT: scf.for %[[K:.*]] = %[[C1]] to %[[C3]] step %[[C2]] {
-// CHECK: %[[T2:.*]] = accel.dma_start %{{.*}}, %[[B]]
-// CHECK: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
-// CHECK-NEXT: accel.dma_wait %[[T2]]
-// CHECK: %[[T3:.*]] = accel.dma_start %{{.*}}, %[[B2]]
-// CHECK: accel.matmul %{{.*}}, %[[B]], %{{.*}}
-// CHECK-NEXT: accel.dma_wait %[[T3]]
-// CHECK: } {accel.pipelined}
-// Epilogue: tile 3 from the second buffer. Address math that nothing uses
-// any more (each staged DMA's subview, cloned with the computation) is gone.
+// CHECK: %[[T0:.*]] = accel.dma_start %{{.*}}, %[[B]] {accel.pipelined = 0 : i64}
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[L:.*]]:3 = scf.for %[[K:.*]] = %{{.*}} to %[[C3]] step %{{.*}} iter_args(%[[T:.*]] = %[[T0]], %[[X:.*]] = %[[B]], %[[Y:.*]] = %[[B2]])
+// CHECK: %[[N:.*]] = accel.dma_start %{{.*}}, %[[Y]]
+// CHECK-NEXT: accel.dma_wait %[[T]]
+// CHECK-NEXT: accel.matmul %{{.*}}, %[[X]], %{{.*}}
+// CHECK-NEXT: scf.yield %[[N]], %[[Y]], %[[X]]
+// CHECK: accel.dma_wait %[[L]]#0
 // CHECK-NEXT: accel.matmul %{{.*}}, %[[B2]], %{{.*}}
 // CHECK-NEXT: return
 func.func @double_buffer(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
@@ -55,6 +44,194 @@ func.func @double_buffer(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #v
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
+// Stream with a store: loads at stage 0, WAITs and vadd at stage 1, the
+// store's ISSUE at stage 1 and its WAIT at stage 2, after the next
+// iteration's vadd, which writes the other output copy (rotating output
+// buffers). Every buffer gets two copies; the kernel runs iterations 0..1
+// (4 trips - 2 stages).
+// CHECK-LABEL: func.func @stream
+// CHECK-COUNT-6: accel.alloc
+// CHECK-NOT: accel.alloc
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]] step %{{.*}} iter_args(%[[TX:[^ ]*]] = %{{[^,]*}}, %[[TY:[^ ]*]] = %{{[^,]*}}, %[[TS:[^ ]*]] = %{{[^,]*}}, %[[X0:[^ ]*]] = %{{[^,]*}}, %[[X1:[^ ]*]] = %{{[^,]*}}, %[[Y0:[^ ]*]] = %{{[^,]*}}, %[[Y1:[^ ]*]] = %{{[^,]*}}, %[[O0:[^ ]*]] = %{{[^,]*}}, %[[O1:[^ ]*]] = %{{[^)]*}})
+// Stage 0 of iteration k + 2: the loads into the copies of k + 2 (= k).
+// CHECK: accel.dma_start %{{.*}}, %[[X0]]
+// CHECK: accel.dma_start %{{.*}}, %[[Y0]]
+// Stage 1 of iteration k + 1.
+// CHECK: accel.dma_wait %[[TX]]
+// CHECK-NEXT: accel.dma_wait %[[TY]]
+// CHECK-NEXT: accel.vadd %[[X1]], %[[Y1]], %[[O1]]
+// CHECK: accel.dma_start %[[O1]], %{{.*}}
+// Stage 2 of iteration k: its store's WAIT, after the vadd into the other
+// output copy.
+// CHECK-NEXT: accel.dma_wait %[[TS]]
+// CHECK-NEXT: scf.yield
+func.func @stream(%x: memref<32x128xf32, #hbm>, %y: memref<32x128xf32, #hbm>, %out: memref<32x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %xv = accel.alloc : memref<8x128xf32, #vmem>
+  %yv = accel.alloc : memref<8x128xf32, #vmem>
+  %ov = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %r = arith.muli %k, %c8 : index
+    %xs = memref.subview %x[%r, 0] [8, 128] [1, 1] : memref<32x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %ys = memref.subview %y[%r, 0] [8, 128] [1, 1] : memref<32x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %tx = accel.dma_start %xs, %xv : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    %ty = accel.dma_start %ys, %yv : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %tx
+    accel.dma_wait %ty
+    accel.vadd %xv, %yv, %ov : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %os = memref.subview %out[%r, 0] [8, 128] [1, 1] : memref<32x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %ts = accel.dma_start %ov, %os : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    accel.dma_wait %ts
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The tile offset carried in an iter_arg (off' = off + 128) is read as
+// 0 + 128 k, so the DMA moves to stage 0 without carrying it: the kernel
+// computes the offset of iteration k + 1 from its induction variable.
+// CHECK-LABEL: func.func @iter_arg_offset
+// CHECK: %[[R:.*]]:4 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[OFF:[^ ]*]] = %{{[^,]*}}, %[[T:[^ ]*]] = %{{[^,]*}}
+// CHECK: %[[K1:.*]] = arith.addi %[[K]], %c1
+// CHECK-NEXT: %[[O:.*]] = arith.muli %[[K1]], %{{.*}}
+// CHECK-NEXT: %[[O2:.*]] = arith.addi %c0, %[[O]]
+// CHECK-NEXT: %[[S:.*]] = memref.subview %{{.*}}[%[[O2]], 0]
+// CHECK-NEXT: accel.dma_start %[[S]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[OFF]], %c128
+// CHECK-NEXT: accel.dma_wait %[[T]]
+// CHECK: scf.yield %[[NEXT]]
+// The increment stays at stage 0 (the prologue made iteration 0's, the
+// kernel iterations 1..3's): the loop's result is the kernel's.
+// CHECK: return %[[R]]#0 : index
+func.func @iter_arg_offset(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  %end = scf.for %k = %c0 to %c4 step %c1 iter_args(%off = %c0) -> (index) {
+    %s = memref.subview %w[%off, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %next = arith.addi %off, %c128 : index
+    scf.yield %next : index
+  }
+  return %end : index
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A dependent chain: the table row's DMA at stage 0; its WAIT, the
+// accel.load of the offset and the row's DMA at that offset at stage 1; the
+// row's WAIT, the vexp and the store at stage 2; the store's WAIT at stage
+// 3. The table, row and output buffers get two copies each.
+// CHECK-LABEL: func.func @chain
+// CHECK-COUNT-6: accel.alloc
+// CHECK-NOT: accel.alloc
+// CHECK: scf.for %{{.*}} iter_args(%[[TT:[^ ]*]] = %{{[^,]*}}, %[[TR:[^ ]*]] = %{{[^,]*}}, %[[TS:[^ ]*]] = %{{[^,]*}}, %[[A0:[^ ]*]] = %{{[^,]*}}, %[[A1:[^ ]*]] = %{{[^,]*}}, %[[R0:[^ ]*]] = %{{[^,]*}}, %[[R1:[^ ]*]] = %{{[^,]*}}, %[[O0:[^ ]*]] = %{{[^,]*}}, %[[O1:[^ ]*]] = %{{[^)]*}})
+// CHECK: accel.dma_start %{{.*}}, %[[A1]]
+// CHECK: accel.dma_wait %[[TT]]
+// CHECK-NEXT: %[[OFF:.*]] = accel.load %[[A0]]
+// CHECK-NEXT: %[[ROW:.*]] = memref.subview %{{.*}}[%[[OFF]], 0]
+// CHECK-NEXT: accel.dma_start %[[ROW]], %[[R0]]
+// CHECK: accel.dma_wait %[[TR]]
+// CHECK-NEXT: accel.vexp %[[R1]], %[[O1]]
+// CHECK: accel.dma_start %[[O1]]
+// CHECK-NEXT: accel.dma_wait %[[TS]]
+// CHECK-NEXT: scf.yield
+func.func @chain(%tab: memref<8x8xi32, #hbm>, %w: memref<1024x128xf32, #hbm>, %out: memref<64x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %tv = accel.alloc : memref<1x8xi32, #vmem>
+  %rv = accel.alloc : memref<8x128xf32, #vmem>
+  %ov = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %k = %c0 to %c8 step %c1 {
+    %ts = memref.subview %tab[%k, 0] [1, 8] [1, 1] : memref<8x8xi32, #hbm> to memref<1x8xi32, strided<[8, 1], offset: ?>, #hbm>
+    %t0 = accel.dma_start %ts, %tv : memref<1x8xi32, strided<[8, 1], offset: ?>, #hbm>, memref<1x8xi32, #vmem>
+    accel.dma_wait %t0
+    %off = accel.load %tv[%c0, %c0] : memref<1x8xi32, #vmem>
+    %rs = memref.subview %w[%off, 0] [8, 128] [1, 1] : memref<1024x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t1 = accel.dma_start %rs, %rv : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t1
+    accel.vexp %rv, %ov : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %o = arith.muli %k, %c8 : index
+    %os = memref.subview %out[%o, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t2 = accel.dma_start %ov, %os : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    accel.dma_wait %t2
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Nested loops (GEMM): the inner loop first (A and B tiles at stage 0, their
+// WAITs and the accumulating matmul at stage 1: A and B get two copies, the
+// accumulator C none); then the outer loop, whose body starts with the
+// inner prologue's DMAs (stage 0): the vfill, the inner loop and the store
+// of C at stage 1, the store's WAIT at stage 2; C then gets two copies. Two
+// loops pipelined: two marks.
+// CHECK-LABEL: func.func @gemm
+// CHECK-COUNT-8: accel.alloc
+// CHECK-NOT: accel.alloc
+// CHECK: accel.dma_start {{.*}}accel.pipelined = 0
+// CHECK: accel.dma_start {{.*}}accel.pipelined = 1
+// CHECK-NOT: accel.pipelined
+// CHECK: scf.for
+// CHECK: accel.vfill %[[C:[^ ,]*]]
+// CHECK: scf.for
+// CHECK: accel.matmul %{{.*}}, %{{.*}}, %[[C]] {accumulate}
+// CHECK: accel.dma_start %[[C]]
+func.func @gemm(%a: memref<8x1024xf32, #hbm>, %b: memref<1024x512xf32, #hbm>, %c: memref<8x512xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %av = accel.alloc : memref<8x128xf32, #vmem>
+  %bv = accel.alloc : memref<128x128xf32, #vmem>
+  %cv = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %n = %c0 to %c4 step %c1 {
+    %n0 = arith.muli %n, %c128 : index
+    accel.vfill %cv, 0.0 : memref<8x128xf32, #vmem>
+    scf.for %k = %c0 to %c8 step %c1 {
+      %k0 = arith.muli %k, %c128 : index
+      %as = memref.subview %a[0, %k0] [8, 128] [1, 1] : memref<8x1024xf32, #hbm> to memref<8x128xf32, strided<[1024, 1], offset: ?>, #hbm>
+      %ta = accel.dma_start %as, %av : memref<8x128xf32, strided<[1024, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+      %bs = memref.subview %b[%k0, %n0] [128, 128] [1, 1] : memref<1024x512xf32, #hbm> to memref<128x128xf32, strided<[512, 1], offset: ?>, #hbm>
+      %tb = accel.dma_start %bs, %bv : memref<128x128xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+      accel.dma_wait %ta
+      accel.dma_wait %tb
+      accel.matmul %av, %bv, %cv {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+    %cs = memref.subview %c[0, %n0] [8, 128] [1, 1] : memref<8x512xf32, #hbm> to memref<8x128xf32, strided<[512, 1], offset: ?>, #hbm>
+    %tc = accel.dma_start %cv, %cs : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[512, 1], offset: ?>, #hbm>
+    accel.dma_wait %tc
+  }
+  return
+}
+
+// -----
+
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
 // Refused: a single iteration has nothing to overlap.
 func.func @single(%w: memref<8x128xf32, #hbm>) {
   %c0 = arith.constant 0 : index
@@ -73,13 +250,14 @@ func.func @single(%w: memref<8x128xf32, #hbm>) {
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused: the destination is read before the DMA's WAIT.
+// Refused: the destination is read before the DMA's WAIT (the vexp reads
+// the previous iteration's tile: %b is not private to an iteration).
 func.func @read_before_wait(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %b = accel.alloc : memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: a DMA's destination is accessed before its WAIT}}
+  // expected-remark @+1 {{not pipelined: a buffer that is not private to an iteration is accessed in two stages}}
   scf.for %k = %c0 to %c2 step %c1 {
     accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
     %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
@@ -100,7 +278,7 @@ func.func @used_after(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>)
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %b = accel.alloc : memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: a staged buffer is used outside the loop}}
+  // expected-remark @+1 {{not pipelined: a buffer that is not private to an iteration is accessed in two stages}}
   scf.for %k = %c0 to %c2 step %c1 {
     %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
     accel.dma_wait %t
@@ -122,7 +300,7 @@ func.func @source_written(%c: memref<8x128xf32, #vmem>) {
   %c2 = arith.constant 2 : index
   %v = accel.alloc : memref<8x128xf32, #vmem>
   %b = accel.alloc : memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: the loop writes a DMA's source}}
+  // expected-remark @+1 {{not pipelined: a buffer that is not private to an iteration is accessed in two stages}}
   scf.for %k = %c0 to %c2 step %c1 {
     %t = accel.dma_start %v, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
     accel.dma_wait %t
@@ -136,14 +314,14 @@ func.func @source_written(%c: memref<8x128xf32, #vmem>) {
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused: the second buffer would not fit in VMEM (two buffers of
+// Refused: the second copy would not fit in VMEM (two buffers of
 // 4100 x 1024 x 4 = 16793600 bytes exceed 32 MiB).
 func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %b = accel.alloc : memref<4100x1024xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: the second buffers (16793600 bytes) would exceed the VMEM capacity of 33554432 bytes}}
+  // expected-remark @+1 {{not pipelined: the extra buffers (16793600 bytes) would exceed the VMEM capacity of 33554432 bytes}}
   scf.for %k = %c0 to %c2 step %c1 {
     %t = accel.dma_start %w, %b : memref<4100x1024xf32, #hbm>, memref<4100x1024xf32, #vmem>
     accel.dma_wait %t
@@ -156,20 +334,135 @@ func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<8x128xf32, #vmem
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused (dominance): the DMA's source buffer is defined in the loop, so
-// the previous iteration cannot issue it.
+// An allocation in the body (one static buffer anyway) is hoisted; the vfill
+// into it and the VMEM -> VMEM DMA are stage 0, its WAIT and the vadd stage
+// 1: both buffers (private: the vfill and the DMA write them whole first)
+// get two copies.
+// CHECK-LABEL: func.func @source_in_loop
+// CHECK-COUNT-4: accel.alloc
+// CHECK-NOT: accel.alloc
+// CHECK: scf.for
 func.func @source_in_loop(%a: memref<8x128xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %b = accel.alloc : memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: a DMA's source buffer is defined in the loop}}
   scf.for %k = %c0 to %c4 step %c1 {
     %src = accel.alloc : memref<8x128xf32, #vmem>
     accel.vfill %src, 1.0 : memref<8x128xf32, #vmem>
     %t = accel.dma_start %src, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
     accel.dma_wait %t
     accel.vadd %b, %a, %a : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the bounds are not constant.
+func.func @dynamic_bounds(%w: memref<8x128xf32, #hbm>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: the loop bounds are not constant}}
+  scf.for %k = %c0 to %n step %c1 {
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: a call has unknown memory effects.
+func.func private @opaque()
+func.func @unknown_effects(%w: memref<8x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: an op with unknown memory effects in the loop}}
+  scf.for %k = %c0 to %c4 step %c1 {
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    func.call @opaque() : () -> ()
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the WAIT is on the previous iteration's DMA (a token carried in
+// an iter_arg).
+func.func @token_outside(%w: memref<8x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  %t0 = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: a WAIT on a DMA carried in from an earlier iteration}}
+  %last = scf.for %k = %c0 to %c4 step %c1 iter_args(%t = %t0) -> (!accel.token) {
+    accel.dma_wait %t
+    %n = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    scf.yield %n : !accel.token
+  }
+  accel.dma_wait %last
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: two iterations cannot fill the four stages of a dependent
+// chain with a store (the store's WAIT already moved back to its ISSUE's
+// stage: stages 0, 1, 2).
+func.func @too_few_trips(%tab: memref<2x8xi32, #hbm>, %w: memref<1024x128xf32, #hbm>, %out: memref<16x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %tv = accel.alloc : memref<1x8xi32, #vmem>
+  %rv = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: the trip count (2) is not larger than the last stage (2)}}
+  scf.for %k = %c0 to %c2 step %c1 {
+    %ts = memref.subview %tab[%k, 0] [1, 8] [1, 1] : memref<2x8xi32, #hbm> to memref<1x8xi32, strided<[8, 1], offset: ?>, #hbm>
+    %t0 = accel.dma_start %ts, %tv : memref<1x8xi32, strided<[8, 1], offset: ?>, #hbm>, memref<1x8xi32, #vmem>
+    accel.dma_wait %t0
+    %off = accel.load %tv[%c0, %c0] : memref<1x8xi32, #vmem>
+    %rs = memref.subview %w[%off, 0] [8, 128] [1, 1] : memref<1024x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t1 = accel.dma_start %rs, %rv : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t1
+    %o = arith.muli %k, %c8 : index
+    %os = memref.subview %out[%o, 0] [8, 128] [1, 1] : memref<16x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t2 = accel.dma_start %rv, %os : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    accel.dma_wait %t2
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Refused: no DMA, nothing to overlap.
+func.func @no_dma(%a: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-remark @+1 {{not pipelined: no DMA of the body is waited for in a later stage}}
+  scf.for %k = %c0 to %c4 step %c1 {
+    accel.vexp %a, %a : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
   }
   return
 }
