@@ -69,7 +69,8 @@ struct Stage {
 };
 
 struct PipelineDmaPass
-    : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass> {
+    : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass>,
+      public ReportsChanges {
   using Base::Base;
 
   /// Checks the loop; on success fills `stages`. Returns the refusal reason
@@ -247,6 +248,7 @@ struct PipelineDmaPass
   }
 
   void runOnOperation() override {
+    resetCounts({"num-pipelined"});
     if (group < 0 || maxGroup < 1) {
       getOperation().emitError()
           << "accel-pipeline-dma: group must be >= 0 (0: from the metrics) "
@@ -284,7 +286,7 @@ struct PipelineDmaPass
         continue;
       }
       transform(loop, stages, g);
-      ++numPipelined;
+      bump(numPipelined, 0);
     }
   }
 
