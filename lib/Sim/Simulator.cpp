@@ -169,7 +169,7 @@ llvm::Error Simulator::step() {
   // same rows) neither race nor wait for each other.
   TileList vmemReads, vmemWrites;
   // Every tile read, then every tile written, with its span.
-  std::array<HazardTile, TileList::kMax> operands;
+  TileList operands; // uninitialized storage: nothing to clear per step
   unsigned numReads = 0, numOperands = 0;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   bool accesses = touchesMemory && in.op != Opcode::DmaWait;
@@ -195,7 +195,8 @@ llvm::Error Simulator::step() {
                                llvm::Twine(span.end) +
                                ") is not inside any allocated buffer");
         HazardTile h = HazardTile::of(m.tile, span);
-        operands[numOperands++] = h;
+        operands.push_back(h);
+        ++numOperands;
         if (span.space == isa::MemSpace::VMEM)
           inVmem->push_back(h);
       }
@@ -216,7 +217,7 @@ llvm::Error Simulator::step() {
       // Spans first (the common, disjoint case), then the rows.
       AddrRange pRead = p.src.span(), pWrite = p.dst.span();
       for (unsigned i = 0; i < numOperands; ++i) {
-        const HazardTile &t = operands[i];
+        const HazardTile &t = operands.tiles[i];
         if (t.span.overlaps(pWrite) && t.tile().rowsOverlap(p.dst))
           return race(t, i < numReads ? "reads" : "writes", "writes");
         if (i >= numReads && t.span.overlaps(pRead) &&
