@@ -153,12 +153,13 @@ class Fuzzer:
             msg = first_error(stderr) or last_line(stderr) or \
                 "exit code %d" % p.returncode
             res["message"] = msg
-            m = re.search(r"iteration (\d+): ", msg)
+            m = re.search(r"error: iteration (\d+): (.*)", stderr)
             if m:
                 it = int(m.group(1))
                 if it == 0:
                     res["class"] = "baseline-invalid"
-                elif "fault at pc" in msg:
+                elif "fault at pc" in m.group(2):
+                    res["message"] = m.group(0)
                     res["class"] = "fault"
                 else:
                     res["class"] = "lower"
