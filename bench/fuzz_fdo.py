@@ -256,6 +256,13 @@ class Fuzzer:
                     drop |= {s}
                     best = trial
                     changed = True
+        if best is not res:
+            # Later trials overwrote the scratch directory: regenerate the
+            # smallest program that failed (and check it still does).
+            final = self.run_once(seed, drop, scratch)
+            if self.same_failure(final, res):
+                return final
+            return self.run_once(seed, set(res["drop"]), scratch)
         return best
 
     def write_repro(self, res):
