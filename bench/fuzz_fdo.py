@@ -381,7 +381,7 @@ def main():
                          "reduction off (default 60)")
     ap.add_argument("--gen-arg", action="append", default=[],
                     help="extra accel-gen argument (repeatable), e.g. "
-                         "--gen-arg=--alloc-in-loops")
+                         "--gen-arg=--alloc-in-loops=false")
     ap.add_argument("--keep-work", action="store_true",
                     help="keep OUT/work (every seed's fdo directory)")
     ap.add_argument("--json", help="write the per-seed results here")

@@ -48,9 +48,9 @@ static llvm::cl::opt<std::string>
               llvm::cl::value_desc("file"), llvm::cl::cat(category));
 static llvm::cl::opt<bool> allocInLoops(
     "alloc-in-loops",
-    llvm::cl::desc("Put some accel.alloc ops inside loops (default false: "
-                   "today's lowering mishandles them; docs/testing.md)"),
-    llvm::cl::init(false), llvm::cl::cat(category));
+    llvm::cl::desc("Put some accel.alloc ops inside loops, as upstream copy "
+                   "generation does (default true)"),
+    llvm::cl::init(true), llvm::cl::cat(category));
 static llvm::cl::opt<bool>
     listPlan("list",
              llvm::cl::desc("Print the plan's statements on stderr"),
@@ -103,8 +103,8 @@ int main(int argc, char **argv) {
     dropText += (dropText.empty() ? "" : ",") + std::to_string(d);
   if (int rc = writeText(outputFile, [&](llvm::raw_ostream &os) {
         os << "// accel-gen --seed " << seed << " --size " << size;
-        if (allocInLoops)
-          os << " --alloc-in-loops";
+        if (!allocInLoops)
+          os << " --alloc-in-loops=false";
         if (!dropText.empty())
           os << " --drop=" << dropText;
         os << "\n// statements: " << program->numStatements << "\n";

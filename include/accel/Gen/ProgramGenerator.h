@@ -36,11 +36,9 @@ struct GenOptions {
   unsigned size = 2;
   /// Indices of top-level statements of the plan to leave out.
   llvm::SmallVector<unsigned> drop;
-  /// Put some accel.alloc ops inside loops (off by default: today's
-  /// lowering gives an allocation's address register back after its last
-  /// use in the first iteration, so later iterations read a clobbered
-  /// register; docs/testing.md).
-  bool allocInLoops = false;
+  /// Put some accel.alloc ops inside loops, as upstream copy generation
+  /// does.
+  bool allocInLoops = true;
 };
 
 /// The machine a generated program targets (a subset of the config fields;
