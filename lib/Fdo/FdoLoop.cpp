@@ -489,6 +489,11 @@ llvm::Expected<FdoResult> FdoDriver::run() {
     if (auto e = writeIteration(it, r ? &*r : nullptr, *program))
       return std::move(e);
     bool failedIt = it.failure.has_value();
+    // A pass that crashed or left invalid IR may have left the module in a
+    // state its destructor cannot handle: leak it instead.
+    if (failedIt && (it.failure->kind == FdoFailure::Kind::Crash ||
+                     it.failure->kind == FdoFailure::Kind::Verify))
+      (void)program.release();
     bool better = !failedIt && (index == 0 || it.totalCycles < bestCycles);
     uint64_t cycles = it.totalCycles;
     result.iterations.push_back(std::move(it));
