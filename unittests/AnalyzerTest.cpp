@@ -864,9 +864,10 @@ TEST(AnalyzerTest, PinRequiresSameSourceBytes) {
 // Parallelize
 //===----------------------------------------------------------------------===//
 
-TEST(AnalyzerTest, ParallelizeIndependentDmas) {
-  sim::MachineConfig config = configFrom(kConfig, kConfigName);
-  isa::Program p = makeProgram({
+/// Two independent DMAs, A and B, each waited for right after its ISSUE
+/// (with enough DMA slots, B's ISSUE could move up to A's).
+static isa::Program makeSerializedDmas() {
+  return makeProgram({
       {li(1, kX), 1},      // 0  c0
       {li(2, kA), 1},      // 1  c1
       {li(3, kX + 64), 1}, // 2  c2
@@ -874,11 +875,17 @@ TEST(AnalyzerTest, ParallelizeIndependentDmas) {
       // 4  A: x[0..16) -> a at 4, complete 105
       {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 20},
       {dmaWait(5), 21}, // 5  ready 5: stall 99 + 1; at 105
-      // 6  B: x[16..32) -> b at 106, base end 206, complete 207
+      // 6  B: x[16..32) -> b at 106 (with one slot: free since 105), base
+      //    end 206, complete 207
       {dmaIssue(6, 3, 4, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 22},
       {dmaWait(6), 23}, // 7  ready 107: stall base 99 + transfer 1; at 207
       {halt(), 24},     // 8  c208; total 209
   });
+}
+
+TEST(AnalyzerTest, ParallelizeIndependentDmas) {
+  sim::MachineConfig config = configFrom(kConfig, kConfigName);
+  isa::Program p = makeSerializedDmas();
   auto a = analyze(p, config);
   ASSERT_TRUE(a->ok);
   EXPECT_EQ(u64(a->m["total_cycles"]), 209u);
@@ -976,19 +983,7 @@ TEST(AnalyzerTest, SlotStallIsReportedAndHoistIntoFullSlotsRefused) {
 // [4, 105), so B (issued at 106) can move back only to 105.
 TEST(AnalyzerTest, SlotLimitCapsParallelizeAndHoist) {
   sim::MachineConfig config = configFrom(slotConfig(1), kConfigName);
-  isa::Program p = makeProgram({
-      {li(1, kX), 1},      // 0  c0
-      {li(2, kA), 1},      // 1  c1
-      {li(3, kX + 64), 1}, // 2  c2
-      {li(4, kB), 1},      // 3  c3
-      // 4  A: at 4, complete 105
-      {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 20},
-      {dmaWait(5), 21}, // 5  ready 5: stall 99 + 1; at 105
-      // 6  B: at 106 (the slot is free since 105), complete 207
-      {dmaIssue(6, 3, 4, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 22},
-      {dmaWait(6), 23}, // 7  ready 107: stall base 99 + transfer 1; at 207
-      {halt(), 24},     // 8  c208; total 209
-  });
+  isa::Program p = makeSerializedDmas();
   auto a = analyze(p, config);
   ASSERT_TRUE(a->ok);
   EXPECT_EQ(u64(a->m["total_cycles"]), 209u);
