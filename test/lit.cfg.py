@@ -30,6 +30,7 @@ tool_dirs = [config.accel_tools_dir, config.llvm_tools_dir]
 tools = [
     "accel-opt",
     "accel-replay",
+    "accel-gen",
     ToolSubst("mlir-opt", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -864,9 +864,10 @@ TEST(AnalyzerTest, PinRequiresSameSourceBytes) {
 // Parallelize
 //===----------------------------------------------------------------------===//
 
-TEST(AnalyzerTest, ParallelizeIndependentDmas) {
-  sim::MachineConfig config = configFrom(kConfig, kConfigName);
-  isa::Program p = makeProgram({
+/// Two independent DMAs, A and B, each waited for right after its ISSUE
+/// (with enough DMA slots, B's ISSUE could move up to A's).
+static isa::Program makeSerializedDmas() {
+  return makeProgram({
       {li(1, kX), 1},      // 0  c0
       {li(2, kA), 1},      // 1  c1
       {li(3, kX + 64), 1}, // 2  c2
@@ -874,11 +875,17 @@ TEST(AnalyzerTest, ParallelizeIndependentDmas) {
       // 4  A: x[0..16) -> a at 4, complete 105
       {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 20},
       {dmaWait(5), 21}, // 5  ready 5: stall 99 + 1; at 105
-      // 6  B: x[16..32) -> b at 106, base end 206, complete 207
+      // 6  B: x[16..32) -> b at 106 (with one slot: free since 105), base
+      //    end 206, complete 207
       {dmaIssue(6, 3, 4, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 22},
       {dmaWait(6), 23}, // 7  ready 107: stall base 99 + transfer 1; at 207
       {halt(), 24},     // 8  c208; total 209
   });
+}
+
+TEST(AnalyzerTest, ParallelizeIndependentDmas) {
+  sim::MachineConfig config = configFrom(kConfig, kConfigName);
+  isa::Program p = makeSerializedDmas();
   auto a = analyze(p, config);
   ASSERT_TRUE(a->ok);
   EXPECT_EQ(u64(a->m["total_cycles"]), 209u);
@@ -898,6 +905,102 @@ TEST(AnalyzerTest, ParallelizeIndependentDmas) {
   EXPECT_EQ(suggestionsFor(a->m, "hoist", 22).size(), 1u);
   ASSERT_EQ(a->m["suggestions"].size(), 3u);
   EXPECT_EQ(a->m["suggestions"][2]["kind"], "parallelize");
+}
+
+//===----------------------------------------------------------------------===//
+// DMA slots (dma.max_outstanding)
+//===----------------------------------------------------------------------===//
+
+/// kConfig with `slots` DMA slots.
+std::string slotConfig(unsigned slots) {
+  return R"json({
+    "scalar": { "latency": 1 },
+    "dma": { "max_outstanding": )json" +
+         std::to_string(slots) + R"json(, "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
+      { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 64 }
+    ] }
+  })json";
+}
+
+TEST(AnalyzerTest, SlotStallIsReportedAndHoistIntoFullSlotsRefused) {
+  sim::MachineConfig config = configFrom(slotConfig(2), kConfigName);
+  isa::Program p = makeProgram({
+      {li(1, kX), 1}, // 0  c0
+      {li(2, kA), 1}, // 1  c1
+      {li(3, kB), 1}, // 2  c2
+      {li(4, kC), 1}, // 3  c3
+      // 4  A: x -> a (64 bytes) at 4: base end 104, complete 105.
+      {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 30},
+      // 5  B: x -> b at 5: base end 105, link free at 105, complete 106.
+      {dmaIssue(6, 1, 3, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 31},
+      // 6  C: x -> c, ready 6 with both slots taken until A completes at
+      //    105: 99 cycles of dma_slots; base end 205, complete 206.
+      {dmaIssue(7, 1, 4, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 32},
+      {dmaWait(5), 33}, // 7  ready 106 >= 105: slack 1
+      {dmaWait(6), 34}, // 8  ready 107 >= 106: slack 1
+      {dmaWait(7), 35}, // 9  ready 108: stall base 205 - 108 = 97 + 1
+      {halt(), 36},     // 10 c207; total 208
+  });
+  auto a = analyze(p, config);
+  ASSERT_TRUE(a->ok);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 208u);
+  EXPECT_EQ(u64(a->m["stall_cycles"]["dma_slots"]), 99u);
+  EXPECT_EQ(u64(a->m["dma_slots"]["max_outstanding"]), 2u);
+  EXPECT_EQ(u64(a->m["dma_slots"]["stall_cycles"]), 99u);
+  EXPECT_EQ(u64(a->m["dma_slots"]["stalled_issues"]), 1u);
+  const json &c = a->m["ops"]["32"];
+  EXPECT_EQ(u64(c["stall_slots"]), 99u);
+  EXPECT_EQ(u64(c["slot_stalled_issues"]), 1u);
+  EXPECT_EQ(u64(c["stall_cycles"]["dma_slots"]), 99u);
+  EXPECT_EQ(u64(c["stall_base"]), 97u);
+  EXPECT_EQ(u64(c["stall_transfer"]), 1u);
+  EXPECT_EQ(u64(a->m["ops"]["30"]["stall_slots"]), 0u);
+  EXPECT_EQ(u64(a->m["dmas"][2]["issue"]), 105u);
+  // C's WAIT stalled 98; its push limit is unbounded and VMEM is free, so
+  // Algorithm 2 alone would hoist it to 105 - 98 = 7. Over [7, 105) A and
+  // B hold both slots: the ISSUE cannot move at all, so no hoist.
+  EXPECT_TRUE(suggestionsFor(a->m, "hoist", 32).empty());
+  EXPECT_EQ(u64(a->m["dependencies"]["hoist_refused"]["32"]
+                    ["no_free_dma_slot"]),
+            1u);
+  EXPECT_EQ(a->m["suggestions"].size(), 0u);
+
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  writeReport(a->m, os);
+  EXPECT_NE(report.find("DMA slot stalls:     99 (47.6% of the run): ISSUEs "
+                        "waiting for a free DMA slot, max_outstanding = 2"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("op 32 accel.dma.issue at analyzer.mlir:32:5: 1 of 1 "
+                        "ISSUE(s) waited 99 cycles for a free DMA slot"),
+            std::string::npos)
+      << report;
+}
+
+// ParallelizeIndependentDmas on one DMA slot: A holds the only slot over
+// [4, 105), so B (issued at 106) can move back only to 105.
+TEST(AnalyzerTest, SlotLimitCapsParallelizeAndHoist) {
+  sim::MachineConfig config = configFrom(slotConfig(1), kConfigName);
+  isa::Program p = makeSerializedDmas();
+  auto a = analyze(p, config);
+  ASSERT_TRUE(a->ok);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 209u);
+  EXPECT_EQ(u64(a->m["stall_cycles"]["dma_slots"]), 0u);
+  // With 64 slots this saves 99 (ParallelizeIndependentDmas); here B moves
+  // from 106 back to 105 at most: 1 cycle.
+  std::vector<json> par = suggestionsFor(a->m, "parallelize", 22);
+  ASSERT_EQ(par.size(), 1u);
+  EXPECT_EQ(u64(par[0]["expected_cycles_saved"]), 1u);
+  // Hoists: A (nothing in flight before it) saves its whole stall, 100; B
+  // only 106 - 105 = 1 of its 100.
+  std::vector<json> hA = suggestionsFor(a->m, "hoist", 20);
+  std::vector<json> hB = suggestionsFor(a->m, "hoist", 22);
+  ASSERT_EQ(hA.size(), 1u);
+  ASSERT_EQ(hB.size(), 1u);
+  EXPECT_EQ(u64(hA[0]["expected_cycles_saved"]), 100u);
+  EXPECT_EQ(u64(hB[0]["expected_cycles_saved"]), 1u);
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,8 @@
 """FDO benchmark suite against the roofline (issue: feedback-directed
 transforms).
 
-For each kernel, runs `accel-replay fdo KERNEL --iterations 3` and reports:
+For each kernel, runs `accel-replay fdo KERNEL --iterations 3` (with
+`--config CONFIG` when the kernel's entry names a machine config) and reports:
 cycles at iteration 0 and after FDO, the roofline lower bound on cycles
 (metrics.json "roofline": the busiest unit's or DMA link's required cycles,
 issue 4's definition) and the latency-aware bound (the largest of that, the
@@ -24,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+# Each entry: (name, kernel path[, machine config path]), paths relative to
+# the source tree; without a config the embedded default machine is used.
 KERNELS = [
     ("prefetch (seed 000 §5.3.1)", "examples/prefetch.mlir"),
     ("Llama-2-7B MLP, decode (8 tokens)", "examples/llama2_mlp.mlir"),
@@ -33,6 +36,16 @@ KERNELS = [
     ("weights re-loaded per step (pinning)", "bench/fdo/kernels/pin_weights.mlir"),
     ("weights through a shared buffer (pinning)", "bench/fdo/kernels/pin_shared_buffer.mlir"),
     ("serialized setup DMAs (parallel issue)", "bench/fdo/kernels/parallel_setup.mlir"),
+    # Issue 10: kernels written in other people's styles.
+    ("gather: row ids from a DMA'd table (issue 10, 1)", "bench/fdo/kernels/gather_rows.mlir"),
+    ("tile offset in an iter_arg (issue 10, 2)", "bench/fdo/kernels/iterarg_offsets.mlir"),
+    ("STREAM triad (issue 10, 3)", "bench/fdo/kernels/stream_triad.mlir"),
+    ("GEMM, A and B tiles in the K loop (issue 10, 4)", "bench/fdo/kernels/gemm_ab_tiles.mlir"),
+    ("alloc inside the tile loop (issue 10, 5)", "bench/fdo/kernels/alloc_in_loop.mlir"),
+    ("fused matmul + bias + ReLU, strided tiles (issue 10, 6)",
+     "bench/fdo/kernels/fused_mm_bias_relu.mlir"),
+    ("small DMAs, 2 DMA slots (issue 10, 7)", "bench/fdo/kernels/slot_bound.mlir",
+     "bench/fdo/kernels/slot_bound.json"),
 ]
 
 
@@ -44,12 +57,15 @@ def main():
     tool = os.path.join(args.build, "bin", "accel-replay")
     tmp = tempfile.mkdtemp(prefix="accel-fdo-suite-")
     rows, ratios, lratios, ok = [], [], [], True
-    for name, path in KERNELS:
+    for name, path, *config in KERNELS:
         out = os.path.join(tmp, os.path.basename(path))
-        p = subprocess.run([tool, "fdo", os.path.join(src, path), "-o", out,
-                            "--iterations", "3"], capture_output=True, text=True)
+        cmd = [tool, "fdo", os.path.join(src, path), "-o", out, "--iterations", "3"]
+        if config:
+            cmd += ["--config", os.path.join(src, config[0])]
+        p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode:
-            print("FAILED: %s\n%s" % (path, p.stderr), file=sys.stderr)
+            how = (" (killed by signal %d)" % -p.returncode) if p.returncode < 0 else ""
+            print("FAILED: %s%s\n%s" % (path, how, p.stderr), file=sys.stderr)
             ok = False
             continue
         fdo = json.load(open(os.path.join(out, "fdo.json")))

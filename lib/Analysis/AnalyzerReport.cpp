@@ -5,6 +5,9 @@
 // its size over the cycles it would move across; pin a buffer re-DMA'd from
 // unchanged source bytes (a capacity-constrained choice, cf. seed 003
 // §5.5); issue independent DMAs serialized by ISSUE->WAIT->ISSUE together.
+// Hoist and parallelize savings count the DMA slots (dma.max_outstanding):
+// an ISSUE moved earlier saves only the cycles before it would meet
+// max_outstanding DMAs already in flight (docs/analyzer.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -188,6 +191,52 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   }
   m["dependencies"] = {{"dma_ops", depOps}};
 
+  // --- DMA slot occupancy (dma.max_outstanding): the number of DMAs in
+  // flight (issued at or before c, complete after c) as a step function,
+  // segment k covering [slotTimes[k], slotTimes[k+1]) with slotCount[k].
+  std::vector<uint64_t> slotTimes;
+  std::vector<unsigned> slotCount;
+  {
+    std::vector<std::pair<uint64_t, int>> events;
+    for (const Dma &d : dmas)
+      if (d.timing.link >= 0 && d.timing.complete > d.timing.issue) {
+        events.push_back({d.timing.issue, +1});
+        events.push_back({d.timing.complete, -1});
+      }
+    std::sort(events.begin(), events.end());
+    int count = 0;
+    for (size_t k = 0; k < events.size();) {
+      uint64_t at = events[k].first;
+      for (; k < events.size() && events[k].first == at; ++k)
+        count += events[k].second;
+      slotTimes.push_back(at);
+      slotCount.push_back(unsigned(count));
+    }
+  }
+  // How many cycles an ISSUE at `issue` could move earlier, at most `want`,
+  // before it meets a cycle at which max_outstanding other DMAs are in
+  // flight (it would wait there for a slot, and take a slot another ISSUE
+  // may need). Before cycle 0 (outside the run or window) slots count as
+  // free, as the push limit does. The ISSUE's own DMA is in flight only
+  // from `issue` on, so it is not counted.
+  auto slotRoom = [&](uint64_t issue, uint64_t want) -> uint64_t {
+    uint64_t from = issue >= want ? issue - want : 0;
+    if (issue == 0 || slotTimes.empty() || issue <= slotTimes.front())
+      return want;
+    // The last segment starting before `issue` covers cycle issue - 1.
+    size_t k = size_t(std::upper_bound(slotTimes.begin(), slotTimes.end(),
+                                       issue - 1) -
+                      slotTimes.begin()) - 1;
+    for (;; --k) {
+      if (slotCount[k] >= config.maxOutstandingDmas) {
+        uint64_t end = std::min(issue, slotTimes[k + 1]); // k + 1 exists:
+        return issue - std::max(from, end); // every DMA completes
+      }
+      if (slotTimes[k] <= from || k == 0)
+        return want;
+    }
+  };
+
   // --- Suggestions.
   json suggestions = json::array();
   auto loc = [&](uint32_t pc) -> std::string {
@@ -196,7 +245,8 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   // Hoist (Algorithm 2): per op id over its stalled instances.
   struct HoistAgg {
     uint32_t pc = 0;
-    uint64_t saved = 0, instances = 0, stalled = 0, noPush = 0, noVmem = 0;
+    uint64_t saved = 0, instances = 0, stalled = 0, noPush = 0, noVmem = 0,
+             noSlot = 0, slotLimited = 0;
     uint64_t minPush = UINT64_MAX;
     json bound;
   };
@@ -220,8 +270,16 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
       ++h.noVmem;
       continue;
     }
+    // Slots: the ISSUE saves only the cycles it can move before meeting
+    // max_outstanding DMAs in flight.
+    uint64_t save = slotRoom(d.timing.issue, stall);
+    if (save == 0) {
+      ++h.noSlot;
+      continue;
+    }
+    h.slotLimited += save < stall;
     ++h.instances;
-    h.saved += stall;
+    h.saved += save;
     if (x.pushLimit && *x.pushLimit < h.minPush) {
       h.minPush = *x.pushLimit;
       h.bound = x.relaxed["bound"];
@@ -229,10 +287,11 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   }
   json refused = json::object();
   for (auto &[op, h] : hoist)
-    if (h.noPush || h.noVmem)
+    if (h.noPush || h.noVmem || h.noSlot)
       refused[std::to_string(op)] = {{"stalled", h.stalled},
                                      {"push_limit_below_stall", h.noPush},
-                                     {"no_contiguous_vmem", h.noVmem}};
+                                     {"no_contiguous_vmem", h.noVmem},
+                                     {"no_free_dma_slot", h.noSlot}};
   m["dependencies"]["hoist_refused"] = refused;
   for (auto &[op, h] : hoist) {
     if (!h.instances)
@@ -250,7 +309,13 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
                    h.bound["loc"].get<std::string>() +
                    ") covers the stall") +
         ", and VMEM keeps a contiguous free run of the DMA's size over the "
-        "cycles it would move across";
+        "cycles it would move across" +
+        (h.slotLimited
+             ? "; for " + std::to_string(h.slotLimited) +
+                   " of them the saving stops where max_outstanding (" +
+                   std::to_string(config.maxOutstandingDmas) +
+                   ") DMAs are already in flight"
+             : std::string());
     suggestions.push_back({{"kind", "hoist"},
                            {"op_id", op},
                            {"loc", loc(h.pc)},
@@ -321,7 +386,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   // the second does not depend on the first's data.
   struct ParAgg {
     uint32_t pc = 0, withOp = 0;
-    uint64_t saved = 0, instances = 0;
+    uint64_t saved = 0, instances = 0, slotLimited = 0;
   };
   std::map<uint32_t, ParAgg> par;
   for (size_t k = 1; k < insts.size(); ++k) {
@@ -333,10 +398,18 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     const json &b = insts[k].relaxed["bound"];
     if (!b.is_null() && b["index"].get<uint64_t>() >= *d1.waitIndex)
       continue; // depends on the first DMA's completion
+    // Issued together with the first DMA: the second ISSUE moves back to
+    // the first's, but no further than the slots allow (the first DMA holds
+    // a slot until it completes).
+    uint64_t want = d2.timing.issue - std::min(d2.timing.issue, d1.timing.issue);
+    uint64_t save = std::min(d2.stallBase, slotRoom(d2.timing.issue, want));
+    if (save == 0)
+      continue;
     ParAgg &p = par[program.origins[d2.pc].opId];
     p.pc = d2.pc;
     p.withOp = program.origins[d1.pc].opId;
-    p.saved += d2.stallBase;
+    p.saved += save;
+    p.slotLimited += save < d2.stallBase;
     ++p.instances;
   }
   for (auto &[op, p] : par)
@@ -351,7 +424,13 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
                     "DMA (op " +
                         std::to_string(p.withOp) +
                         ") although it does not depend on it; issued "
-                        "together, their base latencies would overlap"}});
+                        "together, their base latencies would overlap" +
+                        (p.slotLimited
+                             ? " (for " + std::to_string(p.slotLimited) +
+                                   " of them only partly: max_outstanding (" +
+                                   std::to_string(config.maxOutstandingDmas) +
+                                   ") DMAs are in flight before)"
+                             : std::string())}});
   std::stable_sort(suggestions.begin(), suggestions.end(),
                    [](const json &a, const json &b) {
                      return a["expected_cycles_saved"].get<uint64_t>() >

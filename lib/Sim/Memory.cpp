@@ -43,7 +43,7 @@ Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
 const isa::Buffer *Memory::findBuffer(const AddrRange &r,
                                       const isa::Buffer *hint) const {
   auto holds = [&](const isa::Buffer &b) {
-    return b.space == r.space && r.begin >= b.base &&
+    return b.space == r.space && r.begin >= b.base && r.begin <= r.end &&
            r.end <= b.base + b.bytes &&
            (r.space != isa::MemSpace::VMEM || b.base + b.bytes <= vmem.size());
   };
@@ -146,6 +146,86 @@ void Memory::writeHbm(uint64_t addr, const void *in, uint64_t n) {
     p.dirty = true;
     src += len, addr += len, n -= len;
   }
+}
+
+namespace {
+/// Wide enough for a 64-bit address plus rows * stride * 4 of 32-bit fields.
+__extension__ typedef __int128 Int128;
+
+/// A tile in bytes: `rows` rows of `width` bytes, `stride` bytes apart,
+/// starting at `base`; rows == 1 when the rows form one contiguous range.
+struct ByteTile {
+  Int128 base, width, stride;
+  uint64_t rows;
+};
+
+ByteTile toBytes(const TileRef &t) {
+  ByteTile b{Int128(t.base), Int128(t.cols) * 4,
+             Int128(t.rowStride) * 4, t.rows};
+  // Rows that touch or repeat form one range: contiguous rows (stride ==
+  // cols) or every row at the same place (stride 0, or a single row).
+  if (b.rows <= 1 || b.stride == 0 || b.stride == b.width) {
+    if (b.rows > 1 && b.stride != 0)
+      b.width = b.stride * Int128(b.rows - 1) + b.width;
+    b.rows = 1;
+    b.stride = 0;
+  }
+  return b;
+}
+
+/// Floor division for a positive divisor.
+Int128 floorDiv(Int128 a, Int128 d) {
+  Int128 q = a / d;
+  return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+
+/// Whether some k in [kLo, kHi] has lo < k * stride < hi (stride > 0).
+bool multipleInOpen(Int128 lo, Int128 hi, Int128 stride, Int128 kLo,
+                    Int128 kHi) {
+  // Smallest k with k * stride > lo.
+  Int128 k = std::max(kLo, floorDiv(lo, stride) + 1);
+  return k <= kHi && k * stride < hi;
+}
+} // namespace
+
+bool TileRef::rowsOverlap(const TileRef &o) const {
+  if (space != o.space || rows == 0 || cols == 0 || o.rows == 0 ||
+      o.cols == 0)
+    return false;
+  // Beyond the exact test's range (no ISA tile is): assume they overlap.
+  if ((rows | cols | rowStride | o.rows | o.cols | o.rowStride) >> 32)
+    return true;
+  // Every product below is under 2^67: no 128-bit value wraps.
+  ByteTile a = toBytes(*this), b = toBytes(o);
+  // Row i of a, [a.base + i*a.stride, + a.width), and row j of b intersect
+  // iff  b.base + j*b.stride - (a.base + i*a.stride)  is in
+  // (-b.width, a.width).
+  if (a.stride == b.stride || a.rows == 1 || b.rows == 1) {
+    if (a.rows == 1 && b.rows == 1)
+      return b.base - a.base > -b.width && b.base - a.base < a.width;
+    // With equal strides only k = j - i matters, k in [-(a.rows-1),
+    // b.rows-1]; with one single row, the other's rows alone vary.
+    Int128 d = b.base - a.base;
+    if (a.rows == 1) // b's row j: j*b.stride in (-b.width - d, a.width - d)
+      return multipleInOpen(-b.width - d, a.width - d, b.stride, 0,
+                            Int128(b.rows) - 1);
+    if (b.rows == 1) // a's row i: i*a.stride in (d - a.width, d + b.width)
+      return multipleInOpen(d - a.width, d + b.width, a.stride, 0,
+                            Int128(a.rows) - 1);
+    return multipleInOpen(-b.width - d, a.width - d, a.stride,
+                          -(Int128(a.rows) - 1), Int128(b.rows) - 1);
+  }
+  // Different strides: for each row of the tile with fewer rows, whether a
+  // row of the other meets it.
+  if (a.rows > b.rows)
+    std::swap(a, b);
+  for (uint64_t i = 0; i < a.rows; ++i) {
+    Int128 d = b.base - (a.base + Int128(i) * a.stride);
+    if (multipleInOpen(-b.width - d, a.width - d, b.stride, 0,
+                       Int128(b.rows) - 1))
+      return true;
+  }
+  return false;
 }
 
 void Memory::readTile(const TileRef &t, float *out) {

@@ -89,10 +89,12 @@ struct IssueAt {
 };
 } // namespace
 
-static bool overlapsAny(llvm::ArrayRef<AddrRange> a,
-                        llvm::ArrayRef<AddrRange> b) {
-  for (const AddrRange &x : a)
-    for (const AddrRange &y : b)
+/// Whether a tile of `a` and a tile of `b` share a byte (the actual strided
+/// rows, not their bounding spans).
+template <typename List>
+static bool overlapsAny(const List &a, const List &b) {
+  for (const auto &x : a)
+    for (const auto &y : b)
       if (x.overlaps(y))
         return true;
   return false;
@@ -161,8 +163,14 @@ llvm::Error Simulator::step() {
   isa::Unit unit = info.unit;
   uint64_t unitLatency = config.scalarLatency;
 
-  // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
-  RangeList reads, writes, vmemReads, vmemWrites;
+  // Memory operands: bounds, races with un-WAITed DMAs, data hazards. Races
+  // and hazards compare the tiles' actual rows (TileRef::overlaps), so two
+  // disjoint tiles of one row band (e.g. columns 0..127 and 128..255 of the
+  // same rows) neither race nor wait for each other.
+  TileList vmemReads, vmemWrites;
+  // Every tile read, then every tile written, with its span.
+  TileList operands; // uninitialized storage: nothing to clear per step
+  unsigned numReads = 0, numOperands = 0;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   bool accesses = touchesMemory && in.op != Opcode::DmaWait;
   InstAccess acc = accesses
@@ -171,16 +179,14 @@ llvm::Error Simulator::step() {
   if (accesses) {
     ev.memReads = acc.memReads;
     ev.memWrites = acc.memWrites;
-    unsigned slot = 0;
-    for (auto [list, all, inVmem] :
-         {std::make_tuple(&acc.memReads, &reads, &vmemReads),
-          std::make_tuple(&acc.memWrites, &writes, &vmemWrites)})
+    for (auto [list, inVmem] : {std::make_pair(&acc.memReads, &vmemReads),
+                                std::make_pair(&acc.memWrites, &vmemWrites)}) {
       for (const MemOperand &m : *list) {
         AddrRange span = m.tile.span();
-        if (slot == RangeList::kMax) // so no RangeList below overflows
+        if (numOperands == TileList::kMax) // so no TileList below overflows
           llvm::report_fatal_error("an instruction with more than 4 memory "
                                    "operands");
-        const isa::Buffer *&cached = operandBuffers[pc][slot++];
+        const isa::Buffer *&cached = operandBuffers[pc][numOperands];
         if (m.tile.rows == 0 || m.tile.cols == 0 ||
             !(cached = memory.findBuffer(span, cached)))
           return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
@@ -188,13 +194,19 @@ llvm::Error Simulator::step() {
                                llvm::Twine(span.begin) + ", " +
                                llvm::Twine(span.end) +
                                ") is not inside any allocated buffer");
-        all->push_back(span);
+        HazardTile h = HazardTile::of(m.tile, span);
+        operands.push_back(h);
+        ++numOperands;
         if (span.space == isa::MemSpace::VMEM)
-          inVmem->push_back(span);
+          inVmem->push_back(h);
       }
+      if (list == &acc.memReads)
+        numReads = numOperands;
+    }
     for (const PendingDma &p : pendingDmas) {
-      auto race = [&](const AddrRange &r, const char *what,
+      auto race = [&](const HazardTile &t, const char *what,
                       const char *dmaDoes) {
+        const AddrRange &r = t.span;
         return fault(pc, llvm::Twine("data race: ") + what + " " +
                              isa::memSpaceName(r.space).upper() + " [" +
                              llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) +
@@ -202,15 +214,15 @@ llvm::Error Simulator::step() {
                              " (issued at pc " + llvm::Twine(p.pc) + ") " +
                              dmaDoes + ", before its WAIT");
       };
+      // Spans first (the common, disjoint case), then the rows.
       AddrRange pRead = p.src.span(), pWrite = p.dst.span();
-      for (const AddrRange &r : reads)
-        if (r.overlaps(pWrite))
-          return race(r, "reads", "writes");
-      for (const AddrRange &w : writes) {
-        if (w.overlaps(pWrite))
-          return race(w, "writes", "writes");
-        if (w.overlaps(pRead))
-          return race(w, "writes", "reads");
+      for (unsigned i = 0; i < numOperands; ++i) {
+        const HazardTile &t = operands.tiles[i];
+        if (t.span.overlaps(pWrite) && t.tile().rowsOverlap(p.dst))
+          return race(t, i < numReads ? "reads" : "writes", "writes");
+        if (i >= numReads && t.span.overlaps(pRead) &&
+            t.tile().rowsOverlap(p.src))
+          return race(t, "writes", "reads");
       }
     }
     for (const InFlightOp &op : inFlight)

@@ -91,6 +91,12 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
                   b.getI64IntegerAttr(getInt(o, "stall_transfer")));
       op->setAttr("accel.slack", b.getI64IntegerAttr(getInt(o, "slack")));
     }
+    // Cycles the op's ISSUEs waited for a free DMA slot (max_outstanding
+    // DMAs in flight), so passes can tell a slot-bound DMA from a stalled
+    // WAIT.
+    if (o.contains("stall_slots"))
+      op->setAttr("accel.stall_slots",
+                  b.getI64IntegerAttr(getInt(o, "stall_slots")));
     ++attached;
   }
   // The analyzer's results (Analyzer::addToMetrics), when present: the

@@ -27,10 +27,12 @@ using namespace accel;
 namespace {
 using namespace accel::detail;
 
-struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
+struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
+      public ReportsChanges {
   using Base::Base;
 
   void runOnOperation() override {
+    resetCounts({"num-hoisted", "num-hoisted-out-of-loops"});
     ModuleOp module = getOperation();
     // VMEM: allocations are static for the whole function (see Passes.td).
     uint64_t vmemBytes = allocatedVmemBytes(module);
@@ -71,11 +73,11 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass> {
           break;
         }
         leftLoop = true;
-        ++numHoistedOutOfLoops;
+        bump(numHoistedOutOfLoops, 1);
         ++crossed;
       }
       if (crossed) {
-        ++numHoisted;
+        bump(numHoisted, 0);
         d->setAttr("accel.hoisted", b.getI64IntegerAttr(crossed));
       }
       if (emitRemarks && crossed && !blocker.op)

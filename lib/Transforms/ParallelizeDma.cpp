@@ -33,10 +33,12 @@ static bool hasParallelizeHint(DmaStartOp d) {
 
 namespace {
 struct ParallelizeDmaPass
-    : public accel::impl::AccelParallelizeDmaBase<ParallelizeDmaPass> {
+    : public accel::impl::AccelParallelizeDmaBase<ParallelizeDmaPass>,
+      public ReportsChanges {
   using Base::Base;
 
   void runOnOperation() override {
+    resetCounts({"num-parallelized"});
     SmallVector<DmaStartOp> dmas;
     getOperation().walk([&](DmaStartOp d) { dmas.push_back(d); });
     Builder b(&getContext());
@@ -69,7 +71,7 @@ struct ParallelizeDmaPass
         continue;
       }
       h.moveGroupBefore(insertBefore);
-      ++numParallelized;
+      bump(numParallelized, 0);
       int64_t prevId = 0;
       if (auto id = previous->getAttrOfType<IntegerAttr>(
               AccelDialect::getOpIdAttrName()))

@@ -211,7 +211,8 @@ struct Candidate {
   int64_t saved = 0, bytes = 0;
 };
 
-struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
+struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
+      public ReportsChanges {
   using Base::Base;
 
   /// Whether `op` (or an op nested in it) reads or writes `buffer`; sets
@@ -317,6 +318,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
   }
 
   void runOnOperation() override {
+    resetCounts({"num-pinned", "total-cycles-saved", "pinned-bytes"});
     if (solver == "greedy")
       return runGreedy();
     if (solver != "exact") {
@@ -384,9 +386,9 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
           pin(c);
           h->pinned = true;
           ++pinnedNow;
-          ++numPinned;
-          cyclesSaved += uint64_t(h->saved);
-          bytesPinned += uint64_t(c.bytes);
+          bump(numPinned, 0);
+          bump(cyclesSaved, 1, uint64_t(h->saved));
+          bump(bytesPinned, 2, uint64_t(c.bytes));
           // A shared buffer nothing uses any more is freed.
           if (shared->use_empty())
             shared.erase();
@@ -460,9 +462,9 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass> {
       used[func] += uint64_t(c.bytes);
       AllocOp shared = c.buffer;
       pin(c);
-      ++numPinned;
-      cyclesSaved += uint64_t(h.saved);
-      bytesPinned += uint64_t(c.bytes);
+      bump(numPinned, 0);
+      bump(cyclesSaved, 1, uint64_t(h.saved));
+      bump(bytesPinned, 2, uint64_t(c.bytes));
       // A shared buffer nothing uses any more is freed.
       if (shared->use_empty()) {
         used[func] -= uint64_t(c.bytes);

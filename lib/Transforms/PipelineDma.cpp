@@ -193,7 +193,8 @@ static bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
 }
 
 struct PipelineDmaPass
-    : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass> {
+    : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass>,
+      public ReportsChanges {
   using Base::Base;
 
   /// Work per iteration of every loop, read before any loop changes (the
@@ -493,6 +494,7 @@ struct PipelineDmaPass
   }
 
   void runOnOperation() override {
+    resetCounts({"num-pipelined", "num-stages", "num-buffers"});
     if (distance < 0 || maxDistance < 1) {
       getOperation().emitError()
           << "accel-pipeline-dma: distance must be >= 0 (0: from the "
@@ -569,10 +571,10 @@ struct PipelineDmaPass
       return discard(why);
     if (failed(transform(loop, copy, b, p, *trips)))
       return discard("scf::pipelineForLoop refused the schedule");
-    ++numPipelined;
-    numStages += p.maxStage + 1;
+    bump(numPipelined, 0);
+    bump(numStages, 1, p.maxStage + 1);
     for (auto [root, n] : p.copies)
-      numBuffers += n - 1;
+      bump(numBuffers, 2, n - 1);
     return "";
   }
 

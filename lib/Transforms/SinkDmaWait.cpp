@@ -25,10 +25,12 @@ using namespace accel::detail;
 
 namespace {
 struct SinkDmaWaitPass
-    : public accel::impl::AccelSinkDmaWaitBase<SinkDmaWaitPass> {
+    : public accel::impl::AccelSinkDmaWaitBase<SinkDmaWaitPass>,
+      public ReportsChanges {
   using Base::Base;
 
   void runOnOperation() override {
+    resetCounts({"num-sunk"});
     SmallVector<DmaWaitOp> waits;
     getOperation().walk([&](DmaWaitOp w) { waits.push_back(w); });
     Builder b(&getContext());
@@ -68,7 +70,7 @@ struct SinkDmaWaitPass
       }
       if (after) {
         wait->moveAfter(after);
-        ++numSunk;
+        bump(numSunk, 0);
         wait->setAttr("accel.sunk", b.getI64IntegerAttr(crossed));
       }
       if (emitRemarks && blocker.op) {

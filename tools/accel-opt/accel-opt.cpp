@@ -16,11 +16,18 @@
 #include <string>
 #include <vector>
 
+
+namespace accel::test {
+/// --accel-test-break (test/lib/TestFdoFailures.cpp), for tests.
+void registerTestFdoFailuresPass();
+} // namespace accel::test
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   accel::registerAccelDialects(registry);
   accel::registerAccelPasses();
   accel::registerAccelFdoPipeline();
+  accel::test::registerTestFdoFailuresPass();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 

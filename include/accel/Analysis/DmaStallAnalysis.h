@@ -22,7 +22,7 @@ namespace accel {
 namespace analysis {
 
 /// Version of the metrics.json schema (docs/metrics.md).
-constexpr int kMetricsSchemaVersion = 2;
+constexpr int kMetricsSchemaVersion = 3;
 
 /// One DMA's lifetime (cycles) and, when it was waited on, the split of the
 /// first WAIT (seed 000 Fig. 4). Later WAITs on a completed DMA add nothing.
@@ -47,6 +47,8 @@ public:
   struct PcStats {
     uint64_t executions = 0;
     uint64_t stall[size_t(sim::StallCause::NumCauses)] = {};
+    /// Executions that waited for a DMA slot (cause dma_slots).
+    uint64_t slotWaits = 0;
   };
   const std::vector<PcStats> &pcStats() const { return perPc; }
 

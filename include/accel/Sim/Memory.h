@@ -34,11 +34,40 @@ struct TileRef {
   isa::MemSpace space = isa::MemSpace::VMEM;
   uint64_t base = 0;
   uint64_t rows = 0, cols = 0, rowStride = 0;
-  /// The bytes the tile spans (first to last element, inclusive).
+  /// The bytes the tile spans (first to last element, inclusive). A bound
+  /// for bounds checks and a cheap filter: two tiles whose spans are
+  /// disjoint share no byte, but two tiles whose spans overlap may not
+  /// either (e.g. columns 0..127 and 128..255 of the same rows); use
+  /// overlaps() to decide.
   AddrRange span() const {
     uint64_t len = rows == 0 ? 0 : ((rows - 1) * rowStride + cols) * 4;
     return {space, base, base + len};
   }
+  /// Whether this tile and `o` share at least one byte: some row of one
+  /// ([base + r * rowStride * 4, + cols * 4) bytes, half-open) intersects
+  /// some row of the other, in the same memory space. Exact for any strides,
+  /// including 0 (every row at `base`) and strides below `cols`, when rows,
+  /// cols and rowStride are below 2^32 (ISA tiles have 16-bit shapes);
+  /// larger non-empty tiles of one space count as overlapping (conservative).
+  /// Nothing wraps: addresses past 2^64 are compared in 128 bits. Cost: the span
+  /// test first (the common, disjoint case), then O(1) when the strides are
+  /// equal or either tile is one contiguous range, else
+  /// O(min(rows, o.rows)). The simulator's race and data-hazard checks use
+  /// it.
+  bool overlaps(const TileRef &o) const {
+    // With every field below 2^30 no span length wraps; a span whose end
+    // wrapped past 2^64 cannot filter.
+    if (((rows | cols | rowStride | o.rows | o.cols | o.rowStride) >> 30) ==
+        0) {
+      AddrRange a = span(), b = o.span();
+      if (a.begin <= a.end && b.begin <= b.end && !a.overlaps(b))
+        return false;
+    }
+    return rowsOverlap(o);
+  }
+  /// The exact test of overlaps() without its span filter, for callers
+  /// that have already found the (non-wrapping) spans to overlap.
+  bool rowsOverlap(const TileRef &o) const;
 };
 
 /// HBM is sparse (pages materialise on first touch, initialised from the

@@ -167,27 +167,46 @@ private:
   uint64_t lastIssue = 0; ///< issue cycle of the previous instruction
   bool first = true;
   std::array<uint64_t, 4> unitFree{};
-  /// The few byte ranges one instruction reads or writes (at most 3 for
-  /// any opcode), trivially copyable: in-flight ops are added and dropped
-  /// every few instructions.
-  struct RangeList {
+  /// A VMEM tile an in-flight op reads or writes, with its span (the
+  /// cheap first filter of the hazard check, computed once). Shapes are the
+  /// ISA's 16-bit fields.
+  struct HazardTile {
+    AddrRange span;
+    uint32_t rows, cols, rowStride;
+    static HazardTile of(const TileRef &t, const AddrRange &span) {
+      return {span, uint32_t(t.rows), uint32_t(t.cols),
+              uint32_t(t.rowStride)};
+    }
+    TileRef tile() const {
+      return {span.space, span.begin, rows, cols, rowStride};
+    }
+    /// TileRef::overlaps, with the spans known not to wrap (they passed
+    /// the bounds check).
+    bool overlaps(const HazardTile &o) const {
+      return span.overlaps(o.span) && tile().rowsOverlap(o.tile());
+    }
+  };
+  /// The few tiles one instruction reads or writes (at most 3 for any
+  /// opcode), trivially copyable: in-flight ops are added and dropped every
+  /// few instructions.
+  struct TileList {
     static constexpr unsigned kMax = 4;
-    RangeList() {} // leaves the ranges uninitialized: set before they are read
+    TileList() {} // leaves the tiles uninitialized: set before they are read
     union {
-      AddrRange ranges[kMax];
+      HazardTile tiles[kMax];
     };
     unsigned size = 0;
-    void push_back(const AddrRange &r) {
+    void push_back(const HazardTile &t) {
       assert(size < kMax && "step() checks the operand count");
-      ranges[size++] = r;
+      tiles[size++] = t;
     }
-    const AddrRange *begin() const { return ranges; }
-    const AddrRange *end() const { return ranges + size; }
-    operator llvm::ArrayRef<AddrRange>() const { return {begin(), end()}; }
+    const HazardTile *begin() const { return tiles; }
+    const HazardTile *end() const { return tiles + size; }
+    operator llvm::ArrayRef<HazardTile>() const { return {begin(), end()}; }
   };
   struct InFlightOp {
     uint64_t end = 0; ///< 0: none
-    RangeList reads, writes;
+    TileList reads, writes; ///< VMEM tiles
   };
   /// Reused temporaries of the functional model (no allocation per step).
   std::array<std::vector<float>, 3> scratch;
@@ -198,7 +217,7 @@ private:
   std::array<InFlightOp, 4> inFlight{};
   /// Per instruction and memory operand (reads, then writes): the buffer
   /// the bounds check found last time, tried first next time.
-  std::vector<std::array<const isa::Buffer *, RangeList::kMax>> operandBuffers;
+  std::vector<std::array<const isa::Buffer *, TileList::kMax>> operandBuffers;
   /// DMAs issued and not yet WAITed. Any other access to the memory they
   /// read or write is a data race (a fault), so a transform that breaks
   /// synchronization cannot pass as "results identical".

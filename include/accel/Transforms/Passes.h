@@ -9,7 +9,47 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace accel {
+
+/// What an accel transform pass changed in its last run, readable in any
+/// LLVM build: the passes' ODS statistics are llvm::Statistic, which counts
+/// only in builds with statistics enabled (not Debian's release build). A
+/// pass derives from this beside its ODS base and reports each statistic
+/// through bump(); the FDO loop (include/accel/Fdo/FdoLoop.h) reads the
+/// counts after each run through a PassInstrumentation.
+class ReportsChanges {
+public:
+  virtual ~ReportsChanges() = default;
+  /// Each statistic's name (as in Passes.td) and value in the last run, in
+  /// declaration order; by convention the first counts the changes made
+  /// (DMAs hoisted, loops pipelined, ...).
+  const std::vector<std::pair<std::string, uint64_t>> &
+  getLastRunCounts() const {
+    return lastRun;
+  }
+
+protected:
+  /// Starts a run: every named count at 0.
+  void resetCounts(std::initializer_list<const char *> names) {
+    lastRun.clear();
+    for (const char *name : names)
+      lastRun.push_back({name, 0});
+  }
+  /// Adds `n` to the ODS statistic `stat` and to count `index` of this run.
+  void bump(mlir::Pass::Statistic &stat, unsigned index, uint64_t n = 1) {
+    stat += n;
+    if (index < lastRun.size())
+      lastRun[index].second += n;
+  }
+
+private:
+  std::vector<std::pair<std::string, uint64_t>> lastRun;
+};
 
 #define GEN_PASS_DECL
 #include "accel/Transforms/Passes.h.inc"

@@ -101,7 +101,13 @@ void Lowerer::numberOps(Block &block) {
 }
 
 unsigned Lowerer::lastUse(Value v) {
+  // The region whose every execution sets the value's register: its own,
+  // except for accel.alloc, whose address is loaded once at function entry
+  // (so a use in any loop keeps it live to that loop's end, even when the
+  // alloc sits inside an enclosing loop).
   Operation *scope = v.getParentRegion()->getParentOp();
+  if (isa_and_nonnull<AllocOp>(v.getDefiningOp()))
+    scope = v.getDefiningOp()->getParentOfType<FunctionOpInterface>();
   unsigned last = 0;
   if (Operation *def = v.getDefiningOp())
     last = opPos.lookup(def);

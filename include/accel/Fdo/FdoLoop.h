@@ -1,0 +1,153 @@
+//===- FdoLoop.h - The feedback-directed optimization loop ------*- C++ -*-===//
+//
+// The FDO loop of SnR (Zarkadas et al., SoCC '25, §5.3) as a library: run a
+// program on the GRM, attach the metrics to its ops, transform it with a
+// pass pipeline (verifying the IR after every pass), re-lower, re-run,
+// compare the final HBM with iteration 0's bit for bit, and keep the
+// fastest correct program. `accel-replay fdo` and the differential tester
+// (bench/fuzz_fdo.py) call it; tools only parse options and print.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_FDO_FDOLOOP_H
+#define ACCEL_FDO_FDOLOOP_H
+
+#include "accel/Fdo/Run.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accel {
+
+/// Options of the FDO loop.
+struct FdoOptions {
+  /// Optimized iterations after the baseline (iteration 0).
+  unsigned iterations = 2;
+  /// The transforms of each iteration as an MLIR textual pass pipeline on
+  /// builtin.module (accel-opt's syntax); empty: the passes of
+  /// --accel-fdo-pipeline with the config's VMEM capacity.
+  std::string passPipeline;
+  /// How each program is run.
+  RunOptions run;
+  /// Directory for iterN/{metrics.json,...}, best.mlir and fdo.json; empty:
+  /// nothing is written.
+  std::string outputDir;
+  /// The input's name, recorded in fdo.json.
+  std::string inputName;
+  /// Called after each iteration (ran or failed), e.g. to print its row.
+  std::function<void(const struct FdoIteration &)> onIteration;
+};
+
+/// One pass of an iteration's pipeline and what it reported.
+struct FdoPassRun {
+  /// The pass argument (e.g. "accel-hoist-dma"), or the textual pipeline
+  /// of a nested one (e.g. "func.func(cse)").
+  std::string name;
+  /// The counts an accel pass reports of its run (its Passes.td
+  /// statistics, through accel::ReportsChanges), in declaration order;
+  /// empty for other passes.
+  std::vector<std::pair<std::string, uint64_t>> statistics;
+  /// The pass's first statistic: by the convention of Passes.td, the number
+  /// of changes it made (DMAs hoisted, loops pipelined, ...); nullopt for a
+  /// pass without statistics.
+  std::optional<uint64_t> changes;
+};
+
+/// Why an optimized iteration was rejected.
+struct FdoFailure {
+  enum class Kind {
+    Pass,     ///< a pass signalled failure or emitted an error
+    Crash,    ///< a pass or the verifier crashed (signal caught)
+    Verify,   ///< the IR did not verify after a pass
+    Lower,    ///< lowering to machine code failed
+    Fault,    ///< the simulated program faulted
+    Mismatch, ///< the final HBM differs from iteration 0's
+  };
+  Kind kind;
+  /// The pass after which it happened (Pass, Crash, Verify); else empty.
+  std::string pass;
+  /// The diagnostics, the fault text, or the first differing address.
+  std::string message;
+  /// Where the IR the failing pass received was written (Pass, Crash,
+  /// Verify, with an output directory); else empty.
+  std::string reproducer;
+
+  /// What happened, in words: "the IR did not verify after pass 'X'".
+  std::string describe() const;
+  /// "pass", "crash", "verify", "lower", "fault" or "mismatch".
+  static llvm::StringRef getKindName(Kind kind);
+};
+
+/// One iteration of the loop.
+struct FdoIteration {
+  unsigned index = 0;
+  /// The passes run before this iteration's program was lowered (none for
+  /// iteration 0), in order.
+  std::vector<FdoPassRun> passes;
+  /// Set when the iteration was rejected; the fields below are then only
+  /// valid if `ran`.
+  std::optional<FdoFailure> failure;
+  /// Whether the program ran to its halt.
+  bool ran = false;
+  uint64_t totalCycles = 0, instructions = 0;
+  uint64_t dmaStallBaseCycles = 0, dmaStallTransferCycles = 0;
+  double mxuUtilization = 0;
+  /// The VMEM its static allocation spans, bytes.
+  uint64_t vmemBytes = 0;
+  bool resultsMatch = false;
+  /// The run's metrics.json.
+  nlohmann::json metrics;
+};
+
+/// The outcome of the loop.
+struct FdoResult {
+  std::vector<FdoIteration> iterations;
+  /// The fastest iteration whose program verified, ran and matched
+  /// iteration 0 (ties: the earlier one).
+  unsigned bestIteration = 0;
+  /// That iteration's program.
+  mlir::OwningOpRef<mlir::ModuleOp> bestProgram;
+
+  /// The rejected iteration, if any (the loop stops at the first).
+  const FdoIteration *getFailedIteration() const;
+  /// fdo.json (schema "accel-fdo", docs/metrics.md#fdojson), with the
+  /// summary's lower bounds taken from iteration 0 and the best iteration.
+  nlohmann::json toJson(const FdoOptions &options,
+                        const sim::MachineConfig &config) const;
+};
+
+/// The pass pipelines of one FDO iteration, one textual pipeline per pass
+/// of `options.passPipeline` (or of the default FDO pipeline). Errors name
+/// the problem ("--passes: ..." style, from MLIR's pipeline parser).
+llvm::Expected<std::vector<std::string>>
+getFdoPassPipelines(mlir::MLIRContext *context, const FdoOptions &options,
+                    const sim::MachineConfig &config);
+
+/// Runs the loop on `module` (given op ids first, --accel-assign-op-ids;
+/// `module` itself is otherwise left as it is: each iteration transforms a
+/// copy). Iteration i > 0 attaches iteration i-1's metrics, runs the passes
+/// one at a time, verifies the IR after each, assigns ids to new ops,
+/// lowers, runs and compares. The loop ends after `options.iterations`, at
+/// the first iteration that is not faster than the best so far (the
+/// passes are deterministic: another iteration would repeat it), or at the
+/// first rejected iteration (FdoResult::getFailedIteration): the best
+/// earlier program is kept.
+///
+/// Errors (bad input, nothing kept): the pipeline does not parse, the
+/// module does not verify, iteration 0 fails to lower or faults, or an
+/// output file cannot be written.
+llvm::Expected<FdoResult> runFdoLoop(mlir::ModuleOp module,
+                                     const sim::MachineConfig &config,
+                                     const FdoOptions &options);
+
+} // namespace accel
+
+#endif // ACCEL_FDO_FDOLOOP_H

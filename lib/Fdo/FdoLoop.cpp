@@ -1,0 +1,533 @@
+//===- FdoLoop.cpp - The feedback-directed optimization loop --------------===//
+
+#include "accel/Fdo/FdoLoop.h"
+#include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Transforms/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <mutex>
+
+using namespace mlir;
+using namespace accel;
+using json = nlohmann::json;
+
+std::string FdoFailure::describe() const {
+  switch (kind) {
+  case Kind::Pass:
+    return "pass '" + pass + "' failed";
+  case Kind::Crash:
+    return "pass '" + pass + "' or the verifier after it crashed";
+  case Kind::Verify:
+    return "the IR did not verify after pass '" + pass + "'";
+  case Kind::Lower:
+    return "lowering failed";
+  case Kind::Fault:
+    return "the program faulted";
+  case Kind::Mismatch:
+    return "its results differ from iteration 0's";
+  }
+  llvm_unreachable("unknown failure kind");
+}
+
+llvm::StringRef FdoFailure::getKindName(Kind kind) {
+  switch (kind) {
+  case Kind::Pass:
+    return "pass";
+  case Kind::Crash:
+    return "crash";
+  case Kind::Verify:
+    return "verify";
+  case Kind::Lower:
+    return "lower";
+  case Kind::Fault:
+    return "fault";
+  case Kind::Mismatch:
+    return "mismatch";
+  }
+  llvm_unreachable("unknown failure kind");
+}
+
+const FdoIteration *FdoResult::getFailedIteration() const {
+  for (const FdoIteration &it : iterations)
+    if (it.failure)
+      return &it;
+  return nullptr;
+}
+
+llvm::Expected<std::vector<std::string>>
+accel::getFdoPassPipelines(MLIRContext *context, const FdoOptions &options,
+                           const sim::MachineConfig &config) {
+  (void)context;
+  OpPassManager pm("builtin.module");
+  if (options.passPipeline.empty()) {
+    FdoPipelineOptions o;
+    o.vmemCapacity = config.vmemBytes;
+    buildAccelFdoPipeline(pm, o);
+  } else {
+    std::string err;
+    llvm::raw_string_ostream errs(err);
+    if (failed(parsePassPipeline(options.passPipeline, pm, errs)))
+      return llvm::createStringError(
+          llvm::join(llvm::split(llvm::StringRef(err).trim(), "\n\n"), "; "));
+  }
+  std::vector<std::string> texts;
+  for (Pass &pass : pm.getPasses()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    pass.printAsTextualPipeline(os);
+    texts.push_back(text);
+  }
+  return texts;
+}
+
+namespace {
+/// Sums what each accel pass reports of its runs (ReportsChanges; a pass
+/// cloned for a nested pipeline reports per clone), keyed by pass argument.
+class ChangeCollector : public PassInstrumentation {
+public:
+  void runAfterPass(Pass *pass, Operation *) override { collect(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *) override { collect(pass); }
+
+  /// Count name -> summed value, in declaration order.
+  std::vector<std::pair<std::string, uint64_t>> take(llvm::StringRef arg) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = sums.find(arg);
+    if (it == sums.end())
+      return {};
+    auto r = std::move(it->second);
+    sums.erase(it);
+    return r;
+  }
+
+private:
+  void collect(Pass *pass) {
+    auto *reporter = dynamic_cast<const ReportsChanges *>(pass);
+    if (!reporter)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &sum = sums[pass->getArgument()];
+    for (auto [i, count] : llvm::enumerate(reporter->getLastRunCounts())) {
+      if (i == sum.size())
+        sum.push_back({count.first, 0});
+      sum[i].second += count.second;
+    }
+  }
+
+  std::mutex mutex;
+  llvm::StringMap<std::vector<std::pair<std::string, uint64_t>>> sums;
+};
+
+/// `file:line:col` for a file location (as the LLVM tools print them),
+/// else MLIR's form.
+std::string formatLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
+        .str();
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return formatLocation(named.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && !fused.getLocations().empty())
+    return formatLocation(fused.getLocations().front());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << loc;
+  return text;
+}
+
+/// Collects the text of the diagnostics emitted while it lives.
+class DiagnosticCapture {
+public:
+  DiagnosticCapture(MLIRContext *context)
+      : handler(context, [this](Diagnostic &d) {
+          if (d.getSeverity() != DiagnosticSeverity::Error)
+            return success(); // remarks and warnings: not failures
+          if (!text.empty())
+            text += "\n";
+          llvm::raw_string_ostream os(text);
+          os << formatLocation(d.getLocation()) << ": error: " << d;
+          for (Diagnostic &note : d.getNotes())
+            os << "\n"
+               << formatLocation(note.getLocation()) << ": note: " << note;
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+/// Runs `fn` and reports whether it returned without a crash; a signal in
+/// it (a pass or the verifier dereferencing invalid IR) is caught.
+bool runSafely(llvm::function_ref<void()> fn) {
+  static std::once_flag enabled;
+  std::call_once(enabled, [] { llvm::CrashRecoveryContext::Enable(); });
+  llvm::CrashRecoveryContext crc;
+  return crc.RunSafely(fn);
+}
+
+/// Removes what one iteration's passes and metrics leave on the ops, so the
+/// next iteration starts from its program and fresh metrics.
+void clearFeedback(ModuleOp module) {
+  module->walk([](Operation *op) {
+    for (llvm::StringRef name :
+         {"accel.hoisted", "accel.sunk", "accel.parallelized",
+          "accel.pipelined", "accel.pinned", "accel.suggestions",
+          "accel.backtail"})
+      op->removeAttr(name);
+  });
+}
+
+std::string iterationDir(llvm::StringRef dir, unsigned it) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, "iter" + std::to_string(it));
+  return std::string(p);
+}
+
+std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo(true, false));
+  return text;
+}
+} // namespace
+
+json FdoResult::toJson(const FdoOptions &options,
+                       const sim::MachineConfig &config) const {
+  json out = {{"schema", "accel-fdo"},
+              {"schema_version", 3},
+              {"input", options.inputName},
+              {"config", {{"name", config.name}, {"hash", config.hash()}}},
+              {"iterations", json::array()}};
+  for (const FdoIteration &it : iterations) {
+    json transforms = json::array();
+    for (const FdoPassRun &p : it.passes) {
+      json stats = json::object();
+      for (auto &[name, value] : p.statistics)
+        stats[name] = value;
+      transforms.push_back(
+          {{"pass", p.name},
+           {"applied", p.changes ? json(*p.changes) : json(nullptr)},
+           {"statistics", std::move(stats)}});
+    }
+    json row = {{"iteration", it.index}, {"transforms", std::move(transforms)}};
+    if (it.ran) {
+      row["total_cycles"] = it.totalCycles;
+      row["instructions"] = it.instructions;
+      row["dma_stall_cycles"] =
+          it.dmaStallBaseCycles + it.dmaStallTransferCycles;
+      row["dma_stall_base_cycles"] = it.dmaStallBaseCycles;
+      row["dma_stall_transfer_cycles"] = it.dmaStallTransferCycles;
+      row["mxu_utilization"] = it.mxuUtilization;
+      row["vmem_bytes"] = it.vmemBytes;
+      row["results_match"] = it.resultsMatch;
+      row["metrics"] = "iter" + std::to_string(it.index) + "/metrics.json";
+    }
+    if (it.failure) {
+      const FdoFailure &f = *it.failure;
+      row["failure"] = {{"kind", FdoFailure::getKindName(f.kind).str()},
+                        {"pass", f.pass.empty() ? json(nullptr) : json(f.pass)},
+                        {"message", f.message},
+                        {"reproducer", f.reproducer.empty()
+                                           ? json(nullptr)
+                                           : json(f.reproducer)}};
+    }
+    out["iterations"].push_back(std::move(row));
+  }
+  const FdoIteration &first = iterations.front(),
+                     &best = iterations[bestIteration];
+  double c0 = first.totalCycles, cN = best.totalCycles;
+  double s0 = first.dmaStallBaseCycles + first.dmaStallTransferCycles;
+  double sN = best.dmaStallBaseCycles + best.dmaStallTransferCycles;
+  const FdoIteration *failedIt = getFailedIteration();
+  out["summary"] = {
+      {"status", failedIt ? "failed" : "ok"},
+      {"best_iteration", bestIteration},
+      {"best_program", "best.mlir"},
+      {"iteration0_cycles", first.totalCycles},
+      {"best_cycles", best.totalCycles},
+      {"cycles_reduction", c0 ? 1.0 - cN / c0 : 0.0},
+      {"dma_stall_reduction", s0 ? 1.0 - sN / s0 : 0.0},
+      {"results_match",
+       !failedIt || failedIt->failure->kind != FdoFailure::Kind::Mismatch}};
+  if (failedIt)
+    out["summary"]["failed_iteration"] = failedIt->index;
+  // The lower bounds (docs/metrics.md#roofline), each the smaller of
+  // iteration 0's and the best program's: a transform such as pinning
+  // removes work, so only the smaller one bounds both.
+  const json &m0 = first.metrics, &mB = best.metrics;
+  if (m0.contains("roofline") && mB.contains("roofline")) {
+    auto smaller = [&](const char *key, const char *byKey) {
+      const json &r0 = m0["roofline"], &rB = mB["roofline"];
+      const json &r =
+          r0[key].get<uint64_t>() <= rB[key].get<uint64_t>() ? r0 : rB;
+      return std::make_pair(r[key].get<uint64_t>(),
+                            r[byKey].get<std::string>());
+    };
+    auto ratio = [&](uint64_t bound) {
+      return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
+    };
+    auto [roof, roofBy] = smaller("lower_bound_cycles", "bound_by");
+    auto [latency, latencyBy] =
+        smaller("latency_lower_bound_cycles", "latency_bound_by");
+    out["summary"]["lower_bound_cycles"] = roof;
+    out["summary"]["bound_by"] = roofBy;
+    out["summary"]["best_over_lower_bound"] = ratio(roof);
+    out["summary"]["latency_lower_bound_cycles"] = latency;
+    out["summary"]["latency_bound_by"] = latencyBy;
+    out["summary"]["best_over_latency_bound"] = ratio(latency);
+  }
+  return out;
+}
+
+namespace {
+/// The loop's state between iterations.
+class FdoDriver {
+public:
+  FdoDriver(ModuleOp input, const sim::MachineConfig &config,
+            const FdoOptions &options)
+      : input(input), context(input.getContext()), config(config),
+        options(options) {}
+
+  llvm::Expected<FdoResult> run();
+
+private:
+  /// Runs the passes on `module`; on a rejected pass sets `it.failure`.
+  void transform(ModuleOp module, FdoIteration &it);
+  /// Lowers, runs and compares `module`; fills `it`. Returns the run, or
+  /// nullopt with `it.failure` set.
+  std::optional<RunResult> execute(ModuleOp module, FdoIteration &it);
+  llvm::Error writeIteration(const FdoIteration &it, const RunResult *r,
+                             ModuleOp module);
+
+  ModuleOp input;
+  MLIRContext *context;
+  const sim::MachineConfig &config;
+  const FdoOptions &options;
+  std::vector<std::string> passTexts;
+  std::map<uint64_t, std::vector<uint8_t>> baselineHbm;
+  std::vector<isa::Buffer> baselineBuffers;
+};
+} // namespace
+
+void FdoDriver::transform(ModuleOp module, FdoIteration &it) {
+  for (const std::string &text : passTexts) {
+    PassManager pm(context);
+    // Parsed before: cannot fail here.
+    (void)parsePassPipeline(text, pm);
+    // A nested pipeline (func.func(...)) has no argument of its own.
+    llvm::StringRef arg = pm.begin()->getArgument();
+    std::string name = arg.empty() ? text : arg.str();
+    // The verifier runs below, on its own, so that a failure names it.
+    pm.enableVerifier(false);
+    auto collector = std::make_unique<ChangeCollector>();
+    ChangeCollector *stats = collector.get();
+    pm.addInstrumentation(std::move(collector));
+    // The IR this pass receives, for a reproducer if it fails.
+    OwningOpRef<ModuleOp> before = module.clone();
+    std::optional<FdoFailure> failure;
+    {
+      DiagnosticCapture capture(context);
+      LogicalResult result = mlir::failure();
+      if (!runSafely([&] { result = pm.run(module); }))
+        failure = FdoFailure{FdoFailure::Kind::Crash, name,
+                             "the pass crashed (signal caught)", ""};
+      else if (failed(result))
+        failure = FdoFailure{FdoFailure::Kind::Pass, name, capture.text, ""};
+      else {
+        LogicalResult verified = mlir::failure();
+        if (!runSafely([&] { verified = verify(module); }))
+          failure = FdoFailure{FdoFailure::Kind::Crash, name,
+                               "the verifier crashed on the pass's output "
+                               "(signal caught)",
+                               ""};
+        else if (failed(verified))
+          failure =
+              FdoFailure{FdoFailure::Kind::Verify, name, capture.text, ""};
+      }
+    }
+    FdoPassRun run;
+    run.name = name;
+    run.statistics = stats->take(arg);
+    if (!run.statistics.empty())
+      run.changes = run.statistics.front().second;
+    it.passes.push_back(std::move(run));
+    if (failure) {
+      if (!options.outputDir.empty()) {
+        llvm::SmallString<256> p(iterationDir(options.outputDir, it.index));
+        llvm::sys::path::append(p, "reproducer.mlir");
+        // The reproducer: the pass's input and the pipeline to run on it.
+        std::string reproducer =
+            "// The FDO loop's iteration " + std::to_string(it.index) +
+            " failed in this pass:\n" +
+            "//   accel-opt reproducer.mlir --pass-pipeline='builtin.module(" +
+            text + ")'\n" + printModule(*before);
+        if (!llvm::sys::fs::create_directories(
+                llvm::sys::path::parent_path(p)) &&
+            !writeFileAtomically(p, reproducer))
+          failure->reproducer = std::string(p);
+      }
+      it.failure = std::move(failure);
+      return;
+    }
+  }
+}
+
+std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
+  std::optional<RunResult> r;
+  std::optional<FdoFailure> failure;
+  {
+    DiagnosticCapture capture(context);
+    llvm::Expected<RunResult> run = simulateModule(module, config, options.run);
+    if (run) {
+      r = std::move(*run);
+    } else {
+      std::string msg = llvm::toString(run.takeError());
+      if (msg == "lowering failed")
+        failure = FdoFailure{FdoFailure::Kind::Lower, "",
+                             capture.text.empty() ? msg : capture.text, ""};
+      else
+        failure = FdoFailure{FdoFailure::Kind::Fault, "", msg, ""};
+    }
+  }
+  if (failure) {
+    it.failure = std::move(failure);
+    return std::nullopt;
+  }
+  it.ran = true;
+  it.totalCycles = r->summary.totalCycles;
+  it.instructions = r->summary.instructions;
+  const json &m = r->metrics;
+  it.dmaStallBaseCycles = m["dma_stall_cycles"]["base"];
+  it.dmaStallTransferCycles = m["dma_stall_cycles"]["transfer"];
+  if (m.contains("units"))
+    it.mxuUtilization = m["units"]["mxu"]["utilization"];
+  it.vmemBytes = getPeakVmemBytes(r->program);
+  if (it.index == 0) {
+    baselineHbm = r->hbm;
+    baselineBuffers = r->program.buffers;
+  }
+  std::optional<uint64_t> diff =
+      sim::compareHbm(baselineHbm, r->hbm, baselineBuffers);
+  it.resultsMatch = !diff;
+  if (diff)
+    it.failure = FdoFailure{FdoFailure::Kind::Mismatch, "",
+                            "final HBM differs from iteration 0 at HBM "
+                            "address 0x" +
+                                llvm::utohexstr(*diff),
+                            ""};
+  it.metrics = m;
+  return r;
+}
+
+llvm::Error FdoDriver::writeIteration(const FdoIteration &it,
+                                      const RunResult *r, ModuleOp module) {
+  if (options.outputDir.empty() || !r)
+    return llvm::Error::success();
+  return writeRunOutputs(iterationDir(options.outputDir, it.index), *r, module);
+}
+
+llvm::Expected<FdoResult> FdoDriver::run() {
+  auto texts = getFdoPassPipelines(context, options, config);
+  if (!texts)
+    return texts.takeError();
+  passTexts = std::move(*texts);
+
+  {
+    PassManager pm(context);
+    pm.addPass(createAccelAssignOpIds());
+    DiagnosticCapture capture(context);
+    if (failed(pm.run(input)))
+      return llvm::createStringError(capture.text.empty()
+                                         ? std::string("the input is invalid")
+                                         : capture.text);
+  }
+
+  FdoResult result;
+  OwningOpRef<ModuleOp> current = input.clone();
+  uint64_t bestCycles = 0;
+  for (unsigned index = 0; index <= options.iterations; ++index) {
+    FdoIteration it;
+    it.index = index;
+    OwningOpRef<ModuleOp> program = current->clone();
+    if (index > 0) {
+      // Feedback: attach the previous run's metrics, then transform.
+      clearFeedback(*program);
+      {
+        DiagnosticCapture capture(context);
+        if (failed(attachMetrics(*program, result.iterations.back().metrics)))
+          return llvm::createStringError("iteration " + std::to_string(index) +
+                                         ": " + capture.text);
+      }
+      transform(*program, it);
+      // New ops (second buffers, cloned DMAs) get op ids.
+      if (!it.failure) {
+        PassManager pm(context);
+        pm.addPass(createAccelAssignOpIds());
+        DiagnosticCapture capture(context);
+        if (failed(pm.run(*program)))
+          it.failure = FdoFailure{FdoFailure::Kind::Pass, "accel-assign-op-ids",
+                                  capture.text, ""};
+      }
+    }
+    std::optional<RunResult> r;
+    if (!it.failure)
+      r = execute(*program, it);
+    if (index == 0 && it.failure)
+      return llvm::createStringError("iteration 0: " + it.failure->message);
+    if (auto e = writeIteration(it, r ? &*r : nullptr, *program))
+      return std::move(e);
+    bool failedIt = it.failure.has_value();
+    // A pass that crashed or left invalid IR may have left the module in a
+    // state its destructor cannot handle: leak it instead.
+    if (failedIt && (it.failure->kind == FdoFailure::Kind::Crash ||
+                     it.failure->kind == FdoFailure::Kind::Verify))
+      (void)program.release();
+    bool better = !failedIt && (index == 0 || it.totalCycles < bestCycles);
+    uint64_t cycles = it.totalCycles;
+    result.iterations.push_back(std::move(it));
+    if (options.onIteration)
+      options.onIteration(result.iterations.back());
+    if (failedIt)
+      break;
+    if (better) {
+      result.bestIteration = index;
+      bestCycles = cycles;
+      result.bestProgram = program->clone();
+      current = std::move(program);
+    } else {
+      // Not faster than the best: the passes are deterministic, so the
+      // next iteration would start from the same program.
+      break;
+    }
+  }
+  if (!options.outputDir.empty()) {
+    llvm::SmallString<256> best(options.outputDir), fdo(options.outputDir);
+    llvm::sys::path::append(best, "best.mlir");
+    llvm::sys::path::append(fdo, "fdo.json");
+    clearFeedback(*result.bestProgram);
+    if (auto e = writeFileAtomically(best, printModule(*result.bestProgram)))
+      return std::move(e);
+    if (auto e = writeFileAtomically(
+            fdo, result.toJson(options, config).dump(2) + "\n"))
+      return std::move(e);
+  }
+  return result;
+}
+
+llvm::Expected<FdoResult> accel::runFdoLoop(ModuleOp module,
+                                            const sim::MachineConfig &config,
+                                            const FdoOptions &options) {
+  return FdoDriver(module, config, options).run();
+}

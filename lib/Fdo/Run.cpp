@@ -1,0 +1,109 @@
+//===- Run.cpp - Lower, simulate and analyze one accel program ------------===//
+
+#include "accel/Fdo/Run.h"
+#include "accel/Analysis/Analyzer.h"
+#include "accel/Analysis/DmaStallAnalysis.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace accel;
+using json = nlohmann::json;
+
+LoweringOptions accel::getLoweringOptions(const sim::MachineConfig &config,
+                                          llvm::StringRef entry) {
+  LoweringOptions options;
+  options.entry = entry.str();
+  options.vmemCapacity = config.vmemBytes;
+  options.vmemAlign = config.vmemPageBytes;
+  options.hbmCapacity = config.hbmBytes;
+  return options;
+}
+
+llvm::Expected<RunResult>
+accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
+                      const RunOptions &options) {
+  FailureOr<isa::Program> program =
+      lowerToIsa(module, getLoweringOptions(config, options.entry));
+  if (failed(program))
+    return llvm::createStringError("lowering failed");
+  RunResult r;
+  r.program = std::move(*program);
+  sim::Simulator simulator(config, r.program);
+  analysis::DmaStallCollector collector;
+  analysis::Analyzer analyzer(r.program, config);
+  simulator.addObserver(&collector);
+  if (options.analyze)
+    simulator.addObserver(&analyzer);
+  auto summary = simulator.run(options.maxInstructions);
+  if (!summary)
+    return summary.takeError();
+  r.summary = *summary;
+  finishAnalysis(r, config, collector, analyzer, options);
+  r.hbm = simulator.getMemory().dirtyHbmPages();
+  return r;
+}
+
+void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
+                           const analysis::DmaStallCollector &collector,
+                           const analysis::Analyzer &analyzer,
+                           const RunOptions &options) {
+  r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  if (!options.analyze)
+    return;
+  analysis::AnalyzerOptions analyzerOptions;
+  analyzerOptions.bucketCycles = options.bucketCycles;
+  analyzer.addToMetrics(r.metrics, analyzerOptions);
+  llvm::raw_string_ostream os(r.timeline);
+  analyzer.writeTimeline(os, r.metrics);
+}
+
+uint64_t accel::getPeakVmemBytes(const isa::Program &program) {
+  uint64_t bytes = 0;
+  for (const isa::Buffer &b : program.buffers)
+    if (b.space == isa::MemSpace::VMEM)
+      bytes = std::max(bytes, b.base + b.bytes);
+  return bytes;
+}
+
+llvm::Error accel::writeFileAtomically(llvm::StringRef path,
+                                       llvm::StringRef text) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << text;
+    return llvm::Error::success();
+  });
+}
+
+llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
+                                   ModuleOp module) {
+  if (auto ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError("cannot create directory '%s': %s",
+                                   dir.str().c_str(), ec.message().c_str());
+  auto path = [&](const char *name) {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  if (auto e =
+          writeFileAtomically(path("metrics.json"), r.metrics.dump(2) + "\n"))
+    return e;
+  if (!r.timeline.empty()) {
+    if (auto e = writeFileAtomically(path("timeline.json"), r.timeline))
+      return e;
+  } else {
+    // Without the analyzer: no timeline; do not leave an older one behind.
+    llvm::sys::fs::remove(path("timeline.json"));
+  }
+  std::string report, listing, ir;
+  llvm::raw_string_ostream ros(report), los(listing), ios(ir);
+  analysis::writeReport(r.metrics, ros);
+  r.program.printListing(los);
+  module.print(ios);
+  if (auto e = writeFileAtomically(path("report.txt"), report))
+    return e;
+  if (auto e = writeFileAtomically(path("program.lst"), listing))
+    return e;
+  return writeFileAtomically(path("program.mlir"), ir);
+}

@@ -1,0 +1,150 @@
+//===- MemoryTest.cpp - TileRef::overlaps, the exact strided-tile test ----===//
+//
+// Tiles are f32: byte address of row r = base + r * rowStride * 4, and a row
+// covers cols * 4 bytes, half-open. Every expected value is worked out by
+// hand in the comment beside it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Sim/Memory.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+using namespace accel;
+using namespace accel::sim;
+using isa::MemSpace;
+
+namespace {
+
+TileRef hbm(uint64_t base, uint64_t rows, uint64_t cols, uint64_t stride) {
+  return TileRef{MemSpace::HBM, base, rows, cols, stride};
+}
+
+/// Both orders must agree: overlap is symmetric.
+void expectOverlap(const TileRef &a, const TileRef &b, bool expected) {
+  EXPECT_EQ(a.overlaps(b), expected);
+  EXPECT_EQ(b.overlaps(a), expected);
+}
+
+// The defect of issue 10: 128x128 tiles with row stride 512 elements (2048
+// bytes). Columns 0..127 are bytes [0, 512) of each row, columns 128..255
+// bytes [512, 1024). Spans: [0, 127*2048 + 512) = [0, 260608) and
+// [512, 261120): they overlap, the rows never do.
+TEST(TileOverlapTest, DisjointColumnsOfOneRowBand) {
+  TileRef left = hbm(3211776, 128, 128, 512);
+  TileRef right = hbm(3211776 + 512, 128, 128, 512);
+  ASSERT_TRUE(left.span().overlaps(right.span()));
+  EXPECT_EQ(left.span().end - left.span().begin, 260608u);
+  expectOverlap(left, right, false);
+  // Columns 127..254: the first column is column 127 of `left`.
+  expectOverlap(left, hbm(3211776 + 508, 128, 128, 512), true);
+}
+
+// A tile that shares one row segment: the second tile's row 0 is the first
+// tile's row 127 (byte 127 * 2048 = 260096), columns 64..191 against 0..127:
+// bytes [260096 + 256, 260096 + 512) are shared.
+TEST(TileOverlapTest, OneSharedRowSegment) {
+  TileRef a = hbm(0, 128, 128, 512);
+  expectOverlap(a, hbm(260096 + 256, 4, 128, 512), true);
+  // One row further down (row 128 of the band): disjoint.
+  expectOverlap(a, hbm(260096 + 2048, 4, 128, 512), false);
+}
+
+// Different strides. a: 1-element rows every 3 elements, bytes 0, 12, 24,
+// 36 (4 rows). b: 1-element rows every 5 elements from byte 8: 8, 28, 48.
+// No common element; with a fifth row (48), a meets b's row 2.
+TEST(TileOverlapTest, InterleavedRowsWithDifferentStrides) {
+  expectOverlap(hbm(0, 4, 1, 3), hbm(8, 3, 1, 5), false);
+  expectOverlap(hbm(0, 5, 1, 3), hbm(8, 3, 1, 5), true);
+  // a: 2-element rows [0,8) [32,40) [64,72) [96,104); b: from byte 16,
+  // stride 16 elements: [16,24) [80,88) [144,152): all in a's gaps.
+  expectOverlap(hbm(0, 4, 2, 8), hbm(16, 3, 2, 16), false);
+  // b with stride 12 elements: [16,24) [64,72) [112,120): row 1 is a's row 2.
+  expectOverlap(hbm(0, 4, 2, 8), hbm(16, 3, 2, 12), true);
+}
+
+// Equal strides, rows offset: a's rows [0,8) [64,72) [128,136); b from byte
+// 40: [40,48) [104,112): between a's rows. From byte 60: [60,68) meets a's
+// row 1 at bytes [64,68).
+TEST(TileOverlapTest, EqualStridesOffsetRows) {
+  expectOverlap(hbm(0, 3, 2, 16), hbm(40, 2, 2, 16), false);
+  expectOverlap(hbm(0, 3, 2, 16), hbm(60, 2, 2, 16), true);
+  // b entirely past a's last row (ends at 136): [136,144) touches it.
+  expectOverlap(hbm(0, 3, 2, 16), hbm(136, 2, 2, 16), false);
+}
+
+// Stride 0: every row at `base`, bytes [0, 16) for 4 columns.
+TEST(TileOverlapTest, StrideZeroAndOneRow) {
+  TileRef broadcast = hbm(0, 8, 4, 0);
+  expectOverlap(broadcast, hbm(16, 1, 4, 0), false); // touches at 16
+  expectOverlap(broadcast, hbm(12, 1, 4, 0), true);  // byte 12..15
+  // A 1-row tile ignores its stride: [508, 512) and [512, 1024).
+  expectOverlap(hbm(0, 1, 128, 99999), hbm(512, 1, 128, 7), false);
+  expectOverlap(hbm(4, 1, 127, 99999), hbm(0, 3, 2, 128), true); // [4,8)
+  // A 1-row tile inside the gap of a strided one: rows [0,8) [512,520).
+  expectOverlap(hbm(8, 1, 126, 0), hbm(0, 2, 2, 128), false);
+}
+
+// Half-open edges: a contiguous 4x8 tile is [0, 128).
+TEST(TileOverlapTest, TouchingAtAnEdgeIsNotOverlap) {
+  TileRef dense = hbm(0, 4, 8, 8);
+  expectOverlap(dense, hbm(128, 2, 1, 100), false);
+  expectOverlap(dense, hbm(124, 2, 1, 100), true);
+  // Strided rows [0,16) [64,80): a tile in [16, 64) touches both.
+  expectOverlap(hbm(0, 2, 4, 16), hbm(16, 1, 12, 0), false);
+}
+
+TEST(TileOverlapTest, SpacesAndEmptyTiles) {
+  TileRef vmem{MemSpace::VMEM, 0, 4, 4, 4};
+  expectOverlap(vmem, hbm(0, 4, 4, 4), false);
+  expectOverlap(hbm(0, 0, 4, 4), hbm(0, 4, 4, 4), false);
+  expectOverlap(hbm(0, 4, 0, 4), hbm(0, 4, 4, 4), false);
+}
+
+// Near the top of the address space the span's end wraps past 2^64 and
+// cannot filter; the exact test still sees the shared row. a: rows at
+// 2^64 - 4096 and 2^64 - 2048 (+ 2048 wraps), 64 bytes each.
+TEST(TileOverlapTest, NoWrapNearTheTopOfTheAddressSpace) {
+  uint64_t top = ~uint64_t(0) - 4095; // 2^64 - 4096
+  TileRef a = hbm(top, 3, 16, 512);   // rows at top, top+2048, (top+4096)
+  EXPECT_LT(a.span().end, a.span().begin); // wrapped
+  expectOverlap(a, hbm(top + 2048 + 32, 1, 4, 0), true);
+  expectOverlap(a, hbm(top + 64, 1, 4, 0), false);
+  expectOverlap(a, hbm(0, 1, 4, 0), false); // row 2 is past 2^64, not at 0
+}
+
+// Against the definition, byte by byte, on small random tiles (every
+// branch: equal strides, contiguous, stride 0, stride < cols, 1 row).
+TEST(TileOverlapTest, AgreesWithByteSetsOnRandomTiles) {
+  std::mt19937 rng(10);
+  auto pick = [&](unsigned n) { return uint64_t(rng() % n); };
+  auto bytes = [](const TileRef &t) {
+    std::set<uint64_t> s;
+    for (uint64_t r = 0; r < t.rows; ++r)
+      for (uint64_t c = 0; c < t.cols * 4; ++c)
+        s.insert(t.base + r * t.rowStride * 4 + c);
+    return s;
+  };
+  unsigned overlapping = 0;
+  for (int n = 0; n < 3000; ++n) {
+    TileRef a = hbm(4 * pick(40), 1 + pick(5), 1 + pick(4), pick(9));
+    TileRef b = hbm(4 * pick(40), 1 + pick(5), 1 + pick(4), pick(9));
+    std::set<uint64_t> sa = bytes(a), sb = bytes(b);
+    bool expected = llvm::any_of(sa, [&](uint64_t x) { return sb.count(x); });
+    overlapping += expected;
+    ASSERT_EQ(a.overlaps(b), expected)
+        << a.base << " " << a.rows << "x" << a.cols << "/" << a.rowStride
+        << " vs " << b.base << " " << b.rows << "x" << b.cols << "/"
+        << b.rowStride;
+  }
+  // Both outcomes were exercised.
+  EXPECT_GT(overlapping, 300u);
+  EXPECT_LT(overlapping, 2700u);
+}
+
+} // namespace
