@@ -393,46 +393,56 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
 }
 
 /// The yielded values of an scf.for iteration move into the iter_args'
-/// registers, as a parallel copy: when a source is another iter_arg's
-/// register (a swap), every value goes through a temporary first.
+/// registers as a parallel copy, sequentialized: a move goes out once no
+/// other pending move still reads its destination, and a cycle (a rotation
+/// of buffers, a swap) is broken by saving one destination in a temporary,
+/// so n moves cost n instructions plus one per cycle (Boissinot et al.,
+/// "Revisiting Out-of-SSA Translation", CGO '09, Algorithm 1).
 LogicalResult Lowerer::lowerYield(scf::YieldOp op) {
   auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
   if (!loop || op.getNumOperands() == 0)
     return success();
-  SmallVector<uint8_t> from, to;
+  // Pending moves dst <- src; destinations (iter_arg registers) are
+  // distinct.
+  SmallVector<std::pair<uint8_t, uint8_t>> pending;
   for (auto [value, arg] : llvm::zip(op.getOperands(),
                                      loop.getRegionIterArgs())) {
     FailureOr<uint8_t> src = reg(op, value);
     if (failed(src))
       return failure();
-    from.push_back(*src);
-    to.push_back(regs.lookup(arg));
+    uint8_t dst = regs.lookup(arg);
+    if (dst != *src)
+      pending.push_back({dst, *src});
   }
-  auto mov = [&](uint8_t rd, uint8_t rs) {
-    if (rd != rs)
-      emitMov(op, rd, rs);
-  };
-  bool overlap = false;
-  for (size_t i = 0; i < from.size(); ++i)
-    for (size_t j = 0; j < to.size(); ++j)
-      overlap |= i != j && from[i] == to[j];
-  if (!overlap) {
-    for (size_t i = 0; i < from.size(); ++i)
-      mov(to[i], from[i]);
-    return success();
+  std::optional<uint8_t> temp;
+  while (!pending.empty()) {
+    auto isRead = [&](uint8_t r) {
+      return llvm::any_of(pending, [&](auto &m) { return m.second == r; });
+    };
+    auto *ready = llvm::find_if(pending, [&](auto &m) {
+      return !isRead(m.first);
+    });
+    if (ready != pending.end()) {
+      emitMov(op, ready->first, ready->second);
+      pending.erase(ready);
+      continue;
+    }
+    // Every destination is still read: the rest are cycles. Save the first
+    // destination and let its readers read the temporary instead.
+    if (!temp) {
+      FailureOr<uint8_t> t = newReg(op);
+      if (failed(t))
+        return failure();
+      temp = *t;
+    }
+    uint8_t saved = pending.front().first;
+    emitMov(op, *temp, saved);
+    for (auto &m : pending)
+      if (m.second == saved)
+        m.second = *temp;
   }
-  SmallVector<uint8_t> temps;
-  for (uint8_t src : from) {
-    FailureOr<uint8_t> t = newReg(op);
-    if (failed(t))
-      return failure();
-    mov(*t, src);
-    temps.push_back(*t);
-  }
-  for (size_t i = 0; i < temps.size(); ++i) {
-    mov(to[i], temps[i]);
-    releaseReg(temps[i]);
-  }
+  if (temp)
+    releaseReg(*temp);
   return success();
 }
 
