@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -39,6 +40,68 @@ inline Value getRoot(Value v) {
       break;
   }
   return v;
+}
+
+/// The buffers `root` (a getRoot result) may stand for, added to `out`:
+/// itself for an accel.alloc or a function argument; for an scf.for
+/// iter_arg or result (a rotating buffer, as --accel-pipeline-dma makes),
+/// the buffers of its init value and of its yielded value, transitively.
+/// Returns false when the chain reaches anything else (unknown buffers).
+inline bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out) {
+  SmallVector<Value> work = {root};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!work.empty()) {
+    Value v = getRoot(work.pop_back_val());
+    if (!seen.insert(v).second)
+      continue;
+    scf::ForOp loop;
+    unsigned index = 0;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa_and_nonnull<FunctionOpInterface>(owner) &&
+          arg.getOwner()->isEntryBlock()) {
+        out.insert(v);
+        continue;
+      }
+      loop = dyn_cast_or_null<scf::ForOp>(owner);
+      if (!loop || arg.getArgNumber() == 0)
+        return false;
+      index = arg.getArgNumber() - 1;
+    } else if (auto result = dyn_cast<OpResult>(v)) {
+      if (isa<AllocOp>(result.getOwner())) {
+        out.insert(v);
+        continue;
+      }
+      loop = dyn_cast<scf::ForOp>(result.getOwner());
+      if (!loop)
+        return false;
+      index = result.getResultNumber();
+    }
+    work.push_back(loop.getInitArgs()[index]);
+    work.push_back(loop.getBody()->getTerminator()->getOperand(index));
+  }
+  return true;
+}
+
+/// Whether roots `a` and `b` (getRoot results) may be one buffer: the same
+/// value, or buffers that collectBuffers cannot tell apart (an iter_arg
+/// that may hold the other buffer, or an unknown chain). Distinct
+/// allocations and function arguments never alias.
+inline bool mayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto plain = [](Value v) {
+    return v.getDefiningOp<AllocOp>() ||
+           (isa<BlockArgument>(v) &&
+            isa_and_nonnull<FunctionOpInterface>(
+                cast<BlockArgument>(v).getOwner()->getParentOp()));
+  };
+  if (plain(a) && plain(b))
+    return false;
+  llvm::SmallPtrSet<Value, 8> sa, sb;
+  if (!collectBuffers(a, sa) || !collectBuffers(b, sb))
+    return true;
+  return llvm::any_of(sa, [&](Value v) { return sb.contains(v); });
 }
 
 /// An i64 attribute set by --accel-attach-metrics; 0 when absent.
@@ -248,12 +311,12 @@ public:
         if (other == dma)
           return WalkResult::advance();
         Value os = getRoot(other.getSrc()), od = getRoot(other.getDst());
-        if (od == src && mayOverlap(other.getDst(), dma.getSrc())) {
+        if (mayAlias(od, src) && mayOverlap(other.getDst(), dma.getSrc())) {
           blocker = {op, "the WAIT of a DMA that writes the source"};
           return WalkResult::interrupt();
         }
-        if ((od == dst && mayOverlap(other.getDst(), dma.getDst())) ||
-            (os == dst && mayOverlap(other.getSrc(), dma.getDst()))) {
+        if ((mayAlias(od, dst) && mayOverlap(other.getDst(), dma.getDst())) ||
+            (mayAlias(os, dst) && mayOverlap(other.getSrc(), dma.getDst()))) {
           blocker = {op, "the WAIT of a DMA that uses the destination"};
           return WalkResult::interrupt();
         }
@@ -284,11 +347,11 @@ public:
         }
         Value root = getRoot(v);
         bool write = isa<MemoryEffects::Write>(e.getEffect());
-        if (write && root == src && mayOverlap(v, dma.getSrc())) {
+        if (write && mayAlias(root, src) && mayOverlap(v, dma.getSrc())) {
           blocker = {op, "a write to the DMA's source"};
           return WalkResult::interrupt();
         }
-        if (root == dst && (write || !leavingLoop) &&
+        if (mayAlias(root, dst) && (write || !leavingLoop) &&
             mayOverlap(v, dma.getDst())) {
           blocker = {op, "an access to the DMA's destination"};
           return WalkResult::interrupt();

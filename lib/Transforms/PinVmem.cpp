@@ -226,7 +226,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       SmallVector<MemoryEffects::EffectInstance> effects;
       iface.getEffects(effects);
       for (auto &e : effects)
-        if (e.getValue() && getRoot(e.getValue()) == buffer) {
+        if (e.getValue() && mayAlias(getRoot(e.getValue()), buffer)) {
           any = true;
           write |= isa<MemoryEffects::Write>(e.getEffect());
           read |= isa<MemoryEffects::Read>(e.getEffect());
@@ -301,7 +301,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       if (op.getNumRegions() != 0 ||
           llvm::none_of(op.getOperands(), [&](Value v) { return v == b; }) ||
           llvm::any_of(op.getOperands(),
-                       [&](Value v) { return v != b && getRoot(v) == b; }))
+                       [&](Value v) { return v != b && mayAlias(getRoot(v), b); }))
         return "an op reads its destination through a view or a region";
       c.readers.push_back(&op);
     }

@@ -300,35 +300,132 @@ struct PipelineDmaPass
   static bool conflict(ArrayRef<Access> x, ArrayRef<Access> y) {
     for (const Access &a : x)
       for (const Access &c : y)
-        if (a.root == c.root && (a.write || c.write) &&
+        if ((a.write || c.write) && mayAlias(a.root, c.root) &&
             mayOverlap(a.view, c.view))
           return true;
     return false;
   }
 
-  /// Whether `root` may get a copy per iteration: a VMEM allocation made
-  /// outside the loop, used nowhere else (`outside`: the loop being
-  /// replaced, whose uses do not count), whose first access in the body is
-  /// a region-free op that writes all of it and does not read it.
-  static bool isPrivate(Body &b, Value root, scf::ForOp outside) {
-    if (!root.getDefiningOp<AllocOp>() ||
-        b.loop->isAncestor(root.getDefiningOp()))
-      return false;
-    for (Operation *user : root.getUsers())
-      if (!b.loop->isAncestor(user) && !outside->isAncestor(user))
-        return false;
-    for (auto [i, list] : llvm::enumerate(b.accesses)) {
-      bool touches = llvm::any_of(
-          list, [&](const Access &a) { return a.root == root; });
-      if (!touches)
-        continue;
-      if (b.ops[i]->getNumRegions())
-        return false;
-      return llvm::all_of(list, [&](const Access &a) {
-        return a.root != root || (a.write && a.view == root);
-      });
+  /// The allocations `root` may stand for, together with every allocation
+  /// a nested loop of the body rotates with them through its iter_args
+  /// (the rotating buffers of an inner loop pipelined earlier): one group
+  /// gets copies together. Empty when a chain reaches an unknown buffer.
+  static llvm::SmallSetVector<Value, 4> bufferGroup(const Body &b,
+                                                    Value root) {
+    llvm::SmallPtrSet<Value, 8> buffers;
+    llvm::SmallSetVector<Value, 4> group;
+    if (!collectBuffers(root, buffers))
+      return group;
+    group.insert(buffers.begin(), buffers.end());
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const SmallVector<Access> &list : b.accesses)
+        for (const Access &a : list) {
+          if (a.root.getDefiningOp<AllocOp>() || group.contains(a.root))
+            continue;
+          llvm::SmallPtrSet<Value, 8> other;
+          if (!collectBuffers(a.root, other))
+            continue; // an unknown root aliases everything: refused later
+          if (llvm::none_of(other,
+                            [&](Value v) { return group.contains(v); }))
+            continue;
+          for (Value v : other)
+            grew |= group.insert(v);
+        }
     }
-    return false;
+    return group;
+  }
+
+  /// Whether the buffers of `group` may get a copy per iteration of the
+  /// loop: VMEM allocations made outside the loop, used nowhere else
+  /// (`outside`: the loop being replaced, whose uses do not count), whose
+  /// every read in an iteration reads bytes a whole-buffer write (an op
+  /// writing the buffer itself, not a view: a DMA ISSUE into it, vfill,
+  /// matmul without accumulate, ...) made earlier in the same iteration.
+  /// The check executes the body symbolically, binding the iter_args of
+  /// nested loops (constant trip counts) to the buffers they hold in each
+  /// of their iterations; it gives up (false) past a step budget.
+  static bool isPrivate(const Body &b, ArrayRef<Value> group,
+                        scf::ForOp outside) {
+    for (Value root : group) {
+      if (!root.getDefiningOp<AllocOp>() ||
+          b.loop->isAncestor(root.getDefiningOp()))
+        return false;
+      for (Operation *user : root.getUsers())
+        if (!b.loop->isAncestor(user) && !outside->isAncestor(user))
+          return false;
+    }
+    llvm::SmallPtrSet<Value, 8> members(group.begin(), group.end());
+    llvm::DenseSet<Value> written;
+    int64_t budget = 1 << 18;
+    llvm::DenseMap<Value, Value> binding;
+    auto resolve = [&](Value v) {
+      Value r = getRoot(v);
+      return binding.lookup(r) ? binding.lookup(r) : r;
+    };
+    // False when a read of a member is not preceded by a write of it.
+    std::function<bool(Block &)> run = [&](Block &block) {
+      for (Operation &op : block.without_terminator()) {
+        if (--budget < 0)
+          return false;
+        if (auto inner = dyn_cast<scf::ForOp>(op)) {
+          std::optional<int64_t> trips = tripCount(inner);
+          if (!trips)
+            return !touchesAny(&op, members);
+          SmallVector<Value> held;
+          for (Value init : inner.getInitArgs())
+            held.push_back(resolve(init));
+          auto yield = inner.getBody()->getTerminator();
+          for (int64_t t = 0; t < *trips; ++t) {
+            for (auto [arg, v] : llvm::zip(inner.getRegionIterArgs(), held))
+              binding[arg] = v;
+            if (!run(*inner.getBody()))
+              return false;
+            for (auto [i, v] : llvm::enumerate(yield->getOperands()))
+              held[i] = resolve(v);
+          }
+          continue;
+        }
+        if (op.getNumRegions())
+          return !touchesAny(&op, members);
+        SmallVector<Access> list;
+        std::string why;
+        if (!collectAccesses(&op, list, why))
+          return false;
+        for (const Access &a : list) {
+          Value r = resolve(a.root);
+          if (members.contains(r)) {
+            if (!a.write && !written.contains(r))
+              return false;
+            continue;
+          }
+          if (!r.getDefiningOp<AllocOp>() &&
+              llvm::any_of(group, [&](Value m) { return mayAlias(r, m); }))
+            return false; // an unknown buffer that may be a member
+        }
+        for (const Access &a : list)
+          if (a.write && getRoot(a.view) == a.view &&
+              members.contains(resolve(a.root)))
+            written.insert(resolve(a.root));
+      }
+      return true;
+    };
+    scf::ForOp loop = b.loop;
+    return run(*loop.getBody());
+  }
+
+  /// Whether `root` or an op nested in it accesses a buffer that may be one
+  /// of `members`.
+  static bool touchesAny(Operation *root,
+                         const llvm::SmallPtrSetImpl<Value> &members) {
+    SmallVector<Access> list;
+    std::string why;
+    if (!collectAccesses(root, list, why))
+      return true;
+    return llvm::any_of(list, [&](const Access &a) {
+      return llvm::any_of(members,
+                          [&](Value m) { return mayAlias(a.root, m); });
+    });
   }
 
   /// The schedule for distances d and ds; returns the refusal reason or "".
@@ -338,6 +435,7 @@ struct PipelineDmaPass
     p.stage.assign(n, 0);
     p.copies.clear();
     p.extraBytes = 0;
+    llvm::DenseMap<Value, bool> privacy;
     SmallVector<SmallVector<std::pair<unsigned, unsigned>>> preds(n);
     for (const Body::Edge &e : b.edges)
       preds[e.to].push_back({e.from, e.kind});
@@ -409,18 +507,30 @@ struct PipelineDmaPass
           continue;
         for (const Access &a : b.accesses[x])
           for (const Access &c : b.accesses[y]) {
-            if (a.root != c.root || !(a.write || c.write))
+            if (!(a.write || c.write) || !mayAlias(a.root, c.root))
               continue;
             bool overlap = false;
             for (int64_t m = 1; m <= mmax && !overlap; ++m)
               overlap = mayOverlapAcross(a.view, c.view, b.loop, m);
             if (!overlap)
               continue;
-            if (!isPrivate(b, a.root, outside))
+            llvm::SmallSetVector<Value, 4> group = bufferGroup(b, a.root);
+            for (Value v : bufferGroup(b, c.root))
+              group.insert(v);
+            auto known = privacy.find(group[0]);
+            bool isPriv = !group.empty() &&
+                          (known != privacy.end()
+                               ? known->second
+                               : isPrivate(b, group.getArrayRef(), outside));
+            for (Value v : group)
+              privacy[v] = isPriv;
+            if (!isPriv)
               return "a buffer that is not private to an iteration is "
                      "accessed in two stages";
-            unsigned &copies = p.copies[a.root];
-            copies = std::max<unsigned>(std::max(copies, 1u), mmax + 1);
+            for (Value v : group) {
+              unsigned &copies = p.copies[v];
+              copies = std::max<unsigned>(std::max(copies, 1u), mmax + 1);
+            }
           }
       }
     for (auto [root, copies] : p.copies)
