@@ -229,8 +229,18 @@ struct PipelineDmaPass
         t = inner.getInitArgs()[arg.getArgNumber() - 1];
       }
       if (!loop->isAncestor(t.getDefiningOp())) {
-        why = "a WAIT on a DMA issued before the loop";
-        return WalkResult::interrupt();
+        // A DMA issued before the loop: its window ends at this WAIT's
+        // top-level op, which orders the accesses of the buffers after it
+        // (the cross-iteration check keeps every stage of later
+        // iterations behind it).
+        auto dma = t.getDefiningOp<DmaStartOp>();
+        if (!dma) {
+          why = "a WAIT on a token that is not a DMA's";
+          return WalkResult::interrupt();
+        }
+        unsigned h = b.index.lookup(holderIn(body, w));
+        b.accesses[h].push_back({getRoot(dma.getSrc()), dma.getSrc(), false});
+        b.accesses[h].push_back({getRoot(dma.getDst()), dma.getDst(), true});
       }
       return WalkResult::advance();
     });
