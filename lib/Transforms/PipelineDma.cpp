@@ -62,6 +62,11 @@ using namespace mlir;
 using namespace accel;
 using namespace accel::detail;
 
+/// Scalar registers a program may use (accel::isa::kNumRegs, less r0; the
+/// header is not included here: its namespace `isa` would shadow
+/// llvm::isa).
+static constexpr int64_t kScalarRegs = 255;
+
 /// The stage of an op of the loop being pipelined (removed afterwards).
 static constexpr StringLiteral kStageAttr = "accel.pipeline_stage";
 
@@ -440,7 +445,7 @@ struct PipelineDmaPass
 
   /// The schedule for distances d and ds; returns the refusal reason or "".
   std::string schedule(Body &b, scf::ForOp outside, int64_t trips,
-                       uint64_t vmemBytes, Plan &p) {
+                       uint64_t vmemBytes, int64_t baseRegs, Plan &p) {
     unsigned n = b.ops.size();
     p.stage.assign(n, 0);
     p.copies.clear();
@@ -474,9 +479,11 @@ struct PipelineDmaPass
       p.maxStage = std::max(p.maxStage, s);
     if (p.maxStage == 0)
       return "no DMA of the body is waited for in a later stage";
-    if (int64_t(p.maxStage) >= trips)
+    // The prologue and epilogue run maxStage partial iterations each: the
+    // kernel must run at least as many iterations as the stages.
+    if (2 * int64_t(p.maxStage) >= trips)
       return "the trip count (" + std::to_string(trips) +
-             ") is not larger than the last stage (" +
+             ") is less than twice the last stage (" +
              std::to_string(p.maxStage) + ")";
     // iter_args: computed and used in one stage (upstream's loop-carried
     // values of distance 1).
@@ -546,6 +553,30 @@ struct PipelineDmaPass
     for (auto [root, copies] : p.copies)
       p.extraBytes += uint64_t(copies - 1) *
                       getTileShape(root.getType(), nullptr, true)->bytes();
+    // Scalar registers: the kernel carries a value in one register per
+    // stage it crosses, and each buffer copy takes two (its address, set
+    // at function entry, and its rotating iter_arg), on top of what is
+    // live around the loop (`baseRegs`).
+    int64_t regs = baseRegs;
+    for (unsigned x = 0; x < n; ++x) {
+      if (isPureOp(b.ops[x]))
+        continue; // copied into each stage that uses it
+      for (Value v : b.ops[x]->getResults()) {
+        unsigned last = p.stage[x];
+        for (Operation *user : v.getUsers())
+          if (Operation *h = holderIn(body, user); h && !isa<scf::YieldOp>(h))
+            last = std::max(last, p.stage[b.index.lookup(h)]);
+        regs += last - p.stage[x];
+      }
+    }
+    for (auto [root, copies] : p.copies)
+      regs += 2 * copies;
+    // The lowering does not spill, and the prologue and epilogue hold
+    // values of several iterations at once: keep a quarter free.
+    if (regs > kScalarRegs * 3 / 4)
+      return "the schedule would need about " + std::to_string(regs) +
+             " of the " + std::to_string(kScalarRegs) +
+             " scalar registers (at most 3/4 are planned)";
     if (vmemBytes + p.extraBytes > vmemCapacity)
       return "the extra buffers (" + std::to_string(p.extraBytes) +
              " bytes) would exceed the VMEM capacity of " +
@@ -648,6 +679,13 @@ struct PipelineDmaPass
       return "the trip count is less than 2";
     auto func = loop->getParentOfType<FunctionOpInterface>();
     uint64_t vmemBytes = allocatedVmemBytes(func);
+    // Registers live around the loop: every allocation's address, each
+    // enclosing loop's (and this loop's) bounds, step, induction variable
+    // and iter_args, and a margin for the body's temporaries.
+    int64_t baseRegs = 16;
+    func->walk([&](AllocOp) { ++baseRegs; });
+    for (Operation *l = loop; l; l = l->getParentOfType<scf::ForOp>())
+      baseRegs += 4 + cast<scf::ForOp>(l).getNumRegionIterArgs();
     // Work on a copy: normalized (allocations of the body hoisted, they
     // get a static address anyway; induction iter_args rewritten), then
     // either pipelined in place of `loop` or erased.
@@ -677,7 +715,7 @@ struct PipelineDmaPass
     // Lower the distances until the schedule is legal and fits (trip
     // count, VMEM).
     while (true) {
-      why = schedule(b, loop, *trips, vmemBytes, p);
+      why = schedule(b, loop, *trips, vmemBytes, baseRegs, p);
       if (why.empty())
         break;
       if (p.d > 1 && p.d >= p.ds)
