@@ -184,10 +184,14 @@ func.func @chain(%tab: memref<8x8xi32, #hbm>, %w: memref<1024x128xf32, #hbm>, %o
 // WAITs and the accumulating matmul at stage 1: A and B get two copies, the
 // accumulator C none); then the outer loop, whose body starts with the
 // inner prologue's DMAs (stage 0): the vfill, the inner loop and the store
-// of C at stage 1, the store's WAIT at stage 2; C then gets two copies. Two
-// loops pipelined: two marks.
+// of C at stage 1, the store's WAIT at stage 2; C then gets two copies, and
+// so does each buffer the inner kernel rotates (A, A', B, B': the inner
+// prologue of iteration k + 1 writes them while the inner kernel of
+// iteration k reads them; each is written before it is read in every outer
+// iteration, so each is private to one). 3 + 2 + 5 buffers. Two loops
+// pipelined: two marks.
 // CHECK-LABEL: func.func @gemm
-// CHECK-COUNT-8: accel.alloc
+// CHECK-COUNT-10: accel.alloc
 // CHECK-NOT: accel.alloc
 // CHECK: accel.dma_start {{.*}}accel.pipelined = 0
 // CHECK: accel.dma_start {{.*}}accel.pipelined = 1
