@@ -128,7 +128,10 @@ struct Body {
   /// their window).
   SmallVector<SmallVector<Access>> accesses;
   /// Dependences from -> to (from < to); kind 0: same stage allowed;
-  /// 1: a DMA into VMEM, ISSUE -> WAIT (d stages); 2: into HBM (ds stages).
+  /// 1: a DMA into VMEM, ISSUE -> WAIT (d stages); 2: into HBM (ds stages);
+  /// 3: an MXU or VPU op's result read on another unit or by a DMA ISSUE
+  /// (dc stages: the reader would otherwise wait for the unit, idle
+  /// behind it, in the in-order core).
   struct Edge {
     unsigned from, to, kind;
   };
@@ -140,6 +143,9 @@ struct Body {
 /// The decision for one loop.
 struct Plan {
   int64_t d = 1, ds = 1;
+  /// Stages between a unit op (MXU, VPU) and a reader of its result on
+  /// another unit or a DMA ISSUE: 0 or 1.
+  int64_t dc = 1;
   SmallVector<unsigned> stage; ///< per op of Body::ops
   unsigned maxStage = 0;
   llvm::MapVector<Value, unsigned> copies; ///< buffer -> N (N > 1)
@@ -302,13 +308,46 @@ struct PipelineDmaPass
         b.transfer += getMetric(dma, "accel.stall_transfer") / ex;
       }
     }
-    // Memory dependences within an iteration.
+    // Memory dependences within an iteration; a unit op's result read by
+    // another unit or a DMA ISSUE is kind 3.
     for (unsigned j = 0; j < b.ops.size(); ++j)
       for (unsigned i = 0; i < j; ++i)
-        if (conflict(b.accesses[i], b.accesses[j]))
-          addEdge(i, j, 0);
+        if (conflict(b.accesses[i], b.accesses[j])) {
+          Unit ui = unitOf(b.ops[i]), uj = unitOf(b.ops[j]);
+          bool crossUnit = ui != Unit::None && ui != uj &&
+                           (uj != Unit::None || isa<DmaStartOp>(b.ops[j])) &&
+                           readsWhatWrites(b.accesses[j], b.accesses[i]);
+          addEdge(i, j, crossUnit ? 3 : 0);
+        }
     (void)original;
     return "";
+  }
+
+  /// The stages edge kind `kind` spans under plan `p`.
+  static int64_t weight(const Plan &p, unsigned kind) {
+    return kind == 1 ? p.d : kind == 2 ? p.ds : kind == 3 ? p.dc : 0;
+  }
+
+  enum class Unit { None, Mxu, Vpu };
+  /// The functional unit a top-level op of the body runs on.
+  static Unit unitOf(Operation *op) {
+    if (isa<MatmulOp>(op))
+      return Unit::Mxu;
+    if (isa<AccelDialect>(op->getDialect()) &&
+        !isa<AllocOp, DmaStartOp, DmaWaitOp, LoadOp>(op))
+      return Unit::Vpu;
+    return Unit::None;
+  }
+
+  /// Whether some read of `readers` may see a write of `writers`.
+  static bool readsWhatWrites(ArrayRef<Access> readers,
+                              ArrayRef<Access> writers) {
+    for (const Access &r : readers)
+      for (const Access &w : writers)
+        if (!r.write && w.write && mayAlias(r.root, w.root) &&
+            mayOverlap(r.view, w.view))
+          return true;
+    return false;
   }
 
   /// Whether two lists of accesses (of one iteration) may conflict.
@@ -458,7 +497,7 @@ struct PipelineDmaPass
       for (auto [i, kind] : preds[j])
         p.stage[j] = std::max<unsigned>(
             p.stage[j],
-            p.stage[i] + (kind == 1 ? p.d : kind == 2 ? p.ds : 0));
+            p.stage[i] + weight(p, kind));
     // Every op but an ISSUE then moves as late as its successors allow
     // (compute next to the WAIT it needs, not a stage early with a buffer
     // more; pure ops at the first stage using them, copied for later ones).
@@ -471,7 +510,7 @@ struct PipelineDmaPass
       unsigned latest = UINT_MAX;
       for (auto [y, kind] : succs[x])
         latest = std::min<unsigned>(
-            latest, p.stage[y] - (kind == 1 ? p.d : kind == 2 ? p.ds : 0));
+            latest, p.stage[y] - weight(p, kind));
       p.stage[x] = latest;
     }
     p.maxStage = 0;
@@ -717,7 +756,9 @@ struct PipelineDmaPass
       why = schedule(b, loop, *trips, vmemBytes, baseRegs, p);
       if (why.empty())
         break;
-      if (p.d > 1 && p.d >= p.ds)
+      if (p.dc > 0)
+        --p.dc;
+      else if (p.d > 1 && p.d >= p.ds)
         --p.d;
       else if (p.ds > 0) // at 0, a store is waited for where it is issued
         --p.ds;
