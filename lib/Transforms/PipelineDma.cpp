@@ -684,11 +684,14 @@ struct PipelineDmaPass
 
   void runOnOperation() override {
     resetCounts({"num-pipelined", "num-stages", "num-buffers"});
-    if (distance < 0 || maxDistance < 1) {
+    if (distance < 0 || maxDistance < 1 || computeDistance < 0 ||
+        computeDistance > 1) {
       getOperation().emitError()
           << "accel-pipeline-dma: distance must be >= 0 (0: from the "
-             "metrics) and max-distance >= 1; got distance="
-          << int64_t(distance) << " max-distance=" << int64_t(maxDistance);
+             "metrics), max-distance >= 1 and compute-distance 0 or 1; got "
+             "distance="
+          << int64_t(distance) << " max-distance=" << int64_t(maxDistance)
+          << " compute-distance=" << int64_t(computeDistance);
       return signalPassFailure();
     }
     nextMarker = 0;
@@ -750,6 +753,7 @@ struct PipelineDmaPass
       return discard("its DMAs' metrics show no stall");
     Plan p;
     chooseDistances(b, loop, p);
+    p.dc = computeDistance;
     // Lower the distances until the schedule is legal and fits (trip
     // count, VMEM).
     while (true) {

@@ -1,5 +1,6 @@
-// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true' -verify-diagnostics | FileCheck %s
-// (accel-opt verifies the output after the pass.)
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true compute-distance=0' -verify-diagnostics | FileCheck %s
+// (accel-opt verifies the output after the pass.) The stage checks below pin
+// compute-distance=0; pipeline-dma-compute.mlir covers 1, the default.
 
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>

@@ -194,20 +194,24 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
 
     Schedule: every op at the earliest stage its dependences allow, where
     a DMA into VMEM waits `d` stages after its ISSUE (prefetch distance), a
-    DMA into HBM (a store) `ds` stages, and every other dependence (SSA
-    values; two accesses of overlapping memory, one a write, a DMA
-    accessing its source and destination from its ISSUE to its WAIT)
-    allows the same stage. So loads are issued at stage 0 and waited for,
-    with the compute, at stage d; a store of the result is issued at stage
-    d and waited for at d + ds, while the next iteration computes into
-    another output buffer; a dependent chain (table DMA, accel.load of an
-    offset, the row DMA at that offset) takes d stages per link. Pure
-    address math goes to the first stage that uses it, with a copy for each
-    later stage. A tile offset carried in an iter_arg (off' = off + c, c a
-    multiple of the step) is first rewritten where it is read as
-    init + (c / step) (iv - lb), so the DMAs that use it can move to stage
-    0 without carrying it across stages; other iter_args must be computed
-    and used in one stage.
+    DMA into HBM (a store) `ds` stages, an MXU or VPU op's result read on
+    another unit or by a DMA ISSUE (a matmul's result read by the VPU, a
+    VPU result stored) `compute-distance` stages later, and every other
+    dependence (SSA values; two accesses of overlapping memory, one a
+    write, a DMA accessing its source and destination from its ISSUE to
+    its WAIT) allows the same stage. So loads are issued at stage 0 and
+    waited for, with the compute, at stage d; a store of the result is
+    issued one stage later (the in-order core would otherwise stall on the
+    unit at the ISSUE while the unit idles) and waited for ds stages after
+    that, while the next iterations compute into other output buffers; a
+    dependent chain (table DMA, accel.load of an offset, the row DMA at
+    that offset) takes d stages per link. Every op but an ISSUE then moves
+    as late as its users allow. Pure address math goes to the first stage
+    that uses it, with a copy for each later stage. A tile offset carried
+    in an iter_arg (off' = off + c, c a multiple of the step) is first
+    rewritten where it is read as init + (c / step) (iv - lb), so the DMAs
+    that use it can move to stage 0 without carrying it across stages;
+    other iter_args must be computed and used in one stage.
 
     d: `distance` when set; else from the attached metrics, d =
     ceil(L / P), L the largest stall per execution of the body's DMAs into
@@ -216,30 +220,40 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     DMAs overlap: the larger of the body's work (accel.busy_cycles summed
     over the body, per execution) and the transfer time of its DMAs per
     iteration; ds likewise from the stores; both at most `max-distance`
-    and 1 without metrics. They are lowered (d first) until the last stage
-    is below the trip count and the buffers fit `vmem-capacity`.
+    and 1 without metrics. While the schedule is refused (trip count, VMEM,
+    registers, legality) the compute distance drops to 0 first, then d and
+    ds are lowered (d first).
 
     Legality: the kernel runs stage s of iteration k + S - s together, in
     (stage, body position) order. Two conflicting accesses of iterations k
     and k + m that this would reorder must be on provably disjoint views
-    (subview offsets linear in the induction variable), or on a buffer
-    private to each iteration: a VMEM allocation made outside the loop (an
-    allocation in the body is hoisted first: it has one static address
-    anyway), used only in it, whose first access in the body is a
-    region-free op that writes all of it without reading it (a DMA into
-    it, a VPU op or a matmul without `accumulate` writing it). That buffer
-    gets N copies (N - 1 new allocations), N the largest such m plus one:
-    the prologue and epilogue use copy (k mod N) directly and the kernel
-    rotates the copies through iter_args (memref::multiBuffer indexes the
-    copies with a remainder, which the ISA lacks). Refusals, as remarks on
-    the loop with `remarks=true`: non-constant bounds, fewer than 2
-    iterations, a trip count not above the last stage, unknown memory
-    effects, a DMA never waited for, waited outside the loop or carried to
-    the next iteration, a WAIT on a DMA issued before the loop, a shared
-    buffer accessed in two stages, an iter_arg used in another stage, the
-    copies exceeding VMEM, no DMA waited in a later stage, and (without
-    `all=true`) no stall in the metrics. The loop is copied, normalized and
-    checked; a refused copy is erased, so a refused loop is unchanged.
+    (subview offsets linear in the induction variable), or on buffers
+    private to each iteration. A buffer reached through an scf.for
+    iter_arg (an inner loop pipelined earlier rotates its copies that way)
+    may be any buffer its init and yielded values may be; such buffers form
+    one group. A group is private when its buffers are VMEM allocations
+    made outside the loop (an allocation in the body is hoisted first: it
+    has one static address anyway), used only in it, and every read of
+    them in an iteration follows a write of the whole buffer earlier in the
+    same iteration (a DMA into it, a VPU op or a matmul without
+    `accumulate` writing it): the pass executes the body symbolically,
+    binding nested loops' iter_args to the buffers they hold in each of
+    their (constant) iterations. Each buffer of the group gets N copies
+    (N - 1 new allocations), N the largest such m plus one: the prologue
+    and epilogue use copy (k mod N) directly and the kernel rotates the
+    copies through iter_args (memref::multiBuffer indexes the copies with a
+    remainder, which the ISA lacks). A WAIT on a DMA issued before the loop
+    ends that DMA's window where it stands. The kernel's carried values
+    and copies must fit half of the 255 scalar registers (the lowering does
+    not spill). Refusals, as remarks on the loop with `remarks=true`:
+    non-constant bounds, fewer than 2 iterations, a trip count not above
+    the last stage, unknown memory effects, a DMA never waited for, waited
+    outside the loop or carried to the next iteration, a shared buffer
+    accessed in two stages, an iter_arg used in another stage, the copies
+    exceeding VMEM, too many registers, no DMA waited in a later stage,
+    and (without `all=true`) no stall in the metrics. The loop is copied,
+    normalized and checked; a refused copy is erased, so a refused loop is
+    unchanged.
 
     The prologue's first DMA carries `accel.pipelined` (accel-replay counts
     them); every op made carries no `accel.*` attribute of the original (op
@@ -254,6 +268,9 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
            "without them)">,
     Option<"maxDistance", "max-distance", "int64_t", /*default=*/"8",
            "Largest prefetch distance chosen from the metrics">,
+    Option<"computeDistance", "compute-distance", "int64_t", /*default=*/"1",
+           "Stages between an MXU or VPU op and a reader of its result on "
+           "another unit or a DMA ISSUE (0 or 1)">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
