@@ -73,6 +73,7 @@ accel::getFdoPassPipelines(MLIRContext *context, const FdoOptions &options,
   if (options.passPipeline.empty()) {
     FdoPipelineOptions o;
     o.vmemCapacity = config.vmemBytes;
+    o.vmemPage = config.vmemPageBytes;
     buildAccelFdoPipeline(pm, o);
   } else {
     std::string err;

@@ -118,14 +118,16 @@ inline int64_t getStallCycles(Operation *dma) {
 }
 
 /// Bytes of VMEM the `accel.alloc` ops under `root` take (f32 or i32
-/// tiles). Lowering places every allocation for the whole function, so
-/// this is the function's VMEM footprint whatever the order of its ops.
-inline uint64_t allocatedVmemBytes(Operation *root) {
+/// tiles), each rounded up to `page` bytes (the machine's VMEM page: the
+/// lowering aligns every allocation to it). Lowering places every
+/// allocation for the whole function, so this is the function's VMEM
+/// footprint whatever the order of its ops.
+inline uint64_t allocatedVmemBytes(Operation *root, uint64_t page = 1) {
   uint64_t bytes = 0;
   root->walk([&](AllocOp a) {
     if (auto t = getTileShape(a.getType(), nullptr, /*allowI32=*/true);
         succeeded(t))
-      bytes += uint64_t(t->bytes());
+      bytes += llvm::alignTo(uint64_t(t->bytes()), std::max<uint64_t>(page, 1));
   });
   return bytes;
 }

@@ -35,7 +35,7 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
     resetCounts({"num-hoisted", "num-hoisted-out-of-loops"});
     ModuleOp module = getOperation();
     // VMEM: allocations are static for the whole function (see Passes.td).
-    uint64_t vmemBytes = allocatedVmemBytes(module);
+    uint64_t vmemBytes = allocatedVmemBytes(module, vmemPage);
     bool vmemFits = vmemBytes <= vmemCapacity;
 
     SmallVector<DmaStartOp> dmas;

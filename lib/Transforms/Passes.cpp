@@ -13,14 +13,17 @@ accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
   std::vector<std::unique_ptr<Pass>> passes;
   AccelPinVmemOptions pin;
   pin.vmemCapacity = options.vmemCapacity;
+  pin.vmemPage = options.vmemPage;
   passes.push_back(createAccelPinVmem(pin));
   passes.push_back(createAccelParallelizeDma());
   AccelHoistDmaOptions hoist;
   hoist.vmemCapacity = options.vmemCapacity;
+  hoist.vmemPage = options.vmemPage;
   passes.push_back(createAccelHoistDma(hoist));
   passes.push_back(createAccelSinkDmaWait());
   AccelPipelineDmaOptions pipeline;
   pipeline.vmemCapacity = options.vmemCapacity;
+  pipeline.vmemPage = options.vmemPage;
   passes.push_back(createAccelPipelineDma(pipeline));
   // The moves and clones leave unused address arithmetic and duplicate
   // constants behind; each would still cost an issue slot on the in-order

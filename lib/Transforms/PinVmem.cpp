@@ -313,7 +313,9 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     c.dma = d;
     c.wait = wait;
     c.buffer = buffer;
-    c.bytes = getTileShape(buffer.getType(), nullptr, true)->bytes();
+    c.bytes = int64_t(llvm::alignTo(
+        uint64_t(getTileShape(buffer.getType(), nullptr, true)->bytes()),
+        std::max<uint64_t>(vmemPage, 1)));
     return "";
   }
 
@@ -355,7 +357,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     });
     for (auto &[func, pending] : byFunc) {
       for (;;) {
-        uint64_t used = allocatedVmemBytes(func);
+        uint64_t used = allocatedVmemBytes(func, vmemPage);
         uint64_t freeBytes = used < vmemCapacity ? vmemCapacity - used : 0;
         SmallVector<Hint *> legal;
         SmallVector<int64_t> values, weights;
@@ -451,7 +453,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       }
       auto func = c.dma->getParentOfType<FunctionOpInterface>();
       if (!used.count(func))
-        used[func] = allocatedVmemBytes(func);
+        used[func] = allocatedVmemBytes(func, vmemPage);
       if (used[func] + uint64_t(c.bytes) > vmemCapacity) {
         if (emitRemarks)
           c.dma.emitRemark() << "not pinned: its " << c.bytes

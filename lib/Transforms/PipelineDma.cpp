@@ -588,8 +588,11 @@ struct PipelineDmaPass
           }
       }
     for (auto [root, copies] : p.copies)
-      p.extraBytes += uint64_t(copies - 1) *
-                      getTileShape(root.getType(), nullptr, true)->bytes();
+      p.extraBytes +=
+          uint64_t(copies - 1) *
+          llvm::alignTo(
+              uint64_t(getTileShape(root.getType(), nullptr, true)->bytes()),
+              std::max<uint64_t>(vmemPage, 1));
     // Scalar registers: the kernel carries a value in one register per
     // stage it crosses, and each buffer copy takes two (its address, set
     // at function entry, and its rotating iter_arg), on top of what is
@@ -719,7 +722,7 @@ struct PipelineDmaPass
     if (*trips < 2)
       return "the trip count is less than 2";
     auto func = loop->getParentOfType<FunctionOpInterface>();
-    uint64_t vmemBytes = allocatedVmemBytes(func);
+    uint64_t vmemBytes = allocatedVmemBytes(func, vmemPage);
     // Registers live around the loop: every allocation's address, each
     // enclosing loop's (and this loop's) bounds, step, induction variable
     // and iter_args, and a margin for the body's temporaries.

@@ -63,6 +63,10 @@ struct FdoPipelineOptions
   Option<uint64_t> vmemCapacity{*this, "vmem-capacity",
                                 llvm::cl::desc("VMEM capacity in bytes"),
                                 llvm::cl::init(33554432)};
+  Option<uint64_t> vmemPage{
+      *this, "vmem-page",
+      llvm::cl::desc("VMEM allocation granularity in bytes"),
+      llvm::cl::init(1024)};
 };
 
 /// The feedback-directed transforms, in order: --accel-pin-vmem (keep

@@ -104,6 +104,9 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
     Option<"reorderBytes", "reorder-bytes", "uint64_t", /*default=*/"1024",
            "A DMA of at most this many bytes may move above other ISSUEs "
            "(0: never)">,
+    Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
+           "VMEM allocation granularity in bytes (the lowering aligns each "
+           "allocation to it)">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
@@ -271,6 +274,9 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     Option<"computeDistance", "compute-distance", "int64_t", /*default=*/"1",
            "Stages between an MXU or VPU op and a reader of its result on "
            "another unit or a DMA ISSUE (0 or 1)">,
+    Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
+           "VMEM allocation granularity in bytes (the lowering aligns each "
+           "allocation to it)">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
@@ -336,6 +342,9 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
   let options = [
     Option<"pinAll", "all", "bool", /*default=*/"false",
            "Consider every DMA, not only those with a pin suggestion">,
+    Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
+           "VMEM allocation granularity in bytes (the lowering aligns each "
+           "allocation to it)">,
     Option<"vmemCapacity", "vmem-capacity", "uint64_t",
            /*default=*/"33554432", "VMEM capacity in bytes">,
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
