@@ -1,6 +1,6 @@
-// RUN: accel-opt %s -split-input-file --accel-pin-vmem='remarks=true vmem-capacity=134217728' -verify-diagnostics | FileCheck %s --check-prefix=EXACT
-// RUN: accel-opt %s -split-input-file --accel-pin-vmem='solver=greedy vmem-capacity=134217728' | FileCheck %s --check-prefix=GREEDY
-// RUN: accel-opt %s -split-input-file --accel-pin-vmem='solver=greedy remarks=true vmem-capacity=134217728' 2>&1 >/dev/null | FileCheck %s --check-prefix=GREEDY-REMARK
+// RUN: accel-opt %s -split-input-file --accel-pin-vmem='remarks=true vmem-capacity=134217728 vmem-page=1' -verify-diagnostics | FileCheck %s --check-prefix=EXACT
+// RUN: accel-opt %s -split-input-file --accel-pin-vmem='solver=greedy vmem-capacity=134217728 vmem-page=1' | FileCheck %s --check-prefix=GREEDY
+// RUN: accel-opt %s -split-input-file --accel-pin-vmem='solver=greedy remarks=true vmem-capacity=134217728 vmem-page=1' 2>&1 >/dev/null | FileCheck %s --check-prefix=GREEDY-REMARK
 // RUN: not accel-opt %s -split-input-file --accel-pin-vmem='solver=ilp' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The pin choice under the VMEM capacity (128 MiB here), exact (the
@@ -9,7 +9,8 @@
 // so the shared buffer stays and every pin costs its resident buffer's
 // bytes. %pad stands for the rest of the function's VMEM and sets the free
 // capacity.
-// The remarks expected here are the exact solver's (first RUN line).
+// The remarks expected here are the exact solver's (first RUN line). The
+// sizes are exact bytes (vmem-page=1: no rounding to a VMEM page).
 // BAD: unknown solver 'ilp' (expected 'exact' or 'greedy')
 
 // Dynamic programming (unit: gcd(12288, 4096, 4096, 12288) = 4096 bytes).
