@@ -107,7 +107,7 @@ static cl::opt<std::string> fdoPasses(
     "passes",
     cl::desc("Transforms of each FDO iteration, as an MLIR textual pass "
              "pipeline (accel-opt's syntax, e.g. "
-             "'accel-hoist-dma,accel-pipeline-dma{max-group=4},cse'); "
+             "'accel-hoist-dma,accel-pipeline-dma{max-distance=4},cse'); "
              "default: the passes of --accel-fdo-pipeline with the config's "
              "VMEM capacity"),
     cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
