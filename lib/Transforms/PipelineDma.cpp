@@ -484,7 +484,8 @@ struct PipelineDmaPass
 
   /// The schedule for distances d and ds; returns the refusal reason or "".
   std::string schedule(Body &b, scf::ForOp outside, int64_t trips,
-                       uint64_t vmemBytes, int64_t baseRegs, Plan &p) {
+                       uint64_t vmemBytes, int64_t baseRegs, bool asyncCopies,
+                       Plan &p) {
     unsigned n = b.ops.size();
     p.stage.assign(n, 0);
     p.copies.clear();
@@ -552,21 +553,30 @@ struct PipelineDmaPass
         pos[order[i]] = i;
     }
     // Accesses of iteration k (op x) and k + m (op y) that the kernel would
-    // reorder: m in [1, mmax].
+    // reorder: m in [1, mmax]. With `asyncCopies`, an MXU or VPU op x in a
+    // later stage than y also counts as running on past the op after it
+    // (the unit works after the core issued it: y of the next kernel
+    // iteration would wait for it, a data hazard), which a private buffer
+    // avoids with one more copy.
     for (unsigned x = 0; x < n; ++x)
       for (unsigned y = 0; y < n; ++y) {
         int64_t mmax = int64_t(p.stage[x]) - int64_t(p.stage[y]) -
                        (pos[x] < pos[y] ? 1 : 0);
-        if (mmax < 1)
+        int64_t mAsync = asyncCopies && mmax >= 1 &&
+                                 unitOf(b.ops[x]) != Unit::None
+                             ? mmax + 1
+                             : mmax;
+        if (mAsync < 1)
           continue;
         for (const Access &a : b.accesses[x])
           for (const Access &c : b.accesses[y]) {
             if (!(a.write || c.write) || !mayAlias(a.root, c.root))
               continue;
-            bool overlap = false;
-            for (int64_t m = 1; m <= mmax && !overlap; ++m)
-              overlap = mayOverlapAcross(a.view, c.view, b.loop, m);
-            if (!overlap)
+            int64_t need = 0;
+            for (int64_t m = 1; m <= mAsync; ++m)
+              if (mayOverlapAcross(a.view, c.view, b.loop, m))
+                need = m;
+            if (need == 0)
               continue;
             llvm::SmallSetVector<Value, 4> group = bufferGroup(b, a.root);
             for (Value v : bufferGroup(b, c.root))
@@ -578,12 +588,16 @@ struct PipelineDmaPass
                                : isPrivate(b, group.getArrayRef(), outside));
             for (Value v : group)
               privacy[v] = isPriv;
-            if (!isPriv)
+            if (!isPriv) {
+              if (need > mmax)
+                continue; // only the optional copy
               return "a buffer that is not private to an iteration is "
                      "accessed in two stages";
+            }
             for (Value v : group) {
               unsigned &copies = p.copies[v];
-              copies = std::max<unsigned>(std::max(copies, 1u), mmax + 1);
+              copies = std::max<unsigned>(std::max(copies, 1u),
+                                          std::max(mmax, need) + 1);
             }
           }
       }
@@ -760,7 +774,14 @@ struct PipelineDmaPass
     // Lower the distances until the schedule is legal and fits (trip
     // count, VMEM).
     while (true) {
-      why = schedule(b, loop, *trips, vmemBytes, baseRegs, p);
+      // First with the copies that keep async units from stalling the
+      // core, then without them, before shorter distances.
+      if (asyncCopies) {
+        why = schedule(b, loop, *trips, vmemBytes, baseRegs, true, p);
+        if (why.empty())
+          break;
+      }
+      why = schedule(b, loop, *trips, vmemBytes, baseRegs, false, p);
       if (why.empty())
         break;
       if (p.dc > 0)

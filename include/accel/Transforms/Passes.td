@@ -245,7 +245,12 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     (N - 1 new allocations), N the largest such m plus one: the prologue
     and epilogue use copy (k mod N) directly and the kernel rotates the
     copies through iter_args (memref::multiBuffer indexes the copies with a
-    remainder, which the ISA lacks). A WAIT on a DMA issued before the loop
+    remainder, which the ISA lacks). With `async-copies`, a buffer an MXU
+    or VPU op uses in a later stage than another op accesses it gets one
+    copy more when it fits (VMEM, registers): the unit runs on after the
+    core issues the op, and the next kernel iteration's access (a DMA
+    ISSUE into the copy the running matmul reads) would otherwise stall
+    the core until it ends. A WAIT on a DMA issued before the loop
     ends that DMA's window where it stands. The kernel's carried values
     and copies must fit half of the 255 scalar registers (the lowering does
     not spill). Refusals, as remarks on the loop with `remarks=true`:
@@ -274,6 +279,10 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     Option<"computeDistance", "compute-distance", "int64_t", /*default=*/"1",
            "Stages between an MXU or VPU op and a reader of its result on "
            "another unit or a DMA ISSUE (0 or 1)">,
+    Option<"asyncCopies", "async-copies", "bool", /*default=*/"true",
+           "One more copy of a private buffer an MXU or VPU op uses in a "
+           "later stage than an op of a later iteration accesses it (the "
+           "unit runs on after the core issues the op)">,
     Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
            "VMEM allocation granularity in bytes (the lowering aligns each "
            "allocation to it)">,
