@@ -234,9 +234,11 @@ inline bool mayOverlap(Value a, Value b) {
 /// `shift` iterations later (shift >= 1) may overlap. Like mayOverlap, with
 /// the induction variable's term of b's offsets advanced by shift * step;
 /// false only when both are unit-stride memref.subviews of one source whose
-/// offsets in some dimension are linear in the induction variable and
-/// values defined outside the loop, and differ by at least the lower
-/// view's size. Any other value of the loop (an iter_arg, a loaded index)
+/// offsets in some dimension are linear in the induction variable, values
+/// defined outside the loop and induction variables of loops nested in it
+/// with constant bounds (each ranging over its values independently in the
+/// two iterations), and differ by at least the lower view's size over all
+/// those values. Any other value of the loop (an iter_arg, a loaded index)
 /// may change between iterations: may overlap.
 inline bool mayOverlapAcross(Value a, Value b, scf::ForOp loop,
                              int64_t shift) {
@@ -248,12 +250,44 @@ inline bool mayOverlapAcross(Value a, Value b, scf::ForOp loop,
       sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
     return true;
   Value iv = loop.getInductionVar();
-  auto invariant = [&](const LinearIndex &x) {
-    return llvm::all_of(x.terms, [&](auto &term) {
-      return term.first == iv ||
-             !loop->isAncestor(
-                 Value(term.first).getParentRegion()->getParentOp());
-    });
+  // The range [lo, hi] of the induction variable of a loop nested in
+  // `loop` with constant bounds (it takes independent values in the two
+  // iterations compared).
+  auto innerRange =
+      [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto inner =
+        arg ? dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp())
+            : scf::ForOp();
+    if (!inner || inner == loop || !loop->isAncestor(inner) ||
+        arg != inner.getInductionVar())
+      return std::nullopt;
+    auto lb = getConstantIntValue(inner.getLowerBound());
+    auto ub = getConstantIntValue(inner.getUpperBound());
+    auto st = getConstantIntValue(inner.getStep());
+    if (!lb || !ub || !st || *st <= 0 || *ub <= *lb)
+      return std::nullopt;
+    return std::make_pair(*lb, *lb + (*ub - *lb - 1) / *st * *st);
+  };
+  // Moves the inner induction variables' terms of `x` into [lo, hi]
+  // bounds; false when another term varies in the loop.
+  auto split = [&](LinearIndex &x, int64_t &lo, int64_t &hi) {
+    lo = hi = 0;
+    SmallVector<Value> inner;
+    for (auto &[t, c] : x.terms) {
+      if (t == iv || c == 0 ||
+          !loop->isAncestor(Value(t).getParentRegion()->getParentOp()))
+        continue;
+      auto range = innerRange(t);
+      if (!range)
+        return false;
+      lo += std::min(c * range->first, c * range->second);
+      hi += std::max(c * range->first, c * range->second);
+      inner.push_back(t);
+    }
+    for (Value t : inner)
+      x.terms.erase(t);
+    return true;
   };
   auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
   auto sizeA = sa.getStaticSizes(), sizeB = sb.getStaticSizes();
@@ -263,13 +297,16 @@ inline bool mayOverlapAcross(Value a, Value b, scf::ForOp loop,
         ShapedType::isDynamic(sizeA[d]) || ShapedType::isDynamic(sizeB[d]))
       continue;
     LinearIndex ia = LinearIndex::of(offA[d]), ib = LinearIndex::of(offB[d]);
-    if (!invariant(ia) || !invariant(ib))
+    int64_t loA, hiA, loB, hiB;
+    if (!split(ia, loA, hiA) || !split(ib, loB, hiB))
       continue;
     auto it = ib.terms.find(iv);
     if (it != ib.terms.end())
       ib.constant += it->second * shift * *step;
     std::optional<int64_t> delta = ia.distanceTo(ib);
-    if (delta && (*delta >= sizeA[d] || -*delta >= sizeB[d]))
+    // b's offset minus a's lies in [*delta + loB - hiA, *delta + hiB - loA].
+    if (delta && (*delta + loB - hiA >= sizeA[d] ||
+                  -(*delta + hiB - loA) >= sizeB[d]))
       return false;
   }
   return true;

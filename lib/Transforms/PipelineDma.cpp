@@ -468,6 +468,22 @@ struct PipelineDmaPass
     return run(*loop.getBody());
   }
 
+  /// "the buffer allocated at LOC", "argument N", or "an iter_arg" (for
+  /// remarks).
+  static std::string describeBuffer(Value v) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (Operation *def = v.getDefiningOp())
+      os << "the buffer allocated at " << def->getLoc();
+    else if (auto arg = dyn_cast<BlockArgument>(v);
+             arg && isa_and_nonnull<FunctionOpInterface>(
+                        arg.getOwner()->getParentOp()))
+      os << "argument " << arg.getArgNumber();
+    else
+      os << "a buffer carried in a loop's iter_args";
+    return s;
+  }
+
   /// Whether `root` or an op nested in it accesses a buffer that may be one
   /// of `members`.
   static bool touchesAny(Operation *root,
@@ -592,7 +608,8 @@ struct PipelineDmaPass
               if (need > mmax)
                 continue; // only the optional copy
               return "a buffer that is not private to an iteration is "
-                     "accessed in two stages";
+                     "accessed in two stages (" +
+                     describeBuffer(group.empty() ? a.root : group[0]) + ")";
             }
             for (Value v : group) {
               unsigned &copies = p.copies[v];
