@@ -306,21 +306,29 @@ func.func @registers(%x: memref<256x128xf32, #hbm>) {
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Outer iteration k stores rows 32k + 8j (j = 0..2, an inner loop) and
-// 32k + 24 (its last store waited for a stage later): iteration k + 1's
-// rows start at 32k + 32, so the two stages' stores into %out never meet,
-// which the pass proves from the inner induction variable's range (0..2).
-// Both loops are pipelined (the inner one first: mark 0).
+// Outer iteration k stores rows 64k + 8j (j = 0..5, an inner loop, which
+// stays a loop after it is pipelined) and 64k + 48 (waited for a stage
+// later): iteration k + 1's rows start at 64k + 64, so the two stages'
+// stores into %out never meet, which the pass proves from the inner
+// induction variable's range. Both loops are pipelined (the inner one
+// first: mark 0) with the store a stage after the compute and its WAIT a
+// stage after that, so the outer prologue loads three x tiles before the
+// first store (without the range, the stores would have to be waited for
+// in their own iteration: two stages, one load).
 // CHECK-LABEL: func.func @inner_ranges
-// CHECK-DAG: accel.pipelined = 0
-// CHECK-DAG: accel.pipelined = 1
-func.func @inner_ranges(%x: memref<64x128xf32, #hbm>, %out: memref<256x128xf32, #hbm>) {
+// CHECK: accel.dma_start %subview{{.*}}accel.pipelined = 1
+// CHECK-NOT: accel.dma_start %{{[0-9]+}}, %subview
+// CHECK: accel.dma_start %subview
+// CHECK-NOT: accel.dma_start %{{[0-9]+}}, %subview
+// CHECK: accel.dma_start %subview
+// CHECK: accel.pipelined = 0
+func.func @inner_ranges(%x: memref<64x128xf32, #hbm>, %out: memref<512x128xf32, #hbm>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
   %c8 = arith.constant 8 : index
-  %c24 = arith.constant 24 : index
-  %c32 = arith.constant 32 : index
+  %c48 = arith.constant 48 : index
+  %c64 = arith.constant 64 : index
   %xv = accel.alloc : memref<8x128xf32, #vmem>
   %ov = accel.alloc : memref<8x128xf32, #vmem>
   %lv = accel.alloc : memref<8x128xf32, #vmem>
@@ -329,18 +337,18 @@ func.func @inner_ranges(%x: memref<64x128xf32, #hbm>, %out: memref<256x128xf32, 
     %xs = memref.subview %x[%r, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
     %tx = accel.dma_start %xs, %xv : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
     accel.dma_wait %tx
-    %base = arith.muli %k, %c32 : index
-    scf.for %j = %c0 to %c3 step %c1 {
+    %base = arith.muli %k, %c64 : index
+    scf.for %j = %c0 to %c6 step %c1 {
       accel.vexp %xv, %ov : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
       %jo = arith.muli %j, %c8 : index
       %o = arith.addi %base, %jo : index
-      %os = memref.subview %out[%o, 0] [8, 128] [1, 1] : memref<256x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+      %os = memref.subview %out[%o, 0] [8, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
       %t = accel.dma_start %ov, %os : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
       accel.dma_wait %t
     }
     accel.vsqrt %xv, %lv : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
-    %lo = arith.addi %base, %c24 : index
-    %ls = memref.subview %out[%lo, 0] [8, 128] [1, 1] : memref<256x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %lo = arith.addi %base, %c48 : index
+    %ls = memref.subview %out[%lo, 0] [8, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
     %tl = accel.dma_start %lv, %ls : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
     accel.dma_wait %tl
   }
