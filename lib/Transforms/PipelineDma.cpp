@@ -733,6 +733,18 @@ struct PipelineDmaPass
       if (auto id = d->getAttrOfType<IntegerAttr>("accel.pipelined"))
         nextMarker = std::max(nextMarker, id.getInt() + 1);
     });
+    // A loop of one iteration (a peeled K loop's remainder) is inlined
+    // first (upstream's promoteIfSingleIteration): its DMAs then become
+    // ops of the enclosing body, which can be scheduled.
+    SmallVector<scf::ForOp> single;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (tripCount(loop) == 1 && loop->getNumResults() == 0)
+        single.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForOp loop : single)
+      (void)cast<LoopLikeOpInterface>(loop.getOperation())
+          .promoteIfSingleIteration(rewriter);
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       loops.push_back(loop); // post-order: innermost first

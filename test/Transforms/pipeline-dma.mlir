@@ -237,12 +237,38 @@ func.func @gemm(%a: memref<8x1024xf32, #hbm>, %b: memref<1024x512xf32, #hbm>, %c
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused: a single iteration has nothing to overlap.
-func.func @single(%w: memref<8x128xf32, #hbm>) {
+// Refused: a single iteration has nothing to overlap (this one carries a
+// value, so it is not inlined).
+func.func @single(%w: memref<8x128xf32, #hbm>) -> index {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = accel.alloc : memref<8x128xf32, #vmem>
   // expected-remark @+1 {{not pipelined: the trip count is less than 2}}
+  %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%s = %c0) -> (index) {
+    %t = accel.dma_start %w, %a : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    %n = arith.addi %s, %c1 : index
+    scf.yield %n : index
+  }
+  return %r : index
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A loop of one iteration without results is inlined first (a peeled K
+// loop's remainder), so its DMAs join the enclosing body's schedule.
+// CHECK-LABEL: func.func @single_inlined
+// CHECK-NOT: scf.for
+// CHECK: accel.dma_start
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: return
+func.func @single_inlined(%w: memref<8x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = accel.alloc : memref<8x128xf32, #vmem>
   scf.for %k = %c0 to %c1 step %c1 {
     %t = accel.dma_start %w, %a : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
     accel.dma_wait %t

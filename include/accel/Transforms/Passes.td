@@ -191,9 +191,11 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     (issue 5, issue 10; seed 000 §5.3.1 "prefetch more aggressively"). The
     pass chooses a stage for every op of an `scf.for` body and proves the
     schedule legal; upstream's `scf::pipelineForLoop` (epilogue peeled)
-    builds the prologue, kernel and epilogue. Loops are visited innermost
-    first; an outer loop sees an inner pipelined loop's prologue DMAs as its
-    own.
+    builds the prologue, kernel and epilogue. Loops of a single iteration
+    without results (a peeled K loop's remainder) are first inlined
+    (`promoteIfSingleIteration`), so their DMAs join the enclosing body.
+    Loops are visited innermost first; an outer loop sees an inner
+    pipelined loop's prologue DMAs as its own.
 
     Schedule: every op at the earliest stage its dependences allow, where
     a DMA into VMEM waits `d` stages after its ISSUE (prefetch distance), a
