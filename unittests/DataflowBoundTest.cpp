@@ -26,7 +26,8 @@ AddrRange vmem(uint64_t b, uint64_t e) {
   return AddrRange{isa::MemSpace::VMEM, b, e};
 }
 DataflowBound::Cost dma(int track, uint64_t baseLatency, uint64_t transfer) {
-  return {track, baseLatency, transfer, /*regsAtStart=*/true};
+  return {track, baseLatency, transfer, /*regsAtStart=*/true,
+          /*holdsDmaSlot=*/true};
 }
 DataflowBound::Cost vpu(uint64_t busy) { return {kVpu, 0, busy, false}; }
 
@@ -66,6 +67,23 @@ TEST(DataflowBoundTest, TailsAddTheStoreAfterTheLastComputation) {
   EXPECT_EQ(b[kStore]->head, 230u);
   EXPECT_EQ(b[kStore]->tail, 0u);
   EXPECT_EQ(b[kStore]->bound, 250u);
+}
+
+TEST(DataflowBoundTest, DmaSlotsBoundIndependentDmas) {
+  // Ten independent loads (T_b 100, transfer 10): the critical path is one
+  // DMA (110), but with two slots at most two are in flight at a time, each
+  // for 110 cycles: ceil(10 * 110 / 2) = 550; with one slot, 1100; with
+  // three, ceil(1100 / 3) = 367. The VPU op holds no slot.
+  DataflowBound g(3);
+  for (uint64_t i = 0; i < 10; ++i)
+    g.add({}, {}, {hbm(64 * i, 64 * i + 64)}, {vmem(64 * i, 64 * i + 64)},
+          dma(kLoad, 100, 10));
+  g.add({}, {}, {vmem(0, 64)}, {vmem(0, 64)}, vpu(20));
+  EXPECT_EQ(g.criticalPath(), 130u);
+  EXPECT_EQ(g.dmaSlotBound(2), 550u);
+  EXPECT_EQ(g.dmaSlotBound(1), 1100u);
+  EXPECT_EQ(g.dmaSlotBound(3), 367u);
+  EXPECT_EQ(g.dmaSlotBound(0), 0u);
 }
 
 TEST(DataflowBoundTest, ARegisterResultAtStartAddsNoLatency) {

@@ -176,6 +176,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     cost.track = 3 + t.link;
     cost.lead = t.baseEnd - t.issue;
     cost.busy = t.complete - t.transferStart;
+    cost.holdsDmaSlot = true;
   }
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
   dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);

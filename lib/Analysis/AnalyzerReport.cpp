@@ -505,6 +505,11 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   std::string tightBy = boundBy;
   if (criticalPath > tight)
     tight = criticalPath, tightBy = "critical path";
+  // DMA slots: at most dma.max_outstanding DMAs in flight, each for at
+  // least its T_b plus transfer.
+  uint64_t slotBound = dataflow.dmaSlotBound(config.maxOutstandingDmas);
+  if (slotBound > tight)
+    tight = slotBound, tightBy = "dma slots";
   json heads = json::object(), tails = json::object(),
        released = json::object();
   std::vector<std::optional<DataflowBound::TrackBound>> trackBound =
@@ -521,6 +526,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   }
   m["roofline"] = {
       {"critical_path_cycles", criticalPath},
+      {"dma_slot_bound_cycles", slotBound},
       {"head_cycles", heads},
       {"tail_cycles", tails},
       {"release_bound_cycles", released},

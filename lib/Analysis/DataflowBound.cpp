@@ -32,6 +32,8 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     mem[size_t(r.space)].forEachOverlap(r.begin, r.end, use);
 
   uint64_t dur = cost.lead + cost.busy;
+  if (cost.holdsDmaSlot)
+    slotCycles += dur;
   uint64_t finish = start + dur;
   critical = std::max(critical, finish);
   if (cost.track >= 0 && cost.busy > 0)

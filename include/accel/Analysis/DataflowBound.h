@@ -55,6 +55,9 @@ public:
     /// Its register results are ready at its start, not its end (a DMA's
     /// id exists at its ISSUE; its destination at its end).
     bool regsAtStart = false;
+    /// It holds one of the machine's DMA slots (dma.max_outstanding) for
+    /// its lead and busy cycles at least (a DMA, from ISSUE to completion).
+    bool holdsDmaSlot = false;
   };
 
   explicit DataflowBound(size_t numTracks) : work(numTracks) {}
@@ -78,6 +81,14 @@ public:
 
   /// The critical path in cycles: the latest finish of any instruction.
   uint64_t criticalPath() const { return critical; }
+
+  /// The DMA-slot bound in cycles: with `slots` DMAs in flight at most
+  /// (dma.max_outstanding) and each DMA in flight for at least its T_b plus
+  /// its transfer, the run takes at least ceil(sum of those / slots)
+  /// cycles. 0 when `slots` is 0 or nothing held a slot.
+  uint64_t dmaSlotBound(uint64_t slots) const {
+    return slots ? (slotCycles + slots - 1) / slots : 0;
+  }
 
   /// One track's bound, in cycles.
   struct TrackBound {
@@ -104,6 +115,7 @@ private:
   std::array<Producer, isa::kNumRegs> regs{};
   RangeMap<Producer> mem[2];
   uint64_t critical = 0;
+  uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 
   // The graph for the backward pass. Edges to the producers of instruction
   // i are edges[sum of edgeCount[0..i) .. + edgeCount[i]), each a producer
