@@ -677,11 +677,14 @@ struct PipelineDmaPass
                : 1;
   }
 
-  /// Rewrites the induction iter_args of `loop` (off' = off + c, c a
-  /// multiple of the step) as off = init + (c / step) (iv - lb) where they
-  /// are read: the loop-carried dependence then no longer ties the address
-  /// math to one stage, and each stage computes its own offsets. The
-  /// iter_arg itself stays (only its increment uses it).
+  /// Rewrites the induction iter_args of `loop` (off' = off + c: the
+  /// yielded value is linear in the iter_arg with coefficient 1 through
+  /// arith.addi/subi/muli by constants, c a multiple of the step, so an
+  /// offset counting down works too) as off = init + (c / step) (iv - lb)
+  /// wherever they are read, the increment included: the loop-carried
+  /// dependence then no longer ties the address math to one stage, and
+  /// each stage computes its own offsets. The iter_arg itself stays,
+  /// unread.
   static void rewriteInductions(scf::ForOp loop) {
     int64_t lb = *getConstantIntValue(loop.getLowerBound());
     int64_t step = *getConstantIntValue(loop.getStep());
@@ -689,17 +692,21 @@ struct PipelineDmaPass
     for (auto [arg, init, next] :
          llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs(),
                    yield.getOperands())) {
-      auto add = next.getDefiningOp<arith::AddIOp>();
-      if (!add || add->getBlock() != loop.getBody() || !arg.getType().isIndex())
+      if (!arg.getType().isIndex() || arg.use_empty())
         continue;
-      Value other = add.getLhs() == arg ? add.getRhs()
-                    : add.getRhs() == arg ? add.getLhs()
-                                          : Value();
-      std::optional<int64_t> c = other ? getConstantIntValue(other)
-                                       : std::nullopt;
-      if (!c || *c % step != 0 ||
-          llvm::all_of(arg.getUsers(),
-                       [&](Operation *u) { return u == add; }))
+      LinearIndex li = LinearIndex::of(next);
+      auto it = li.terms.find(arg);
+      if (it == li.terms.end() || it->second != 1 ||
+          llvm::any_of(li.terms, [&](auto &term) {
+            return term.first != arg && term.second != 0;
+          }))
+        continue;
+      std::optional<int64_t> c = li.constant;
+      // Only the increment reads it, and only the yield the increment:
+      // nothing to gain.
+      if (*c % step != 0 ||
+          (arg.hasOneUse() && next.getDefiningOp() &&
+           *arg.getUsers().begin() == next.getDefiningOp() && next.hasOneUse()))
         continue;
       OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
       Location loc = loop.getLoc();
@@ -711,9 +718,7 @@ struct PipelineDmaPass
         t = arith::MulIOp::create(
             b, loc, t, arith::ConstantIndexOp::create(b, loc, *c / step));
       Value off = arith::AddIOp::create(b, loc, init, t);
-      arg.replaceUsesWithIf(off, [&](OpOperand &u) {
-        return u.getOwner() != add.getOperation();
-      });
+      arg.replaceAllUsesWith(off);
     }
   }
 

@@ -98,7 +98,8 @@ func.func @stream(%x: memref<32x128xf32, #hbm>, %y: memref<32x128xf32, #hbm>, %o
 
 // The tile offset carried in an iter_arg (off' = off + 128) is read as
 // 0 + 128 k, so the DMA moves to stage 0 without carrying it: the kernel
-// computes the offset of iteration k + 1 from its induction variable.
+// computes the offset of iteration k + 1 from its induction variable, and
+// the increment from that offset (the iter_arg is no longer read).
 // CHECK-LABEL: func.func @iter_arg_offset
 // CHECK: %[[R:.*]]:4 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[OFF:[^ ]*]] = %{{[^,]*}}, %[[T:[^ ]*]] = %{{[^,]*}}
 // CHECK: %[[K1:.*]] = arith.addi %[[K]], %c1
@@ -106,10 +107,10 @@ func.func @stream(%x: memref<32x128xf32, #hbm>, %y: memref<32x128xf32, #hbm>, %o
 // CHECK-NEXT: %[[O2:.*]] = arith.addi %c0, %[[O]]
 // CHECK-NEXT: %[[S:.*]] = memref.subview %{{.*}}[%[[O2]], 0]
 // CHECK-NEXT: accel.dma_start %[[S]]
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[OFF]], %c128
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[O2]], %c128
 // CHECK-NEXT: accel.dma_wait %[[T]]
 // CHECK: scf.yield %[[NEXT]]
-// The increment stays at stage 0 (the prologue made iteration 0's, the
+// The increment is at stage 0 (the prologue made iteration 0's, the
 // kernel iterations 1..3's): the loop's result is the kernel's.
 // CHECK: return %[[R]]#0 : index
 func.func @iter_arg_offset(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) -> index {
@@ -127,6 +128,42 @@ func.func @iter_arg_offset(%w: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, 
     scf.yield %next : index
   }
   return %end : index
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A row offset counting down (row' = row - 8, an arith.subi) is an
+// induction too: read as 56 - 8 k, so the load of iteration k + 1 is issued
+// at stage 0 from the induction variable, and the loop's result (the last
+// decrement, 56 - 64 = -8) is still the kernel's.
+// CHECK-LABEL: func.func @count_down
+// CHECK: %[[R:.*]]:4 = scf.for %[[K:.*]] = %{{.*}} to %c7
+// CHECK: %[[K1:.*]] = arith.addi %[[K]], %c1
+// CHECK-NEXT: %[[O:.*]] = arith.muli %[[K1]], %c-8
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %c56, %[[O]]
+// CHECK-NEXT: %[[S:.*]] = memref.subview %{{.*}}[%[[ROW]], 0]
+// CHECK-NEXT: accel.dma_start %[[S]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.subi %[[ROW]], %c8
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: return %[[R]]#0 : index
+func.func @count_down(%x: memref<64x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c56 = arith.constant 56 : index
+  %xv = accel.alloc : memref<8x128xf32, #vmem>
+  %r = scf.for %k = %c0 to %c8 step %c1 iter_args(%row = %c56) -> (index) {
+    %xs = memref.subview %x[%row, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %xs, %xv : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vadd %a, %xv, %a : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %next = arith.subi %row, %c8 : index
+    scf.yield %next : index
+  }
+  return %r : index
 }
 
 // -----

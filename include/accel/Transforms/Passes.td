@@ -213,10 +213,11 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     that offset) takes d stages per link. Every op but an ISSUE then moves
     as late as its users allow. Pure address math goes to the first stage
     that uses it, with a copy for each later stage. A tile offset carried
-    in an iter_arg (off' = off + c, c a multiple of the step) is first
-    rewritten where it is read as init + (c / step) (iv - lb), so the DMAs
-    that use it can move to stage 0 without carrying it across stages;
-    other iter_args must be computed and used in one stage.
+    in an iter_arg (off' = off + c through arith.addi/subi, c a multiple of
+    the step, counting up or down) is first rewritten wherever it is read
+    as init + (c / step) (iv - lb), so the DMAs that use it can move to
+    stage 0 without carrying it across stages; other iter_args must be
+    computed and used in one stage.
 
     d: `distance` when set; else from the attached metrics, d =
     ceil(L / P), L the largest stall per execution of the body's DMAs into
