@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"
+#include "LoweringCheck.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Transforms/Passes.h"
 
@@ -214,6 +215,11 @@ struct PipelineDmaPass
   llvm::DenseMap<Operation *, int64_t> work;
   /// The next `accel.pipelined` id.
   int64_t nextMarker = 0;
+  /// The largest distance the current attempt may choose.
+  int64_t distanceCap = INT64_MAX;
+  /// Set while pipelining a copy of the module for the lowering check:
+  /// statistics are not counted.
+  bool trial = false;
 
   /// Fills `b` for `loop` (the working copy); returns the refusal reason or
   /// "".
@@ -643,13 +649,12 @@ struct PipelineDmaPass
     }
     for (auto [root, copies] : p.copies)
       regs += 2 * copies;
-    // The lowering does not spill, the prologue and epilogue hold values of
-    // several iterations at once, and later passes may lengthen lifetimes
-    // (a hoisted ISSUE's token): plan for at most three quarters.
-    if (regs > kScalarRegs * 3 / 4)
+    // A first filter (the lowering check in pipelineChecked decides): the
+    // estimate alone must fit the registers.
+    if (regs > kScalarRegs)
       return "the schedule would need about " + std::to_string(regs) +
-             " of the " + std::to_string(kScalarRegs) +
-             " scalar registers (at most 3/4 are planned)";
+             " scalar registers (the ISA has " + std::to_string(kScalarRegs) +
+             ")";
     if (vmemBytes + p.extraBytes > vmemCapacity)
       return "the extra buffers (" + std::to_string(p.extraBytes) +
              " bytes) would exceed the VMEM capacity of " +
@@ -667,8 +672,9 @@ struct PipelineDmaPass
     int64_t w = work.lookup(original.getOperation());
     int64_t period = std::max<int64_t>({w, b.transfer, 1});
     auto ceilDiv = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
-    int64_t cap = std::max<int64_t>(1, maxDistance);
-    p.d = distance > 0 ? int64_t(distance)
+    int64_t cap = std::max<int64_t>(1, std::min<int64_t>(maxDistance,
+                                                         distanceCap));
+    p.d = distance > 0 ? std::min<int64_t>(distance, cap)
           : w > 0 && b.loadLatency > 0
               ? std::clamp<int64_t>(ceilDiv(b.loadLatency, period), 1, cap)
               : 1;
@@ -761,8 +767,11 @@ struct PipelineDmaPass
           loops.push_back(loop);
           work[loop] = workPerIteration(loop);
         });
+    bool lowersNow =
+        checkLowers(getOperation(), vmemCapacity, vmemPage, kScalarRegs)
+            .empty();
     for (scf::ForOp loop : loops) {
-      std::string why = pipeline(loop);
+      std::string why = pipelineChecked(loop, lowersNow);
       if (!why.empty() && emitRemarks)
         loop.emitRemark() << "not pipelined: " << why;
     }
@@ -837,11 +846,59 @@ struct PipelineDmaPass
       return discard(why);
     if (failed(transform(loop, copy, b, p, *trips)))
       return discard("scf::pipelineForLoop refused the schedule");
-    bump(numPipelined, 0);
-    bump(numStages, 1, p.maxStage + 1);
-    for (auto [root, n] : p.copies)
-      bump(numBuffers, 2, n - 1);
+    if (!trial) {
+      bump(numPipelined, 0);
+      bump(numStages, 1, p.maxStage + 1);
+      for (auto [root, n] : p.copies)
+        bump(numBuffers, 2, n - 1);
+    }
     return "";
+  }
+
+  /// Pipelines `loop` after a trial on a copy of the module that must
+  /// still lower (lib/Conversion/AccelToISA) within 7/8 of the scalar
+  /// registers: the lowering does not spill, and how many registers a
+  /// schedule needs depends on every value's lifetime in the prologue,
+  /// kernel and epilogue, which the plan's estimate only approximates. A
+  /// trial that does not lower is retried with half the largest distance,
+  /// down to 1; then the loop is refused with the lowering's message.
+  /// `lowersNow`: whether the module lowers before any change (if not, the
+  /// trial proves nothing and is skipped).
+  std::string pipelineChecked(scf::ForOp loop, bool lowersNow) {
+    distanceCap = INT64_MAX;
+    if (!lowersNow)
+      return pipeline(loop);
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> originals;
+    module.walk([&](scf::ForOp l) { originals.push_back(l); });
+    unsigned index = llvm::find(originals, loop.getOperation()) -
+                     originals.begin();
+    for (int64_t cap = std::max<int64_t>(1, maxDistance);; cap /= 2) {
+      distanceCap = cap;
+      ModuleOp copy = cast<ModuleOp>(module->clone());
+      SmallVector<scf::ForOp> copies;
+      copy.walk([&](scf::ForOp l) { copies.push_back(l); });
+      for (auto [o, c] : llvm::zip(originals, copies))
+        if (work.count(o))
+          work[c.getOperation()] = work.lookup(o);
+      int64_t marker = nextMarker;
+      trial = true;
+      std::string why = pipeline(copies[index]);
+      trial = false;
+      nextMarker = marker;
+      std::string error;
+      if (why.empty())
+        error = checkLowers(copy, vmemCapacity, vmemPage, kScalarRegs * 7 / 8);
+      for (scf::ForOp c : copies)
+        work.erase(c.getOperation());
+      copy->erase();
+      if (!why.empty())
+        return why; // refused on its own: the real loop would be too
+      if (error.empty())
+        return pipeline(loop);
+      if (cap <= 1)
+        return "the pipelined program would not lower: " + error;
+    }
   }
 
   /// Records the ops the rewriter creates and erases.

@@ -19,6 +19,11 @@ struct LoweringOptions {
   uint64_t hbmCapacity = 32ull << 30;
   /// VMEM allocation alignment in bytes (the VMEM page size).
   uint64_t vmemAlign = 1024;
+  /// Scalar registers the program may use (r1 up to this one); a value
+  /// needing more is an error. The ISA has isa::kNumRegs - 1; a transform
+  /// checking that its output still lowers may ask for fewer, to leave
+  /// room for later passes.
+  unsigned scalarRegisters = isa::kNumRegs - 1;
 };
 
 /// Lowers the entry function of `module` to an isa::Program.

@@ -254,14 +254,17 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     core issues the op, and the next kernel iteration's access (a DMA
     ISSUE into the copy the running matmul reads) would otherwise stall
     the core until it ends. A WAIT on a DMA issued before the loop
-    ends that DMA's window where it stands. The kernel's carried values
-    and copies must fit half of the 255 scalar registers (the lowering does
-    not spill). Refusals, as remarks on the loop with `remarks=true`:
+    ends that DMA's window where it stands. Registers: the lowering does
+    not spill, so each loop is first pipelined on a copy of the module,
+    which must still lower within 7/8 of the 255 scalar registers (room
+    for later passes); if it does not, the largest distance is halved and
+    tried again, down to 1. Refusals, as remarks on the loop with `remarks=true`:
     non-constant bounds, fewer than 2 iterations, a trip count not above
     the last stage, unknown memory effects, a DMA never waited for, waited
     outside the loop or carried to the next iteration, a shared buffer
     accessed in two stages, an iter_arg used in another stage, the copies
-    exceeding VMEM, too many registers, no DMA waited in a later stage,
+    exceeding VMEM, a pipelined program that would not lower (registers),
+    no DMA waited in a later stage,
     and (without `all=true`) no stall in the metrics. The loop is copied,
     normalized and checked; a refused copy is erased, so a refused loop is
     unchanged.

@@ -79,12 +79,14 @@ private:
 } // namespace
 
 FailureOr<uint8_t> Lowerer::newReg(Operation *op) {
-  for (unsigned r = 1; r < isa::kNumRegs; ++r) // r0 reads as zero
+  unsigned limit = std::min<unsigned>(options.scalarRegisters + 1,
+                                      isa::kNumRegs);
+  for (unsigned r = 1; r < limit; ++r) // r0 reads as zero
     if (!usedRegs.test(r)) {
       usedRegs.set(r);
       return uint8_t(r);
     }
-  op->emitError() << "needs more than " << isa::kNumRegs - 1
+  op->emitError() << "needs more than " << limit - 1
                   << " scalar registers live at once";
   return failure();
 }
