@@ -215,6 +215,10 @@ struct PipelineDmaPass
   llvm::DenseMap<Operation *, int64_t> work;
   /// The next `accel.pipelined` id.
   int64_t nextMarker = 0;
+  /// Every value of the function being pipelined (operation results, then
+  /// block arguments) numbered in walk order: a deterministic order for
+  /// sets of buffers.
+  llvm::DenseMap<Value, unsigned> valueOrder;
   /// The largest distance the current attempt may choose.
   int64_t distanceCap = INT64_MAX;
   /// Set while pipelining a copy of the module for the lowering check:
@@ -601,14 +605,23 @@ struct PipelineDmaPass
                 need = m;
             if (need == 0)
               continue;
-            llvm::SmallSetVector<Value, 4> group = bufferGroup(b, a.root);
+            llvm::SmallSetVector<Value, 4> set = bufferGroup(b, a.root);
             for (Value v : bufferGroup(b, c.root))
-              group.insert(v);
-            auto known = privacy.find(group[0]);
-            bool isPriv = !group.empty() &&
-                          (known != privacy.end()
-                               ? known->second
-                               : isPrivate(b, group.getArrayRef(), outside));
+              set.insert(v);
+            // In program order (the sets above are ordered by pointer
+            // values), so the copies, and the kernel's iter_args, come out
+            // the same on every run.
+            SmallVector<Value> group(set.begin(), set.end());
+            llvm::sort(group, [&](Value x, Value y) {
+              return valueOrder.lookup(x) < valueOrder.lookup(y);
+            });
+            bool isPriv = false;
+            if (!group.empty()) { // empty: a chain to an unknown buffer
+              auto known = privacy.find(group[0]);
+              isPriv = known != privacy.end()
+                           ? known->second
+                           : isPrivate(b, group, outside);
+            }
             for (Value v : group)
               privacy[v] = isPriv;
             if (!isPriv) {
@@ -805,6 +818,13 @@ struct PipelineDmaPass
         hoisted.push_back(&op);
       }
     rewriteInductions(copy);
+    valueOrder.clear();
+    for (BlockArgument arg : func.getArguments())
+      valueOrder[arg] = valueOrder.size();
+    func->walk([&](Operation *op) {
+      for (Value v : op->getResults())
+        valueOrder[v] = valueOrder.size();
+    });
     auto discard = [&](std::string why) {
       copy.erase();
       for (Operation *op : hoisted)
@@ -1053,6 +1073,9 @@ struct PipelineDmaPass
           int64_t iteration = m.part == Part::Prologue
                                   ? int64_t(m.iteration) - s
                                   : trips - int64_t(s) + m.iteration;
+          if (iteration < 0)
+            llvm::report_fatal_error(
+                "accel-pipeline-dma: negative iteration for a buffer copy");
           operand.set(it->second[iteration % n]);
         }
       });
