@@ -104,6 +104,36 @@ inline bool mayAlias(Value a, Value b) {
   return llvm::any_of(sa, [&](Value v) { return sb.contains(v); });
 }
 
+/// How forEachOwnAccess ended.
+enum class AccessWalk { Done, Stopped, Unknown };
+
+/// Calls fn(value, isWrite) for each read or write `op` makes itself (not
+/// its nested ops), from its MemoryEffectOpInterface; allocation and free
+/// effects are skipped, and ops with recursive or no effects and
+/// accel.alloc make none. Returns Stopped as soon as fn returns false, and
+/// Unknown (before any call for the offending effect) when the effects are
+/// unknown: no interface, or an effect on no particular value.
+inline AccessWalk
+forEachOwnAccess(Operation *op, llvm::function_ref<bool(Value, bool)> fn) {
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+      isMemoryEffectFree(op) || isa<AllocOp>(op))
+    return AccessWalk::Done;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface)
+    return AccessWalk::Unknown;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  for (auto &e : effects) {
+    if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+      continue;
+    if (!e.getValue())
+      return AccessWalk::Unknown;
+    if (!fn(e.getValue(), isa<MemoryEffects::Write>(e.getEffect())))
+      return AccessWalk::Stopped;
+  }
+  return AccessWalk::Done;
+}
+
 /// An i64 attribute set by --accel-attach-metrics; 0 when absent.
 inline int64_t getMetric(Operation *op, StringRef name) {
   auto a = op->getAttrOfType<IntegerAttr>(name);
@@ -366,37 +396,23 @@ public:
         blocker = {op, "another DMA ISSUE (the link FIFO order is kept)"};
         return WalkResult::interrupt();
       }
-      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-          isMemoryEffectFree(op) || isa<AllocOp>(op))
-        return WalkResult::advance();
-      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-      if (!iface) {
-        blocker = {op, "an op with unknown memory effects"};
-        return WalkResult::interrupt();
-      }
-      SmallVector<MemoryEffects::EffectInstance> effects;
-      iface.getEffects(effects);
-      for (auto &e : effects) {
-        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
-          continue;
-        Value v = e.getValue();
-        if (!v) {
-          blocker = {op, "an op with unknown memory effects"};
-          return WalkResult::interrupt();
-        }
+      AccessWalk walk = forEachOwnAccess(op, [&](Value v, bool write) {
         Value root = getRoot(v);
-        bool write = isa<MemoryEffects::Write>(e.getEffect());
         if (write && mayAlias(root, src) && mayOverlap(v, dma.getSrc())) {
           blocker = {op, "a write to the DMA's source"};
-          return WalkResult::interrupt();
+          return false;
         }
         if (mayAlias(root, dst) && (write || !leavingLoop) &&
             mayOverlap(v, dma.getDst())) {
           blocker = {op, "an access to the DMA's destination"};
-          return WalkResult::interrupt();
+          return false;
         }
-      }
-      return WalkResult::advance();
+        return true;
+      });
+      if (walk == AccessWalk::Unknown)
+        blocker = {op, "an op with unknown memory effects"};
+      return walk == AccessWalk::Done ? WalkResult::advance()
+                                      : WalkResult::interrupt();
     });
     return !r.wasInterrupted();
   }

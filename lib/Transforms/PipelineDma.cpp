@@ -181,24 +181,12 @@ static bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
       add(m.getC(), true);
       return WalkResult::advance();
     }
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-        isMemoryEffectFree(op) || isa<AllocOp>(op))
-      return WalkResult::advance();
-    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!iface) {
+    if (forEachOwnAccess(op, [&](Value v, bool write) {
+          add(v, write);
+          return true;
+        }) == AccessWalk::Unknown) {
       why = "an op with unknown memory effects in the loop";
       return WalkResult::interrupt();
-    }
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (auto &e : effects) {
-      if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
-        continue;
-      if (!e.getValue()) {
-        why = "an op with unknown memory effects in the loop";
-        return WalkResult::interrupt();
-      }
-      add(e.getValue(), !isa<MemoryEffects::Read>(e.getEffect()));
     }
     return WalkResult::advance();
   });
