@@ -390,24 +390,25 @@ struct PipelineDmaPass
   }
 
   /// Whether the buffers of `group` may get a copy per iteration of the
-  /// loop: VMEM allocations made outside the loop, used nowhere else
-  /// (`outside`: the loop being replaced, whose uses do not count), whose
-  /// every read in an iteration reads bytes a whole-buffer write (an op
-  /// writing the buffer itself, not a view: a DMA ISSUE into it, vfill,
-  /// matmul without accumulate, ...) made earlier in the same iteration.
-  /// The check executes the body symbolically, binding the iter_args of
-  /// nested loops (constant trip counts) to the buffers they hold in each
-  /// of their iterations; it gives up (false) past a step budget.
+  /// loop: VMEM allocations made outside the loop whose contents neither
+  /// enter nor leave an iteration. Entering: every read in an iteration
+  /// reads bytes a whole-buffer write (an op writing the buffer itself,
+  /// not a view: a DMA ISSUE into it, vfill, matmul without accumulate,
+  /// ...) made earlier in the same iteration. Leaving: the loop's last
+  /// contents are dead after `outside` (the loop being replaced; see
+  /// deadAfter), so the program may use the buffers before and after the
+  /// loop for other tensors. The check executes the body symbolically,
+  /// binding the iter_args of nested loops (constant trip counts) to the
+  /// buffers they hold in each of their iterations; it gives up (false)
+  /// past a step budget.
   static bool isPrivate(const Body &b, ArrayRef<Value> group,
                         scf::ForOp outside) {
-    for (Value root : group) {
+    for (Value root : group)
       if (!root.getDefiningOp<AllocOp>() ||
           b.loop->isAncestor(root.getDefiningOp()))
         return false;
-      for (Operation *user : root.getUsers())
-        if (!b.loop->isAncestor(user) && !outside->isAncestor(user))
-          return false;
-    }
+    if (!deadAfter(outside, group))
+      return false;
     llvm::SmallPtrSet<Value, 8> members(group.begin(), group.end());
     llvm::DenseSet<Value> written;
     int64_t budget = 1 << 18;
@@ -465,6 +466,99 @@ struct PipelineDmaPass
     };
     scf::ForOp loop = b.loop;
     return run(*loop.getBody());
+  }
+
+  /// Whether the contents of the buffers of `group` (allocations) when
+  /// `loop` exits are never read: on every path from the loop's end, each
+  /// buffer is written whole (see isPrivate) before any read of it, or the
+  /// function returns. The paths follow the enclosing scf.for loops both
+  /// to their next iteration and past their end; a nested scf.for with a
+  /// constant trip count of at least 1 is walked once (a later iteration
+  /// reads nothing the first did not, with more written); any other
+  /// region, an access through a buffer that may be a member but is not
+  /// one of the allocations (an iter_arg, an argument), or an op with
+  /// unknown effects counts as a read.
+  static bool deadAfter(scf::ForOp loop, ArrayRef<Value> group) {
+    llvm::SmallPtrSet<Value, 8> members(group.begin(), group.end());
+    enum class Touch { None, Live, Dead };
+    // Applies `op` to `written`: Live when it reads a member not written
+    // since the loop's end, Dead when every member is written.
+    std::function<Touch(Operation &, llvm::SmallPtrSetImpl<Value> &)> apply =
+        [&](Operation &op, llvm::SmallPtrSetImpl<Value> &written) {
+          if (auto inner = dyn_cast<scf::ForOp>(op)) {
+            std::optional<int64_t> trips = tripCount(inner);
+            if (trips && *trips == 0)
+              return Touch::None;
+            llvm::SmallPtrSet<Value, 8> inside(written.begin(),
+                                               written.end());
+            for (Operation &o : inner.getBody()->without_terminator()) {
+              Touch t = apply(o, inside);
+              if (t == Touch::Live)
+                return Touch::Live;
+              if (t == Touch::Dead)
+                break;
+            }
+            if (trips) // the body ran at least once
+              written.insert(inside.begin(), inside.end());
+          } else if (op.getNumRegions()) {
+            if (touchesAny(&op, members))
+              return Touch::Live;
+          } else {
+            SmallVector<Access> list;
+            std::string why;
+            if (!collectAccesses(&op, list, why))
+              return Touch::Live;
+            for (const Access &a : list) {
+              if (a.write)
+                continue;
+              if (members.contains(a.root)) {
+                if (!written.contains(a.root))
+                  return Touch::Live;
+              } else if (!a.root.getDefiningOp<AllocOp>() &&
+                         llvm::any_of(group, [&](Value m) {
+                           return mayAlias(a.root, m);
+                         })) {
+                return Touch::Live;
+              }
+            }
+            for (const Access &a : list)
+              if (a.write && a.view == a.root && members.contains(a.root))
+                written.insert(a.root);
+          }
+          return written.size() == members.size() ? Touch::Dead
+                                                  : Touch::None;
+        };
+    // Scans the ops of `block` from `it`, then the paths out of it: the
+    // next iteration of an enclosing loop (its body from the start, which
+    // reads nothing on a later wrap that it did not on the first) and its
+    // end. Linear in the nesting depth.
+    std::function<bool(Block *, Block::iterator,
+                       llvm::SmallPtrSet<Value, 8>)>
+        scan = [&](Block *block, Block::iterator it,
+                   llvm::SmallPtrSet<Value, 8> written) {
+          for (; it != block->end(); ++it) {
+            if (it->hasTrait<OpTrait::IsTerminator>())
+              break;
+            Touch t = apply(*it, written);
+            if (t != Touch::None)
+              return t == Touch::Dead;
+          }
+          Operation *parent = block->getParentOp();
+          auto enclosing = dyn_cast_or_null<scf::ForOp>(parent);
+          if (!enclosing)
+            return isa_and_nonnull<FunctionOpInterface>(parent);
+          llvm::SmallPtrSet<Value, 8> next(written.begin(), written.end());
+          for (Operation &op : block->without_terminator()) {
+            Touch t = apply(op, next);
+            if (t == Touch::Live)
+              return false;
+            if (t == Touch::Dead)
+              break;
+          }
+          return scan(enclosing->getBlock(),
+                      std::next(Block::iterator(enclosing)), written);
+        };
+    return scan(loop->getBlock(), std::next(Block::iterator(loop)), {});
   }
 
   /// "the buffer allocated at LOC", "argument N", or "an iter_arg" (for
@@ -800,11 +894,9 @@ struct PipelineDmaPass
     OpBuilder builder(loop);
     auto copy = cast<scf::ForOp>(builder.clone(*loop));
     SmallVector<Operation *> hoisted;
-    for (Operation &op : llvm::make_early_inc_range(*copy.getBody()))
-      if (isa<AllocOp>(op)) {
-        op.moveBefore(copy);
-        hoisted.push_back(&op);
-      }
+    copy.getBody()->walk([&](AllocOp op) { hoisted.push_back(op); });
+    for (Operation *op : hoisted)
+      op->moveBefore(copy);
     rewriteInductions(copy);
     valueOrder.clear();
     for (BlockArgument arg : func.getArguments())

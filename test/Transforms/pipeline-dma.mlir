@@ -360,6 +360,136 @@ func.func @used_after(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>)
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
+// One buffer for two tensors: the peeled first tile before the loop, then
+// each of two sibling loops loads it whole before reading it, and nothing
+// reads what a loop left in it. Both loops are pipelined (each with a
+// second copy of %b of its own); the uses outside do not matter.
+// CHECK-LABEL: func.func @reused_by_siblings
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @reused_by_siblings(%w: memref<512x128xf32, #hbm>, %v: memref<512x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  %s0 = memref.subview %w[0, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1]>, #hbm>
+  %t0 = accel.dma_start %s0, %b : memref<128x128xf32, strided<[128, 1]>, #hbm>, memref<128x128xf32, #vmem>
+  accel.dma_wait %t0
+  accel.matmul %a, %b, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  scf.for %k = %c1 to %c4 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %w[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  scf.for %k = %c0 to %c4 step %c1 {
+    %r = arith.muli %k, %c128 : index
+    %s = memref.subview %v[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t = accel.dma_start %s, %b : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the inner loop's last tile is read at the start of the next
+// iteration of the enclosing loop (the path from the loop's end wraps
+// around the outer loop).
+func.func @read_in_next_outer_iteration(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: no DMA of the body is waited for in a later stage}}
+  scf.for %i = %c0 to %c2 step %c1 {
+    accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    // expected-remark @+1 {{not pipelined: a buffer that is not private to an iteration is accessed in two stages (the buffer allocated at}}
+    scf.for %k = %c0 to %c2 step %c1 {
+      %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+      accel.dma_wait %t
+      accel.vadd %b, %c, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the last tile is read after the enclosing loop ends.
+func.func @read_after_outer_loop(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: no DMA of the body is waited for in a later stage}}
+  scf.for %i = %c0 to %c2 step %c1 {
+    // expected-remark @+1 {{not pipelined: a buffer that is not private to an iteration is accessed in two stages (the buffer allocated at}}
+    scf.for %k = %c0 to %c2 step %c1 {
+      %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+      accel.dma_wait %t
+      accel.vadd %b, %c, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+    // expected-remark @+1 {{not pipelined: no DMA of the body is waited for in a later stage}}
+    scf.for %k = %c0 to %c2 step %c1 {
+      accel.vexp %c, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+  }
+  accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The last tile is dead: a later nested loop (3 trips) loads the buffer
+// whole before it reads it, so the first loop is pipelined; the partial
+// write (a vfill of a view) after it does not make the buffer dead, but
+// the read comes only after the whole write. The second loop's own last
+// tile is read after it: refused.
+// CHECK-LABEL: func.func @dead_before_later_loop
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+func.func @dead_before_later_loop(%w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %k = %c0 to %c3 step %c1 {
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vadd %b, %c, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  %h = memref.subview %b[0, 0] [4, 128] [1, 1] : memref<8x128xf32, #vmem> to memref<4x128xf32, strided<[128, 1]>, #vmem>
+  accel.vfill %h, 0.0 : memref<4x128xf32, strided<[128, 1]>, #vmem>
+  // expected-remark @+1 {{not pipelined: a buffer that is not private to an iteration is accessed in two stages (the buffer allocated at}}
+  scf.for %k = %c0 to %c3 step %c1 {
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+    accel.vadd %b, %c, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
 // Refused: the loop writes the DMA's source (a VMEM -> VMEM copy whose
 // source the vfill rewrites every iteration).
 func.func @source_written(%c: memref<8x128xf32, #vmem>) {
