@@ -389,18 +389,106 @@ struct PipelineDmaPass
     return group;
   }
 
+  /// Executes ops symbolically for the privacy check: which of a group of
+  /// allocations (`members`) are written whole (an op writing the buffer
+  /// itself, not a view: a DMA ISSUE into it, vfill, matmul without
+  /// accumulate, ...) before they are read. Nested scf.for loops with a
+  /// constant trip count run trip by trip, their iter_args bound to the
+  /// buffers they hold in each iteration (the rotating copies of an inner
+  /// loop pipelined earlier); a loop of unknown trip count runs once and
+  /// its writes are forgotten. Any other region, an access through a value
+  /// that may be a member but cannot be resolved to one, an op with
+  /// unknown effects, or more than a step budget, counts as a read.
+  struct SymbolicRun {
+    enum class Touch { None, Live, Dead };
+    llvm::SmallPtrSet<Value, 8> members;
+    llvm::DenseMap<Value, Value> binding;
+    int64_t budget = 1 << 18;
+
+    explicit SymbolicRun(ArrayRef<Value> group)
+        : members(group.begin(), group.end()) {}
+
+    Value resolve(Value v) const {
+      Value r = getRoot(v);
+      Value bound = binding.lookup(r);
+      return bound ? bound : r;
+    }
+
+    /// Runs `op`, adding the members it writes whole to `written`: Live
+    /// when it reads a member not in `written`, Dead once every member is
+    /// in it, None otherwise.
+    Touch run(Operation &op, llvm::SmallPtrSetImpl<Value> &written) {
+      if (--budget < 0)
+        return Touch::Live;
+      if (auto inner = dyn_cast<scf::ForOp>(op)) {
+        std::optional<int64_t> trips = tripCount(inner);
+        llvm::SmallPtrSet<Value, 8> local(written.begin(), written.end());
+        llvm::SmallPtrSetImpl<Value> &w = trips ? written : local;
+        SmallVector<Value> held;
+        for (Value init : inner.getInitArgs())
+          held.push_back(resolve(init));
+        auto yield = inner.getBody()->getTerminator();
+        for (int64_t t = 0; t < (trips ? *trips : 1); ++t) {
+          for (auto [arg, v] : llvm::zip(inner.getRegionIterArgs(), held))
+            binding[arg] = v;
+          Touch r = run(*inner.getBody(), w);
+          if (r != Touch::None)
+            return r;
+          for (auto [i, v] : llvm::enumerate(yield->getOperands()))
+            held[i] = resolve(v);
+        }
+      } else if (op.getNumRegions()) {
+        if (touchesAny(&op, members))
+          return Touch::Live;
+      } else {
+        SmallVector<Access> list;
+        std::string why;
+        if (!collectAccesses(&op, list, why))
+          return Touch::Live;
+        for (const Access &a : list) {
+          Value r = resolve(a.root);
+          if (members.contains(r)) {
+            if (!a.write && !written.contains(r))
+              return Touch::Live;
+          } else if (!r.getDefiningOp<AllocOp>() &&
+                     llvm::any_of(members,
+                                  [&](Value m) { return mayAlias(r, m); })) {
+            return Touch::Live; // an unknown buffer that may be a member
+          }
+        }
+        for (const Access &a : list)
+          if (a.write && getRoot(a.view) == a.view &&
+              members.contains(resolve(a.root)))
+            written.insert(resolve(a.root));
+      }
+      return written.size() == members.size() ? Touch::Dead : Touch::None;
+    }
+
+    /// Runs the ops of `block` from `it` to its terminator.
+    Touch run(Block &block, llvm::SmallPtrSetImpl<Value> &written,
+              Block::iterator it) {
+      for (; it != block.end(); ++it) {
+        if (it->hasTrait<OpTrait::IsTerminator>())
+          break;
+        Touch t = run(*it, written);
+        if (t != Touch::None)
+          return t;
+      }
+      return Touch::None;
+    }
+    Touch run(Block &block, llvm::SmallPtrSetImpl<Value> &written) {
+      return run(block, written, block.begin());
+    }
+  };
+
   /// Whether the buffers of `group` may get a copy per iteration of the
   /// loop: VMEM allocations made outside the loop whose contents neither
-  /// enter nor leave an iteration. Entering: every read in an iteration
-  /// reads bytes a whole-buffer write (an op writing the buffer itself,
-  /// not a view: a DMA ISSUE into it, vfill, matmul without accumulate,
-  /// ...) made earlier in the same iteration. Leaving: the loop's last
+  /// enter nor leave an iteration. Entering: every read of a member in an
+  /// iteration reads bytes a whole-buffer write made earlier in the same
+  /// iteration (SymbolicRun over the body). Leaving: the loop's last
   /// contents are dead after `outside` (the loop being replaced; see
   /// deadAfter), so the program may use the buffers before and after the
-  /// loop for other tensors. The check executes the body symbolically,
-  /// binding the iter_args of nested loops (constant trip counts) to the
-  /// buffers they hold in each of their iterations; it gives up (false)
-  /// past a step budget.
+  /// loop for other tensors.
   static bool isPrivate(const Body &b, ArrayRef<Value> group,
                         scf::ForOp outside) {
     for (Value root : group)
@@ -409,156 +497,40 @@ struct PipelineDmaPass
         return false;
     if (!deadAfter(outside, group))
       return false;
-    llvm::SmallPtrSet<Value, 8> members(group.begin(), group.end());
-    llvm::DenseSet<Value> written;
-    int64_t budget = 1 << 18;
-    llvm::DenseMap<Value, Value> binding;
-    auto resolve = [&](Value v) {
-      Value r = getRoot(v);
-      return binding.lookup(r) ? binding.lookup(r) : r;
-    };
-    // False when a read of a member is not preceded by a write of it.
-    std::function<bool(Block &)> run = [&](Block &block) {
-      for (Operation &op : block.without_terminator()) {
-        if (--budget < 0)
-          return false;
-        if (auto inner = dyn_cast<scf::ForOp>(op)) {
-          std::optional<int64_t> trips = tripCount(inner);
-          if (!trips)
-            return !touchesAny(&op, members);
-          SmallVector<Value> held;
-          for (Value init : inner.getInitArgs())
-            held.push_back(resolve(init));
-          auto yield = inner.getBody()->getTerminator();
-          for (int64_t t = 0; t < *trips; ++t) {
-            for (auto [arg, v] : llvm::zip(inner.getRegionIterArgs(), held))
-              binding[arg] = v;
-            if (!run(*inner.getBody()))
-              return false;
-            for (auto [i, v] : llvm::enumerate(yield->getOperands()))
-              held[i] = resolve(v);
-          }
-          continue;
-        }
-        if (op.getNumRegions())
-          return !touchesAny(&op, members);
-        SmallVector<Access> list;
-        std::string why;
-        if (!collectAccesses(&op, list, why))
-          return false;
-        for (const Access &a : list) {
-          Value r = resolve(a.root);
-          if (members.contains(r)) {
-            if (!a.write && !written.contains(r))
-              return false;
-            continue;
-          }
-          if (!r.getDefiningOp<AllocOp>() &&
-              llvm::any_of(group, [&](Value m) { return mayAlias(r, m); }))
-            return false; // an unknown buffer that may be a member
-        }
-        for (const Access &a : list)
-          if (a.write && getRoot(a.view) == a.view &&
-              members.contains(resolve(a.root)))
-            written.insert(resolve(a.root));
-      }
-      return true;
-    };
+    SymbolicRun exec(group);
+    llvm::SmallPtrSet<Value, 8> written;
     scf::ForOp loop = b.loop;
-    return run(*loop.getBody());
+    return exec.run(*loop.getBody(), written) !=
+           SymbolicRun::Touch::Live;
   }
 
   /// Whether the contents of the buffers of `group` (allocations) when
   /// `loop` exits are never read: on every path from the loop's end, each
-  /// buffer is written whole (see isPrivate) before any read of it, or the
+  /// buffer is written whole before any read of it (SymbolicRun), or the
   /// function returns. The paths follow the enclosing scf.for loops both
-  /// to their next iteration and past their end; a nested scf.for with a
-  /// constant trip count of at least 1 is walked once (a later iteration
-  /// reads nothing the first did not, with more written); any other
-  /// region, an access through a buffer that may be a member but is not
-  /// one of the allocations (an iter_arg, an argument), or an op with
-  /// unknown effects counts as a read.
+  /// to their next iteration (the body from its start: a later wrap reads
+  /// nothing the first did not, with more written) and past their end.
+  /// Linear in the nesting depth.
   static bool deadAfter(scf::ForOp loop, ArrayRef<Value> group) {
-    llvm::SmallPtrSet<Value, 8> members(group.begin(), group.end());
-    enum class Touch { None, Live, Dead };
-    // Applies `op` to `written`: Live when it reads a member not written
-    // since the loop's end, Dead when every member is written.
-    std::function<Touch(Operation &, llvm::SmallPtrSetImpl<Value> &)> apply =
-        [&](Operation &op, llvm::SmallPtrSetImpl<Value> &written) {
-          if (auto inner = dyn_cast<scf::ForOp>(op)) {
-            std::optional<int64_t> trips = tripCount(inner);
-            if (trips && *trips == 0)
-              return Touch::None;
-            llvm::SmallPtrSet<Value, 8> inside(written.begin(),
-                                               written.end());
-            for (Operation &o : inner.getBody()->without_terminator()) {
-              Touch t = apply(o, inside);
-              if (t == Touch::Live)
-                return Touch::Live;
-              if (t == Touch::Dead)
-                break;
-            }
-            if (trips) // the body ran at least once
-              written.insert(inside.begin(), inside.end());
-          } else if (op.getNumRegions()) {
-            if (touchesAny(&op, members))
-              return Touch::Live;
-          } else {
-            SmallVector<Access> list;
-            std::string why;
-            if (!collectAccesses(&op, list, why))
-              return Touch::Live;
-            for (const Access &a : list) {
-              if (a.write)
-                continue;
-              if (members.contains(a.root)) {
-                if (!written.contains(a.root))
-                  return Touch::Live;
-              } else if (!a.root.getDefiningOp<AllocOp>() &&
-                         llvm::any_of(group, [&](Value m) {
-                           return mayAlias(a.root, m);
-                         })) {
-                return Touch::Live;
-              }
-            }
-            for (const Access &a : list)
-              if (a.write && a.view == a.root && members.contains(a.root))
-                written.insert(a.root);
-          }
-          return written.size() == members.size() ? Touch::Dead
-                                                  : Touch::None;
-        };
-    // Scans the ops of `block` from `it`, then the paths out of it: the
-    // next iteration of an enclosing loop (its body from the start, which
-    // reads nothing on a later wrap that it did not on the first) and its
-    // end. Linear in the nesting depth.
-    std::function<bool(Block *, Block::iterator,
-                       llvm::SmallPtrSet<Value, 8>)>
-        scan = [&](Block *block, Block::iterator it,
-                   llvm::SmallPtrSet<Value, 8> written) {
-          for (; it != block->end(); ++it) {
-            if (it->hasTrait<OpTrait::IsTerminator>())
-              break;
-            Touch t = apply(*it, written);
-            if (t != Touch::None)
-              return t == Touch::Dead;
-          }
-          Operation *parent = block->getParentOp();
-          auto enclosing = dyn_cast_or_null<scf::ForOp>(parent);
-          if (!enclosing)
-            return isa_and_nonnull<FunctionOpInterface>(parent);
-          llvm::SmallPtrSet<Value, 8> next(written.begin(), written.end());
-          for (Operation &op : block->without_terminator()) {
-            Touch t = apply(op, next);
-            if (t == Touch::Live)
-              return false;
-            if (t == Touch::Dead)
-              break;
-          }
-          return scan(enclosing->getBlock(),
-                      std::next(Block::iterator(enclosing)), written);
-        };
-    return scan(loop->getBlock(), std::next(Block::iterator(loop)), {});
+    using Touch = SymbolicRun::Touch;
+    SymbolicRun exec(group);
+    Block *block = loop->getBlock();
+    Block::iterator it = std::next(Block::iterator(loop));
+    llvm::SmallPtrSet<Value, 8> written;
+    while (true) {
+      Touch t = exec.run(*block, written, it);
+      if (t != Touch::None)
+        return t == Touch::Dead;
+      auto enclosing = dyn_cast_or_null<scf::ForOp>(block->getParentOp());
+      if (!enclosing)
+        return isa_and_nonnull<FunctionOpInterface>(block->getParentOp());
+      llvm::SmallPtrSet<Value, 8> next(written.begin(), written.end());
+      t = exec.run(*block, next);
+      if (t == Touch::Live)
+        return false;
+      block = enclosing->getBlock();
+      it = std::next(Block::iterator(enclosing));
+    }
   }
 
   /// "the buffer allocated at LOC", "argument N", or "an iter_arg" (for
