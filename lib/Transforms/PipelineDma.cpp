@@ -28,15 +28,19 @@
 // m >= 1 unless y is in an earlier stage than x. Such pairs are fine when
 // the two iterations' views are provably disjoint (offsets linear in the
 // induction variable), or when the buffer is private to each iteration (a
-// VMEM allocation used only in the loop and fully written, without being
-// read, by its first access in the body): it then gets N copies, N the
-// largest iteration distance m at which a pair would conflict, plus one.
-// Anything else is refused with a remark.
+// VMEM allocation whose contents neither enter an iteration, every read
+// following a whole-buffer write in the same iteration, nor leave the
+// loop, every path after it writing the buffer whole before reading it):
+// it then gets N copies, N the largest iteration distance m at which a
+// pair would conflict, plus one. Anything else is refused with a remark.
 //
 // Multi-buffering follows memref::multiBuffer (N copies, iteration k uses
 // copy k mod N), except that the ISA has no division or remainder: the
 // prologue and the epilogue (iterations known at compile time) use the
 // copies directly, and the kernel rotates the N copies through iter_args.
+// The kernel is then unrolled by the rotation's period (modulo variable
+// expansion), so each copy of the body names its buffers directly and the
+// rotation's register moves go away.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +51,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
@@ -54,6 +60,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
+#include <numeric>
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELPIPELINEDMA
@@ -692,12 +699,7 @@ struct PipelineDmaPass
             }
           }
       }
-    for (auto [root, copies] : p.copies)
-      p.extraBytes +=
-          uint64_t(copies - 1) *
-          llvm::alignTo(
-              uint64_t(getTileShape(root.getType(), nullptr, true)->bytes()),
-              std::max<uint64_t>(vmemPage, 1));
+    p.extraBytes = extraBytesOf(p);
     // Scalar registers: the kernel carries a value in one register per
     // stage it crosses, and each buffer copy takes two (its address, set
     // at function entry, and its rotating iter_arg), on top of what is
@@ -727,6 +729,36 @@ struct PipelineDmaPass
              " bytes) would exceed the VMEM capacity of " +
              std::to_string(uint64_t(vmemCapacity)) + " bytes";
     return "";
+  }
+
+  /// The VMEM the copies of plan `p` add, in pages of `vmemPage` bytes.
+  uint64_t extraBytesOf(const Plan &p) const {
+    uint64_t bytes = 0;
+    for (auto [root, copies] : p.copies)
+      bytes +=
+          uint64_t(copies - 1) *
+          llvm::alignTo(
+              uint64_t(getTileShape(root.getType(), nullptr, true)->bytes()),
+              std::max<uint64_t>(vmemPage, 1));
+    return bytes;
+  }
+
+  /// Gives every buffer group of `p` the largest copy count when VMEM has
+  /// room and the kernel (`trips` - the last stage) runs long enough for
+  /// expandRotation to unroll it: the rotation then has one period, the
+  /// unroll factor (copy counts 6 and 7 would need 42).
+  void equalizeCopies(Plan &p, uint64_t vmemBytes, int64_t trips) const {
+    unsigned most = 1;
+    for (auto [root, n] : p.copies)
+      most = std::max(most, n);
+    if (trips - int64_t(p.maxStage) < 2 * int64_t(most))
+      return; // too few kernel trips to unroll (expandRotation)
+    Plan wide = p;
+    for (auto &[root, n] : wide.copies)
+      n = most;
+    wide.extraBytes = extraBytesOf(wide);
+    if (vmemBytes + wide.extraBytes <= vmemCapacity)
+      p = std::move(wide);
   }
 
   /// Prefetch distances from the metrics (seed 000 §5.3.1): a tile's
@@ -916,6 +948,8 @@ struct PipelineDmaPass
     }
     if (!why.empty())
       return discard(why);
+    if (unrollRotation)
+      equalizeCopies(p, vmemBytes, *trips);
     if (failed(transform(loop, copy, b, p, *trips)))
       return discard("scf::pipelineForLoop refused the schedule");
     if (!trial) {
@@ -1169,7 +1203,59 @@ struct PipelineDmaPass
       }
     k->removeAttr(kStageAttr);
     loop.erase();
+    unsigned period = 1;
+    for (auto &[root, list] : slots)
+      period = std::lcm(period, unsigned(list.size()));
+    if (unrollRotation)
+      expandRotation(k, period);
     return success();
+  }
+
+  /// Modulo variable expansion of a kernel whose buffer iter_args rotate
+  /// with period `period`: unrolled by the period (scf's
+  /// loopUnrollByFactor, remainder iterations in an epilogue loop), the
+  /// rotation yields each buffer back to its own iter_arg, which scf.for's
+  /// canonicalization then folds into the copy it starts with. Each unrolled
+  /// body addresses its copies directly: the rotation cost one register
+  /// move per copy and iteration (the ISA has no remainder instruction to
+  /// index copy k mod N). Skipped when the kernel runs fewer than
+  /// 2 * `period` times (the unrolled loop would run once, and a loop
+  /// enclosing it would see its iterations as ops of its own body, without
+  /// metrics) or the unrolled body would exceed kMaxUnrolledOps ops.
+  static void expandRotation(scf::ForOp kernel, unsigned period) {
+    static constexpr int64_t kMaxUnrolledOps = 2048;
+    std::optional<int64_t> trips = tripCount(kernel);
+    if (period < 2 || !trips || *trips < 2 * int64_t(period))
+      return; // a loop stays (an enclosing loop schedules it as one op)
+    int64_t ops = 0;
+    kernel.getBody()->walk([&](Operation *) { ++ops; });
+    if (ops * int64_t(period) > kMaxUnrolledOps)
+      return;
+    FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(
+        kernel, period, [](unsigned i, Operation *op, OpBuilder) {
+          if (i > 0) // one marker per pipelined loop
+            op->walk([](Operation *o) { o->removeAttr("accel.pipelined"); });
+        });
+    if (failed(unrolled))
+      return;
+    SmallVector<Operation *> loops;
+    if (unrolled->mainLoopOp)
+      loops.push_back(*unrolled->mainLoopOp);
+    if (loops.empty())
+      return;
+    // The unrolled iterations' offsets (iv + i * step) on constants.
+    llvm::SetVector<Operation *> body;
+    loops[0]->walk([&](Operation *op) {
+      if (op != loops[0])
+        body.insert(op);
+    });
+    foldConstants(body);
+    MLIRContext *ctx = kernel.getContext();
+    RewritePatternSet patterns(ctx);
+    scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyOpPatternsGreedily(loops, std::move(patterns), config);
   }
 
   /// Folds the arith ops among `ops` whose operands are constants (the

@@ -3,8 +3,8 @@
 // writes the copy the running matmul reads, and the ISSUE waits for the MXU;
 // a third copy lets it go at once. The buffer is private (the DMA writes all
 // of it each iteration), so the copy is only a matter of VMEM.
-// RUN: accel-opt %s --accel-pipeline-dma='all=true' | FileCheck %s --check-prefix=ASYNC
-// RUN: accel-opt %s --accel-pipeline-dma='all=true async-copies=false' | FileCheck %s --check-prefix=SYNC
+// RUN: accel-opt %s --accel-pipeline-dma='all=true unroll-rotation=false' | FileCheck %s --check-prefix=ASYNC
+// RUN: accel-opt %s --accel-pipeline-dma='all=true async-copies=false unroll-rotation=false' | FileCheck %s --check-prefix=SYNC
 // ASYNC-COUNT-3: accel.alloc : memref<128x128xf32
 // ASYNC-NOT: accel.alloc : memref<128x128xf32
 // ASYNC: scf.for {{.*}} iter_args(%[[T:[^ ]*]] = %{{[^,]*}}, %[[B0:[^ ]*]] = %{{[^,]*}}, %[[B1:[^ ]*]] = %{{[^,]*}}, %[[B2:[^ ]*]] = %{{[^)]*}})

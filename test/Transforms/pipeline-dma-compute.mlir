@@ -1,4 +1,4 @@
-// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true async-copies=false' -verify-diagnostics | FileCheck %s
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true async-copies=false unroll-rotation=false' -verify-diagnostics | FileCheck %s
 // The stage assignment with compute-distance=1 (the default), the legality
 // of buffers rotated by an inner loop (reached through its iter_args), a
 // WAIT on a DMA issued before the loop, and the register refusal.

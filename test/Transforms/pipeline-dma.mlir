@@ -1,4 +1,4 @@
-// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true compute-distance=0 async-copies=false' -verify-diagnostics | FileCheck %s
+// RUN: accel-opt %s -split-input-file --accel-pipeline-dma='all=true remarks=true compute-distance=0 async-copies=false unroll-rotation=false' -verify-diagnostics | FileCheck %s
 // (accel-opt verifies the output after the pass.) The stage checks below pin
 // compute-distance=0; pipeline-dma-compute.mlir covers 1, the default.
 

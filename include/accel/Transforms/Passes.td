@@ -238,17 +238,28 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     iter_arg (an inner loop pipelined earlier rotates its copies that way)
     may be any buffer its init and yielded values may be; such buffers form
     one group. A group is private when its buffers are VMEM allocations
-    made outside the loop (an allocation in the body is hoisted first: it
-    has one static address anyway), used only in it, and every read of
-    them in an iteration follows a write of the whole buffer earlier in the
-    same iteration (a DMA into it, a VPU op or a matmul without
-    `accumulate` writing it): the pass executes the body symbolically,
-    binding nested loops' iter_args to the buffers they hold in each of
-    their (constant) iterations. Each buffer of the group gets N copies
-    (N - 1 new allocations), N the largest such m plus one: the prologue
-    and epilogue use copy (k mod N) directly and the kernel rotates the
-    copies through iter_args (memref::multiBuffer indexes the copies with a
-    remainder, which the ISA lacks). With `async-copies`, a buffer an MXU
+    made outside the loop (an allocation in the body, or in a nested
+    loop, is hoisted first: it has one static address anyway) whose
+    contents neither enter an iteration nor leave the loop: every read of
+    them in an iteration follows a write of the whole buffer earlier in
+    the same iteration (a DMA into it, a VPU op or a matmul without
+    `accumulate` writing it), and on every path after the loop (through
+    the rest of the enclosing loops' bodies, their next iterations and
+    past their ends) each is written whole before it is read. The program
+    may use the buffers before and after the loop for other tensors. The
+    pass executes the code symbolically, binding nested loops' iter_args
+    to the buffers they hold in each of their (constant) iterations. Each
+    buffer of the group gets N copies (N - 1 new allocations), N the
+    largest such m plus one (with `unroll-rotation`, raised to the loop's
+    largest N when VMEM has room): the prologue and epilogue use copy (k mod N) directly and the
+    kernel rotates the copies through iter_args (memref::multiBuffer
+    indexes the copies with a remainder, which the ISA lacks). With
+    `unroll-rotation`, the kernel is then unrolled by N (modulo variable
+    expansion; scf's loopUnrollByFactor, the remainder iterations in a
+    loop after it, and only when the kernel runs at least 2N times and the
+    unrolled body stays under 2048 ops): each unrolled body names its
+    copies directly and the rotation's register moves, one per copy and
+    iteration, go away. With `async-copies`, a buffer an MXU
     or VPU op uses in a later stage than another op accesses it gets one
     copy more when it fits (VMEM, registers): the unit runs on after the
     core issues the op, and the next kernel iteration's access (a DMA
@@ -289,6 +300,9 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
            "One more copy of a private buffer an MXU or VPU op uses in a "
            "later stage than an op of a later iteration accesses it (the "
            "unit runs on after the core issues the op)">,
+    Option<"unrollRotation", "unroll-rotation", "bool", /*default=*/"true",
+           "Unroll the kernel by its buffer rotation's period, so that no "
+           "register moves rotate the copies (modulo variable expansion)">,
     Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
            "VMEM allocation granularity in bytes (the lowering aligns each "
            "allocation to it)">,
