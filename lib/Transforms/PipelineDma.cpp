@@ -205,6 +205,10 @@ struct PipelineDmaPass
       public ReportsChanges {
   using Base::Base;
 
+  /// The most ops a loop unrolled by the pass (expandRotation, flatten)
+  /// may have.
+  static constexpr int64_t kMaxUnrolledOps = 2048;
+
   /// Work per iteration of every loop, read before any loop changes (the
   /// clones of an inner loop lose its metrics).
   llvm::DenseMap<Operation *, int64_t> work;
@@ -871,9 +875,65 @@ struct PipelineDmaPass
             .empty();
     for (scf::ForOp loop : loops) {
       std::string why = pipelineChecked(loop, lowersNow);
-      if (!why.empty() && emitRemarks)
+      if (why.empty())
+        continue;
+      if (StringRef(why).starts_with("the trip count") && flatten(loop))
+        continue; // its enclosing loop schedules the iterations' DMAs
+      if (emitRemarks)
         loop.emitRemark() << "not pipelined: " << why;
     }
+  }
+
+  /// Drops the `work` entries of `root` and the loops in it, before they
+  /// are erased (a later loop may be allocated at the same address).
+  void forgetLoops(Operation *root) {
+    root->walk([&](scf::ForOp l) { work.erase(l.getOperation()); });
+  }
+
+  /// Fully unrolls `loop`, a loop with DMAs refused for its trip count
+  /// (at most kFlattenTrips iterations, fewer than its stages), into the
+  /// body of an enclosing scf.for, which is pipelined after it and can
+  /// then overlap those DMAs across its own iterations (a 2-trip loop over
+  /// the column tiles of a row band inside a loop over the bands). The
+  /// loop's allocations are hoisted first (each has one static address, so
+  /// the unrolled iterations keep sharing it). The first iteration keeps
+  /// the op ids; the others keep the metrics (per execution they are the
+  /// same) and get new ids when ids are assigned again. False (nothing
+  /// changed) when there is no enclosing loop or the unrolled body would
+  /// exceed kMaxUnrolledOps ops.
+  bool flatten(scf::ForOp loop) {
+    static constexpr int64_t kFlattenTrips = 4;
+    std::optional<int64_t> trips = tripCount(loop);
+    if (!trips || *trips < 2 || *trips > kFlattenTrips ||
+        !loop->getParentOfType<scf::ForOp>())
+      return false;
+    int64_t ops = 0;
+    bool dma = false;
+    loop.getBody()->walk([&](Operation *op) {
+      ++ops;
+      dma |= isa<DmaStartOp>(op);
+    });
+    if (!dma || ops * *trips > kMaxUnrolledOps)
+      return false;
+    forgetLoops(loop);
+    SmallVector<AllocOp> allocs;
+    loop.getBody()->walk([&](AllocOp a) { allocs.push_back(a); });
+    for (AllocOp a : allocs)
+      a->moveBefore(loop);
+    FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(
+        loop, *trips, [](unsigned i, Operation *op, OpBuilder) {
+          if (i > 0)
+            op->walk([](Operation *o) {
+              o->removeAttr(AccelDialect::getOpIdAttrName());
+              o->removeAttr("accel.pipelined");
+            });
+        });
+    if (failed(unrolled) || !unrolled->mainLoopOp)
+      return false;
+    IRRewriter rewriter(loop.getContext());
+    (void)cast<LoopLikeOpInterface>(unrolled->mainLoopOp->getOperation())
+        .promoteIfSingleIteration(rewriter);
+    return true;
   }
 
   /// Pipelines `loop`, or returns why not (leaving it unchanged).
@@ -1007,22 +1067,45 @@ struct PipelineDmaPass
     }
   }
 
-  /// Records the ops the rewriter creates and erases.
-  struct Recorder : public RewriterBase::Listener {
-    llvm::SetVector<Operation *> created;
-    void notifyOperationInserted(Operation *op,
-                                 OpBuilder::InsertPoint) override {
-      created.insert(op);
-    }
-    void notifyOperationErased(Operation *op) override { created.remove(op); }
-  };
-
   /// An op made by the pipeliner: the part, the iteration (prologue,
-  /// epilogue) and the stage of the op it copies.
+  /// epilogue) and the stage of the op it copies. `live` turns false when
+  /// the op is erased (its address may then be reused by another op).
   struct Made {
     Operation *op;
     scf::PipeliningOption::PipelinerPart part;
     unsigned iteration;
+    bool live = true;
+  };
+
+  /// Records the ops the rewriter creates and erases, and the pipeliner's
+  /// annotation of each (`made`). An erased op leaves both at once: a
+  /// later op allocated at its address must not inherit its record (a
+  /// stale record matched such an op and read a stage attribute it did
+  /// not have: a crash that depended on the allocator's reuse).
+  struct Recorder : public RewriterBase::Listener {
+    llvm::SetVector<Operation *> created;
+    std::vector<Made> made;
+    llvm::DenseMap<Operation *, SmallVector<unsigned, 1>> madeAt;
+
+    void annotate(Operation *op, scf::PipeliningOption::PipelinerPart part,
+                  unsigned iteration) {
+      madeAt[op].push_back(made.size());
+      made.push_back({op, part, iteration});
+    }
+    void forget(Operation *op) {
+      created.remove(op);
+      auto it = madeAt.find(op);
+      if (it == madeAt.end())
+        return;
+      for (unsigned i : it->second)
+        made[i].live = false;
+      madeAt.erase(it);
+    }
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      created.insert(op);
+    }
+    void notifyOperationErased(Operation *op) override { forget(op); }
   };
 
   LogicalResult transform(scf::ForOp loop, scf::ForOp copy, const Body &b,
@@ -1065,7 +1148,8 @@ struct PipelineDmaPass
       return stageOf(x) < stageOf(y);
     });
 
-    std::vector<Made> made;
+    Recorder recorder;
+    std::vector<Made> &made = recorder.made;
     scf::PipeliningOption options;
     options.getScheduleFn =
         [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &s) {
@@ -1076,9 +1160,8 @@ struct PipelineDmaPass
     options.annotateFn = [&](Operation *op,
                              scf::PipeliningOption::PipelinerPart part,
                              unsigned iteration) {
-      made.push_back({op, part, iteration});
+      recorder.annotate(op, part, iteration);
     };
-    Recorder recorder;
     IRRewriter rewriter(ctx, &recorder);
     rewriter.setInsertionPoint(copy);
     // The copy takes over the loop's results.
@@ -1094,7 +1177,8 @@ struct PipelineDmaPass
       body->walk([](Operation *op) { op->removeAttr(kStageAttr); });
       return failure();
     }
-    foldConstants(recorder.created);
+    foldConstants(recorder.created,
+                  [&](Operation *op) { recorder.forget(op); });
 
     // Multi-buffering: copies of each private buffer, placed after it.
     llvm::MapVector<Value, SmallVector<Value>> slots;
@@ -1141,7 +1225,7 @@ struct PipelineDmaPass
         f += base;
     }
     for (Made &m : made) {
-      if (!recorder.created.contains(m.op)) // folded away
+      if (!m.live || !recorder.created.contains(m.op)) // folded away
         continue;
       unsigned s = stageOf(m.op);
       m.op->walk([&](Operation *nested) {
@@ -1172,7 +1256,7 @@ struct PipelineDmaPass
     // loop marks the first unmarked DMA of its prologue (else of any part).
     llvm::DenseSet<Attribute> kept;
     for (Made &m : made) {
-      if (!recorder.created.contains(m.op))
+      if (!m.live || !recorder.created.contains(m.op))
         continue;
       m.op->walk([&](DmaStartOp d) {
         if (Attribute id = d->getAttr("accel.pipelined"))
@@ -1184,7 +1268,8 @@ struct PipelineDmaPass
       for (Made &m : made)
         if ((!prologueOnly ||
              m.part == scf::PipeliningOption::PipelinerPart::Prologue) &&
-            recorder.created.contains(m.op) && isa<DmaStartOp>(m.op) &&
+            m.live && recorder.created.contains(m.op) &&
+            isa<DmaStartOp>(m.op) &&
             !m.op->hasAttr("accel.pipelined")) {
           m.op->setAttr("accel.pipelined",
                         IntegerAttr::get(IntegerType::get(ctx, 64),
@@ -1202,6 +1287,7 @@ struct PipelineDmaPass
         op->walk([](Operation *o) { o->removeAttr(kStageAttr); });
       }
     k->removeAttr(kStageAttr);
+    forgetLoops(loop);
     loop.erase();
     unsigned period = 1;
     for (auto &[root, list] : slots)
@@ -1223,7 +1309,6 @@ struct PipelineDmaPass
   /// enclosing it would see its iterations as ops of its own body, without
   /// metrics) or the unrolled body would exceed kMaxUnrolledOps ops.
   static void expandRotation(scf::ForOp kernel, unsigned period) {
-    static constexpr int64_t kMaxUnrolledOps = 2048;
     std::optional<int64_t> trips = tripCount(kernel);
     if (period < 2 || !trips || *trips < 2 * int64_t(period))
       return; // a loop stays (an enclosing loop schedules it as one op)
@@ -1261,7 +1346,9 @@ struct PipelineDmaPass
   /// Folds the arith ops among `ops` whose operands are constants (the
   /// pipeliner's iteration arithmetic: arith.divsi, arith.cmpi, arith.select,
   /// arith.maxsi, which the ISA lacks), and erases those left unused.
-  static void foldConstants(llvm::SetVector<Operation *> &ops) {
+  static void
+  foldConstants(llvm::SetVector<Operation *> &ops,
+                llvm::function_ref<void(Operation *)> erasing = {}) {
     SmallVector<Operation *> list(ops.begin(), ops.end());
     for (Operation *op : list) {
       if (op->getName().getDialectNamespace() != "arith" ||
@@ -1298,6 +1385,8 @@ struct PipelineDmaPass
         if (op->getName().getDialectNamespace() == "arith" &&
             isOpTriviallyDead(op)) {
           ops.remove(op);
+          if (erasing)
+            erasing(op);
           op->erase();
           changed = true;
         }
