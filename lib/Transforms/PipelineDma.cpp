@@ -1299,7 +1299,8 @@ struct PipelineDmaPass
 
   /// Modulo variable expansion of a kernel whose buffer iter_args rotate
   /// with period `period`: unrolled by the period (scf's
-  /// loopUnrollByFactor, remainder iterations in an epilogue loop), the
+  /// loopUnrollByFactor; the remainder iterations, fewer than the period,
+  /// unrolled after it), the
   /// rotation yields each buffer back to its own iter_arg, which scf.for's
   /// canonicalization then folds into the copy it starts with. Each unrolled
   /// body addresses its copies directly: the rotation cost one register
@@ -1323,6 +1324,10 @@ struct PipelineDmaPass
         });
     if (failed(unrolled))
       return;
+    // The remainder iterations (fewer than the period) as straight-line
+    // code too: a rotating loop of a few trips costs its iter_args' setup.
+    if (unrolled->epilogueLoopOp)
+      (void)loopUnrollFull(*unrolled->epilogueLoopOp);
     SmallVector<Operation *> loops;
     if (unrolled->mainLoopOp)
       loops.push_back(*unrolled->mainLoopOp);

@@ -255,8 +255,8 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     kernel rotates the copies through iter_args (memref::multiBuffer
     indexes the copies with a remainder, which the ISA lacks). With
     `unroll-rotation`, the kernel is then unrolled by N (modulo variable
-    expansion; scf's loopUnrollByFactor, the remainder iterations in a
-    loop after it, and only when the kernel runs at least 2N times and the
+    expansion; scf's loopUnrollByFactor, the remainder iterations
+    unrolled after it, and only when the kernel runs at least 2N times and the
     unrolled body stays under 2048 ops): each unrolled body names its
     copies directly and the rotation's register moves, one per copy and
     iteration, go away. With `async-copies`, a buffer an MXU
