@@ -928,11 +928,15 @@ struct PipelineDmaPass
               o->removeAttr("accel.pipelined");
             });
         });
-    if (failed(unrolled) || !unrolled->mainLoopOp)
-      return false;
-    IRRewriter rewriter(loop.getContext());
-    (void)cast<LoopLikeOpInterface>(unrolled->mainLoopOp->getOperation())
-        .promoteIfSingleIteration(rewriter);
+    if (failed(unrolled))
+      return false; // before any change to the loop (constant index bounds)
+    // loopUnrollByFactor promotes the single iteration left (the loop is
+    // then gone: no mainLoopOp); promote it here when it did not.
+    if (unrolled->mainLoopOp) {
+      IRRewriter rewriter(unrolled->mainLoopOp->getContext());
+      (void)cast<LoopLikeOpInterface>(unrolled->mainLoopOp->getOperation())
+          .promoteIfSingleIteration(rewriter);
+    }
     return true;
   }
 

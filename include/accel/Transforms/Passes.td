@@ -195,7 +195,11 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     without results (a peeled K loop's remainder) are first inlined
     (`promoteIfSingleIteration`), so their DMAs join the enclosing body.
     Loops are visited innermost first; an outer loop sees an inner
-    pipelined loop's prologue DMAs as its own.
+    pipelined loop's prologue DMAs as its own. A loop of 2 to 4 trips
+    with DMAs that is refused because its trip count is not above its last
+    stage, inside another loop, is fully unrolled instead (its allocations
+    hoisted first; the later iterations without op ids), so that the
+    enclosing loop overlaps those DMAs across its own iterations.
 
     Schedule: every op at the earliest stage its dependences allow, where
     a DMA into VMEM waits `d` stages after its ISSUE (prefetch distance), a
