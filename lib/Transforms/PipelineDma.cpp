@@ -1028,8 +1028,8 @@ struct PipelineDmaPass
   }
 
   /// Pipelines `loop` after a trial on a copy of the module that must
-  /// still lower (lib/Conversion/AccelToISA), after cse, within 7/8 of the
-  /// scalar registers: the lowering does not spill, and how many registers a
+  /// still lower (lib/Conversion/AccelToISA) within 7/8 of the scalar
+  /// registers, and within all of them after cse: the lowering does not spill, and how many registers a
   /// schedule needs depends on every value's lifetime in the prologue,
   /// kernel and epilogue, which the plan's estimate only approximates. A
   /// trial that does not lower is retried with half the largest distance,
@@ -1059,16 +1059,18 @@ struct PipelineDmaPass
       trial = false;
       nextMarker = marker;
       std::string error;
-      if (why.empty()) {
-        // As the FDO pipeline runs cse after the pass: merging equal
-        // constants and address math across the prologue, the unrolled
-        // kernel and the epilogue lengthens live ranges (seed 4017 of the
-        // corpus lowered before cse and needed more than 255 registers
-        // after it).
+      if (why.empty())
+        error = checkLowers(copy, vmemCapacity, vmemPage, kScalarRegs * 7 / 8);
+      if (why.empty() && error.empty()) {
+        // And within all of them after cse, which the FDO pipeline runs
+        // next: merging equal constants and address math across the
+        // prologue, the unrolled kernel and the epilogue lengthens live
+        // ranges (seed 4017 of the corpus lowered before cse and needed
+        // more than 255 registers after it).
         IRRewriter cseRewriter(copy.getContext());
         DominanceInfo dominance(copy);
         eliminateCommonSubExpressions(cseRewriter, dominance, copy);
-        error = checkLowers(copy, vmemCapacity, vmemPage, kScalarRegs * 7 / 8);
+        error = checkLowers(copy, vmemCapacity, vmemPage, kScalarRegs);
       }
       for (scf::ForOp c : copies)
         work.erase(c.getOperation());

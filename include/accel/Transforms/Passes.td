@@ -271,9 +271,10 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     the core until it ends. A WAIT on a DMA issued before the loop
     ends that DMA's window where it stands. Registers: the lowering does
     not spill, so each loop is first pipelined on a copy of the module,
-    which must still lower, after cse (which the FDO pipeline runs next and
-    which lengthens live ranges by merging equal values), within 7/8 of
-    the 255 scalar registers (room for later passes); if it does not, the largest distance is halved and
+    which must still lower within 7/8 of the 255 scalar registers (room
+    for later passes), and within all 255 after cse (which the FDO
+    pipeline runs next and which lengthens live ranges by merging equal
+    values); if it does not, the largest distance is halved and
     tried again, down to 1. Refusals, as remarks on the loop with `remarks=true`:
     non-constant bounds, fewer than 2 iterations, a trip count not above
     the last stage, unknown memory effects, a DMA never waited for, waited
