@@ -245,14 +245,18 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     made outside the loop (an allocation in the body, or in a nested
     loop, is hoisted first: it has one static address anyway) whose
     contents neither enter an iteration nor leave the loop: every read of
-    them in an iteration follows a write of the whole buffer earlier in
-    the same iteration (a DMA into it, a VPU op or a matmul without
-    `accumulate` writing it), and on every path after the loop (through
+    them in an iteration reads bytes written earlier in the same iteration,
+    by a write of the whole buffer (a DMA into it, a VPU op or a matmul
+    without `accumulate` writing it) or by writes through subviews whose
+    rectangles cover the read (unit strides; offsets from constants and
+    the induction variables of nested loops with constant bounds: a row
+    band written tile by tile), and on every path after the loop (through
     the rest of the enclosing loops' bodies, their next iterations and
-    past their ends) each is written whole before it is read. The program
+    past their ends) each is written (whole, or by covering subviews) before it is read. The program
     may use the buffers before and after the loop for other tensors. The
-    pass executes the code symbolically, binding nested loops' iter_args
-    to the buffers they hold in each of their (constant) iterations. Each
+    pass executes the code symbolically, binding nested loops' induction
+    variables and iter_args to their values (offsets, the buffers they
+    hold) in each of their (constant) iterations. Each
     buffer of the group gets N copies (N - 1 new allocations), N the
     largest such m plus one (with `unroll-rotation`, raised to the loop's
     largest N when VMEM has room): the prologue and epilogue use copy (k mod N) directly and the
