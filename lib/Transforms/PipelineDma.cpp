@@ -1010,7 +1010,7 @@ struct PipelineDmaPass
     // ops of the enclosing body, which can be scheduled.
     SmallVector<scf::ForOp> single;
     getOperation().walk([&](scf::ForOp loop) {
-      if (tripCount(loop) == 1 && loop->getNumResults() == 0)
+      if (tripCount(loop) == 1)
         single.push_back(loop);
     });
     IRRewriter rewriter(&getContext());

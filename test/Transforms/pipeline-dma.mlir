@@ -274,13 +274,37 @@ func.func @gemm(%a: memref<8x1024xf32, #hbm>, %b: memref<1024x512xf32, #hbm>, %c
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused: a single iteration has nothing to overlap (this one carries a
-// value, so it is not inlined).
-func.func @single(%w: memref<8x128xf32, #hbm>) -> index {
+// Refused: no iteration has nothing to overlap.
+func.func @no_trip(%w: memref<8x128xf32, #hbm>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = accel.alloc : memref<8x128xf32, #vmem>
   // expected-remark @+1 {{not pipelined: the trip count is less than 2}}
+  scf.for %k = %c1 to %c0 step %c1 {
+    %t = accel.dma_start %w, %a : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A loop of one iteration that carries a value (a K loop of one tile with
+// its offset in an iter_arg) is inlined too: its result becomes the
+// yielded value.
+// CHECK-LABEL: func.func @single_with_result
+// CHECK-NOT: scf.for
+// CHECK: accel.dma_start
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: %[[N:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: return %[[N]] : index
+func.func @single_with_result(%w: memref<8x128xf32, #hbm>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = accel.alloc : memref<8x128xf32, #vmem>
   %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%s = %c0) -> (index) {
     %t = accel.dma_start %w, %a : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
     accel.dma_wait %t

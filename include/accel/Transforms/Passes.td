@@ -192,8 +192,9 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     pass chooses a stage for every op of an `scf.for` body and proves the
     schedule legal; upstream's `scf::pipelineForLoop` (epilogue peeled)
     builds the prologue, kernel and epilogue. Loops of a single iteration
-    without results (a peeled K loop's remainder) are first inlined
-    (`promoteIfSingleIteration`), so their DMAs join the enclosing body.
+    (a peeled K loop's remainder, a K loop of one tile) are first inlined
+    (`promoteIfSingleIteration`, results replaced by the yielded values),
+    so their DMAs join the enclosing body.
     Loops are visited innermost first; an outer loop sees an inner
     pipelined loop's prologue DMAs as its own. A loop of 2 to 4 trips
     with DMAs that is refused because its trip count is not above its last
