@@ -90,6 +90,9 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
       op->setAttr("accel.stall_transfer",
                   b.getI64IntegerAttr(getInt(o, "stall_transfer")));
       op->setAttr("accel.slack", b.getI64IntegerAttr(getInt(o, "slack")));
+      if (o.contains("min_slack"))
+        op->setAttr("accel.min_slack",
+                    b.getI64IntegerAttr(getInt(o, "min_slack")));
     }
     // Cycles the op's ISSUEs waited for a free DMA slot (max_outstanding
     // DMAs in flight), so passes can tell a slot-bound DMA from a stalled
@@ -98,6 +101,26 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
       op->setAttr("accel.stall_slots",
                   b.getI64IntegerAttr(getInt(o, "stall_slots")));
     ++attached;
+  }
+  // The longest transfer of each DMA op (completion minus transfer start,
+  // in cycles, over its DMAs): what another DMA on its link waits if this
+  // one is issued ahead of it (--accel-hoist-dma weighs it against slack).
+  if (m.contains("dmas") && m["dmas"].is_array()) {
+    llvm::DenseMap<int64_t, int64_t> longest;
+    for (const json &d : m["dmas"]) {
+      if (!d.is_object() || !d.contains("op_id"))
+        continue;
+      int64_t start = getInt(d, "transfer_start"), end = getInt(d, "complete");
+      if (start < 0 || end < start)
+        continue;
+      int64_t cycles = end - start;
+      int64_t &l = longest[getInt(d, "op_id")];
+      l = std::max(l, cycles);
+    }
+    for (auto [id, cycles] : longest)
+      if (auto found = byId.find(id); found != byId.end() && cycles > 0)
+        found->second->setAttr("accel.transfer_cycles",
+                               b.getI64IntegerAttr(cycles));
   }
   // The analyzer's results (Analyzer::addToMetrics), when present: the
   // smallest backtails of each DMA op and the suggestions naming an op.

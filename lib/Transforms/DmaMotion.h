@@ -22,6 +22,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <functional>
 #include <string>
 
 namespace accel {
@@ -145,6 +146,19 @@ inline int64_t getMetric(Operation *op, StringRef name) {
 inline int64_t getStallCycles(Operation *dma) {
   return getMetric(dma, "accel.stall_base") +
          getMetric(dma, "accel.stall_transfer");
+}
+
+/// Whether the attached metrics make `dma`'s WAIT worth moving down (and
+/// its buffers worth renaming): its WAITs stalled, or one came less than a
+/// transfer after the completion (`accel.min_slack` <
+/// `accel.transfer_cycles`), so any speedup of the work before it turns
+/// into a stall that the next FDO iteration would find.
+inline bool waitIsCritical(Operation *dma) {
+  if (getStallCycles(dma) > 0)
+    return true;
+  return dma->hasAttr("accel.min_slack") &&
+         getMetric(dma, "accel.min_slack") <
+             getMetric(dma, "accel.transfer_cycles");
 }
 
 /// Bytes of VMEM the `accel.alloc` ops under `root` take (f32 or i32
@@ -368,6 +382,7 @@ public:
   /// matter.
   bool canCross(Operation *y, Blocker &blocker, bool leavingLoop = false,
                 bool sinkingWait = false) {
+    passing.clear();
     WalkResult r = y->walk([&](Operation *op) {
       if (group.contains(op))
         return WalkResult::advance();
@@ -380,6 +395,11 @@ public:
         if (other == dma)
           return WalkResult::advance();
         Value os = getRoot(other.getSrc()), od = getRoot(other.getDst());
+        if (readsGroupMemory(other.getDst())) {
+          blocker = {op, "the WAIT of a DMA that writes memory its address "
+                         "is loaded from"};
+          return WalkResult::interrupt();
+        }
         if (mayAlias(od, src) && mayOverlap(other.getDst(), dma.getSrc())) {
           blocker = {op, "the WAIT of a DMA that writes the source"};
           return WalkResult::interrupt();
@@ -392,12 +412,20 @@ public:
         return WalkResult::advance();
       }
       if (!leavingLoop && !sinkingWait && !reorderIssues &&
-          isa<DmaStartOp>(op) && op != dma.getOperation()) {
-        blocker = {op, "another DMA ISSUE (the link FIFO order is kept)"};
-        return WalkResult::interrupt();
+          isa<DmaStartOp>(op) && op != dma.getOperation() &&
+          sameLink(cast<DmaStartOp>(op), dma)) {
+        if (!mayPass || !mayPass(cast<DmaStartOp>(op))) {
+          blocker = {op, "another DMA ISSUE (the link FIFO order is kept)"};
+          return WalkResult::interrupt();
+        }
+        passing.push_back(cast<DmaStartOp>(op));
       }
       AccessWalk walk = forEachOwnAccess(op, [&](Value v, bool write) {
         Value root = getRoot(v);
+        if (write && readsGroupMemory(v)) {
+          blocker = {op, "a write to memory its address is loaded from"};
+          return false;
+        }
         if (write && mayAlias(root, src) && mayOverlap(v, dma.getSrc())) {
           blocker = {op, "a write to the DMA's source"};
           return false;
@@ -417,9 +445,45 @@ public:
     return !r.wasInterrupted();
   }
 
+  /// Finds how far down its block `wait` (a WAIT of this DMA) may move,
+  /// without moving it: returns the op to move it after (nullptr: it
+  /// cannot move) and the number of ops that do work it would cross;
+  /// `blocker` names what stops it (the block's terminator at the latest).
+  /// Allocations are placed before the program runs and other WAITs do no
+  /// work, so the WAIT goes just after the last op that does.
+  Operation *findSinkPoint(DmaWaitOp wait, Blocker &blocker,
+                           unsigned &crossed) {
+    Operation *after = nullptr;
+    crossed = 0;
+    for (Operation *x = wait->getNextNode(); x; x = x->getNextNode()) {
+      if (x->hasTrait<OpTrait::IsTerminator>()) {
+        blocker = {x, "the end of its block"};
+        break;
+      }
+      if (!canCross(x, blocker, /*leavingLoop=*/false, /*sinkingWait=*/true))
+        break;
+      if (!isa<AllocOp, DmaWaitOp>(x)) {
+        after = x;
+        ++crossed;
+      }
+    }
+    return after;
+  }
+
   /// Lets the DMA move above other ISSUEs too (only their memory effects
   /// then stop it): its transfer then goes first in the link's FIFO.
   void setReorderIssues(bool value) { reorderIssues = value; }
+
+  /// Lets the DMA move above an ISSUE on its link when `fn` accepts that
+  /// ISSUE (e.g. its slack absorbs this DMA's transfer); the ISSUEs
+  /// passed are then listed by passedIssues().
+  void setMayPass(std::function<bool(DmaStartOp)> fn) {
+    mayPass = std::move(fn);
+  }
+
+  /// The ISSUEs on the DMA's link that the last hoistInBlock moved it
+  /// above (through setMayPass).
+  ArrayRef<DmaStartOp> passedIssues() const { return passed; }
 
   /// Finds how far up its block the DMA (with the pure ops computing its
   /// operands, collected into the group) may move, without moving anything:
@@ -428,6 +492,8 @@ public:
   Operation *findInsertionPoint(Blocker &blocker, unsigned &crossed) {
     group.clear();
     group.insert(dma);
+    groupReads.clear();
+    passed.clear();
     Operation *insertBefore = nullptr;
     crossed = 0;
     for (Operation *x = dma->getPrevNode(); x; x = x->getPrevNode()) {
@@ -437,11 +503,20 @@ public:
           group.insert(x);
           continue;
         }
+        // A scalar load of an address (a gather's row id read from a DMA'd
+        // table) moves too; the ops it then crosses must not write what it
+        // reads (nor be the WAIT of a DMA that does).
+        if (isa<LoadOp>(x)) {
+          group.insert(x);
+          groupReads.push_back(cast<LoadOp>(x).getBuffer());
+          continue;
+        }
         blocker = {x, "the definition of an operand (dominance)"};
         break;
       }
       if (!canCross(x, blocker))
         break;
+      passed.append(passing.begin(), passing.end());
       insertBefore = x;
       ++crossed;
     }
@@ -510,6 +585,24 @@ public:
   }
 
 private:
+  /// Whether the two DMAs use one link (the same source and destination
+  /// memories): only then does their ISSUE order fix their transfer order
+  /// (docs/isa.md: one FIFO per link).
+  static bool sameLink(DmaStartOp a, DmaStartOp b) {
+    return getMemorySpace(a.getSrc().getType()) ==
+               getMemorySpace(b.getSrc().getType()) &&
+           getMemorySpace(a.getDst().getType()) ==
+               getMemorySpace(b.getDst().getType());
+  }
+
+  /// Whether `v` may overlap memory a scalar load in the group reads.
+  bool readsGroupMemory(Value v) {
+    Value root = getRoot(v);
+    return llvm::any_of(groupReads, [&](Value r) {
+      return mayAlias(root, getRoot(r)) && mayOverlap(v, r);
+    });
+  }
+
   bool definesGroupOperand(Operation *x) {
     for (Operation *g : group)
       for (Value v : g->getOperands())
@@ -531,6 +624,12 @@ private:
   Value src, dst;
   bool reorderIssues = false;
   llvm::SetVector<Operation *> group;
+  /// Memrefs read by the scalar loads in the group.
+  SmallVector<Value> groupReads;
+  std::function<bool(DmaStartOp)> mayPass;
+  /// Same-link ISSUEs passed: in the op canCross last looked at, and in
+  /// all ops findInsertionPoint crossed.
+  SmallVector<DmaStartOp> passing, passed;
 };
 
 

@@ -40,6 +40,12 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
 
     SmallVector<DmaStartOp> dmas;
     module.walk([&](DmaStartOp d) { dmas.push_back(d); });
+    // Slack left to each ISSUE for DMAs hoisted above it on its link: each
+    // such DMA's transfer then goes first and delays it by that transfer.
+    llvm::DenseMap<Operation *, int64_t> slackLeft;
+    for (DmaStartOp d : dmas)
+      if (d->hasAttr("accel.min_slack") && getStallCycles(d) == 0)
+        slackLeft[d] = getMetric(d, "accel.min_slack");
     Builder b(&getContext());
     for (DmaStartOp d : dmas) {
       if (!hoistAll) {
@@ -57,6 +63,12 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
         continue;
       }
       DmaHoister h(d);
+      int64_t transfer = getMetric(d, "accel.transfer_cycles");
+      if (transfer > 0)
+        h.setMayPass([&](DmaStartOp other) {
+          auto it = slackLeft.find(other);
+          return it != slackLeft.end() && it->second >= transfer;
+        });
       if (auto t = getTileShape(d.getDst().getType(), nullptr, true);
           succeeded(t) && uint64_t(t->bytes()) <= reorderBytes)
         h.setReorderIssues(true);
@@ -65,6 +77,8 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
       bool leftLoop = false;
       while (true) {
         crossed += h.hoistInBlock(blocker);
+        for (DmaStartOp other : h.passedIssues())
+          slackLeft[other] -= transfer;
         if (blocker.op)
           break; // something in this block stops it
         Blocker loopBlocker;

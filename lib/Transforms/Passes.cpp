@@ -16,6 +16,10 @@ accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
   pin.vmemPage = options.vmemPage;
   passes.push_back(createAccelPinVmem(pin));
   passes.push_back(createAccelParallelizeDma());
+  AccelRenameVmemOptions rename;
+  rename.vmemCapacity = options.vmemCapacity;
+  rename.vmemPage = options.vmemPage;
+  passes.push_back(createAccelRenameVmem(rename));
   AccelHoistDmaOptions hoist;
   hoist.vmemCapacity = options.vmemCapacity;
   hoist.vmemPage = options.vmemPage;
@@ -42,7 +46,7 @@ void accel::registerAccelFdoPipeline() {
   PassPipelineRegistration<FdoPipelineOptions>(
       "accel-fdo-pipeline",
       "The feedback-directed transforms: accel-pin-vmem, "
-      "accel-parallelize-dma, accel-hoist-dma, accel-sink-dma-wait, "
+      "accel-parallelize-dma, accel-rename-vmem, accel-hoist-dma, accel-sink-dma-wait, "
       "accel-pipeline-dma (hints from accel-attach-metrics), then cse",
       buildAccelFdoPipeline);
 }

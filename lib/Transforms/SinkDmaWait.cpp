@@ -42,32 +42,16 @@ struct SinkDmaWaitPass
                           "accel.dma_start");
         continue;
       }
-      if (!sinkAll) {
-        if (getStallCycles(dma) <= 0) {
-          if (emitRemarks)
-            wait.emitRemark("not sunk: its DMA's metrics show no stall");
-          continue;
-        }
+      if (!sinkAll && !waitIsCritical(dma)) {
+        if (emitRemarks)
+          wait.emitRemark("not sunk: its DMA's metrics show no stall and "
+                          "a slack of at least one transfer");
+        continue;
       }
       DmaHoister h(dma);
       Blocker blocker;
-      Operation *after = nullptr;
       unsigned crossed = 0;
-      for (Operation *x = wait->getNextNode(); x; x = x->getNextNode()) {
-        if (x->hasTrait<OpTrait::IsTerminator>()) {
-          blocker = {x, "the end of its block"};
-          break;
-        }
-        if (!h.canCross(x, blocker, /*leavingLoop=*/false,
-                        /*sinkingWait=*/true))
-          break;
-        // Allocations are placed before the program runs and other WAITs
-        // do no work: the WAIT goes just after the last op that does.
-        if (!isa<AllocOp, DmaWaitOp>(x)) {
-          after = x;
-          ++crossed;
-        }
-      }
+      Operation *after = h.findSinkPoint(wait, blocker, crossed);
       if (after) {
         wait->moveAfter(after);
         bump(numSunk, 0);

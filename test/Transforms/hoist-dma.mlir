@@ -197,18 +197,76 @@ func.func @vmem_capacity(%x: memref<8x128xf32, #hbm>) {
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused for dominance: the DMA's source row comes from a scalar load
-// (accel.load reads memory, so it is not pure and cannot move with the DMA).
-// CHECK-LABEL: func.func @dominance
+// A row id read from a table with accel.load moves up with the DMA that
+// uses it (as the pure address math does): nothing it crosses writes the
+// table.
+// CHECK-LABEL: func.func @load_moves_with_dma
 // CHECK: accel.load
 // CHECK-NEXT: memref.subview
 // CHECK-NEXT: accel.dma_start
-func.func @dominance(%w: memref<64x128xf32, #hbm>, %tab: memref<16xi32, #vmem>,
-                     %b: memref<1x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>) {
+// CHECK-NEXT: accel.vfill
+func.func @load_moves_with_dma(%w: memref<64x128xf32, #hbm>, %tab: memref<16xi32, #vmem>,
+                               %b: memref<1x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>) {
   %c3 = arith.constant 3 : index
   accel.vfill %o, 0.0 : memref<8x128xf32, #vmem>
-  // expected-note @+1 {{blocking op}}
   %r = accel.load %tab[%c3] : memref<16xi32, #vmem>
+  %s = memref.subview %w[%r, 0] [1, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-remark @+1 {{hoisted across 1 op(s) to the top of its block}}
+  %t = accel.dma_start %s, %b {accel.stall_base = 499} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+  accel.dma_wait %t
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The load cannot pass the WAIT of the DMA that brings the table in (a
+// gather: table DMA -> accel.load -> row DMA).
+// CHECK-LABEL: func.func @table_wait
+// CHECK: accel.dma_wait
+// CHECK-NEXT: accel.load
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: accel.dma_start
+// CHECK-NEXT: accel.vfill
+func.func @table_wait(%w: memref<64x128xf32, #hbm>, %tabh: memref<16xi32, #hbm>,
+                      %tab: memref<16xi32, #vmem>, %b: memref<1x128xf32, #vmem>,
+                      %o: memref<8x128xf32, #vmem>) {
+  %c3 = arith.constant 3 : index
+  // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+  %tt = accel.dma_start %tabh, %tab : memref<16xi32, #hbm>, memref<16xi32, #vmem>
+  // expected-note @+1 {{blocking op}}
+  accel.dma_wait %tt
+  accel.vfill %o, 0.0 : memref<8x128xf32, #vmem>
+  %r = accel.load %tab[%c3] : memref<16xi32, #vmem>
+  %s = memref.subview %w[%r, 0] [1, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  // expected-remark @+1 {{hoisted across 1 op(s); stopped by the WAIT of a DMA that writes memory its address is loaded from}}
+  %t = accel.dma_start %s, %b {accel.stall_base = 499} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+  accel.dma_wait %t
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused for dominance: the row comes from a loop's result (an op with a
+// region never moves with the DMA).
+// CHECK-LABEL: func.func @dominance
+// CHECK: scf.for
+// CHECK: memref.subview
+// CHECK-NEXT: accel.dma_start
+func.func @dominance(%w: memref<64x128xf32, #hbm>, %b: memref<1x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-note @+1 {{blocking op}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%x = %c0) -> (index) {
+    %y = arith.addi %x, %c1 : index
+    scf.yield %y : index
+  }
   %s = memref.subview %w[%r, 0] [1, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
   // expected-remark @+1 {{not hoisted: blocked by the definition of an operand (dominance)}}
   %t = accel.dma_start %s, %b {accel.stall_base = 499} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
@@ -245,5 +303,51 @@ func.func @small_passes_issues(%w: memref<8x128xf32, #hbm>, %tab: memref<16xi32,
   // expected-remark @+1 {{hoisted across 2 op(s); stopped by another DMA ISSUE (the link FIFO order is kept)}}
   %tw2 = accel.dma_start %w2, %vw2 {accel.stall_base = 499} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
   accel.dma_wait %tw2
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Links are separate FIFOs (docs/isa.md): a stalled HBM->VMEM load passes a
+// VMEM->HBM store's ISSUE freely. On its own link it passes an ISSUE only
+// while that DMA's slack (accel.min_slack, 40 cycles) absorbs its transfer
+// (accel.transfer_cycles, 16): %t2 passes %t0 (slack 40 -> 24) to the top;
+// %t3 passes %t0 too (24 -> 8) but not %t2, which stalled (no slack);
+// %t4 passes the store and stops at %t0 (8 < 16). Crossed allocations
+// count (each DMA's own allocation moves with it).
+// CHECK-LABEL: func.func @link_fifo_and_slack
+// CHECK: accel.dma_start %arg3, %{{.*}} {accel.hoisted = 5
+// CHECK-NEXT: accel.alloc
+// CHECK-NEXT: accel.dma_start %arg4, %{{.*}} {accel.hoisted = 4
+// CHECK: accel.dma_start %arg0
+// CHECK-NEXT: accel.dma_start %arg5, %{{.*}} {accel.hoisted
+// CHECK-NEXT: accel.dma_start %{{.*}}, %arg2
+func.func @link_fifo_and_slack(%w0: memref<8x512xf32, #hbm>, %x: memref<8x512xf32, #vmem>,
+                               %out: memref<8x512xf32, #hbm>, %w2: memref<8x512xf32, #hbm>,
+                               %w3: memref<8x512xf32, #hbm>, %w4: memref<8x512xf32, #hbm>) {
+  %b0 = accel.alloc : memref<8x512xf32, #vmem>
+  %b2 = accel.alloc : memref<8x512xf32, #vmem>
+  %b3 = accel.alloc : memref<8x512xf32, #vmem>
+  %b4 = accel.alloc : memref<8x512xf32, #vmem>
+  // expected-remark @+2 {{not hoisted: its metrics show no stall}}
+  // expected-note @+1 {{blocking op}}
+  %t0 = accel.dma_start %w0, %b0 {accel.min_slack = 40 : i64, accel.transfer_cycles = 16 : i64} : memref<8x512xf32, #hbm>, memref<8x512xf32, #vmem>
+  // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+  %ts = accel.dma_start %x, %out {accel.min_slack = 0 : i64, accel.transfer_cycles = 16 : i64} : memref<8x512xf32, #vmem>, memref<8x512xf32, #hbm>
+  // expected-remark @+2 {{hoisted across 5 op(s) to the top of its block}}
+  // expected-note @+1 {{blocking op}}
+  %t2 = accel.dma_start %w2, %b2 {accel.stall_base = 300 : i64, accel.transfer_cycles = 16 : i64} : memref<8x512xf32, #hbm>, memref<8x512xf32, #vmem>
+  // expected-remark @+1 {{hoisted across 4 op(s); stopped by another DMA ISSUE (the link FIFO order is kept)}}
+  %t3 = accel.dma_start %w3, %b3 {accel.stall_base = 300 : i64, accel.transfer_cycles = 16 : i64} : memref<8x512xf32, #hbm>, memref<8x512xf32, #vmem>
+  // expected-remark @+1 {{hoisted across 1 op(s); stopped by another DMA ISSUE (the link FIFO order is kept)}}
+  %t4 = accel.dma_start %w4, %b4 {accel.stall_base = 300 : i64, accel.transfer_cycles = 16 : i64} : memref<8x512xf32, #hbm>, memref<8x512xf32, #vmem>
+  accel.dma_wait %t0
+  accel.dma_wait %ts
+  accel.dma_wait %t2
+  accel.dma_wait %t3
+  accel.dma_wait %t4
   return
 }

@@ -95,22 +95,22 @@ func.func @source_written(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hb
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused for dominance: B's source offset is loaded from VMEM by an
-// accel.load between A and B.
+// Refused: B's source row is loaded (accel.load) from the table that A
+// brings in, so B cannot pass A's WAIT.
 // CHECK-LABEL: func.func @dominance
 // CHECK: accel.load
 // CHECK-NEXT: memref.subview
 // CHECK-NEXT: accel.dma_start
-func.func @dominance(%a: memref<8x128xf32, #hbm>, %w: memref<64x128xf32, #hbm>,
-                     %va: memref<8x128xf32, #vmem>, %tab: memref<16xi32, #vmem>,
+func.func @dominance(%a: memref<16xi32, #hbm>, %w: memref<64x128xf32, #hbm>,
+                     %tab: memref<16xi32, #vmem>,
                      %b: memref<1x128xf32, #vmem>) {
   %c3 = arith.constant 3 : index
-  %ta = accel.dma_start %a, %va : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
-  accel.dma_wait %ta
+  %ta = accel.dma_start %a, %tab : memref<16xi32, #hbm>, memref<16xi32, #vmem>
   // expected-note @+1 {{blocking op}}
+  accel.dma_wait %ta
   %r = accel.load %tab[%c3] : memref<16xi32, #vmem>
   %s = memref.subview %w[%r, 0] [1, 128] [1, 1] : memref<64x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
-  // expected-remark @+1 {{not parallelized: blocked by the definition of an operand (dominance)}}
+  // expected-remark @+1 {{not parallelized: blocked by the WAIT of a DMA that writes memory its address is loaded from}}
   %tb = accel.dma_start %s, %b {accel.suggestions = [{kind = "parallelize", expected_cycles_saved = 499}]} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
   accel.dma_wait %tb
   return

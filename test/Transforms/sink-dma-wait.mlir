@@ -149,3 +149,31 @@ func.func @disjoint_rows(%out: memref<64x128xf32, #hbm>, %a: memref<8x128xf32, #
   accel.dma_wait %t2
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Near-critical: no stall, but the WAIT came 2 cycles after completion,
+// less than one 16-cycle transfer; any speedup before it would make it
+// stall, so it sinks too. With a slack of a whole transfer it stays.
+// CHECK-LABEL: func.func @near_critical
+// CHECK: %[[T0:.*]] = accel.dma_start %arg0
+// CHECK-NEXT: %[[T1:.*]] = accel.dma_start %arg1
+// CHECK-NEXT: accel.dma_wait %[[T1]]
+// CHECK-NEXT: accel.vexp
+// CHECK-NEXT: accel.dma_wait %[[T0]] {accel.sunk = 1 : i64}
+func.func @near_critical(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>, %x: memref<8x128xf32, #vmem>) {
+  %va = accel.alloc : memref<8x128xf32, #vmem>
+  %vb = accel.alloc : memref<8x128xf32, #vmem>
+  %t0 = accel.dma_start %a, %va {accel.min_slack = 2 : i64, accel.transfer_cycles = 16 : i64} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  %t1 = accel.dma_start %b, %vb {accel.min_slack = 16 : i64, accel.transfer_cycles = 16 : i64} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{sunk past 1 op(s); stopped by the end of its block}}
+  accel.dma_wait %t0
+  // expected-remark @+1 {{not sunk: its DMA's metrics show no stall and a slack of at least one transfer}}
+  accel.dma_wait %t1
+  accel.vexp %x, %x : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  // expected-note @+1 {{blocking op}}
+  return
+}

@@ -150,6 +150,60 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
   ];
 }
 
+def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::ModuleOp"> {
+  let summary = "Give a reused VMEM buffer a fresh allocation where the reuse "
+                "stops a stalled DMA from moving";
+  let description = [{
+    A VMEM buffer reused for unrelated data orders the DMAs on it as a
+    reused register orders instructions (write-after-read): the store of
+    tile k must be waited for before the buffer takes tile k + 1, and the
+    load of a new tile cannot be issued before the last read of the old
+    one. Fully unrolled code (after --accel-pipeline-dma flattens short
+    loops) keeps the few rotating copies of the loop, so these reuses are
+    what stops --accel-sink-dma-wait and --accel-hoist-dma. Register
+    renaming removes such false dependences; this pass does the same for
+    VMEM, trading capacity for fewer stalls (seed 000 §5.3.2 makes the
+    same trade when it pins data).
+
+    Two cases, both chosen from the attached metrics:
+      - a WAIT whose DMA stalled or is near-critical (`accel.min_slack` <
+        `accel.transfer_cycles`, as in --accel-sink-dma-wait) and whose
+        sinking stops at an op X that overwrites all of the DMA's source:
+        the uses of that buffer from X on get a new `accel.alloc`;
+      - a DMA that stalled, writes all of its destination buffer, and
+        whose hoisting stops at an access to that buffer (the last reads
+        of the tile it replaces): the uses from the DMA on get a new one.
+    "Overwrites all": the op names the allocation itself (not a view) as
+    its only write and reads none of it (a VPU op's output, a DMA's
+    destination, a matmul's C without `accumulate`).
+
+    Renaming is legal when the buffer is an `accel.alloc` used only in the
+    op's block, that block is a function body (nothing after it reads the
+    old contents; in a loop the next iteration might), no view made before
+    X is used after it, and the buffer never flows into a region, a call
+    or a terminator. Each new allocation is placed just before X and
+    costs its tile size rounded up to `vmem-page`; the pass stops when the
+    function's allocations would exceed `vmem-capacity`, and undoes every
+    rename when the program would no longer lower (255 scalar registers).
+
+    New allocations get `accel.renamed` (i64, in order) and no op id. With
+    `remarks=true` each rename and each refusal is reported.
+  }];
+  let options = [
+    Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
+           "VMEM allocation granularity in bytes (the lowering aligns each "
+           "allocation to it)">,
+    Option<"vmemCapacity", "vmem-capacity", "uint64_t",
+           /*default=*/"33554432", "VMEM capacity in bytes">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each rename and each refusal, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numRenamed", "num-renamed",
+              "VMEM buffers given a fresh allocation">
+  ];
+}
+
 def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
   let summary = "Move stalled DMA WAITs down to the first use of the data";
   let description = [{
