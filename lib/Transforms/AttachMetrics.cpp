@@ -105,23 +105,39 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
   // The longest transfer of each DMA op (completion minus transfer start,
   // in cycles, over its DMAs): what another DMA on its link waits if this
   // one is issued ahead of it (--accel-hoist-dma weighs it against slack).
+  // Likewise the longest time from ISSUE to completion (base latency,
+  // queueing and transfer), for --accel-schedule's machine model.
   if (m.contains("dmas") && m["dmas"].is_array()) {
-    llvm::DenseMap<int64_t, int64_t> longest;
+    llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> longest;
     for (const json &d : m["dmas"]) {
       if (!d.is_object() || !d.contains("op_id"))
         continue;
+      int64_t issue = getInt(d, "issue");
       int64_t start = getInt(d, "transfer_start"), end = getInt(d, "complete");
-      if (start < 0 || end < start)
+      if (issue < 0 || start < issue || end < start)
         continue;
-      int64_t cycles = end - start;
-      int64_t &l = longest[getInt(d, "op_id")];
-      l = std::max(l, cycles);
+      auto &[transfer, total] = longest[getInt(d, "op_id")];
+      transfer = std::max(transfer, end - start);
+      total = std::max(total, end - issue);
     }
-    for (auto [id, cycles] : longest)
-      if (auto found = byId.find(id); found != byId.end() && cycles > 0)
+    for (auto [id, cycles] : longest) {
+      auto found = byId.find(id);
+      if (found == byId.end())
+        continue;
+      if (cycles.first > 0)
         found->second->setAttr("accel.transfer_cycles",
-                               b.getI64IntegerAttr(cycles));
+                               b.getI64IntegerAttr(cycles.first));
+      if (cycles.second > 0)
+        found->second->setAttr("accel.dma_cycles",
+                               b.getI64IntegerAttr(cycles.second));
+    }
   }
+  // The DMA slots of the machine the metrics come from.
+  if (m.contains("dma_slots") && m["dma_slots"].is_object() &&
+      getInt(m["dma_slots"], "max_outstanding") > 0)
+    module->setAttr("accel.dma_max_outstanding",
+                    b.getI64IntegerAttr(
+                        getInt(m["dma_slots"], "max_outstanding")));
   // The analyzer's results (Analyzer::addToMetrics), when present: the
   // smallest backtails of each DMA op and the suggestions naming an op.
   if (m.contains("dependencies") && m["dependencies"].is_object() &&
@@ -194,6 +210,46 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
     }
     for (auto &[op, list] : perOp)
       op->setAttr("accel.suggestions", b.getArrayAttr(list));
+  }
+
+  // The measured costs per op kind and location, on the module: ops that
+  // later passes clone (--accel-pipeline-dma's stages, unrolled copies)
+  // lose their op ids and metrics but keep their location, and
+  // --accel-schedule looks their costs up here.
+  {
+    llvm::StringMap<std::pair<int64_t, int64_t>> costs; // busy, dma cycles
+    module.walk([&](Operation *op) {
+      int64_t runs = 0;
+      if (auto a = op->getAttrOfType<IntegerAttr>("accel.executions"))
+        runs = a.getInt();
+      int64_t busy = 0, dma = 0;
+      if (auto a = op->getAttrOfType<IntegerAttr>("accel.busy_cycles");
+          a && runs > 0)
+        busy = (a.getInt() + runs - 1) / runs;
+      if (auto a = op->getAttrOfType<IntegerAttr>("accel.dma_cycles"))
+        dma = a.getInt();
+      if (busy <= 0 && dma <= 0)
+        return;
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      os << op->getName() << '@' << op->getLoc();
+      auto &c = costs[key];
+      c.first = std::max(c.first, busy);
+      c.second = std::max(c.second, dma);
+    });
+    SmallVector<NamedAttribute> entries;
+    for (auto &e : costs) {
+      SmallVector<NamedAttribute> fields;
+      if (e.second.first > 0)
+        fields.push_back(b.getNamedAttr(
+            "busy", b.getI64IntegerAttr(e.second.first)));
+      if (e.second.second > 0)
+        fields.push_back(b.getNamedAttr(
+            "dma", b.getI64IntegerAttr(e.second.second)));
+      entries.push_back(
+          b.getNamedAttr(e.getKey(), b.getDictionaryAttr(fields)));
+    }
+    module->setAttr("accel.costs", b.getDictionaryAttr(entries));
   }
 
   module.walk([&](DmaStartOp d) {

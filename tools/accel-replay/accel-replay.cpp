@@ -258,7 +258,8 @@ static std::string describeTransforms(const FdoIteration &it) {
   static const std::pair<const char *, const char *> shortNames[] = {
       {"accel-hoist-dma", "hoist"},     {"accel-parallelize-dma", "par"},
       {"accel-sink-dma-wait", "sink"},  {"accel-pipeline-dma", "pipe"},
-      {"accel-pin-vmem", "pin"},        {"accel-rename-vmem", "rename"}};
+      {"accel-pin-vmem", "pin"},        {"accel-rename-vmem", "rename"},
+      {"accel-schedule", "sched"}};
   // Counts per short name, in the order the passes first appear.
   std::vector<std::pair<std::string, uint64_t>> counts;
   for (const FdoPassRun &p : it.passes) {

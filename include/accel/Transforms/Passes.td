@@ -204,6 +204,66 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::ModuleOp"> {
   ];
 }
 
+def AccelSchedule : Pass<"accel-schedule", "mlir::ModuleOp"> {
+  let summary = "List-schedule each block for the in-order core, on the "
+                "measured costs";
+  let description = [{
+    The core issues in program order and stalls on a busy MXU or VPU, a
+    data hazard or a WAIT (docs/isa.md, "Timing"); whatever follows the
+    stalled op waits with it. After pipelining and unrolling a block often
+    holds independent chains one after another (one tile's VPU ops, the
+    next tile's address math, scalar loads and DMA ISSUEs), so the core
+    stalls behind one chain while the other could run. The pass reorders
+    each block by list scheduling: at each step it issues, among the ops
+    whose dependences are met, the one the model says can issue first
+    (ties: the longest path of costs to the end of the block, then program
+    order).
+
+    The model (llvm-mca style, per block): one op issues at a time; an MXU
+    or VPU op waits for its unit and for the ops it depends on, and keeps
+    its unit busy for its measured cycles (`accel.busy_cycles` /
+    `accel.executions`); a scalar op costs its measured cycles; a DMA
+    completes `accel.dma_cycles` after its ISSUE, at most
+    `accel.dma_max_outstanding` (a module attribute) in flight; a WAIT
+    waits for its DMA. Ops without metrics (clones made by this run's
+    passes) take the cost of the op of the same name and location. All of
+    these come from --accel-attach-metrics; without them the pass does
+    nothing. A block is reordered only when the model says its schedule is
+    shorter than the program order.
+
+    Dependences (what keeps its order): SSA uses (also from ops nested in
+    a region), conflicting memory accesses (a write and another access of
+    overlapping views of one buffer, as --accel-hoist-dma decides), where a
+    WAIT counts as its DMA's reads and writes; the ISSUE order on each DMA
+    link (one FIFO per link); ops with unknown effects, and WAITs whose DMA
+    is not an `accel.dma_start` of the block, against every op that touches
+    memory; the terminator last. When the scheduled program would not lower
+    (255 scalar registers), every block is put back.
+
+    With `remarks=true` each scheduled block is reported with the model's
+    cycles before and after.
+
+    Not part of `accel-fdo-pipeline` yet: the model times each block alone
+    (not the DMAs a loop's other iterations have in flight, nor what runs
+    inside the loops it fences), so only function bodies are scheduled, and
+    on bench/fdo (2026-11-24) it still made 5 of the 15 kernels slower
+    (STREAM 7629 -> 7804 cycles) while it made the gather faster (4628 ->
+    4209). Opt in with `accel-replay fdo --passes=...,accel-schedule`.
+  }];
+  let options = [
+    Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
+           "VMEM allocation granularity in bytes (for the lowering check)">,
+    Option<"vmemCapacity", "vmem-capacity", "uint64_t",
+           /*default=*/"33554432", "VMEM capacity in bytes">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each block scheduled">
+  ];
+  let statistics = [
+    Statistic<"numScheduled", "num-blocks-scheduled",
+              "blocks reordered">
+  ];
+}
+
 def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
   let summary = "Move stalled DMA WAITs down to the first use of the data";
   let description = [{

@@ -75,6 +75,9 @@ private:
   std::map<unsigned, SmallVector<uint8_t>> releaseAt;
   /// Op ids of the enclosing scf.for ops, innermost last.
   SmallVector<uint32_t> loopStack;
+  /// VMEM base addresses of the allocations in the function body, whose
+  /// addresses are loaded where they stand.
+  llvm::DenseMap<Operation *, int64_t> inPlaceBase;
 };
 } // namespace
 
@@ -248,6 +251,13 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
       return WalkResult::interrupt();
     }
     program.buffers.push_back(b);
+    // An allocation in the function body gets its address where it stands
+    // (its register is live from there to its last use); one nested in a
+    // loop gets it here, once, instead of on every iteration.
+    if (alloc->getBlock() == &func.getBody().front()) {
+      inPlaceBase[alloc] = int64_t(b.base);
+      return WalkResult::advance();
+    }
     FailureOr<uint8_t> r = newReg(alloc);
     if (failed(r))
       return WalkResult::interrupt();
@@ -260,7 +270,10 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
   numberOps(func.getBody().front());
   for (BlockArgument arg : func.getArguments())
     scheduleRelease(arg);
-  func.walk([&](AllocOp alloc) { scheduleRelease(alloc.getResult()); });
+  func.walk([&](AllocOp alloc) {
+    if (!inPlaceBase.count(alloc))
+      scheduleRelease(alloc.getResult());
+  });
   if (failed(lowerBlock(func.getBody().front())))
     return failure();
   return std::move(program);
@@ -270,7 +283,8 @@ LogicalResult Lowerer::lowerBlock(Block &block) {
   for (Operation &op : block) {
     if (failed(lowerOp(&op)))
       return failure();
-    if (!llvm::isa<AllocOp>(op)) // allocations are scheduled up front
+    // Allocations nested in loops were placed (and scheduled) up front.
+    if (!llvm::isa<AllocOp>(op) || inPlaceBase.count(&op))
       for (Value result : op.getResults())
         scheduleRelease(result);
     if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -520,7 +534,16 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
           [&](memref::SubViewOp sv) { return lowerSubview(sv); })
       .Case<scf::ForOp>([&](scf::ForOp f) { return lowerFor(f); })
       .Case<scf::YieldOp>([&](scf::YieldOp y) { return lowerYield(y); })
-      .Case<AllocOp>([&](auto) { return success(); }) // placed up front
+      .Case<AllocOp>([&](AllocOp alloc) -> LogicalResult {
+        auto it = inPlaceBase.find(alloc);
+        if (it == inPlaceBase.end())
+          return success(); // nested in a loop: placed up front
+        FailureOr<uint8_t> r = newReg(alloc);
+        if (failed(r))
+          return failure();
+        regs[alloc.getResult()] = *r;
+        return emitLi(alloc, *r, it->second);
+      })
       .Case<func::ReturnOp>([&](auto) -> LogicalResult {
         if (op->getParentOp() != op->getParentOfType<func::FuncOp>())
           return op->emitError("func.return must be in the function body");
