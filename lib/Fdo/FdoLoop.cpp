@@ -184,8 +184,9 @@ void clearFeedback(ModuleOp module) {
   module->walk([](Operation *op) {
     for (llvm::StringRef name :
          {"accel.hoisted", "accel.sunk", "accel.parallelized",
-          "accel.pipelined", "accel.pinned", "accel.suggestions",
-          "accel.backtail"})
+          "accel.pipelined", "accel.pinned", "accel.renamed",
+          "accel.suggestions", "accel.backtail", "accel.min_slack",
+          "accel.transfer_cycles", "accel.dma_cycles"})
       op->removeAttr(name);
   });
 }
