@@ -18,6 +18,8 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <optional>
+
 namespace accel {
 #define GEN_PASS_DEF_ACCELRENAMEVMEM
 #include "accel/Transforms/Passes.h.inc"
@@ -125,9 +127,9 @@ struct RenameVmemPass
     uint64_t used = allocatedVmemBytes(module, page);
     SmallVector<std::pair<AllocOp, Value>> done; // (fresh, old buffer)
     renamed = 0;
-    bool lowersBefore =
-        checkLowers(module, vmemCapacity, vmemPage, /*scalarRegisters=*/255)
-            .empty();
+    // Whether the program lowered before the first rename (checked then,
+    // so a run that renames nothing costs no lowering).
+    std::optional<bool> lowersBefore;
 
     auto tryRename = [&](Operation *anchor, Value buffer, Operation *from,
                          StringRef what) {
@@ -149,6 +151,10 @@ struct RenameVmemPass
         return;
       }
       used += bytes;
+      if (!lowersBefore)
+        lowersBefore = checkLowers(module, vmemCapacity, vmemPage,
+                                   /*scalarRegisters=*/255)
+                           .empty();
       done.push_back({rename(buffer, from), buffer});
       ++renamed;
       if (emitRemarks)
@@ -200,7 +206,7 @@ struct RenameVmemPass
 
     // The renamed program must still lower (each allocation's address is a
     // scalar register while it is in use), if the original did.
-    if (!done.empty() && lowersBefore) {
+    if (!done.empty() && lowersBefore.value_or(false)) {
       std::string error = checkLowers(module, vmemCapacity, vmemPage,
                                       /*scalarRegisters=*/255);
       if (!error.empty()) {
