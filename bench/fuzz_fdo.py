@@ -4,7 +4,7 @@
 For every seed in FIRST..LAST (inclusive) it runs
 
     accel-gen --seed N --size S -o prog.mlir --config-out cfg.json
-    accel-replay fdo prog.mlir --config cfg.json -o DIR --iterations 3
+    accel-replay fdo prog.mlir --config cfg.json -o DIR [--iterations N]
 
 and classifies the seed:
 
@@ -84,8 +84,10 @@ class Fuzzer:
         return cmd
 
     def fdo_command(self, prog, cfg, outdir):
-        return [self.replay, "fdo", prog, "--config", cfg, "-o", outdir,
-                "--iterations", str(self.args.iterations)]
+        cmd = [self.replay, "fdo", prog, "--config", cfg, "-o", outdir]
+        if self.args.iterations is not None:
+            cmd += ["--iterations", str(self.args.iterations)]
+        return cmd
 
     def run_once(self, seed, drop, workdir):
         """Generates and runs one program; returns a result dict."""
@@ -367,8 +369,9 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2,
                     help="seeds run in parallel (default 2)")
     ap.add_argument("--size", type=int, default=2, help="accel-gen --size")
-    ap.add_argument("--iterations", type=int, default=3,
-                    help="accel-replay fdo --iterations (default 3)")
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="accel-replay fdo --iterations (default: fdo's own, "
+                    "which iterates until an iteration is not faster)")
     ap.add_argument("--bindir", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin"),
         help="directory of accel-gen, accel-replay, accel-opt")

@@ -2,7 +2,8 @@
 """FDO benchmark suite against the roofline (issue: feedback-directed
 transforms).
 
-For each kernel, runs `accel-replay fdo KERNEL --iterations 3` (with
+For each kernel, runs `accel-replay fdo KERNEL` (default options: up to 10
+iterations, ending at the first that is not faster; with
 `--config CONFIG` when the kernel's entry names a machine config) and reports:
 cycles at iteration 0 and after FDO, the roofline lower bound on cycles
 (metrics.json "roofline": the busiest unit's or DMA link's required cycles,
@@ -59,7 +60,7 @@ def main():
     rows, ratios, lratios, ok = [], [], [], True
     for name, path, *config in KERNELS:
         out = os.path.join(tmp, os.path.basename(path))
-        cmd = [tool, "fdo", os.path.join(src, path), "-o", out, "--iterations", "3"]
+        cmd = [tool, "fdo", os.path.join(src, path), "-o", out]
         if config:
             cmd += ["--config", os.path.join(src, config[0])]
         p = subprocess.run(cmd, capture_output=True, text=True)

@@ -65,6 +65,29 @@ const FdoIteration *FdoResult::getFailedIteration() const {
   return nullptr;
 }
 
+/// One textual pipeline per pass of `pm`.
+static std::vector<std::string> splitPasses(OpPassManager &pm) {
+  std::vector<std::string> texts;
+  for (Pass &pass : pm.getPasses()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    pass.printAsTextualPipeline(os);
+    texts.push_back(text);
+  }
+  return texts;
+}
+
+/// Parses `text` (a pipeline on builtin.module) into `pm`; errors carry
+/// MLIR's parser diagnostics on one line.
+static llvm::Error parsePipeline(llvm::StringRef text, OpPassManager &pm) {
+  std::string err;
+  llvm::raw_string_ostream errs(err);
+  if (failed(parsePassPipeline(text, pm, errs)))
+    return llvm::createStringError(
+        llvm::join(llvm::split(llvm::StringRef(err).trim(), "\n\n"), "; "));
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<std::string>>
 accel::getFdoPassPipelines(MLIRContext *context, const FdoOptions &options,
                            const sim::MachineConfig &config) {
@@ -75,21 +98,23 @@ accel::getFdoPassPipelines(MLIRContext *context, const FdoOptions &options,
     o.vmemCapacity = config.vmemBytes;
     o.vmemPage = config.vmemPageBytes;
     buildAccelFdoPipeline(pm, o);
-  } else {
-    std::string err;
-    llvm::raw_string_ostream errs(err);
-    if (failed(parsePassPipeline(options.passPipeline, pm, errs)))
-      return llvm::createStringError(
-          llvm::join(llvm::split(llvm::StringRef(err).trim(), "\n\n"), "; "));
+  } else if (auto e = parsePipeline(options.passPipeline, pm)) {
+    return std::move(e);
   }
-  std::vector<std::string> texts;
-  for (Pass &pass : pm.getPasses()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    pass.printAsTextualPipeline(os);
-    texts.push_back(text);
-  }
-  return texts;
+  return splitPasses(pm);
+}
+
+llvm::Expected<std::vector<std::string>>
+accel::getFdoTrialPipelines(MLIRContext *context, const FdoOptions &options) {
+  (void)context;
+  std::string text = options.trialPipeline.value_or(
+      options.passPipeline.empty() ? "accel-schedule,cse" : "");
+  OpPassManager pm("builtin.module");
+  if (text.empty())
+    return std::vector<std::string>();
+  if (auto e = parsePipeline(text, pm))
+    return std::move(e);
+  return splitPasses(pm);
 }
 
 namespace {
@@ -208,22 +233,31 @@ std::string printModule(ModuleOp module) {
 json FdoResult::toJson(const FdoOptions &options,
                        const sim::MachineConfig &config) const {
   json out = {{"schema", "accel-fdo"},
-              {"schema_version", 3},
+              {"schema_version", 4},
               {"input", options.inputName},
               {"config", {{"name", config.name}, {"hash", config.hash()}}},
               {"iterations", json::array()}};
   for (const FdoIteration &it : iterations) {
-    json transforms = json::array();
-    for (const FdoPassRun &p : it.passes) {
-      json stats = json::object();
-      for (auto &[name, value] : p.statistics)
-        stats[name] = value;
-      transforms.push_back(
-          {{"pass", p.name},
-           {"applied", p.changes ? json(*p.changes) : json(nullptr)},
-           {"statistics", std::move(stats)}});
-    }
-    json row = {{"iteration", it.index}, {"transforms", std::move(transforms)}};
+    auto passesJson = [](const std::vector<FdoPassRun> &runs) {
+      json transforms = json::array();
+      for (const FdoPassRun &p : runs) {
+        json stats = json::object();
+        for (auto &[name, value] : p.statistics)
+          stats[name] = value;
+        transforms.push_back(
+            {{"pass", p.name},
+             {"applied", p.changes ? json(*p.changes) : json(nullptr)},
+             {"statistics", std::move(stats)}});
+      }
+      return transforms;
+    };
+    json row = {{"iteration", it.index},
+                {"transforms", passesJson(it.passes)}};
+    if (!it.trialPasses.empty())
+      row["trial"] = {{"transforms", passesJson(it.trialPasses)},
+                      {"total_cycles", it.trialCycles ? json(it.trialCycles)
+                                                      : json(nullptr)},
+                      {"kept", it.trialKept}};
     if (it.ran) {
       row["total_cycles"] = it.totalCycles;
       row["instructions"] = it.instructions;
@@ -305,8 +339,18 @@ public:
   llvm::Expected<FdoResult> run();
 
 private:
-  /// Runs the passes on `module`; on a rejected pass sets `it.failure`.
-  void transform(ModuleOp module, FdoIteration &it);
+  /// Runs the passes `texts` on `module`, recording each in `runs`; on a
+  /// rejected pass sets `it.failure`.
+  void transform(llvm::ArrayRef<std::string> texts, ModuleOp module,
+                 FdoIteration &it, std::vector<FdoPassRun> &runs);
+  /// Gives new ops (second buffers, cloned DMAs) op ids; on failure sets
+  /// `it.failure`.
+  void assignOpIds(ModuleOp module, FdoIteration &it);
+  /// Runs the trial passes on a copy of `program` (transformed and run as
+  /// `it`, with run `r`), lowers and runs the copy, and makes it the
+  /// iteration's program if it is faster. A failing trial sets `it.failure`.
+  void runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
+                std::optional<RunResult> &r);
   /// Lowers, runs and compares `module`; fills `it`. Returns the run, or
   /// nullopt with `it.failure` set.
   std::optional<RunResult> execute(ModuleOp module, FdoIteration &it);
@@ -317,14 +361,15 @@ private:
   MLIRContext *context;
   const sim::MachineConfig &config;
   const FdoOptions &options;
-  std::vector<std::string> passTexts;
+  std::vector<std::string> passTexts, trialTexts;
   std::map<uint64_t, std::vector<uint8_t>> baselineHbm;
   std::vector<isa::Buffer> baselineBuffers;
 };
 } // namespace
 
-void FdoDriver::transform(ModuleOp module, FdoIteration &it) {
-  for (const std::string &text : passTexts) {
+void FdoDriver::transform(llvm::ArrayRef<std::string> texts, ModuleOp module,
+                          FdoIteration &it, std::vector<FdoPassRun> &runs) {
+  for (const std::string &text : texts) {
     PassManager pm(context);
     // Parsed before: cannot fail here.
     (void)parsePassPipeline(text, pm);
@@ -364,7 +409,7 @@ void FdoDriver::transform(ModuleOp module, FdoIteration &it) {
     run.statistics = stats->take(arg);
     if (!run.statistics.empty())
       run.changes = run.statistics.front().second;
-    it.passes.push_back(std::move(run));
+    runs.push_back(std::move(run));
     if (failure) {
       if (!options.outputDir.empty()) {
         llvm::SmallString<256> p(iterationDir(options.outputDir, it.index));
@@ -384,6 +429,59 @@ void FdoDriver::transform(ModuleOp module, FdoIteration &it) {
       return;
     }
   }
+}
+
+void FdoDriver::assignOpIds(ModuleOp module, FdoIteration &it) {
+  PassManager pm(context);
+  pm.addPass(createAccelAssignOpIds());
+  DiagnosticCapture capture(context);
+  if (failed(pm.run(module)))
+    it.failure = FdoFailure{FdoFailure::Kind::Pass, "accel-assign-op-ids",
+                            capture.text, ""};
+}
+
+void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
+                         std::optional<RunResult> &r) {
+  OwningOpRef<ModuleOp> candidate = program->clone();
+  FdoIteration trial;
+  trial.index = it.index;
+  transform(trialTexts, *candidate, trial, it.trialPasses);
+  if (!trial.failure)
+    assignOpIds(*candidate, trial);
+  std::optional<RunResult> tr;
+  if (!trial.failure)
+    tr = execute(*candidate, trial);
+  if (trial.failure) {
+    // As for any pass: the iteration is rejected and the loop stops.
+    if (trial.failure->kind == FdoFailure::Kind::Crash ||
+        trial.failure->kind == FdoFailure::Kind::Verify)
+      (void)candidate.release();
+    if (trial.failure->pass.empty())
+      trial.failure->message = "the trial passes' program (" +
+                               llvm::join(trialTexts, ",") +
+                               "): " + trial.failure->message;
+    it.failure = std::move(trial.failure);
+    if (trial.ran)
+      it.trialCycles = trial.totalCycles;
+    return;
+  }
+  it.trialCycles = trial.totalCycles;
+  if (trial.totalCycles >= it.totalCycles)
+    return;
+  // The candidate is faster: it becomes the iteration's program.
+  it.trialKept = true;
+  for (const FdoPassRun &p : it.trialPasses)
+    it.passes.push_back(p);
+  it.totalCycles = trial.totalCycles;
+  it.instructions = trial.instructions;
+  it.dmaStallBaseCycles = trial.dmaStallBaseCycles;
+  it.dmaStallTransferCycles = trial.dmaStallTransferCycles;
+  it.mxuUtilization = trial.mxuUtilization;
+  it.vmemBytes = trial.vmemBytes;
+  it.resultsMatch = trial.resultsMatch;
+  it.metrics = std::move(trial.metrics);
+  program = std::move(candidate);
+  r = std::move(tr);
 }
 
 std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
@@ -445,6 +543,10 @@ llvm::Expected<FdoResult> FdoDriver::run() {
   if (!texts)
     return texts.takeError();
   passTexts = std::move(*texts);
+  auto trials = getFdoTrialPipelines(context, options);
+  if (!trials)
+    return trials.takeError();
+  trialTexts = std::move(*trials);
 
   {
     PassManager pm(context);
@@ -472,20 +574,15 @@ llvm::Expected<FdoResult> FdoDriver::run() {
           return llvm::createStringError("iteration " + std::to_string(index) +
                                          ": " + capture.text);
       }
-      transform(*program, it);
-      // New ops (second buffers, cloned DMAs) get op ids.
-      if (!it.failure) {
-        PassManager pm(context);
-        pm.addPass(createAccelAssignOpIds());
-        DiagnosticCapture capture(context);
-        if (failed(pm.run(*program)))
-          it.failure = FdoFailure{FdoFailure::Kind::Pass, "accel-assign-op-ids",
-                                  capture.text, ""};
-      }
+      transform(passTexts, *program, it, it.passes);
+      if (!it.failure)
+        assignOpIds(*program, it);
     }
     std::optional<RunResult> r;
     if (!it.failure)
       r = execute(*program, it);
+    if (index > 0 && !it.failure && !trialTexts.empty())
+      runTrial(program, it, r);
     if (index == 0 && it.failure)
       return llvm::createStringError("iteration 0: " + it.failure->message);
     if (auto e = writeIteration(it, r ? &*r : nullptr, *program))

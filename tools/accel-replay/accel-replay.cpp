@@ -99,9 +99,12 @@ static cl::opt<std::string> entryName("entry",
                                       cl::sub(asmCmd), cl::sub(lowerCmd),
                                       cl::sub(recordCmd), cl::cat(category));
 static cl::opt<unsigned> iterations("iterations",
-                                    cl::desc("FDO iterations after the "
-                                             "baseline (default 2)"),
-                                    cl::init(2), cl::sub(fdoCmd),
+                                    cl::desc("At most this many FDO "
+                                             "iterations after the baseline; "
+                                             "the loop stops earlier at the "
+                                             "first iteration that is not "
+                                             "faster (default 10)"),
+                                    cl::init(10), cl::sub(fdoCmd),
                                     cl::cat(category));
 static cl::opt<std::string> fdoPasses(
     "passes",
@@ -110,6 +113,13 @@ static cl::opt<std::string> fdoPasses(
              "'accel-hoist-dma,accel-pipeline-dma{max-distance=4},cse'); "
              "default: the passes of --accel-fdo-pipeline with the config's "
              "VMEM capacity"),
+    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
+static cl::opt<std::string> fdoTrialPasses(
+    "trial-passes",
+    cl::desc("Passes tried on each FDO iteration's program, as a textual "
+             "pass pipeline: their output is run too and kept only if it is "
+             "correct and faster; '' for none (default: 'accel-schedule,cse' "
+             "with the default --passes, none with --passes)"),
     cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
 static cl::opt<uint64_t> maxInstructions(
     "max-instructions",
@@ -295,6 +305,8 @@ static int cmdFdo(MLIRContext &ctx) {
   FdoOptions options;
   options.iterations = iterations;
   options.passPipeline = fdoPasses;
+  if (fdoTrialPasses.getNumOccurrences())
+    options.trialPipeline = fdoTrialPasses;
   options.run = runOptions();
   options.outputDir =
       outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
@@ -302,6 +314,8 @@ static int cmdFdo(MLIRContext &ctx) {
   // A bad pipeline: one error before anything runs or is written.
   if (auto texts = getFdoPassPipelines(&ctx, options, *config); !texts)
     return fail("--passes: " + llvm::toString(texts.takeError()));
+  if (auto texts = getFdoTrialPipelines(&ctx, options); !texts)
+    return fail("--trial-passes: " + llvm::toString(texts.takeError()));
   llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
@@ -317,7 +331,9 @@ static int cmdFdo(MLIRContext &ctx) {
           (unsigned long long)it.dmaStallTransferCycles,
           100 * it.mxuUtilization, (unsigned long long)(it.vmemBytes / 1024),
           describeTransforms(it).c_str(),
-          it.resultsMatch ? "identical" : "DIFFER");
+          !it.resultsMatch                             ? "DIFFER"
+          : it.failure && !it.trialPasses.empty() ? "FAILED (trial)"
+                                                   : "identical");
     else
       llvm::outs() << llvm::format("%-4u %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                    it.index, "-", "-", "-", "-", "-", "-",

@@ -29,12 +29,21 @@ namespace accel {
 
 /// Options of the FDO loop.
 struct FdoOptions {
-  /// Optimized iterations after the baseline (iteration 0).
-  unsigned iterations = 2;
+  /// At most this many optimized iterations after the baseline (iteration
+  /// 0); the loop ends earlier at the first iteration that is not faster
+  /// than the best so far.
+  unsigned iterations = 10;
   /// The transforms of each iteration as an MLIR textual pass pipeline on
   /// builtin.module (accel-opt's syntax); empty: the passes of
   /// --accel-fdo-pipeline with the config's VMEM capacity.
   std::string passPipeline;
+  /// Passes tried on each iteration's transformed program (a textual
+  /// pipeline, as passPipeline): the candidate they produce is lowered and
+  /// run too, and replaces the iteration's program only if it is correct
+  /// and faster. For transforms whose cost model can be wrong (the list
+  /// scheduler's): the measurement decides. nullopt: --accel-schedule when
+  /// passPipeline is empty (the default FDO pipeline), else none; "": none.
+  std::optional<std::string> trialPipeline;
   /// How each program is run.
   RunOptions run;
   /// Directory for iterN/{metrics.json,...}, best.mlir and fdo.json; empty:
@@ -90,8 +99,15 @@ struct FdoFailure {
 struct FdoIteration {
   unsigned index = 0;
   /// The passes run before this iteration's program was lowered (none for
-  /// iteration 0), in order.
+  /// iteration 0), in order; with the trial passes at the end when their
+  /// candidate was kept.
   std::vector<FdoPassRun> passes;
+  /// The trial (FdoOptions::trialPipeline) of this iteration, if one ran:
+  /// its passes, its candidate's cycles (0 if it did not run) and whether
+  /// the candidate replaced the iteration's program.
+  std::vector<FdoPassRun> trialPasses;
+  uint64_t trialCycles = 0;
+  bool trialKept = false;
   /// Set when the iteration was rejected; the fields below are then only
   /// valid if `ran`.
   std::optional<FdoFailure> failure;
@@ -131,11 +147,20 @@ llvm::Expected<std::vector<std::string>>
 getFdoPassPipelines(mlir::MLIRContext *context, const FdoOptions &options,
                     const sim::MachineConfig &config);
 
+/// The trial passes of one FDO iteration (FdoOptions::trialPipeline, or
+/// its default), one textual pipeline per pass; empty for none. Errors as
+/// getFdoPassPipelines.
+llvm::Expected<std::vector<std::string>>
+getFdoTrialPipelines(mlir::MLIRContext *context, const FdoOptions &options);
+
 /// Runs the loop on `module` (given op ids first, --accel-assign-op-ids;
 /// `module` itself is otherwise left as it is: each iteration transforms a
 /// copy). Iteration i > 0 attaches iteration i-1's metrics, runs the passes
 /// one at a time, verifies the IR after each, assigns ids to new ops,
-/// lowers, runs and compares. The loop ends after `options.iterations`, at
+/// lowers, runs and compares; then runs the trial passes on a copy the same
+/// way and keeps whichever of the two programs is faster (a trial that
+/// fails in any of these steps rejects the iteration, as a failing pass
+/// does). The loop ends after `options.iterations`, at
 /// the first iteration that is not faster than the best so far (the
 /// passes are deterministic: another iteration would repeat it), or at the
 /// first rejected iteration (FdoResult::getFailedIteration): the best

@@ -243,12 +243,15 @@ def AccelSchedule : Pass<"accel-schedule", "mlir::ModuleOp"> {
     With `remarks=true` each scheduled block is reported with the model's
     cycles before and after.
 
-    Not part of `accel-fdo-pipeline` yet: the model times each block alone
+    Not part of `accel-fdo-pipeline`: the model times each block alone
     (not the DMAs a loop's other iterations have in flight, nor what runs
     inside the loops it fences), so only function bodies are scheduled, and
-    on bench/fdo (2026-11-24) it still made 5 of the 15 kernels slower
-    (STREAM 7629 -> 7804 cycles) while it made the gather faster (4628 ->
-    4209). Opt in with `accel-replay fdo --passes=...,accel-schedule`.
+    applied to every iteration on bench/fdo (2026-11-24) it made 5 of the 15
+    kernels slower (STREAM 7629 -> 7804 cycles) while it made the gather
+    faster (4628 -> 4209). `accel-replay fdo` therefore runs it as a trial
+    (`--trial-passes`, default `accel-schedule,cse`): each iteration's
+    program is scheduled, run, and the scheduled one kept only when it is
+    faster (docs/metrics.md, fdo.json).
   }];
   let options = [
     Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
