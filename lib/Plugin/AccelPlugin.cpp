@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
@@ -25,6 +26,7 @@ mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "AccelPasses", LLVM_VERSION_STRING,
           []() {
             accel::registerAccelPasses();
+            accel::registerAccelConversionPasses();
             accel::registerAccelFdoPipeline();
           }};
 }

@@ -19,3 +19,12 @@ func.func @main(%a: memref<8x128xf32, #accel.space<hbm>>, %b: memref<8x128xf32, 
   accel.dma_wait %tb
   return
 }
+
+// The conversion pass is in the plugin too.
+// RUN: mlir-opt --load-dialect-plugin=%accel_libs/AccelPlugin%shlibext --load-pass-plugin=%accel_libs/AccelPlugin%shlibext %s --pass-pipeline='builtin.module(convert-linalg-to-accel)' | FileCheck %s --check-prefix=CONV
+// CONV-LABEL: func.func @linalg_exp
+// CONV-NEXT: accel.vexp %arg0, %arg0
+func.func @linalg_exp(%x: memref<8x128xf32, #accel.space<vmem>>) {
+  linalg.exp ins(%x : memref<8x128xf32, #accel.space<vmem>>) outs(%x : memref<8x128xf32, #accel.space<vmem>>)
+  return
+}

@@ -1,13 +1,15 @@
 //===- accel-opt.cpp - mlir-opt for accel programs ------------------------===//
 //
-// mlir-opt with the accel dialect, func/arith/scf/memref, the accel passes
-// and upstream's canonicalize/cse. One convenience: the metrics file of
+// mlir-opt with the accel dialect and passes, and the upstream dialects and
+// passes that frontend programs use (linalg, tensor, affine, bufferization,
+// transform; accel/InitAccel.h). One convenience: the metrics file of
 // --accel-attach-metrics may be given directly
 // (--accel-attach-metrics=metrics.json), which is rewritten to the pass
 // option form (--accel-attach-metrics=metrics=metrics.json).
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -24,12 +26,12 @@ void registerTestFdoFailuresPass();
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  accel::registerAccelDialects(registry);
+  accel::registerFrontendDialects(registry);
+  accel::registerFrontendPasses();
   accel::registerAccelPasses();
+  accel::registerAccelConversionPasses();
   accel::registerAccelFdoPipeline();
   accel::test::registerTestFdoFailuresPass();
-  mlir::registerCanonicalizerPass();
-  mlir::registerCSEPass();
 
   std::vector<std::string> args(argv, argv + argc);
   for (std::string &a : args)
@@ -49,5 +51,6 @@ int main(int argc, char **argv) {
   cargs.push_back(nullptr);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       int(args.size()), cargs.data(),
-      "accel optimizer driver: the accel dialect and its passes\n", registry));
+      "accel optimizer driver: the accel dialect and its passes, with the "
+      "upstream dialects and passes of a linalg/affine frontend\n", registry));
 }

@@ -1,0 +1,142 @@
+// Each op the conversion cannot express on the accel units gets one error
+// at the op that names the reason; the op is left as it was.
+// RUN: accel-opt %s -split-input-file --convert-linalg-to-accel -verify-diagnostics
+
+func.func @tensor_operands(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @below {{cannot convert 'linalg.add' to accel: it works on tensors; bufferize first (--one-shot-bufferize)}}
+  %r = linalg.add ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+func.func @hbm_to_hbm(%a: memref<8x128xf32, #hbm>, %b: memref<8x128xf32, #hbm>) {
+  // expected-error @below {{cannot convert 'memref.copy' to accel: it copies HBM to HBM, which no DMA link does; stage the data through a VMEM buffer}}
+  memref.copy %a, %b : memref<8x128xf32, #hbm> to memref<8x128xf32, #hbm>
+  return
+}
+
+// -----
+
+func.func @no_space(%a: memref<8x128xf32>, %b: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @below {{cannot convert 'memref.copy' to accel: the source must be in memory space #accel.space<hbm> or #accel.space<vmem>}}
+  memref.copy %a, %b : memref<8x128xf32> to memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+func.func @matmul_hbm(%a: memref<8x128xf32, #hbm>, %b: memref<128x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.matmul' to accel: A is in HBM; the MXU and the VPU read VMEM only: copy it to a VMEM buffer first}}
+  linalg.matmul ins(%a, %b : memref<8x128xf32, #hbm>, memref<128x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @matmul_transposed(%a: memref<128x8xf32, #vmem>, %b: memref<128x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.matmul' to accel: its indexing maps transpose or broadcast an operand}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : memref<128x8xf32, #vmem>, memref<128x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @matmul_strided_b(%a: memref<8x128xf32, #vmem>, %b: memref<128x256xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  %s = memref.subview %b[0, 0] [128, 128] [1, 1] : memref<128x256xf32, #vmem> to memref<128x128xf32, strided<[256, 1]>, #vmem>
+  // expected-error @below {{cannot convert 'linalg.matmul' to accel: B is a strided view (row stride 256, 128 columns); the MXU loads B contiguously}}
+  linalg.matmul ins(%a, %s : memref<8x128xf32, #vmem>, memref<128x128xf32, strided<[256, 1]>, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @fill_not_constant(%c: memref<8x128xf32, #vmem>, %v: f32) {
+  // expected-error @below {{cannot convert 'linalg.fill' to accel: the fill value is not an f32 constant}}
+  linalg.fill ins(%v : f32) outs(%c : memref<8x128xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @row_broadcast(%x: memref<8x128xf32, #vmem>, %b: memref<128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is broadcast along the columns ((i, j) -> (j)); the VPU broadcasts only R x 1 columns along the rows}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<8x128xf32, #vmem>, memref<128xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @transposed_operand(%x: memref<8x8xf32, #vmem>, %y: memref<8x8xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0's indexing map (d0, d1) -> (d1, d0) is neither the identity on the output's shape nor a column broadcast (i, j) -> (i, 0)}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x8xf32, #vmem>) outs(%y : memref<8x8xf32, #vmem>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @reduction(%x: memref<8x128xf32, #vmem>, %o: memref<8x1xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: it has a reduction loop; only elementwise ops (all loops parallel) are converted}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8x1xf32, #vmem>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @no_vpu_op(%x: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'math.tanh', which has no VPU counterpart}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @integer_tile(%x: memref<8x128xi32, #vmem>) {
+  %c = arith.constant 0 : i32
+  // expected-error @below {{cannot convert 'linalg.fill' to accel: the output must have f32 elements}}
+  linalg.fill ins(%c : i32) outs(%x : memref<8x128xi32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @dynamic(%x: memref<?x128xf32, #vmem>, %y: memref<?x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.exp' to accel: the output must have a static shape}}
+  linalg.exp ins(%x : memref<?x128xf32, #vmem>) outs(%y : memref<?x128xf32, #vmem>)
+  return
+}

@@ -1,0 +1,193 @@
+// RUN: accel-opt %s -split-input-file --convert-linalg-to-accel | FileCheck %s
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Copies between HBM and VMEM become a DMA and its WAIT, in both
+// directions, from memref.copy and linalg.copy.
+// CHECK-LABEL: func.func @copies
+// CHECK-SAME: (%[[A:.*]]: memref<8x128xf32, #accel.space<hbm>>, %[[O:.*]]: memref<8x128xf32, #accel.space<hbm>>)
+// CHECK: %[[V:.*]] = accel.alloc
+// CHECK-NEXT: %[[T0:.*]] = accel.dma_start %[[A]], %[[V]]
+// CHECK-NEXT: accel.dma_wait %[[T0]]
+// CHECK-NEXT: %[[T1:.*]] = accel.dma_start %[[V]], %[[O]]
+// CHECK-NEXT: accel.dma_wait %[[T1]]
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.copy
+func.func @copies(%a: memref<8x128xf32, #hbm>, %o: memref<8x128xf32, #hbm>) {
+  %v = accel.alloc : memref<8x128xf32, #vmem>
+  memref.copy %a, %v : memref<8x128xf32, #hbm> to memref<8x128xf32, #vmem>
+  linalg.copy ins(%v : memref<8x128xf32, #vmem>) outs(%o : memref<8x128xf32, #hbm>)
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// A strided HBM view copies as a 2-D tile (the DMA's row stride).
+// CHECK-LABEL: func.func @strided_tile
+// CHECK: accel.dma_start %{{.*}}, %{{.*}} : memref<8x128xf32, strided<[512, 1], offset: ?>, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+func.func @strided_tile(%a: memref<64x512xf32, #hbm>, %i: index) {
+  %v = accel.alloc : memref<8x128xf32, #vmem>
+  %s = memref.subview %a[%i, 128] [8, 128] [1, 1] : memref<64x512xf32, #hbm> to memref<8x128xf32, strided<[512, 1], offset: ?>, #hbm>
+  memref.copy %s, %v : memref<8x128xf32, strided<[512, 1], offset: ?>, #hbm> to memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// linalg.matmul accumulates (C += A * B); a zero fill right before it is
+// folded into a non-accumulating matmul, and the dead f32 constant goes.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: arith.constant
+// CHECK-NOT: accel.vfill
+// CHECK: accel.matmul %[[A:.*]], %[[B:.*]], %[[C:.*]] :
+// CHECK-NOT: accumulate
+// CHECK-NEXT: accel.matmul %[[A]], %[[B]], %[[C]] {accumulate}
+func.func @matmul() {
+  %zero = arith.constant 0.0 : f32
+  %a = accel.alloc : memref<8x128xf32, #vmem>
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  %c = accel.alloc : memref<8x128xf32, #vmem>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x128xf32, #vmem>)
+  linalg.matmul ins(%a, %b : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  linalg.matmul ins(%a, %b : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// A fill that something reads before the matmul, or a fill with another
+// value, stays: the matmul accumulates onto it.
+// CHECK-LABEL: func.func @fill_kept
+// CHECK: accel.vfill %[[C:.*]], 0.000000e+00
+// CHECK-NEXT: accel.vexp %[[C]], %[[T:.*]] :
+// CHECK-NEXT: accel.matmul %{{.*}}, %{{.*}}, %[[C]] {accumulate}
+// CHECK: accel.vfill %[[C]], 1.000000e+00
+// CHECK-NEXT: accel.matmul %{{.*}}, %{{.*}}, %[[C]] {accumulate}
+func.func @fill_kept(%t: memref<8x128xf32, #vmem>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %a = accel.alloc : memref<8x128xf32, #vmem>
+  %b = accel.alloc : memref<128x128xf32, #vmem>
+  %c = accel.alloc : memref<8x128xf32, #vmem>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x128xf32, #vmem>)
+  linalg.exp ins(%c : memref<8x128xf32, #vmem>) outs(%t : memref<8x128xf32, #vmem>)
+  linalg.matmul ins(%a, %b : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  linalg.fill ins(%one : f32) outs(%c : memref<8x128xf32, #vmem>)
+  linalg.matmul ins(%a, %b : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Elementwise bodies: one VPU op per body op; intermediates get
+// temporaries, only the last op writes the output (here also an input:
+// it is read first), constants become filled columns, negf a multiply by
+// -1, and an Rx1 operand broadcasts along the rows.
+// CHECK-LABEL: func.func @bias_relu
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[B:.*]]: memref<8x1xf32, #accel.space<vmem>>)
+// CHECK: %[[S:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vadd %[[X]], %[[B]], %[[S]]
+// CHECK-NEXT: %[[Z:.*]] = accel.alloc : memref<8x1xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vfill %[[Z]], 0.000000e+00
+// CHECK-NEXT: accel.vmax %[[S]], %[[Z]], %[[X]]
+func.func @bias_relu(%x: memref<8x128xf32, #vmem>, %b: memref<8x1xf32, #vmem>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<8x128xf32, #vmem>, memref<8x1xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %r = arith.maximumf %zero, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: memref<4x256xf32, #accel.space<vmem>>, %[[Y:.*]]: memref<4x256xf32, #accel.space<vmem>>, %[[O:.*]]: memref<4x256xf32, #accel.space<vmem>>)
+// CHECK: accel.vsub %[[X]], %[[Y]], %[[D:.*]] :
+// CHECK-NOT: accel.vmul %[[X]], %[[X]]
+// CHECK: accel.vmul %[[D]], %[[M1:.*]], %[[N:.*]] :
+// CHECK: accel.vexp %[[N]], %[[E:.*]] :
+// CHECK: accel.vdiv %[[E]], %[[Y]], %[[Q:.*]] :
+// CHECK: accel.vsqrt %[[Q]], %[[O]] :
+// CHECK-NEXT: return
+func.func @chain(%x: memref<4x256xf32, #vmem>, %y: memref<4x256xf32, #vmem>, %o: memref<4x256xf32, #vmem>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : memref<4x256xf32, #vmem>, memref<4x256xf32, #vmem>) outs(%o : memref<4x256xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %d = arith.subf %a, %b : f32
+    %unused = arith.mulf %a, %a : f32
+    %n = arith.negf %d : f32
+    %e = math.exp %n : f32
+    %q = arith.divf %e, %b : f32
+    %r = math.sqrt %q : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Named elementwise ops (they carry the same body) and the 1-D case.
+// CHECK-LABEL: func.func @named
+// CHECK: accel.vadd %arg0, %arg1, %arg2 : memref<1024xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vmul %arg2, %arg1, %arg2 :
+// CHECK-NEXT: accel.vmax %arg0, %arg2, %arg2 :
+func.func @named(%x: memref<1024xf32, #vmem>, %y: memref<1024xf32, #vmem>, %o: memref<1024xf32, #vmem>) {
+  linalg.add ins(%x, %y : memref<1024xf32, #vmem>, memref<1024xf32, #vmem>) outs(%o : memref<1024xf32, #vmem>)
+  linalg.mul ins(%o, %y : memref<1024xf32, #vmem>, memref<1024xf32, #vmem>) outs(%o : memref<1024xf32, #vmem>)
+  linalg.max ins(%x, %o : memref<1024xf32, #vmem>, memref<1024xf32, #vmem>) outs(%o : memref<1024xf32, #vmem>)
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// A body that yields an operand is a copy; one that yields a constant, a fill;
+// a non-commutative op on a constant first operand fills a whole tile.
+// CHECK-LABEL: func.func @copy_fill_rsub
+// CHECK: accel.vcopy %arg0, %arg1
+// CHECK-NEXT: accel.vfill %arg1, 2.500000e+00
+// CHECK-NEXT: %[[F:.*]] = accel.alloc : memref<4x64xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vfill %[[F]], 1.000000e+00
+// CHECK-NEXT: accel.vsub %[[F]], %arg0, %arg1
+func.func @copy_fill_rsub(%x: memref<4x64xf32, #vmem>, %o: memref<4x64xf32, #vmem>) {
+  %c = arith.constant 2.5 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x64xf32, #vmem>) outs(%o : memref<4x64xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%o : memref<4x64xf32, #vmem>) {
+  ^bb0(%b: f32):
+    linalg.yield %c : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x64xf32, #vmem>) outs(%o : memref<4x64xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.subf %one, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
