@@ -43,4 +43,30 @@ def ConvertLinalgToAccel : Pass<"convert-linalg-to-accel"> {
   let dependentDialects = ["accel::AccelDialect"];
 }
 
+def ConvertMemorySpacesToAccel
+    : Pass<"convert-memory-spaces-to-accel", "mlir::ModuleOp"> {
+  let summary = "Put memrefs in accel's memory spaces: HBM by default, "
+                "VMEM for one numbered space";
+  let description = [{
+    Upstream passes leave memrefs without a memory space (function
+    arguments, results of bufferization) or in a numbered fast space
+    (`affine-data-copy-generate="generate-dma fast-mem-space=1"`). This
+    pass rewrites every memref type in the module, in function signatures,
+    op results and block arguments alike: no memory space (or space 0)
+    becomes `#accel.space<hbm>`, the space numbered `vmem-space` becomes
+    `#accel.space<vmem>`. Then `memref.alloc` of a VMEM buffer becomes
+    `accel.alloc` (static VMEM allocation) and its `memref.dealloc` goes.
+
+    Any other memory space, and a VMEM `memref.alloc` that accel.alloc
+    cannot express (a dynamic size, a non-identity layout), is one error at
+    the op or function that holds it.
+  }];
+  let options = [
+    Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
+           "The numbered memory space that is VMEM (upstream's fast memory "
+           "space)">
+  ];
+  let dependentDialects = ["accel::AccelDialect"];
+}
+
 #endif // ACCEL_CONVERSION_PASSES_TD

@@ -1,0 +1,112 @@
+//===- MemorySpaces.cpp - Upstream memory spaces to accel's ---------------===//
+//
+// Passes.td, convert-memory-spaces-to-accel: the unnumbered (or 0) space is
+// HBM, one numbered space is VMEM; VMEM allocations become accel.alloc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/AccelOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace accel {
+#define GEN_PASS_DEF_CONVERTMEMORYSPACESTOACCEL
+#include "accel/Conversion/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+using namespace accel;
+
+namespace {
+struct ConvertMemorySpacesToAccelPass
+    : accel::impl::ConvertMemorySpacesToAccelBase<
+          ConvertMemorySpacesToAccelPass> {
+  using Base::Base;
+
+  /// The accel space of `space` (a memref's memory space attribute), or
+  /// nullopt for one this pass does not map.
+  std::optional<MemorySpace> mapSpace(Attribute space) const {
+    if (!space)
+      return MemorySpace::HBM;
+    if (auto accelSpace = dyn_cast<MemorySpaceAttr>(space))
+      return accelSpace.getValue();
+    if (auto number = dyn_cast<IntegerAttr>(space)) {
+      if (number.getValue().isZero())
+        return MemorySpace::HBM;
+      if (number.getValue() == vmemSpace)
+        return MemorySpace::VMEM;
+    }
+    return std::nullopt;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // Every memory space must map; report the first op that holds one that
+    // does not (in its result, operand or block argument types).
+    bool bad = false;
+    module.walk([&](Operation *op) {
+      auto check = [&](Type t) {
+        auto memref = dyn_cast<BaseMemRefType>(t);
+        if (!memref || mapSpace(memref.getMemorySpace()))
+          return true;
+        op->emitError() << "memory space " << memref.getMemorySpace()
+                        << " has no accel counterpart (no space or 0 is HBM, "
+                        << unsigned(vmemSpace) << " is VMEM: --vmem-space)";
+        return false;
+      };
+      for (Type t : op->getResultTypes())
+        if (!check(t))
+          return bad = true, WalkResult::interrupt();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Type t : block.getArgumentTypes())
+            if (!check(t))
+              return bad = true, WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (bad)
+      return signalPassFailure();
+
+    AttrTypeReplacer replacer;
+    replacer.addReplacement([&](MemRefType type) -> std::optional<Type> {
+      std::optional<MemorySpace> space = mapSpace(type.getMemorySpace());
+      if (!space || isa_and_nonnull<MemorySpaceAttr>(type.getMemorySpace()))
+        return std::nullopt;
+      return MemRefType::get(type.getShape(), type.getElementType(),
+                             type.getLayout(),
+                             MemorySpaceAttr::get(ctx, *space));
+    });
+    replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                          /*replaceLocs=*/false,
+                                          /*replaceTypes=*/true);
+
+    // VMEM allocations are static: accel.alloc, never freed.
+    IRRewriter rewriter(ctx);
+    SmallVector<memref::AllocOp> allocs;
+    module.walk([&](memref::AllocOp alloc) {
+      if (getMemorySpace(alloc.getType()) == MemorySpace::VMEM)
+        allocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+        alloc.emitError() << "a VMEM allocation of " << type
+                          << " cannot be static (accel.alloc needs a static "
+                             "shape and the identity layout)";
+        return signalPassFailure();
+      }
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      rewriter.setInsertionPoint(alloc);
+      rewriter.replaceOp(alloc, AllocOp::create(rewriter, alloc.getLoc(), type));
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,47 @@
+// RUN: accel-opt %s -split-input-file --convert-memory-spaces-to-accel -verify-diagnostics | FileCheck %s
+// RUN: not accel-opt %s -split-input-file --convert-memory-spaces-to-accel=vmem-space=3 2>&1 | FileCheck %s --check-prefix=SPACE3
+
+// No memory space (and space 0) is HBM, space 1 is VMEM: in signatures,
+// results, block arguments and nested types alike; a VMEM memref.alloc
+// becomes a static accel.alloc and its dealloc goes.
+// CHECK-LABEL: func.func @spaces
+// CHECK-SAME: (%[[A:.*]]: memref<64x128xf32, #accel.space<hbm>>, %[[B:.*]]: memref<8x128xf32, #accel.space<hbm>>) -> memref<8x128xf32, #accel.space<hbm>>
+// CHECK: %[[V:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[V]]) -> (memref<8x128xf32, #accel.space<vmem>>)
+// CHECK: memref.subview %[[A]]{{.*}} to memref<8x128xf32, strided<[128, 1], offset: ?>, #accel.space<hbm>>
+// CHECK: memref.copy {{.*}} : memref<8x128xf32, strided<[128, 1], offset: ?>, #accel.space<hbm>> to memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NOT: memref.dealloc
+// CHECK-NOT: memref.alloc
+func.func @spaces(%a: memref<64x128xf32>, %b: memref<8x128xf32, 0>) -> memref<8x128xf32> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %v = memref.alloc() : memref<8x128xf32, 1>
+  %r = scf.for %i = %c0 to %c64 step %c8 iter_args(%buf = %v) -> (memref<8x128xf32, 1>) {
+    %s = memref.subview %a[%i, 0] [8, 128] [1, 1] : memref<64x128xf32> to memref<8x128xf32, strided<[128, 1], offset: ?>>
+    memref.copy %s, %buf : memref<8x128xf32, strided<[128, 1], offset: ?>> to memref<8x128xf32, 1>
+    scf.yield %buf : memref<8x128xf32, 1>
+  }
+  memref.copy %r, %b : memref<8x128xf32, 1> to memref<8x128xf32, 0>
+  memref.dealloc %v : memref<8x128xf32, 1>
+  return %b : memref<8x128xf32, 0>
+}
+
+// With --vmem-space=3, space 1 is no longer known:
+// SPACE3: memory-spaces.mlir:{{[0-9]+}}:8: error: memory space 1 : i64 has no accel counterpart (no space or 0 is HBM, 3 is VMEM: --vmem-space)
+
+// -----
+
+func.func @other_space(%a: memref<8x128xf32>) {
+  // expected-error @below {{memory space 2 : i64 has no accel counterpart (no space or 0 is HBM, 1 is VMEM: --vmem-space)}}
+  %v = memref.alloc() : memref<8x128xf32, 2>
+  return
+}
+
+// -----
+
+func.func @dynamic_vmem(%n: index) {
+  // expected-error @below {{a VMEM allocation of 'memref<?x128xf32, #accel.space<vmem>>' cannot be static (accel.alloc needs a static shape and the identity layout)}}
+  %v = memref.alloc(%n) : memref<?x128xf32, 1>
+  return
+}
