@@ -346,6 +346,12 @@ private:
   /// Gives new ops (second buffers, cloned DMAs) op ids; on failure sets
   /// `it.failure`.
   void assignOpIds(ModuleOp module, FdoIteration &it);
+  /// transform, assignOpIds and execute, stopping at the first failure
+  /// (in `it.failure`). Returns the run, if there was one.
+  std::optional<RunResult> transformAndExecute(llvm::ArrayRef<std::string> texts,
+                                               ModuleOp module,
+                                               FdoIteration &it,
+                                               std::vector<FdoPassRun> &runs);
   /// Runs the trial passes on a copy of `program` (transformed and run as
   /// `it`, with run `r`), lowers and runs the copy, and makes it the
   /// iteration's program if it is faster. A failing trial sets `it.failure`.
@@ -440,17 +446,25 @@ void FdoDriver::assignOpIds(ModuleOp module, FdoIteration &it) {
                             capture.text, ""};
 }
 
+std::optional<RunResult>
+FdoDriver::transformAndExecute(llvm::ArrayRef<std::string> texts,
+                               ModuleOp module, FdoIteration &it,
+                               std::vector<FdoPassRun> &runs) {
+  transform(texts, module, it, runs);
+  if (!it.failure)
+    assignOpIds(module, it);
+  if (it.failure)
+    return std::nullopt;
+  return execute(module, it);
+}
+
 void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
                          std::optional<RunResult> &r) {
   OwningOpRef<ModuleOp> candidate = program->clone();
   FdoIteration trial;
   trial.index = it.index;
-  transform(trialTexts, *candidate, trial, it.trialPasses);
-  if (!trial.failure)
-    assignOpIds(*candidate, trial);
-  std::optional<RunResult> tr;
-  if (!trial.failure)
-    tr = execute(*candidate, trial);
+  std::optional<RunResult> tr =
+      transformAndExecute(trialTexts, *candidate, trial, it.trialPasses);
   if (trial.failure) {
     // As for any pass: the iteration is rejected and the loop stops.
     if (trial.failure->kind == FdoFailure::Kind::Crash ||
@@ -565,6 +579,7 @@ llvm::Expected<FdoResult> FdoDriver::run() {
     FdoIteration it;
     it.index = index;
     OwningOpRef<ModuleOp> program = current->clone();
+    std::optional<RunResult> r;
     if (index > 0) {
       // Feedback: attach the previous run's metrics, then transform.
       clearFeedback(*program);
@@ -574,13 +589,10 @@ llvm::Expected<FdoResult> FdoDriver::run() {
           return llvm::createStringError("iteration " + std::to_string(index) +
                                          ": " + capture.text);
       }
-      transform(passTexts, *program, it, it.passes);
-      if (!it.failure)
-        assignOpIds(*program, it);
-    }
-    std::optional<RunResult> r;
-    if (!it.failure)
+      r = transformAndExecute(passTexts, *program, it, it.passes);
+    } else {
       r = execute(*program, it);
+    }
     if (index > 0 && !it.failure && !trialTexts.empty())
       runTrial(program, it, r);
     if (index == 0 && it.failure)

@@ -461,9 +461,20 @@ LogicalResult convertElementwise(IRRewriter &rewriter, linalg::LinalgOp op,
   };
   for (Operation *bodyOp : ops) {
     if (getConstantF32(bodyOp->getNumResults() ? bodyOp->getResult(0)
-                                               : Value()) ||
-        getVpuKind(bodyOp))
+                                               : Value()))
       continue;
+    if (getVpuKind(bodyOp)) {
+      // Each operand: an op operand, a constant or an earlier result.
+      for (Value v : bodyOp->getOperands()) {
+        if (lookup(v) || live.contains(v.getDefiningOp()))
+          continue;
+        refusal.reason = "its body uses a value defined outside it that is "
+                         "not a constant (the VPU ops take f32 constants "
+                         "only)";
+        return failure();
+      }
+      continue;
+    }
     refusal.reason = "its body has '" +
                      bodyOp->getName().getStringRef().str() +
                      "', which has no VPU counterpart (the VPU adds, "
@@ -489,14 +500,8 @@ LogicalResult convertElementwise(IRRewriter &rewriter, linalg::LinalgOp op,
       continue; // a constant: looked up where it is used
     SmallVector<VpuValue, 2> operands;
     for (Value v : bodyOp->getOperands()) {
-      std::optional<VpuValue> x = lookup(v);
-      if (!x) {
-        // Cannot happen: every live value is an operand, a constant or an
-        // earlier result.
-        refusal.reason = "its body uses a value defined outside it";
-        return failure();
-      }
-      operands.push_back(*x);
+      // Checked above: an operand, a constant or an earlier result.
+      operands.push_back(*lookup(v));
     }
     values[bodyOp->getResult(0)] =
         emitter.emit(*kind, operands, bodyOp == lastCompute &&

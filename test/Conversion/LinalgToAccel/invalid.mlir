@@ -140,3 +140,17 @@ func.func @dynamic(%x: memref<?x128xf32, #vmem>, %y: memref<?x128xf32, #vmem>) {
   linalg.exp ins(%x : memref<?x128xf32, #vmem>) outs(%y : memref<?x128xf32, #vmem>)
   return
 }
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @captured_scalar(%x: memref<8x128xf32, #vmem>, %s: f32) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body uses a value defined outside it that is not a constant (the VPU ops take f32 constants only)}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32):
+    %t = arith.mulf %a, %s : f32
+    linalg.yield %t : f32
+  }
+  return
+}
