@@ -277,6 +277,8 @@ TEST(IsaTest, DisassembleOtherFormats) {
   i.a = 2, i.b = 3, i.s1 = 4, i.s2 = 5, i.s3 = 6;
   i.flags = kFlagBroadcast;
   EXPECT_EQ(toString(i), "vpu.add r3, r1, r2, 2x3, s=4,5,6 bcast");
+  i.flags = kFlagBroadcastRow;
+  EXPECT_EQ(toString(i), "vpu.add r3, r1, r2, 2x3, s=4,5,6 rbcast");
   i = Inst();
   i.op = Opcode::VRSum;
   i.rs3 = 3, i.rs1 = 1;
@@ -364,10 +366,10 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 2 (u32 LE), name length 6, "sample".
+  // Header: "ACCELBIN", version 3 (u32 LE), name length 6, "sample".
   ASSERT_GE(image.size(), 22u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 2);
+  EXPECT_EQ(image[8], 3);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
@@ -411,7 +413,7 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 2)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 3)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -553,7 +555,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   std::string text;
   llvm::raw_string_ostream os(text);
   p.printListing(os);
-  EXPECT_EQ(text.rfind("; accel ISA v2 listing of 'sample': 4 instructions\n",
+  EXPECT_EQ(text.rfind("; accel ISA v3 listing of 'sample': 4 instructions\n",
                        0),
             0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),

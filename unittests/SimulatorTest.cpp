@@ -294,6 +294,12 @@ TEST(SimulatorTest, MxuBusyStall) {
 // VPU
 //===----------------------------------------------------------------------===//
 
+/// `i` with the row broadcast flag (y is 1 x cols) instead of any other.
+static isa::Inst rowBroadcast(isa::Inst i) {
+  i.flags = isa::kFlagBroadcastRow;
+  return i;
+}
+
 TEST(SimulatorTest, VpuElementwise) {
   MachineConfig config = MachineConfig::getDefault();
   // x at kA (2x3, stride 3), y at kB (2x3, stride 4), outputs in c.
@@ -316,6 +322,10 @@ TEST(SimulatorTest, VpuElementwise) {
       // Broadcast: y is rows x 1 (the first column of y, stride 4).
       vbinary(Opcode::VMul, 15, 1, 2, 2, 3, 3, 4, 3, /*bcast=*/true),
       vunary(Opcode::VCopy, 16, 1, 2, 3, 3, 3),
+      // Row broadcast: y is 1 x cols (the second row of y, [2 -5 12]).
+      li(17, kB + 16),
+      li(18, o + 448),
+      rowBroadcast(vbinary(Opcode::VSub, 18, 1, 17, 2, 3, 3, 4, 3)),
       halt(),
   });
   Simulator sim(config, p);
@@ -340,6 +350,9 @@ TEST(SimulatorTest, VpuElementwise) {
             (std::vector<float>{10, -20, 30, 8, 10, -12}));
   EXPECT_EQ(readVmem(sim, o + 384, 2, 3, 3),
             (std::vector<float>{1, -2, 3, 4, 5, -6}));
+  // x - [2 -5 12] per row = [-1 3 -9; 2 10 -18]
+  EXPECT_EQ(readVmem(sim, o + 448, 2, 3, 3),
+            (std::vector<float>{-1, 3, -9, 2, 10, -18}));
 }
 
 TEST(SimulatorTest, VpuUnaryFillAndReductions) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what accel needs on a fresh Debian (bookworm) machine: LLVM/MLIR 22,
-# nlohmann_json, GoogleTest, Google Benchmark, Ninja, ccache, and Python's
+# nlohmann_json, xtensor (.npy I/O), GoogleTest, Google Benchmark, Ninja, ccache, and Python's
 # matplotlib for the plots. Idempotent; runs apt-get as root or via sudo.
 set -euo pipefail
 SUDO=""
@@ -8,7 +8,7 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 PKGS=(cmake ninja-build g++ ccache python3
       llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
       nlohmann-json3-dev libgtest-dev libbenchmark-dev
-      python3-matplotlib python3-numpy)
+      python3-matplotlib python3-numpy libxtensor-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -163,6 +163,8 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
            << "," << inst.s3;
     if (inst.flags & kFlagBroadcast)
       os << " bcast";
+    else if (inst.flags & kFlagBroadcastRow)
+      os << " rbcast";
     break;
   case InstFormat::VUnary:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),

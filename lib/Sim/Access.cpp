@@ -67,10 +67,12 @@ InstAccess sim::getAccesses(const isa::Inst &in,
   }
   case InstFormat::VBinary: {
     bool bcast = in.flags & isa::kFlagBroadcast;
+    bool rowBcast = !bcast && (in.flags & isa::kFlagBroadcastRow);
     a.regReads.append({in.rs1, in.rs2, in.rs3});
     a.memReads.push_back({vmem(in.rs1, in.a, in.b, in.s1), "VPU operand x"});
-    a.memReads.push_back(
-        {vmem(in.rs2, in.a, bcast ? 1 : in.b, in.s2), "VPU operand y"});
+    a.memReads.push_back({vmem(in.rs2, rowBcast ? 1 : in.a, bcast ? 1 : in.b,
+                               in.s2),
+                          "VPU operand y"});
     a.memWrites.push_back({vmem(in.rs3, in.a, in.b, in.s3), "VPU output"});
     break;
   }

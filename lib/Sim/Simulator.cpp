@@ -382,9 +382,11 @@ llvm::Error Simulator::step() {
     bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
     bool binary = info.format == isa::InstFormat::VBinary;
     bool bcast = binary && (in.flags & isa::kFlagBroadcast);
+    bool rowBcast = binary && !bcast && (in.flags & isa::kFlagBroadcastRow);
     TileRef out = vmemTile(in.rs3, rows, reduce ? 1 : cols, in.s3);
     TileRef x = vmemTile(in.rs1, rows, cols, in.s1);
-    TileRef y = vmemTile(in.rs2, rows, bcast ? 1 : cols, in.s2);
+    TileRef y =
+        vmemTile(in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols, in.s2);
     at.atLeast(unitFree[size_t(isa::Unit::Vpu)], StallCause::VpuBusy);
     unsigned cost = config.vpuCostSimple;
     if (in.op == Opcode::VDiv)
@@ -407,7 +409,7 @@ llvm::Error Simulator::step() {
     if (in.op != Opcode::VFill)
       memory.readTile(x, xs.data());
     if (binary) {
-      ys.resize(rows * (bcast ? 1 : cols));
+      ys.resize((rowBcast ? 1 : rows) * (bcast ? 1 : cols));
       memory.readTile(y, ys.data());
     }
     // One loop per operation so the compiler can vectorize it.
@@ -419,6 +421,10 @@ llvm::Error Simulator::step() {
         for (uint64_t r = 0; r < rows; ++r)
           for (uint64_t c = 0; c < cols; ++c)
             o[r * cols + c] = f(xp[r * cols + c], yp[r]);
+      } else if (rowBcast) {
+        for (uint64_t r = 0; r < rows; ++r)
+          for (uint64_t c = 0; c < cols; ++c)
+            o[r * cols + c] = f(xp[r * cols + c], yp[c]);
       } else {
         for (uint64_t i = 0; i < count; ++i)
           o[i] = f(xp[i], yp[i]);

@@ -30,15 +30,26 @@ namespace detail {
 
 using namespace mlir;
 
-/// The buffer a memref value views: follows memref.subview / memref.cast.
+/// Whether `op` is a view op the accel ISA lowers (to address arithmetic
+/// on its source): memref.subview, memref.cast, memref.expand_shape and
+/// memref.collapse_shape.
+inline bool isLoweredView(Operation *op) {
+  return isa<memref::SubViewOp, memref::CastOp, memref::ExpandShapeOp,
+             memref::CollapseShapeOp>(op);
+}
+
+/// The memref `op` views, when it is a lowered view op (isLoweredView).
+inline Value getViewSource(Operation *op) {
+  return isLoweredView(op) ? op->getOperand(0) : Value();
+}
+
+/// The buffer a memref value views: follows the lowered view ops.
 inline Value getRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (auto sv = dyn_cast<memref::SubViewOp>(def))
-      v = sv.getSource();
-    else if (auto c = dyn_cast<memref::CastOp>(def))
-      v = c.getSource();
-    else
+    Value source = getViewSource(def);
+    if (!source)
       break;
+    v = source;
   }
   return v;
 }

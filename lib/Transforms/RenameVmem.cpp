@@ -65,7 +65,7 @@ struct RenameVmemPass
 
   /// Why `buffer` cannot be renamed from `from` on (empty: it can). The
   /// buffer must be an accel.alloc whose every use is an op (or a
-  /// memref.subview chain ending in ops) of `from`'s block, which must be a
+  /// chain of view ops ending in ops) of `from`'s block, which must be a
   /// function body: after it the function returns, so no later code reads
   /// the old buffer. Views made before `from` must not be used after it.
   std::string whyNot(Value buffer, Operation *from) {
@@ -83,16 +83,16 @@ struct RenameVmemPass
         Operation *top = ancestorIn(block, user);
         if (!top)
           return "the buffer is used outside the block";
-        if (auto sv = dyn_cast<memref::SubViewOp>(user)) {
+        if (getViewSource(user) == v) {
           if (top->isBeforeInBlock(from)) {
-            for (Operation *u : sv->getUsers()) {
+            for (Operation *u : user->getUsers()) {
               Operation *t = ancestorIn(block, u);
               if (!t || !t->isBeforeInBlock(from))
                 return "a view made before the reuse is used after it";
             }
             continue;
           }
-          work.push_back(sv.getResult());
+          work.push_back(user->getResult(0));
           continue;
         }
         if (user->getNumRegions() != 0 || isa<RegionBranchTerminatorOpInterface>(user) ||

@@ -322,7 +322,7 @@ private:
     n.isWait = isa<DmaWaitOp>(op);
     if (n.unit == UnitKind::Scalar) {
       n.issue = isa<DmaWaitOp>(op) ? 0 : costs.busy(op);
-      if (isa<arith::ConstantOp, memref::SubViewOp>(op) &&
+      if ((isa<arith::ConstantOp>(op) || isLoweredView(op)) &&
           measuredBusy(op) < 0)
         n.issue = 0; // folded into the users' address math when lowered
     } else {

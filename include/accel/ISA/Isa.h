@@ -32,7 +32,7 @@ namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions.
-constexpr uint32_t kIsaVersion = 2;
+constexpr uint32_t kIsaVersion = 3;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -72,6 +72,7 @@ enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
 /// Flag bits.
 constexpr uint8_t kFlagAccumulate = 1; ///< mxu.matmul: C += A*B.
 constexpr uint8_t kFlagBroadcast = 1;  ///< vpu binary: y is rows x 1.
+constexpr uint8_t kFlagBroadcastRow = 2; ///< vpu binary: y is 1 x cols.
 
 /// One decoded instruction. Field meanings depend on the format.
 struct Inst {

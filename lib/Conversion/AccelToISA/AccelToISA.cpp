@@ -494,6 +494,8 @@ LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
     in.s2 = uint16_t(ty.rowStride);
     if (ty.cols == 1 && in.b != 1)
       in.flags |= isa::kFlagBroadcast;
+    else if (ty.rows == 1 && in.a != 1)
+      in.flags |= isa::kFlagBroadcastRow;
   }
   emit(op, in);
   return success();
@@ -532,6 +534,18 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       .Case<arith::MulIOp>([&](auto) { return binop(Opcode::Mul); })
       .Case<memref::SubViewOp>(
           [&](memref::SubViewOp sv) { return lowerSubview(sv); })
+      .Case<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+          [&](Operation *view) -> LogicalResult {
+            // A reshape or cast keeps the address: a copy of the source's
+            // register (registers are released per value, so no aliasing).
+            FailureOr<uint8_t> rs = reg(view, view->getOperand(0));
+            FailureOr<uint8_t> rd = newReg(view);
+            if (failed(rs) || failed(rd))
+              return failure();
+            emitMov(view, *rd, *rs);
+            regs[view->getResult(0)] = *rd;
+            return success();
+          })
       .Case<scf::ForOp>([&](scf::ForOp f) { return lowerFor(f); })
       .Case<scf::YieldOp>([&](scf::YieldOp y) { return lowerYield(y); })
       .Case<AllocOp>([&](AllocOp alloc) -> LogicalResult {

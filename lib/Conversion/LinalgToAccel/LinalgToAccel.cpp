@@ -81,6 +81,23 @@ std::optional<float> getConstantF32(Value v) {
   return value.convertToFloat();
 }
 
+/// The buffer `v` is a view of (following view ops), or `v`.
+Value getViewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether memrefs `a` and `b` may share memory: the same root buffer, or
+/// roots neither of which is an allocation (function arguments may alias).
+bool mayShareMemory(Value a, Value b) {
+  Value ra = getViewRoot(a), rb = getViewRoot(b);
+  auto isAlloc = [](Value r) {
+    return isa_and_nonnull<AllocOp, memref::AllocOp>(r.getDefiningOp());
+  };
+  return ra == rb || (!isAlloc(ra) && !isAlloc(rb));
+}
+
 //===----------------------------------------------------------------------===//
 // Copies and fills
 //===----------------------------------------------------------------------===//
@@ -135,24 +152,32 @@ LogicalResult convertFill(IRRewriter &rewriter, linalg::FillOp op,
 // Matmul
 //===----------------------------------------------------------------------===//
 
-/// The fill with 0.0 (a linalg.fill, or the accel.vfill it was converted
-/// to) that last wrote `c` before `op`, when nothing between them touches
-/// memory (so nothing else reads the zeros); else null.
-Operation *findZeroFill(Operation *op, Value c) {
+/// The fill (a linalg.fill, or the accel.vfill it was converted to) that
+/// last wrote `buffer` before `op`, when nothing between them touches memory
+/// (so nothing else reads the filled value), and its value; else null.
+std::pair<Operation *, float> findFill(Operation *op, Value buffer) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     std::optional<float> value;
     if (auto fill = dyn_cast<linalg::FillOp>(prev);
-        fill && fill.getDpsInitOperand(0)->get() == c)
+        fill && fill.getDpsInitOperand(0)->get() == buffer)
       value = getConstantF32(fill.getDpsInputOperand(0)->get());
-    else if (auto vfill = dyn_cast<VFillOp>(prev); vfill && vfill.getOut() == c)
+    else if (auto vfill = dyn_cast<VFillOp>(prev);
+             vfill && vfill.getOut() == buffer)
       value = vfill.getValue().convertToFloat();
     else if (isMemoryEffectFree(prev))
       continue;
     else
-      return nullptr;
-    return value && *value == 0.0f && !std::signbit(*value) ? prev : nullptr;
+      return {nullptr, 0.0f};
+    if (!value)
+      return {nullptr, 0.0f};
+    return {prev, *value};
   }
-  return nullptr;
+  return {nullptr, 0.0f};
+}
+
+/// Whether `value` is `identity` exactly (bit for bit: +0.0 is not -0.0).
+bool isExactly(float value, float identity) {
+  return value == identity && std::signbit(value) == std::signbit(identity);
 }
 
 /// linalg.matmul (C += A * B) on VMEM tiles: accel.matmul.
@@ -182,7 +207,8 @@ LogicalResult convertMatmul(IRRewriter &rewriter, linalg::MatmulOp op,
                      "VMEM buffer of its own";
     return failure();
   }
-  Operation *zero = findZeroFill(op, c);
+  auto [fill, value] = findFill(op, c);
+  Operation *zero = fill && isExactly(value, 0.0f) ? fill : nullptr;
   rewriter.setInsertionPoint(op);
   MatmulOp::create(rewriter, op.getLoc(), a, b, c, /*accumulate=*/!zero);
   rewriter.eraseOp(op);
@@ -192,19 +218,41 @@ LogicalResult convertMatmul(IRRewriter &rewriter, linalg::MatmulOp op,
 }
 
 //===----------------------------------------------------------------------===//
-// Elementwise ops
+// Elementwise ops and row reductions
 //===----------------------------------------------------------------------===//
 
-/// A value of the body of an elementwise op, as the VPU sees it.
+/// A value of the body of a linalg op over an R x C iteration space (rows
+/// i, columns j; a 1-loop op is 1 x C), as the VPU sees it.
 struct VpuValue {
-  enum Kind { Tile, Column, Scalar } kind = Scalar;
-  /// Tile (the output's shape) or Column (R x 1, broadcast along rows).
+  enum Kind {
+    Scalar, ///< the same f32 constant everywhere
+    Column, ///< one value per row: an R x 1 buffer (broadcast along j)
+    Row,    ///< one value per column: a 1 x C buffer (broadcast along i)
+    Tile,   ///< an R x C buffer
+  } kind = Scalar;
   Value buffer;
-  /// Scalar: an f32 constant.
   float scalar = 0;
+  /// A rank-1 buffer of R elements read as a column: viewed as R x 1 (a
+  /// memref.expand_shape) when the op is rewritten.
+  bool needsColumnView = false;
+
+  static VpuValue ofScalar(float f) { return {Scalar, Value(), f, false}; }
+  static VpuValue of(Kind kind, Value buffer) {
+    return {kind, buffer, 0.0f, false};
+  }
 };
 
-/// The body op kinds the VPU has, and whether each is commutative.
+/// The kind of the result of an elementwise op on operands of kinds `a` and
+/// `b`: a column and a row make a full tile.
+VpuValue::Kind joinKinds(VpuValue::Kind a, VpuValue::Kind b) {
+  if (a == b || b == VpuValue::Scalar)
+    return a;
+  if (a == VpuValue::Scalar)
+    return b;
+  return VpuValue::Tile; // Tile with anything, or Column with Row
+}
+
+/// The body op kinds the VPU has.
 enum class VpuKind { Add, Sub, Mul, Div, Max, Exp, Sqrt, Neg };
 
 std::optional<VpuKind> getVpuKind(Operation *op) {
@@ -225,12 +273,40 @@ bool isCommutative(VpuKind k) {
   return k == VpuKind::Add || k == VpuKind::Mul || k == VpuKind::Max;
 }
 
-/// Emits the VPU sequence of one elementwise op: R x C output `out`.
+bool isUnary(VpuKind k) {
+  return k == VpuKind::Exp || k == VpuKind::Sqrt || k == VpuKind::Neg;
+}
+
+/// `kind` applied to constants, as the simulator computes it in f32.
+float foldScalar(VpuKind kind, float x, float y) {
+  switch (kind) {
+  case VpuKind::Add:
+    return x + y;
+  case VpuKind::Sub:
+    return x - y;
+  case VpuKind::Mul:
+    return x * y;
+  case VpuKind::Div:
+    return x / y;
+  case VpuKind::Max:
+    return std::max(x, y);
+  case VpuKind::Exp:
+    return std::exp(x);
+  case VpuKind::Sqrt:
+    return std::sqrt(x);
+  case VpuKind::Neg:
+    return x * -1.0f;
+  }
+  llvm_unreachable("unknown VPU kind");
+}
+
+/// Emits VPU sequences over an R x C iteration space: temporaries are
+/// accel.alloc buffers, broadcasts use the VPU's column (R x 1) and row
+/// (1 x C) operand forms, other shapes are materialized.
 class VpuEmitter {
 public:
-  VpuEmitter(IRRewriter &rewriter, Location loc, Value out, int64_t rows,
-             int64_t cols)
-      : rewriter(rewriter), loc(loc), out(out), rows(rows), cols(cols) {}
+  VpuEmitter(IRRewriter &rewriter, Location loc, int64_t rows, int64_t cols)
+      : rewriter(rewriter), loc(loc), rows(rows), cols(cols) {}
 
   /// A fresh VMEM buffer of `r` x `c` f32.
   Value temporary(int64_t r, int64_t c) {
@@ -240,76 +316,91 @@ public:
     return AllocOp::create(rewriter, loc, type);
   }
 
-  /// `v` as an R x 1 column buffer.
-  Value column(const VpuValue &v) {
-    if (v.kind == VpuValue::Column)
-      return v.buffer;
-    assert(v.kind == VpuValue::Scalar && "a tile is not a column");
-    Value t = temporary(rows, 1);
-    VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(v.scalar));
-    return t;
+  /// A fresh buffer of the shape of `kind` (a scalar has none).
+  Value temporary(VpuValue::Kind kind) {
+    switch (kind) {
+    case VpuValue::Column:
+      return temporary(rows, 1);
+    case VpuValue::Row:
+      return temporary(1, cols);
+    default:
+      return temporary(rows, cols);
+    }
   }
 
-  /// `v` as a full R x C buffer, written into `dst` if it must be built
-  /// (null: a new temporary).
-  Value full(const VpuValue &v, Value dst = {}) {
-    if (v.kind == VpuValue::Tile) {
+  /// `v` as a buffer of the shape of `kind`, which `v` broadcasts to; built
+  /// in `dst` when given (and then always written there).
+  Value as(const VpuValue &v, VpuValue::Kind kind, Value dst = {}) {
+    if (v.kind == kind) {
       if (dst && dst != v.buffer)
         VCopyOp::create(rewriter, loc, v.buffer, dst);
       return dst ? dst : v.buffer;
     }
-    Value t = dst ? dst : temporary(rows, cols);
+    Value t = dst ? dst : temporary(kind);
     if (v.kind == VpuValue::Scalar) {
       VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(v.scalar));
       return t;
     }
-    // A column broadcast along the rows: 0 + column.
+    assert(kind == VpuValue::Tile && "only a full tile broadcasts a buffer");
+    // A column or row broadcast into a full tile: 0 + it.
     VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(0.0f));
     VAddOp::create(rewriter, loc, t, v.buffer, t);
     return t;
   }
 
-  /// Emits `kind` on `operands`; the result goes to `out` when `last`.
-  VpuValue emit(VpuKind kind, SmallVector<VpuValue, 2> operands, bool last) {
+  /// Emits `kind` on `operands` into `dst` (null: a new temporary; else a
+  /// full tile) and returns the result.
+  VpuValue emit(VpuKind kind, SmallVector<VpuValue, 2> operands,
+                Value dst = {}) {
     if (kind == VpuKind::Neg) {
-      VpuValue minusOne;
-      minusOne.scalar = -1.0f;
-      operands.push_back(minusOne);
+      operands.push_back(VpuValue::ofScalar(-1.0f));
       kind = VpuKind::Mul;
     }
-    bool unary = kind == VpuKind::Exp || kind == VpuKind::Sqrt;
-    auto isFull = [](const VpuValue &v) { return v.kind == VpuValue::Tile; };
-    bool anyFull = llvm::any_of(operands, isFull);
-    if (!unary && isCommutative(kind) && !isFull(operands[0]) &&
-        isFull(operands[1]))
-      std::swap(operands[0], operands[1]);
-    // The result's shape: a column when no operand is a full tile.
-    int64_t resultCols = anyFull ? cols : 1;
-    Value dst = last ? Value() : temporary(rows, resultCols);
-    Value x = anyFull ? full(operands[0]) : column(operands[0]);
-    if (last && !anyFull) {
-      // Computed as a column, then broadcast into the output.
-      Value col = temporary(rows, 1);
-      emitOp(kind, x, unary ? Value() : column(operands[1]), col);
-      VpuValue c;
-      c.kind = VpuValue::Column;
-      c.buffer = col;
-      full(c, out);
-      return {VpuValue::Tile, out, 0};
+    bool unary = isUnary(kind);
+    VpuValue::Kind result =
+        unary ? operands[0].kind : joinKinds(operands[0].kind, operands[1].kind);
+    if (result == VpuValue::Scalar) {
+      VpuValue folded = VpuValue::ofScalar(foldScalar(
+          kind, operands[0].scalar, unary ? 0.0f : operands[1].scalar));
+      if (dst)
+        as(folded, VpuValue::Tile, dst);
+      return dst ? VpuValue::of(VpuValue::Tile, dst) : folded;
     }
-    if (last)
-      dst = out;
+    if (dst && result != VpuValue::Tile) {
+      // Computed in its own shape, then broadcast into the full tile.
+      VpuValue small = emit(kind, operands);
+      as(small, VpuValue::Tile, dst);
+      return VpuValue::of(VpuValue::Tile, dst);
+    }
+    // x must have the result's shape; y may be a column or a row of it.
+    if (!unary && isCommutative(kind) && operands[0].kind != result &&
+        operands[1].kind == result)
+      std::swap(operands[0], operands[1]);
+    Value x = as(operands[0], result);
     Value y;
-    if (!unary)
-      y = isFull(operands[1]) ? operands[1].buffer : column(operands[1]);
-    emitOp(kind, x, y, dst);
-    return {anyFull ? VpuValue::Tile : VpuValue::Column, dst, 0};
+    if (!unary) {
+      const VpuValue &b = operands[1];
+      bool broadcastable = result == VpuValue::Tile &&
+                           (b.kind == VpuValue::Column || b.kind == VpuValue::Row);
+      y = broadcastable ? b.buffer
+          : b.kind == VpuValue::Scalar && result == VpuValue::Tile
+              ? as(b, VpuValue::Column) // a filled R x 1 column
+              : as(b, result);
+    }
+    Value out = dst ? dst : temporary(result);
+    emitOp(kind, x, y, out);
+    return VpuValue::of(result, out);
   }
 
-  /// Writes `v` to the output (the body yields an operand or a constant).
-  void emitCopyToOutput(const VpuValue &v) { full(v, out); }
+  /// Emits the row reduction `kind` (Add: sum, Max) of the R x C tile `x`
+  /// into the R x 1 column `out`.
+  void emitReduce(VpuKind kind, Value x, Value out) {
+    if (kind == VpuKind::Add)
+      VReduceSumOp::create(rewriter, loc, x, out);
+    else
+      VReduceMaxOp::create(rewriter, loc, x, out);
+  }
 
-private:
   void emitOp(VpuKind kind, Value x, Value y, Value dst) {
     switch (kind) {
     case VpuKind::Add:
@@ -338,104 +429,97 @@ private:
     }
   }
 
+private:
   IRRewriter &rewriter;
   Location loc;
-  Value out;
   int64_t rows, cols;
 };
 
-/// An elementwise linalg op (generic or named): a VPU sequence.
-LogicalResult convertElementwise(IRRewriter &rewriter, linalg::LinalgOp op,
-                                 Refusal &refusal) {
-  if (op.getNumDpsInits() != 1) {
-    refusal.reason = "it has " + std::to_string(op.getNumDpsInits()) +
-                     " outputs; one is supported";
-    return failure();
-  }
-  if (!op.hasPureBufferSemantics()) {
-    refusal.reason = "it works on tensors; bufferize first "
-                     "(--one-shot-bufferize)";
-    return failure();
-  }
-  if (op.getNumReductionLoops() > 0) {
-    refusal.reason = "it has a reduction loop; only elementwise ops (all "
-                     "loops parallel) are converted";
-    return failure();
-  }
-  if (op.getNumLoops() > 2 || op.getNumLoops() < 1) {
-    refusal.reason = "it has " + std::to_string(op.getNumLoops()) +
-                     " loops; tiles have rank 1 or 2";
-    return failure();
-  }
-  OpOperand *init = op.getDpsInitOperand(0);
-  Value out = init->get();
-  auto outTile = getVmemTile(out, "the output", refusal);
-  if (failed(outTile))
-    return failure();
-  if (!op.getMatchingIndexingMap(init).isIdentity()) {
-    refusal.reason = "its output is not written in loop order (the output's "
-                     "indexing map is not the identity)";
-    return failure();
-  }
-  int64_t rows = outTile->rows, cols = outTile->cols;
-  MLIRContext *ctx = op->getContext();
-
-  // Operands.
-  DenseMap<Value, VpuValue> values;
-  for (OpOperand &operand : op->getOpOperands()) {
-    BlockArgument arg = op.getMatchingBlockArgument(&operand);
-    if (!arg || arg.use_empty())
-      continue;
-    std::string role = "operand #" + std::to_string(operand.getOperandNumber());
-    Value v = operand.get();
-    if (!isa<ShapedType>(v.getType())) {
-      std::optional<float> c = getConstantF32(v);
-      if (!c) {
-        refusal.reason = role + " is a scalar that is not an f32 constant";
-        return failure();
-      }
-      values[arg] = {VpuValue::Scalar, Value(), *c};
-      continue;
-    }
-    auto tile = getVmemTile(v, role, refusal);
-    if (failed(tile))
+/// How `operand` of the 1- or 2-loop op `op` is read: a full tile, a column
+/// (indexed by i only), a row (indexed by j only) or a scalar constant; or
+/// the reason it cannot be read by the VPU.
+FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
+                                    StringRef role, Refusal &refusal) {
+  Value v = operand.get();
+  if (!isa<ShapedType>(v.getType())) {
+    std::optional<float> c = getConstantF32(v);
+    if (!c) {
+      refusal.reason = (role + " is a scalar that is not an f32 constant").str();
       return failure();
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (map.isIdentity() && tile->rows == rows && tile->cols == cols) {
-      values[arg] = {VpuValue::Tile, v, 0};
+    }
+    return VpuValue::ofScalar(*c);
+  }
+  if (failed(getVmemTile(v, role, refusal)))
+    return failure();
+  auto type = cast<MemRefType>(v.getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  // The loop each operand dimension follows; -1 for a constant 0 index of a
+  // dimension of size 1.
+  SmallVector<int64_t, 2> follows;
+  for (auto [k, e] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      follows.push_back(d.getPosition());
       continue;
     }
-    // (i, j) -> (i, 0) on an R x 1 tile: a column broadcast along the rows.
-    AffineExpr d0 = getAffineDimExpr(0, ctx);
-    if (op.getNumLoops() == 2 && map.getNumResults() == 2 &&
-        map.getResult(0) == d0 &&
-        map.getResult(1) == getAffineConstantExpr(0, ctx) &&
-        tile->rows == rows && tile->cols == 1) {
-      values[arg] = {VpuValue::Column, v, 0};
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (c && c.getValue() == 0 && type.getDimSize(k) == 1) {
+      follows.push_back(-1);
       continue;
-    }
-    if (op.getNumLoops() == 2 && map.getNumResults() >= 1 &&
-        llvm::all_of(map.getResults(), [&](AffineExpr e) {
-          return e == getAffineDimExpr(1, ctx) || isa<AffineConstantExpr>(e);
-        })) {
-      refusal.reason = role + " is broadcast along the columns ((i, j) -> " +
-                       "(j)); the VPU broadcasts only R x 1 columns along "
-                       "the rows";
-      return failure();
     }
     std::string text;
     llvm::raw_string_ostream os(text);
     os << map;
-    refusal.reason = role + "'s indexing map " + text +
-                     " is neither the identity on the output's shape nor a "
-                     "column broadcast (i, j) -> (i, 0)";
+    refusal.reason = (role + "'s indexing map " + text +
+                      " indexes a dimension by neither a loop index nor 0")
+                         .str();
     return failure();
   }
+  SmallVector<int64_t, 2> loops;
+  for (int64_t f : follows)
+    if (f >= 0)
+      loops.push_back(f);
+  unsigned numLoops = op.getNumLoops();
+  bool rank1 = type.getRank() == 1;
+  auto transposed = [&]() -> FailureOr<VpuValue> {
+    refusal.reason = (role + " is read transposed (its indexing map swaps "
+                             "rows and columns); the VPU reads tiles row by "
+                             "row: transpose it with the MXU or in HBM first")
+                         .str();
+    return failure();
+  };
+  if (numLoops == 1) {
+    if (loops.size() == 1 && follows.back() == 0)
+      return VpuValue::of(VpuValue::Tile, v);
+    if (loops.size() == 1)
+      return transposed();
+  } else if (loops.size() == 2) {
+    if (follows[0] == 0 && follows[1] == 1)
+      return VpuValue::of(VpuValue::Tile, v);
+    return transposed();
+  } else if (loops.size() == 1 && loops[0] == 0) {
+    // Indexed by the row i: R x 1, or R elements viewed as R x 1.
+    if (follows[0] != 0)
+      return transposed();
+    VpuValue col = VpuValue::of(VpuValue::Column, v);
+    col.needsColumnView = rank1;
+    return col;
+  } else if (loops.size() == 1) {
+    // Indexed by the column j: 1 x C, or C elements (one row).
+    if (follows.back() != 1)
+      return transposed();
+    return VpuValue::of(VpuValue::Row, v);
+  }
+  refusal.reason = (role + " is one element read by every iteration; pass "
+                           "it as an f32 constant")
+                       .str();
+  return failure();
+}
 
-  // The body ops the yielded value depends on, in order.
-  Block &body = op->getRegion(0).front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  Value result = yield.getOperand(0);
+/// The body ops `result` depends on, in order, checked to be VPU ops on
+/// `values` (operands), constants and earlier results; or the reason not.
+FailureOr<SmallVector<Operation *>>
+collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
+            Refusal &refusal) {
   llvm::SmallPtrSet<Operation *, 8> live;
   SmallVector<Value> worklist{result};
   while (!worklist.empty()) {
@@ -449,66 +533,243 @@ LogicalResult convertElementwise(IRRewriter &rewriter, linalg::LinalgOp op,
   for (Operation &bodyOp : body.without_terminator())
     if (live.contains(&bodyOp))
       ops.push_back(&bodyOp);
-
-  // Check every body op before emitting anything.
-  auto lookup = [&](Value v) -> std::optional<VpuValue> {
-    auto it = values.find(v);
-    if (it != values.end())
-      return it->second;
-    if (std::optional<float> c = getConstantF32(v))
-      return VpuValue{VpuValue::Scalar, Value(), *c};
-    return std::nullopt;
+  auto known = [&](Value v) {
+    return values.count(v) || getConstantF32(v) ||
+           live.contains(v.getDefiningOp());
   };
   for (Operation *bodyOp : ops) {
-    if (getConstantF32(bodyOp->getNumResults() ? bodyOp->getResult(0)
-                                               : Value()))
+    if (bodyOp->getNumResults() == 1 && getConstantF32(bodyOp->getResult(0)))
       continue;
-    if (getVpuKind(bodyOp)) {
-      // Each operand: an op operand, a constant or an earlier result.
-      for (Value v : bodyOp->getOperands()) {
-        if (lookup(v) || live.contains(v.getDefiningOp()))
-          continue;
+    if (!getVpuKind(bodyOp)) {
+      refusal.reason = "its body has '" +
+                       bodyOp->getName().getStringRef().str() +
+                       "', which has no VPU counterpart (the VPU adds, "
+                       "subtracts, multiplies, divides, takes the maximum, "
+                       "exp, sqrt and negates f32)";
+      return failure();
+    }
+    for (Value v : bodyOp->getOperands()) {
+      if (known(v))
+        continue;
+      if (isa<BlockArgument>(v) && cast<BlockArgument>(v).getOwner() == &body)
+        refusal.reason = "its body reads the output's value, which a "
+                         "reduction may only combine into (acc + x, max(acc, "
+                         "x))";
+      else
         refusal.reason = "its body uses a value defined outside it that is "
                          "not a constant (the VPU ops take f32 constants "
                          "only)";
-        return failure();
-      }
-      continue;
+      return failure();
     }
-    refusal.reason = "its body has '" +
-                     bodyOp->getName().getStringRef().str() +
-                     "', which has no VPU counterpart (the VPU adds, "
-                     "subtracts, multiplies, divides, takes the maximum, "
-                     "exp, sqrt and negates f32)";
-    return failure();
   }
-  if (!lookup(result) && !live.contains(result.getDefiningOp())) {
+  if (!known(result)) {
     refusal.reason = "it yields a value that is neither an operand, a "
                      "constant nor computed in its body";
     return failure();
   }
+  return ops;
+}
 
-  rewriter.setInsertionPoint(op);
-  VpuEmitter emitter(rewriter, op.getLoc(), out, rows, cols);
-  Operation *lastCompute = nullptr;
+/// The kind of the result of `kind` on `operands`.
+VpuValue::Kind resultKind(VpuKind kind, ArrayRef<VpuValue> operands) {
+  if (isUnary(kind))
+    return operands[0].kind;
+  return joinKinds(operands[0].kind, operands[1].kind);
+}
+
+/// Emits `ops` (from collectBody) and returns the value of `result`;
+/// `result`'s op writes into `dst` when given (a full tile). With
+/// `dstIsScratch` (the op reads no buffer that may alias `dst`), full-tile
+/// intermediate results are also written to `dst` while the value it holds
+/// has no later use, instead of to temporaries.
+VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
+                  DenseMap<Value, VpuValue> &values, Value dst,
+                  bool dstIsScratch) {
+  auto lookup = [&](Value v) {
+    auto it = values.find(v);
+    if (it != values.end())
+      return it->second;
+    return VpuValue::ofScalar(*getConstantF32(v)); // checked by collectBody
+  };
+  DenseMap<Value, unsigned> usesLeft;
   for (Operation *bodyOp : ops)
-    if (getVpuKind(bodyOp))
-      lastCompute = bodyOp;
+    for (Value v : bodyOp->getOperands())
+      ++usesLeft[v];
+  Value inDst; // the body value dst holds, if any
   for (Operation *bodyOp : ops) {
     std::optional<VpuKind> kind = getVpuKind(bodyOp);
     if (!kind)
       continue; // a constant: looked up where it is used
     SmallVector<VpuValue, 2> operands;
-    for (Value v : bodyOp->getOperands()) {
-      // Checked above: an operand, a constant or an earlier result.
-      operands.push_back(*lookup(v));
-    }
-    values[bodyOp->getResult(0)] =
-        emitter.emit(*kind, operands, bodyOp == lastCompute &&
-                                          bodyOp->getResult(0) == result);
+    for (Value v : bodyOp->getOperands())
+      operands.push_back(lookup(v));
+    Value r = bodyOp->getResult(0);
+    Value to;
+    if (r == result)
+      to = dst;
+    else if (dst && dstIsScratch && resultKind(*kind, operands) == VpuValue::Tile &&
+             (!inDst || usesLeft.lookup(inDst) == 0 ||
+              (usesLeft.lookup(inDst) == 1 &&
+               llvm::is_contained(bodyOp->getOperands(), inDst))))
+      to = dst; // in place: the op reads all of it before writing
+    values[r] = emitter.emit(*kind, operands, to);
+    if (to)
+      inDst = r;
+    for (Value v : bodyOp->getOperands())
+      --usesLeft[v];
   }
-  if (!lastCompute || lastCompute->getResult(0) != result)
-    emitter.emitCopyToOutput(*lookup(result));
+  VpuValue r = lookup(result);
+  if (dst && r.buffer != dst)
+    r = VpuValue::of(VpuValue::Tile, emitter.as(r, VpuValue::Tile, dst));
+  return r;
+}
+
+/// A linalg op (generic or named) whose loops are all parallel, or whose
+/// last loop of two is a reduction with acc + x or max(acc, x): a VPU
+/// sequence (and vreduce_sum / vreduce_max for the reduction).
+LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
+                             Refusal &refusal) {
+  if (op.getNumDpsInits() != 1) {
+    refusal.reason = "it has " + std::to_string(op.getNumDpsInits()) +
+                     " outputs; one is supported";
+    return failure();
+  }
+  if (!op.hasPureBufferSemantics()) {
+    refusal.reason = "it works on tensors; bufferize first "
+                     "(--one-shot-bufferize)";
+    return failure();
+  }
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops > 2 || numLoops < 1) {
+    refusal.reason = "it has " + std::to_string(numLoops) +
+                     " loops; tiles have rank 1 or 2 (fold leading "
+                     "dimensions into rows first)";
+    return failure();
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  bool reduction = op.getNumReductionLoops() > 0;
+  if (reduction &&
+      (numLoops != 2 || iterators[0] != utils::IteratorType::parallel)) {
+    refusal.reason = "it reduces " +
+                     std::string(numLoops == 1 ? "its only loop"
+                                               : "its first loop") +
+                     "; the VPU reduces the last dimension of a 2-D tile "
+                     "only (rows x cols -> rows x 1)";
+    return failure();
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    refusal.reason = "its loop bounds are dynamic; tiles have static shapes";
+    return failure();
+  }
+  int64_t rows = numLoops == 2 ? ranges[0] : 1, cols = ranges.back();
+
+  // Operands, the output included.
+  DenseMap<Value, VpuValue> values;
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto outValue = classifyOperand(op, *init, "the output", refusal);
+  if (failed(outValue))
+    return failure();
+  VpuValue::Kind wantOut = reduction ? VpuValue::Column : VpuValue::Tile;
+  if (outValue->kind != wantOut) {
+    refusal.reason =
+        reduction ? "its output is not indexed by the rows alone ((i, j) -> "
+                    "(i)); the VPU reduces each row to one value"
+                  : "its output is not written in loop order (the output's "
+                    "indexing map is not the identity)";
+    return failure();
+  }
+  Block &body = op->getRegion(0).front();
+  BlockArgument acc = op.getMatchingBlockArgument(init);
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (!arg || arg.use_empty() || &operand == init)
+      continue;
+    auto value = classifyOperand(
+        op, operand, "operand #" + std::to_string(operand.getOperandNumber()),
+        refusal);
+    if (failed(value))
+      return failure();
+    values[arg] = *value;
+  }
+
+  Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  // A reduction combines the output's value with the rest of the body (the
+  // elementwise expression reduced along the row).
+  std::optional<VpuKind> combine;
+  if (reduction) {
+    Operation *def = result.getDefiningOp();
+    combine = def && def->getBlock() == &body ? getVpuKind(def) : std::nullopt;
+    if (!combine || (*combine != VpuKind::Add && *combine != VpuKind::Max) ||
+        !llvm::is_contained(def->getOperands(), acc) || !acc.hasOneUse() ||
+        def->getOperand(0) == def->getOperand(1)) {
+      refusal.reason = "its reduction is not acc + x or max(acc, x) with acc "
+                       "the output's value used once (the VPU reduces rows "
+                       "by sum or maximum)";
+      return failure();
+    }
+    result = def->getOperand(0) == acc ? def->getOperand(1)
+                                       : def->getOperand(0);
+  } else if (!acc.use_empty()) {
+    values[acc] = *outValue; // out = f(out, ...): read in place
+  }
+  auto ops = collectBody(body, result, values, refusal);
+  if (failed(ops))
+    return failure();
+
+  // Rewrite: views of rank-1 columns first.
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto columnView = [&](VpuValue &v) {
+    if (!v.needsColumnView)
+      return;
+    int64_t n = cast<MemRefType>(v.buffer.getType()).getDimSize(0);
+    v.buffer = memref::ExpandShapeOp::create(
+        rewriter, loc, ArrayRef<int64_t>{n, 1}, v.buffer,
+        ArrayRef<ReassociationIndices>{{0, 1}});
+    v.needsColumnView = false;
+  };
+  Value outOriginal = init->get();
+  // A reduction into a buffer just filled with its identity reduces into it
+  // directly (the fill is dropped); otherwise into a column it then
+  // combines with. Both look before creating any view.
+  Operation *identityFill = nullptr;
+  if (reduction) {
+    auto [fill, value] = findFill(op, outOriginal);
+    float identity = *combine == VpuKind::Add ? 0.0f : -INFINITY;
+    if (fill && isExactly(value, identity))
+      identityFill = fill;
+  }
+  columnView(*outValue);
+  for (auto &entry : values)
+    columnView(entry.second);
+  if (!reduction && !acc.use_empty())
+    values[acc] = *outValue;
+
+  VpuEmitter emitter(rewriter, loc, rows, cols);
+  if (!reduction) {
+    // The output is scratch space for intermediate tiles when the op reads
+    // nothing that may be (part of) it.
+    bool outIsScratch = acc.use_empty();
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) &&
+          mayShareMemory(input->get(), outValue->buffer))
+        outIsScratch = false;
+    emitBody(emitter, *ops, result, values, outValue->buffer, outIsScratch);
+  } else {
+    // The elementwise expression as a full tile, then its row reduction.
+    VpuValue x = emitBody(emitter, *ops, result, values, Value(), false);
+    Value tile = x.kind == VpuValue::Tile ? x.buffer
+                                          : emitter.as(x, VpuValue::Tile);
+    if (identityFill) {
+      emitter.emitReduce(*combine, tile, outValue->buffer);
+      rewriter.eraseOp(identityFill);
+    } else {
+      Value partial = emitter.temporary(rows, 1);
+      emitter.emitReduce(*combine, tile, partial);
+      emitter.emitOp(*combine, outValue->buffer, partial, outValue->buffer);
+    }
+  }
   rewriter.eraseOp(op);
   return success();
 }
@@ -545,7 +806,7 @@ struct ConvertLinalgToAccelPass
                 return convertMatmul(rewriter, mm, refusal);
               })
               .Case<linalg::LinalgOp>([&](linalg::LinalgOp linalgOp) {
-                return convertElementwise(rewriter, linalgOp, refusal);
+                return convertGeneric(rewriter, linalgOp, refusal);
               });
       if (mlir::failed(converted)) {
         op->emitError() << "cannot convert '" << op->getName()

@@ -158,10 +158,12 @@ static LogicalResult verifyBinary(OpTy op) {
                             << " but out is " << out->rows << "x" << out->cols;
   bool same = y->rows == x->rows && y->cols == x->cols;
   bool bcast = y->rows == x->rows && y->cols == 1;
-  if (!same && !bcast)
+  bool rowBcast = y->rows == 1 && y->cols == x->cols;
+  if (!same && !bcast && !rowBcast)
     return op.emitOpError() << "y must be " << x->rows << "x" << x->cols
-                            << " or " << x->rows << "x1 (broadcast), not "
-                            << y->rows << "x" << y->cols;
+                            << ", " << x->rows << "x1 (column broadcast) or 1x"
+                            << x->cols << " (row broadcast), not " << y->rows
+                            << "x" << y->cols;
   return success();
 }
 

@@ -67,43 +67,13 @@ func.func @fill_not_constant(%c: memref<8x128xf32, #vmem>, %v: f32) {
 // -----
 
 #vmem = #accel.space<vmem>
-func.func @row_broadcast(%x: memref<8x128xf32, #vmem>, %b: memref<128xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is broadcast along the columns ((i, j) -> (j)); the VPU broadcasts only R x 1 columns along the rows}}
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
-                  iterator_types = ["parallel", "parallel"]}
-      ins(%x, %b : memref<8x128xf32, #vmem>, memref<128xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
-  ^bb0(%a: f32, %c: f32, %o: f32):
-    %s = arith.addf %a, %c : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-
-// -----
-
-#vmem = #accel.space<vmem>
 func.func @transposed_operand(%x: memref<8x8xf32, #vmem>, %y: memref<8x8xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0's indexing map (d0, d1) -> (d1, d0) is neither the identity on the output's shape nor a column broadcast (i, j) -> (i, 0)}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0 is read transposed (its indexing map swaps rows and columns); the VPU reads tiles row by row: transpose it with the MXU or in HBM first}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x8xf32, #vmem>) outs(%y : memref<8x8xf32, #vmem>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
-  }
-  return
-}
-
-// -----
-
-#vmem = #accel.space<vmem>
-func.func @reduction(%x: memref<8x128xf32, #vmem>, %o: memref<8x1xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: it has a reduction loop; only elementwise ops (all loops parallel) are converted}}
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
-                  iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8x1xf32, #vmem>) {
-  ^bb0(%a: f32, %acc: f32):
-    %s = arith.addf %a, %acc : f32
-    linalg.yield %s : f32
   }
   return
 }
@@ -136,7 +106,7 @@ func.func @integer_tile(%x: memref<8x128xi32, #vmem>) {
 
 #vmem = #accel.space<vmem>
 func.func @dynamic(%x: memref<?x128xf32, #vmem>, %y: memref<?x128xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.exp' to accel: the output must have a static shape}}
+  // expected-error @below {{cannot convert 'linalg.exp' to accel: its loop bounds are dynamic; tiles have static shapes}}
   linalg.exp ins(%x : memref<?x128xf32, #vmem>) outs(%y : memref<?x128xf32, #vmem>)
   return
 }
@@ -151,6 +121,107 @@ func.func @captured_scalar(%x: memref<8x128xf32, #vmem>, %s: f32) {
   ^bb0(%a: f32):
     %t = arith.mulf %a, %s : f32
     linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @column_reduction(%x: memref<8x128xf32, #vmem>, %o: memref<128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: it reduces its first loop; the VPU reduces the last dimension of a 2-D tile only (rows x cols -> rows x 1)}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<128xf32, #vmem>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @reduce_all(%x: memref<128xf32, #vmem>, %o: memref<f32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.reduce' to accel: it reduces its only loop; the VPU reduces the last dimension of a 2-D tile only (rows x cols -> rows x 1)}}
+  linalg.reduce ins(%x : memref<128xf32, #vmem>) outs(%o : memref<f32, #vmem>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @product_reduction(%x: memref<8x128xf32, #vmem>, %o: memref<8xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.reduce' to accel: its reduction is not acc + x or max(acc, x) with acc the output's value used once (the VPU reduces rows by sum or maximum)}}
+  linalg.reduce ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8xf32, #vmem>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.mulf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @reduction_reads_acc(%x: memref<8x128xf32, #vmem>, %o: memref<8xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its reduction is not acc + x or max(acc, x) with acc the output's value used once}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8xf32, #vmem>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.mulf %a, %acc : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @row_read_as_column(%x: memref<8x128xf32, #vmem>, %b: memref<1x8xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is read transposed}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<8x128xf32, #vmem>, memref<1x8xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @one_element(%x: memref<8x128xf32, #vmem>, %b: memref<1x1xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is one element read by every iteration; pass it as an f32 constant}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, 0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<8x128xf32, #vmem>, memref<1x1xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @shifted_index(%x: memref<8x128xf32, #vmem>, %y: memref<8x129xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0's indexing map (d0, d1) -> (d0, d1 + 1) indexes a dimension by neither a loop index nor 0}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j + 1)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<8x129xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
   }
   return
 }

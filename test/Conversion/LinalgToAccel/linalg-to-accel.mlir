@@ -191,3 +191,187 @@ func.func @copy_fill_rsub(%x: memref<4x64xf32, #vmem>, %o: memref<4x64xf32, #vme
   }
   return
 }
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Softmax over the rows of an 8x128 tile, in upstream's decomposed form:
+// max and sum reductions into rank-1 buffers (viewed as 8x1 columns), the
+// identity fills dropped, the row values broadcast back as columns. %y is
+// an argument, which may alias %x: x - max goes to a temporary.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[Y:.*]]: memref<8x128xf32, #accel.space<vmem>>)
+// CHECK-NOT: accel.vfill
+// CHECK: %[[M:.*]] = accel.alloc : memref<8xf32, #accel.space<vmem>>
+// CHECK: %[[S:.*]] = accel.alloc : memref<8xf32, #accel.space<vmem>>
+// CHECK: %[[MC:.*]] = memref.expand_shape %[[M]] {{\[\[}}0, 1]] output_shape [8, 1]
+// CHECK-NEXT: accel.vreduce_max %[[X]], %[[MC]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>
+// CHECK: %[[MC2:.*]] = memref.expand_shape %[[M]]
+// CHECK-NEXT: %[[T:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vsub %[[X]], %[[MC2]], %[[T]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vexp %[[T]], %[[Y]]
+// CHECK: %[[SC:.*]] = memref.expand_shape %[[S]]
+// CHECK-NEXT: accel.vreduce_sum %[[Y]], %[[SC]]
+// CHECK: %[[SC2:.*]] = memref.expand_shape %[[S]]
+// CHECK-NEXT: accel.vdiv %[[Y]], %[[SC2]], %[[Y]]
+// CHECK-NOT: linalg.
+func.func @softmax(%x: memref<8x128xf32, #vmem>, %y: memref<8x128xf32, #vmem>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %m = accel.alloc : memref<8xf32, #vmem>
+  %s = accel.alloc : memref<8xf32, #vmem>
+  linalg.fill ins(%ninf : f32) outs(%m : memref<8xf32, #vmem>)
+  linalg.reduce ins(%x : memref<8x128xf32, #vmem>) outs(%m : memref<8xf32, #vmem>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.maxnumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : memref<8x128xf32, #vmem>, memref<8xf32, #vmem>) outs(%y : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<8xf32, #vmem>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%y : memref<8x128xf32, #vmem>) outs(%s : memref<8xf32, #vmem>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<8xf32, #vmem>) outs(%y : memref<8x128xf32, #vmem>) {
+  ^bb0(%b: f32, %o: f32):
+    %d = arith.divf %o, %b : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// The reduced expression is computed into a temporary tile first (sum of
+// squares); a fill that is not the identity stays, and the row sums are
+// added to it.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[O:.*]]: memref<8x1xf32, #accel.space<vmem>>)
+// CHECK: accel.vfill %[[O]], 1.000000e+00
+// CHECK: %[[T:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vmul %[[X]], %[[X]], %[[T]]
+// CHECK-NEXT: %[[P:.*]] = accel.alloc : memref<8x1xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vreduce_sum %[[T]], %[[P]]
+// CHECK-NEXT: accel.vadd %[[O]], %[[P]], %[[O]] : memref<8x1xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>
+func.func @sum_of_squares(%x: memref<8x128xf32, #vmem>, %o: memref<8x1xf32, #vmem>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%o : memref<8x1xf32, #vmem>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8x1xf32, #vmem>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %r = arith.addf %sq, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// A row (i, j) -> (j), rank 1 or 1 x C, is the VPU's row broadcast operand;
+// a row minus a tile materializes the row first (vsub is not commutative).
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[G:.*]]: memref<128xf32, #accel.space<vmem>>, %[[B:.*]]: memref<1x128xf32, #accel.space<vmem>>)
+// CHECK: %[[T:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vmul %[[X]], %[[G]], %[[T]] : memref<8x128xf32, #accel.space<vmem>>, memref<128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vadd %[[T]], %[[B]], %[[X]] : memref<8x128xf32, #accel.space<vmem>>, memref<1x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: %[[F:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vfill %[[F]], 0.000000e+00
+// CHECK-NEXT: accel.vadd %[[F]], %[[B]], %[[F]]
+// CHECK-NEXT: accel.vsub %[[F]], %[[X]], %[[X]]
+func.func @rows(%x: memref<8x128xf32, #vmem>, %g: memref<128xf32, #vmem>, %b: memref<1x128xf32, #vmem>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %g, %b : memref<8x128xf32, #vmem>, memref<128xf32, #vmem>, memref<1x128xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %s: f32, %c: f32, %o: f32):
+    %m = arith.mulf %s, %a : f32
+    %r = arith.addf %m, %c : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<1x128xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.subf %c, %o : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// A column and a row make a full tile (an outer sum); constants fold.
+// CHECK-LABEL: func.func @outer
+// CHECK-SAME: (%[[C:.*]]: memref<8x1xf32, #accel.space<vmem>>, %[[R:.*]]: memref<1x128xf32, #accel.space<vmem>>, %[[O:.*]]: memref<8x128xf32, #accel.space<vmem>>)
+// CHECK-NEXT: %[[F:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vfill %[[F]], 0.000000e+00
+// CHECK-NEXT: accel.vadd %[[F]], %[[C]], %[[F]]
+// CHECK-NEXT: %[[S:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vadd %[[F]], %[[R]], %[[S]]
+// CHECK-NEXT: %[[K:.*]] = accel.alloc : memref<8x1xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vfill %[[K]], 6.000000e+00
+// CHECK-NEXT: accel.vmul %[[S]], %[[K]], %[[O]]
+func.func @outer(%c: memref<8x1xf32, #vmem>, %r: memref<1x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>) {
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, 0)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %r : memref<8x1xf32, #vmem>, memref<1x128xf32, #vmem>) outs(%o : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    %k = arith.mulf %two, %three : f32
+    %p = arith.mulf %s, %k : f32
+    linalg.yield %p : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// An output allocated here (that no input may share) holds the full-tile
+// intermediate results while their values are dead, instead of temporaries.
+// CHECK-LABEL: func.func @scratch
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[C:.*]]: memref<8x1xf32, #accel.space<vmem>>)
+// CHECK-NEXT: %[[Y:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vsub %[[X]], %[[C]], %[[Y]]
+// CHECK-NEXT: accel.vexp %[[Y]], %[[Y]]
+// CHECK-NEXT: %[[T:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vmul %[[Y]], %[[Y]], %[[T]]
+// CHECK-NEXT: accel.vadd %[[T]], %[[Y]], %[[Y]]
+// CHECK-NEXT: return
+func.func @scratch(%x: memref<8x128xf32, #vmem>, %c: memref<8x1xf32, #vmem>) {
+  %y = accel.alloc : memref<8x128xf32, #vmem>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : memref<8x128xf32, #vmem>, memref<8x1xf32, #vmem>) outs(%y : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    %sq = arith.mulf %e, %e : f32
+    %r = arith.addf %sq, %e : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -459,7 +459,7 @@ func.func @vadd_out_shape(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<
 
 // vadd: y is neither x's shape nor Rx1.
 func.func @vadd_bad_y(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<8x64xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vadd' op y must be 8x128 or 8x1 (broadcast), not 8x64}}
+  // expected-error @+1 {{'accel.vadd' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 8x64}}
   accel.vadd %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x64xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -504,7 +504,7 @@ func.func @vsub_out_shape(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<
 
 // vsub: y is neither x's shape nor Rx1.
 func.func @vsub_bad_y(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<8x64xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vsub' op y must be 8x128 or 8x1 (broadcast), not 8x64}}
+  // expected-error @+1 {{'accel.vsub' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 8x64}}
   accel.vsub %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x64xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -549,7 +549,7 @@ func.func @vmul_out_shape(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<
 
 // vmul: y is neither x's shape nor Rx1.
 func.func @vmul_bad_y(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<8x64xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vmul' op y must be 8x128 or 8x1 (broadcast), not 8x64}}
+  // expected-error @+1 {{'accel.vmul' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 8x64}}
   accel.vmul %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x64xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -594,7 +594,7 @@ func.func @vdiv_out_shape(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<
 
 // vdiv: y is neither x's shape nor Rx1.
 func.func @vdiv_bad_y(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<8x64xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vdiv' op y must be 8x128 or 8x1 (broadcast), not 8x64}}
+  // expected-error @+1 {{'accel.vdiv' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 8x64}}
   accel.vdiv %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x64xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -639,17 +639,17 @@ func.func @vmax_out_shape(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<
 
 // vmax: y is neither x's shape nor Rx1.
 func.func @vmax_bad_y(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<8x64xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vmax' op y must be 8x128 or 8x1 (broadcast), not 8x64}}
+  // expected-error @+1 {{'accel.vmax' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 8x64}}
   accel.vmax %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x64xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
 
 // -----
 
-// vadd: row broadcast (1xC) is not supported.
-func.func @vadd_row_bcast(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<1x128xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vadd' op y must be 8x128 or 8x1 (broadcast), not 1x128}}
-  accel.vadd %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<1x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// vadd: a row broadcast must have x's column count.
+func.func @vadd_row_bcast_cols(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<1x64xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vadd' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 1x64}}
+  accel.vadd %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<1x64xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
 
@@ -657,17 +657,8 @@ func.func @vadd_row_bcast(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<
 
 // vadd: broadcast column with the wrong number of rows.
 func.func @vadd_bcast_rows(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<4x1xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vadd' op y must be 8x128 or 8x1 (broadcast), not 4x1}}
+  // expected-error @+1 {{'accel.vadd' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 4x1}}
   accel.vadd %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<4x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
-  return
-}
-
-// -----
-
-// vadd: rank-1 y against a rank-2 x.
-func.func @vadd_y_rank1(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<128xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vadd' op y must be 8x128 or 8x1 (broadcast), not 1x128}}
-  accel.vadd %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
 
