@@ -34,3 +34,27 @@ tools = [
     ToolSubst("mlir-opt", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# A Python with NumPy for the end-to-end references (Debian's python3-numpy,
+# which utils/install-deps.sh installs, serves /usr/bin/python3; a
+# virtualenv's python may lack it). Tests that need it say REQUIRES: numpy.
+import shutil
+import subprocess
+
+def find_numpy_python():
+    for candidate in [config.python_executable, "/usr/bin/python3",
+                      shutil.which("python3")]:
+        if not candidate:
+            continue
+        try:
+            subprocess.run([candidate, "-c", "import numpy"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return candidate
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    return None
+
+numpy_python = find_numpy_python()
+if numpy_python:
+    config.available_features.add("numpy")
+    config.substitutions.append(("%numpy_python", numpy_python))

@@ -5,6 +5,8 @@
 #include "accel/Analysis/DmaStallAnalysis.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -22,6 +24,13 @@ LoweringOptions accel::getLoweringOptions(const sim::MachineConfig &config,
   return options;
 }
 
+std::string accel::formatHbmHash(uint64_t hash) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("0x%016llx",
+                                                 (unsigned long long)hash);
+  return text;
+}
+
 llvm::Expected<RunResult>
 accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
                       const RunOptions &options) {
@@ -32,6 +41,22 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   RunResult r;
   r.program = std::move(*program);
   sim::Simulator simulator(config, r.program);
+  for (const HbmInput &input : options.inputs) {
+    std::string name = "%arg" + std::to_string(input.argIndex);
+    auto buffer = llvm::find_if(r.program.buffers, [&](const isa::Buffer &b) {
+      return b.space == isa::MemSpace::HBM && b.name == name;
+    });
+    if (buffer == r.program.buffers.end())
+      return llvm::createStringError("%s: the program has no HBM argument %s",
+                                     input.source.c_str(), name.c_str());
+    if (buffer->bytes != input.bytes.size())
+      return llvm::createStringError(
+          "%s: %zu bytes for %s, which has %llu", input.source.c_str(),
+          input.bytes.size(), name.c_str(), (unsigned long long)buffer->bytes);
+    if (auto e = simulator.getMemory().install(isa::MemSpace::HBM,
+                                               buffer->base, input.bytes))
+      return std::move(e);
+  }
   analysis::DmaStallCollector collector;
   analysis::Analyzer analyzer(r.program, config);
   simulator.addObserver(&collector);
@@ -43,6 +68,21 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   r.summary = *summary;
   finishAnalysis(r, config, collector, analyzer, options);
   r.hbm = simulator.getMemory().dirtyHbmPages();
+  // The final HBM contents: one hash per buffer, then the hash of those.
+  std::vector<uint64_t> hashes;
+  std::vector<uint8_t> bytes;
+  for (const isa::Buffer &b : r.program.buffers) {
+    if (b.space != isa::MemSpace::HBM)
+      continue;
+    bytes.resize(b.bytes);
+    simulator.getMemory().readHbm(b.base, bytes.data(), b.bytes);
+    hashes.push_back(llvm::xxh3_64bits(bytes));
+    if (options.keepHbm)
+      r.hbmBuffers.push_back(bytes);
+  }
+  r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
+  r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
   return r;
 }
 

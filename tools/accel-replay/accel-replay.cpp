@@ -21,6 +21,7 @@
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Fdo/FdoLoop.h"
+#include "accel/Fdo/NpyIO.h"
 #include "accel/InitAccel.h"
 #include "accel/Replay/Recorder.h"
 #include "accel/Replay/Replayer.h"
@@ -121,6 +122,20 @@ static cl::opt<std::string> fdoTrialPasses(
              "correct and faster; '' for none (default: 'accel-schedule,cse' "
              "with the default --passes, none with --passes)"),
     cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
+static cl::list<std::string> inputTensors(
+    "input",
+    cl::desc("Initial contents of an HBM argument from a NumPy .npy file "
+             "(C order, the argument's shape, dtype float32 or int32); NAME "
+             "is the argument's position N, argN or %argN. Repeatable; "
+             "other arguments keep their default initial values"),
+    cl::value_desc("NAME=FILE.npy"), cl::sub(runCmd), cl::sub(fdoCmd),
+    cl::cat(category));
+static cl::opt<std::string> outputTensorDir(
+    "output-dir",
+    cl::desc("Write every HBM argument's final contents to DIR/argN.npy "
+             "(fdo: those of the best iteration's program)"),
+    cl::value_desc("dir"), cl::sub(runCmd), cl::sub(fdoCmd),
+    cl::cat(category));
 static cl::opt<uint64_t> maxInstructions(
     "max-instructions",
     cl::desc("Stop a run that executes more instructions (default 2^32)"),
@@ -219,13 +234,37 @@ static FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
   return lowerToIsa(*module, getLoweringOptions(config, entryName));
 }
 
-/// The run options of the command line.
-static RunOptions runOptions() {
+/// The run options of the command line, without tensors.
+static RunOptions baseRunOptions() {
   RunOptions o;
   o.entry = entryName;
   o.maxInstructions = maxInstructions;
   o.bucketCycles = bucketCycles;
   o.analyze = analyze;
+  return o;
+}
+
+/// The run options of the command line, with the `--input` tensors read
+/// for `module`'s entry function; nullopt after an error message.
+static std::optional<RunOptions> runOptions(ModuleOp module) {
+  RunOptions o = baseRunOptions();
+  o.keepHbm = !outputTensorDir.empty();
+  if (inputTensors.empty())
+    return o;
+  func::FuncOp entry = findEntryFunction(module, entryName);
+  if (!entry) {
+    fail("--input: the input has no entry function to give tensors to "
+         "(--entry)");
+    return std::nullopt;
+  }
+  for (const std::string &spec : inputTensors) {
+    auto input = loadHbmInput(entry, spec);
+    if (!input) {
+      fail(llvm::toString(input.takeError()));
+      return std::nullopt;
+    }
+    o.inputs.push_back(std::move(*input));
+  }
   return o;
 }
 
@@ -247,16 +286,27 @@ static int cmdRun(MLIRContext &ctx) {
   auto module = loadModule(ctx, sourceMgr);
   if (!module)
     return 1;
-  auto r = simulateModule(*module, *config, runOptions());
+  auto options = runOptions(*module);
+  if (!options)
+    return 1;
+  auto r = simulateModule(*module, *config, *options);
   if (!r)
     return fail(llvm::toString(r.takeError()));
   std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   if (auto e = writeRunOutputs(dir, *r, *module))
     return fail(llvm::toString(std::move(e)));
+  if (!outputTensorDir.empty())
+    if (auto e = writeHbmOutputs(outputTensorDir,
+                                 findEntryFunction(*module, entryName), *r))
+      return fail("--output-dir: " + llvm::toString(std::move(e)));
   analysis::writeReport(r->metrics, llvm::outs());
-  llvm::outs() << "\nwrote " << dir << "/{metrics.json,"
+  llvm::outs() << "\nhbm hash: " << formatHbmHash(r->hbmHash) << "\n";
+  llvm::outs() << "wrote " << dir << "/{metrics.json,"
                << (analyze ? "timeline.json," : "")
-               << "report.txt,program.lst,program.mlir}\n";
+               << "report.txt,program.lst,program.mlir}";
+  if (!outputTensorDir.empty())
+    llvm::outs() << " and " << outputTensorDir << "/arg*.npy";
+  llvm::outs() << "\n";
   return 0;
 }
 
@@ -307,7 +357,10 @@ static int cmdFdo(MLIRContext &ctx) {
   options.passPipeline = fdoPasses;
   if (fdoTrialPasses.getNumOccurrences())
     options.trialPipeline = fdoTrialPasses;
-  options.run = runOptions();
+  auto run = runOptions(*module);
+  if (!run)
+    return 1;
+  options.run = std::move(*run);
   options.outputDir =
       outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   options.inputName = inputFile;
@@ -376,6 +429,22 @@ static int cmdFdo(MLIRContext &ctx) {
         summary["best_over_lower_bound"].get<double>(),
         summary["latency_lower_bound_cycles"].get<uint64_t>(),
         summary["best_over_latency_bound"].get<double>());
+  if (!outputTensorDir.empty()) {
+    // The best program's final HBM arguments: one more run that keeps them.
+    RunOptions o = options.run;
+    o.keepHbm = true;
+    o.analyze = false;
+    auto r = simulateModule(*result->bestProgram, *config, o);
+    if (!r)
+      return fail("--output-dir: " + llvm::toString(r.takeError()));
+    if (auto e = writeHbmOutputs(
+            outputTensorDir,
+            findEntryFunction(*result->bestProgram, entryName), *r))
+      return fail("--output-dir: " + llvm::toString(std::move(e)));
+    llvm::outs() << "hbm hash: " << formatHbmHash(r->hbmHash) << "; wrote "
+                 << outputTensorDir << "/arg*.npy (iteration "
+                 << result->bestIteration << ")\n";
+  }
   llvm::outs().flush();
   if (failedIt) {
     const FdoFailure &f = *failedIt->failure;
@@ -521,7 +590,7 @@ static int cmdReplay() {
   r.program = (*replayer)->getProgram();
   r.summary = *summary;
   finishAnalysis(r, (*replayer)->getConfig(), collector, analyzer,
-                 runOptions());
+                 baseRunOptions());
   r.metrics["window"] = {{"start_instruction", trace->startIndex},
                          {"start_pc", trace->startPc},
                          {"instructions", trace->pcs.size()}};

@@ -5,6 +5,7 @@
 
 #include "accel/ISA/Isa.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -26,12 +27,20 @@ struct LoweringOptions {
   unsigned scalarRegisters = isa::kNumRegs - 1;
 };
 
+/// The function `lowerToIsa` lowers: the one named `name`, or with an empty
+/// `name` the one named "main", or else the only function with a body;
+/// null when there is none.
+mlir::func::FuncOp findEntryFunction(mlir::ModuleOp module,
+                                     llvm::StringRef name);
+
 /// Lowers the entry function of `module` to an isa::Program.
 ///
 /// Supported: func.func with HBM memref arguments (f32, static shape,
 /// identity layout; each becomes an HBM buffer initialised by
 /// isa::initValue(argument index, element), or zeros with the argument
-/// attribute `accel.init = "zero"`); accel ops; memref.subview;
+/// attribute `accel.init = "zero"`); accel ops; the views memref.subview,
+/// memref.expand_shape, memref.collapse_shape and memref.cast (address
+/// arithmetic);
 /// arith.constant/addi/subi/muli on index or integer values; scf.for without
 /// iter_args (lowered to a real loop: bge/add/jmp); func.return (halt).
 /// VMEM allocations get static addresses (bump allocation, `vmemAlign`).

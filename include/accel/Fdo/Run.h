@@ -30,6 +30,16 @@ class Analyzer;
 class DmaStallCollector;
 } // namespace analysis
 
+/// Initial contents of one HBM argument (from `--input`, NpyIO.h).
+struct HbmInput {
+  /// Position of the argument in the entry function (its buffer "%argN").
+  unsigned argIndex = 0;
+  /// Where the contents came from (for messages).
+  std::string source;
+  /// Row-major contents, little-endian f32 or i32: the argument's bytes.
+  std::vector<uint8_t> bytes;
+};
+
 /// How a program is run.
 struct RunOptions {
   /// Function to run; empty: "main", or the only function.
@@ -42,6 +52,11 @@ struct RunOptions {
   /// Run the analyzer (utilization, VMEM, dependencies, suggestions,
   /// roofline, timeline); false keeps only the DMA stall analysis.
   bool analyze = true;
+  /// Initial contents of HBM arguments, replacing the default initial
+  /// values (isa::initValue); each must have its argument's size.
+  std::vector<HbmInput> inputs;
+  /// Keep the final contents of every HBM buffer (RunResult::hbmBuffers).
+  bool keepHbm = false;
 };
 
 /// One simulated run and its analysis.
@@ -53,6 +68,13 @@ struct RunResult {
   std::string timeline;
   /// The HBM pages the run wrote (final contents), by page address.
   std::map<uint64_t, std::vector<uint8_t>> hbm;
+  /// xxh3-64 over the final contents of every HBM buffer, in buffer order
+  /// (each buffer's hash, then the hash of those): equal for two programs
+  /// whose HBM arguments end equal. Also metrics.json's "hbm_hash".
+  uint64_t hbmHash = 0;
+  /// With RunOptions::keepHbm: final contents of each HBM buffer, in the
+  /// order of program.buffers' HBM entries.
+  std::vector<std::vector<uint8_t>> hbmBuffers;
   isa::Program program;
 };
 
@@ -61,9 +83,14 @@ struct RunResult {
 LoweringOptions getLoweringOptions(const sim::MachineConfig &config,
                                    llvm::StringRef entry);
 
-/// Lowers `module` and runs it to its halt on `config`. Errors: "lowering
-/// failed" (the diagnostics went to the context's handler), or the
-/// simulated fault (naming the PC, instruction and MLIR location).
+/// `hash` as metrics.json's "hbm_hash" writes it: "0x" and 16 hex digits.
+std::string formatHbmHash(uint64_t hash);
+
+/// Lowers `module` and runs it to its halt on `config`, with the HBM
+/// arguments of `options.inputs` installed first. Errors: "lowering
+/// failed" (the diagnostics went to the context's handler), an input that
+/// names no HBM argument or has another size, or the simulated fault
+/// (naming the PC, instruction and MLIR location).
 llvm::Expected<RunResult> simulateModule(mlir::ModuleOp module,
                                          const sim::MachineConfig &config,
                                          const RunOptions &options);

@@ -692,23 +692,30 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       });
 }
 
-FailureOr<isa::Program> accel::lowerToIsa(ModuleOp module,
-                                          const LoweringOptions &options) {
+func::FuncOp accel::findEntryFunction(ModuleOp module, llvm::StringRef name) {
   SmallVector<func::FuncOp> funcs;
   for (auto f : module.getOps<func::FuncOp>())
     if (!f.isExternal())
       funcs.push_back(f);
   func::FuncOp entry;
   for (func::FuncOp f : funcs)
-    if ((!options.entry.empty() && f.getSymName() == options.entry) ||
-        (options.entry.empty() && f.getSymName() == "main"))
+    if ((!name.empty() && f.getSymName() == name) ||
+        (name.empty() && f.getSymName() == "main"))
       entry = f;
-  if (!entry && options.entry.empty() && funcs.size() == 1)
+  if (!entry && name.empty() && funcs.size() == 1)
     entry = funcs.front();
+  return entry;
+}
+
+FailureOr<isa::Program> accel::lowerToIsa(ModuleOp module,
+                                          const LoweringOptions &options) {
+  func::FuncOp entry = findEntryFunction(module, options.entry);
   if (!entry) {
+    size_t numFuncs = llvm::count_if(module.getOps<func::FuncOp>(),
+                                     [](func::FuncOp f) { return !f.isExternal(); });
     if (options.entry.empty())
       module.emitError() << "cannot choose an entry function: found "
-                         << funcs.size()
+                         << numFuncs
                          << " functions with bodies and none named 'main'";
     else
       module.emitError() << "no function named '" << options.entry << "'";

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""NumPy references for the end-to-end tests.
+
+  reference.py inputs PROGRAM DIR
+      writes the program's inputs as DIR/argN.npy (seeded, reproducible)
+  reference.py check PROGRAM INDIR OUTDIR
+      computes the program's outputs from INDIR/argN.npy with NumPy and
+      compares them with the simulator's OUTDIR/argN.npy; exit 1 on a
+      mismatch. Tolerances allow f32 rounding where the order of
+      accumulation differs (the MXU and the VPU reductions add left to
+      right in f32; NumPy computes the reference in f64).
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+
+def rand(rng, *shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+# Each program: (inputs(rng) -> {arg index: array},
+#                reference(inputs) -> {arg index: expected array},
+#                relative tolerance).
+def softmax_inputs(rng):
+    return {0: rand(rng, 64, 128, scale=3.0), 1: np.zeros((64, 128), np.float32)}
+
+
+def softmax_ref(a):
+    x = a[0].astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return {1: e / e.sum(axis=1, keepdims=True)}
+
+
+PROGRAMS = {
+    "softmax": (softmax_inputs, softmax_ref, 1e-5),
+}
+
+
+def load(dirname, index):
+    return np.load(os.path.join(dirname, f"arg{index}.npy"))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("mode", choices=["inputs", "check"])
+    p.add_argument("program", choices=sorted(PROGRAMS))
+    p.add_argument("dirs", nargs="+")
+    args = p.parse_args()
+    make_inputs, reference, rtol = PROGRAMS[args.program]
+    rng = np.random.default_rng(20261124)
+    inputs = make_inputs(rng)
+    if args.mode == "inputs":
+        os.makedirs(args.dirs[0], exist_ok=True)
+        for i, a in inputs.items():
+            np.save(os.path.join(args.dirs[0], f"arg{i}.npy"), a)
+        return 0
+    indir, outdir = args.dirs
+    given = {i: load(indir, i) for i in inputs}
+    ok = True
+    for i, want in reference(given).items():
+        got = load(outdir, i)
+        if got.shape != want.shape or got.dtype != np.float32:
+            print(f"{args.program}: arg{i}: got {got.dtype} {got.shape}, "
+                  f"want float32 {want.shape}")
+            ok = False
+            continue
+        err = np.abs(got.astype(np.float64) - want)
+        bound = rtol * np.maximum(np.abs(want), np.abs(want).max() * 1e-3)
+        worst = float((err / np.maximum(bound, 1e-30)).max())
+        status = "ok" if worst <= 1.0 else "MISMATCH"
+        ok &= worst <= 1.0
+        print(f"{args.program}: arg{i}: max abs error {err.max():.3g}, "
+              f"{worst:.3g} of the tolerance: {status}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
