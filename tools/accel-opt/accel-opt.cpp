@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   accel::registerFrontendPasses();
   accel::registerAccelPasses();
   accel::registerAccelConversionPasses();
+  accel::registerFrontendPipeline();
   accel::registerAccelFdoPipeline();
   accel::test::registerTestFdoFailuresPass();
 

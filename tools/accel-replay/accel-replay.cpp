@@ -19,6 +19,7 @@
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
+#include "accel/Conversion/Frontend.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/NpyIO.h"
@@ -122,6 +123,13 @@ static cl::opt<std::string> fdoTrialPasses(
              "correct and faster; '' for none (default: 'accel-schedule,cse' "
              "with the default --passes, none with --passes)"),
     cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
+static cl::opt<std::string> emitKind(
+    "emit",
+    cl::desc("What lower writes: 'image' (the binary image, default) or "
+             "'accel' (the accel program the frontend makes of a linalg / "
+             "tensor input, as MLIR; stdout without -o)"),
+    cl::init("image"), cl::value_desc("kind"), cl::sub(lowerCmd),
+    cl::cat(category));
 static cl::list<std::string> inputTensors(
     "input",
     cl::desc("Initial contents of an HBM argument from a NumPy .npy file "
@@ -208,12 +216,36 @@ static LogicalResult runPasses(ModuleOp module,
   return pm.run(module);
 }
 
-/// Parses the input and gives every op its stable id; nullptr after a
-/// diagnostic on error.
+/// The frontend options a machine config implies: VMEM-sized tiles of
+/// MXU-shaped blocks (four MXU widths of columns and of reduction depth).
+static void setFrontendOptions(FrontendOptions &o,
+                               const sim::MachineConfig &config) {
+  o.tileCols = 4 * int64_t(config.mxuCols);
+  o.tileK = 4 * int64_t(config.mxuRows);
+  o.vmemBytes = config.vmemBytes;
+}
+
+/// Runs the frontend (--accel-from-linalg with the config's sizes) on a
+/// module that is not yet an accel program (linalg, tensors, upstream
+/// memory spaces); failure after a diagnostic.
+static LogicalResult runFrontend(ModuleOp module,
+                                 const sim::MachineConfig &config) {
+  if (!needsFrontend(module))
+    return success();
+  FrontendOptions options;
+  setFrontendOptions(options, config);
+  return runPasses(module, [&](OpPassManager &pm) {
+    buildFrontendPipeline(pm, options);
+  });
+}
+
+/// Parses the input, runs the frontend if it needs it and gives every op
+/// its stable id; nullptr after a diagnostic on error.
 static OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx,
-                                        llvm::SourceMgr &sourceMgr) {
+                                        llvm::SourceMgr &sourceMgr,
+                                        const sim::MachineConfig &config) {
   auto module = parseInput(ctx, sourceMgr);
-  if (!module)
+  if (!module || failed(runFrontend(*module, config)))
     return nullptr;
   if (failed(runPasses(*module, [](OpPassManager &pm) {
         pm.addPass(createAccelAssignOpIds());
@@ -228,7 +260,7 @@ static FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
                                             const sim::MachineConfig &config) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = loadModule(ctx, sourceMgr);
+  auto module = loadModule(ctx, sourceMgr, config);
   if (!module)
     return failure();
   return lowerToIsa(*module, getLoweringOptions(config, entryName));
@@ -283,7 +315,7 @@ static int cmdRun(MLIRContext &ctx) {
     return 1;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = loadModule(ctx, sourceMgr);
+  auto module = loadModule(ctx, sourceMgr, *config);
   if (!module)
     return 1;
   auto options = runOptions(*module);
@@ -350,7 +382,7 @@ static int cmdFdo(MLIRContext &ctx) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
   auto module = parseInput(ctx, sourceMgr);
-  if (!module)
+  if (!module || failed(runFrontend(*module, *config)))
     return 1;
   FdoOptions options;
   options.iterations = iterations;
@@ -464,12 +496,32 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   auto config = configOrFail();
   if (!config)
     return 1;
+  if (binary && emitKind == "accel") {
+    // The frontend's output: the accel program, before op ids.
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+    auto module = parseInput(ctx, sourceMgr);
+    if (!module || failed(runFrontend(*module, *config)))
+      return 1;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    if (outputPath.empty() || outputPath == "-") {
+      llvm::outs() << text;
+      return 0;
+    }
+    if (auto e = writeFileAtomically(outputPath, text))
+      return fail(llvm::toString(std::move(e)));
+    return 0;
+  }
+  if (binary && emitKind != "image")
+    return fail("--emit must be 'image' or 'accel', not '" + emitKind + "'");
   FailureOr<isa::Program> program = loadAndLower(ctx, *config);
   if (failed(program))
     return 1;
   if (binary) {
     if (outputPath.empty())
-      return fail("lower needs -o FILE");
+      return fail("lower needs -o FILE (or --emit=accel)");
     std::vector<uint8_t> image = program->toImage();
     if (auto e = writeFileAtomically(outputPath,
                            llvm::StringRef((const char *)image.data(),
@@ -732,7 +784,8 @@ int main(int argc, char **argv) {
       "accel-replay: lower accel programs to machine code, run them on the "
       "bundled simulator, analyze DMA stalls and close the FDO loop\n");
   DialectRegistry registry;
-  registerAccelDialects(registry);
+  // linalg, tensor, bufferization, ...: inputs the frontend converts.
+  registerFrontendDialects(registry);
   // For --passes: the accel passes and the upstream clean-ups accel-opt has.
   registerAccelPasses();
   registerAccelFdoPipeline();

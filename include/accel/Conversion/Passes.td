@@ -21,24 +21,33 @@ def ConvertLinalgToAccel : Pass<"convert-linalg-to-accel"> {
         {accumulate}`; when the last write of C before it is a
         `linalg.fill` with 0.0 that nothing reads in between, the fill is
         dropped and the matmul overwrites C (`accumulate` unset).
-      - elementwise `linalg.generic` and named elementwise ops
-        (`linalg.add`, `linalg.exp`, `linalg.elementwise`, ...): all loops
-        parallel, every operand a VMEM tile of the output's shape or an
-        Rx1 column broadcast along the rows (`(i, j) -> (i, 0)`), a body of
-        `arith.addf`, `subf`, `mulf`, `divf`, `maximumf`, `maxnumf`,
-        `negf`, `math.exp`, `math.sqrt` and f32 constants. Each body op
-        becomes one VPU op (`vadd`, `vsub`, `vmul`, `vdiv`, `vmax`,
-        `vexp`, `vsqrt`; `negf` is a `vmul` by a -1 column); intermediate
-        values get VMEM temporaries (`accel.alloc`), constants a filled
-        column, and only the last op writes the output, so an output that
-        is also an input is read before it is overwritten.
+      - `linalg.generic` and named linalg ops (`linalg.add`, `linalg.exp`,
+        `linalg.elementwise`, `linalg.reduce`, ...) with one or two loops,
+        all parallel or with the last of two a reduction. Each operand is a
+        VMEM tile of the iteration space (`(i, j) -> (i, j)`), a column
+        read by the rows (`(i, j) -> (i)` on R elements, viewed as R x 1
+        with `memref.expand_shape`, or `(i, j) -> (i, 0)` on R x 1), a row
+        read by the columns (`(i, j) -> (j)` or `(0, j)`: the VPU's row
+        broadcast) or an f32 constant. The body (`arith.addf`, `subf`,
+        `mulf`, `divf`, `maximumf`, `maxnumf`, `negf`, `math.exp`,
+        `math.sqrt`, f32 constants) becomes one VPU op per body op (`negf`
+        is a `vmul` by -1; constant-only ops fold); intermediate values get
+        VMEM temporaries (`accel.alloc`), or the output itself while its
+        value is dead when no input may share it, and only the last op
+        writes the output, so an output that is also an input is read
+        before it is overwritten. A reduction `acc + x` or `max(acc, x)`
+        (x any such expression) computes x as a tile, then
+        `accel.vreduce_sum` / `accel.vreduce_max` into the R x 1 output;
+        when the output was just filled with the identity (0.0, -inf) the
+        fill goes, otherwise the row results are added to (or maxed with)
+        the output.
 
     Anything else that still touches memory fails with one error at the op
     naming what is not supported (a tensor operand: run
     one-shot-bufferize first; an HBM operand of a compute op: stage it
-    through VMEM; a row broadcast `(i, j) -> (j)`, which the VPU does not
-    have; a reduction; a body op without a VPU counterpart; a non-f32
-    element type; a dynamic shape).
+    through VMEM; a transposed read; a reduction of the first loop or by
+    another combiner; a body op without a VPU counterpart; a non-f32
+    element type; a dynamic shape; more than two loops).
   }];
   let dependentDialects = ["accel::AccelDialect"];
 }
@@ -55,11 +64,16 @@ def ConvertMemorySpacesToAccel
     op results and block arguments alike: no memory space (or space 0)
     becomes `#accel.space<hbm>`, the space numbered `vmem-space` becomes
     `#accel.space<vmem>`. Then `memref.alloc` of a VMEM buffer becomes
-    `accel.alloc` (static VMEM allocation) and its `memref.dealloc` goes.
+    `accel.alloc` (static VMEM allocation) and its `memref.dealloc` goes,
+    and `memref.alloc` of an HBM buffer (a temporary of bufferization)
+    becomes a new last argument of its function, marked
+    `{accel.init = "zero", accel.temporary}`: accel's HBM buffers are the
+    entry function's arguments.
 
-    Any other memory space, and a VMEM `memref.alloc` that accel.alloc
-    cannot express (a dynamic size, a non-identity layout), is one error at
-    the op or function that holds it.
+    Any other memory space, a VMEM `memref.alloc` that accel.alloc cannot
+    express (a dynamic size, a non-identity layout), and an HBM one that
+    cannot become an argument (dynamic, or in a function that is called)
+    is one error at the op or function that holds it.
   }];
   let options = [
     Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
@@ -67,6 +81,60 @@ def ConvertMemorySpacesToAccel
            "space)">
   ];
   let dependentDialects = ["accel::AccelDialect"];
+}
+
+def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on buffers into loops over VMEM-sized tiles";
+  let description = [{
+    The first step of the frontend on buffers (after one-shot-bufferize):
+    every linalg op with one or two loops is tiled with upstream's
+    `scf::tileUsingSCF` into `scf.for` loops over `memref.subview` tiles.
+    `linalg.matmul` gets `tile-rows` x `tile-cols` output tiles and a
+    reduction loop of `tile-k` (rows of B); other ops `tile-rows` x
+    `tile-cols` (a 1-loop op: `tile-cols`). A dimension no larger than its
+    tile size is not tiled. The sizes then shrink (halving the largest)
+    until the tile's operands, all staged in VMEM at once, take at most a
+    quarter of `vmem-bytes`, leaving room for the FDO passes' extra
+    buffers. A size that does not divide its dimension leaves a partial
+    last tile: `scf-for-loop-peeling` and `canonicalize` after this pass
+    peel it into a loop of full tiles and one static remainder tile.
+
+    Ops with more than two loops are left as they are (the conversion
+    names them).
+  }];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",
+           "Output rows per tile (MXU and VPU ops)">,
+    Option<"tileCols", "tile-cols", "int64_t", /*default=*/"512",
+           "Output columns per tile">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"512",
+           "Reduction depth (rows of B) per matmul tile">,
+    Option<"vmemBytes", "vmem-bytes", "uint64_t", /*default=*/"33554432",
+           "VMEM capacity in bytes (the machine config's vmem.bytes); one "
+           "op's tiles take at most a quarter">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def AccelStageOperands : Pass<"accel-stage-operands", "mlir::func::FuncOp"> {
+  let summary = "Stage the HBM operands of linalg ops through VMEM buffers";
+  let description = [{
+    The MXU and the VPU read and write VMEM only. For every linalg op with
+    an operand outside VMEM (no memory space, or space 0), this pass
+    allocates a VMEM buffer of the operand's shape (`memref.alloc` in space
+    `vmem-space`), copies each input in before the op (`memref.copy`),
+    copies in each output whose old value the op reads (an accumulating
+    matmul, a body that reads its output), and copies each output back
+    after the op. The copies become synchronous DMAs in
+    `--convert-linalg-to-accel`; the FDO passes overlap them.
+  }];
+  let options = [
+    Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
+           "The numbered memory space of the VMEM buffers">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 #endif // ACCEL_CONVERSION_PASSES_TD

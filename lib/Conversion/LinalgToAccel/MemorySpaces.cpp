@@ -8,6 +8,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -73,6 +74,45 @@ struct ConvertMemorySpacesToAccelPass
     if (bad)
       return signalPassFailure();
 
+    // HBM temporaries (bufferization's allocations of intermediate
+    // tensors) become arguments: accel's HBM buffers are the entry
+    // function's arguments.
+    IRRewriter rewriter(ctx);
+    SmallVector<memref::AllocOp> hbmAllocs;
+    module.walk([&](memref::AllocOp alloc) {
+      if (mapSpace(alloc.getType().getMemorySpace()) == MemorySpace::HBM)
+        hbmAllocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : hbmAllocs) {
+      auto func = alloc->getParentOfType<func::FuncOp>();
+      MemRefType type = alloc.getType();
+      if (!func || !type.hasStaticShape() || !type.getLayout().isIdentity()) {
+        alloc.emitError() << "an HBM allocation of " << type
+                          << " cannot become an argument (it needs a static "
+                             "shape, the identity layout and an enclosing "
+                             "func.func)";
+        return signalPassFailure();
+      }
+      if (!SymbolTable::symbolKnownUseEmpty(func, module)) {
+        alloc.emitError() << "an HBM allocation in @" << func.getSymName()
+                          << ", which is called: only an entry function's "
+                             "temporaries can become arguments";
+        return signalPassFailure();
+      }
+      unsigned index = func.getNumArguments();
+      NamedAttrList attrs;
+      attrs.set("accel.init", rewriter.getStringAttr("zero"));
+      attrs.set("accel.temporary", rewriter.getUnitAttr());
+      if (failed(func.insertArgument(index, type,
+                                     attrs.getDictionary(ctx),
+                                     alloc.getLoc())))
+        return signalPassFailure();
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      rewriter.replaceOp(alloc, func.getArgument(index));
+    }
+
     AttrTypeReplacer replacer;
     replacer.addReplacement([&](MemRefType type) -> std::optional<Type> {
       std::optional<MemorySpace> space = mapSpace(type.getMemorySpace());
@@ -87,7 +127,6 @@ struct ConvertMemorySpacesToAccelPass
                                           /*replaceTypes=*/true);
 
     // VMEM allocations are static: accel.alloc, never freed.
-    IRRewriter rewriter(ctx);
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) {
       if (getMemorySpace(alloc.getType()) == MemorySpace::VMEM)

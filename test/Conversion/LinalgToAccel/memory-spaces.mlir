@@ -45,3 +45,39 @@ func.func @dynamic_vmem(%n: index) {
   %v = memref.alloc(%n) : memref<?x128xf32, 1>
   return
 }
+
+// -----
+
+// HBM temporaries (bufferization's allocations of intermediate tensors)
+// become new last arguments, zero-initialized and marked; deallocs go.
+// CHECK-LABEL: func.func @temporaries
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<hbm>>, %[[T0:.*]]: memref<8x128xf32, #accel.space<hbm>> {accel.init = "zero", accel.temporary}, %[[T1:.*]]: memref<4xf32, #accel.space<hbm>> {accel.init = "zero", accel.temporary})
+// CHECK-NEXT: memref.copy %[[X]], %[[T0]]
+// CHECK-NEXT: return
+func.func @temporaries(%x: memref<8x128xf32>) {
+  %t = memref.alloc() {alignment = 64 : i64} : memref<8x128xf32>
+  memref.copy %x, %t : memref<8x128xf32> to memref<8x128xf32>
+  %u = memref.alloc() : memref<4xf32>
+  memref.dealloc %u : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_temporary(%n: index) {
+  // expected-error @below {{an HBM allocation of 'memref<?xf32>' cannot become an argument (it needs a static shape, the identity layout and an enclosing func.func)}}
+  %t = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @callee() {
+  // expected-error @below {{an HBM allocation in @callee, which is called: only an entry function's temporaries can become arguments}}
+  %t = memref.alloc() : memref<4xf32>
+  return
+}
+func.func @caller() {
+  func.call @callee() : () -> ()
+  return
+}

@@ -1,0 +1,63 @@
+//===- Frontend.h - linalg / tensor programs to accel programs --*- C++ -*-===//
+//
+// The frontend pipeline (--accel-from-linalg): upstream bufferization, then
+// accel's tiling, staging and conversion passes (Passes.td), giving the
+// simplest correct synchronous accel program; scheduling is left to the
+// FDO passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_CONVERSION_FRONTEND_H
+#define ACCEL_CONVERSION_FRONTEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace accel {
+
+/// Options of --accel-from-linalg. The tile sizes and the VMEM budget come
+/// from the machine config when a tool builds the pipeline
+/// (getFrontendOptions in accel/Fdo/Run.h); these defaults are the default
+/// config's.
+struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
+  Option<int64_t> tileRows{*this, "tile-rows",
+                           llvm::cl::desc("Output rows per tile"),
+                           llvm::cl::init(128)};
+  Option<int64_t> tileCols{*this, "tile-cols",
+                           llvm::cl::desc("Output columns per tile"),
+                           llvm::cl::init(512)};
+  Option<int64_t> tileK{*this, "tile-k",
+                        llvm::cl::desc("Matmul reduction depth per tile"),
+                        llvm::cl::init(512)};
+  Option<uint64_t> vmemBytes{
+      *this, "vmem-bytes",
+      llvm::cl::desc("VMEM capacity in bytes (one op's tiles take at most a "
+                     "quarter)"),
+      llvm::cl::init(33554432)};
+  Option<unsigned> vmemSpace{
+      *this, "vmem-space",
+      llvm::cl::desc("The numbered memory space that is VMEM in the input"),
+      llvm::cl::init(1)};
+};
+
+/// Adds the frontend to `pm` (anchored on builtin.module):
+/// one-shot-bufferize (function boundaries, identity layouts),
+/// buffer-results-to-out-params, canonicalize, then on each function
+/// accel-tile-linalg, scf-for-loop-peeling, canonicalize and
+/// accel-stage-operands, then convert-memory-spaces-to-accel,
+/// convert-linalg-to-accel, canonicalize and cse.
+void buildFrontendPipeline(mlir::OpPassManager &pm,
+                           const FrontendOptions &options);
+
+/// Registers --accel-from-linalg.
+void registerFrontendPipeline();
+
+/// Whether `module` is not yet an accel program: a function has a tensor
+/// or a memref outside accel's memory spaces in its signature, or the
+/// module holds a linalg op or a tensor value.
+bool needsFrontend(mlir::ModuleOp module);
+
+} // namespace accel
+
+#endif // ACCEL_CONVERSION_FRONTEND_H

@@ -1,0 +1,78 @@
+//===- Frontend.cpp - the --accel-from-linalg pipeline --------------------===//
+
+#include "accel/Conversion/Frontend.h"
+#include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/AccelDialect.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace accel;
+
+void accel::buildFrontendPipeline(OpPassManager &pm,
+                                  const FrontendOptions &options) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  AccelTileLinalgOptions tile;
+  tile.tileRows = options.tileRows;
+  tile.tileCols = options.tileCols;
+  tile.tileK = options.tileK;
+  tile.vmemBytes = options.vmemBytes;
+  func.addPass(createAccelTileLinalg(tile));
+  func.addPass(createSCFForLoopPeeling());
+  func.addPass(createCanonicalizerPass());
+  AccelStageOperandsOptions stage;
+  stage.vmemSpace = options.vmemSpace;
+  func.addPass(createAccelStageOperands(stage));
+
+  ConvertMemorySpacesToAccelOptions spaces;
+  spaces.vmemSpace = options.vmemSpace;
+  pm.addPass(createConvertMemorySpacesToAccel(spaces));
+  pm.addPass(createConvertLinalgToAccel());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void accel::registerFrontendPipeline() {
+  PassPipelineRegistration<FrontendOptions>(
+      "accel-from-linalg",
+      "The frontend: linalg on tensors (or buffers) to the simplest correct "
+      "synchronous accel program (bufferize, tile to VMEM-sized tiles, "
+      "stage operands through VMEM, convert)",
+      buildFrontendPipeline);
+}
+
+bool accel::needsFrontend(ModuleOp module) {
+  auto foreign = [](Type t) {
+    if (isa<TensorType>(t))
+      return true;
+    auto memref = dyn_cast<BaseMemRefType>(t);
+    return memref && !isa_and_nonnull<MemorySpaceAttr>(memref.getMemorySpace());
+  };
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (isa<linalg::LinalgOp>(op) ||
+        llvm::any_of(op->getResultTypes(), foreign))
+      found = true;
+    if (auto f = dyn_cast<func::FuncOp>(op))
+      found |= llvm::any_of(f.getArgumentTypes(), foreign) ||
+               llvm::any_of(f.getResultTypes(), foreign);
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}

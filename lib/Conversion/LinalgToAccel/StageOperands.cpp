@@ -1,0 +1,90 @@
+//===- StageOperands.cpp - HBM operands of linalg ops through VMEM --------===//
+//
+// Passes.td, accel-stage-operands: every operand of a linalg op that is not
+// in VMEM gets a VMEM buffer and copies in and out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/AccelDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace accel {
+#define GEN_PASS_DEF_ACCELSTAGEOPERANDS
+#include "accel/Conversion/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+using namespace accel;
+
+namespace {
+
+struct AccelStageOperandsPass
+    : accel::impl::AccelStageOperandsBase<AccelStageOperandsPass> {
+  using Base::Base;
+
+  /// Whether `type` is in the VMEM space (the numbered `vmem-space`, or
+  /// accel's VMEM space).
+  bool inVmem(MemRefType type) const {
+    Attribute space = type.getMemorySpace();
+    if (auto n = dyn_cast_or_null<IntegerAttr>(space))
+      return n.getValue() == vmemSpace;
+    auto accelSpace = dyn_cast_or_null<MemorySpaceAttr>(space);
+    return accelSpace && accelSpace.getValue() == MemorySpace::VMEM;
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics())
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      Location loc = op.getLoc();
+      DenseMap<Value, Value> staged; // HBM value -> its VMEM buffer
+      auto stage = [&](Value v) -> Value {
+        auto it = staged.find(v);
+        if (it != staged.end())
+          return it->second;
+        auto type = cast<MemRefType>(v.getType());
+        auto vmemType =
+            MemRefType::get(type.getShape(), type.getElementType(),
+                            MemRefLayoutAttrInterface(),
+                            rewriter.getI64IntegerAttr(vmemSpace));
+        rewriter.setInsertionPoint(op);
+        Value buffer = memref::AllocOp::create(rewriter, loc, vmemType);
+        staged[v] = buffer;
+        return buffer;
+      };
+      SmallVector<std::pair<Value, Value>> copyOut; // (VMEM, HBM)
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto type = dyn_cast<MemRefType>(operand.get().getType());
+        if (!type || inVmem(type) || !type.hasStaticShape())
+          continue;
+        Value hbm = operand.get();
+        bool isInit = op.isDpsInit(&operand);
+        bool reads = !isInit || op.payloadUsesValueFromOperand(&operand) ||
+                     isa<linalg::MatmulOp>(op);
+        bool fresh = !staged.count(hbm);
+        Value buffer = stage(hbm);
+        if (reads && fresh) {
+          rewriter.setInsertionPoint(op);
+          memref::CopyOp::create(rewriter, loc, hbm, buffer);
+        }
+        if (isInit)
+          copyOut.push_back({buffer, hbm});
+        operand.set(buffer);
+      }
+      rewriter.setInsertionPointAfter(op);
+      for (auto [buffer, hbm] : copyOut)
+        memref::CopyOp::create(rewriter, loc, buffer, hbm);
+    }
+  }
+};
+
+} // namespace

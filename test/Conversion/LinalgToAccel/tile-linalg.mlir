@@ -1,0 +1,52 @@
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-tile-linalg{tile-rows=32 tile-cols=256 tile-k=128},scf-for-loop-peeling,canonicalize))' | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-tile-linalg{vmem-bytes=65536}))' | FileCheck %s --check-prefix=SMALL
+
+// A matmul: 32x256 output tiles, 128 deep; 100 rows are three full tiles
+// and a peeled remainder of 4 rows, all static.
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for %[[I:.*]] = %c0 to %c96 step %c32
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c512 step %c256
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c256 step %c128
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<32x128xf32, strided<[256, 1], offset: ?>>, memref<128x256xf32, strided<[512, 1], offset: ?>>) outs(%{{.*}} : memref<32x256xf32, strided<[512, 1], offset: ?>>)
+// CHECK: memref.subview %arg0[96, %{{.*}}] [4, 128]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x128xf32, {{.*}}>, memref<128x256xf32, {{.*}}>) outs(%{{.*}} : memref<4x256xf32, {{.*}}>)
+// SMALL-LABEL: func.func @matmul
+// A 64 KiB VMEM: the tiles of one op must fit 16 KiB; halving the largest
+// tile dimension from 100x512x256 gives 25x32 output tiles of a 32-deep
+// reduction (3200 + 4096 + 3200 bytes).
+// SMALL: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<25x32xf32, {{.*}}>, memref<32x32xf32, {{.*}}>) outs(%{{.*}} : memref<25x32xf32, {{.*}}>)
+func.func @matmul(%a: memref<100x256xf32>, %b: memref<256x512xf32>, %c: memref<100x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x256xf32>, memref<256x512xf32>) outs(%c : memref<100x512xf32>)
+  return
+}
+
+// -----
+
+// A row reduction: rows and columns tiled alike (the partial row sums
+// accumulate into the output); the 1-D bias of an elementwise op is tiled
+// along the columns; dimensions within a tile are not tiled.
+// CHECK-LABEL: func.func @reduce_and_bias
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c1024 step %c256
+// CHECK: linalg.reduce ins(%{{.*}} : memref<32x256xf32, {{.*}}>) outs(%{{.*}} : memref<32xf32, {{.*}}>)
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c256
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<16x256xf32, {{.*}}>, memref<256xf32, {{.*}}>)
+// SMALL-LABEL: func.func @reduce_and_bias
+// SMALL: linalg.reduce ins(%{{.*}} : memref<32x64xf32, {{.*}}>) outs(%{{.*}} : memref<32xf32, {{.*}}>)
+// SMALL: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<16x64xf32, {{.*}}>, memref<64xf32, {{.*}}>)
+func.func @reduce_and_bias(%x: memref<64x1024xf32>, %s: memref<64xf32>, %y: memref<16x1024xf32>, %b: memref<1024xf32>) {
+  linalg.reduce ins(%x : memref<64x1024xf32>) outs(%s : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%y, %b : memref<16x1024xf32>, memref<1024xf32>) outs(%y : memref<16x1024xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %r = arith.addf %a, %c : f32
+    linalg.yield %r : f32
+  }
+  return
+}
