@@ -99,8 +99,10 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     last tile: `scf-for-loop-peeling` and `canonicalize` after this pass
     peel it into a loop of full tiles and one static remainder tile.
 
-    Ops with more than two loops are left as they are (the conversion
-    names them).
+    A `memref.copy` between two memrefs outside VMEM (bufferization copies
+    a tensor used by two ops) first becomes a `linalg.copy`, tiled like
+    the rest. Ops with more than two loops are left as they are (the
+    conversion names them).
   }];
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",
@@ -127,7 +129,8 @@ def AccelStageOperands : Pass<"accel-stage-operands", "mlir::func::FuncOp"> {
     `vmem-space`), copies each input in before the op (`memref.copy`),
     copies in each output whose old value the op reads (an accumulating
     matmul, a body that reads its output), and copies each output back
-    after the op. The copies become synchronous DMAs in
+    after the op; a `linalg.copy` gets its source staged only (it becomes
+    one DMA from VMEM). The copies become synchronous DMAs in
     `--convert-linalg-to-accel`; the FDO passes overlap them.
   }];
   let options = [

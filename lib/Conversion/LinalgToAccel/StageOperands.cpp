@@ -62,7 +62,11 @@ struct AccelStageOperandsPass
         return buffer;
       };
       SmallVector<std::pair<Value, Value>> copyOut; // (VMEM, HBM)
+      // A copy needs its source in VMEM only: then it is one DMA out.
+      bool copyOp = isa<linalg::CopyOp>(op);
       for (OpOperand &operand : op->getOpOperands()) {
+        if (copyOp && op.isDpsInit(&operand))
+          continue;
         auto type = dyn_cast<MemRefType>(operand.get().getType());
         if (!type || inVmem(type) || !type.hasStaticShape())
           continue;

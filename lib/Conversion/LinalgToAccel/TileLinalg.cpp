@@ -87,12 +87,31 @@ struct AccelTileLinalgPass
   }
 
   void runOnOperation() override {
+    // A copy between two memrefs outside VMEM (bufferization's copies of
+    // a tensor used twice) becomes a linalg.copy, tiled like the rest.
+    IRRewriter rewriter(&getContext());
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) {
+      auto isVmem = [&](Value v) {
+        auto space = dyn_cast_or_null<IntegerAttr>(
+            cast<MemRefType>(v.getType()).getMemorySpace());
+        return space && space.getInt() != 0;
+      };
+      if (!isVmem(copy.getSource()) && !isVmem(copy.getTarget()) &&
+          cast<MemRefType>(copy.getSource().getType()).hasStaticShape())
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
+    }
+
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics())
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
       if (!sizes)

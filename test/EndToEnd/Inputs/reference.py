@@ -44,9 +44,44 @@ def mlp_ref(a):
     return {4: np.maximum(x @ w1 + b1, 0) @ w2}
 
 
+def gated_mlp_inputs(rng):
+    return {0: rand(rng, 32, 256), 1: rand(rng, 256, 512, scale=1 / 16),
+            2: rand(rng, 256, 512, scale=1 / 16),
+            3: rand(rng, 512, 256, scale=1 / 16)}
+
+
+def gated_mlp_ref(a):
+    x, wg, wu, wd = (a[i].astype(np.float64) for i in range(4))
+    g, u = x @ wg, x @ wu
+    return {4: (g / (1 + np.exp(-g)) * u) @ wd}
+
+
+def layernorm_inputs(rng):
+    return {0: rand(rng, 64, 384, scale=2.0) + 0.5, 1: rand(rng, 384),
+            2: rand(rng, 384)}
+
+
+def layernorm_ref(a):
+    x, gamma, beta = (a[i].astype(np.float64) for i in range(3))
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return {3: (x - mean) / np.sqrt(var + 1e-5) * gamma + beta}
+
+
+def odd_matmul_inputs(rng):
+    return {0: rand(rng, 100, 300), 1: rand(rng, 300, 200)}
+
+
+def odd_matmul_ref(a):
+    return {2: a[0].astype(np.float64) @ a[1].astype(np.float64)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
+    "gated-mlp": (gated_mlp_inputs, gated_mlp_ref, 1e-5),
+    "layernorm": (layernorm_inputs, layernorm_ref, 1e-5),
+    "odd-matmul": (odd_matmul_inputs, odd_matmul_ref, 1e-5),
 }
 
 
