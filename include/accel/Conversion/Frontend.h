@@ -44,7 +44,7 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 /// Adds the frontend to `pm` (anchored on builtin.module):
 /// one-shot-bufferize (function boundaries, identity layouts),
 /// buffer-results-to-out-params, canonicalize, then on each function
-/// accel-tile-linalg, scf-for-loop-peeling, canonicalize and
+/// accel-tile-linalg, scf-for-loop-peeling, canonicalize, cse and
 /// accel-stage-operands, then convert-memory-spaces-to-accel,
 /// convert-linalg-to-accel, canonicalize and cse.
 void buildFrontendPipeline(mlir::OpPassManager &pm,

@@ -101,8 +101,11 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
 
     A `memref.copy` between two memrefs outside VMEM (bufferization copies
     a tensor used by two ops) first becomes a `linalg.copy`, tiled like
-    the rest. Ops with more than two loops are left as they are (the
-    conversion names them).
+    the rest. An op with more than two loops whose leading loops are
+    parallel and read in order by every operand (a batch of rows) first
+    has them folded into one (upstream's `collapseOpIterationDims` on its
+    generic form, with `memref.collapse_shape` views); other ops with more
+    than two loops are left as they are (accel-stage-operands names them).
   }];
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",

@@ -189,11 +189,19 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
   // HBM buffers: the arguments.
   uint64_t hbmNext = 1 << 16; // address 0 stays unmapped
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    // Any rank: an argument is a buffer; the ops' views of it are tiles.
     auto type = dyn_cast<MemRefType>(arg.getType());
     std::string why;
-    auto tile = getTileShape(arg.getType(), &why, /*allowI32=*/true);
-    if (!type || failed(tile) || tile->space != MemorySpace::HBM ||
-        !type.getLayout().isIdentity()) {
+    if (!type)
+      why = "is not a memref";
+    else if (!type.getElementType().isF32() &&
+             !type.getElementType().isInteger(32))
+      why = "must have f32 or i32 elements";
+    else if (!type.hasStaticShape() || type.getRank() < 1)
+      why = "must have a static shape of rank 1 or more";
+    else if (getMemorySpace(type) != MemorySpace::HBM)
+      why = "must be in #accel.space<hbm>";
+    if (!why.empty() || !type.getLayout().isIdentity()) {
       func.emitError() << "argument " << i
                        << " must be an f32 or i32 HBM memref with a static shape "
                           "and the identity layout"

@@ -36,6 +36,7 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   func.addPass(createAccelTileLinalg(tile));
   func.addPass(createSCFForLoopPeeling());
   func.addPass(createCanonicalizerPass());
+  func.addPass(createCSEPass()); // one view per tile: one staged buffer
   AccelStageOperandsOptions stage;
   stage.vmemSpace = options.vmemSpace;
   func.addPass(createAccelStageOperands(stage));

@@ -12,6 +12,7 @@
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -814,6 +815,25 @@ struct ConvertLinalgToAccelPass
         failed = true;
       }
     }
+    // Scalar f32 memory accesses (a loop nest no pattern raised to tile
+    // ops) have no unit to run on: one error, at the first.
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<memref::LoadOp, memref::StoreOp, affine::AffineLoadOp,
+               affine::AffineStoreOp>(op))
+        return WalkResult::advance();
+      Value memref = isa<memref::LoadOp, affine::AffineLoadOp>(op)
+                         ? op->getOperand(0)
+                         : op->getOperand(1);
+      if (!cast<MemRefType>(memref.getType()).getElementType().isF32())
+        return WalkResult::advance();
+      op->emitError() << "cannot convert '" << op->getName()
+                      << "' to accel: a scalar f32 access (a loop nest over "
+                         "elements); accel computes on tiles: write the "
+                         "computation as linalg ops (linalg.generic, "
+                         "linalg.matmul, ...)";
+      failed = true;
+      return WalkResult::interrupt();
+    });
     if (failed) {
       signalPassFailure();
       return;

@@ -46,6 +46,25 @@ struct AccelStageOperandsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       Location loc = op.getLoc();
+      if (op.getNumLoops() > 2 && !isa<linalg::MatmulOp>(op)) {
+        op.emitError() << "cannot stage an op with " << op.getNumLoops()
+                       << " loops: accel's tiles have rank 1 or 2, and its "
+                          "leading loops could not be folded into rows (an "
+                          "operand reads them out of order, or one is a "
+                          "reduction)";
+        return signalPassFailure();
+      }
+      for (Value v : op->getOperands()) {
+        auto type = dyn_cast<MemRefType>(v.getType());
+        if (type && !type.getElementType().isF32() &&
+            !type.getElementType().isInteger(32)) {
+          op.emitError() << "cannot stage " << type
+                         << " through VMEM: accel's tiles hold f32 (or i32 "
+                            "index tables), not "
+                         << type.getElementType();
+          return signalPassFailure();
+        }
+      }
       DenseMap<Value, Value> staged; // HBM value -> its VMEM buffer
       auto stage = [&](Value v) -> Value {
         auto it = staged.find(v);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -105,6 +106,42 @@ struct AccelTileLinalgPass
       rewriter.setInsertionPoint(copy);
       rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                   copy.getTarget());
+    }
+
+    // Rank > 2: the leading parallel loops fold into rows (upstream's
+    // collapseOpIterationDims, on the generic form), when every operand
+    // keeps them together and in order.
+    SmallVector<linalg::LinalgOp> deep;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && op.getNumLoops() > 2 &&
+          !linalg::isaContractionOpInterface(op))
+        deep.push_back(op);
+    });
+    for (linalg::LinalgOp op : deep) {
+      unsigned n = op.getNumLoops();
+      SmallVector<utils::IteratorType> iterators =
+          op.getIteratorTypesArray();
+      ReassociationIndices lead;
+      for (unsigned l = 0; l + 1 < n; ++l)
+        lead.push_back(l);
+      SmallVector<ReassociationIndices> folds = {lead, {int64_t(n - 1)}};
+      if (llvm::any_of(lead, [&](int64_t l) {
+            return iterators[l] != utils::IteratorType::parallel;
+          }) ||
+          !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folds))
+        continue;
+      rewriter.setInsertionPoint(op);
+      linalg::LinalgOp generic = op;
+      if (!isa<linalg::GenericOp, linalg::CopyOp>(op)) {
+        FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+        if (failed(g))
+          continue;
+        generic = *g;
+      }
+      FailureOr<linalg::CollapseResult> collapsed =
+          linalg::collapseOpIterationDims(generic, folds, rewriter);
+      if (succeeded(collapsed))
+        rewriter.eraseOp(generic);
     }
 
     SmallVector<linalg::LinalgOp> ops;

@@ -225,3 +225,19 @@ func.func @shifted_index(%x: memref<8x128xf32, #vmem>, %y: memref<8x129xf32, #vm
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+func.func @scalar_loop(%a: memref<64x128xf32, #hbm>, %b: memref<64x128xf32, #hbm>) {
+  %c2 = arith.constant 2.0 : f32
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 128 {
+      // expected-error @below {{cannot convert 'affine.load' to accel: a scalar f32 access (a loop nest over elements); accel computes on tiles: write the computation as linalg ops (linalg.generic, linalg.matmul, ...)}}
+      %v = affine.load %a[%i, %j] : memref<64x128xf32, #hbm>
+      %w = arith.mulf %v, %c2 : f32
+      affine.store %w, %b[%i, %j] : memref<64x128xf32, #hbm>
+    }
+  }
+  return
+}

@@ -50,3 +50,25 @@ func.func @reduce_and_bias(%x: memref<64x1024xf32>, %s: memref<64xf32>, %y: memr
   }
   return
 }
+
+// -----
+
+// Rank 3: the leading parallel loops fold into rows (the named op goes
+// through its generic form); the bias keeps its 1-D shape.
+// CHECK-LABEL: func.func @batched
+// CHECK-DAG: %[[X:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : memref<2x8x128xf32> into memref<16x128xf32>
+// CHECK-DAG: %[[Y:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : memref<2x8x128xf32> into memref<16x128xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %arg1 : memref<16x128xf32>, memref<128xf32>) outs(%[[Y]] : memref<16x128xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<16x128xf32>) outs(%{{.*}} : memref<16x128xf32>)
+// CHECK: math.exp
+func.func @batched(%a: memref<2x8x128xf32>, %b: memref<128xf32>, %y: memref<2x8x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, i, j) -> (n, i, j)>, affine_map<(n, i, j) -> (j)>, affine_map<(n, i, j) -> (n, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : memref<2x8x128xf32>, memref<128xf32>) outs(%y : memref<2x8x128xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    linalg.yield %s : f32
+  }
+  linalg.exp ins(%y : memref<2x8x128xf32>) outs(%y : memref<2x8x128xf32>)
+  return
+}

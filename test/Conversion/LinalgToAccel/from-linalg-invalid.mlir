@@ -1,0 +1,26 @@
+// RUN: accel-opt %s -split-input-file --accel-from-linalg -verify-diagnostics
+
+// What the frontend cannot turn into tiles is one error at the op.
+
+func.func @half(%a: tensor<8x128xf16>) -> tensor<8x128xf16> {
+  // expected-error @below {{cannot stage 'memref<8x128xf16>' through VMEM: accel's tiles hold f32 (or i32 index tables), not 'f16'}}
+  %e = linalg.exp ins(%a : tensor<8x128xf16>) outs(%a : tensor<8x128xf16>) -> tensor<8x128xf16>
+  return %e : tensor<8x128xf16>
+}
+
+// -----
+
+func.func @dynamic(%a: memref<?x128xf32>, %b: memref<?x128xf32>) {
+  // expected-error @below {{cannot convert 'linalg.exp' to accel: its loop bounds are dynamic; tiles have static shapes}}
+  linalg.exp ins(%a : memref<?x128xf32>) outs(%b : memref<?x128xf32>)
+  return
+}
+
+// -----
+
+func.func @swap_leading(%a: tensor<2x8x128xf32>) -> tensor<8x2x128xf32> {
+  %e = tensor.empty() : tensor<8x2x128xf32>
+  // expected-error @below {{cannot stage an op with 3 loops: accel's tiles have rank 1 or 2, and its leading loops could not be folded into rows (an operand reads them out of order, or one is a reduction)}}
+  %t = linalg.transpose ins(%a : tensor<2x8x128xf32>) outs(%e : tensor<8x2x128xf32>) permutation = [1, 0, 2]
+  return %t : tensor<8x2x128xf32>
+}
