@@ -54,6 +54,10 @@ FailureOr<TileShape> getTile(Value v, StringRef role, Refusal &refusal,
   auto tile = getTileShape(v.getType(), &why, allowI32);
   if (failed(tile)) {
     refusal.reason = (role + " " + why).str();
+    if (isa<MemRefType>(v.getType()) && !getMemorySpace(v.getType()))
+      refusal.reason += " (upstream's memory spaces map to accel's with "
+                        "--convert-memory-spaces-to-accel; --accel-from-linalg "
+                        "runs the whole frontend)";
     return failure();
   }
   return tile;

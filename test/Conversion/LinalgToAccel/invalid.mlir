@@ -241,3 +241,11 @@ func.func @scalar_loop(%a: memref<64x128xf32, #hbm>, %b: memref<64x128xf32, #hbm
   }
   return
 }
+
+// -----
+
+func.func @no_accel_space(%a: memref<8x128xf32>, %b: memref<8x128xf32>) {
+  // expected-error @below {{cannot convert 'linalg.exp' to accel: the output must be in memory space #accel.space<hbm> or #accel.space<vmem> (upstream's memory spaces map to accel's with --convert-memory-spaces-to-accel; --accel-from-linalg runs the whole frontend)}}
+  linalg.exp ins(%a : memref<8x128xf32>) outs(%b : memref<8x128xf32>)
+  return
+}
