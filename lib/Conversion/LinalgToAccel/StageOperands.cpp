@@ -80,6 +80,15 @@ struct AccelStageOperandsPass
         staged[v] = buffer;
         return buffer;
       };
+      // Canonicalization leaves a cast to a dynamic type where an op has no
+      // cast folding (linalg.reduce after loop peeling): read the static
+      // source instead.
+      for (OpOperand &operand : op->getOpOperands())
+        while (auto cast = operand.get().getDefiningOp<memref::CastOp>()) {
+          if (!cast.getSource().getType().hasStaticShape())
+            break;
+          operand.set(cast.getSource());
+        }
       SmallVector<std::pair<Value, Value>> copyOut; // (VMEM, HBM)
       // A copy needs its source in VMEM only: then it is one DMA out.
       bool copyOp = isa<linalg::CopyOp>(op);
