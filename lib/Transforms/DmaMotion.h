@@ -13,6 +13,7 @@
 
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Dialect/Accel/Views.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,29 +31,9 @@ namespace detail {
 
 using namespace mlir;
 
-/// Whether `op` is a view op the accel ISA lowers (to address arithmetic
-/// on its source): memref.subview, memref.cast, memref.expand_shape and
-/// memref.collapse_shape.
-inline bool isLoweredView(Operation *op) {
-  return isa<memref::SubViewOp, memref::CastOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp>(op);
-}
-
-/// The memref `op` views, when it is a lowered view op (isLoweredView).
-inline Value getViewSource(Operation *op) {
-  return isLoweredView(op) ? op->getOperand(0) : Value();
-}
-
-/// The buffer a memref value views: follows the lowered view ops.
-inline Value getRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    Value source = getViewSource(def);
-    if (!source)
-      break;
-    v = source;
-  }
-  return v;
-}
+using accel::getRoot;
+using accel::getViewSource;
+using accel::isLoweredView;
 
 /// The buffers `root` (a getRoot result) may stand for, added to `out`:
 /// itself for an accel.alloc or a function argument; for an scf.for

@@ -11,6 +11,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Dialect/Accel/Views.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -86,21 +88,23 @@ std::optional<float> getConstantF32(Value v) {
   return value.convertToFloat();
 }
 
-/// The buffer `v` is a view of (following view ops), or `v`.
-Value getViewRoot(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
-/// Whether memrefs `a` and `b` may share memory: the same root buffer, or
-/// roots neither of which is an allocation (function arguments may alias).
+/// Whether memrefs `a` and `b` may share memory. They do not only when
+/// their roots (through the lowered views) are distinct, each an
+/// allocation or a function argument, and not both arguments (arguments
+/// may alias each other); any other root (a loop's iter_arg, an unknown
+/// view) may be anything.
 bool mayShareMemory(Value a, Value b) {
-  Value ra = getViewRoot(a), rb = getViewRoot(b);
+  Value ra = getRoot(a), rb = getRoot(b);
   auto isAlloc = [](Value r) {
     return isa_and_nonnull<AllocOp, memref::AllocOp>(r.getDefiningOp());
   };
-  return ra == rb || (!isAlloc(ra) && !isAlloc(rb));
+  auto isFuncArg = [](Value r) {
+    auto arg = dyn_cast<BlockArgument>(r);
+    return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  };
+  auto known = [&](Value r) { return isAlloc(r) || isFuncArg(r); };
+  return ra == rb || !known(ra) || !known(rb) ||
+         (isFuncArg(ra) && isFuncArg(rb));
 }
 
 //===----------------------------------------------------------------------===//
