@@ -1,9 +1,7 @@
 //===- NpyIO.cpp - HBM arguments from and to NumPy .npy files -------------===//
 
 #include "accel/Fdo/NpyIO.h"
-#include "accel/Dialect/Accel/TileShape.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -12,7 +10,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 using namespace mlir;
 using namespace accel;
@@ -47,20 +44,17 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
 }
 
 /// The HBM memref type of argument `index` of `entry`, or an error.
+/// The memref type of argument `index` of `entry`, or why it is not an
+/// HBM buffer (the lowering's rule, checkHbmArgument).
 llvm::Expected<MemRefType> getHbmArgument(func::FuncOp entry, unsigned index) {
-  auto type = dyn_cast<MemRefType>(entry.getArgument(index).getType());
-  auto tile = type ? getTileShape(type, nullptr, /*allowI32=*/true)
-                   : FailureOr<TileShape>(failure());
-  if (!type || failed(tile) || tile->space != MemorySpace::HBM)
-    return llvm::createStringError(
-        "%%arg%u is not an f32 or i32 HBM memref (it is %s)", index,
-        [&] {
-          std::string t;
-          llvm::raw_string_ostream(t) << entry.getArgument(index).getType();
-          return t;
-        }()
-            .c_str());
-  return type;
+  Type type = entry.getArgument(index).getType();
+  std::string why = checkHbmArgument(type);
+  if (why.empty())
+    return cast<MemRefType>(type);
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return llvm::createStringError("%%arg%u (%s) is not an HBM buffer: it %s",
+                                 index, text.c_str(), why.c_str());
 }
 
 } // namespace

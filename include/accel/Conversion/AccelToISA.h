@@ -27,6 +27,12 @@ struct LoweringOptions {
   unsigned scalarRegisters = isa::kNumRegs - 1;
 };
 
+/// Why `type` cannot be an argument (an HBM buffer) of the function
+/// `lowerToIsa` lowers ("must have f32 or i32 elements", ...), or empty
+/// when it can: a static, identity-layout f32 or i32 memref of any rank in
+/// #accel.space<hbm>.
+std::string checkHbmArgument(mlir::Type type);
+
 /// The function `lowerToIsa` lowers: the one named `name`, or with an empty
 /// `name` the one named "main", or else the only function with a body;
 /// null when there is none.

@@ -189,25 +189,15 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
   // HBM buffers: the arguments.
   uint64_t hbmNext = 1 << 16; // address 0 stays unmapped
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-    // Any rank: an argument is a buffer; the ops' views of it are tiles.
-    auto type = dyn_cast<MemRefType>(arg.getType());
-    std::string why;
-    if (!type)
-      why = "is not a memref";
-    else if (!type.getElementType().isF32() &&
-             !type.getElementType().isInteger(32))
-      why = "must have f32 or i32 elements";
-    else if (!type.hasStaticShape() || type.getRank() < 1)
-      why = "must have a static shape of rank 1 or more";
-    else if (getMemorySpace(type) != MemorySpace::HBM)
-      why = "must be in #accel.space<hbm>";
-    if (!why.empty() || !type.getLayout().isIdentity()) {
+    std::string why = checkHbmArgument(arg.getType());
+    if (!why.empty()) {
       func.emitError() << "argument " << i
                        << " must be an f32 or i32 HBM memref with a static shape "
-                          "and the identity layout"
-                       << (why.empty() ? "" : " (it " + why + ")");
+                          "and the identity layout (it "
+                       << why << ")";
       return failure();
     }
+    auto type = cast<MemRefType>(arg.getType());
     isa::Buffer b;
     b.name = "%arg" + std::to_string(i);
     b.space = isa::MemSpace::HBM;
@@ -698,6 +688,22 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
                << "'" << other->getName()
                << "' cannot be lowered to the accel ISA";
       });
+}
+
+std::string accel::checkHbmArgument(Type t) {
+  // Any rank: an argument is a buffer; the ops' views of it are tiles.
+  auto type = dyn_cast<MemRefType>(t);
+  if (!type)
+    return "is not a memref";
+  if (!type.getElementType().isF32() && !type.getElementType().isInteger(32))
+    return "must have f32 or i32 elements";
+  if (!type.hasStaticShape() || type.getRank() < 1)
+    return "must have a static shape of rank 1 or more";
+  if (getMemorySpace(type) != MemorySpace::HBM)
+    return "must be in #accel.space<hbm>";
+  if (!type.getLayout().isIdentity())
+    return "must have the identity layout";
+  return "";
 }
 
 func::FuncOp accel::findEntryFunction(ModuleOp module, llvm::StringRef name) {

@@ -76,12 +76,21 @@ def odd_matmul_ref(a):
     return {2: a[0].astype(np.float64) @ a[1].astype(np.float64)}
 
 
+def batched_inputs(rng):
+    return {0: rand(rng, 2, 8, 128), 1: rand(rng, 128)}
+
+
+def batched_ref(a):
+    return {2: np.exp(a[0].astype(np.float64) + a[1].astype(np.float64))}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
     "gated-mlp": (gated_mlp_inputs, gated_mlp_ref, 1e-5),
     "layernorm": (layernorm_inputs, layernorm_ref, 1e-5),
     "odd-matmul": (odd_matmul_inputs, odd_matmul_ref, 1e-5),
+    "batched": (batched_inputs, batched_ref, 1e-5),
 }
 
 
