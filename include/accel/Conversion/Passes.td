@@ -99,7 +99,7 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     last tile: `scf-for-loop-peeling` and `canonicalize` after this pass
     peel it into a loop of full tiles and one static remainder tile.
 
-    A `memref.copy` between two memrefs outside VMEM (bufferization copies
+    A `memref.copy` between two HBM memrefs (bufferization copies
     a tensor used by two ops) first becomes a `linalg.copy`, tiled like
     the rest. An op with more than two loops whose leading loops are
     parallel and read in order by every operand (a batch of rows) first
@@ -127,7 +127,7 @@ def AccelStageOperands : Pass<"accel-stage-operands", "mlir::func::FuncOp"> {
   let summary = "Stage the HBM operands of linalg ops through VMEM buffers";
   let description = [{
     The MXU and the VPU read and write VMEM only. For every linalg op with
-    an operand outside VMEM (no memory space, or space 0), this pass
+    an operand in HBM (no memory space, space 0 or #accel.space<hbm>), this pass
     allocates a VMEM buffer of the operand's shape (`memref.alloc` in space
     `vmem-space`), copies each input in before the op (`memref.copy`),
     copies in each output whose old value the op reads (an accumulating

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Spaces.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 
@@ -31,17 +32,7 @@ struct ConvertMemorySpacesToAccelPass
   /// The accel space of `space` (a memref's memory space attribute), or
   /// nullopt for one this pass does not map.
   std::optional<MemorySpace> mapSpace(Attribute space) const {
-    if (!space)
-      return MemorySpace::HBM;
-    if (auto accelSpace = dyn_cast<MemorySpaceAttr>(space))
-      return accelSpace.getValue();
-    if (auto number = dyn_cast<IntegerAttr>(space)) {
-      if (number.getValue().isZero())
-        return MemorySpace::HBM;
-      if (number.getValue() == vmemSpace)
-        return MemorySpace::VMEM;
-    }
-    return std::nullopt;
+    return mapMemorySpace(space, vmemSpace);
   }
 
   void runOnOperation() override {

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Spaces.h"
 #include "accel/Conversion/Passes.h"
-#include "accel/Dialect/Accel/AccelDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -26,16 +26,6 @@ namespace {
 struct AccelStageOperandsPass
     : accel::impl::AccelStageOperandsBase<AccelStageOperandsPass> {
   using Base::Base;
-
-  /// Whether `type` is in the VMEM space (the numbered `vmem-space`, or
-  /// accel's VMEM space).
-  bool inVmem(MemRefType type) const {
-    Attribute space = type.getMemorySpace();
-    if (auto n = dyn_cast_or_null<IntegerAttr>(space))
-      return n.getValue() == vmemSpace;
-    auto accelSpace = dyn_cast_or_null<MemorySpaceAttr>(space);
-    return accelSpace && accelSpace.getValue() == MemorySpace::VMEM;
-  }
 
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
@@ -96,7 +86,9 @@ struct AccelStageOperandsPass
         if (copyOp && op.isDpsInit(&operand))
           continue;
         auto type = dyn_cast<MemRefType>(operand.get().getType());
-        if (!type || inVmem(type) || !type.hasStaticShape())
+        // Operands in a space with no accel counterpart are left for
+        // convert-memory-spaces-to-accel to name.
+        if (!type || !isInHbm(type) || !type.hasStaticShape())
           continue;
         Value hbm = operand.get();
         bool isInit = op.isDpsInit(&operand);

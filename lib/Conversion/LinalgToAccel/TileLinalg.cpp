@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Spaces.h"
 #include "accel/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -93,12 +94,8 @@ struct AccelTileLinalgPass
     IRRewriter rewriter(&getContext());
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
-      auto isVmem = [&](Value v) {
-        auto space = dyn_cast_or_null<IntegerAttr>(
-            cast<MemRefType>(v.getType()).getMemorySpace());
-        return space && space.getInt() != 0;
-      };
-      if (!isVmem(copy.getSource()) && !isVmem(copy.getTarget()) &&
+      if (isInHbm(copy.getSource().getType()) &&
+          isInHbm(copy.getTarget().getType()) &&
           cast<MemRefType>(copy.getSource().getType()).hasStaticShape())
         copies.push_back(copy);
     });

@@ -1,0 +1,49 @@
+//===- Spaces.h - Upstream memory spaces as accel's -------------*- C++ -*-===//
+//
+// The one mapping the frontend passes share: no memory space, space 0 and
+// #accel.space<hbm> are HBM; the numbered VMEM space and
+// #accel.space<vmem> are VMEM; anything else has no accel counterpart.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_CONVERSION_LINALGTOACCEL_SPACES_H
+#define ACCEL_LIB_CONVERSION_LINALGTOACCEL_SPACES_H
+
+#include "accel/Dialect/Accel/AccelDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+
+namespace accel {
+
+/// The accel space of memory space attribute `space` when `vmemSpace` is
+/// the numbered space that is VMEM; nullopt for a space with no accel
+/// counterpart.
+inline std::optional<MemorySpace> mapMemorySpace(mlir::Attribute space,
+                                                 unsigned vmemSpace) {
+  if (!space)
+    return MemorySpace::HBM;
+  if (auto accelSpace = mlir::dyn_cast<MemorySpaceAttr>(space))
+    return accelSpace.getValue();
+  if (auto number = mlir::dyn_cast<mlir::IntegerAttr>(space)) {
+    if (number.getValue().isZero())
+      return MemorySpace::HBM;
+    if (number.getValue() == vmemSpace)
+      return MemorySpace::VMEM;
+  }
+  return std::nullopt;
+}
+
+/// Whether memref type `type` is in HBM (which space is VMEM does not
+/// matter for that).
+inline bool isInHbm(mlir::Type type) {
+  auto memref = mlir::dyn_cast<mlir::BaseMemRefType>(type);
+  return memref && mapMemorySpace(memref.getMemorySpace(), /*vmemSpace=*/0) ==
+                       MemorySpace::HBM;
+}
+
+} // namespace accel
+
+#endif // ACCEL_LIB_CONVERSION_LINALGTOACCEL_SPACES_H
