@@ -492,6 +492,17 @@ static int cmdFdo(MLIRContext &ctx) {
   return 0;
 }
 
+/// Writes `text` to -o (atomically), or to stdout without -o or with "-".
+static int writeTextOutput(llvm::StringRef text) {
+  if (outputPath.empty() || outputPath == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  if (auto e = writeFileAtomically(outputPath, text))
+    return fail(llvm::toString(std::move(e)));
+  return 0;
+}
+
 static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   auto config = configOrFail();
   if (!config)
@@ -506,13 +517,7 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
-    if (outputPath.empty() || outputPath == "-") {
-      llvm::outs() << text;
-      return 0;
-    }
-    if (auto e = writeFileAtomically(outputPath, text))
-      return fail(llvm::toString(std::move(e)));
-    return 0;
+    return writeTextOutput(text);
   }
   if (binary && emitKind != "image")
     return fail("--emit must be 'image' or 'accel', not '" + emitKind + "'");
@@ -532,13 +537,7 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   std::string text;
   llvm::raw_string_ostream os(text);
   program->printListing(os);
-  if (outputPath.empty() || outputPath == "-") {
-    llvm::outs() << text;
-    return 0;
-  }
-  if (auto e = writeFileAtomically(outputPath, text))
-    return fail(llvm::toString(std::move(e)));
-  return 0;
+  return writeTextOutput(text);
 }
 
 /// Progress on stderr when it is a terminal, quiet otherwise.
