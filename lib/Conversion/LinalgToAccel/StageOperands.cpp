@@ -92,8 +92,7 @@ struct AccelStageOperandsPass
           continue;
         Value hbm = operand.get();
         bool isInit = op.isDpsInit(&operand);
-        bool reads = !isInit || op.payloadUsesValueFromOperand(&operand) ||
-                     isa<linalg::MatmulOp>(op);
+        bool reads = !isInit || op.payloadUsesValueFromOperand(&operand);
         bool fresh = !staged.count(hbm);
         Value buffer = stage(hbm);
         if (reads && fresh) {
