@@ -477,7 +477,18 @@ struct PipelineDmaPass
       int64_t cols = type.getDimSize(type.getRank() - 1);
       int64_t r = 0, c = 0;
       Value v = view;
-      while (auto sv = v.getDefiningOp<memref::SubViewOp>()) {
+      while (true) {
+        // A cast to another layout of the same shape views the same bytes.
+        if (auto cast = v.getDefiningOp<memref::CastOp>()) {
+          auto from = dyn_cast<MemRefType>(cast.getSource().getType());
+          if (!from || from.getShape() != cast.getType().getShape())
+            return std::nullopt;
+          v = cast.getSource();
+          continue;
+        }
+        auto sv = v.getDefiningOp<memref::SubViewOp>();
+        if (!sv)
+          break;
         if (sv.getSourceType().getRank() != type.getRank() ||
             llvm::any_of(sv.getStaticStrides(),
                          [](int64_t x) { return x != 1; }))

@@ -64,11 +64,14 @@ def ConvertMemorySpacesToAccel
     op results and block arguments alike: no memory space (or space 0)
     becomes `#accel.space<hbm>`, the space numbered `vmem-space` becomes
     `#accel.space<vmem>`. Then `memref.alloc` of a VMEM buffer becomes
-    `accel.alloc` (static VMEM allocation) and its `memref.dealloc` goes,
-    and `memref.alloc` of an HBM buffer (a temporary of bufferization)
+    `accel.alloc` (static VMEM allocation; a buffer of rank > 2, such as a
+    double buffer `2 x R x C`, is allocated as rows and viewed with
+    `memref.expand_shape`) and its `memref.dealloc` goes, and `memref.alloc` of an HBM buffer (a temporary of bufferization)
     becomes a new last argument of its function, marked
     `{accel.init = "zero", accel.temporary}`: accel's HBM buffers are the
-    entry function's arguments.
+    entry function's arguments. An allocation used only as the tag of
+    affine DMAs is synchronization state, not data: it keeps its
+    allocation for `--convert-affine-dma-to-accel`.
 
     Any other memory space, a VMEM `memref.alloc` that accel.alloc cannot
     express (a dynamic size, a non-identity layout), and an HBM one that
@@ -141,6 +144,93 @@ def AccelStageOperands : Pass<"accel-stage-operands", "mlir::func::FuncOp"> {
            "The numbered memory space of the VMEM buffers">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def AccelRaiseAffineLoops
+    : Pass<"accel-raise-affine-loops", "mlir::func::FuncOp"> {
+  let summary = "Raise scalar affine loop nests on buffers to linalg ops";
+  let description = [{
+    Affine programs (upstream's `affine-data-copy-generate`,
+    `affine-pipeline-data-transfer` and hand-written DMA kernels) compute
+    with perfectly nested `affine.for` loops of scalar `affine.load`,
+    arithmetic and one `affine.store`. accel has no scalar f32 unit: such a
+    nest becomes one `linalg.generic` on `memref.subview`s of the buffers
+    it touches, which `--convert-linalg-to-accel` then turns into MXU or
+    VPU ops.
+
+    A nest is raised when every loop has constant bounds, step 1 and no
+    iter_args, and its innermost body holds only `affine.load`, one
+    `affine.store`, `arith`/`math` ops on scalars and constants. Each
+    index of each access is an expression of values defined outside the
+    nest (the view's offset: outer loop IVs, slot arithmetic such as
+    `%i mod 2`, constants) plus at most one of the nest's IVs with
+    coefficient 1; a memref dimension indexed by no IV of the nest is
+    dropped from the view (rank reduction). The store is the output; a
+    load of the stored element is the output's current value; a loop
+    whose IV the store does not use is a reduction. The generic's loops
+    are the store's dimensions in order, then the reductions, so a nest
+    written in any loop order gets the iteration space
+    `--convert-linalg-to-accel` expects. The result is specialized to a
+    named op where upstream can (`linalg-specialize-generic-ops`: a
+    `C[i, j] += A[i, k] * B[k, j]` nest becomes `linalg.matmul`).
+
+    A nest that touches memory but does not fit (a non-constant bound or
+    step, an index with a coefficient, a loop-carried scalar, two stores,
+    an op other than the above) is one error at its outermost loop naming
+    the reason: accel cannot run scalar f32 code.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
+def ConvertAffineDmaToAccel
+    : Pass<"convert-affine-dma-to-accel", "mlir::ModuleOp"> {
+  let summary = "Convert affine.dma_start / dma_wait with tag memrefs to "
+                "accel DMAs with tokens";
+  let description = [{
+    Upstream describes a DMA by element counts and a tag memref:
+    `affine.dma_start %src[...], %dst[...], %tag[...], %n [, %stride,
+    %per_stride]` copies `%n` elements (in chunks of `%per_stride` elements
+    every `%stride` elements of the slower memory, when strided), and
+    `affine.dma_wait %tag[...], %n` blocks until the DMA that signals that
+    tag element has completed. accel's DMAs copy one 2-D tile and return a
+    token (docs/isa.md). Run after `--convert-memory-spaces-to-accel`
+    (which leaves tag memrefs alone); this pass:
+
+      - rebuilds each side of a DMA as a 2-D tile view (`memref.subview`,
+        after a `memref.collapse_shape` / `memref.expand_shape` of the
+        memref when its rows are not the transfer's rows): a contiguous
+        transfer of whole rows is rows x width; a strided one is
+        `%n / %per_stride` rows of `%per_stride` elements, `%stride`
+        elements apart; a transfer that is neither (it crosses a row of a
+        memref part-way, or its stride is not a whole number of rows of
+        the memref) is an error;
+      - pairs each `affine.dma_wait` with the `affine.dma_start`s that
+        signal the same tag element, comparing tag indices as affine
+        functions of the loop IVs (by simplification, else by evaluating
+        them over the loops' constant ranges). A start waited in the same
+        iteration gives its token directly; one waited d iterations
+        later (multi-buffered tags: upstream's pipelining signals slot
+        `%i mod 2` and waits slot `(%i - 1) mod 2`) is carried through
+        the loop as d `iter_args`, initialised from the starts before the
+        loop that signal the first iterations' slots, and the last
+        iterations' tokens are the loop's results for waits after it;
+      - replaces index arithmetic with `mod` of a loop IV (buffer slots)
+        by rotating `iter_args` that hold the slot of the next iterations
+        (accel's scalar core has no division), so the program needs only
+        additions and multiplications;
+      - erases the tag memrefs.
+
+    A wait that no start signals, a start never waited, a DMA inside an
+    `affine.if` or a loop with non-constant bounds that would need to
+    carry a token, and index arithmetic the scalar core cannot do
+    (`floordiv`, `ceildiv`, `mod` of anything but one loop IV) are each
+    one error at the op.
+  }];
+  let dependentDialects = ["accel::AccelDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect"];
 }
 
 #endif // ACCEL_CONVERSION_PASSES_TD

@@ -4,6 +4,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,6 +29,7 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   OpPassManager &func = pm.nest<func::FuncOp>();
+  func.addPass(createAccelRaiseAffineLoops());
   AccelTileLinalgOptions tile;
   tile.tileRows = options.tileRows;
   tile.tileCols = options.tileCols;
@@ -44,6 +46,8 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   ConvertMemorySpacesToAccelOptions spaces;
   spaces.vmemSpace = options.vmemSpace;
   pm.addPass(createConvertMemorySpacesToAccel(spaces));
+  pm.addPass(createConvertAffineDmaToAccel());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertLinalgToAccel());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -52,9 +56,10 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
 void accel::registerFrontendPipeline() {
   PassPipelineRegistration<FrontendOptions>(
       "accel-from-linalg",
-      "The frontend: linalg on tensors (or buffers) to the simplest correct "
-      "synchronous accel program (bufferize, tile to VMEM-sized tiles, "
-      "stage operands through VMEM, convert)",
+      "The frontend: linalg on tensors (or buffers), or affine loops with "
+      "DMAs, to the simplest correct accel program (bufferize, raise scalar "
+      "affine loop nests, tile to VMEM-sized tiles, stage operands through "
+      "VMEM, convert DMAs and ops)",
       buildFrontendPipeline);
 }
 

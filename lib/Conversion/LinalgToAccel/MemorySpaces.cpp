@@ -71,7 +71,8 @@ struct ConvertMemorySpacesToAccelPass
     IRRewriter rewriter(ctx);
     SmallVector<memref::AllocOp> hbmAllocs;
     module.walk([&](memref::AllocOp alloc) {
-      if (mapSpace(alloc.getType().getMemorySpace()) == MemorySpace::HBM)
+      if (mapSpace(alloc.getType().getMemorySpace()) == MemorySpace::HBM &&
+          !isAffineDmaTag(alloc))
         hbmAllocs.push_back(alloc);
     });
     for (memref::AllocOp alloc : hbmAllocs) {
@@ -120,7 +121,8 @@ struct ConvertMemorySpacesToAccelPass
     // VMEM allocations are static: accel.alloc, never freed.
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) {
-      if (getMemorySpace(alloc.getType()) == MemorySpace::VMEM)
+      if (getMemorySpace(alloc.getType()) == MemorySpace::VMEM &&
+          !isAffineDmaTag(alloc))
         allocs.push_back(alloc);
     });
     for (memref::AllocOp alloc : allocs) {
@@ -135,7 +137,28 @@ struct ConvertMemorySpacesToAccelPass
         if (isa<memref::DeallocOp>(user))
           rewriter.eraseOp(user);
       rewriter.setInsertionPoint(alloc);
-      rewriter.replaceOp(alloc, AllocOp::create(rewriter, alloc.getLoc(), type));
+      if (type.getRank() <= 2) {
+        rewriter.replaceOp(alloc,
+                           AllocOp::create(rewriter, alloc.getLoc(), type));
+        continue;
+      }
+      // accel.alloc is a 1-D or 2-D tile: allocate the leading dimensions
+      // as rows and view them with their shape again (a multi-buffer of
+      // 2-D slots, e.g. upstream's double buffers of 2 x R x C).
+      ArrayRef<int64_t> shape = type.getShape();
+      int64_t rows = 1;
+      for (int64_t d : shape.drop_back())
+        rows *= d;
+      auto flat = MemRefType::get({rows, shape.back()}, type.getElementType(),
+                                  MemRefLayoutAttrInterface(),
+                                  type.getMemorySpace());
+      Value buffer = AllocOp::create(rewriter, alloc.getLoc(), flat);
+      SmallVector<ReassociationIndices> groups(1);
+      for (int64_t d = 0; d + 1 < type.getRank(); ++d)
+        groups[0].push_back(d);
+      groups.push_back({type.getRank() - 1});
+      rewriter.replaceOpWithNewOp<memref::ExpandShapeOp>(alloc, type, buffer,
+                                                         groups);
     }
   }
 };

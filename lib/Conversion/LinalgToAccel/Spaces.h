@@ -11,6 +11,9 @@
 
 #include "accel/Dialect/Accel/AccelDialect.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -42,6 +45,27 @@ inline bool isInHbm(mlir::Type type) {
   auto memref = mlir::dyn_cast<mlir::BaseMemRefType>(type);
   return memref && mapMemorySpace(memref.getMemorySpace(), /*vmemSpace=*/0) ==
                        MemorySpace::HBM;
+}
+
+/// Whether memref `v` is only the tag of affine DMAs (the tag operand of
+/// `affine.dma_start` / `affine.dma_wait`, or freed): synchronization state
+/// that --convert-affine-dma-to-accel replaces with tokens, not data.
+inline bool isAffineDmaTag(mlir::Value v) {
+  bool tags = false;
+  for (mlir::OpOperand &use : v.getUses()) {
+    mlir::Operation *user = use.getOwner();
+    if (auto start = mlir::dyn_cast<mlir::affine::AffineDmaStartOp>(user)) {
+      if (use.getOperandNumber() != start.getTagMemRefOperandIndex())
+        return false;
+    } else if (mlir::isa<mlir::affine::AffineDmaWaitOp>(user)) {
+      if (use.getOperandNumber() != 0)
+        return false;
+    } else if (!mlir::isa<mlir::memref::DeallocOp>(user)) {
+      return false;
+    }
+    tags |= !mlir::isa<mlir::memref::DeallocOp>(user);
+  }
+  return tags;
 }
 
 } // namespace accel

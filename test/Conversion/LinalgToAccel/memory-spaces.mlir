@@ -81,3 +81,26 @@ func.func @caller() {
   func.call @callee() : () -> ()
   return
 }
+
+// -----
+
+// A VMEM buffer of rank 3 (a double buffer of 2 x 32 x 128) is allocated
+// as rows and viewed with its shape; a memref used only as the tag of
+// affine DMAs keeps its allocation (it is no HBM temporary) for
+// --convert-affine-dma-to-accel.
+// CHECK-LABEL: func.func @double_buffer_and_tag
+// CHECK-SAME: (%{{.*}}: memref<256x128xf32, #accel.space<hbm>>)
+// CHECK: %[[ROWS:.*]] = accel.alloc : memref<64x128xf32, #accel.space<vmem>>
+// CHECK: %[[BUF:.*]] = memref.expand_shape %[[ROWS]] {{\[}}[0, 1], [2]] output_shape [2, 32, 128] : memref<64x128xf32, #accel.space<vmem>> into memref<2x32x128xf32, #accel.space<vmem>>
+// CHECK: %[[TAG:.*]] = memref.alloc() : memref<2xi32, #accel.space<hbm>>
+// CHECK: affine.dma_start %{{.*}}, %[[BUF]][0, 0, 0], %[[TAG]][0]
+// CHECK: memref.dealloc %[[TAG]]
+func.func @double_buffer_and_tag(%a: memref<256x128xf32>) {
+  %buf = memref.alloc() : memref<2x32x128xf32, 1>
+  %tag = memref.alloc() : memref<2xi32>
+  %n = arith.constant 4096 : index
+  affine.dma_start %a[0, 0], %buf[0, 0, 0], %tag[0], %n : memref<256x128xf32>, memref<2x32x128xf32, 1>, memref<2xi32>
+  affine.dma_wait %tag[0], %n : memref<2xi32>
+  memref.dealloc %tag : memref<2xi32>
+  return
+}
