@@ -84,6 +84,25 @@ def batched_ref(a):
     return {2: np.exp(a[0].astype(np.float64) + a[1].astype(np.float64))}
 
 
+def affine_matmul_inputs(rng):
+    return {0: rand(rng, 192, 256), 1: rand(rng, 256, 128, scale=1 / 16),
+            3: rand(rng, 128)}
+
+
+def affine_matmul_ref(a):
+    c = a[0].astype(np.float64) @ a[1].astype(np.float64) + a[3]
+    return {2: np.maximum(c, 0.0)}
+
+
+def affine_rows_inputs(rng):
+    return {0: rand(rng, 8192)}
+
+
+def affine_rows_ref(a):
+    x = a[0].astype(np.float64)
+    return {1: (x * x - x).reshape(64, 128)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -91,6 +110,8 @@ PROGRAMS = {
     "layernorm": (layernorm_inputs, layernorm_ref, 1e-5),
     "odd-matmul": (odd_matmul_inputs, odd_matmul_ref, 1e-5),
     "batched": (batched_inputs, batched_ref, 1e-5),
+    "affine-matmul": (affine_matmul_inputs, affine_matmul_ref, 1e-5),
+    "affine-rows": (affine_rows_inputs, affine_rows_ref, 1e-5),
 }
 
 
