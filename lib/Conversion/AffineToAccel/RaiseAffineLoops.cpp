@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -464,11 +465,22 @@ struct AccelRaiseAffineLoopsPass
         failedAny = true;
         return WalkResult::skip();
       }
-      FailureOr<NestPlan> plan = analyzeNest(loops);
-      if (failed(plan))
-        failedAny = true;
-      else
-        plans.push_back(std::move(*plan));
+      // The largest inner part of the nest that raises: the outer loops of
+      // a tiled nest index with their tile size (`%i * 32 + %ii`), so the
+      // tile loops stay loops around the raised op on each tile.
+      for (size_t first = 0; first < loops.size(); ++first) {
+        ScopedDiagnosticHandler quiet(&getContext(),
+                                      [](Diagnostic &) { return success(); });
+        FailureOr<NestPlan> plan =
+            analyzeNest(ArrayRef(loops).drop_front(first));
+        if (succeeded(plan)) {
+          plans.push_back(std::move(*plan));
+          return WalkResult::skip();
+        }
+      }
+      // None does: the whole nest's reason.
+      (void)analyzeNest(loops);
+      failedAny = true;
       return WalkResult::skip();
     });
     if (failedAny)

@@ -5,6 +5,7 @@
 #include "accel/Dialect/Accel/AccelDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -29,6 +30,11 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   OpPassManager &func = pm.nest<func::FuncOp>();
+  // Affine loops from upstream's tiling run from an outer IV to a constant
+  // past it; normalized (0 to N, step 1) with the index arithmetic folded
+  // into the accesses, they are the perfect nests the raise expects.
+  func.addPass(affine::createAffineLoopNormalizePass());
+  func.addPass(createCanonicalizerPass());
   func.addPass(createAccelRaiseAffineLoops());
   AccelTileLinalgOptions tile;
   tile.tileRows = options.tileRows;

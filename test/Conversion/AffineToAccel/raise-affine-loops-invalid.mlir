@@ -59,19 +59,6 @@ func.func @diagonal(%a: memref<128x128xf32, 1>, %b: memref<128xf32, 1>) {
 
 // -----
 
-func.func @two_loop_indices(%a: memref<256xf32, 1>, %b: memref<128x128xf32, 1>) {
-  // expected-error @below {{cannot raise this loop nest to a linalg op: an index adds up loop indices of the nest}}
-  affine.for %i = 0 to 128 {
-    affine.for %j = 0 to 128 {
-      %x = affine.load %a[%i + %j] : memref<256xf32, 1>
-      affine.store %x, %b[%i, %j] : memref<128x128xf32, 1>
-    }
-  }
-  return
-}
-
-// -----
-
 func.func @index_computed_inside(%a: memref<128x8xf32, 1>, %b: memref<128xf32, 1>) {
   %c1 = arith.constant 1 : index
   %n = memref.dim %a, %c1 : memref<128x8xf32, 1>

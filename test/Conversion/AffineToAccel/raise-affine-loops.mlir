@@ -316,3 +316,55 @@ func.func @dma_only(%src: memref<4x32x128xf32>, %buf: memref<32x128xf32, 1>, %ta
   }
   return
 }
+
+// -----
+
+// A tiled nest whose tile loops index with their tile size (`%i * 32 +
+// %ii`, as loop normalization leaves upstream's tiling): the largest inner
+// part that raises is the point loops; the tile loops stay around one op
+// per tile.
+// CHECK-LABEL: func.func @tile_loops_stay
+// CHECK:         affine.for %[[I:.*]] = 0 to 8 {
+// CHECK-NEXT:      affine.for %[[J:.*]] = 0 to 4 {
+// CHECK-DAG:         %[[R:.*]] = affine.apply #{{.*}}(%[[I]])
+// CHECK-DAG:         %[[C:.*]] = affine.apply #{{.*}}(%[[J]])
+// CHECK:             %[[X:.*]] = memref.subview %arg0[%[[R]], %[[C]]] [32, 64] [1, 1]
+// CHECK:             %[[Y:.*]] = memref.subview %arg1[%{{.*}}, %{{.*}}] [32, 64] [1, 1]
+// CHECK:             linalg.generic {{.*}} ins(%[[X]] : {{.*}}) outs(%[[Y]] : {{.*}})
+// CHECK:               arith.mulf
+// CHECK-NOT:       affine.for
+func.func @tile_loops_stay(%x: memref<256x256xf32, 1>, %y: memref<256x256xf32, 1>) {
+  %two = arith.constant 2.0 : f32
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 4 {
+      affine.for %ii = 0 to 32 {
+        affine.for %jj = 0 to 64 {
+          %v = affine.load %x[%i * 32 + %ii, %j * 64 + %jj] : memref<256x256xf32, 1>
+          %w = arith.mulf %v, %two : f32
+          affine.store %w, %y[%i * 32 + %ii, %j * 64 + %jj] : memref<256x256xf32, 1>
+        }
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// An index that adds two loop indices of the nest (a sliding window) does
+// not raise as a whole; the inner loop does, once per row, on the window
+// that starts at the row.
+// CHECK-LABEL: func.func @sliding_window
+// CHECK:         affine.for %[[I:.*]] = 0 to 128 {
+// CHECK:           %[[W:.*]] = memref.subview %arg0[%[[I]]] [128] [1] : memref<256xf32, 1> to memref<128xf32, strided<[1], offset: ?>, 1>
+// CHECK:           %[[ROW:.*]] = memref.subview %arg1[%[[I]], 0] [1, 128] [1, 1] : memref<128x128xf32, 1> to memref<128xf32, strided<[1], offset: ?>, 1>
+// CHECK:           linalg.copy ins(%[[W]] : {{.*}}) outs(%[[ROW]] : {{.*}})
+func.func @sliding_window(%a: memref<256xf32, 1>, %b: memref<128x128xf32, 1>) {
+  affine.for %i = 0 to 128 {
+    affine.for %j = 0 to 128 {
+      %x = affine.load %a[%i + %j] : memref<256xf32, 1>
+      affine.store %x, %b[%i, %j] : memref<128x128xf32, 1>
+    }
+  }
+  return
+}

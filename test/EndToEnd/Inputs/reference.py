@@ -103,6 +103,15 @@ def affine_rows_ref(a):
     return {1: (x * x - x).reshape(64, 128)}
 
 
+def affine_scalar_inputs(rng):
+    return {0: rand(rng, 64, 256), 1: rand(rng, 256)}
+
+
+def affine_scalar_ref(a):
+    x, w = a[0].astype(np.float64), a[1].astype(np.float64)
+    return {2: x * w + x}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -112,6 +121,7 @@ PROGRAMS = {
     "batched": (batched_inputs, batched_ref, 1e-5),
     "affine-matmul": (affine_matmul_inputs, affine_matmul_ref, 1e-5),
     "affine-rows": (affine_rows_inputs, affine_rows_ref, 1e-5),
+    "affine-scalar": (affine_scalar_inputs, affine_scalar_ref, 1e-5),
 }
 
 
