@@ -38,7 +38,8 @@ def ConvertLinalgToAccel : Pass<"convert-linalg-to-accel"> {
         before it is overwritten. A reduction `acc + x` or `max(acc, x)`
         (x any such expression) computes x as a tile, then
         `accel.vreduce_sum` / `accel.vreduce_max` into the R x 1 output;
-        when the output was just filled with the identity (0.0, -inf) the
+        when the output was just filled with the identity (0.0, -inf; or NaN
+        for `maxnumf`, whose identity it is) the
         fill goes, otherwise the row results are added to (or maxed with)
         the output.
 
@@ -84,6 +85,24 @@ def ConvertMemorySpacesToAccel
            "space)">
   ];
   let dependentDialects = ["accel::AccelDialect"];
+}
+
+def AccelDecomposeLinalg
+    : Pass<"accel-decompose-linalg", "mlir::func::FuncOp"> {
+  let summary = "Decompose aggregate linalg ops (linalg.softmax) into the "
+                "ops they are made of";
+  let description = [{
+    The first step of the frontend, on tensors: an op that implements
+    upstream's `linalg::AggregatedOpInterface` (`linalg.softmax`: a max
+    reduction, `exp(x - max)`, a sum reduction and a division) is replaced
+    by the ops its `decomposeOperation` builds, which the rest of the
+    frontend tiles and converts like any other. An op whose decomposition
+    fails is one error at the op.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
 }
 
 def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {

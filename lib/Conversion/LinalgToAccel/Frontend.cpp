@@ -18,6 +18,7 @@ using namespace accel;
 
 void accel::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -706,8 +706,10 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   // A reduction combines the output's value with the rest of the body (the
   // elementwise expression reduced along the row).
   std::optional<VpuKind> combine;
+  bool nanIsIdentity = false; // maxnumf(NaN, x) = x
   if (reduction) {
     Operation *def = result.getDefiningOp();
+    nanIsIdentity = isa_and_nonnull<arith::MaxNumFOp>(def);
     combine = def && def->getBlock() == &body ? getVpuKind(def) : std::nullopt;
     if (!combine || (*combine != VpuKind::Add && *combine != VpuKind::Max) ||
         !llvm::is_contained(def->getOperands(), acc) || !acc.hasOneUse() ||
@@ -746,7 +748,10 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   if (reduction) {
     auto [fill, value] = findFill(op, outOriginal);
     float identity = *combine == VpuKind::Add ? 0.0f : -INFINITY;
-    if (fill && isExactly(value, identity))
+    // upstream's linalg.softmax decomposition fills a maxnumf reduction
+    // with NaN, maxnumf's identity.
+    if (fill && (isExactly(value, identity) ||
+                 (nanIsIdentity && std::isnan(value))))
       identityFill = fill;
   }
   columnView(*outValue);

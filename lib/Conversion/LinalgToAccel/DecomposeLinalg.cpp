@@ -1,0 +1,87 @@
+//===- DecomposeLinalg.cpp - aggregate linalg ops into their parts --------===//
+//
+// Passes.td, accel-decompose-linalg: ops with upstream's
+// AggregatedOpInterface (linalg.softmax) become the ops they are made of.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace accel {
+#define GEN_PASS_DEF_ACCELDECOMPOSELINALG
+#include "accel/Conversion/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `use` is the init of a linalg op that reduces into it with
+/// `arith.maxnumf` (the yielded value is maxnumf of the init's value).
+bool isMaxNumInit(OpOperand &use) {
+  auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!op || !op.isDpsInit(&use) || op.getNumReductionLoops() == 0)
+    return false;
+  OpResult result = op.getTiedOpResult(&use);
+  Block *body = op.getBlock();
+  Value yielded = body->getTerminator()->getOperand(result.getResultNumber());
+  auto max = yielded.getDefiningOp<arith::MaxNumFOp>();
+  return max && llvm::is_contained(max->getOperands(),
+                                   op.getMatchingBlockArgument(&use));
+}
+
+/// A fill with NaN that only starts maxnumf reductions (upstream's softmax
+/// decomposition writes one: NaN is maxnumf's identity) fills -inf, the
+/// identity accel's VPU max reduction has; the two differ only on rows
+/// that are all NaN.
+void useNegInfForMaxNum(func::FuncOp func) {
+  func.walk([&](linalg::FillOp fill) {
+    APFloat value(0.0f);
+    auto type = dyn_cast<FloatType>(fill.value().getType());
+    if (!matchPattern(fill.value(), m_ConstantFloat(&value)) ||
+        !value.isNaN() || !type || fill->getNumResults() != 1 ||
+        !llvm::all_of(fill->getResult(0).getUses(), isMaxNumInit))
+      return;
+    OpBuilder b(fill);
+    Value negInf = arith::ConstantOp::create(
+        b, fill.getLoc(),
+        b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics(),
+                                             /*Negative=*/true)));
+    fill->setOperand(0, negInf);
+  });
+}
+
+struct AccelDecomposeLinalgPass
+    : accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Decompositions may build further aggregates: until none is left.
+    while (true) {
+      SmallVector<linalg::AggregatedOpInterface> ops;
+      getOperation().walk(
+          [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+      if (ops.empty())
+        return useNegInfForMaxNum(getOperation());
+      for (linalg::AggregatedOpInterface op : ops) {
+        rewriter.setInsertionPoint(op);
+        FailureOr<SmallVector<Value>> parts =
+            op.decomposeOperation(rewriter);
+        if (failed(parts) || parts->size() != op->getNumResults()) {
+          op->emitError() << "cannot decompose '" << op->getName()
+                          << "' into linalg ops accel can convert";
+          return signalPassFailure();
+        }
+        rewriter.replaceOp(op, *parts);
+      }
+    }
+  }
+};
+} // namespace
