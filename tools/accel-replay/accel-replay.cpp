@@ -126,8 +126,9 @@ static cl::opt<std::string> fdoTrialPasses(
 static cl::opt<std::string> emitKind(
     "emit",
     cl::desc("What lower writes: 'image' (the binary image, default) or "
-             "'accel' (the accel program the frontend makes of a linalg / "
-             "tensor input, as MLIR; stdout without -o)"),
+             "'accel' (the accel program the frontend makes of a linalg, "
+             "tensor or affine input, as MLIR with the op ids metrics.json "
+             "names; stdout without -o)"),
     cl::init("image"), cl::value_desc("kind"), cl::sub(lowerCmd),
     cl::cat(category));
 static cl::list<std::string> inputTensors(
@@ -508,11 +509,12 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
   if (!config)
     return 1;
   if (binary && emitKind == "accel") {
-    // The frontend's output: the accel program, before op ids.
+    // The frontend's output: the accel program with the op ids that run's
+    // metrics.json and report.txt name.
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-    auto module = parseInput(ctx, sourceMgr);
-    if (!module || failed(runFrontend(*module, *config)))
+    auto module = loadModule(ctx, sourceMgr, *config);
+    if (!module)
       return 1;
     std::string text;
     llvm::raw_string_ostream os(text);

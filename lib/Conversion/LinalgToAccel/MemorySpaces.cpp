@@ -14,6 +14,7 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace accel {
 #define GEN_PASS_DEF_CONVERTMEMORYSPACESTOACCEL
@@ -55,6 +56,12 @@ struct ConvertMemorySpacesToAccelPass
       for (Type t : op->getResultTypes())
         if (!check(t))
           return bad = true, WalkResult::interrupt();
+      // Signatures too: a declaration has no block arguments to check.
+      if (auto func = dyn_cast<FunctionOpInterface>(op))
+        for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                               func.getResultTypes()))
+          if (!check(t))
+            return bad = true, WalkResult::interrupt();
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (Type t : block.getArgumentTypes())

@@ -104,3 +104,9 @@ func.func @double_buffer_and_tag(%a: memref<256x128xf32>) {
   memref.dealloc %tag : memref<2xi32>
   return
 }
+
+// -----
+
+// A declaration's signature is checked like a definition's.
+// expected-error @below {{memory space 7 : i64 has no accel counterpart}}
+func.func private @external(memref<8xf32, 7>)
