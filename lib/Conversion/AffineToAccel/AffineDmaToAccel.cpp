@@ -776,7 +776,11 @@ LogicalResult Converter::convertFunction(func::FuncOp func) {
     return emitError(p.loc) << "starts a DMA that is never waited";
   for (Operation *op : converted)
     rewriter.eraseOp(op);
-  for (Value tag : tags) {
+  converted.clear();
+  tokens.clear();
+  SetVector<Value> functionTags = std::move(tags);
+  tags.clear();
+  for (Value tag : functionTags) {
     Operation *def = tag.getDefiningOp();
     if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(def) ||
         !llvm::all_of(tag.getUsers(),

@@ -169,3 +169,31 @@ func.func @triple(%A: memref<1024x64xf32>) {
   affine.dma_wait %tag[1], %n : memref<3xi32>
   return
 }
+
+// -----
+
+// Two functions in one module, each with its own DMAs and tags.
+// CHECK-LABEL: func.func @first
+// CHECK:         %[[T:.*]] = accel.dma_start
+// CHECK-NEXT:    accel.dma_wait %[[T]]
+// CHECK-LABEL: func.func @second
+// CHECK:         %[[T:.*]] = accel.dma_start
+// CHECK-NEXT:    accel.dma_wait %[[T]]
+// CHECK-NOT:     memref.alloc() : memref<1xi32
+func.func @first(%A: memref<64xf32>) {
+  %buf = memref.alloc() : memref<32xf32, 1>
+  %tag = memref.alloc() : memref<1xi32>
+  %c0 = arith.constant 0 : index
+  %n = arith.constant 32 : index
+  affine.dma_start %A[%c0], %buf[%c0], %tag[%c0], %n : memref<64xf32>, memref<32xf32, 1>, memref<1xi32>
+  affine.dma_wait %tag[%c0], %n : memref<1xi32>
+  return
+}
+func.func @second(%A: memref<64xf32>) {
+  %buf = memref.alloc() : memref<32xf32, 1>
+  %tag = memref.alloc() : memref<1xi32>
+  %c32 = arith.constant 32 : index
+  affine.dma_start %A[%c32], %buf[0], %tag[0], %c32 : memref<64xf32>, memref<32xf32, 1>, memref<1xi32>
+  affine.dma_wait %tag[0], %c32 : memref<1xi32>
+  return
+}
