@@ -55,7 +55,8 @@ void registerFrontendPipeline();
 
 /// Whether `module` is not yet an accel program: a function has a tensor
 /// or a memref outside accel's memory spaces in its signature, or the
-/// module holds a linalg op or a tensor value.
+/// module holds a tensor value or a linalg, tensor or affine op (affine
+/// loops and DMAs may already use accel's memory spaces).
 bool needsFrontend(mlir::ModuleOp module);
 
 } // namespace accel

@@ -8,7 +8,9 @@
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -79,7 +81,10 @@ bool accel::needsFrontend(ModuleOp module) {
   };
   bool found = false;
   module.walk([&](Operation *op) {
-    if (isa<linalg::LinalgOp>(op) ||
+    // Ops of the frontend's input dialects (linalg.softmax is no LinalgOp;
+    // affine loops and DMAs may already use accel's spaces).
+    if (isa_and_nonnull<linalg::LinalgDialect, affine::AffineDialect,
+                        tensor::TensorDialect>(op->getDialect()) ||
         llvm::any_of(op->getResultTypes(), foreign))
       found = true;
     if (auto f = dyn_cast<func::FuncOp>(op))
