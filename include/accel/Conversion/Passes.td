@@ -105,6 +105,38 @@ def AccelDecomposeLinalg
                            "mlir::math::MathDialect"];
 }
 
+def AccelFuseLinalg : Pass<"accel-fuse-linalg", "mlir::func::FuncOp"> {
+  let summary = "Tile elementwise consumers of a matmul and fuse the matmul "
+                "into their tile loop (on tensors)";
+  let description = [{
+    On tensors, before bufferization: each elementwise linalg op (two
+    parallel loops) that reads, through other elementwise ops, the result
+    of a `linalg.matmul` is tiled into `tile-rows` x `tile-cols` tiles with
+    upstream's `scf::tileConsumerAndFuseProducersUsingSCF`, and the
+    elementwise producers, the matmul and its fill are fused into the tile
+    loop (never the producers of a matmul's A or B, which each tile reads
+    whole). The fused intermediates of a tile (the matmul's result tile,
+    an elementwise producer's) become `bufferization.alloc_tensor`s in
+    memory space `vmem-space`, so they bufferize to VMEM buffers: the
+    matmul's result tile goes straight to the VPU instead of through an
+    HBM temporary. Only producers whose results go to that consumer alone
+    are fused, and only where the tiles (no larger than the op) divide it:
+    a partial last tile would give the intermediates dynamic shapes, so
+    such an op is left to `accel-tile-linalg`, which peels the remainder.
+  }];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",
+           "Output rows per tile">,
+    Option<"tileCols", "tile-cols", "int64_t", /*default=*/"512",
+           "Output columns per tile">,
+    Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
+           "The numbered memory space of the fused intermediates">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
   let summary = "Tile linalg ops on buffers into loops over VMEM-sized tiles";
   let description = [{

@@ -21,6 +21,12 @@ using namespace accel;
 void accel::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
+  AccelFuseLinalgOptions fuse;
+  fuse.tileRows = options.tileRows;
+  fuse.tileCols = options.tileCols;
+  fuse.vmemSpace = options.vmemSpace;
+  pm.addNestedPass<func::FuncOp>(createAccelFuseLinalg(fuse));
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -66,9 +72,10 @@ void accel::registerFrontendPipeline() {
   PassPipelineRegistration<FrontendOptions>(
       "accel-from-linalg",
       "The frontend: linalg on tensors (or buffers), or affine loops with "
-      "DMAs, to the simplest correct accel program (bufferize, raise scalar "
-      "affine loop nests, tile to VMEM-sized tiles, stage operands through "
-      "VMEM, convert DMAs and ops)",
+      "DMAs, to the simplest correct accel program (decompose softmax, fuse "
+      "a matmul into its elementwise consumers' tile loop, bufferize, raise "
+      "scalar affine loop nests, tile to VMEM-sized tiles, stage operands "
+      "through VMEM, convert DMAs and ops)",
       buildFrontendPipeline);
 }
 
