@@ -263,13 +263,13 @@ TEST(MachineConfigTest, ZeroBandwidth) {
   EXPECT_EQ(errorOf(R"({"dma": {"links": [
       {"src": "hbm", "dst": "vmem", "base_latency": 100,
        "bytes_per_cycle": 0}]}})"),
-            "cfg.json: field 'dma.links[0].bytes_per_cycle': must be > 0");
+            "cfg.json: field 'dma.links[0].bytes_per_cycle': must be >= 0.001");
   EXPECT_EQ(errorOf(R"({"dma": {"links": [
       {"src": "hbm", "dst": "vmem", "base_latency": 100,
        "bytes_per_cycle": 64},
       {"src": "vmem", "dst": "hbm", "base_latency": 100,
        "bytes_per_cycle": -2.5}]}})"),
-            "cfg.json: field 'dma.links[1].bytes_per_cycle': must be > 0");
+            "cfg.json: field 'dma.links[1].bytes_per_cycle': must be >= 0.001");
 }
 
 TEST(MachineConfigTest, VmemSizeMustMatchGeometry) {
@@ -333,3 +333,60 @@ TEST(MachineConfigTest, FromFileErrorsNameThePath) {
 }
 
 } // namespace
+
+// Issue 12: numbers that overflowed later arithmetic, exceptions nlohmann
+// threw, and sizes that allocated without bound are one error each.
+TEST(MachineConfigTest, HostileNumbersAreOneError) {
+  // A number beyond double's range: nlohmann's out_of_range.406 escaped.
+  EXPECT_EQ(errorOf(R"({"clock_ghz": 1e400})"),
+            "cfg.json: byte 14: number overflow parsing '1e400'");
+  EXPECT_EQ(errorOf(R"({"clock_ghz": 1e9})"),
+            "cfg.json: field 'clock_ghz': must be <= 1000");
+  // 1e-300 bytes per cycle overflowed the float-to-integer conversion of
+  // transfer cycles (0 stall cycles, exit 0).
+  EXPECT_EQ(errorOf(R"({"dma": {"links": [{"src": "hbm", "dst": "vmem",
+      "base_latency": 1, "bytes_per_cycle": 1e-300}]}})"),
+            "cfg.json: field 'dma.links[0].bytes_per_cycle': must be >= 0.001");
+  // A base latency of 2^64-1 wrapped around.
+  EXPECT_EQ(errorOf(R"({"dma": {"links": [{"src": "hbm", "dst": "vmem",
+      "base_latency": 18446744073709551615, "bytes_per_cycle": 1}]}})"),
+            "cfg.json: field 'dma.links[0].base_latency': must be <= " +
+                std::to_string(kMaxBaseLatency));
+  // 64 GiB of VMEM was allocated in full.
+  EXPECT_EQ(errorOf(R"({"vmem": {"bytes": 68719476736, "blocks": 65536,
+      "pages_per_block": 1024, "page_bytes": 1024}})"),
+            "cfg.json: field 'vmem.bytes': must be <= 4294967296");
+  // A page that is not a whole number of words gave misaligned accesses.
+  EXPECT_EQ(errorOf(R"({"vmem": {"bytes": 98304, "blocks": 128,
+      "pages_per_block": 256, "page_bytes": 3}})"),
+            "cfg.json: field 'vmem.page_bytes': must be >= 4");
+  EXPECT_EQ(errorOf(R"({"vmem": {"bytes": 196608, "blocks": 128,
+      "pages_per_block": 256, "page_bytes": 6}})"),
+            "cfg.json: field 'vmem.page_bytes': must be a multiple of 4 "
+            "(bytes per word)");
+  // blocks x pages_per_block x page_bytes wrapping to vmem.bytes.
+  EXPECT_EQ(errorOf(R"({"vmem": {"bytes": 4096, "blocks": 4294967295,
+      "pages_per_block": 4294967295, "page_bytes": 4294967296}})"),
+            "cfg.json: field 'vmem.bytes': must equal blocks x "
+            "pages_per_block x page_bytes (which overflows 64 bits)");
+  EXPECT_EQ(errorOf(R"({"mxu": {"rows": 100000}})"),
+            "cfg.json: field 'mxu.rows': must be <= 65536");
+}
+
+TEST(MachineConfigTest, DeepNestingIsOneError) {
+  // 10^5 nested arrays overflowed the stack in merge_patch and dump.
+  std::string deep = "{\"sources\": " + std::string(100000, '[') +
+                     std::string(100000, ']') + "}";
+  EXPECT_EQ(errorOf(deep),
+            "cfg.json: byte 75: nesting deeper than 64 arrays and objects");
+  // Brackets inside strings do not count.
+  MachineConfig c =
+      parseOk(R"({"sources": {"x": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}})");
+  EXPECT_EQ(c.mxuRows, 128u);
+}
+
+TEST(MachineConfigTest, InvalidUtf8IsOneError) {
+  std::string bad = std::string("{\"name\": \"a") + char(0xff) + "\"}";
+  std::string msg = errorOf(bad);
+  EXPECT_EQ(msg.rfind("cfg.json: byte 11: ", 0), 0u) << msg;
+}

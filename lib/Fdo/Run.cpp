@@ -3,6 +3,7 @@
 #include "accel/Fdo/Run.h"
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Dialect/Accel/AccelDialect.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -83,6 +84,7 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
   r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
+  r.metrics["program_fingerprint"] = getProgramFingerprint(module);
   return r;
 }
 
@@ -140,7 +142,9 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
   analysis::writeReport(r.metrics, ros);
   r.program.printListing(los);
-  module.print(ios);
+  // With locations: the module read back from program.mlir has the op
+  // locations, and so the program fingerprint, of the one that ran.
+  module.print(ios, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
   if (auto e = writeFileAtomically(path("report.txt"), report))
     return e;
   if (auto e = writeFileAtomically(path("program.lst"), listing))

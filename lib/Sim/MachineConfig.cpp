@@ -1,9 +1,11 @@
 //===- MachineConfig.cpp - Default machine and JSON overrides -------------===//
 
 #include "accel/Sim/MachineConfig.h"
+#include "accel/Support/Json.h"
 
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -69,105 +71,6 @@ std::string MachineConfig::hash() const {
   return out;
 }
 
-namespace {
-/// Reads fields of the merged document, checking types, ranges and that no
-/// unknown field is present. The first problem wins.
-class Reader {
-public:
-  explicit Reader(std::string source) : source(std::move(source)) {}
-  std::string error;
-
-  const json *get(const json &obj, const std::string &key,
-                  const std::string &path) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
-      fail(path + key, "missing");
-      return nullptr;
-    }
-    return &*it;
-  }
-  uint64_t u64(const json &obj, const std::string &key,
-               const std::string &path, uint64_t min = 1) {
-    const json *v = get(obj, key, path);
-    if (!v)
-      return 0;
-    if (!v->is_number_unsigned() && !(v->is_number_integer() && *v >= 0)) {
-      fail(path + key, "must be a non-negative integer");
-      return 0;
-    }
-    uint64_t x = v->get<uint64_t>();
-    if (x < min)
-      fail(path + key, "must be >= " + std::to_string(min));
-    return x;
-  }
-  /// A 32-bit field: values above UINT32_MAX are an error, not truncated.
-  unsigned u32(const json &obj, const std::string &key,
-               const std::string &path, uint64_t min = 1) {
-    uint64_t x = u64(obj, key, path, min);
-    if (x > UINT32_MAX) {
-      fail(path + key, "must be <= " + std::to_string(UINT32_MAX));
-      return 0;
-    }
-    return unsigned(x);
-  }
-  double number(const json &obj, const std::string &key,
-                const std::string &path) {
-    const json *v = get(obj, key, path);
-    if (!v)
-      return 0;
-    if (!v->is_number()) {
-      fail(path + key, "must be a number");
-      return 0;
-    }
-    double x = v->get<double>();
-    if (!(x > 0))
-      fail(path + key, "must be > 0");
-    return x;
-  }
-  std::string string(const json &obj, const std::string &key,
-                     const std::string &path) {
-    const json *v = get(obj, key, path);
-    if (!v)
-      return {};
-    if (!v->is_string()) {
-      fail(path + key, "must be a string");
-      return {};
-    }
-    return v->get<std::string>();
-  }
-  const json *object(const json &obj, const std::string &key,
-                     const std::string &path,
-                     std::initializer_list<const char *> allowed) {
-    const json *v = get(obj, key, path);
-    if (!v)
-      return nullptr;
-    if (!v->is_object()) {
-      fail(path + key, "must be an object");
-      return nullptr;
-    }
-    onlyKeys(*v, path + key + ".", allowed);
-    return v;
-  }
-  void onlyKeys(const json &obj, const std::string &path,
-                std::initializer_list<const char *> allowed) {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      bool known = false;
-      for (const char *k : allowed)
-        known |= it.key() == k;
-      if (!known)
-        fail(path + it.key(), "unknown field");
-    }
-  }
-  void fail(const std::string &field, const std::string &what) {
-    if (error.empty())
-      error = source + ": field '" + field + "': " + what;
-  }
-
-private:
-  std::string source;
-};
-} // namespace
-
 static bool parseSpace(const std::string &s, isa::MemSpace &out) {
   if (s == "hbm")
     out = isa::MemSpace::HBM;
@@ -183,74 +86,68 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
                         llvm::StringRef sourceName) {
   json doc = json::parse(kDefaultConfig);
   if (!overrideText.empty()) {
-    json patch;
-    try {
-      patch = json::parse(overrideText.begin(), overrideText.end());
-    } catch (const json::parse_error &e) {
-      // e.what() is "[json.exception.parse_error.101] parse error at line L,
-      // column C: ..."; keep the part after the id.
-      std::string what = e.what();
-      size_t at = what.find("] ");
-      // e.byte counts from 1; accel reports 0-based byte offsets.
-      return llvm::createStringError(
-          "%s: byte %zu: %s", sourceName.str().c_str(),
-          e.byte ? size_t(e.byte - 1) : size_t(0),
-          what.substr(at == std::string::npos ? 0 : at + 2).c_str());
-    }
-    if (!patch.is_object())
+    auto patch = parseJson(overrideText, sourceName);
+    if (!patch)
+      return patch.takeError();
+    if (!patch->is_object())
       return llvm::createStringError("%s: byte 0: the config must be a JSON "
                                      "object",
                                      sourceName.str().c_str());
-    doc.merge_patch(patch);
+    doc.merge_patch(*patch);
   }
 
-  Reader r(sourceName.str());
+  JsonReader r(sourceName.str());
   MachineConfig c;
   r.onlyKeys(doc, "", {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu",
                        "scalar", "dma", "sources"});
   c.name = r.string(doc, "name", "");
-  c.clockGHz = r.number(doc, "clock_ghz", "");
+  c.clockGHz = r.number(doc, "clock_ghz", "", 0, 1000, /*minExclusive=*/true);
   if (const json *hbm = r.object(doc, "hbm", "", {"bytes"}))
-    c.hbmBytes = r.u64(*hbm, "bytes", "hbm.");
+    c.hbmBytes = r.u64(*hbm, "bytes", "hbm.", 4, kMaxHbmBytes);
   if (const json *vmem = r.object(doc, "vmem", "",
                                   {"bytes", "page_bytes", "blocks",
                                    "pages_per_block"})) {
-    c.vmemBytes = r.u64(*vmem, "bytes", "vmem.");
-    c.vmemPageBytes = r.u64(*vmem, "page_bytes", "vmem.");
+    c.vmemBytes = r.u64(*vmem, "bytes", "vmem.", 4, kMaxVmemBytes);
+    c.vmemPageBytes = r.u64(*vmem, "page_bytes", "vmem.", 4, kMaxVmemBytes);
     c.vmemBlocks = r.u32(*vmem, "blocks", "vmem.");
     c.vmemPagesPerBlock = r.u32(*vmem, "pages_per_block", "vmem.");
-    if (r.error.empty() &&
-        c.vmemBytes != uint64_t(c.vmemBlocks) * c.vmemPagesPerBlock *
-                           c.vmemPageBytes)
-      r.fail("vmem.bytes", "must equal blocks x pages_per_block x page_bytes "
-                           "(" + std::to_string(uint64_t(c.vmemBlocks) *
-                                                c.vmemPagesPerBlock *
-                                                c.vmemPageBytes) +
-                               ")");
+    std::optional<uint64_t> product = llvm::checkedMulUnsigned(
+        uint64_t(c.vmemBlocks) * c.vmemPagesPerBlock, c.vmemPageBytes);
+    bool overflow = !product;
+    // Words are 4 bytes: a page that is not a whole number of words would
+    // put buffers at addresses no f32/i32 access may use.
+    if (r.ok() && c.vmemPageBytes % 4 != 0)
+      r.fail("vmem.page_bytes", "must be a multiple of 4 (bytes per word)");
+    if (r.ok() && (overflow || c.vmemBytes != *product))
+      r.fail("vmem.bytes",
+             "must equal blocks x pages_per_block x page_bytes (" +
+                 (overflow ? std::string("which overflows 64 bits")
+                           : std::to_string(*product)) +
+                 ")");
   }
   if (const json *mxu = r.object(doc, "mxu", "", {"rows", "cols"})) {
-    c.mxuRows = r.u32(*mxu, "rows", "mxu.");
-    c.mxuCols = r.u32(*mxu, "cols", "mxu.");
+    c.mxuRows = r.u32(*mxu, "rows", "mxu.", 1, kMaxUnitSize);
+    c.mxuCols = r.u32(*mxu, "cols", "mxu.", 1, kMaxUnitSize);
   }
   if (const json *vpu = r.object(doc, "vpu", "",
                                  {"lanes", "pipeline_depth", "cost"})) {
-    c.vpuLanes = r.u32(*vpu, "lanes", "vpu.");
-    c.vpuPipelineDepth = r.u32(*vpu, "pipeline_depth", "vpu.", 0);
+    c.vpuLanes = r.u32(*vpu, "lanes", "vpu.", 1, kMaxUnitSize);
+    c.vpuPipelineDepth = r.u32(*vpu, "pipeline_depth", "vpu.", 0, kMaxUnitLatency);
     if (const json *cost = r.object(*vpu, "cost", "vpu.",
                                     {"simple", "div", "exp", "sqrt",
                                      "reduce"})) {
-      c.vpuCostSimple = r.u32(*cost, "simple", "vpu.cost.");
-      c.vpuCostDiv = r.u32(*cost, "div", "vpu.cost.");
-      c.vpuCostExp = r.u32(*cost, "exp", "vpu.cost.");
-      c.vpuCostSqrt = r.u32(*cost, "sqrt", "vpu.cost.");
-      c.vpuCostReduce = r.u32(*cost, "reduce", "vpu.cost.");
+      c.vpuCostSimple = r.u32(*cost, "simple", "vpu.cost.", 1, kMaxUnitLatency);
+      c.vpuCostDiv = r.u32(*cost, "div", "vpu.cost.", 1, kMaxUnitLatency);
+      c.vpuCostExp = r.u32(*cost, "exp", "vpu.cost.", 1, kMaxUnitLatency);
+      c.vpuCostSqrt = r.u32(*cost, "sqrt", "vpu.cost.", 1, kMaxUnitLatency);
+      c.vpuCostReduce = r.u32(*cost, "reduce", "vpu.cost.", 1, kMaxUnitLatency);
     }
   }
   if (const json *scalar = r.object(doc, "scalar", "", {"latency"}))
-    c.scalarLatency = r.u32(*scalar, "latency", "scalar.");
+    c.scalarLatency = r.u32(*scalar, "latency", "scalar.", 1, kMaxUnitLatency);
   if (const json *dma = r.object(doc, "dma", "", {"max_outstanding",
                                                   "links"})) {
-    c.maxOutstandingDmas = r.u32(*dma, "max_outstanding", "dma.");
+    c.maxOutstandingDmas = r.u32(*dma, "max_outstanding", "dma.", 1, kMaxOutstandingDmas);
     const json *links = r.get(*dma, "links", "dma.");
     if (links && !links->is_array())
       r.fail("dma.links", "must be an array");
@@ -272,8 +169,9 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
         if (r.error.empty() && !parseSpace(dst, link.dst))
           r.fail(path + "dst", "must be \"hbm\" or \"vmem\"");
         link.name = src + "->" + dst;
-        link.baseLatency = r.u64(l, "base_latency", path, 0);
-        link.bytesPerCycle = r.number(l, "bytes_per_cycle", path);
+        link.baseLatency = r.u64(l, "base_latency", path, 0, kMaxBaseLatency);
+        link.bytesPerCycle = r.number(l, "bytes_per_cycle", path, kMinBytesPerCycle,
+                                       kMaxBytesPerCycle);
         if (r.error.empty() && c.findLink(link.src, link.dst) >= 0)
           r.fail(path + "src", "duplicate link " + link.name);
         c.links.push_back(link);

@@ -29,8 +29,9 @@ struct AssignOpIdsPass
       auto id = op->getAttrOfType<IntegerAttr>(name);
       if (!id)
         return;
-      if (id.getInt() <= 0) {
-        op->emitError() << "accel.op_id must be positive, not " << id.getInt();
+      // The dialect's attribute verifier checks this on parsed IR; a pass
+      // may run on IR built in memory.
+      if (failed(AccelDialect::verifyOpId(op, id))) {
         bad = true;
         return;
       }
@@ -46,9 +47,18 @@ struct AssignOpIdsPass
       return signalPassFailure();
     Builder b(&getContext());
     getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (wantsId(op) && !op->hasAttr(name))
-        op->setAttr(name, b.getI64IntegerAttr(++maxId));
+      if (bad || !wantsId(op) || op->hasAttr(name))
+        return;
+      if (maxId >= AccelDialect::getMaxOpId()) {
+        op->emitError() << "no accel.op_id left: the module already uses "
+                        << AccelDialect::getMaxOpId();
+        bad = true;
+        return;
+      }
+      op->setAttr(name, b.getI64IntegerAttr(++maxId));
     });
+    if (bad)
+      return signalPassFailure();
   }
 };
 } // namespace

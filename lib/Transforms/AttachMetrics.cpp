@@ -7,9 +7,11 @@
 
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Support/Json.h"
 #include "accel/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -24,193 +26,284 @@ using namespace mlir;
 using namespace accel;
 using json = nlohmann::json;
 
-static int64_t getInt(const json &o, const char *key) {
-  auto it = o.find(key);
-  if (it == o.end() || !it->is_number_integer())
+/// An integer attribute of at most 64 bits as int64_t; 0 otherwise.
+static int64_t getMetricAttr(Operation *op, llvm::StringRef name) {
+  auto a = op->getAttrOfType<IntegerAttr>(name);
+  if (!a || a.getValue().getSignificantBits() > 64)
     return 0;
-  return it->get<int64_t>();
+  return std::clamp<int64_t>(a.getValue().getSExtValue(), -kMaxMetricValue,
+                             kMaxMetricValue);
 }
 
+namespace {
+/// Reads the integer fields of metrics.json entries: an absent field is
+/// 0, a present one must be an integer in [lo, kMaxMetricValue]; the first
+/// that is not becomes `error`, naming the field by its path.
+struct FieldReader {
+  std::string error;
+  int64_t get(const json &o, const char *key, const std::string &path,
+              int64_t lo = 0) {
+    const json *v = JsonReader::find(o, key);
+    if (!v)
+      return 0;
+    std::optional<int64_t> x = v->is_number_integer()
+                                   ? getInt64(o, key)
+                                   : std::nullopt;
+    if (!x || *x < lo || *x > kMaxMetricValue) {
+      if (error.empty())
+        error = "metrics: field '" + path + key + "': must be an integer in [" +
+                std::to_string(lo) + ", " + std::to_string(kMaxMetricValue) +
+                "]";
+      return 0;
+    }
+    return *x;
+  }
+  bool has(const json &o, const char *key) {
+    return JsonReader::find(o, key) != nullptr;
+  }
+};
+
+/// An op id key of "ops" and the other per-op sections: a decimal integer
+/// in [1, AccelDialect::getMaxOpId()].
+std::optional<int64_t> parseOpIdKey(llvm::StringRef key) {
+  int64_t id = 0;
+  if (key.getAsInteger(10, id) || id < 1 || id > AccelDialect::getMaxOpId())
+    return std::nullopt;
+  return id;
+}
+} // namespace
+
 FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
-                                         unsigned *numStale) {
+                                         unsigned *numStale, bool force) {
   if (numStale)
     *numStale = 0;
-  if (!m.is_object() || m.value("schema", "") != "accel-metrics" ||
-      !m.contains("schema_version") || !m["schema_version"].is_number_integer()) {
-    module.emitError("metrics: not an accel metrics.json (no \"schema\": "
-                     "\"accel-metrics\" and \"schema_version\")");
+  Location loc = module.getLoc();
+  // Errors and warnings go to the module's location without the op
+  // attached, so that no driver prints the whole module after each.
+  auto error = [&](const llvm::Twine &msg) {
+    mlir::emitError(loc, msg);
     return failure();
+  };
+  std::optional<int64_t> version = getInt64(m, "schema_version");
+  if (!m.is_object() || getString(m, "schema") != "accel-metrics" || !version)
+    return error("metrics: not an accel metrics.json (no \"schema\": "
+                 "\"accel-metrics\" and integer \"schema_version\")");
+  if (*version != analysis::kMetricsSchemaVersion)
+    return error("metrics: schema_version " + llvm::Twine(*version) +
+                 " is not the version this build reads (" +
+                 llvm::Twine(analysis::kMetricsSchemaVersion) + ")");
+  std::string fingerprint = getProgramFingerprint(module);
+  std::optional<std::string> theirs = getString(m, "program_fingerprint");
+  if (theirs != fingerprint) {
+    std::string what =
+        "metrics: the metrics are of another program (program_fingerprint " +
+        (theirs ? *theirs : std::string("missing")) + ", this module's is " +
+        fingerprint + "): its op ids name other ops";
+    if (!force)
+      return error(what + "; attach them anyway with "
+                          "--accel-attach-metrics='metrics=FILE force=true'");
+    mlir::emitWarning(loc, what + "; attaching them anyway (force)");
   }
-  if (m["schema_version"].get<int>() != analysis::kMetricsSchemaVersion) {
-    module.emitError() << "metrics: schema_version "
-                       << m["schema_version"].get<int>()
-                       << " is not the version this build reads ("
-                       << analysis::kMetricsSchemaVersion << ")";
-    return failure();
-  }
-  const json &ops = m.contains("ops") ? m["ops"] : json::object();
-  if (!ops.is_object()) {
-    module.emitError("metrics: \"ops\" must be an object keyed by op id");
-    return failure();
-  }
+  static const json emptyObject = json::object();
+  const json *opsPtr = JsonReader::find(m, "ops");
+  const json &ops = opsPtr ? *opsPtr : emptyObject;
+  if (!ops.is_object())
+    return error("metrics: \"ops\" must be an object keyed by op id");
   llvm::DenseMap<int64_t, Operation *> byId;
   module.walk([&](Operation *op) {
-    if (auto id = op->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName()))
+    auto id = op->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName());
+    if (id && succeeded(AccelDialect::verifyOpId(op, id)))
       byId[id.getInt()] = op;
   });
   Builder b(module.getContext());
-  unsigned attached = 0;
-  llvm::DenseSet<int64_t> used;
+  FieldReader f;
+  // The per-op entries: ids that no op carries, or that an op of another
+  // name carries, are stale (one warning each).
+  llvm::DenseMap<int64_t, const json *> entries;
   for (auto it = ops.begin(); it != ops.end(); ++it) {
-    int64_t id = 0;
-    if (!llvm::to_integer(it.key(), id) || !it->is_object()) {
-      module.emitWarning() << "metrics: ignoring malformed ops entry '"
-                           << it.key() << "'";
-      continue;
-    }
-    auto found = byId.find(id);
-    if (found == byId.end()) {
-      module.emitWarning() << "metrics: stale op id " << id << " ("
-                           << it->value("name", "?") << " at "
-                           << it->value("loc", "?")
-                           << "): no op in the module carries it";
+    std::optional<int64_t> id = parseOpIdKey(it.key());
+    if (!id || !it->is_object())
+      return error("metrics: field 'ops." + it.key() +
+                   "': not an op id with an object of metrics");
+    auto found = byId.find(*id);
+    std::optional<std::string> name = getString(*it, "name");
+    if (found == byId.end() ||
+        (name && *name != found->second->getName().getStringRef())) {
+      InFlightDiagnostic w = mlir::emitWarning(loc);
+      w << "metrics: stale op id " << *id << " ("
+        << name.value_or("?") << " at "
+        << getString(*it, "loc").value_or("?") << "): ";
+      if (found == byId.end())
+        w << "no op in the module carries it";
+      else
+        w << "the module's op with this id is "
+          << found->second->getName().getStringRef();
       if (numStale)
         ++*numStale;
       continue;
     }
-    Operation *op = found->second;
-    used.insert(id);
-    const json &o = *it;
-    op->setAttr("accel.executions", b.getI64IntegerAttr(getInt(o, "executions")));
-    if (o.contains("dmas")) {
-      op->setAttr("accel.dma_count", b.getI64IntegerAttr(getInt(o, "dmas")));
-      op->setAttr("accel.dma_bytes", b.getI64IntegerAttr(getInt(o, "bytes")));
-      op->setAttr("accel.stall_base",
-                  b.getI64IntegerAttr(getInt(o, "stall_base")));
-      op->setAttr("accel.stall_transfer",
-                  b.getI64IntegerAttr(getInt(o, "stall_transfer")));
-      op->setAttr("accel.slack", b.getI64IntegerAttr(getInt(o, "slack")));
-      if (o.contains("min_slack"))
-        op->setAttr("accel.min_slack",
-                    b.getI64IntegerAttr(getInt(o, "min_slack")));
+    entries[*id] = &*it;
+  }
+  // Read every field before changing the module: a bad value is one error
+  // and leaves the module as it was.
+  struct OpMetrics {
+    Operation *op;
+    llvm::SmallVector<std::pair<const char *, int64_t>> attrs;
+  };
+  std::vector<OpMetrics> updates;
+  for (auto [id, entry] : entries) {
+    const json &o = *entry;
+    std::string path = "ops." + std::to_string(id) + ".";
+    OpMetrics u{byId[id], {}};
+    u.attrs.push_back({"accel.executions", f.get(o, "executions", path)});
+    if (f.has(o, "dmas")) {
+      u.attrs.push_back({"accel.dma_count", f.get(o, "dmas", path)});
+      u.attrs.push_back({"accel.dma_bytes", f.get(o, "bytes", path)});
+      u.attrs.push_back({"accel.stall_base", f.get(o, "stall_base", path)});
+      u.attrs.push_back(
+          {"accel.stall_transfer", f.get(o, "stall_transfer", path)});
+      u.attrs.push_back({"accel.slack", f.get(o, "slack", path)});
+      if (f.has(o, "min_slack"))
+        u.attrs.push_back({"accel.min_slack", f.get(o, "min_slack", path)});
     }
     // Cycles the op's ISSUEs waited for a free DMA slot (max_outstanding
     // DMAs in flight), so passes can tell a slot-bound DMA from a stalled
     // WAIT.
-    if (o.contains("stall_slots"))
-      op->setAttr("accel.stall_slots",
-                  b.getI64IntegerAttr(getInt(o, "stall_slots")));
-    ++attached;
+    if (f.has(o, "stall_slots"))
+      u.attrs.push_back({"accel.stall_slots", f.get(o, "stall_slots", path)});
+    updates.push_back(std::move(u));
   }
   // The longest transfer of each DMA op (completion minus transfer start,
   // in cycles, over its DMAs): what another DMA on its link waits if this
   // one is issued ahead of it (--accel-hoist-dma weighs it against slack).
   // Likewise the longest time from ISSUE to completion (base latency,
   // queueing and transfer), for --accel-schedule's machine model.
-  if (m.contains("dmas") && m["dmas"].is_array()) {
-    llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> longest;
-    for (const json &d : m["dmas"]) {
-      if (!d.is_object() || !d.contains("op_id"))
+  llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> longest;
+  if (const json *dmas = JsonReader::find(m, "dmas"); dmas && dmas->is_array()) {
+    for (size_t i = 0; i < dmas->size(); ++i) {
+      const json &d = (*dmas)[i];
+      if (!d.is_object() || !f.has(d, "op_id"))
         continue;
-      int64_t issue = getInt(d, "issue");
-      int64_t start = getInt(d, "transfer_start"), end = getInt(d, "complete");
-      if (issue < 0 || start < issue || end < start)
+      std::string path = "dmas[" + std::to_string(i) + "].";
+      int64_t issue = f.get(d, "issue", path);
+      int64_t start = f.get(d, "transfer_start", path);
+      int64_t end = f.get(d, "complete", path);
+      int64_t id = f.get(d, "op_id", path);
+      if (start < issue || end < start || !byId.count(id))
         continue;
-      auto &[transfer, total] = longest[getInt(d, "op_id")];
+      auto &[transfer, total] = longest[id];
       transfer = std::max(transfer, end - start);
       total = std::max(total, end - issue);
     }
-    for (auto [id, cycles] : longest) {
-      auto found = byId.find(id);
-      if (found == byId.end())
-        continue;
-      if (cycles.first > 0)
-        found->second->setAttr("accel.transfer_cycles",
-                               b.getI64IntegerAttr(cycles.first));
-      if (cycles.second > 0)
-        found->second->setAttr("accel.dma_cycles",
-                               b.getI64IntegerAttr(cycles.second));
-    }
   }
   // The DMA slots of the machine the metrics come from.
-  if (m.contains("dma_slots") && m["dma_slots"].is_object() &&
-      getInt(m["dma_slots"], "max_outstanding") > 0)
-    module->setAttr("accel.dma_max_outstanding",
-                    b.getI64IntegerAttr(
-                        getInt(m["dma_slots"], "max_outstanding")));
+  int64_t maxOutstanding = 0;
+  if (const json *slots = JsonReader::find(m, "dma_slots");
+      slots && slots->is_object())
+    maxOutstanding = f.get(*slots, "max_outstanding", "dma_slots.");
   // The analyzer's results (Analyzer::addToMetrics), when present: the
   // smallest backtails of each DMA op and the suggestions naming an op.
-  if (m.contains("dependencies") && m["dependencies"].is_object() &&
-      m["dependencies"].contains("dma_ops")) {
-    const json &deps = m["dependencies"]["dma_ops"];
-    for (auto it = deps.begin(); it != deps.end(); ++it) {
-      int64_t id = 0;
-      if (!llvm::to_integer(it.key(), id) || !byId.count(id) ||
-          !it->is_object())
+  llvm::SmallVector<std::pair<Operation *, DictionaryAttr>> backtails;
+  const json *deps = JsonReader::find(m, "dependencies");
+  if (const json *dmaOps = deps ? JsonReader::find(*deps, "dma_ops") : nullptr;
+      dmaOps && dmaOps->is_object()) {
+    for (auto it = dmaOps->begin(); it != dmaOps->end(); ++it) {
+      std::optional<int64_t> id = parseOpIdKey(it.key());
+      if (!id || !entries.count(*id) || !it->is_object())
         continue;
+      std::string path = "dependencies.dma_ops." + it.key() + ".";
       SmallVector<NamedAttribute> fields;
       for (const char *model : {"conservative", "relaxed"}) {
-        if (!it->contains(model))
+        const json *bt = JsonReader::find(*it, model);
+        if (!bt || !bt->is_object())
           continue;
-        const json &bt = (*it)[model];
+        std::string p = path + model + ".";
         fields.push_back(b.getNamedAttr(
             std::string(model) + "_cycles",
-            b.getI64IntegerAttr(getInt(bt, "cycles"))));
+            b.getI64IntegerAttr(f.get(*bt, "cycles", p))));
         fields.push_back(b.getNamedAttr(
             std::string(model) + "_instructions",
-            b.getI64IntegerAttr(getInt(bt, "instructions"))));
-        if (std::string(model) == "relaxed")
+            b.getI64IntegerAttr(f.get(*bt, "instructions", p))));
+        if (llvm::StringRef(model) == "relaxed") {
+          const json *bound = JsonReader::find(*bt, "bound");
           fields.push_back(b.getNamedAttr(
               "relaxed_bound_op_id",
-              b.getI64IntegerAttr(bt.contains("bound") && bt["bound"].is_object()
-                                      ? getInt(bt["bound"], "op_id")
+              b.getI64IntegerAttr(bound && bound->is_object()
+                                      ? f.get(*bound, "op_id", p + "bound.")
                                       : -1)));
+        }
       }
-      byId[id]->setAttr("accel.backtail", b.getDictionaryAttr(fields));
+      backtails.push_back({byId[*id], b.getDictionaryAttr(fields)});
     }
   }
   // Busy cycles of the scalar unit, MXU and VPU per op (utilization
   // per_op), for the passes that weigh a DMA's latency against the work it
   // could overlap (--accel-pipeline-dma's group size).
-  if (m.contains("utilization") && m["utilization"].is_object() &&
-      m["utilization"].contains("per_op") &&
-      m["utilization"]["per_op"].is_object()) {
-    const json &perOp = m["utilization"]["per_op"];
-    for (auto it = perOp.begin(); it != perOp.end(); ++it) {
-      int64_t id = 0;
-      if (!llvm::to_integer(it.key(), id) || !byId.count(id) ||
-          !it->is_object())
+  llvm::SmallVector<std::pair<Operation *, int64_t>> busyCycles;
+  const json *util = JsonReader::find(m, "utilization");
+  if (const json *perOp = util ? JsonReader::find(*util, "per_op") : nullptr;
+      perOp && perOp->is_object()) {
+    for (auto it = perOp->begin(); it != perOp->end(); ++it) {
+      std::optional<int64_t> id = parseOpIdKey(it.key());
+      if (!id || !entries.count(*id) || !it->is_object())
         continue;
+      std::string path = "utilization.per_op." + it.key() + ".";
       int64_t busy = 0;
       for (const char *unit : {"scalar", "mxu", "vpu"})
-        busy += getInt(*it, unit);
+        busy += f.get(*it, unit, path);
       if (busy)
-        byId[id]->setAttr("accel.busy_cycles", b.getI64IntegerAttr(busy));
+        busyCycles.push_back({byId[*id], busy});
     }
   }
-  if (m.contains("suggestions") && m["suggestions"].is_array()) {
-    llvm::DenseMap<Operation *, SmallVector<Attribute>> perOp;
-    for (const json &s : m["suggestions"]) {
-      if (!s.is_object() || !s.contains("op_id"))
+  llvm::MapVector<Operation *, SmallVector<Attribute>> suggestions;
+  if (const json *list = JsonReader::find(m, "suggestions");
+      list && list->is_array()) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const json &s = (*list)[i];
+      if (!s.is_object() || !f.has(s, "op_id"))
         continue;
-      auto found = byId.find(getInt(s, "op_id"));
-      if (found == byId.end())
+      std::string path = "suggestions[" + std::to_string(i) + "].";
+      int64_t id = f.get(s, "op_id", path);
+      if (!entries.count(id))
         continue;
       SmallVector<NamedAttribute> fields = {
-          b.getNamedAttr("kind", b.getStringAttr(s.value("kind", "?"))),
+          b.getNamedAttr("kind",
+                         b.getStringAttr(getString(s, "kind").value_or("?"))),
           b.getNamedAttr("expected_cycles_saved",
-                         b.getI64IntegerAttr(getInt(s, "expected_cycles_saved")))};
-      if (s.contains("with_op_id"))
+                         b.getI64IntegerAttr(
+                             f.get(s, "expected_cycles_saved", path)))};
+      if (f.has(s, "with_op_id"))
         fields.push_back(b.getNamedAttr(
-            "with_op_id", b.getI64IntegerAttr(getInt(s, "with_op_id"))));
-      if (s.contains("bytes"))
-        fields.push_back(
-            b.getNamedAttr("bytes", b.getI64IntegerAttr(getInt(s, "bytes"))));
-      perOp[found->second].push_back(b.getDictionaryAttr(fields));
+            "with_op_id", b.getI64IntegerAttr(f.get(s, "with_op_id", path))));
+      if (f.has(s, "bytes"))
+        fields.push_back(b.getNamedAttr(
+            "bytes", b.getI64IntegerAttr(f.get(s, "bytes", path))));
+      suggestions[byId[id]].push_back(b.getDictionaryAttr(fields));
     }
-    for (auto &[op, list] : perOp)
-      op->setAttr("accel.suggestions", b.getArrayAttr(list));
   }
+  if (!f.error.empty())
+    return error(f.error);
+
+  // Every field read: now change the module.
+  for (const OpMetrics &u : updates)
+    for (auto [name, value] : u.attrs)
+      u.op->setAttr(name, b.getI64IntegerAttr(value));
+  for (auto [id, cycles] : longest) {
+    Operation *op = byId[id];
+    if (cycles.first > 0)
+      op->setAttr("accel.transfer_cycles", b.getI64IntegerAttr(cycles.first));
+    if (cycles.second > 0)
+      op->setAttr("accel.dma_cycles", b.getI64IntegerAttr(cycles.second));
+  }
+  if (maxOutstanding > 0)
+    module->setAttr("accel.dma_max_outstanding",
+                    b.getI64IntegerAttr(maxOutstanding));
+  for (auto [op, attr] : backtails)
+    op->setAttr("accel.backtail", attr);
+  for (auto [op, busy] : busyCycles)
+    op->setAttr("accel.busy_cycles", b.getI64IntegerAttr(busy));
+  for (auto &[op, list] : suggestions)
+    op->setAttr("accel.suggestions", b.getArrayAttr(list));
 
   // The measured costs per op kind and location, on the module: ops that
   // later passes clone (--accel-pipeline-dma's stages, unrolled copies)
@@ -219,15 +312,11 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
   {
     llvm::StringMap<std::pair<int64_t, int64_t>> costs; // busy, dma cycles
     module.walk([&](Operation *op) {
-      int64_t runs = 0;
-      if (auto a = op->getAttrOfType<IntegerAttr>("accel.executions"))
-        runs = a.getInt();
-      int64_t busy = 0, dma = 0;
-      if (auto a = op->getAttrOfType<IntegerAttr>("accel.busy_cycles");
-          a && runs > 0)
-        busy = (a.getInt() + runs - 1) / runs;
-      if (auto a = op->getAttrOfType<IntegerAttr>("accel.dma_cycles"))
-        dma = a.getInt();
+      int64_t runs = getMetricAttr(op, "accel.executions");
+      int64_t busy = 0, dma = getMetricAttr(op, "accel.dma_cycles");
+      if (int64_t total = getMetricAttr(op, "accel.busy_cycles");
+          total > 0 && runs > 0)
+        busy = (total + runs - 1) / runs;
       if (busy <= 0 && dma <= 0)
         return;
       std::string key;
@@ -237,7 +326,7 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
       c.first = std::max(c.first, busy);
       c.second = std::max(c.second, dma);
     });
-    SmallVector<NamedAttribute> entries;
+    SmallVector<NamedAttribute> costEntries;
     for (auto &e : costs) {
       SmallVector<NamedAttribute> fields;
       if (e.second.first > 0)
@@ -246,23 +335,25 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
       if (e.second.second > 0)
         fields.push_back(b.getNamedAttr(
             "dma", b.getI64IntegerAttr(e.second.second)));
-      entries.push_back(
+      costEntries.push_back(
           b.getNamedAttr(e.getKey(), b.getDictionaryAttr(fields)));
     }
-    module->setAttr("accel.costs", b.getDictionaryAttr(entries));
+    module->setAttr("accel.costs", b.getDictionaryAttr(costEntries));
   }
 
   module.walk([&](DmaStartOp d) {
     auto id = d->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName());
     if (!id)
-      d.emitWarning("no accel.op_id; run --accel-assign-op-ids before "
-                    "lowering so metrics can be attached");
-    else if (!used.contains(id.getInt()))
-      d.emitWarning() << "metrics: no entry for op id " << id.getInt()
-                      << " (the DMA did not run, or the metrics are for "
-                         "another program)";
+      mlir::emitWarning(d.getLoc(),
+                        "no accel.op_id; run --accel-assign-op-ids before "
+                        "lowering so metrics can be attached");
+    else if (!entries.count(id.getInt()))
+      mlir::emitWarning(d.getLoc())
+          << "metrics: no entry for op id " << id.getInt()
+          << " (the DMA did not run, or the metrics are for another "
+             "program)";
   });
-  return attached;
+  return unsigned(updates.size());
 }
 
 namespace {
@@ -272,26 +363,24 @@ struct AttachMetricsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (metricsFile.empty()) {
-      module.emitError("accel-attach-metrics needs a file: "
-                       "--accel-attach-metrics=metrics.json");
+      mlir::emitError(module.getLoc(), "accel-attach-metrics needs a file: "
+                                       "--accel-attach-metrics=metrics.json");
       return signalPassFailure();
     }
     auto buf = llvm::MemoryBuffer::getFile(metricsFile, /*IsText=*/true);
     if (!buf) {
-      module.emitError() << "cannot read metrics file '" << metricsFile
-                         << "': " << buf.getError().message();
+      mlir::emitError(module.getLoc())
+          << "cannot read metrics file '" << metricsFile
+          << "': " << buf.getError().message();
       return signalPassFailure();
     }
-    json m;
-    try {
-      m = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end());
-    } catch (const json::parse_error &e) {
-      module.emitError() << metricsFile << ": byte " << e.byte
-                         << ": invalid JSON";
+    auto m = parseJson((*buf)->getBuffer(), metricsFile);
+    if (!m) {
+      mlir::emitError(module.getLoc(), llvm::toString(m.takeError()));
       return signalPassFailure();
     }
     unsigned stale = 0;
-    FailureOr<unsigned> n = attachMetrics(module, m, &stale);
+    FailureOr<unsigned> n = attachMetrics(module, *m, &stale, force);
     if (failed(n))
       return signalPassFailure();
     numAttached += *n;

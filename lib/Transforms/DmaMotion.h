@@ -14,6 +14,7 @@
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Dialect/Accel/Views.h"
+#include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -127,10 +128,16 @@ forEachOwnAccess(Operation *op, llvm::function_ref<bool(Value, bool)> fn) {
   return AccessWalk::Done;
 }
 
-/// An i64 attribute set by --accel-attach-metrics; 0 when absent.
+/// An i64 attribute set by --accel-attach-metrics (or written by hand); 0
+/// when absent or not an integer of at most 64 bits, and clamped to
+/// [-kMaxMetricValue, kMaxMetricValue] so that sums of a few never
+/// overflow.
 inline int64_t getMetric(Operation *op, StringRef name) {
   auto a = op->getAttrOfType<IntegerAttr>(name);
-  return a ? a.getInt() : 0;
+  if (!a || a.getValue().getSignificantBits() > 64)
+    return 0;
+  return std::clamp<int64_t>(a.getValue().getSExtValue(), -kMaxMetricValue,
+                             kMaxMetricValue);
 }
 
 /// Cycles the WAITs of `dma` stalled over all its executions (base +

@@ -35,7 +35,45 @@ func.func @dup() {
 // -----
 
 func.func @negative() {
-  // expected-error @+1 {{accel.op_id must be positive, not -2}}
+  // expected-error @+1 {{accel.op_id must be in [1, 2147483647], not -2}}
   %a = accel.alloc {accel.op_id = -2} : memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// INT64_MAX is DenseMap's empty key: it crashed --accel-assign-op-ids and
+// --accel-attach-metrics (issue 12). Now no id above 2^31 - 1 gets past the
+// verifier, whose limit is the program image's 32-bit origin field.
+func.func @empty_key() {
+  // expected-error @+1 {{accel.op_id must be in [1, 2147483647], not 9223372036854775807}}
+  %a = accel.alloc {accel.op_id = 9223372036854775807} : memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @too_large() {
+  // expected-error @+1 {{accel.op_id must be in [1, 2147483647], not 4294967301}}
+  %a = accel.alloc {accel.op_id = 4294967301} : memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @not_an_integer() {
+  // expected-error @+1 {{accel.op_id must be an integer, not "7"}}
+  %a = accel.alloc {accel.op_id = "7"} : memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// The largest id is taken: a new one would overflow (++maxId was signed
+// overflow for INT64_MAX).
+func.func @exhausted() {
+  %a = accel.alloc {accel.op_id = 2147483647} : memref<8x128xf32, #accel.space<vmem>>
+  // expected-error @+1 {{no accel.op_id left: the module already uses 2147483647}}
+  %b = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
   return
 }

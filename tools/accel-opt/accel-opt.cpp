@@ -7,14 +7,25 @@
 // (--accel-attach-metrics=metrics.json), which is rewritten to the pass
 // option form (--accel-attach-metrics=metrics=metrics.json).
 //
+// Unlike mlir-opt, -o FILE is written through a temporary file renamed over
+// FILE when the run succeeds (accel/Support/Output.h): a failed or killed
+// run leaves FILE as it was; a special file (/dev/stdout, a FIFO) is
+// written directly.
+//
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
+#include "accel/Support/Output.h"
+
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
 
 #include <string>
 #include <vector>
@@ -26,6 +37,7 @@ void registerTestFdoFailuresPass();
 } // namespace accel::test
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
   mlir::DialectRegistry registry;
   accel::registerFrontendDialects(registry);
   accel::registerFrontendPasses();
@@ -51,8 +63,37 @@ int main(int argc, char **argv) {
   for (std::string &a : args)
     cargs.push_back(a.data());
   cargs.push_back(nullptr);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
+  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       int(args.size()), cargs.data(),
       "accel optimizer driver: the accel dialect and its passes, with the "
-      "upstream dialects and passes of a linalg/affine frontend\n", registry));
+      "upstream dialects and passes of a linalg/affine frontend\n",
+      registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(mlir::MlirOptMain(
+        int(args.size()), cargs.data(), inputFile, outputFile, registry));
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(inputFile, &message);
+  if (!file) {
+    llvm::WithColor::error(llvm::errs(), "accel-opt") << message << "\n";
+    return 1;
+  }
+  // The run's diagnostics are already printed when it fails: a marker error
+  // that only discards the temporary output.
+  bool runFailed = false;
+  llvm::Error e = accel::writeOutput(outputFile, [&](llvm::raw_ostream &os) -> llvm::Error {
+    if (mlir::failed(
+            mlir::MlirOptMain(os, std::move(file), registry, config))) {
+      runFailed = true;
+      return llvm::createStringError("the run failed");
+    }
+    return llvm::Error::success();
+  });
+  if (!e)
+    return 0;
+  std::string why = llvm::toString(std::move(e));
+  if (!runFailed)
+    llvm::WithColor::error(llvm::errs(), "accel-opt") << why << "\n";
+  return 1;
 }

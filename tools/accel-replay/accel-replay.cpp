@@ -518,7 +518,7 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
       return 1;
     std::string text;
     llvm::raw_string_ostream os(text);
-    module->print(os);
+    module->print(os, OpPrintingFlags().enableDebugInfo(true, false));
     return writeTextOutput(text);
   }
   if (binary && emitKind != "image")

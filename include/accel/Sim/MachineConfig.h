@@ -20,6 +20,24 @@
 namespace accel {
 namespace sim {
 
+/// Ranges of the config's numbers (docs/config.md, "Limits"): values
+/// outside them are one error naming the field, so no later arithmetic in
+/// cycles or bytes can overflow 64 bits or allocate without bound.
+/// VMEM is allocated in full when a program runs: at most 4 GiB.
+constexpr uint64_t kMaxVmemBytes = 1ull << 32;
+/// HBM is allocated by 64 KiB page as it is touched: at most 2^48 bytes.
+constexpr uint64_t kMaxHbmBytes = 1ull << 48;
+/// MXU rows/cols and VPU lanes.
+constexpr uint64_t kMaxUnitSize = 1ull << 16;
+/// Per-instruction latencies and VPU costs, in cycles.
+constexpr uint64_t kMaxUnitLatency = 1ull << 16;
+constexpr uint64_t kMaxOutstandingDmas = 1ull << 16;
+/// A DMA link's base latency, in cycles (about 1 s at 1 GHz).
+constexpr uint64_t kMaxBaseLatency = 1ull << 30;
+/// A DMA link's bandwidth, in bytes per cycle.
+constexpr double kMinBytesPerCycle = 0.001;
+constexpr double kMaxBytesPerCycle = double(1ull << 30);
+
 /// A DMA link: a (source memory, destination memory) pair. A link moves one
 /// transfer at a time (FIFO) at `bytesPerCycle`; every DMA on it first pays
 /// `baseLatency` cycles, constant and non-accumulative (seed 000 §5.2,
@@ -62,7 +80,9 @@ struct MachineConfig {
   /// Builds a config from the default overridden by the JSON object in
   /// `overrideText` (`sourceName` is used in errors). Errors: JSON syntax
   /// ("FILE: byte N: ..."), unknown field, wrong type or out-of-range value
-  /// ("FILE: field 'dma.links[0].bytes_per_cycle': must be > 0").
+  /// ("FILE: field 'dma.links[0].bytes_per_cycle': must be >= 0.001"),
+  /// a number out of double's range or JSON nested deeper than 64 levels
+  /// ("FILE: byte N: ..."). Never throws.
   static llvm::Expected<MachineConfig> fromJson(llvm::StringRef overrideText,
                                                 llvm::StringRef sourceName);
   /// Reads and parses a JSON override file.

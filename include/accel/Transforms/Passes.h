@@ -87,14 +87,24 @@ createAccelFdoPasses(const FdoPipelineOptions &options);
 /// Registers --accel-fdo-pipeline.
 void registerAccelFdoPipeline();
 
+/// The largest count or cycle value a metrics.json may give (2^48, about
+/// three days at 1 GHz): larger ones are an error, so passes that add a few
+/// metrics never overflow int64_t.
+constexpr int64_t kMaxMetricValue = int64_t(1) << 48;
+
 /// Attaches the per-op entries of a parsed metrics.json to `module` (see the
 /// accel-attach-metrics pass). Returns the number of ops that got metrics;
-/// stale and missing ids are reported as warnings. Fails (with an error on
-/// the module) when `metrics` does not follow the schema version this build
-/// reads.
+/// stale ids (no op carries them, or an op of another name does) and
+/// missing ids are reported as one warning each. Fails, after one error at
+/// the module's location, when `metrics` is not of the schema version this
+/// build reads, a field it uses has the wrong type or an out-of-range value
+/// (the error names the field), or its "program_fingerprint" is not the
+/// module's (getProgramFingerprint); with `force`, a differing fingerprint
+/// is one warning instead.
 mlir::FailureOr<unsigned> attachMetrics(mlir::ModuleOp module,
                                         const nlohmann::json &metrics,
-                                        unsigned *numStale = nullptr);
+                                        unsigned *numStale = nullptr,
+                                        bool force = false);
 
 } // namespace accel
 

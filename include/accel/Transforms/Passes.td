@@ -38,17 +38,26 @@ def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
       - `accel.suggestions` on every op a suggestion names: an array of
         {kind = "hoist" | "pin" | "parallelize", expected_cycles_saved,
         with_op_id (parallelize), bytes (pin)}.
-    An id in the metrics that no op carries (stale) and a `dma_start` with an
-    id the metrics lack (missing) each give a warning, never an error. A file
-    that cannot be read or parsed, or has another schema version, is an
-    error.
+    The metrics must be of this program: their "program_fingerprint" (a
+    hash of the op ids with their op names and locations, written by
+    `accel-replay run`) must be the module's, or the pass fails with one
+    error (`force=true` makes it one warning). An id in the metrics that no
+    op carries, or that an op of another name carries (stale), and a
+    `dma_start` with an id the metrics lack (missing) each give one warning.
+    A file that cannot be read or parsed, has another schema version, or a
+    field of the wrong type or out of range (counts and cycles in
+    [0, 2^48]) is one error naming the file's byte or the field; the module
+    is then unchanged.
 
     accel-opt also accepts the short spelling
     `--accel-attach-metrics=metrics.json`.
   }];
   let options = [
     Option<"metricsFile", "metrics", "std::string", /*default=*/"\"\"",
-           "Path of the metrics.json to attach">
+           "Path of the metrics.json to attach">,
+    Option<"force", "force", "bool", /*default=*/"false",
+           "Attach metrics whose program_fingerprint is not the module's "
+           "(one warning instead of the error)">
   ];
   let statistics = [
     Statistic<"numAttached", "num-attached", "Ops that received metrics">,

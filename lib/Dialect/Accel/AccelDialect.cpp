@@ -4,7 +4,11 @@
 #include "accel/Dialect/Accel/AccelOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace accel;
@@ -31,6 +35,29 @@ void AccelDialect::initialize() {
       >();
 }
 
+LogicalResult AccelDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != getOpIdAttrName())
+    return success();
+  return verifyOpId(op, attr.getValue());
+}
+
+LogicalResult AccelDialect::verifyOpId(Operation *op, Attribute value) {
+  auto id = dyn_cast<IntegerAttr>(value);
+  if (!id || !id.getType().isSignlessInteger())
+    return op->emitError() << getOpIdAttrName()
+                           << " must be an integer, not " << value;
+  // The value as a signed number of any width (i1 and i128 included).
+  const APInt &v = id.getValue();
+  if (v.isNonPositive() || v.getSignificantBits() > 64 ||
+      v.getSExtValue() > getMaxOpId()) {
+    return op->emitError() << getOpIdAttrName() << " must be in [1, "
+                           << getMaxOpId() << "], not "
+                           << llvm::toString(v, 10, /*Signed=*/true);
+  }
+  return success();
+}
+
 std::optional<MemorySpace> accel::getMemorySpace(Type type) {
   auto memref = dyn_cast<BaseMemRefType>(type);
   if (!memref)
@@ -38,4 +65,59 @@ std::optional<MemorySpace> accel::getMemorySpace(Type type) {
   if (auto space = dyn_cast_or_null<MemorySpaceAttr>(memref.getMemorySpace()))
     return space.getValue();
   return std::nullopt;
+}
+
+/// A location as the fingerprint sees it: file base names, so the same
+/// program read from another directory has the same fingerprint.
+static void printLocKey(Location loc, llvm::raw_ostream &os) {
+  llvm::TypeSwitch<Location>(loc)
+      .Case<FileLineColLoc>([&](FileLineColLoc l) {
+        os << llvm::sys::path::filename(l.getFilename().getValue()) << ':'
+           << l.getLine() << ':' << l.getColumn();
+      })
+      .Case<NameLoc>([&](NameLoc l) {
+        os << '"' << l.getName().getValue() << "\"(";
+        printLocKey(l.getChildLoc(), os);
+        os << ')';
+      })
+      .Case<CallSiteLoc>([&](CallSiteLoc l) {
+        os << "callsite(";
+        printLocKey(l.getCallee(), os);
+        os << " at ";
+        printLocKey(l.getCaller(), os);
+        os << ')';
+      })
+      .Case<FusedLoc>([&](FusedLoc l) {
+        os << "fused[";
+        llvm::interleaveComma(l.getLocations(), os,
+                              [&](Location sub) { printLocKey(sub, os); });
+        os << ']';
+      })
+      .Case<UnknownLoc>([&](UnknownLoc) { os << '?'; })
+      .Default([&](Location l) { l.print(os); });
+}
+
+std::string accel::getProgramFingerprint(Operation *root) {
+  std::vector<std::pair<int64_t, std::string>> entries;
+  root->walk([&](Operation *op) {
+    auto id = op->getAttrOfType<IntegerAttr>(AccelDialect::getOpIdAttrName());
+    if (!id || id.getValue().getSignificantBits() > 64)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << op->getName() << ' ';
+    printLocKey(op->getLoc(), os);
+    entries.push_back({id.getValue().getSExtValue(), std::move(text)});
+  });
+  llvm::stable_sort(entries, [](const auto &a, const auto &b) {
+    return a.first < b.first;
+  });
+  std::string all;
+  llvm::raw_string_ostream os(all);
+  for (const auto &[id, text] : entries)
+    os << id << ' ' << text << '\n';
+  std::string out;
+  llvm::raw_string_ostream(out) << llvm::format_hex_no_prefix(
+      llvm::xxh3_64bits(llvm::StringRef(all)), 16);
+  return out;
 }

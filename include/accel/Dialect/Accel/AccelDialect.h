@@ -20,6 +20,15 @@ namespace accel {
 /// Memory space of a memref type, or std::nullopt when it carries no
 /// #accel.space attribute.
 std::optional<MemorySpace> getMemorySpace(mlir::Type type);
+
+/// The program fingerprint metrics.json carries ("program_fingerprint",
+/// docs/metrics.md): 16 hex digits of an xxh3 hash over every op of `root`
+/// that has an accel.op_id, in id order, of its id, op name and location
+/// (file base name, line and column, so a module read back from
+/// program.mlir, printed with its locations, or from another directory
+/// matches). --accel-attach-metrics compares it with the module's to refuse
+/// the metrics of another program.
+std::string getProgramFingerprint(mlir::Operation *root);
 } // namespace accel
 
 #endif // ACCEL_DIALECT_ACCEL_ACCELDIALECT_H

@@ -21,12 +21,22 @@ def Accel_Dialect : Dialect {
     upstream `arith`, `scf` and `func`.
 
     Every op that lowers to machine code may carry `accel.op_id`, a stable
-    integer assigned by `--accel-assign-op-ids`; metrics.json is keyed by it.
+    integer in [1, 2^31 - 1] assigned by `--accel-assign-op-ids`;
+    metrics.json is keyed by it.
   }];
   let cppNamespace = "::accel";
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // accel.op_id on any op must be an integer in [1, getMaxOpId()].
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
+    /// The largest op id: ids are 32-bit unsigned fields of the program
+    /// image's origin table (docs/isa.md), kept below 2^31.
+    static constexpr int64_t getMaxOpId() { return 2147483647; }
+    /// Checks that `value`, the accel.op_id of `op`, is an integer in
+    /// [1, getMaxOpId()]; otherwise an error on `op`.
+    static ::mlir::LogicalResult verifyOpId(::mlir::Operation *op,
+                                            ::mlir::Attribute value);
     /// Name of the stable op id attribute.
     static constexpr ::llvm::StringLiteral getOpIdAttrName() {
       return ::llvm::StringLiteral("accel.op_id");
