@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Analysis/Analyzer.h"
+#include "accel/Support/Json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +27,7 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
   auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
   bool first = true;
   auto emit = [&](const json &e) {
-    os << (first ? "\n" : ",\n") << e.dump();
+    os << (first ? "\n" : ",\n") << dumpJson(e);
     first = false;
   };
   auto origin = [&](uint32_t pc) -> const isa::Origin * {
@@ -186,8 +187,8 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
                     {"largest_free_run_pages",
                      vm["largest_free_run_pages"][k]}}}});
   }
-  os << "\n], \"otherData\": {\"program\": " << json(program.name).dump()
-     << ", \"clock_ghz\": " << json(config.clockGHz).dump()
+  os << "\n], \"otherData\": {\"program\": " << dumpJson(json(program.name))
+     << ", \"clock_ghz\": " << dumpJson(json(config.clockGHz))
      << ", \"omitted_unit_slices\": " << omittedSlices
      << ", \"omitted_dmas\": " << omittedDmas << "}}\n";
 }

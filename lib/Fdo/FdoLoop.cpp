@@ -1,6 +1,8 @@
 //===- FdoLoop.cpp - The feedback-directed optimization loop --------------===//
 
 #include "accel/Fdo/FdoLoop.h"
+#include "accel/Support/Json.h"
+#include "accel/Support/Output.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Transforms/Passes.h"
 
@@ -428,7 +430,7 @@ void FdoDriver::transform(llvm::ArrayRef<std::string> texts, ModuleOp module,
             text + ")'\n" + printModule(*before);
         if (!llvm::sys::fs::create_directories(
                 llvm::sys::path::parent_path(p)) &&
-            !writeFileAtomically(p, reproducer))
+            !writeOutput(p, reproducer))
           failure->reproducer = std::string(p);
       }
       it.failure = std::move(failure);
@@ -628,10 +630,10 @@ llvm::Expected<FdoResult> FdoDriver::run() {
     llvm::sys::path::append(best, "best.mlir");
     llvm::sys::path::append(fdo, "fdo.json");
     clearFeedback(*result.bestProgram);
-    if (auto e = writeFileAtomically(best, printModule(*result.bestProgram)))
+    if (auto e = writeOutput(best, printModule(*result.bestProgram)))
       return std::move(e);
-    if (auto e = writeFileAtomically(
-            fdo, result.toJson(options, config).dump(2) + "\n"))
+    if (auto e = writeOutput(
+            fdo, dumpJson(result.toJson(options, config), 2) + "\n"))
       return std::move(e);
   }
   return result;

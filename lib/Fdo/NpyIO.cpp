@@ -1,6 +1,7 @@
 //===- NpyIO.cpp - HBM arguments from and to NumPy .npy files -------------===//
 
 #include "accel/Fdo/NpyIO.h"
+#include "accel/Support/Output.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -155,7 +156,7 @@ llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
     }
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
-    if (auto e = writeFileAtomically(path, text))
+    if (auto e = writeOutput(path, text))
       return e;
   }
   return llvm::Error::success();

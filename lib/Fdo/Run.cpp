@@ -1,6 +1,8 @@
 //===- Run.cpp - Lower, simulate and analyze one accel program ------------===//
 
 #include "accel/Fdo/Run.h"
+#include "accel/Support/Json.h"
+#include "accel/Support/Output.h"
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
@@ -110,14 +112,6 @@ uint64_t accel::getPeakVmemBytes(const isa::Program &program) {
   return bytes;
 }
 
-llvm::Error accel::writeFileAtomically(llvm::StringRef path,
-                                       llvm::StringRef text) {
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    os << text;
-    return llvm::Error::success();
-  });
-}
-
 llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
                                    ModuleOp module) {
   if (auto ec = llvm::sys::fs::create_directories(dir))
@@ -129,15 +123,11 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
     return std::string(p);
   };
   if (auto e =
-          writeFileAtomically(path("metrics.json"), r.metrics.dump(2) + "\n"))
+          writeOutput(path("metrics.json"), dumpJson(r.metrics, 2) + "\n"))
     return e;
-  if (!r.timeline.empty()) {
-    if (auto e = writeFileAtomically(path("timeline.json"), r.timeline))
+  if (!r.timeline.empty())
+    if (auto e = writeOutput(path("timeline.json"), r.timeline))
       return e;
-  } else {
-    // Without the analyzer: no timeline; do not leave an older one behind.
-    llvm::sys::fs::remove(path("timeline.json"));
-  }
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
   analysis::writeReport(r.metrics, ros);
@@ -145,9 +135,9 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
   // With locations: the module read back from program.mlir has the op
   // locations, and so the program fingerprint, of the one that ran.
   module.print(ios, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
-  if (auto e = writeFileAtomically(path("report.txt"), report))
+  if (auto e = writeOutput(path("report.txt"), report))
     return e;
-  if (auto e = writeFileAtomically(path("program.lst"), listing))
+  if (auto e = writeOutput(path("program.lst"), listing))
     return e;
-  return writeFileAtomically(path("program.mlir"), ir);
+  return writeOutput(path("program.mlir"), ir);
 }

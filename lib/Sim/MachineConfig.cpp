@@ -180,7 +180,7 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
   }
   if (!r.error.empty())
     return llvm::createStringError(r.error);
-  c.jsonText = doc.dump(2);
+  c.jsonText = dumpJson(doc, 2);
   return c;
 }
 

@@ -91,8 +91,13 @@ llvm::Error accel::writeOutput(
   if (target == "-") {
     llvm::Error e = write(llvm::outs());
     llvm::outs().flush();
-    if (llvm::outs().has_error())
-      return cannotWrite("-", llvm::outs().error().message());
+    if (llvm::outs().has_error()) {
+      std::error_code werr = llvm::outs().error();
+      llvm::outs().clear_error(); // or LLVM aborts at exit
+      llvm::consumeError(std::move(e));
+      return llvm::createStringError("cannot write to standard output: %s",
+                                     werr.message().c_str());
+    }
     return e;
   }
   // A symbolic link is followed: its target is what gets replaced (or, for

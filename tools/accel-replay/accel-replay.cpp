@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Analysis/Analyzer.h"
+#include "accel/Support/Json.h"
+#include "accel/Support/Output.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Conversion/Frontend.h"
@@ -187,6 +189,11 @@ static cl::opt<uint64_t> recordCount(
     "count", cl::desc("Instructions to record (default 1000000)"),
     cl::init(1000000), cl::sub(recordCmd), cl::cat(category));
 
+/// -o of run, fdo and replay: an output directory (default accel-out).
+static std::string outputDirectory() {
+  return outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
+}
+
 static int fail(const llvm::Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "accel-replay") << msg << "\n";
   return 1;
@@ -325,8 +332,13 @@ static int cmdRun(MLIRContext &ctx) {
   auto r = simulateModule(*module, *config, *options);
   if (!r)
     return fail(llvm::toString(r.takeError()));
-  std::string dir = outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
-  if (auto e = writeRunOutputs(dir, *r, *module))
+  std::string dir = outputDirectory();
+  auto staged = StagedDirectory::create(dir);
+  if (!staged)
+    return fail(llvm::toString(staged.takeError()));
+  if (auto e = writeRunOutputs(staged->path(), *r, *module))
+    return fail(llvm::toString(std::move(e)));
+  if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
   if (!outputTensorDir.empty())
     if (auto e = writeHbmOutputs(outputTensorDir,
@@ -394,14 +406,25 @@ static int cmdFdo(MLIRContext &ctx) {
   if (!run)
     return 1;
   options.run = std::move(*run);
-  options.outputDir =
-      outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
   options.inputName = inputFile;
   // A bad pipeline: one error before anything runs or is written.
   if (auto texts = getFdoPassPipelines(&ctx, options, *config); !texts)
     return fail("--passes: " + llvm::toString(texts.takeError()));
   if (auto texts = getFdoTrialPipelines(&ctx, options); !texts)
     return fail("--trial-passes: " + llvm::toString(texts.takeError()));
+  // Every iteration is written beside the output directory and moved into
+  // place at the end: a failed or killed loop leaves the previous one.
+  std::string outputDir = outputDirectory();
+  auto staged = StagedDirectory::create(outputDir);
+  if (!staged)
+    return fail(llvm::toString(staged.takeError()));
+  options.outputDir = staged->path().str();
+  // Paths the loop reports (a reproducer) name the final directory.
+  auto finalPath = [&](llvm::StringRef p) {
+    return p.starts_with(staged->path())
+               ? outputDir + p.drop_front(staged->path().size()).str()
+               : p.str();
+  };
   llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
@@ -442,7 +465,9 @@ static int cmdFdo(MLIRContext &ctx) {
                  << best.index << "'s program is the result\n";
   json out = result->toJson(options, *config);
   const json &summary = out["summary"];
-  llvm::SmallString<256> fdoPath(options.outputDir);
+  if (auto e = staged->commit())
+    return fail(llvm::toString(std::move(e)));
+  llvm::SmallString<256> fdoPath(outputDir);
   llvm::sys::path::append(fdoPath, "fdo.json");
   llvm::outs() << llvm::format("\nbest: iteration %u, cycles -%.1f%%, DMA "
                                "stall cycles -%.1f%%, results %s; wrote %s\n",
@@ -485,9 +510,9 @@ static int cmdFdo(MLIRContext &ctx) {
         << "iteration " << failedIt->index << " rejected: " << f.describe()
         << ": " << f.message
         << (f.reproducer.empty() ? std::string()
-                                 : "\nreproducer: " + f.reproducer)
+                                 : "\nreproducer: " + finalPath(f.reproducer))
         << "\nkept iteration " << result->bestIteration << "'s program ("
-        << options.outputDir << "/best.mlir)\n";
+        << outputDir << "/best.mlir)\n";
     return 2;
   }
   return 0;
@@ -495,11 +520,9 @@ static int cmdFdo(MLIRContext &ctx) {
 
 /// Writes `text` to -o (atomically), or to stdout without -o or with "-".
 static int writeTextOutput(llvm::StringRef text) {
-  if (outputPath.empty() || outputPath == "-") {
-    llvm::outs() << text;
-    return 0;
-  }
-  if (auto e = writeFileAtomically(outputPath, text))
+  if (auto e = writeOutput(outputPath.empty() ? std::string("-")
+                                              : outputPath.getValue(),
+                           text))
     return fail(llvm::toString(std::move(e)));
   return 0;
 }
@@ -530,7 +553,7 @@ static int cmdAsmOrLower(MLIRContext &ctx, bool binary) {
     if (outputPath.empty())
       return fail("lower needs -o FILE (or --emit=accel)");
     std::vector<uint8_t> image = program->toImage();
-    if (auto e = writeFileAtomically(outputPath,
+    if (auto e = writeOutput(outputPath,
                            llvm::StringRef((const char *)image.data(),
                                            image.size())))
       return fail(llvm::toString(std::move(e)));
@@ -594,7 +617,7 @@ static int cmdRecord(MLIRContext &ctx) {
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
   std::vector<uint8_t> bytes = trace->serialize(compressTrace);
-  if (auto e = writeFileAtomically(outputPath, llvm::StringRef((const char *)bytes.data(),
+  if (auto e = writeOutput(outputPath, llvm::StringRef((const char *)bytes.data(),
                                                      bytes.size())))
     return fail(llvm::toString(std::move(e)));
   llvm::outs() << "recorded " << trace->pcs.size()
@@ -647,26 +670,26 @@ static int cmdReplay() {
   r.metrics["window"] = {{"start_instruction", trace->startIndex},
                          {"start_pc", trace->startPc},
                          {"instructions", trace->pcs.size()}};
-  std::string dir = outputPath.empty() ? std::string("accel-out")
-                                       : outputPath.getValue();
-  if (auto e = llvm::sys::fs::create_directories(dir))
-    return fail("cannot create directory '" + dir + "': " + e.message());
-  llvm::SmallString<256> metricsPath(dir), reportPath(dir), timelinePath(dir);
+  std::string dir = outputDirectory();
+  auto staged = StagedDirectory::create(dir);
+  if (!staged)
+    return fail(llvm::toString(staged.takeError()));
+  llvm::SmallString<256> metricsPath(staged->path()),
+      reportPath(staged->path()), timelinePath(staged->path());
   llvm::sys::path::append(metricsPath, "metrics.json");
   llvm::sys::path::append(reportPath, "report.txt");
   llvm::sys::path::append(timelinePath, "timeline.json");
-  if (!r.timeline.empty()) {
-    if (auto e = writeFileAtomically(timelinePath, r.timeline))
+  if (!r.timeline.empty())
+    if (auto e = writeOutput(timelinePath, r.timeline))
       return fail(llvm::toString(std::move(e)));
-  } else {
-    llvm::sys::fs::remove(timelinePath);
-  }
   std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(r.metrics, ros);
-  if (auto e = writeFileAtomically(metricsPath, r.metrics.dump(2) + "\n"))
+  if (auto e = writeOutput(metricsPath, dumpJson(r.metrics, 2) + "\n"))
     return fail(llvm::toString(std::move(e)));
-  if (auto e = writeFileAtomically(reportPath, report))
+  if (auto e = writeOutput(reportPath, report))
+    return fail(llvm::toString(std::move(e)));
+  if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
   llvm::outs() << report << "\nreplayed " << trace->pcs.size()
                << " instructions; PC sequence matches the trace; ";
@@ -767,10 +790,36 @@ static int cmdDisasm() {
   auto program = isa::Program::fromImage(bytes);
   if (!program)
     return fail(inputFile + ": " + llvm::toString(program.takeError()));
-  program->printListing(llvm::outs());
-  return 0;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  program->printListing(os);
+  return writeTextOutput(text);
 }
 
+
+/// Runs the subcommand the command line names; its exit code.
+static int dispatch(MLIRContext &ctx, const char *argv0) {
+  if (runCmd)
+    return cmdRun(ctx);
+  if (fdoCmd)
+    return cmdFdo(ctx);
+  if (asmCmd)
+    return cmdAsmOrLower(ctx, false);
+  if (lowerCmd)
+    return cmdAsmOrLower(ctx, true);
+  if (disasmCmd)
+    return cmdDisasm();
+  if (recordCmd)
+    return cmdRecord(ctx);
+  if (replayCmd)
+    return cmdReplay();
+  if (traceInfoCmd)
+    return cmdTraceInfo();
+  if (plotCmd)
+    return cmdPlot(argv0);
+  cl::PrintHelpMessage();
+  return 1;
+}
 
 namespace accel::test {
 /// --accel-test-break (test/lib/TestFdoFailures.cpp), for tests.
@@ -796,24 +845,14 @@ int main(int argc, char **argv) {
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   ctx.printOpOnDiagnostic(false);
-  if (runCmd)
-    return cmdRun(ctx);
-  if (fdoCmd)
-    return cmdFdo(ctx);
-  if (asmCmd)
-    return cmdAsmOrLower(ctx, false);
-  if (lowerCmd)
-    return cmdAsmOrLower(ctx, true);
-  if (disasmCmd)
-    return cmdDisasm();
-  if (recordCmd)
-    return cmdRecord(ctx);
-  if (replayCmd)
-    return cmdReplay();
-  if (traceInfoCmd)
-    return cmdTraceInfo();
-  if (plotCmd)
-    return cmdPlot(argv[0]);
-  cl::PrintHelpMessage();
-  return 1;
+  int rc = dispatch(ctx, argv[0]);
+  // Whatever went to stdout (reports, listings) must have arrived: a full
+  // disk or closed pipe is an error, not LLVM's abort at exit.
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    std::error_code ec = llvm::outs().error();
+    llvm::outs().clear_error();
+    return fail("cannot write to standard output: " + ec.message());
+  }
+  return rc;
 }

@@ -107,9 +107,6 @@ void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
 /// highest VMEM buffer).
 uint64_t getPeakVmemBytes(const isa::Program &program);
 
-/// Writes `text` to `path` through a temporary file and a rename, so a
-/// failed run never leaves a partial file.
-llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
 
 /// Writes metrics.json, timeline.json, report.txt, program.lst and
 /// program.mlir of `r` (and `module`) into `dir`, creating it.
