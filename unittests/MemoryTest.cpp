@@ -148,3 +148,39 @@ TEST(TileOverlapTest, AgreesWithByteSetsOnRandomTiles) {
 }
 
 } // namespace
+
+namespace {
+// Issue 12: an access whose end wraps past 2^64 (a trace's register of
+// 2^64-1, an address computed as 0 - 1) read 0 bytes of coverage and then
+// copied out of bounds. It is now an error, like any access outside the
+// buffers; so is a buffer table whose base + bytes overflows.
+TEST(MemoryBoundsTest, AccessesThatWrapAreErrors) {
+  isa::Buffer v;
+  v.name = "v";
+  v.space = MemSpace::VMEM;
+  v.base = 0;
+  v.bytes = 4096;
+  isa::Buffer h;
+  h.name = "h";
+  h.space = MemSpace::HBM;
+  h.base = 65536;
+  h.bytes = 4096;
+  isa::Buffer huge = h;
+  huge.name = "huge";
+  huge.base = UINT64_MAX - 8; // base + bytes overflows
+  Memory mem(4096, {v, h, huge}, /*initHbm=*/true);
+  uint8_t buf[16] = {};
+  for (MemSpace space : {MemSpace::VMEM, MemSpace::HBM}) {
+    SCOPED_TRACE(int(space));
+    llvm::Error e = mem.read(space, UINT64_MAX - 3, 8, buf);
+    EXPECT_EQ(llvm::toString(std::move(e)).rfind("no buffer holds", 0), 0u);
+    e = mem.install(space, UINT64_MAX, llvm::ArrayRef<uint8_t>(buf, 2));
+    EXPECT_EQ(llvm::toString(std::move(e)).rfind("no buffer holds", 0), 0u);
+  }
+  // Inside the buffers: fine.
+  EXPECT_FALSE(bool(mem.read(MemSpace::VMEM, 4080, 16, buf)));
+  EXPECT_FALSE(bool(mem.read(MemSpace::HBM, 65536, 16, buf)));
+  // One byte past VMEM's end.
+  EXPECT_TRUE(bool(llvm::errorToBool(mem.read(MemSpace::VMEM, 4081, 16, buf))));
+}
+} // namespace

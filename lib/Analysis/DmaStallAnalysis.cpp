@@ -218,6 +218,11 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
      << m["config"]["name"].get<std::string>() << "\n";
   os << "  total cycles:        " << total << "\n";
   os << "  instructions:        " << m["instructions"].get<uint64_t>() << "\n";
+  if (m.contains("truncated"))
+    os << "  TRUNCATED: the run reached its instruction budget of "
+       << m["truncated"]["max_instructions"].get<uint64_t>()
+       << " (--max-instructions) before halt; every number below covers "
+          "only the instructions that ran\n";
   os << "  DMA stall cycles:    " << base + transfer << " ("
      << llvm::format("%.1f", 100.0 * ratio(base + transfer, total))
      << "% of the run): " << base << " waiting on base latency, " << transfer

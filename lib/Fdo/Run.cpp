@@ -7,11 +7,16 @@
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace accel;
@@ -25,6 +30,27 @@ LoweringOptions accel::getLoweringOptions(const sim::MachineConfig &config,
   options.vmemAlign = config.vmemPageBytes;
   options.hbmCapacity = config.hbmBytes;
   return options;
+}
+
+uint64_t accel::getDefaultInstructionBudget(bool analyze) {
+  uint64_t available = 0;
+  if (auto buf = llvm::MemoryBuffer::getFileAsStream("/proc/meminfo")) {
+    for (llvm::StringRef line : llvm::split((*buf)->getBuffer(), '\n')) {
+      uint64_t kib = 0;
+      if (line.consume_front("MemAvailable:") &&
+          !line.trim().split(' ').first.getAsInteger(10, kib))
+        available = kib * 1024;
+    }
+  }
+  if (available == 0) {
+    long pages = ::sysconf(_SC_AVPHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0)
+      available = uint64_t(pages) * uint64_t(size);
+  }
+  uint64_t perInstruction =
+      analyze ? kAnalyzerBytesPerInstruction : kCollectorBytesPerInstruction;
+  return std::clamp<uint64_t>(available / 2 / perInstruction, 1ull << 20,
+                              1ull << 32);
 }
 
 std::string accel::formatHbmHash(uint64_t hash) {
@@ -65,7 +91,7 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   simulator.addObserver(&collector);
   if (options.analyze)
     simulator.addObserver(&analyzer);
-  auto summary = simulator.run(options.maxInstructions);
+  auto summary = simulator.run(options.maxInstructions, options.stopAtBudget);
   if (!summary)
     return summary.takeError();
   r.summary = *summary;
@@ -87,6 +113,9 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
       reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
   r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
   r.metrics["program_fingerprint"] = getProgramFingerprint(module);
+  if (r.summary.truncated)
+    r.metrics["truncated"] = {{"reason", "instruction budget"},
+                              {"max_instructions", options.maxInstructions}};
   return r;
 }
 

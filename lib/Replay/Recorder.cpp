@@ -91,7 +91,8 @@ replay::record(sim::Device &device, const isa::Program &program,
   RangeSet memWritten[2];
   auto readReg = [&](unsigned r) { return device.readRegister(r); };
 
-  trace.pcs.reserve(count);
+  // Grows as it records: `count` may be far more than the program runs.
+  trace.pcs.reserve(std::min<uint64_t>(count, 1 << 20));
   for (uint64_t i = 0; i < count && !device.isHalted(); ++i) {
     uint32_t pc = device.getPc();
     auto inst = device.readInstruction(pc);

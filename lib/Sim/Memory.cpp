@@ -2,6 +2,8 @@
 
 #include "accel/Sim/Memory.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -40,12 +42,18 @@ Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
             });
 }
 
+/// The end of buffer `b` (base + bytes, saturated: a buffer table read from
+/// a file may hold any numbers).
+static uint64_t bufferEnd(const isa::Buffer &b) {
+  return llvm::SaturatingAdd(b.base, b.bytes);
+}
+
 const isa::Buffer *Memory::findBuffer(const AddrRange &r,
                                       const isa::Buffer *hint) const {
   auto holds = [&](const isa::Buffer &b) {
     return b.space == r.space && r.begin >= b.base && r.begin <= r.end &&
-           r.end <= b.base + b.bytes &&
-           (r.space != isa::MemSpace::VMEM || b.base + b.bytes <= vmem.size());
+           r.end <= bufferEnd(b) &&
+           (r.space != isa::MemSpace::VMEM || bufferEnd(b) <= vmem.size());
   };
   if (hint && holds(*hint))
     return hint;
@@ -70,31 +78,44 @@ Memory::Page &Memory::hbmPage(uint64_t pageAddr) {
 static llvm::Error noBuffer(isa::MemSpace space, uint64_t addr, uint64_t n) {
   return llvm::createStringError(
       "no buffer holds %s [%llu, %llu)", isa::memSpaceName(space).str().c_str(),
-      (unsigned long long)addr, (unsigned long long)(addr + n));
+      (unsigned long long)addr,
+      (unsigned long long)llvm::SaturatingAdd(addr, n));
 }
 
 /// Whether [b, e) is covered by buffers of `space` (adjacent buffers may
 /// share it: coalesced ranges of a trace span them).
+/// [b, b + n) must not wrap past 2^64 (Memory::read and install check).
 static bool coveredByBuffers(const std::vector<isa::Buffer> &buffers,
                              isa::MemSpace space, uint64_t b, uint64_t e) {
   while (b < e) {
     const isa::Buffer *hit = nullptr;
     for (const isa::Buffer &buf : buffers)
-      if (buf.space == space && b >= buf.base && b < buf.base + buf.bytes) {
+      if (buf.space == space && b >= buf.base && b < bufferEnd(buf)) {
         hit = &buf;
         break;
       }
     if (!hit)
       return false;
-    b = hit->base + hit->bytes;
+    b = bufferEnd(*hit);
   }
   return true;
 }
 
+/// Whether [addr, addr + n) of `space` is memory a program may access: no
+/// wrap past 2^64, covered by buffers, and (VMEM) inside VMEM.
+static bool accessible(const std::vector<isa::Buffer> &buffers,
+                       uint64_t vmemBytes, isa::MemSpace space, uint64_t addr,
+                       uint64_t n) {
+  if (n > UINT64_MAX - addr)
+    return false;
+  if (space == isa::MemSpace::VMEM && addr + n > vmemBytes)
+    return false;
+  return coveredByBuffers(buffers, space, addr, addr + n);
+}
+
 llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
                          uint8_t *out) {
-  if (!coveredByBuffers(buffers, space, addr, addr + n) ||
-      (space == isa::MemSpace::VMEM && addr + n > vmem.size()))
+  if (!accessible(buffers, vmem.size(), space, addr, n))
     return noBuffer(space, addr, n);
   if (space == isa::MemSpace::VMEM)
     std::memcpy(out, vmem.data() + addr, n);
@@ -105,8 +126,7 @@ llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
 
 llvm::Error Memory::install(isa::MemSpace space, uint64_t addr,
                             llvm::ArrayRef<uint8_t> bytes) {
-  if (!coveredByBuffers(buffers, space, addr, addr + bytes.size()) ||
-      (space == isa::MemSpace::VMEM && addr + bytes.size() > vmem.size()))
+  if (!accessible(buffers, vmem.size(), space, addr, bytes.size()))
     return noBuffer(space, addr, bytes.size());
   if (space == isa::MemSpace::VMEM) {
     std::memcpy(vmem.data() + addr, bytes.data(), bytes.size());

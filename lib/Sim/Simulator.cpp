@@ -100,8 +100,13 @@ static bool overlapsAny(const List &a, const List &b) {
   return false;
 }
 
-llvm::Expected<RunSummary> Simulator::run(uint64_t maxInstructions) {
+llvm::Expected<RunSummary> Simulator::run(uint64_t maxInstructions,
+                                          bool stopAtBudget) {
   while (!halted) {
+    if (instCount >= maxInstructions && stopAtBudget) {
+      summary.truncated = true;
+      return finish();
+    }
     if (instCount >= maxInstructions)
       return fault(pc, "instruction budget of " +
                            llvm::Twine(maxInstructions) +

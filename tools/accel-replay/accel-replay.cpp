@@ -149,8 +149,11 @@ static cl::opt<std::string> outputTensorDir(
     cl::cat(category));
 static cl::opt<uint64_t> maxInstructions(
     "max-instructions",
-    cl::desc("Stop a run that executes more instructions (default 2^32)"),
-    cl::init(1ull << 32), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
+    cl::desc("Instruction budget: run stops there and writes the metrics of "
+             "what ran, marked truncated; fdo and record fail (default: what "
+             "half of the available memory lets the analyses record, "
+             "clamped to [2^20, 2^32])"),
+    cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
     cl::cat(category));
 static cl::opt<uint64_t> bucketCycles(
     "bucket-cycles",
@@ -188,6 +191,17 @@ static cl::opt<bool> compressTrace(
 static cl::opt<uint64_t> recordCount(
     "count", cl::desc("Instructions to record (default 1000000)"),
     cl::init(1000000), cl::sub(recordCmd), cl::cat(category));
+
+/// --max-instructions, or the default derived from the available memory.
+static uint64_t instructionBudget() {
+  return maxInstructions ? uint64_t(maxInstructions)
+                         : getDefaultInstructionBudget(analyze);
+}
+
+/// Largest values of the count options (so that no vector is sized from a
+/// number the user typed).
+constexpr uint64_t kMaxRecordCount = 1ull << 28;
+constexpr unsigned kMaxIterations = 1000;
 
 /// -o of run, fdo and replay: an output directory (default accel-out).
 static std::string outputDirectory() {
@@ -278,7 +292,7 @@ static FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
 static RunOptions baseRunOptions() {
   RunOptions o;
   o.entry = entryName;
-  o.maxInstructions = maxInstructions;
+  o.maxInstructions = instructionBudget();
   o.bucketCycles = bucketCycles;
   o.analyze = analyze;
   return o;
@@ -329,6 +343,7 @@ static int cmdRun(MLIRContext &ctx) {
   auto options = runOptions(*module);
   if (!options)
     return 1;
+  options->stopAtBudget = true;
   auto r = simulateModule(*module, *config, *options);
   if (!r)
     return fail(llvm::toString(r.takeError()));
@@ -607,7 +622,7 @@ static int cmdRecord(MLIRContext &ctx) {
     if (!pc)
       return fail(llvm::toString(pc.takeError()));
     device.setBreakpoint(*pc, hitCount);
-    if (auto e = device.continueToBreakpoint(maxInstructions))
+    if (auto e = device.continueToBreakpoint(instructionBudget()))
       return fail("--break-at=" + breakAt + ": " + llvm::toString(std::move(e)));
   }
   auto trace = replay::record(device, *program, config->jsonText, recordCount,
@@ -797,8 +812,22 @@ static int cmdDisasm() {
 }
 
 
+/// Range checks of the numeric options; an error message or "".
+static std::string checkOptions() {
+  if (iterations > kMaxIterations)
+    return "--iterations must be at most " + std::to_string(kMaxIterations) +
+           " (the loop also stops at the first iteration that is not faster)";
+  if (recordCount == 0 || recordCount > kMaxRecordCount)
+    return "--count must be in [1, " + std::to_string(kMaxRecordCount) + "]";
+  if (hitCount == 0)
+    return "--hit must be at least 1";
+  return "";
+}
+
 /// Runs the subcommand the command line names; its exit code.
 static int dispatch(MLIRContext &ctx, const char *argv0) {
+  if (std::string bad = checkOptions(); !bad.empty())
+    return fail(bad);
   if (runCmd)
     return cmdRun(ctx);
   if (fdoCmd)

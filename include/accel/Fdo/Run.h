@@ -40,12 +40,28 @@ struct HbmInput {
   std::vector<uint8_t> bytes;
 };
 
+/// Bytes of memory the analyses hold per simulated instruction, measured
+/// (bench/RESULTS.md, "Instruction budget"): about 0.9-1.6 KiB with the
+/// analyzer, a few hundred bytes without.
+constexpr uint64_t kAnalyzerBytesPerInstruction = 2048;
+constexpr uint64_t kCollectorBytesPerInstruction = 512;
+
+/// The default instruction budget: as many instructions as half of the
+/// memory available now (MemAvailable of /proc/meminfo, else the free
+/// pages) can record at the bytes per instruction above, clamped to
+/// [2^20, 2^32]. A run that reaches it stops (RunOptions::stopAtBudget)
+/// instead of growing until the machine runs out of memory.
+uint64_t getDefaultInstructionBudget(bool analyze);
+
 /// How a program is run.
 struct RunOptions {
   /// Function to run; empty: "main", or the only function.
   std::string entry;
-  /// A run that executes more instructions stops with an error.
+  /// A run that executes more instructions stops: with an error, or with
+  /// `stopAtBudget` as a truncated run (metrics of what ran, marked
+  /// "truncated").
   uint64_t maxInstructions = 1ull << 32;
+  bool stopAtBudget = false;
   /// Time bucket width (cycles) of the utilization and VMEM analyses; 0:
   /// about 200 buckets.
   uint64_t bucketCycles = 0;

@@ -88,6 +88,9 @@ public:
 struct RunSummary {
   uint64_t instructions = 0;
   uint64_t totalCycles = 0;
+  /// The run stopped at its instruction budget before HALT (run() with
+  /// `stopAtBudget`): the numbers cover the instructions that ran.
+  bool truncated = false;
   std::array<uint64_t, size_t(StallCause::NumCauses)> stallCycles{};
   std::array<uint64_t, 4> unitBusyCycles{}; ///< indexed by isa::Unit
 };
@@ -109,7 +112,10 @@ public:
   /// outside the code, a missing link, a data race (an access to memory that
   /// a DMA issued but not yet WAITed reads or writes), and exceeding
   /// `maxInstructions`.
-  llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32);
+  /// With `stopAtBudget`, reaching `maxInstructions` before HALT ends the
+  /// run (summary.truncated) instead of being a fault.
+  llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32,
+                                 bool stopAtBudget = false);
 
   /// Executes one instruction (the faults of run()). At HALT the simulator
   /// stops with the PC on the halt.
