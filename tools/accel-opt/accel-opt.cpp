@@ -18,6 +18,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
+#include "accel/Support/Nesting.h"
 #include "accel/Support/Output.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -77,6 +78,13 @@ int main(int argc, char **argv) {
       mlir::openInputFile(inputFile, &message);
   if (!file) {
     llvm::WithColor::error(llvm::errs(), "accel-opt") << message << "\n";
+    return 1;
+  }
+  // MLIR's parser recurses per nesting level: refuse what would overflow
+  // its stack.
+  if (llvm::Error e = accel::checkMlirNesting(file->getBuffer(), inputFile)) {
+    llvm::WithColor::error(llvm::errs(), "accel-opt")
+        << llvm::toString(std::move(e)) << "\n";
     return 1;
   }
   // The run's diagnostics are already printed when it fails: a marker error

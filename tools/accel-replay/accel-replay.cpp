@@ -18,6 +18,7 @@
 
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Support/Json.h"
+#include "accel/Support/Nesting.h"
 #include "accel/Support/Output.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
@@ -225,6 +226,12 @@ static OwningOpRef<ModuleOp> parseInput(MLIRContext &ctx,
   auto file = openInputFile(inputFile, &err);
   if (!file) {
     fail(err);
+    return nullptr;
+  }
+  // MLIR's parser recurses per nesting level: refuse what would overflow
+  // its stack.
+  if (llvm::Error e = checkMlirNesting(file->getBuffer(), inputFile)) {
+    fail(llvm::toString(std::move(e)));
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
