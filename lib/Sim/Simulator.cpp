@@ -199,6 +199,14 @@ llvm::Error Simulator::step() {
                                llvm::Twine(span.begin) + ", " +
                                llvm::Twine(span.end) +
                                ") is not inside any allocated buffer");
+        // Words are 4 bytes: an address of another alignment (a register
+        // loaded from a trace, an address computed by the program) is a
+        // fault, not a misaligned f32/i32 access.
+        if (m.tile.base % isa::kElemBytes != 0)
+          return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
+                               " access misaligned: " + m.role +
+                               " at byte address " + llvm::Twine(span.begin) +
+                               ", which is not a multiple of 4");
         HazardTile h = HazardTile::of(m.tile, span);
         operands.push_back(h);
         ++numOperands;
