@@ -4,6 +4,7 @@
 import os
 
 import lit.formats
+import lit.util
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
@@ -27,11 +28,27 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.accel_tools_dir, append_path=True)
 
 tool_dirs = [config.accel_tools_dir, config.llvm_tools_dir]
+mlir_opt = ToolSubst("mlir-opt", unresolved="ignore")
+
+# ASan + UBSan builds (ACCEL_SANITIZE=ON): accel's tools carry the runtime,
+# but Debian's stock mlir-opt does not, so it gets the ASan runtime (which
+# holds UBSan's too) preloaded to load the instrumented AccelPlugin.so.
+# UBSan reports come with a stack trace.
+if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
+    config.available_features.add("sanitize")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    found = lit.util.which("mlir-opt", os.pathsep.join(tool_dirs))
+    if found and config.accel_asan_runtime:
+        mlir_opt = ToolSubst(
+            "mlir-opt",
+            command="env LD_PRELOAD=%s %s" % (config.accel_asan_runtime, found),
+        )
+
 tools = [
     "accel-opt",
     "accel-replay",
     "accel-gen",
-    ToolSubst("mlir-opt", unresolved="ignore"),
+    mlir_opt,
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

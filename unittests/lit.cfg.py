@@ -8,3 +8,8 @@ config.suffixes = []
 config.test_exec_root = os.path.join(config.accel_obj_root, "unittests")
 config.test_source_root = config.test_exec_root
 config.test_format = lit.formats.GoogleTest(".", "Tests")
+
+# ASan + UBSan builds (ACCEL_SANITIZE=ON): UBSan reports come with a stack
+# trace.
+if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace accel;
@@ -225,6 +226,22 @@ void Program::printListing(llvm::raw_ostream &os) const {
 }
 
 
+llvm::Error Program::checkBuffersFit(uint64_t vmemBytes,
+                                     uint64_t hbmBytes) const {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer &b = buffers[i];
+    bool vmem = b.space == MemSpace::VMEM;
+    uint64_t capacity = vmem ? vmemBytes : hbmBytes;
+    if (b.base > UINT64_MAX - b.bytes || b.base + b.bytes > capacity)
+      return llvm::createStringError(
+          "buffer %zu '%s' %s [%llu, %llu) does not fit the config's %s %llu",
+          i, b.name.c_str(), memSpaceName(b.space).str().c_str(),
+          (unsigned long long)b.base, (unsigned long long)(b.base + b.bytes),
+          vmem ? "vmem.bytes" : "hbm.bytes", (unsigned long long)capacity);
+  }
+  return llvm::Error::success();
+}
+
 static constexpr char kImageMagic[8] = {'A', 'C', 'C', 'E', 'L', 'B', 'I', 'N'};
 
 std::vector<uint8_t> Program::toImage() const {
@@ -279,6 +296,9 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
         p.isaVersion, versionAt, kIsaVersion);
   p.name = r.str("program name");
   uint32_t n = r.u32("instruction count");
+  // Reserve no more than the bytes left can hold: a count is a claim of the
+  // file, checked record by record below.
+  p.code.reserve(std::min<uint64_t>(n, r.rest().size() / kInstBytes));
   for (uint32_t i = 0; i < n && r.err.empty(); ++i) {
     size_t at = r.pos;
     if (!r.need(kInstBytes, "instruction"))
@@ -300,14 +320,32 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     b.zeroInit = init == 1;
     b.iota = init == 2;
     b.seed = r.u32("buffer seed");
+    size_t baseAt = r.pos;
     b.base = r.u64("buffer base");
     b.bytes = r.u64("buffer size");
+    // [base, base + size) must be a range of addresses: the simulator's
+    // bounds checks compute its end.
+    if (r.ok() && b.base > UINT64_MAX - b.bytes)
+      return llvm::createStringError(
+          "byte offset %zu (buffer %u '%s'): base 0x%llx plus size 0x%llx "
+          "passes 2^64",
+          baseAt, i, b.name.c_str(), (unsigned long long)b.base,
+          (unsigned long long)b.bytes);
     uint32_t rank = r.u32("buffer rank");
     for (uint32_t d = 0; d < rank && r.err.empty(); ++d)
       b.shape.push_back(int64_t(r.u64("buffer shape")));
     p.buffers.push_back(std::move(b));
   }
+  size_t originsAt = r.pos;
   uint32_t no = r.u32("origin count");
+  // One origin per instruction (docs/isa.md, "Origin table"): tools index
+  // the table by PC.
+  if (r.ok() && no != p.code.size())
+    return llvm::createStringError(
+        "byte offset %zu: the origin count is %u but the program has %zu "
+        "instructions (one origin per instruction)",
+        originsAt, no, p.code.size());
+  p.origins.reserve(no);
   for (uint32_t i = 0; i < no && r.err.empty(); ++i) {
     Origin o;
     o.opId = r.u32("origin op id");

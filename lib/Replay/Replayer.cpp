@@ -4,6 +4,8 @@
 
 #include "llvm/Support/CRC.h"
 
+#include <algorithm>
+
 using namespace accel;
 using namespace accel::replay;
 
@@ -14,6 +16,10 @@ Replayer::create(const Trace &trace) {
   if (!config)
     return config.takeError();
   r->config = std::move(*config);
+  // Nothing below allocates or indexes by a number of the trace that this
+  // has not checked.
+  if (llvm::Error e = trace.validate(r->config))
+    return std::move(e);
   r->program = trace.program;
   r->simulator = std::make_unique<sim::Simulator>(r->config, r->program,
                                                   /*initHbm=*/false);
@@ -28,10 +34,17 @@ llvm::Error Replayer::load() {
       continue;
     s.installRegister(reg, value);
   }
-  for (const MemChunk &c : trace.memory)
-    if (llvm::Error e = s.getMemory().install(c.space, c.addr, c.bytes))
-      return llvm::createStringError("trace-load: " +
+  for (size_t i = 0; i < trace.memory.size(); ++i) {
+    const MemChunk &c = trace.memory[i];
+    if (llvm::Error e = s.getMemory().install(c.space, c.addr, c.bytes)) {
+      std::string where;
+      if (trace.layout.fromFile && i < trace.layout.memory.size())
+        where = "memory chunk " + std::to_string(i) + " at byte " +
+                std::to_string(trace.layout.memory[i]) + ": ";
+      return llvm::createStringError("trace-load: " + where +
                                      llvm::toString(std::move(e)));
+    }
+  }
   s.reserveDmaIds(trace.nextDmaId);
   for (const DmaDescriptor &d : trace.pendingDmas)
     s.installPendingDma(d.id, d.issuePc, d.src, d.dst);
@@ -60,16 +73,24 @@ llvm::Error Replayer::checkResults() {
           "recorded run had 0x%llx",
           unsigned(reg), (unsigned long long)s.getRegister(reg),
           (unsigned long long)value);
+  // The CRC-32 of the written ranges, read in pieces of at most 64 KiB,
+  // once their total is known to be at most what the window wrote (a range
+  // the replay did not write would be read, and materialized, in vain).
+  if (llvm::Error e = trace.checkWrittenSize())
+    return e;
   uint32_t crc = 0;
   uint64_t total = 0;
   std::vector<uint8_t> bytes;
   for (const sim::AddrRange &w : trace.writtenRanges) {
-    bytes.resize(w.end - w.begin);
-    if (llvm::Error e = s.getMemory().read(w.space, w.begin, bytes.size(),
-                                           bytes.data()))
-      return e;
-    crc = llvm::crc32(crc, bytes);
-    total += bytes.size();
+    for (uint64_t at = w.begin; at < w.end;) {
+      uint64_t n = std::min<uint64_t>(w.end - at, 64 * 1024);
+      bytes.resize(n);
+      if (llvm::Error e = s.getMemory().read(w.space, at, n, bytes.data()))
+        return e;
+      crc = llvm::crc32(crc, bytes);
+      at += n;
+    }
+    total += w.end - w.begin;
   }
   if (crc != trace.writtenCrc)
     return llvm::createStringError(

@@ -53,6 +53,11 @@ public:
   ByteReader(llvm::ArrayRef<uint8_t> in, size_t fileOffset,
              std::string truncatedPrefix)
       : in(in), base(fileOffset), prefix(std::move(truncatedPrefix)) {}
+  /// Sets the error, unless one is set already (the first one sticks).
+  void fail(std::string message) {
+    if (err.empty())
+      err = std::move(message);
+  }
 
   size_t pos = 0; ///< offset in `in`
   std::string err;
@@ -65,6 +70,25 @@ public:
       return false;
     if (n > in.size() - pos) {
       err = prefix + std::to_string(base + pos) + " while reading " + what;
+      return false;
+    }
+    return true;
+  }
+  /// Whether `count` records of `recordBytes` bytes each (at least, for
+  /// records of variable size) can follow; sets the error otherwise:
+  /// "<prefix><offset> while reading <what>: <count> announced, at least
+  /// <bytes> bytes, but <left> are left". Call it before allocating for a
+  /// count read from the file.
+  bool needRecords(uint64_t count, uint64_t recordBytes, const char *what) {
+    if (!err.empty())
+      return false;
+    uint64_t left = in.size() - pos;
+    if (recordBytes && count > left / recordBytes) {
+      // count * recordBytes may not fit in 64 bits: print it in two parts.
+      err = prefix + std::to_string(base + pos) + " while reading " + what +
+            ": " + std::to_string(count) + " announced, at least " +
+            std::to_string(count) + " x " + std::to_string(recordBytes) +
+            " bytes, but " + std::to_string(left) + " are left";
       return false;
     }
     return true;

@@ -165,7 +165,23 @@ struct Program {
   void printListing(llvm::raw_ostream &os) const;
   /// Serialises to the binary image format of docs/isa.md ("ACCELBIN").
   std::vector<uint8_t> toImage() const;
-  /// Parses an image; errors name the byte offset of the problem.
+  /// Checks that every buffer fits a machine with `vmemBytes` of VMEM and
+  /// `hbmBytes` of HBM: [base, base + bytes) inside [0, capacity) of its
+  /// space. The lowering only makes such programs; an image or a trace may
+  /// claim others, which a run would then allocate tiles of. Errors: one,
+  /// naming the first buffer that does not fit: "buffer I 'NAME' vmem
+  /// [B, E) does not fit the config's vmem.bytes V".
+  llvm::Error checkBuffersFit(uint64_t vmemBytes, uint64_t hbmBytes) const;
+  /// Parses an image (docs/isa.md, "Binary image format"). Never throws;
+  /// allocates no more than the image's size, whatever its counts claim.
+  /// Errors name the byte offset of the problem: bad magic, another ISA
+  /// version, a truncated field ("truncated image at byte offset N while
+  /// reading WHAT"), an unknown opcode, a buffer whose base plus size passes
+  /// 2^64 ("byte offset N (buffer I 'NAME'): base 0x... plus size 0x...
+  /// passes 2^64"), or an origin count other than the instruction count
+  /// ("byte offset N: the origin count is O but the program has C
+  /// instructions (one origin per instruction)"), so a decoded program's
+  /// origin table can be indexed by any PC of its code.
   static llvm::Expected<Program> fromImage(llvm::ArrayRef<uint8_t> bytes);
 };
 

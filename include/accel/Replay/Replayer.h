@@ -20,13 +20,17 @@ namespace replay {
 /// one.
 class Replayer {
 public:
-  /// Builds the config and program from the trace. Errors: a config the
-  /// build rejects, a bad program image.
+  /// Builds the config and program from the trace and checks the trace
+  /// against them (Trace::validate) before allocating anything. `trace`
+  /// must outlive the replayer. Errors: a config the build rejects
+  /// ("trace config: ..."), a trace that does not fit its program or
+  /// config ("invalid trace at byte N: ...").
   static llvm::Expected<std::unique_ptr<Replayer>> create(const Trace &trace);
 
   /// Observers (the performance tracker) must be added before load().
   void addObserver(sim::Observer *observer) { simulator->addObserver(observer); }
-  /// The trace-load step. Errors: recorded memory outside every buffer.
+  /// The trace-load step. Errors: recorded memory outside every buffer
+  /// ("trace-load: memory chunk I at byte N: no buffer holds vmem [B, E)").
   llvm::Error load();
   /// Replays the window. Errors: a fault, or the first divergence: "PC
   /// divergence at instruction I of the window: the trace has pc P (INST,
@@ -40,7 +44,9 @@ public:
   /// (every register the window wrote, and the CRC-32 of every byte range
   /// it wrote). Errors: "functional divergence: after the window r5 is
   /// 0x... but the recorded run had 0x..." or "... the N bytes the window
-  /// wrote have CRC-32 0x... but the recorded run's have 0x...".
+  /// wrote have CRC-32 0x... but the recorded run's have 0x...", or
+  /// written ranges larger than the window can write
+  /// (Trace::checkWrittenSize).
   llvm::Error checkResults();
 
   const sim::MachineConfig &getConfig() const { return config; }

@@ -13,6 +13,7 @@
 #define ACCEL_REPLAY_TRACE_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
 
 #include "llvm/Support/Error.h"
@@ -27,6 +28,17 @@ namespace replay {
 /// Version of the trace format; readers refuse others.
 constexpr uint32_t kTraceFormatVersion = 1;
 
+/// The largest "next DMA id" a trace may have: the replay's DMA engine keeps
+/// one record (about 56 bytes) per DMA id of the recorded run, so this
+/// bounds what a replay allocates for them (about 900 MiB).
+constexpr uint32_t kMaxTraceDmaIds = 1u << 24;
+
+/// The most bytes a zstd frame can produce per compressed byte: a 4-byte
+/// RLE block regenerates at most one 128 KiB block (RFC 8878), so a
+/// declared uncompressed size above 32768 times the compressed size is
+/// rejected before anything is allocated for it.
+constexpr uint64_t kMaxZstdRatio = (128 * 1024) / 4;
+
 /// A saved memory range.
 struct MemChunk {
   isa::MemSpace space = isa::MemSpace::HBM;
@@ -39,6 +51,23 @@ struct DmaDescriptor {
   uint32_t id = 0;
   uint32_t issuePc = 0;
   sim::TileRef src, dst;
+};
+
+/// Where the fields of a trace read by Trace::deserialize begin: byte
+/// offsets in the file or, for a zstd-compressed payload, in the
+/// decompressed payload (`inflated`). Trace::validate names them in its
+/// errors. A trace built in memory has none (`fromFile` false).
+struct TraceLayout {
+  bool fromFile = false;
+  bool inflated = false;
+  uint64_t config = 0, image = 0, startIndex = 0, startPc = 0, nextDmaId = 0;
+  /// The first record of each fixed-size list (record I is at
+  /// first + I * size: registers 9 bytes, DMAs 74, PCs 4, written ranges
+  /// 17).
+  uint64_t registers = 0, dmas = 0, pcs = 0, finalRegisters = 0,
+           writtenRanges = 0;
+  /// Each memory chunk's record (they differ in size).
+  std::vector<uint64_t> memory;
 };
 
 struct Trace {
@@ -72,16 +101,50 @@ struct Trace {
   uint64_t stateBytes() const;
   /// Whether the file it was read from had a zstd-compressed payload.
   bool compressed = false;
+  /// Byte offsets of the fields, when read from a file.
+  TraceLayout layout;
 
   /// Serialises to the file format (header, payload, checksum); with
   /// `compress`, the payload is zstd-compressed when this LLVM has zstd.
   std::vector<uint8_t> serialize(bool compress = false) const;
   /// Whether serialize(true) can compress (LLVM built with zstd).
   static bool canCompress();
-  /// Parses a trace file. Errors name the byte offset: "not an accel trace
-  /// (bad magic at byte 0)", "unsupported trace format version 9 at byte 8",
-  /// "truncated trace at byte N while reading X", "checksum mismatch ...".
+  /// Parses a trace file, checking every size and count against the bytes
+  /// that are left before allocating for it, and what needs no machine
+  /// config: memory spaces are 0 or 1, written ranges are non-empty, in
+  /// order and disjoint. Errors name the byte offset: "not an accel trace
+  /// (bad magic at byte 0)", "unsupported trace format version 9 at byte
+  /// 8", "truncated trace at byte N while reading X", "checksum mismatch
+  /// ...", "invalid trace at byte N: ..." (docs/trace-format.md, "Errors").
+  /// Never throws; allocates at most the file's size plus, for a compressed
+  /// payload, its declared uncompressed size (at most kMaxZstdRatio times
+  /// the compressed bytes).
   static llvm::Expected<Trace> deserialize(llvm::ArrayRef<uint8_t> bytes);
+
+  /// Checks the trace against its program and the machine `config` it
+  /// replays on, so that the replay indexes and allocates nothing by a
+  /// number it has not checked: the program's buffers fit the config's
+  /// VMEM and HBM; every PC of the window is an instruction of the program;
+  /// memory chunks do not wrap around 2^64 and end inside the config's
+  /// VMEM or HBM (the buffers that hold them are checked when the replay
+  /// installs them); each DMA in flight has a unique id
+  /// below the next DMA id, was issued by a dma.issue of the same shape and
+  /// spaces on a link of the config, and reads and writes inside one
+  /// buffer each; the next DMA id is at most the start index and
+  /// kMaxTraceDmaIds; the written ranges lie in the program's buffers.
+  /// Whether the window's PCs are the ones the program reaches is the
+  /// replay's PC check. Errors: one message naming the byte offset of the
+  /// field when the trace was read from a file ("invalid trace at byte N:
+  /// ..."; "invalid trace payload at byte N: ..." for a compressed one;
+  /// "invalid trace: ..." otherwise).
+  llvm::Error validate(const sim::MachineConfig &config) const;
+
+  /// Checks that the written ranges hold no more bytes than the window's
+  /// instructions (the PCs in `pcs`) can write: the replay checks this once
+  /// it has followed those PCs, before it reads the ranges back. Errors:
+  /// "invalid trace at byte N: the written ranges hold B bytes but the
+  /// window's I instructions write at most M".
+  llvm::Error checkWrittenSize() const;
 };
 
 } // namespace replay

@@ -1,0 +1,121 @@
+//===- fuzz-mlir.cpp - libFuzzer target: MLIR programs to the simulator ---===//
+//
+// What `accel-replay run` does with an MLIR file, on a small machine: parse
+// with accel's registry (the accel dialects and the upstream frontend
+// dialects of lib/Init; the parser verifies), the frontend when the module
+// is not yet an accel program, --accel-assign-op-ids, the lowering to the
+// ISA (lib/Conversion/AccelToISA) with the config's lowering options, and
+// a simulation bounded to kMaxInstructions. Diagnostics, lowering failures
+// and simulated faults are clean rejections; a crash, a sanitizer report
+// or an escaping exception is a bug. Run it with -dict=fuzz/mlir.dict.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/AccelToISA.h"
+#include "accel/Conversion/Frontend.h"
+#include "accel/InitAccel.h"
+#include "accel/Support/Nesting.h"
+#include "accel/Sim/MachineConfig.h"
+#include "accel/Sim/Simulator.h"
+#include "accel/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+using namespace mlir;
+using namespace accel;
+
+namespace {
+constexpr uint64_t kMaxInstructions = 10000;
+/// A context is rebuilt every kRunsPerContext inputs: the types,
+/// attributes and names of every input stay uniqued in it.
+constexpr unsigned kRunsPerContext = 5000;
+
+struct Harness {
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> context;
+  unsigned runs = 0;
+  sim::MachineConfig config;
+
+  Harness() {
+    registerAccelDialects(registry);
+    registerFrontendDialects(registry);
+    // The default machine with 4 MiB of VMEM and 16 MiB of HBM: a run
+    // allocates VMEM in full and materializes the HBM it touches, and a
+    // small machine keeps each input fast.
+    auto c = sim::MachineConfig::fromJson(
+        R"({"vmem": {"bytes": 4194304, "blocks": 16, "pages_per_block": 256,
+                     "page_bytes": 1024},
+            "hbm": {"bytes": 16777216}})",
+        "fuzz-mlir");
+    if (!c)
+      llvm::report_fatal_error(c.takeError());
+    config = std::move(*c);
+  }
+
+  MLIRContext &getContext() {
+    if (!context || ++runs % kRunsPerContext == 0) {
+      context = std::make_unique<MLIRContext>(registry);
+      context->disableMultithreading();
+    }
+    return *context;
+  }
+};
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static Harness h;
+  MLIRContext &ctx = h.getContext();
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  // The lexer relies on the NUL after the text that a file's buffer has
+  // (llvm::MemoryBuffer): std::string has one too.
+  std::string text(reinterpret_cast<const char *>(data), size);
+  // As the tools do: text nested deeper than the parser's stack allows is
+  // refused before parsing (accel/Support/Nesting.h).
+  if (llvm::Error e = accel::checkMlirNesting(text, "fuzz")) {
+    llvm::consumeError(std::move(e));
+    return 0;
+  }
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  if (!module)
+    return 0;
+
+  // The frontend, as `accel-replay run` runs it (setFrontendOptions there).
+  if (needsFrontend(*module)) {
+    FrontendOptions options;
+    options.tileCols = 4 * int64_t(h.config.mxuCols);
+    options.tileK = 4 * int64_t(h.config.mxuRows);
+    options.vmemBytes = h.config.vmemBytes;
+    PassManager pm(&ctx);
+    buildFrontendPipeline(pm, options);
+    if (failed(pm.run(*module)))
+      return 0;
+  }
+  PassManager pm(&ctx);
+  pm.addPass(createAccelAssignOpIds());
+  if (failed(pm.run(*module)))
+    return 0;
+
+  // getLoweringOptions (lib/Fdo/Run.cpp).
+  LoweringOptions lowering;
+  lowering.vmemCapacity = h.config.vmemBytes;
+  lowering.vmemAlign = h.config.vmemPageBytes;
+  lowering.hbmCapacity = h.config.hbmBytes;
+  FailureOr<isa::Program> program = lowerToIsa(*module, lowering);
+  if (failed(program))
+    return 0;
+  sim::Simulator simulator(h.config, *program);
+  auto summary = simulator.run(kMaxInstructions);
+  if (!summary)
+    llvm::consumeError(summary.takeError());
+  return 0;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs accel's libFuzzer targets (fuzz/README.md) from a build directory
+# configured with -DACCEL_FUZZ=ON, each for SECONDS seconds, on a copy of
+# its seed corpus (fuzz/corpus/<target>; the repository's corpus is not
+# modified). Prints the executions and crashes of each target; exits 1 if
+# any target crashed (a crash, a sanitizer report, a leak, an out-of-memory
+# or a timeout), printing the reproducer's path, 2 on a usage error.
+#
+#   utils/run-fuzzers.sh DIR SECONDS [TARGET...]
+#
+#   DIR      the build directory (build-fuzz); the targets are DIR/bin/fuzz-*
+#   SECONDS  time per target (libFuzzer's -max_total_time)
+#   TARGET   only these (fuzz-trace fuzz-config fuzz-image fuzz-metrics
+#            fuzz-mlir; default: all)
+#
+# A reproducer replays with: DIR/bin/TARGET REPRODUCER
+# Each target runs with -rss_limit_mb=2048 (and so -malloc_limit_mb=2048)
+# and -timeout=10; extra libFuzzer flags can be given in FUZZ_FLAGS (e.g.
+# FUZZ_FLAGS="-fork=1 -ignore_crashes=1" to go on after a crash and collect
+# every reproducer).
+set -u
+
+usage() {
+  echo "usage: $0 DIR SECONDS [TARGET...]" >&2
+  exit 2
+}
+[ $# -ge 2 ] || usage
+dir=$1
+seconds=$2
+shift 2
+case $seconds in
+'' | *[!0-9]*) usage ;;
+esac
+src=$(cd "$(dirname "$0")/.." && pwd)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] ||
+  targets=(fuzz-trace fuzz-config fuzz-image fuzz-metrics fuzz-mlir)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/accel-fuzz.XXXXXX")
+failed=0
+printf '%-14s %14s %8s %8s  %s\n' target executions seconds crashes reproducer
+for t in "${targets[@]}"; do
+  exe=$dir/bin/$t
+  if [ ! -x "$exe" ]; then
+    echo "$t: $exe not found (configure with -DACCEL_FUZZ=ON and build it)" >&2
+    failed=1
+    continue
+  fi
+  mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
+  cp -R "$src/fuzz/corpus/$t/." "$work/$t/corpus/"
+  extra=()
+  [ "$t" = fuzz-mlir ] && extra+=("-dict=$src/fuzz/mlir.dict")
+  start=$(date +%s)
+  # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
+  "$exe" "$work/$t/corpus" "${extra[@]}" -max_total_time="$seconds" \
+    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    -artifact_prefix="$work/$t/artifacts/" ${FUZZ_FLAGS:-} \
+    >"$work/$t/log" 2>&1
+  status=$?
+  elapsed=$(($(date +%s) - start))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t/log" |
+    tail -n 1)
+  # With -fork=N (in FUZZ_FLAGS) the jobs' total is on the last "#N:" line.
+  [ -n "$execs" ] ||
+    execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$work/$t/log" | tail -n 1)
+  reproducers=("$work/$t/artifacts"/*)
+  [ -e "${reproducers[0]}" ] || reproducers=()
+  crashes=${#reproducers[@]}
+  if [ "$status" -ne 0 ] && [ "$crashes" -eq 0 ]; then
+    crashes=1 # died without writing a reproducer
+  fi
+  printf '%-14s %14s %8s %8s  %s\n' "$t" "${execs:-?}" "$elapsed" \
+    "$crashes" "${reproducers[*]:-}"
+  if [ "$crashes" -ne 0 ]; then
+    failed=1
+    grep -m 1 -E '^SUMMARY|ERROR: libFuzzer|==ERROR' "$work/$t/log" >&2
+    echo "  log: $work/$t/log" >&2
+  fi
+done
+if [ "$failed" -eq 0 ]; then
+  rm -rf "$work"
+else
+  echo "kept $work (logs, corpora and reproducers)" >&2
+fi
+exit "$failed"
