@@ -34,8 +34,12 @@ mlir_opt = ToolSubst("mlir-opt", unresolved="ignore")
 # but Debian's stock mlir-opt does not, so it gets the ASan runtime (which
 # holds UBSan's too) preloaded to load the instrumented AccelPlugin.so.
 # UBSan reports come with a stack trace.
+# %no_leak_check: for a command whose leak is by design (a pass crashed on
+# purpose and LLVM's crash recovery unwound past its frames).
+no_leak_check = ""
 if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
     config.available_features.add("sanitize")
+    no_leak_check = "env ASAN_OPTIONS=detect_leaks=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
     found = lit.util.which("mlir-opt", os.pathsep.join(tool_dirs))
     if found and config.accel_asan_runtime:
@@ -43,6 +47,8 @@ if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
             "mlir-opt",
             command="env LD_PRELOAD=%s %s" % (config.accel_asan_runtime, found),
         )
+
+config.substitutions.append(("%no_leak_check", no_leak_check))
 
 tools = [
     "accel-opt",

@@ -224,6 +224,16 @@ std::string iterationDir(llvm::StringRef dir, unsigned it) {
   return std::string(p);
 }
 
+/// Keeps a module that a crashed pass or invalid IR may have left in a state
+/// its destructor cannot handle: it is never destroyed, and it stays
+/// reachable from this list so that LeakSanitizer does not report it (the
+/// list itself is never destroyed: LeakSanitizer checks after the static
+/// destructors have run).
+void abandonModule(OwningOpRef<ModuleOp> module) {
+  static auto *abandoned = new std::vector<Operation *>();
+  abandoned->push_back(module.release().getOperation());
+}
+
 std::string printModule(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -471,7 +481,7 @@ void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
     // As for any pass: the iteration is rejected and the loop stops.
     if (trial.failure->kind == FdoFailure::Kind::Crash ||
         trial.failure->kind == FdoFailure::Kind::Verify)
-      (void)candidate.release();
+      abandonModule(std::move(candidate));
     if (trial.failure->pass.empty())
       trial.failure->message = "the trial passes' program (" +
                                llvm::join(trialTexts, ",") +
@@ -606,7 +616,7 @@ llvm::Expected<FdoResult> FdoDriver::run() {
     // state its destructor cannot handle: leak it instead.
     if (failedIt && (it.failure->kind == FdoFailure::Kind::Crash ||
                      it.failure->kind == FdoFailure::Kind::Verify))
-      (void)program.release();
+      abandonModule(std::move(program));
     bool better = !failedIt && (index == 0 || it.totalCycles < bestCycles);
     uint64_t cycles = it.totalCycles;
     result.iterations.push_back(std::move(it));
