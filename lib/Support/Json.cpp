@@ -1,6 +1,7 @@
 //===- Json.cpp - JSON read without exceptions ----------------------------===//
 
 #include "accel/Support/Json.h"
+#include "accel/Support/Nesting.h"
 
 #include <cmath>
 
@@ -13,7 +14,8 @@ namespace {
 /// (number overflow, out_of_range.406) still get the lexer's position.
 class Sax : public nlohmann::detail::json_sax_dom_parser<json> {
 public:
-  explicit Sax(json &root) : json_sax_dom_parser(root, /*allow_exceptions=*/false) {}
+  explicit Sax(json &root)
+      : json_sax_dom_parser(root, /*allow_exceptions=*/false) {}
   template <class Exception>
   bool parse_error(std::size_t position, const std::string &token,
                    const Exception &ex) {
@@ -35,39 +37,12 @@ public:
   std::string message;
 };
 
-/// The offset of the first '[' or '{' that opens level `maxDepth + 1`, or
-/// npos. Strings (with escapes) are skipped; the parser reports any other
-/// syntax error itself.
-size_t tooDeepAt(llvm::StringRef text, unsigned maxDepth) {
-  unsigned depth = 0;
-  bool inString = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"')
-      inString = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > maxDepth)
-        return i;
-    } else if ((c == ']' || c == '}') && depth > 0)
-      --depth;
-  }
-  return llvm::StringRef::npos;
-}
 } // namespace
 
 llvm::Expected<json> accel::parseJson(llvm::StringRef text,
                                       llvm::StringRef source,
                                       unsigned maxDepth) {
-  size_t deep = tooDeepAt(text, maxDepth);
+  size_t deep = findTooDeep(text, maxDepth, "[{", "]}", /*lineComments=*/false);
   if (deep != llvm::StringRef::npos)
     return llvm::createStringError(
         "%s: byte %zu: nesting deeper than %u arrays and objects",
@@ -112,8 +87,7 @@ const json *JsonReader::find(const json &obj, const std::string &key) {
 }
 
 uint64_t JsonReader::u64(const json &obj, const std::string &key,
-                         const std::string &path, uint64_t min,
-                         uint64_t max) {
+                         const std::string &path, uint64_t min, uint64_t max) {
   const json *v = get(obj, key, path);
   if (!v || !ok())
     return 0;
@@ -135,9 +109,9 @@ uint64_t JsonReader::u64(const json &obj, const std::string &key,
 }
 
 unsigned JsonReader::u32(const json &obj, const std::string &key,
-                         const std::string &path, uint64_t min,
-                         uint64_t max) {
-  return unsigned(u64(obj, key, path, min, std::min<uint64_t>(max, UINT32_MAX)));
+                         const std::string &path, uint64_t min, uint64_t max) {
+  return unsigned(
+      u64(obj, key, path, min, std::min<uint64_t>(max, UINT32_MAX)));
 }
 
 int64_t JsonReader::i64(const json &obj, const std::string &key,
@@ -181,8 +155,8 @@ double JsonReader::number(const json &obj, const std::string &key,
     return s;
   };
   if (!std::isfinite(x) || (minExclusive ? !(x > min) : !(x >= min))) {
-    fail(path + key, std::string("must be ") + (minExclusive ? "> " : ">= ") +
-                         str(min));
+    fail(path + key,
+         std::string("must be ") + (minExclusive ? "> " : ">= ") + str(min));
     return 0;
   }
   if (!(x <= max)) {
@@ -253,8 +227,7 @@ std::optional<int64_t> accel::getInt64(const json &obj, const char *key) {
   return v->get<int64_t>();
 }
 
-std::optional<std::string> accel::getString(const json &obj,
-                                            const char *key) {
+std::optional<std::string> accel::getString(const json &obj, const char *key) {
   const json *v = JsonReader::find(obj, key);
   if (!v || !v->is_string())
     return std::nullopt;

@@ -67,9 +67,9 @@ unsigned accel::removeStaleTemporaries(llvm::StringRef target) {
 }
 
 /// Writes `write`'s output straight to `path` (a device, a FIFO, stdout).
-static llvm::Error writeDirect(
-    llvm::StringRef path,
-    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
+static llvm::Error
+writeDirect(llvm::StringRef path,
+            llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, fs::OF_None);
   if (ec)
@@ -85,9 +85,9 @@ static llvm::Error writeDirect(
   return e;
 }
 
-llvm::Error accel::writeOutput(
-    llvm::StringRef target,
-    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
+llvm::Error
+accel::writeOutput(llvm::StringRef target,
+                   llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
   if (target == "-") {
     llvm::Error e = write(llvm::outs());
     llvm::outs().flush();
@@ -119,8 +119,8 @@ llvm::Error accel::writeOutput(
   path::remove_filename(parent);
   if (!parent.empty())
     if (std::error_code ec = fs::create_directories(parent))
-      return cannotWrite(target, "cannot create its directory: " +
-                                     ec.message());
+      return cannotWrite(target,
+                         "cannot create its directory: " + ec.message());
   removeStaleTemporaries(path);
   auto temp = fs::TempFile::create(tmpPrefix(path) + "-%%%%%%",
                                    fs::all_read | fs::all_write);
@@ -185,7 +185,8 @@ StagedDirectory::create(llvm::StringRef target) {
   if (std::error_code ec =
           fs::createUniqueDirectory(tmpPrefix(target), staging))
     return cannotWrite(target, "cannot create a staging directory beside "
-                               "it: " + ec.message());
+                               "it: " +
+                                   ec.message());
   return StagedDirectory(target.str(), std::string(staging));
 }
 

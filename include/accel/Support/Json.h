@@ -1,4 +1,5 @@
-//===- Json.h - JSON read without exceptions, written without throwing -*- C++ -*-===//
+//===- Json.h - JSON read without exceptions, written without throwing -*- C++
+//-*-===//
 //
 // Every JSON document accel reads from a file (machine configs, metrics.json)
 // goes through parseJson, and every field through JsonReader: no nlohmann
@@ -85,8 +86,8 @@ public:
                                const std::string &key, const std::string &path,
                                std::initializer_list<const char *> allowed);
   /// An array member.
-  const nlohmann::json *array(const nlohmann::json &obj,
-                              const std::string &key, const std::string &path);
+  const nlohmann::json *array(const nlohmann::json &obj, const std::string &key,
+                              const std::string &path);
   /// Every key of `obj` is in `allowed`; otherwise "unknown field".
   void onlyKeys(const nlohmann::json &obj, const std::string &path,
                 std::initializer_list<const char *> allowed);

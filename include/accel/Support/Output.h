@@ -1,4 +1,5 @@
-//===- Output.h - Output files and directories that survive a kill -*- C++ -*-===//
+//===- Output.h - Output files and directories that survive a kill -*- C++
+//-*-===//
 //
 // Every file and directory accel writes is built beside its target and moved
 // into place when complete, so a run that fails or is killed leaves the
@@ -38,9 +39,9 @@ namespace accel {
 /// a write or flush failed, e.g. "No space left on device", or the rename
 /// failed), or the error `write` returned; in every case the target is
 /// untouched and the temporary removed.
-llvm::Error writeOutput(llvm::StringRef path,
-                        llvm::function_ref<llvm::Error(llvm::raw_ostream &)>
-                            write);
+llvm::Error
+writeOutput(llvm::StringRef path,
+            llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write);
 /// writeOutput of a string.
 llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef text);
 
