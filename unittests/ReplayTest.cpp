@@ -182,31 +182,6 @@ void expectSameTile(const TileRef &a, const TileRef &b) {
   EXPECT_EQ(a.rowStride, b.rowStride);
 }
 
-uint32_t le32(const std::vector<uint8_t> &b, size_t at) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= uint32_t(b[at + i]) << (8 * i);
-  return v;
-}
-uint64_t le64(const std::vector<uint8_t> &b, size_t at) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i)
-    v |= uint64_t(b[at + i]) << (8 * i);
-  return v;
-}
-void put32(std::vector<uint8_t> &b, size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    b[at + i] = uint8_t(v >> (8 * i));
-}
-void put64(std::vector<uint8_t> &b, size_t at, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    b[at + i] = uint8_t(v >> (8 * i));
-}
-/// Makes the header's payload size and CRC agree with the payload again.
-void resealHeader(std::vector<uint8_t> &b) {
-  put64(b, 24, b.size() - 32);
-  put32(b, 20, llvm::crc32(llvm::ArrayRef<uint8_t>(b).drop_front(32)));
-}
 std::string deserializeError(const std::vector<uint8_t> &bytes) {
   return errorOf(Trace::deserialize(bytes));
 }

@@ -17,6 +17,8 @@
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Simulator.h"
 
+#include "llvm/Support/CRC.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -425,6 +427,37 @@ struct EventLog : sim::Observer {
   void onDmaWait(const sim::WaitEvent &e) override { waits.push_back(e); }
   void onHalt(uint64_t total) override { halts.push_back(total); }
 };
+
+//===----------------------------------------------------------------------===//
+// Editing serialized traces (docs/trace-format.md): little-endian fields
+//===----------------------------------------------------------------------===//
+
+inline uint32_t le32(const std::vector<uint8_t> &b, size_t at) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= uint32_t(b[at + i]) << (8 * i);
+  return v;
+}
+inline uint64_t le64(const std::vector<uint8_t> &b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= uint64_t(b[at + i]) << (8 * i);
+  return v;
+}
+inline void put32(std::vector<uint8_t> &b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    b[at + i] = uint8_t(v >> (8 * i));
+}
+inline void put64(std::vector<uint8_t> &b, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    b[at + i] = uint8_t(v >> (8 * i));
+}
+/// Makes a trace header's payload size (byte 24) and CRC-32 (byte 20)
+/// agree with the payload after an edit.
+inline void resealHeader(std::vector<uint8_t> &b) {
+  put64(b, 24, b.size() - 32);
+  put32(b, 20, llvm::crc32(llvm::ArrayRef<uint8_t>(b).drop_front(32)));
+}
 
 } // namespace test
 } // namespace accel

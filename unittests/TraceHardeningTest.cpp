@@ -41,20 +41,6 @@ using isa::MemSpace;
 
 namespace {
 
-void put32(std::vector<uint8_t> &b, uint64_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    b[at + i] = uint8_t(v >> (8 * i));
-}
-void put64(std::vector<uint8_t> &b, uint64_t at, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    b[at + i] = uint8_t(v >> (8 * i));
-}
-/// Makes the header's payload size and CRC-32 agree with the payload.
-void reseal(std::vector<uint8_t> &b) {
-  put64(b, 24, b.size() - 32);
-  put32(b, 20, llvm::crc32(llvm::ArrayRef<uint8_t>(b).drop_front(32)));
-}
-
 /// The error of Replayer::create, or of load(), or "" when both succeed.
 std::string replayError(const Trace &trace) {
   auto r = Replayer::create(trace);
@@ -97,19 +83,19 @@ protected:
   std::vector<uint8_t> with32(uint64_t at, uint32_t v) const {
     std::vector<uint8_t> b = bytes;
     put32(b, at, v);
-    reseal(b);
+    resealHeader(b);
     return b;
   }
   std::vector<uint8_t> with64(uint64_t at, uint64_t v) const {
     std::vector<uint8_t> b = bytes;
     put64(b, at, v);
-    reseal(b);
+    resealHeader(b);
     return b;
   }
   std::vector<uint8_t> with8(uint64_t at, uint8_t v) const {
     std::vector<uint8_t> b = bytes;
     b[at] = v;
-    reseal(b);
+    resealHeader(b);
     return b;
   }
   /// The error of reading `b`, then (if it reads) of replaying it.
@@ -149,7 +135,7 @@ TEST_F(TraceHardeningTest, ZstdDeclaredSizeIsBoundedByTheFrame) {
   for (uint64_t size : {uint64_t(1) << 31, ~uint64_t(0)}) {
     SCOPED_TRACE(size);
     put64(packed, 32, size);
-    reseal(packed);
+    resealHeader(packed);
     EXPECT_EQ(errorOf(Trace::deserialize(packed)),
               at(32) + "the uncompressed size " + std::to_string(size) +
                   " is more than the " + frame +
@@ -159,7 +145,7 @@ TEST_F(TraceHardeningTest, ZstdDeclaredSizeIsBoundedByTheFrame) {
   // A size the frame could hold but that is not its own: the decompressor
   // says so.
   put64(packed, 32, 7);
-  reseal(packed);
+  resealHeader(packed);
   EXPECT_EQ(errorOf(Trace::deserialize(packed))
                 .rfind("cannot decompress the payload at byte 40: ", 0),
             0u);
@@ -241,7 +227,7 @@ TEST_F(TraceHardeningTest, WrittenRangesMustBeOrderedAndDisjoint) {
   std::vector<uint8_t> record(b.begin() + last, b.begin() + last + 17);
   b.insert(b.begin() + last + 17, record.begin(), record.end());
   put32(b, countAt, uint32_t(t.writtenRanges.size() + 1));
-  reseal(b);
+  resealHeader(b);
   const sim::AddrRange &w = t.writtenRanges.back();
   EXPECT_EQ(errorOf(Trace::deserialize(b)),
             at(last + 17) + "written range " +
@@ -284,7 +270,7 @@ TEST_F(TraceHardeningTest, NextDmaIdNear2To31IsRejected) {
   // With a start index that allows it, the replay's own limit.
   std::vector<uint8_t> b = with64(read.layout.startIndex, 1ull << 40);
   put32(b, nextAt, 1u << 31);
-  reseal(b);
+  resealHeader(b);
   EXPECT_EQ(errorOfFile(b), at(nextAt) + "the next DMA id 2147483648 is more "
                                          "than the replay supports (16777216)");
 }
