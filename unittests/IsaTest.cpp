@@ -338,6 +338,7 @@ Program sampleProgram() {
 void expectSameProgram(const Program &x, const Program &y) {
   EXPECT_EQ(x.isaVersion, y.isaVersion);
   EXPECT_EQ(x.name, y.name);
+  EXPECT_EQ(x.fingerprint, y.fingerprint);
   ASSERT_EQ(x.code.size(), y.code.size());
   for (size_t i = 0; i < x.code.size(); ++i) {
     SCOPED_TRACE("instruction " + std::to_string(i));
@@ -366,14 +367,16 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 3 (u32 LE), name length 6, "sample".
-  ASSERT_GE(image.size(), 22u);
+  // Header: "ACCELBIN", version 4 (u32 LE), name length 6, "sample", an
+  // empty fingerprint (length 0).
+  ASSERT_GE(image.size(), 26u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 3);
+  EXPECT_EQ(image[8], 4);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
-  // Size: 8 magic + 4 version + (4+6) name + 4 count + 4*16 code
+  // Size: 8 magic + 4 version + (4+6) name + 4 fingerprint + 4 count
+  //   + 4*16 code
   //   + 4 buffer count
   //   + x:   (4+1) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 47
   //   + out: (4+3) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 49
@@ -383,13 +386,22 @@ TEST(IsaTest, ImageRoundTrip) {
   //   + (4 + 4 + 4 + 4) = 37 + 41 + 38 + 16   (each origin ends with its
   //   loop id)
   //   + 4 loop count (no loops)
-  EXPECT_EQ(image.size(), 8u + 4 + 10 + 4 + 64 + 4 + 47 + 49 + 48 + 4 + 37 +
-                              41 + 38 + 16 + 4);
+  EXPECT_EQ(image.size(), 8u + 4 + 10 + 4 + 4 + 64 + 4 + 47 + 49 + 48 + 4 +
+                              37 + 41 + 38 + 16 + 4);
 
   auto back = Program::fromImage(image);
   ASSERT_TRUE(bool(back)) << errorText(back.takeError());
   expectSameProgram(p, *back);
   EXPECT_EQ(back->toImage(), image);
+
+  // The fingerprint round-trips (4 bytes of length, then its 16 digits).
+  p.fingerprint = "0123456789abcdef";
+  std::vector<uint8_t> withFingerprint = p.toImage();
+  EXPECT_EQ(withFingerprint.size(), image.size() + 16);
+  auto fp = Program::fromImage(withFingerprint);
+  ASSERT_TRUE(bool(fp)) << errorText(fp.takeError());
+  EXPECT_EQ(fp->fingerprint, "0123456789abcdef");
+  expectSameProgram(p, *fp);
 
   // An empty program round-trips too.
   Program empty;
@@ -413,18 +425,19 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 3)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 4)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
   std::vector<uint8_t> image = sampleProgram().toImage();
-  // Code starts at 8 + 4 + (4 + 6) + 4 = 26; instruction 1 at 26 + 16 = 42.
-  ASSERT_EQ(image[42], uint8_t(Opcode::DmaIssue));
-  image[42] = 0x13;
+  // Code starts at 8 + 4 + (4 + 6) + 4 + 4 = 30; instruction 1 at 30 + 16
+  // = 46.
+  ASSERT_EQ(image[46], uint8_t(Opcode::DmaIssue));
+  image[46] = 0x13;
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "byte offset 42 (instruction 1): unknown opcode 0x13");
+            "byte offset 46 (instruction 1): unknown opcode 0x13");
 }
 
 TEST(IsaTest, ImageTruncatedAtEveryPrefixFails) {
@@ -451,7 +464,8 @@ TEST(IsaTest, ImageTruncatedMessagesNameTheOffset) {
     return r ? std::string("<success>") : errorText(r.takeError());
   };
   // Layout: magic [0,8), version [8,12), name length [12,16), name [16,22),
-  // instruction count [22,26), code [26,90), buffer count [90,94), ...
+  // fingerprint length [22,26) (no digits), instruction count [26,30),
+  // code [30,94), buffer count [94,98), ...
   EXPECT_EQ(cut(0), "not an accel image: bad magic at byte offset 0");
   EXPECT_EQ(cut(7), "not an accel image: bad magic at byte offset 0");
   EXPECT_EQ(cut(8),
@@ -462,26 +476,28 @@ TEST(IsaTest, ImageTruncatedMessagesNameTheOffset) {
             "truncated image at byte offset 12 while reading program name");
   EXPECT_EQ(cut(19),
             "truncated image at byte offset 16 while reading program name");
-  EXPECT_EQ(cut(22),
-            "truncated image at byte offset 22 while reading instruction count");
+  EXPECT_EQ(cut(24), "truncated image at byte offset 22 while reading "
+                     "program fingerprint");
   EXPECT_EQ(cut(26),
-            "truncated image at byte offset 26 while reading instruction");
-  EXPECT_EQ(cut(50), // inside instruction 1, which starts at 42
-            "truncated image at byte offset 42 while reading instruction");
-  EXPECT_EQ(cut(90),
-            "truncated image at byte offset 90 while reading buffer count");
-  EXPECT_EQ(cut(96),
-            "truncated image at byte offset 94 while reading buffer name");
-  // Buffer x: name [94,99), space 99, init 100, seed [101,105),
-  // base [105,113).
-  EXPECT_EQ(cut(99),
-            "truncated image at byte offset 99 while reading buffer space");
+            "truncated image at byte offset 26 while reading instruction count");
+  EXPECT_EQ(cut(30),
+            "truncated image at byte offset 30 while reading instruction");
+  EXPECT_EQ(cut(54), // inside instruction 1, which starts at 46
+            "truncated image at byte offset 46 while reading instruction");
+  EXPECT_EQ(cut(94),
+            "truncated image at byte offset 94 while reading buffer count");
   EXPECT_EQ(cut(100),
-            "truncated image at byte offset 100 while reading buffer init");
+            "truncated image at byte offset 98 while reading buffer name");
+  // Buffer x: name [98,103), space 103, init 104, seed [105,109),
+  // base [109,117).
+  EXPECT_EQ(cut(103),
+            "truncated image at byte offset 103 while reading buffer space");
   EXPECT_EQ(cut(104),
-            "truncated image at byte offset 101 while reading buffer seed");
-  EXPECT_EQ(cut(110),
-            "truncated image at byte offset 105 while reading buffer base");
+            "truncated image at byte offset 104 while reading buffer init");
+  EXPECT_EQ(cut(108),
+            "truncated image at byte offset 105 while reading buffer seed");
+  EXPECT_EQ(cut(114),
+            "truncated image at byte offset 109 while reading buffer base");
   // The last four bytes are the loop count; before them the last origin's
   // loop id.
   EXPECT_EQ(cut(image.size() - 1),
@@ -496,9 +512,9 @@ TEST(IsaTest, ImageTruncatedMessagesNameTheOffset) {
 TEST(IsaTest, ImageHugeCountsFailCleanly) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Instruction count at [22, 26) set to 0xffffffff: the reader runs into
+  // Instruction count at [26, 30) set to 0xffffffff: the reader runs into
   // the buffer table (decoding garbage or running out of bytes) and fails.
-  for (int i = 22; i < 26; ++i)
+  for (int i = 26; i < 30; ++i)
     image[i] = 0xff;
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
@@ -555,7 +571,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   std::string text;
   llvm::raw_string_ostream os(text);
   p.printListing(os);
-  EXPECT_EQ(text.rfind("; accel ISA v3 listing of 'sample': 4 instructions\n",
+  EXPECT_EQ(text.rfind("; accel ISA v4 listing of 'sample': 4 instructions\n",
                        0),
             0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),

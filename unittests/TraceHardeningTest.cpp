@@ -428,8 +428,8 @@ TEST(ImageHardeningTest, BufferPastTwoTo64IsRejected) {
   std::vector<uint8_t> image = p.toImage();
   // Buffer 0's base: after the code and the buffer count, its name ("x",
   // 4 + 1 bytes), space, init and seed (6 bytes).
-  size_t baseAt = 8 + 4 + 4 + p.name.size() + 4 + 16 * p.code.size() + 4 +
-                  5 + 6;
+  size_t baseAt = 8 + 4 + 4 + p.name.size() + 4 + p.fingerprint.size() + 4 +
+                  16 * p.code.size() + 4 + 5 + 6;
   EXPECT_EQ(errorOf(isa::Program::fromImage(image)),
             "byte offset " + std::to_string(baseAt) +
                 " (buffer 0 'x'): base 0xfffffffffffffff0 plus size 0x1000 "
@@ -448,7 +448,7 @@ TEST(ImageHardeningTest, HugeInstructionCountAllocatesOnlyWhatIsThere) {
   // instruction that is not there.
   isa::Program p = makeLoopProgram();
   std::vector<uint8_t> image = p.toImage();
-  size_t countAt = 8 + 4 + 4 + p.name.size();
+  size_t countAt = 8 + 4 + 4 + p.name.size() + 4 + p.fingerprint.size();
   put32(image, countAt, 0xffffffffu);
   std::string err = errorOf(isa::Program::fromImage(image));
   EXPECT_NE(err.find("byte offset"), std::string::npos) << err;

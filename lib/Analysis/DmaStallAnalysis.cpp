@@ -57,6 +57,8 @@ json analysis::buildMetrics(const isa::Program &program,
   m["schema_version"] = kMetricsSchemaVersion;
   m["isa_version"] = program.isaVersion;
   m["program"] = program.name;
+  if (!program.fingerprint.empty())
+    m["program_fingerprint"] = program.fingerprint;
   m["config"] = {{"name", config.name}, {"hash", config.hash()}};
   m["total_cycles"] = summary.totalCycles;
   m["instructions"] = summary.instructions;

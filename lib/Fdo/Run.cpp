@@ -112,7 +112,6 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
   r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
-  r.metrics["program_fingerprint"] = getProgramFingerprint(module);
   if (r.summary.truncated)
     r.metrics["truncated"] = {{"reason", "instruction budget"},
                               {"max_instructions", options.maxInstructions}};

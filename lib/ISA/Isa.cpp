@@ -249,6 +249,7 @@ std::vector<uint8_t> Program::toImage() const {
   w.out.insert(w.out.end(), kImageMagic, kImageMagic + 8);
   w.u32(isaVersion);
   w.str(name);
+  w.str(fingerprint);
   w.u32(uint32_t(code.size()));
   for (const Inst &inst : code) {
     auto bytes = encode(inst);
@@ -295,6 +296,7 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
         "unsupported ISA version %u at byte offset %zu (this build reads %u)",
         p.isaVersion, versionAt, kIsaVersion);
   p.name = r.str("program name");
+  p.fingerprint = r.str("program fingerprint");
   uint32_t n = r.u32("instruction count");
   // Reserve no more than the bytes left can hold: a count is a claim of the
   // file, checked record by record below.

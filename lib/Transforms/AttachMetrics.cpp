@@ -94,7 +94,11 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
                  llvm::Twine(analysis::kMetricsSchemaVersion) + ")");
   std::string fingerprint = getProgramFingerprint(module);
   std::optional<std::string> theirs = getString(m, "program_fingerprint");
-  if (theirs != fingerprint) {
+  // Metrics of a replayed window (docs/metrics.md, "window") cover only
+  // the DMAs that ran in it.
+  bool windowed = JsonReader::find(m, "window") != nullptr;
+  bool otherProgram = theirs != fingerprint;
+  if (otherProgram) {
     std::string what =
         "metrics: the metrics are of another program (program_fingerprint " +
         (theirs ? *theirs : std::string("missing")) + ", this module's is " +
@@ -349,9 +353,11 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
                         "lowering so metrics can be attached");
     else if (!entries.count(id.getInt()))
       mlir::emitWarning(d.getLoc())
-          << "metrics: no entry for op id " << id.getInt()
-          << " (the DMA did not run, or the metrics are for another "
-             "program)";
+          << "metrics: no entry for op id " << id.getInt() << " (the DMA "
+          << (windowed ? "did not run in the replayed window"
+                       : "did not run")
+          << (otherProgram ? ", or the metrics are for another program)"
+                           : ")");
   });
   return unsigned(updates.size());
 }

@@ -743,6 +743,10 @@ static int cmdTraceInfo() {
                << "program:            " << t.program.name << " ("
                << t.program.code.size() << " instructions, "
                << t.program.buffers.size() << " buffers)\n"
+               << "fingerprint:        "
+               << (t.program.fingerprint.empty() ? std::string("(none)")
+                                                 : t.program.fingerprint)
+               << "\n"
                << "window:             " << t.pcs.size()
                << " instructions from pc " << t.startPc << " (instruction "
                << t.startIndex << " of the run)\n"

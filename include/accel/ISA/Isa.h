@@ -32,7 +32,7 @@ namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions.
-constexpr uint32_t kIsaVersion = 3;
+constexpr uint32_t kIsaVersion = 4;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -155,6 +155,11 @@ float initValue(uint32_t seed, uint64_t index);
 struct Program {
   uint32_t isaVersion = kIsaVersion;
   std::string name;
+  /// The fingerprint of the module it was lowered from
+  /// (accel::getProgramFingerprint: 16 hex digits), or empty when unknown.
+  /// metrics.json carries it as "program_fingerprint", also after a replay,
+  /// so --accel-attach-metrics can tell the metrics of another program.
+  std::string fingerprint;
   std::vector<Inst> code;
   std::vector<Origin> origins;
   std::vector<Buffer> buffers;

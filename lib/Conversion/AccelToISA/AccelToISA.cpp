@@ -736,5 +736,8 @@ FailureOr<isa::Program> accel::lowerToIsa(ModuleOp module,
     return failure();
   }
   Lowerer lowerer(options);
-  return lowerer.run(entry);
+  FailureOr<isa::Program> program = lowerer.run(entry);
+  if (succeeded(program))
+    program->fingerprint = getProgramFingerprint(module);
+  return program;
 }

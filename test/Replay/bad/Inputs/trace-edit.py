@@ -68,8 +68,9 @@ class Reader:
 def image_fields(r, base):
     """Records the image's fields (docs/isa.md, ACCELBIN) in r.where."""
     at = base + 12
-    (n,) = struct.unpack_from("<I", data, at)
-    at += 4 + n
+    for _ in ("name", "fingerprint"):
+        (n,) = struct.unpack_from("<I", data, at)
+        at += 4 + n
     (ninst,) = struct.unpack_from("<I", data, at)
     at += 4 + 16 * ninst
     (nbuf,) = struct.unpack_from("<I", data, at)
