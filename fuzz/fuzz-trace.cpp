@@ -46,7 +46,6 @@ namespace {
 /// run stays small and fast.
 constexpr uint64_t kMaxVmemBytes = 4ull << 20;
 constexpr uint64_t kMaxHbmBytes = 256ull << 20;
-constexpr uint32_t kMaxDmaIds = 1u << 16;
 constexpr uint64_t kMaxReplayInstructions = 256;
 
 constexpr size_t kHeaderBytes = 32;
@@ -160,8 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(config.takeError());
     return 0;
   }
-  if (config->vmemBytes > kMaxVmemBytes || config->hbmBytes > kMaxHbmBytes ||
-      trace->nextDmaId > kMaxDmaIds)
+  if (config->vmemBytes > kMaxVmemBytes || config->hbmBytes > kMaxHbmBytes)
     return 0;
   // A longer window is replayed in part: its results cannot be compared.
   bool whole = trace->pcs.size() <= kMaxReplayInstructions;

@@ -117,7 +117,7 @@ TEST_F(DmaEngineTest, LinkFifoSerializesTransfers) {
   EXPECT_EQ(dma.get(1).transferStart, dma.get(0).complete);
   EXPECT_EQ(dma.get(2).transferStart, dma.get(1).complete);
   EXPECT_EQ(dma.drainCycle(), 130u);
-  EXPECT_EQ(dma.all().size(), 3u);
+  EXPECT_EQ(dma.numIssued(), 3u);
 }
 
 // (c) Different links have separate FIFOs and transfer concurrently.
@@ -273,7 +273,47 @@ TEST_F(DmaEngineTest, OutstandingNextCompletionAndDrain) {
   EXPECT_TRUE(dma.isValid(3));
   EXPECT_FALSE(dma.isValid(4));
   EXPECT_EQ(dma.get(0).complete, 110u);
-  EXPECT_EQ(dma.all().size(), 4u);
+  EXPECT_EQ(dma.numIssued(), 4u);
+}
+
+// Issue 12: a replay window continues the recorded run's DMA numbering.
+// Reserving 2^31 ids costs no memory per id: the reserved ones read as
+// completed before the window, the DMAs in flight keep their ids, and new
+// ones are numbered from the reserved next id.
+TEST_F(DmaEngineTest, ReservedIdsAreSparse) {
+  DmaEngine dma(config);
+  const uint32_t next = 1u << 31;
+  dma.reserveIds(next);
+  EXPECT_EQ(dma.nextId(), next);
+  EXPECT_EQ(dma.numIssued(), 0u);
+  // A DMA in flight when the window began, with its own id.
+  EXPECT_EQ(dma.issue(0, load, 640, next - 5), next - 5);
+  // New DMAs: 640 B at 10 on the load link (T_b 100, 64 B/cycle) waits for
+  // the first one's transfer, [100, 110): transfer [110, 120).
+  uint32_t a = dma.issue(10, load, 640);
+  EXPECT_EQ(a, next);
+  EXPECT_EQ(dma.get(a).transferStart, 110u);
+  EXPECT_EQ(dma.get(a).complete, 120u);
+  EXPECT_EQ(dma.issue(11, store, 32), next + 1);
+  EXPECT_EQ(dma.nextId(), next + 2);
+  EXPECT_EQ(dma.numIssued(), 3u);
+  // Validity: reserved ids (issued before the window), the one in flight,
+  // the new ones; not the next id nor beyond.
+  EXPECT_TRUE(dma.isValid(0));
+  EXPECT_TRUE(dma.isValid(next - 1));
+  EXPECT_TRUE(dma.isValid(next - 5));
+  EXPECT_TRUE(dma.isValid(next + 1));
+  EXPECT_FALSE(dma.isValid(next + 2));
+  EXPECT_FALSE(dma.isValid(UINT32_MAX));
+  // A reserved id completed before the window: a WAIT on it never stalls.
+  EXPECT_TRUE(dma.get(7).completedBefore);
+  WaitOutcome w = dma.wait(7, 3);
+  EXPECT_EQ(w.stallBase + w.stallTransfer, 0u);
+  EXPECT_EQ(w.resume, 3u);
+  // The one in flight: issued at 0, base end 100, complete 110.
+  EXPECT_EQ(dma.get(next - 5).complete, 110u);
+  EXPECT_EQ(dma.wait(next - 5, 50).stallBase, 50u);
+  EXPECT_EQ(dma.outstandingAt(11), 3u);
 }
 
 } // namespace

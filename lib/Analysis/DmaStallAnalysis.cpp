@@ -14,24 +14,37 @@ using namespace accel::analysis;
 using json = nlohmann::json;
 
 void DmaStallCollector::onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) {
-  if (records.size() <= dma.id)
-    records.resize(dma.id + 1);
-  DmaRecord &r = records[dma.id];
-  r.timing = dma;
-  r.issuePc = pc;
+  // Ids come in order, except a replay's DMAs in flight, which come first
+  // with smaller ids of their own: insert in id order.
+  auto it = records.end();
+  if (!records.empty() && records.back().timing.id >= dma.id)
+    it = std::lower_bound(
+        records.begin(), records.end(), dma.id,
+        [](const DmaRecord &r, uint32_t id) { return r.timing.id < id; });
+  if (it == records.end() || it->timing.id != dma.id)
+    it = records.insert(it, DmaRecord());
+  it->timing = dma;
+  it->issuePc = pc;
+}
+
+DmaRecord *DmaStallCollector::find(uint32_t id) {
+  auto it = std::lower_bound(
+      records.begin(), records.end(), id,
+      [](const DmaRecord &r, uint32_t id) { return r.timing.id < id; });
+  return it != records.end() && it->timing.id == id ? &*it : nullptr;
 }
 
 void DmaStallCollector::onDmaWait(const sim::WaitEvent &event) {
-  if (event.dmaId >= records.size() || records[event.dmaId].timing.link < 0)
+  DmaRecord *r = find(event.dmaId);
+  if (!r)
     return; // a DMA the collector never saw issued
-  DmaRecord &r = records[event.dmaId];
-  if (r.waitCycle)
+  if (r->waitCycle)
     return; // the first WAIT decides the split
-  r.waitCycle = event.cycle;
-  r.waitPc = event.pc;
-  r.stallBase = event.outcome.stallBase;
-  r.stallTransfer = event.outcome.stallTransfer;
-  r.slack = event.outcome.slack;
+  r->waitCycle = event.cycle;
+  r->waitPc = event.pc;
+  r->stallBase = event.outcome.stallBase;
+  r->stallTransfer = event.outcome.stallTransfer;
+  r->slack = event.outcome.slack;
 }
 
 void DmaStallCollector::onRetire(const sim::RetireEvent &event) {

@@ -455,11 +455,6 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
                        " is more than the " + llvm::Twine(startIndex) +
                        " instructions before the window could have "
                        "issued");
-  if (nextDmaId > kMaxTraceDmaIds)
-    return invalid(layout.nextDmaId,
-                   "the next DMA id " + llvm::Twine(nextDmaId) +
-                       " is more than the replay supports (" +
-                       llvm::Twine(kMaxTraceDmaIds) + ")");
   std::vector<uint32_t> ids;
   ids.reserve(pendingDmas.size());
   for (size_t i = 0; i < pendingDmas.size(); ++i) {

@@ -5,25 +5,44 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 using namespace accel;
 using namespace accel::sim;
 
 DmaEngine::DmaEngine(const MachineConfig &config)
-    : config(config), linkFree(config.links.size(), 0) {}
+    : config(config), linkFree(config.links.size(), 0) {
+  completedBefore.completedBefore = true;
+}
 
 uint64_t DmaEngine::transferCycles(int link, uint64_t bytes) const {
   return uint64_t(std::ceil(double(bytes) / config.links[link].bytesPerCycle));
 }
 
 void DmaEngine::reserveIds(uint32_t next) {
-  DmaTiming done;
-  done.completedBefore = true;
-  while (dmas.size() < next) {
-    done.id = uint32_t(dmas.size());
-    dmas.push_back(done);
+  assert(sequential.empty() && "reserveIds after the first issue()");
+  firstSequentialId = next;
+}
+
+const DmaTiming &DmaEngine::get(uint32_t id) const {
+  assert(isValid(id) && "get() of a DMA that was not issued");
+  if (id >= firstSequentialId)
+    return sequential[id - firstSequentialId];
+  auto it = early.find(id);
+  if (it != early.end())
+    return it->second;
+  return completedBefore;
+}
+
+DmaTiming &DmaEngine::lookup(uint32_t id) {
+  if (id >= firstSequentialId) {
+    uint64_t index = id - firstSequentialId;
+    if (index >= sequential.size())
+      sequential.resize(index + 1);
+    return sequential[index];
   }
+  return early[id];
 }
 
 uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
@@ -31,9 +50,9 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
   // Issues come in non-decreasing cycle order, so a DMA complete by now
   // can never be in flight again.
   llvm::erase_if(inFlight,
-                 [&](uint32_t id) { return dmas[id].complete <= cycle; });
+                 [&](uint32_t id) { return get(id).complete <= cycle; });
   DmaTiming t;
-  t.id = id ? *id : uint32_t(dmas.size());
+  t.id = id ? *id : nextId();
   t.link = link;
   t.bytes = bytes;
   t.issue = cycle;
@@ -41,15 +60,13 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
   t.transferStart = std::max(t.baseEnd, linkFree[link]);
   t.complete = t.transferStart + transferCycles(link, bytes);
   linkFree[link] = t.complete;
-  if (t.id >= dmas.size())
-    dmas.resize(t.id + 1);
-  dmas[t.id] = t;
+  lookup(t.id) = t;
   inFlight.push_back(t.id);
   return t.id;
 }
 
 WaitOutcome DmaEngine::wait(uint32_t id, uint64_t w) const {
-  const DmaTiming &t = dmas[id];
+  const DmaTiming &t = get(id);
   WaitOutcome o;
   if (w < t.baseEnd) {
     o.stallBase = t.baseEnd - w;
@@ -65,16 +82,18 @@ WaitOutcome DmaEngine::wait(uint32_t id, uint64_t w) const {
 
 unsigned DmaEngine::outstandingAt(uint64_t cycle) const {
   unsigned n = 0;
-  for (uint32_t id : inFlight)
-    n += dmas[id].issue <= cycle && dmas[id].complete > cycle;
+  for (uint32_t id : inFlight) {
+    const DmaTiming &t = get(id);
+    n += t.issue <= cycle && t.complete > cycle;
+  }
   return n;
 }
 
 uint64_t DmaEngine::nextCompletionAfter(uint64_t cycle) const {
   uint64_t best = UINT64_MAX;
   for (uint32_t id : inFlight)
-    if (dmas[id].complete > cycle)
-      best = std::min(best, dmas[id].complete);
+    if (uint64_t c = get(id).complete; c > cycle)
+      best = std::min(best, c);
   return best;
 }
 

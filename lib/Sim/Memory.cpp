@@ -248,6 +248,66 @@ bool TileRef::rowsOverlap(const TileRef &o) const {
   return false;
 }
 
+void Memory::readBytes(isa::MemSpace space, uint64_t addr, void *out,
+                       uint64_t n) {
+  if (space == isa::MemSpace::VMEM)
+    std::memcpy(out, vmem.data() + addr, n);
+  else
+    readHbm(addr, out, n);
+}
+
+void Memory::writeBytes(isa::MemSpace space, uint64_t addr, const void *in,
+                        uint64_t n) {
+  if (space == isa::MemSpace::VMEM)
+    std::memcpy(vmem.data() + addr, in, n);
+  else
+    writeHbm(addr, in, n);
+}
+
+void Memory::copyTile(const TileRef &src, const TileRef &dst) {
+  assert(src.rows == dst.rows && src.cols == dst.cols && "shapes differ");
+  uint64_t rowBytes = src.cols * isa::kElemBytes;
+  auto srcRow = [&](uint64_t r) {
+    return src.base + r * src.rowStride * isa::kElemBytes;
+  };
+  auto dstRow = [&](uint64_t r) {
+    return dst.base + r * dst.rowStride * isa::kElemBytes;
+  };
+  if (!src.overlaps(dst)) {
+    // No element of the source is written: copy row by row.
+    bool direct =
+        src.space == isa::MemSpace::VMEM && dst.space == isa::MemSpace::VMEM;
+    if (!direct)
+      staging.resize(rowBytes);
+    for (uint64_t r = 0; r < src.rows; ++r) {
+      if (direct) {
+        std::memcpy(vmem.data() + dstRow(r), vmem.data() + srcRow(r), rowBytes);
+        continue;
+      }
+      readBytes(src.space, srcRow(r), staging.data(), rowBytes);
+      writeBytes(dst.space, dstRow(r), staging.data(), rowBytes);
+    }
+    return;
+  }
+  // Overlapping tiles: stage the whole source first. Its span holds every
+  // element (rows at their stride); the elements alone are fewer bytes when
+  // the stride is at least the width. Either is at most the buffer.
+  AddrRange span = src.span();
+  uint64_t spanBytes = span.end - span.begin;
+  uint64_t denseBytes = src.rows * rowBytes;
+  bool useSpan = spanBytes < denseBytes;
+  staging.resize(useSpan ? spanBytes : denseBytes);
+  if (useSpan)
+    readBytes(src.space, src.base, staging.data(), spanBytes);
+  else
+    for (uint64_t r = 0; r < src.rows; ++r)
+      readBytes(src.space, srcRow(r), staging.data() + r * rowBytes, rowBytes);
+  for (uint64_t r = 0; r < src.rows; ++r) {
+    uint64_t at = useSpan ? srcRow(r) - src.base : r * rowBytes;
+    writeBytes(dst.space, dstRow(r), staging.data() + at, rowBytes);
+  }
+}
+
 void Memory::readTile(const TileRef &t, float *out) {
   for (uint64_t r = 0; r < t.rows; ++r) {
     uint64_t addr = t.base + r * t.rowStride * 4;

@@ -152,6 +152,15 @@ void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
 llvm::Error Simulator::step() {
   if (halted)
     return llvm::createStringError("the program has halted");
+  // A buffer table from a file may claim memory the machine does not have;
+  // the lowering and the trace and image readers check it too, but a
+  // library user can hand over any program.
+  if (!buffersChecked) {
+    if (llvm::Error e =
+            program.checkBuffersFit(config.vmemBytes, config.hbmBytes))
+      return fault(pc, llvm::toString(std::move(e)));
+    buffersChecked = true;
+  }
   if (pc >= program.code.size())
     return fault(pc, "pc outside the code (" +
                          llvm::Twine(program.code.size()) +
@@ -308,10 +317,7 @@ llvm::Error Simulator::step() {
     uint32_t id = dma.issue(at.cycle, link, bytes);
     // Functional effect at ISSUE: the program may not touch the destination
     // before its WAIT, and hazards above ordered the source's producers.
-    std::vector<float> &tmp = scratch[0];
-    tmp.resize(size_t(in.a) * in.b);
-    memory.readTile(src, tmp.data());
-    memory.writeTile(dst, tmp.data());
+    memory.copyTile(src, dst);
     regs[in.rd] = id;
     pendingDmas.push_back({id, pc, src, dst});
     const DmaTiming &t = dma.get(id);
@@ -416,36 +422,68 @@ llvm::Error Simulator::step() {
     if (timingOnly)
       break;
 
-    std::vector<float> &xs = scratch[0], &ys = scratch[1], &res = scratch[2];
-    xs.resize(rows * cols);
-    res.resize(rows * (reduce ? 1 : cols));
-    if (in.op != Opcode::VFill)
-      memory.readTile(x, xs.data());
-    if (binary) {
-      ys.resize((rowBcast ? 1 : rows) * (bcast ? 1 : cols));
-      memory.readTile(y, ys.data());
+    // Every input is read before any output is written (docs/isa.md): an
+    // input the output tile overlaps is read from a snapshot of its span,
+    // unless it is the output tile itself with rows that do not overlap
+    // (an in-place elementwise op, which reads each element just before
+    // writing it). The output is then written row by row in place, so no
+    // temporary is larger than an operand's span (a stride-0 tile of 65535
+    // x 65535 elements does not allocate 16 GiB).
+    bool outRowsDisjoint = out.rows == 1 || out.rowStride >= out.cols;
+    auto inputRows = [&](const TileRef &t, std::vector<float> &snapshot,
+                         bool elementwise) -> const float * {
+      bool inPlace = elementwise && outRowsDisjoint && t.base == out.base &&
+                     t.rowStride == out.rowStride && t.rows == out.rows &&
+                     t.cols == out.cols;
+      if (inPlace || !t.overlaps(out))
+        return memory.vmemPtr(t.base);
+      AddrRange span = t.span();
+      snapshot.resize((span.end - span.begin) / isa::kElemBytes);
+      std::memcpy(snapshot.data(), memory.vmemPtr(t.base),
+                  span.end - span.begin);
+      return snapshot.data();
+    };
+    const float *xp =
+        in.op == Opcode::VFill ? nullptr : inputRows(x, scratch[0], !reduce);
+    const float *yp =
+        binary ? inputRows(y, scratch[1], !bcast && !rowBcast) : nullptr;
+    // Rows of the three tiles (strides in elements). Contiguous tiles of an
+    // elementwise op without broadcast are one long row.
+    uint64_t nRows = rows, nCols = cols;
+    uint64_t xStride = x.rowStride, yStride = y.rowStride,
+             oStride = out.rowStride;
+    auto contiguous = [&](const TileRef &t) {
+      return t.rows == 1 || t.rowStride == t.cols;
+    };
+    if (!reduce && !bcast && !rowBcast && contiguous(out) &&
+        (in.op == Opcode::VFill || contiguous(x)) &&
+        (!binary || contiguous(y))) {
+      nCols = rows * cols;
+      nRows = 1;
     }
-    // One loop per operation so the compiler can vectorize it.
-    float *o = res.data();
-    const float *xp = xs.data(), *yp = ys.data();
-    uint64_t count = rows * cols;
+    float *op0 = memory.vmemPtr(out.base);
     auto binaryOp = [&](auto f) {
-      if (bcast) {
-        for (uint64_t r = 0; r < rows; ++r)
-          for (uint64_t c = 0; c < cols; ++c)
-            o[r * cols + c] = f(xp[r * cols + c], yp[r]);
-      } else if (rowBcast) {
-        for (uint64_t r = 0; r < rows; ++r)
-          for (uint64_t c = 0; c < cols; ++c)
-            o[r * cols + c] = f(xp[r * cols + c], yp[c]);
-      } else {
-        for (uint64_t i = 0; i < count; ++i)
-          o[i] = f(xp[i], yp[i]);
+      for (uint64_t r = 0; r < nRows; ++r) {
+        float *o = op0 + r * oStride;
+        const float *xr = xp + r * xStride;
+        if (bcast) {
+          float yv = yp[r * yStride];
+          for (uint64_t c = 0; c < nCols; ++c)
+            o[c] = f(xr[c], yv);
+        } else {
+          const float *yr = rowBcast ? yp : yp + r * yStride;
+          for (uint64_t c = 0; c < nCols; ++c)
+            o[c] = f(xr[c], yr[c]);
+        }
       }
     };
     auto unaryOp = [&](auto f) {
-      for (uint64_t i = 0; i < count; ++i)
-        o[i] = f(xp[i]);
+      for (uint64_t r = 0; r < nRows; ++r) {
+        float *o = op0 + r * oStride;
+        const float *xr = xp + r * xStride;
+        for (uint64_t c = 0; c < nCols; ++c)
+          o[c] = f(xr[c]);
+      }
     };
     switch (in.op) {
     case Opcode::VAdd:
@@ -476,7 +514,8 @@ llvm::Error Simulator::step() {
       uint32_t bits = in.fillBits();
       float v;
       std::memcpy(&v, &bits, 4);
-      std::fill(o, o + count, v);
+      for (uint64_t r = 0; r < nRows; ++r)
+        std::fill(op0 + r * oStride, op0 + r * oStride + nCols, v);
       break;
     }
     case Opcode::VRSum:
@@ -484,17 +523,16 @@ llvm::Error Simulator::step() {
       // Rows are summed left to right (the order is part of the model:
       // results must be bit-identical across runs).
       for (uint64_t r = 0; r < rows; ++r) {
+        const float *xr = xp + r * xStride;
         float v = in.op == Opcode::VRSum ? 0.0f : -INFINITY;
         for (uint64_t c = 0; c < cols; ++c)
-          v = in.op == Opcode::VRSum ? v + xp[r * cols + c]
-                                     : std::max(v, xp[r * cols + c]);
-        o[r] = v;
+          v = in.op == Opcode::VRSum ? v + xr[c] : std::max(v, xr[c]);
+        op0[r * oStride] = v;
       }
       break;
     default:
       break;
     }
-    memory.writeTile(out, res.data());
     break;
   }
   }

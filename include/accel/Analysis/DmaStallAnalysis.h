@@ -42,6 +42,8 @@ public:
   void onDmaWait(const sim::WaitEvent &event) override;
   void onRetire(const sim::RetireEvent &event) override;
 
+  /// Every DMA seen issued, in id order (one record each; ids need not
+  /// start at 0: a replayed window continues the recorded run's numbering).
   const std::vector<DmaRecord> &dmas() const { return records; }
   /// Stall cycles charged to each PC, by cause.
   struct PcStats {
@@ -53,6 +55,10 @@ public:
   const std::vector<PcStats> &pcStats() const { return perPc; }
 
 private:
+  /// The record of DMA `id`, or nullptr (binary search: records are sorted
+  /// by id).
+  DmaRecord *find(uint32_t id);
+
   std::vector<DmaRecord> records;
   std::vector<PcStats> perPc;
 };

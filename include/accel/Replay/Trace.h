@@ -28,11 +28,6 @@ namespace replay {
 /// Version of the trace format; readers refuse others.
 constexpr uint32_t kTraceFormatVersion = 1;
 
-/// The largest "next DMA id" a trace may have: the replay's DMA engine keeps
-/// one record (about 56 bytes) per DMA id of the recorded run, so this
-/// bounds what a replay allocates for them (about 900 MiB).
-constexpr uint32_t kMaxTraceDmaIds = 1u << 24;
-
 /// The most bytes a zstd frame can produce per compressed byte: a 4-byte
 /// RLE block regenerates at most one 128 KiB block (RFC 8878), so a
 /// declared uncompressed size above 32768 times the compressed size is

@@ -6,6 +6,7 @@
 #include "accel/Sim/MachineConfig.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -51,16 +52,24 @@ public:
                  std::optional<uint32_t> id = std::nullopt);
   /// Makes the next issued DMA get id `next` (a replay window continues the
   /// numbering of the recorded run). Ids below it that are not issued
-  /// later (in-flight DMAs are, by the replayer) count as DMAs completed
-  /// before the window: a WAIT on them does not stall.
+  /// later (in-flight DMAs are, by the replayer, with their ids) count as
+  /// DMAs completed before the window: a WAIT on them does not stall. Call
+  /// it before the first issue(). Costs no memory per reserved id, so any
+  /// `next` up to 2^32 - 1 is fine.
   void reserveIds(uint32_t next);
-  /// Timing of DMA `id` (must have been issued).
-  const DmaTiming &get(uint32_t id) const { return dmas[id]; }
+  /// Timing of DMA `id` (isValid(id)); a reserved id that was not issued
+  /// reads as a DMA with `completedBefore`.
+  const DmaTiming &get(uint32_t id) const;
   bool isValid(uint32_t id) const {
-    return id < dmas.size() && (dmas[id].link >= 0 || dmas[id].completedBefore);
+    return id < nextId() && (id < firstSequentialId ||
+                             sequential[id - firstSequentialId].link >= 0);
   }
   /// The id the next ISSUE gets.
-  uint32_t nextId() const { return uint32_t(dmas.size()); }
+  uint32_t nextId() const {
+    return firstSequentialId + uint32_t(sequential.size());
+  }
+  /// Number of DMAs issued (not counting reserved ids).
+  size_t numIssued() const { return sequential.size() + early.size(); }
   /// Splits the wait of a WAIT on `id` at `cycle` per Fig. 4.
   WaitOutcome wait(uint32_t id, uint64_t cycle) const;
   /// Number of DMAs issued at or before `cycle` and not complete at `cycle`.
@@ -69,13 +78,23 @@ public:
   uint64_t nextCompletionAfter(uint64_t cycle) const;
   /// Cycle at which every issued DMA has completed.
   uint64_t drainCycle() const;
-  const std::vector<DmaTiming> &all() const { return dmas; }
   /// Transfer cycles for `bytes` on `link`: ceil(bytes / bytesPerCycle).
   uint64_t transferCycles(int link, uint64_t bytes) const;
 
 private:
+  DmaTiming &lookup(uint32_t id);
+
   const MachineConfig &config;
-  std::vector<DmaTiming> dmas;
+  /// DMAs with ids from firstSequentialId on, by id: the ids issue() hands
+  /// out in order. One record per DMA that ran (the metrics list every DMA
+  /// too).
+  std::vector<DmaTiming> sequential;
+  uint32_t firstSequentialId = 0;
+  /// DMAs issued with an explicit id below firstSequentialId: a replay's
+  /// DMAs in flight when its window began (few).
+  std::map<uint32_t, DmaTiming> early;
+  /// What get() returns for a reserved id that was not issued.
+  DmaTiming completedBefore;
   std::vector<uint64_t> linkFree;
   std::vector<uint32_t> inFlight; ///< ids possibly not complete yet
 };

@@ -100,6 +100,15 @@ public:
   /// Copies a tile to a dense row-major array and back.
   void readTile(const TileRef &t, float *out);
   void writeTile(const TileRef &t, const float *in);
+  /// Copies tile `src` to `dst` (the same rows x cols; any spaces and
+  /// strides) with the semantics of a DMA (docs/isa.md, `dma.issue`): as if
+  /// every element were read before any is written. The caller checked both
+  /// tiles' bounds. Memory: none when both are in VMEM and share no byte,
+  /// one row otherwise; when the tiles overlap, a snapshot of the source's
+  /// span or of its elements, whichever is smaller, so never more than the
+  /// buffer holding the source (a stride-0 tile of 65535 x 65535 elements
+  /// copies 65535 x 4 bytes, not 16 GiB).
+  void copyTile(const TileRef &src, const TileRef &dst);
   /// Direct pointer to a VMEM byte address (the caller checked bounds).
   float *vmemPtr(uint64_t addr) {
     return reinterpret_cast<float *>(vmem.data() + addr);
@@ -139,7 +148,15 @@ private:
     std::unique_ptr<uint8_t, Free> bytes;
     size_t n;
   };
+  /// Reads or writes `n` bytes of `space` at `addr` (bounds checked by
+  /// the caller).
+  void readBytes(isa::MemSpace space, uint64_t addr, void *out, uint64_t n);
+  void writeBytes(isa::MemSpace space, uint64_t addr, const void *in,
+                  uint64_t n);
+
   ZeroedBytes vmem;
+  /// copyTile's staging: one row, or an overlapping source's snapshot.
+  std::vector<uint8_t> staging;
   bool initHbm = true;
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;

@@ -107,11 +107,12 @@ public:
 
   /// Runs from the entry until HALT. Errors (a fault of the simulated
   /// program) read "fault at pc N (INSTRUCTION), op ID 'NAME' at LOC: WHAT"
-  /// and
-  /// cover out-of-bounds VMEM/HBM accesses, WAIT on a DMA never issued, a PC
-  /// outside the code, a missing link, a data race (an access to memory that
-  /// a DMA issued but not yet WAITed reads or writes), and exceeding
-  /// `maxInstructions`.
+  /// and cover a buffer table that does not fit the config's VMEM or HBM
+  /// (before the first instruction; isa::Program::checkBuffersFit's
+  /// message), out-of-bounds or misaligned VMEM/HBM accesses, WAIT on a DMA
+  /// never issued, a PC outside the code, a missing link, a data race (an
+  /// access to memory that a DMA issued but not yet WAITed reads or
+  /// writes), and exceeding `maxInstructions`.
   /// With `stopAtBudget`, reaching `maxInstructions` before HALT ends the
   /// run (summary.truncated) instead of being a fault.
   llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32,
@@ -215,7 +216,11 @@ private:
     TileList reads, writes; ///< VMEM tiles
   };
   /// Reused temporaries of the functional model (no allocation per step).
-  std::array<std::vector<float>, 3> scratch;
+  /// [0]: a matmul's accumulator row or a VPU input's snapshot; [1]: the
+  /// other VPU input's snapshot.
+  std::array<std::vector<float>, 2> scratch;
+  /// Whether step() has checked the buffer table against the config.
+  bool buffersChecked = false;
   /// The last MXU and VPU op, by unit: the ones that can still be in
   /// flight. A unit starts an op only when its previous one has ended, and
   /// in-order issue puts every later instruction after that start, so an
