@@ -28,7 +28,7 @@ struct OpcodeRow {
 
 // Every opcode of the table, read from the same .def file.
 const OpcodeRow kAllOpcodes[] = {
-#define ACCEL_OPCODE(Enum, Value, Mnemonic, U, Format)                         \
+#define ACCEL_OPCODE(Enum, Value, Mnemonic, U, Format, Cost, Flops)            \
   {Opcode::Enum, Value, Mnemonic, Unit::U, InstFormat::Format},
 #include "accel/ISA/Opcodes.def"
 };

@@ -126,11 +126,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
 
   // Work: FLOPs and bytes moved.
   Work &w = work[opId];
-  if (in.op == Opcode::Matmul)
-    w.flops += 2ull * in.a * in.b * in.s1;
-  else if (unit == isa::Unit::Vpu && in.op != Opcode::VFill &&
-           in.op != Opcode::VCopy)
-    w.flops += uint64_t(in.a) * in.b; // one operation per element
+  w.flops += isa::getFlops(in);
 
   if (dma) {
     dma->src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];

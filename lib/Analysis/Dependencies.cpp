@@ -14,21 +14,6 @@ using namespace accel;
 using namespace accel::analysis;
 using isa::Opcode;
 
-static bool isLightweightScalar(Opcode op) {
-  switch (op) {
-  case Opcode::Li:
-  case Opcode::Mov:
-  case Opcode::Add:
-  case Opcode::Sub:
-  case Opcode::Mul:
-  case Opcode::Addi:
-  case Opcode::Muli:
-    return true;
-  default:
-    return false;
-  }
-}
-
 int64_t DependencyTracker::later(int64_t a, int64_t b) const {
   if (a == kNone)
     return b;
@@ -87,7 +72,7 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     if (r == 0)
       continue;
     lastWriter[r] = int64_t(index);
-    if (isLightweightScalar(inst.op))
+    if (isa::isScalarArithmetic(inst.op))
       relaxedOrigin[r] = relaxedRegBound; // follow the chain back
     else if (inst.op == Opcode::Sld)
       relaxedOrigin[r] = later(relaxedRegBound, loadedFrom);

@@ -13,8 +13,9 @@ using namespace accel;
 using namespace accel::isa;
 
 static const OpcodeInfo kOpcodeTable[] = {
-#define ACCEL_OPCODE(Enum, Value, Mnemonic, U, Format)                         \
-  {Opcode::Enum, Mnemonic, Unit::U, InstFormat::Format},
+#define ACCEL_OPCODE(Enum, Value, Mnemonic, U, Format, Cost, Flops)            \
+  {Opcode::Enum,       Mnemonic,        Unit::U,                               \
+   InstFormat::Format, CostClass::Cost, FlopCount::Flops},
 #include "accel/ISA/Opcodes.def"
 };
 
@@ -34,6 +35,33 @@ const OpcodeInfo *isa::lookup(uint8_t opcodeByte) {
 }
 
 const OpcodeInfo &isa::info(Opcode op) { return *lookup(uint8_t(op)); }
+
+uint64_t isa::getFlops(const Inst &inst) {
+  switch (info(inst.op).flops) {
+  case FlopCount::None:
+    return 0;
+  case FlopCount::Element:
+    return uint64_t(inst.a) * inst.b;
+  case FlopCount::Matmul:
+    return 2ull * inst.a * inst.b * inst.s1;
+  }
+  return 0;
+}
+
+bool isa::isScalarArithmetic(Opcode op) {
+  const OpcodeInfo &i = info(op);
+  if (i.unit != Unit::Scalar)
+    return false;
+  switch (i.format) {
+  case InstFormat::RdImm:
+  case InstFormat::RdRs:
+  case InstFormat::RdRsRs:
+  case InstFormat::RdRsImm:
+    return true;
+  default:
+    return false;
+  }
+}
 
 llvm::StringRef isa::unitName(Unit unit) {
   switch (unit) {

@@ -41,7 +41,8 @@ constexpr unsigned kNumRegs = 256;
 constexpr unsigned kElemBytes = 4;
 
 enum class Opcode : uint8_t {
-#define ACCEL_OPCODE(Enum, Value, Mnemonic, Unit, Format) Enum = Value,
+#define ACCEL_OPCODE(Enum, Value, Mnemonic, Unit, Format, Cost, Flops)         \
+  Enum = Value,
 #include "accel/ISA/Opcodes.def"
 };
 
@@ -65,6 +66,26 @@ enum class InstFormat : uint8_t {
   VFill,
   Load,
 };
+
+/// The timing class an instruction's unit latency comes from (Opcodes.def,
+/// column Cost; the numbers are the machine config's, docs/config.md):
+/// `Scalar` the scalar latency, `Dma` the link of the DMA, `Matmul` the
+/// MXU's pass formula, `Vpu*` the VPU's cycles per lane-pass of that kind.
+enum class CostClass : uint8_t {
+  Scalar,
+  Dma,
+  Matmul,
+  VpuSimple,
+  VpuDiv,
+  VpuExp,
+  VpuSqrt,
+  VpuReduce,
+};
+
+/// The arithmetic an instruction does, as the roofline counts it
+/// (Opcodes.def, column Flops): none, one operation per element of its
+/// rows x cols operand tile, or 2*m*n*k for a matmul.
+enum class FlopCount : uint8_t { None, Element, Matmul };
 
 /// Memory spaces addressed by DMA descriptors (flags of dma.issue).
 enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
@@ -96,12 +117,22 @@ struct OpcodeInfo {
   const char *mnemonic;
   Unit unit;
   InstFormat format;
+  CostClass cost;
+  FlopCount flops;
 };
 
 /// Table entry for a known opcode, or nullptr for an unknown byte.
 const OpcodeInfo *lookup(uint8_t opcodeByte);
 const OpcodeInfo &info(Opcode op);
 llvm::StringRef unitName(Unit unit);
+/// The floating-point operations `inst` performs (its FlopCount column):
+/// 0, rows * cols (fields a and b), or 2 * m * n * k (a, b, s1).
+uint64_t getFlops(const Inst &inst);
+/// Whether `op` is scalar register arithmetic (li, mov, add, ...: a scalar
+/// instruction that neither branches, halts nor touches memory). The
+/// analyzer treats such address math as movable with the DMA it feeds
+/// (seed 000 §5.2, "lightweight" scalar operations).
+bool isScalarArithmetic(Opcode op);
 llvm::StringRef memSpaceName(MemSpace space);
 
 /// Encodes into 16 bytes (little-endian).

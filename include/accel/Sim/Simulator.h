@@ -1,11 +1,14 @@
 //===- Simulator.h - Functional and timed accel ISA simulator ---*- C++ -*-===//
 //
-// The GRM (golden reference model) of ../shared/DESIGN.md §2: it computes
-// real f32 values and a cycle for every instruction. The scalar core issues
-// in order; MXU, VPU and the DMA engine run concurrently with it; an
-// instruction that needs a busy unit or unready data waits, and every waiting
-// cycle is recorded with its cause. Observers (the performance tracker of
-// seed 000 §4.2) are called back on events; no analysis lives in the loop.
+// The GRM (golden reference model) of DESIGN.md §2: it computes real f32
+// values and a cycle for every instruction. The scalar core issues in order;
+// MXU, VPU and the DMA engine run concurrently with it; an instruction that
+// needs a busy unit or unready data waits, and every waiting cycle is
+// recorded with its cause. step() is the issue stage (operand checks,
+// hazards, busy units, DMA slots: when an instruction may start, and why it
+// waited); the units of Units.h and the DmaEngine execute and time it.
+// Observers (the performance tracker of seed 000 §4.2) are called back on
+// events; no analysis lives in the loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +16,11 @@
 #define ACCEL_SIM_SIMULATOR_H
 
 #include "accel/ISA/Isa.h"
-#include "accel/Sim/DmaEngine.h"
 #include "accel/Sim/Access.h"
+#include "accel/Sim/DmaEngine.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
+#include "accel/Sim/Units.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -215,12 +219,36 @@ private:
     uint64_t end = 0; ///< 0: none
     TileList reads, writes; ///< VMEM tiles
   };
-  /// Reused temporaries of the functional model (no allocation per step).
-  /// [0]: a matmul's accumulator row or a VPU input's snapshot; [1]: the
-  /// other VPU input's snapshot.
-  std::array<std::vector<float>, 2> scratch;
+  /// The units (Units.h): their timing and their arithmetic.
+  TimingModel timing;
+  ScalarUnit scalarUnit;
+  MatrixUnit mxu;
+  VectorUnit vpu;
   /// Whether step() has checked the buffer table against the config.
   bool buffersChecked = false;
+  /// The earliest cycle an instruction may issue, and the cause that set
+  /// it (the issue stage's bookkeeping).
+  struct IssueAt {
+    uint64_t cycle;
+    StallCause cause = StallCause::None;
+    void atLeast(uint64_t c, StallCause why) {
+      if (c > cycle) {
+        cycle = c;
+        cause = why;
+      }
+    }
+  };
+  /// The issue stage's operand checks for the memory operands `acc` of the
+  /// instruction at `pc`: each must lie in a buffer (else an out-of-bounds
+  /// fault) at a 4-byte-aligned address (else a misaligned fault) and touch
+  /// nothing a DMA issued and not yet WAITed reads or writes (else a data
+  /// race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`, and an
+  /// in-flight MXU or VPU op that writes what it reads or accesses what it
+  /// writes delays `at` to its end (StallCause::DataHazard).
+  llvm::Error checkOperands(const InstAccess &acc, uint64_t ready,
+                            TileList &vmemReads, TileList &vmemWrites,
+                            IssueAt &at);
+
   /// The last MXU and VPU op, by unit: the ones that can still be in
   /// flight. A unit starts an op only when its previous one has ended, and
   /// in-order issue puts every later instruction after that start, so an

@@ -1,0 +1,99 @@
+//===- Units.h - The functional units of one accel core ---------*- C++ -*-===//
+//
+// The hardware units of the simulator, in the manner of llvm-mca's
+// HardwareUnits: the scalar unit, the MXU and the VPU each execute their
+// instructions on a core's state, and a timing model gives the cycles each
+// instruction keeps its unit busy. The issue stage (Simulator::step) decides
+// when an instruction may start (hazards, busy units, DMA slots) and charges
+// the wait to a cause; the units decide what it does and how long it takes.
+// The DMA engine is the fourth unit (DmaEngine.h). The timing classes of
+// the opcodes come from Opcodes.def (column Cost), the numbers from the
+// machine config (docs/config.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SIM_UNITS_H
+#define ACCEL_SIM_UNITS_H
+
+#include "accel/ISA/Isa.h"
+#include "accel/Sim/MachineConfig.h"
+#include "accel/Sim/Memory.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace accel {
+namespace sim {
+
+/// The architectural state an instruction reads and writes: one core's
+/// registers, memory and control. Units execute on it; it outlives them.
+struct CoreState {
+  Memory &memory;
+  std::array<uint64_t, isa::kNumRegs> &regs;
+  /// The PC after the instruction (pc + 1 unless a branch is taken).
+  uint32_t nextPc = 0;
+  /// Set by halt.
+  bool halted = false;
+};
+
+/// The cycles an instruction keeps its unit busy, from the machine config
+/// (docs/config.md; DESIGN.md §2):
+///   scalar:  scalar.latency
+///   MXU:     ceil(k / mxu.rows) * ceil(n / mxu.cols) * (mxu.rows + m)
+///            + mxu.cols (a weight-stationary array: each pass loads a
+///            rows x cols block of B and streams the m rows of A through it,
+///            then drains)
+///   VPU:     vpu.pipeline_depth + ceil(rows * cols / vpu.lanes) * cost,
+///            cost = vpu.cost.{simple,div,exp,sqrt,reduce} by the opcode's
+///            CostClass
+/// A DMA's timing is the DMA engine's (seed 000 Fig. 4). Virtual so that
+/// another model (a calibrated or systolic-array MXU) can replace one unit's
+/// formula without touching the issue stage.
+class TimingModel {
+public:
+  explicit TimingModel(const MachineConfig &config) : config(config) {}
+  virtual ~TimingModel();
+  /// Busy cycles of `inst` on its unit (0 for DMA instructions).
+  virtual uint64_t getLatency(const isa::Inst &inst) const;
+  /// The VPU's cycles per lane-pass for a cost class.
+  unsigned getVpuCost(isa::CostClass cost) const;
+
+protected:
+  const MachineConfig &config;
+};
+
+/// The scalar unit: register arithmetic, scalar loads from VMEM (the
+/// caller checked the address), branches and halt.
+class ScalarUnit {
+public:
+  void execute(const isa::Inst &inst, CoreState &state) const;
+};
+
+/// The MXU's arithmetic: C[m x n] (+)= A[m x k] * B[k x n] on VMEM tiles,
+/// every product summed in k order (results are bit-identical across runs).
+/// The caller checked the tiles' bounds.
+class MatrixUnit {
+public:
+  void execute(const isa::Inst &inst, CoreState &state);
+
+private:
+  std::vector<float> acc; ///< one row of C
+};
+
+/// The VPU's arithmetic: elementwise binary (with row or column broadcast),
+/// unary, fill and row reductions on VMEM tiles. Every input element is read
+/// before any output element is written (docs/isa.md); temporaries are at
+/// most an operand's span. The caller checked the tiles' bounds.
+class VectorUnit {
+public:
+  void execute(const isa::Inst &inst, CoreState &state);
+
+private:
+  std::array<std::vector<float>, 2> snapshots; ///< of x and y, when needed
+};
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_UNITS_H

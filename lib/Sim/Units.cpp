@@ -1,0 +1,262 @@
+//===- Units.cpp - The functional units of one accel core -----------------===//
+//
+// Timing (docs/isa.md, "Timing"; DESIGN.md §2) and arithmetic of the scalar
+// unit, the MXU and the VPU. See Units.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Sim/Units.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace accel;
+using namespace accel::sim;
+using isa::Opcode;
+
+TimingModel::~TimingModel() = default;
+
+unsigned TimingModel::getVpuCost(isa::CostClass cost) const {
+  switch (cost) {
+  case isa::CostClass::VpuDiv:
+    return config.vpuCostDiv;
+  case isa::CostClass::VpuExp:
+    return config.vpuCostExp;
+  case isa::CostClass::VpuSqrt:
+    return config.vpuCostSqrt;
+  case isa::CostClass::VpuReduce:
+    return config.vpuCostReduce;
+  default:
+    return config.vpuCostSimple;
+  }
+}
+
+uint64_t TimingModel::getLatency(const isa::Inst &in) const {
+  const isa::OpcodeInfo &info = isa::info(in.op);
+  switch (info.unit) {
+  case isa::Unit::Scalar:
+    return config.scalarLatency;
+  case isa::Unit::Dma:
+    return 0;
+  case isa::Unit::Mxu: {
+    // Weight-stationary R x C array: for each of ceil(K/R) * ceil(N/C)
+    // weight tiles, R cycles to load the weights (fill) and M cycles to
+    // stream the rows of A; then C cycles to drain.
+    uint64_t m = in.a, n = in.b, k = in.s1;
+    uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
+                      llvm::divideCeil(n, config.mxuCols);
+    return passes * (config.mxuRows + m) + config.mxuCols;
+  }
+  case isa::Unit::Vpu:
+    return config.vpuPipelineDepth +
+           llvm::divideCeil(uint64_t(in.a) * in.b, config.vpuLanes) *
+               getVpuCost(info.cost);
+  }
+  return 0;
+}
+
+void ScalarUnit::execute(const isa::Inst &in, CoreState &state) const {
+  std::array<uint64_t, isa::kNumRegs> &regs = state.regs;
+  switch (in.op) {
+  case Opcode::Halt:
+    state.halted = true;
+    break;
+  case Opcode::Li:
+    regs[in.rd] = uint64_t(in.imm());
+    break;
+  case Opcode::Add:
+    regs[in.rd] = regs[in.rs1] + regs[in.rs2];
+    break;
+  case Opcode::Sub:
+    regs[in.rd] = regs[in.rs1] - regs[in.rs2];
+    break;
+  case Opcode::Mul:
+    regs[in.rd] = regs[in.rs1] * regs[in.rs2];
+    break;
+  case Opcode::Addi:
+    regs[in.rd] = regs[in.rs1] + uint64_t(in.imm());
+    break;
+  case Opcode::Muli:
+    regs[in.rd] = regs[in.rs1] * uint64_t(in.imm());
+    break;
+  case Opcode::Mov:
+    regs[in.rd] = regs[in.rs1];
+    break;
+  case Opcode::Sld: {
+    int32_t v;
+    std::memcpy(&v, state.memory.vmemPtr(regs[in.rs1] + uint64_t(in.imm())),
+                4);
+    regs[in.rd] = uint64_t(int64_t(v));
+    break;
+  }
+  case Opcode::Blt:
+    if (int64_t(regs[in.rs1]) < int64_t(regs[in.rs2]))
+      state.nextPc = uint32_t(in.imm());
+    break;
+  case Opcode::Bge:
+    if (int64_t(regs[in.rs1]) >= int64_t(regs[in.rs2]))
+      state.nextPc = uint32_t(in.imm());
+    break;
+  case Opcode::Jmp:
+    state.nextPc = uint32_t(in.imm());
+    break;
+  default: // nop
+    break;
+  }
+}
+
+/// The VMEM tile at the address in register `reg`.
+static TileRef vmemTile(const CoreState &state, uint8_t reg, uint64_t rows,
+                        uint64_t cols, uint64_t stride) {
+  return TileRef{isa::MemSpace::VMEM, state.regs[reg], rows, cols, stride};
+}
+
+void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
+  uint64_t m = in.a, n = in.b, k = in.s1;
+  TileRef a = vmemTile(state, in.rs1, m, k, in.s2);
+  TileRef b = vmemTile(state, in.rs2, k, n, n);
+  TileRef c = vmemTile(state, in.rs3, m, n, in.s3);
+  // C (+)= A * B, rows of C accumulated in a dense temporary.
+  acc.resize(n);
+  for (uint64_t i = 0; i < m; ++i) {
+    float *crow = state.memory.vmemPtr(c.base + i * c.rowStride * 4);
+    if (in.flags & isa::kFlagAccumulate)
+      std::memcpy(acc.data(), crow, n * 4);
+    else
+      std::fill(acc.begin(), acc.end(), 0.0f);
+    const float *arow = state.memory.vmemPtr(a.base + i * a.rowStride * 4);
+    for (uint64_t kk = 0; kk < k; ++kk) {
+      float av = arow[kk];
+      const float *brow = state.memory.vmemPtr(b.base + kk * n * 4);
+      for (uint64_t j = 0; j < n; ++j)
+        acc[j] += av * brow[j];
+    }
+    std::memcpy(crow, acc.data(), n * 4);
+  }
+}
+
+void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
+  uint64_t rows = in.a, cols = in.b;
+  bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
+  bool binary = isa::info(in.op).format == isa::InstFormat::VBinary;
+  bool bcast = binary && (in.flags & isa::kFlagBroadcast);
+  bool rowBcast = binary && !bcast && (in.flags & isa::kFlagBroadcastRow);
+  TileRef out = vmemTile(state, in.rs3, rows, reduce ? 1 : cols, in.s3);
+  TileRef x = vmemTile(state, in.rs1, rows, cols, in.s1);
+  TileRef y =
+      vmemTile(state, in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols, in.s2);
+  // Every input is read before any output is written (docs/isa.md): an
+  // input the output tile overlaps is read from a snapshot of its span,
+  // unless it is the output tile itself with rows that do not overlap
+  // (an in-place elementwise op, which reads each element just before
+  // writing it). The output is then written row by row in place, so no
+  // temporary is larger than an operand's span (a stride-0 tile of 65535
+  // x 65535 elements does not allocate 16 GiB).
+  bool outRowsDisjoint = out.rows == 1 || out.rowStride >= out.cols;
+  auto inputRows = [&](const TileRef &t, std::vector<float> &snapshot,
+                       bool elementwise) -> const float * {
+    bool inPlace = elementwise && outRowsDisjoint && t.base == out.base &&
+                   t.rowStride == out.rowStride && t.rows == out.rows &&
+                   t.cols == out.cols;
+    if (inPlace || !t.overlaps(out))
+      return state.memory.vmemPtr(t.base);
+    AddrRange span = t.span();
+    snapshot.resize((span.end - span.begin) / isa::kElemBytes);
+    std::memcpy(snapshot.data(), state.memory.vmemPtr(t.base),
+                span.end - span.begin);
+    return snapshot.data();
+  };
+  const float *xp =
+      in.op == Opcode::VFill ? nullptr : inputRows(x, snapshots[0], !reduce);
+  const float *yp =
+      binary ? inputRows(y, snapshots[1], !bcast && !rowBcast) : nullptr;
+  // Rows of the three tiles (strides in elements). Contiguous tiles of an
+  // elementwise op without broadcast are one long row.
+  uint64_t nRows = rows, nCols = cols;
+  uint64_t xStride = x.rowStride, yStride = y.rowStride,
+           oStride = out.rowStride;
+  auto contiguous = [&](const TileRef &t) {
+    return t.rows == 1 || t.rowStride == t.cols;
+  };
+  if (!reduce && !bcast && !rowBcast && contiguous(out) &&
+      (in.op == Opcode::VFill || contiguous(x)) &&
+      (!binary || contiguous(y))) {
+    nCols = rows * cols;
+    nRows = 1;
+  }
+  float *op0 = state.memory.vmemPtr(out.base);
+  auto binaryOp = [&](auto f) {
+    for (uint64_t r = 0; r < nRows; ++r) {
+      float *o = op0 + r * oStride;
+      const float *xr = xp + r * xStride;
+      if (bcast) {
+        float yv = yp[r * yStride];
+        for (uint64_t c = 0; c < nCols; ++c)
+          o[c] = f(xr[c], yv);
+      } else {
+        const float *yr = rowBcast ? yp : yp + r * yStride;
+        for (uint64_t c = 0; c < nCols; ++c)
+          o[c] = f(xr[c], yr[c]);
+      }
+    }
+  };
+  auto unaryOp = [&](auto f) {
+    for (uint64_t r = 0; r < nRows; ++r) {
+      float *o = op0 + r * oStride;
+      const float *xr = xp + r * xStride;
+      for (uint64_t c = 0; c < nCols; ++c)
+        o[c] = f(xr[c]);
+    }
+  };
+  switch (in.op) {
+  case Opcode::VAdd:
+    binaryOp([](float a, float b) { return a + b; });
+    break;
+  case Opcode::VSub:
+    binaryOp([](float a, float b) { return a - b; });
+    break;
+  case Opcode::VMul:
+    binaryOp([](float a, float b) { return a * b; });
+    break;
+  case Opcode::VDiv:
+    binaryOp([](float a, float b) { return a / b; });
+    break;
+  case Opcode::VMax:
+    binaryOp([](float a, float b) { return std::max(a, b); });
+    break;
+  case Opcode::VExp:
+    unaryOp([](float a) { return std::exp(a); });
+    break;
+  case Opcode::VSqrt:
+    unaryOp([](float a) { return std::sqrt(a); });
+    break;
+  case Opcode::VCopy:
+    unaryOp([](float a) { return a; });
+    break;
+  case Opcode::VFill: {
+    uint32_t bits = in.fillBits();
+    float v;
+    std::memcpy(&v, &bits, 4);
+    for (uint64_t r = 0; r < nRows; ++r)
+      std::fill(op0 + r * oStride, op0 + r * oStride + nCols, v);
+    break;
+  }
+  case Opcode::VRSum:
+  case Opcode::VRMax:
+    // Rows are summed left to right (the order is part of the model:
+    // results must be bit-identical across runs).
+    for (uint64_t r = 0; r < rows; ++r) {
+      const float *xr = xp + r * xStride;
+      float v = in.op == Opcode::VRSum ? 0.0f : -INFINITY;
+      for (uint64_t c = 0; c < cols; ++c)
+        v = in.op == Opcode::VRSum ? v + xr[c] : std::max(v, xr[c]);
+      op0[r * oStride] = v;
+    }
+    break;
+  default:
+    break;
+  }
+}
