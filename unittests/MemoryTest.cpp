@@ -184,3 +184,25 @@ TEST(MemoryBoundsTest, AccessesThatWrapAreErrors) {
   EXPECT_TRUE(bool(llvm::errorToBool(mem.read(MemSpace::VMEM, 4081, 16, buf))));
 }
 } // namespace
+
+// Issue 12 (found by fuzz-trace under UBSan): a trace's empty memory chunk
+// reached memcpy with a null source, which memcpy's contract forbids even
+// for 0 bytes. Empty reads and installs do nothing.
+TEST(MemoryBoundsTest, EmptyAccessesTouchNothing) {
+  isa::Buffer v;
+  v.name = "v";
+  v.space = MemSpace::VMEM;
+  v.base = 0;
+  v.bytes = 4096;
+  isa::Buffer h = v;
+  h.name = "h";
+  h.space = MemSpace::HBM;
+  h.base = 65536;
+  Memory m(8192, {v, h});
+  for (MemSpace space : {MemSpace::VMEM, MemSpace::HBM}) {
+    uint64_t at = space == MemSpace::VMEM ? 16 : 65536 + 16;
+    EXPECT_FALSE(bool(m.install(space, at, llvm::ArrayRef<uint8_t>())));
+    EXPECT_FALSE(bool(m.read(space, at, 0, nullptr)));
+  }
+  EXPECT_EQ(m.hbmResidentBytes(), 0u);
+}

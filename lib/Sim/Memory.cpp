@@ -117,6 +117,8 @@ llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
                          uint8_t *out) {
   if (!accessible(buffers, vmem.size(), space, addr, n))
     return noBuffer(space, addr, n);
+  if (n == 0) // `out` may be null: memcpy's arguments may not
+    return llvm::Error::success();
   if (space == isa::MemSpace::VMEM)
     std::memcpy(out, vmem.data() + addr, n);
   else
@@ -128,6 +130,8 @@ llvm::Error Memory::install(isa::MemSpace space, uint64_t addr,
                             llvm::ArrayRef<uint8_t> bytes) {
   if (!accessible(buffers, vmem.size(), space, addr, bytes.size()))
     return noBuffer(space, addr, bytes.size());
+  if (bytes.empty()) // an empty chunk of a trace: data() may be null
+    return llvm::Error::success();
   if (space == isa::MemSpace::VMEM) {
     std::memcpy(vmem.data() + addr, bytes.data(), bytes.size());
     return llvm::Error::success();
