@@ -498,6 +498,17 @@ LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
       return op.emitError() << "copies " << t
                             << ": accel's DMAs need static shapes and the "
                                "identity layout";
+  // The parser accepts a subscript list of another length than the rank
+  // (`%m[0 - 0]` on a 2-D memref is one subscript); the planner indexes one
+  // subscript per dimension.
+  for (auto [what, map, type] :
+       {std::make_tuple("source", op.getSrcMap(), srcType),
+        std::make_tuple("destination", op.getDstMap(), dstType)})
+    if (int64_t(map.getNumResults()) != type.getRank())
+      return op.emitError()
+             << "indexes its " << what << " " << type << " with "
+             << map.getNumResults() << " subscripts; it has rank "
+             << type.getRank();
   AffineFns srcIdx = normalize(op.getSrcMap(), op.getSrcIndices());
   AffineFns dstIdx = normalize(op.getDstMap(), op.getDstIndices());
 

@@ -167,3 +167,18 @@ func.func @division_of_an_argument(%A: memref<64x64xf32>, %k: index) {
   affine.dma_wait %tag[%c0], %n : memref<1xi32>
   return
 }
+
+// -----
+
+// Found by fuzz-mlir: `%buf[0 - 0]` is one subscript of a 2-D memref, which
+// the parser accepts; the planner indexed one subscript per dimension and
+// crashed.
+func.func @subscripts_short_of_the_rank(%y: memref<64x128xf32>) {
+  %buf = memref.alloc() : memref<8x128xf32, 1>
+  %tag = memref.alloc() : memref<2xi32>
+  %n = arith.constant 1024 : index
+  // expected-error @+1 {{indexes its source 'memref<8x128xf32, #accel.space<vmem>>' with 1 subscripts; it has rank 2}}
+  affine.dma_start %buf[0 - 0], %y[0, 0], %tag[1], %n : memref<8x128xf32, 1>, memref<64x128xf32>, memref<2xi32>
+  affine.dma_wait %tag[1], %n : memref<2xi32>
+  return
+}
