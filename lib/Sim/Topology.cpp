@@ -1,0 +1,142 @@
+//===- Topology.cpp - Inter-chip (ICI) links and routes -------------------===//
+
+#include "accel/Sim/Topology.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <cassert>
+
+using namespace accel;
+using namespace accel::sim;
+
+std::optional<TopologyKind> sim::parseTopologyKind(llvm::StringRef name) {
+  if (name == "ring")
+    return TopologyKind::Ring;
+  if (name == "torus2d")
+    return TopologyKind::Torus2D;
+  if (name == "full")
+    return TopologyKind::FullyConnected;
+  return std::nullopt;
+}
+
+llvm::StringRef sim::topologyKindName(TopologyKind kind) {
+  switch (kind) {
+  case TopologyKind::Ring:
+    return "ring";
+  case TopologyKind::Torus2D:
+    return "torus2d";
+  case TopologyKind::FullyConnected:
+    return "full";
+  }
+  return "?";
+}
+
+void Topology::addLink(unsigned from, unsigned to) {
+  if (from == to || findLink(from, to) >= 0)
+    return; // a neighbour reached both ways round shares the link
+  linkIndex[size_t(from) * chips + to] = uint32_t(links.size() + 1);
+  links.push_back({from, to});
+}
+
+int Topology::findLink(unsigned from, unsigned to) const {
+  if (from >= chips || to >= chips)
+    return -1;
+  return int(linkIndex[size_t(from) * chips + to]) - 1;
+}
+
+llvm::Expected<Topology> Topology::create(TopologyKind kind, unsigned chips,
+                                          unsigned dimX, unsigned dimY) {
+  if (chips == 0 || chips > kMaxChips)
+    return llvm::createStringError(
+        "chips must be in [1, " + llvm::Twine(kMaxChips) + "], not " +
+        llvm::Twine(chips));
+  Topology t;
+  t.kind = kind;
+  t.chips = chips;
+  t.linkIndex.assign(size_t(chips) * chips, 0);
+  switch (kind) {
+  case TopologyKind::Ring:
+    for (unsigned c = 0; c < chips; ++c) {
+      t.addLink(c, (c + 1) % chips);
+      t.addLink(c, (c + chips - 1) % chips);
+    }
+    break;
+  case TopologyKind::Torus2D: {
+    if (uint64_t(dimX) * dimY != chips)
+      return llvm::createStringError(
+          "ici.dims [" + llvm::Twine(dimX) + ", " + llvm::Twine(dimY) +
+          "] hold " + llvm::Twine(uint64_t(dimX) * dimY) + " chips, not " +
+          llvm::Twine(chips));
+    t.dimX = dimX;
+    t.dimY = dimY;
+    for (unsigned y = 0; y < dimY; ++y)
+      for (unsigned x = 0; x < dimX; ++x) {
+        unsigned c = y * dimX + x;
+        t.addLink(c, y * dimX + (x + 1) % dimX);
+        t.addLink(c, y * dimX + (x + dimX - 1) % dimX);
+        t.addLink(c, ((y + 1) % dimY) * dimX + x);
+        t.addLink(c, ((y + dimY - 1) % dimY) * dimX + x);
+      }
+    break;
+  }
+  case TopologyKind::FullyConnected:
+    for (unsigned a = 0; a < chips; ++a)
+      for (unsigned b = 0; b < chips; ++b)
+        t.addLink(a, b);
+    break;
+  }
+  return t;
+}
+
+std::string Topology::getLinkName(unsigned link) const {
+  auto [from, to] = links[link];
+  return "ici " + std::to_string(from) + "->" + std::to_string(to);
+}
+
+int Topology::shorterWay(unsigned a, unsigned b, unsigned n) {
+  unsigned up = (b + n - a) % n; // steps going +1
+  return up <= n - up ? +1 : -1;
+}
+
+llvm::SmallVector<unsigned, 8> Topology::route(unsigned from,
+                                               unsigned to) const {
+  assert(from < chips && to < chips && "route between unknown chips");
+  llvm::SmallVector<unsigned, 8> path;
+  auto hop = [&](unsigned a, unsigned b) {
+    int l = findLink(a, b);
+    assert(l >= 0 && "a route step between chips that are not neighbours");
+    path.push_back(unsigned(l));
+  };
+  switch (kind) {
+  case TopologyKind::FullyConnected:
+    if (from != to)
+      hop(from, to);
+    break;
+  case TopologyKind::Ring: {
+    int dir = shorterWay(from, to, chips);
+    for (unsigned c = from; c != to;) {
+      unsigned next = (c + chips + dir) % chips;
+      hop(c, next);
+      c = next;
+    }
+    break;
+  }
+  case TopologyKind::Torus2D: {
+    unsigned x = from % dimX, y = from / dimX;
+    unsigned tx = to % dimX, ty = to / dimX;
+    int dx = shorterWay(x, tx, dimX), dy = shorterWay(y, ty, dimY);
+    while (x != tx) {
+      unsigned nx = (x + dimX + dx) % dimX;
+      hop(y * dimX + x, y * dimX + nx);
+      x = nx;
+    }
+    while (y != ty) {
+      unsigned ny = (y + dimY + dy) % dimY;
+      hop(y * dimX + x, ny * dimX + x);
+      y = ny;
+    }
+    break;
+  }
+  }
+  return path;
+}
