@@ -28,6 +28,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -36,9 +37,17 @@ using namespace accel;
 
 namespace {
 constexpr uint64_t kMaxInstructions = 10000;
-/// A context is rebuilt every kRunsPerContext inputs: the types,
-/// attributes and names of every input stay uniqued in it.
-constexpr unsigned kRunsPerContext = 5000;
+/// One context serves every input of the process (the types, attributes
+/// and names of every input stay uniqued in it: about 360 MB after 300,000
+/// inputs). Replacing the context within a process trips an ASan
+/// use-after-poison inside MLIR 22's parser (StringAttr::get and
+/// FileLineColRange::get reading memory of the replaced context, reused as
+/// the new one's attribute storage) within 20,000 inputs when a context is
+/// replaced every 2 inputs (ACCEL_FUZZ_RUNS_PER_CONTEXT=2), and after 10,000
+/// with every 5000; with one context, none in 300,000. accel's tools create
+/// one context per process, so they never replace one; see
+/// bench/RESULTS.md, "Fuzzers".
+constexpr unsigned kRunsPerContext = 0;
 
 struct Harness {
   DialectRegistry registry;
@@ -62,8 +71,16 @@ struct Harness {
     config = std::move(*c);
   }
 
+  /// Inputs per context: kRunsPerContext (0: all of them), or
+  /// ACCEL_FUZZ_RUNS_PER_CONTEXT to study the replacement (1 gives every
+  /// input a fresh context, as each tool run has).
+  unsigned runsPerContext = [] {
+    const char *v = std::getenv("ACCEL_FUZZ_RUNS_PER_CONTEXT");
+    return v ? unsigned(std::strtoul(v, nullptr, 10)) : kRunsPerContext;
+  }();
+
   MLIRContext &getContext() {
-    if (!context || ++runs % kRunsPerContext == 0) {
+    if (!context || (runsPerContext && ++runs % runsPerContext == 0)) {
       context = std::make_unique<MLIRContext>(registry);
       context->disableMultithreading();
     }
