@@ -327,6 +327,30 @@ FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
     return refuse(outer, "it overwrites its output in a reduction loop (the "
                          "stored value does not depend on the value loaded "
                          "from the stored element)");
+  // Every access must stay inside its memref where the bounds are known
+  // (a constant offset): the views the raise builds are subviews, and an
+  // out-of-bounds subview has no type (the op would index outside the
+  // buffer anyway).
+  SmallVector<const Access *> accesses;
+  for (const Access &input : plan.inputs)
+    accesses.push_back(&input);
+  accesses.push_back(&plan.output);
+  for (const Access *access : accesses)
+    for (auto [d, index] : llvm::enumerate(access->indices)) {
+      AffineExpr offset = index.offset;
+      int64_t size = 1;
+      if (index.loop) {
+        offset = offset + plan.lowerBounds[*index.loop];
+        size = plan.tripCounts[*index.loop];
+      }
+      auto c = dyn_cast<AffineConstantExpr>(offset);
+      int64_t dim = cast<MemRefType>(access->memref.getType()).getDimSize(d);
+      if (c && (c.getValue() < 0 || size > dim || c.getValue() > dim - size))
+        return refuse(outer, "an access indexes [" + Twine(c.getValue()) +
+                                 ", " + Twine(c.getValue() + size) +
+                                 ") of dimension " + Twine(d) + " of size " +
+                                 Twine(dim) + ", outside its memref");
+    }
   return plan;
 }
 

@@ -253,3 +253,31 @@ func.func @in_tile_loop(%a: memref<4x128xf32, 1>, %b: memref<4x128xf32, 1>) {
   }
   return
 }
+
+// -----
+
+// Found by fuzz-mlir: a loop from -1 reads before the memref's start; the
+// raise built a subview at offset -1, which has no type, and crashed.
+func.func @starts_before_the_memref(%a: memref<8x128xf32, 1>, %b: memref<8x128xf32, 1>) {
+  // expected-error @below {{cannot raise this loop nest to a linalg op: an access indexes [-1, 128) of dimension 1 of size 128, outside its memref}}
+  affine.for %i = 0 to 8 {
+    affine.for %j = -1 to 128 {
+      %x = affine.load %a[%i, %j] : memref<8x128xf32, 1>
+      affine.store %x, %b[%i, %j] : memref<8x128xf32, 1>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @runs_past_the_memref(%a: memref<8x128xf32, 1>, %b: memref<8x128xf32, 1>) {
+  // expected-error @below {{cannot raise this loop nest to a linalg op: an access indexes [1, 129) of dimension 1 of size 128, outside its memref}}
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 128 {
+      %x = affine.load %a[%i, %j + 1] : memref<8x128xf32, 1>
+      affine.store %x, %b[%i, %j] : memref<8x128xf32, 1>
+    }
+  }
+  return
+}
