@@ -230,9 +230,16 @@ FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
                                "; only step 1 is supported");
     if (loop.getNumIterOperands() != 0)
       return refuse(outer, "a loop carries a value (iter_args)");
+    // An empty loop would become a linalg op with an empty dimension,
+    // which upstream tiling does not take (it crashed on one).
+    if (loop.getConstantUpperBound() <= loop.getConstantLowerBound())
+      return refuse(outer, "a loop runs no iterations (upper bound " +
+                               Twine(loop.getConstantUpperBound()) +
+                               " is not above lower bound " +
+                               Twine(loop.getConstantLowerBound()) + ")");
     plan.lowerBounds.push_back(loop.getConstantLowerBound());
-    plan.tripCounts.push_back(std::max<int64_t>(
-        0, loop.getConstantUpperBound() - loop.getConstantLowerBound()));
+    plan.tripCounts.push_back(loop.getConstantUpperBound() -
+                              loop.getConstantLowerBound());
     loopOfIv[loop.getInductionVar()] = i;
   }
 

@@ -281,3 +281,18 @@ func.func @runs_past_the_memref(%a: memref<8x128xf32, 1>, %b: memref<8x128xf32, 
   }
   return
 }
+
+// -----
+
+// Found by fuzz-mlir: an empty loop became a linalg op with an empty
+// dimension, on which upstream tiling crashed.
+func.func @empty_loop(%a: memref<8x128xf32, 1>, %b: memref<8x128xf32, 1>) {
+  // expected-error @below {{cannot raise this loop nest to a linalg op: a loop runs no iterations (upper bound 100 is not above lower bound 128)}}
+  affine.for %i = 0 to 8 {
+    affine.for %j = 128 to 100 {
+      %x = affine.load %a[%i, %j] : memref<8x128xf32, 1>
+      affine.store %x, %b[%i, %j] : memref<8x128xf32, 1>
+    }
+  }
+  return
+}
