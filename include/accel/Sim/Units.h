@@ -47,9 +47,11 @@ struct CoreState {
 ///   VPU:     vpu.pipeline_depth + ceil(rows * cols / vpu.lanes) * cost,
 ///            cost = vpu.cost.{simple,div,exp,sqrt,reduce} by the opcode's
 ///            CostClass
-/// A DMA's timing is the DMA engine's (seed 000 Fig. 4). Virtual so that
-/// another model (a calibrated or systolic-array MXU) can replace one unit's
-/// formula without touching the issue stage.
+/// A DMA's timing is the DMA engine's (seed 000 Fig. 4). getLatency is
+/// virtual so that another model (a calibrated or systolic-array MXU) can
+/// replace one unit's formula without touching the issue stage; the
+/// Simulator holds this default model today, and choosing another from the
+/// config is issue 14's work.
 class TimingModel {
 public:
   explicit TimingModel(const MachineConfig &config) : config(config) {}
