@@ -8,6 +8,8 @@
 
 #include "accel/Sim/Memory.h"
 
+#include "TestPrograms.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <gtest/gtest.h>
@@ -189,16 +191,8 @@ TEST(MemoryBoundsTest, AccessesThatWrapAreErrors) {
 // reached memcpy with a null source, which memcpy's contract forbids even
 // for 0 bytes. Empty reads and installs do nothing.
 TEST(MemoryBoundsTest, EmptyAccessesTouchNothing) {
-  isa::Buffer v;
-  v.name = "v";
-  v.space = MemSpace::VMEM;
-  v.base = 0;
-  v.bytes = 4096;
-  isa::Buffer h = v;
-  h.name = "h";
-  h.space = MemSpace::HBM;
-  h.base = 65536;
-  Memory m(8192, {v, h});
+  Memory m(8192, {test::vmemBuffer("v", 0, 4096),
+                  test::hbmBuffer("h", 65536, 4096, /*seed=*/0)});
   for (MemSpace space : {MemSpace::VMEM, MemSpace::HBM}) {
     uint64_t at = space == MemSpace::VMEM ? 16 : 65536 + 16;
     EXPECT_FALSE(bool(m.install(space, at, llvm::ArrayRef<uint8_t>())));
