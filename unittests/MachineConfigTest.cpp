@@ -307,6 +307,45 @@ TEST(MachineConfigTest, DuplicateLink) {
             "cfg.json: field 'dma.links[2].src': duplicate link hbm->vmem");
 }
 
+TEST(MachineConfigTest, ChipsAndIci) {
+  MachineConfig one = parseOk("");
+  EXPECT_EQ(one.chips, 1u);
+  EXPECT_EQ(one.topology.getNumChips(), 1u);
+  EXPECT_EQ(one.getNumDmaLinks(), one.links.size());
+  MachineConfig ring = parseOk(R"({"chips": 4})");
+  EXPECT_EQ(ring.topology.getKind(), TopologyKind::Ring);
+  EXPECT_EQ(ring.topology.getNumLinks(), 8u);
+  EXPECT_EQ(ring.getLinkName(unsigned(ring.links.size()) + 1), "ici 0->3");
+  MachineConfig torus = parseOk(
+      R"({"chips": 8, "ici": {"topology": "torus2d", "dims": [4, 2],
+          "hop_latency": 7, "bytes_per_cycle": 2.5}})");
+  EXPECT_EQ(torus.topology.getKind(), TopologyKind::Torus2D);
+  EXPECT_EQ(torus.iciHopLatency, 7u);
+  EXPECT_EQ(torus.iciBytesPerCycle, 2.5);
+  EXPECT_EQ(torus.topology.route(0, 5).size(), 2u); // x+1, then y+1
+
+  EXPECT_EQ(errorOf(R"({"chips": 0})"),
+            "cfg.json: field 'chips': must be >= 1");
+  EXPECT_EQ(errorOf(R"({"chips": 1025})"),
+            "cfg.json: field 'chips': must be <= 1024");
+  EXPECT_EQ(errorOf(R"({"ici": {"topology": "mesh"}})"),
+            "cfg.json: field 'ici.topology': must be \"ring\", \"torus2d\" "
+            "or \"full\"");
+  EXPECT_EQ(errorOf(R"({"chips": 6, "ici": {"topology": "torus2d",
+                        "dims": [4, 2]}})"),
+            "cfg.json: field 'ici.dims': ici.dims [4, 2] hold 8 chips, not 6");
+  EXPECT_EQ(errorOf(R"({"chips": 8, "ici": {"topology": "torus2d"}})"),
+            "cfg.json: field 'ici.dims': must be [X, Y] for a torus2d");
+  EXPECT_EQ(errorOf(R"({"chips": 8, "ici": {"dims": [2, 4]}})"),
+            "cfg.json: field 'ici.dims': must be [] unless the topology is "
+            "torus2d");
+  EXPECT_EQ(errorOf(R"({"chips": 8, "ici": {"topology": "torus2d",
+                        "dims": [0, 8]}})"),
+            "cfg.json: field 'ici.dims[0]': must be an integer in [1, 1024]");
+  EXPECT_EQ(errorOf(R"({"ici": {"bytes_per_cycle": 0}})"),
+            "cfg.json: field 'ici.bytes_per_cycle': must be >= 0.001");
+}
+
 TEST(MachineConfigTest, HashDependsOnEveryField) {
   std::string def = MachineConfig::getDefault().hash();
   std::string rows = parseOk(R"({"mxu": {"rows": 64}})").hash();

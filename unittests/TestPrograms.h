@@ -113,6 +113,36 @@ inline isa::Inst dmaIssue(uint8_t rd, uint8_t rsSrc, uint8_t rsDst,
   i.s2 = dstStride;
   return i;
 }
+/// A dma.issue whose destination (`remoteDst`) or source lies on the chip
+/// in register `rsChip`; with `signal` >= 0 its completion signals that
+/// semaphore of the destination's chip.
+inline isa::Inst remoteDma(uint8_t rd, uint8_t rsSrc, uint8_t rsDst,
+                           uint8_t rsChip, bool remoteDst, isa::MemSpace src,
+                           isa::MemSpace dst, uint16_t rows, uint16_t cols,
+                           int signal = -1) {
+  isa::Inst i = dmaIssue(rd, rsSrc, rsDst, src, dst, rows, cols, cols, cols);
+  i.rs3 = rsChip;
+  i.flags |= remoteDst ? isa::kFlagRemoteDst : isa::kFlagRemoteSrc;
+  if (signal >= 0) {
+    i.flags |= isa::kFlagSignal;
+    i.s3 = uint16_t(signal);
+  }
+  return i;
+}
+/// sem.wait: until semaphore `sem` has the number of signals in `rsCount`.
+inline isa::Inst semWait(uint16_t sem, uint8_t rsCount) {
+  isa::Inst i;
+  i.op = isa::Opcode::SemWait;
+  i.a = sem;
+  i.rs1 = rsCount;
+  return i;
+}
+inline isa::Inst chipId(uint8_t rd) {
+  isa::Inst i;
+  i.op = isa::Opcode::ChipId;
+  i.rd = rd;
+  return i;
+}
 inline isa::Inst dmaWait(uint8_t rs) {
   isa::Inst i;
   i.op = isa::Opcode::DmaWait;

@@ -162,11 +162,11 @@ TEST_F(TraceHardeningTest, CountsAreCheckedAgainstTheBytesLeft) {
     uint64_t first; // where the records start
   } cases[] = {
       {l.registers - 4, false, "registers", 9, l.registers},
-      {l.memory[0] - 4, false, "memory chunks", 17, l.memory[0]},
-      {l.dmas - 4, false, "DMAs in flight", 74, l.dmas},
+      {l.memory[0] - 4, false, "memory chunks", 21, l.memory[0]},
+      {l.dmas - 4, false, "DMAs in flight", 82, l.dmas},
       {l.pcs - 8, true, "PC sequence", 4, l.pcs},
       {l.finalRegisters - 4, false, "final registers", 9, l.finalRegisters},
-      {l.writtenRanges - 4, false, "written ranges", 17, l.writtenRanges},
+      {l.writtenRanges - 4, false, "written ranges", 21, l.writtenRanges},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);
@@ -190,27 +190,35 @@ TEST_F(TraceHardeningTest, WrittenRangeWithBeginAfterEndIsRejected) {
   // The functional check resized a buffer to end - begin: std::length_error.
   uint64_t rec = read.layout.writtenRanges;
   const sim::AddrRange &w = read.writtenRanges[0];
-  EXPECT_EQ(errorOfFile(with64(rec + 1, w.end + 1)),
+  // A record: chip (u32), space (u8), begin, end.
+  EXPECT_EQ(errorOfFile(with64(rec + 5, w.end + 1)),
             at(rec) + "written range 0 vmem [" + std::to_string(w.end + 1) +
                 ", " + std::to_string(w.end) +
                 ") is empty or reversed (begin >= end)");
   // An empty range is no range the recorder writes either.
-  EXPECT_EQ(errorOfFile(with64(rec + 1, w.end)),
-            at(rec) + "written range 0 vmem [" + std::to_string(w.end) +
-                ", " + std::to_string(w.end) +
+  EXPECT_EQ(errorOfFile(with64(rec + 5, w.end)),
+            at(rec) + "written range 0 vmem [" + std::to_string(w.end) + ", " +
+                std::to_string(w.end) +
                 ") is empty or reversed (begin >= end)");
   // Nor is one in another space than 0 or 1.
-  EXPECT_EQ(errorOfFile(with8(rec, 2)),
-            at(rec) + "written range space is 2 (0 = HBM, 1 = VMEM)");
+  EXPECT_EQ(errorOfFile(with8(rec + 4, 2)),
+            at(rec + 4) + "written range space is 2 (0 = HBM, 1 = VMEM)");
+  // Nor one on a chip other than the one the window replays (the last,
+  // so that the order holds).
+  size_t n = read.writtenRanges.size() - 1;
+  uint64_t last = rec + 21 * n;
+  EXPECT_EQ(errorOfFile(with32(last, 3)),
+            at(last) + "written range " + std::to_string(n) +
+                " is on chip 3; a window replays one chip, chip 0");
 }
 
 TEST_F(TraceHardeningTest, WrittenRangeNear2To31IsRejectedBeforeTheReplay) {
   // It used to allocate 2 GiB for the functional check.
   uint64_t rec = read.layout.writtenRanges;
   const sim::AddrRange &w = read.writtenRanges.back();
-  uint64_t last = rec + 17 * (read.writtenRanges.size() - 1);
+  uint64_t last = rec + 21 * (read.writtenRanges.size() - 1);
   std::string n = std::to_string(read.writtenRanges.size() - 1);
-  EXPECT_EQ(errorOfFile(with64(last + 9, w.begin + (1ull << 31))),
+  EXPECT_EQ(errorOfFile(with64(last + 13, w.begin + (1ull << 31))),
             at(last) + "written range " + n + " vmem [" +
                 std::to_string(w.begin) + ", " +
                 std::to_string(w.begin + (1ull << 31)) +
@@ -223,18 +231,18 @@ TEST_F(TraceHardeningTest, WrittenRangesMustBeOrderedAndDisjoint) {
   // A copy of the last range after itself overlaps it.
   std::vector<uint8_t> b = bytes;
   uint64_t countAt = t.layout.writtenRanges - 4;
-  uint64_t last = t.layout.writtenRanges + 17 * (t.writtenRanges.size() - 1);
-  std::vector<uint8_t> record(b.begin() + last, b.begin() + last + 17);
-  b.insert(b.begin() + last + 17, record.begin(), record.end());
+  uint64_t last = t.layout.writtenRanges + 21 * (t.writtenRanges.size() - 1);
+  std::vector<uint8_t> record(b.begin() + last, b.begin() + last + 21);
+  b.insert(b.begin() + last + 21, record.begin(), record.end());
   put32(b, countAt, uint32_t(t.writtenRanges.size() + 1));
   resealHeader(b);
   const sim::AddrRange &w = t.writtenRanges.back();
   EXPECT_EQ(errorOf(Trace::deserialize(b)),
-            at(last + 17) + "written range " +
+            at(last + 21) + "written range " +
                 std::to_string(t.writtenRanges.size()) + " vmem [" +
                 std::to_string(w.begin) + ", " + std::to_string(w.end) +
-                ") overlaps or precedes the previous one (ranges are HBM "
-                "first, by address, disjoint)");
+                ") overlaps or precedes the previous one (ranges are by "
+                "chip, HBM first, by address, disjoint)");
 }
 
 TEST_F(TraceHardeningTest, WrittenRangesLargerThanTheWindowWritesAreRejected) {
@@ -290,20 +298,26 @@ TEST_F(TraceHardeningTest, DmasInFlightAreCheckedAgainstTheProgram) {
   EXPECT_EQ(errorOfFile(with32(rec + 4, 17)),
             at(rec) + "DMA in flight 0 (id 0) has issue pc 17, which is not a "
                       "dma.issue of the program");
-  // Its tiles: the dma.issue's shape (rows at record + 8 + 1 + 8) and
-  // inside a buffer (the destination's base at record + 8 + 33 + 1).
+  // Its tiles (chip u32, space u8, base, rows, cols, stride): the
+  // dma.issue's shape (rows at record + 8 + 5 + 8) and inside a buffer (the
+  // destination's base at record + 8 + 37 + 5).
   std::string inst = isa::toString(read.program.code[18]);
-  EXPECT_EQ(errorOfFile(with64(rec + 17, 1ull << 31)),
-            at(rec) + "DMA in flight 0 (id 0) differs from its dma.issue at "
-                      "pc 18 (" +
+  EXPECT_EQ(errorOfFile(with64(rec + 21, 1ull << 31)),
+            at(rec) +
+                "DMA in flight 0 (id 0) differs from its dma.issue at "
+                "pc 18 (" +
                 inst + ")");
-  EXPECT_EQ(errorOfFile(with64(rec + 42, ~uint64_t(0) - 8)),
+  EXPECT_EQ(errorOfFile(with64(rec + 50, ~uint64_t(0) - 8)),
             at(rec) + "DMA in flight 0 (id 0): its destination at vmem "
                       "address 18446744073709551607 is not inside one buffer "
                       "of the program");
   // A tile's space byte.
-  EXPECT_EQ(errorOfFile(with8(rec + 8, 9)),
-            at(rec + 8) + "DMA source is 9 (0 = HBM, 1 = VMEM)");
+  EXPECT_EQ(errorOfFile(with8(rec + 12, 9)),
+            at(rec + 12) + "DMA source is 9 (0 = HBM, 1 = VMEM)");
+  // A tile of another chip.
+  EXPECT_EQ(errorOfFile(with32(rec + 45, 1)),
+            at(rec) + "DMA in flight 0 (id 0) moves data of chip 1; a window "
+                      "replays one chip, chip 0");
 }
 
 TEST_F(TraceHardeningTest, DmasInFlightNeedALinkAndUniqueIds) {
@@ -341,7 +355,7 @@ TEST_F(TraceHardeningTest, MemoryChunksMustFitTheMachine) {
   const MemChunk &c = read.memory[0];
   std::string space = isa::memSpaceName(c.space).str();
   uint64_t addr = ~uint64_t(0) - 1;
-  EXPECT_EQ(errorOfFile(with64(rec + 1, addr)),
+  EXPECT_EQ(errorOfFile(with64(rec + 5, addr)),
             at(rec) + "memory chunk 0 at " + space + " address " +
                 std::to_string(addr) + " with " +
                 std::to_string(c.bytes.size()) +
@@ -352,12 +366,15 @@ TEST_F(TraceHardeningTest, MemoryChunksMustFitTheMachine) {
   // Inside the machine but in no buffer: the trace-load step names the
   // chunk's offset.
   uint64_t nowhere = 1u << 20;
-  EXPECT_EQ(errorOfFile(with64(rec + 1, nowhere)),
+  EXPECT_EQ(errorOfFile(with64(rec + 5, nowhere)),
             "trace-load: memory chunk 0 at byte " + std::to_string(rec) +
                 ": no buffer holds " + space + " [" + std::to_string(nowhere) +
                 ", " + std::to_string(nowhere + c.bytes.size()) + ")");
-  EXPECT_EQ(errorOfFile(with8(rec, 7)),
-            at(rec) + "memory space is 7 (0 = HBM, 1 = VMEM)");
+  EXPECT_EQ(errorOfFile(with8(rec + 4, 7)),
+            at(rec + 4) + "memory space is 7 (0 = HBM, 1 = VMEM)");
+  EXPECT_EQ(errorOfFile(with32(rec, 2)),
+            at(rec) + "memory chunk 0 is on chip 2; a window replays one "
+                      "chip, chip 0");
 }
 
 TEST_F(TraceHardeningTest, RegisterHoldingAllOnesFaultsCleanly) {

@@ -53,6 +53,7 @@ bool isa::isScalarArithmetic(Opcode op) {
   if (i.unit != Unit::Scalar)
     return false;
   switch (i.format) {
+  case InstFormat::Rd:
   case InstFormat::RdImm:
   case InstFormat::RdRs:
   case InstFormat::RdRsRs:
@@ -141,6 +142,12 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
   switch (oi.format) {
   case InstFormat::None:
     break;
+  case InstFormat::Rd:
+    sep(true), printReg(os, inst.rd);
+    break;
+  case InstFormat::SemWait:
+    sep(true), os << "sem" << inst.a, sep(), printReg(os, inst.rs1);
+    break;
   case InstFormat::RdImm:
     sep(true), printReg(os, inst.rd), sep(), os << inst.imm();
     break;
@@ -171,11 +178,15 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
     break;
   case InstFormat::DmaIssue:
     sep(true), printReg(os, inst.rd), sep(), printReg(os, inst.rs1), sep(),
-        printReg(os, inst.rs2), sep(),
-        os << memSpaceName(inst.dmaSrc()) << "->"
-           << memSpaceName(inst.dmaDst()),
-        sep(), os << inst.a << "x" << inst.b << ", s=" << inst.s1 << ","
-                  << inst.s2;
+        printReg(os, inst.rs2), sep(), os << memSpaceName(inst.dmaSrc());
+    if (inst.flags & kFlagRemoteSrc)
+      os << "@", printReg(os, inst.rs3);
+    os << "->" << memSpaceName(inst.dmaDst());
+    if (inst.flags & kFlagRemoteDst)
+      os << "@", printReg(os, inst.rs3);
+    sep(), os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s2;
+    if (inst.flags & kFlagSignal)
+      os << ", signal sem" << inst.s3;
     break;
   case InstFormat::Matmul:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
@@ -227,6 +238,16 @@ float isa::initValue(uint32_t seed, uint64_t index) {
   // 24 random bits -> [0, 1) -> [-0.125, 0.125).
   float u = float(z >> 40) / float(1u << 24);
   return (u - 0.5f) * 0.25f;
+}
+
+uint32_t isa::getChipSeed(uint32_t seed, unsigned chip) {
+  if (chip == 0)
+    return seed;
+  // The upper half of a splitmix64 step of (seed, chip).
+  uint64_t z = (uint64_t(chip) << 32 | seed) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return uint32_t((z ^ (z >> 31)) >> 32);
 }
 
 void Program::printListing(llvm::raw_ostream &os) const {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <optional>
 
+#include <tuple>
+
 using namespace accel;
 using namespace accel::replay;
 
@@ -25,8 +27,14 @@ uint64_t Trace::stateBytes() const {
   return n;
 }
 
+/// A memory: the chip (u32) and the space (u8) of a range or tile.
+static void writeMemory(ByteWriter &w, uint32_t chip, isa::MemSpace space) {
+  w.u32(chip);
+  w.u8(uint8_t(space));
+}
+
 static void writeTile(ByteWriter &w, const sim::TileRef &t) {
-  w.u8(uint8_t(t.space));
+  writeMemory(w, t.chip, t.space);
   w.u64(t.base);
   w.u64(t.rows);
   w.u64(t.cols);
@@ -35,11 +43,12 @@ static void writeTile(ByteWriter &w, const sim::TileRef &t) {
 
 /// Bytes of the fixed-size records (docs/trace-format.md).
 static constexpr uint64_t kRegisterRecord = 1 + 8;
-static constexpr uint64_t kMemoryRecordMin = 1 + 8 + 8;
-static constexpr uint64_t kTileRecord = 1 + 4 * 8;
+static constexpr uint64_t kMemoryId = 4 + 1;
+static constexpr uint64_t kMemoryRecordMin = kMemoryId + 8 + 8;
+static constexpr uint64_t kTileRecord = kMemoryId + 4 * 8;
 static constexpr uint64_t kDmaRecord = 4 + 4 + 2 * kTileRecord;
 static constexpr uint64_t kPcRecord = 4;
-static constexpr uint64_t kWrittenRecord = 1 + 8 + 8;
+static constexpr uint64_t kWrittenRecord = kMemoryId + 8 + 8;
 
 /// Reads a memory space byte: 0 (HBM) or 1 (VMEM); any other value is an
 /// error naming its offset.
@@ -56,6 +65,7 @@ static isa::MemSpace readSpace(ByteReader &r, const std::string &invalid,
 static sim::TileRef readTile(ByteReader &r, const std::string &invalid,
                              const char *what) {
   sim::TileRef t;
+  t.chip = r.u32(what);
   t.space = readSpace(r, invalid, what);
   t.base = r.u64(what);
   t.rows = r.u64(what);
@@ -86,7 +96,7 @@ std::vector<uint8_t> Trace::serialize(bool compress) const {
   }
   p.u32(uint32_t(memory.size()));
   for (const MemChunk &c : memory) {
-    p.u8(uint8_t(c.space));
+    writeMemory(p, c.chip, c.space);
     p.u64(c.addr);
     p.bytes(c.bytes);
   }
@@ -107,7 +117,7 @@ std::vector<uint8_t> Trace::serialize(bool compress) const {
   }
   p.u32(uint32_t(writtenRanges.size()));
   for (const sim::AddrRange &w : writtenRanges) {
-    p.u8(uint8_t(w.space));
+    writeMemory(p, w.chip, w.space);
     p.u64(w.begin);
     p.u64(w.end);
   }
@@ -253,6 +263,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   for (uint32_t i = 0; i < nchunks && r.ok(); ++i) {
     at.memory.push_back(r.fileOffset());
     MemChunk c;
+    c.chip = r.u32("memory chip");
     c.space = readSpace(r, invalid, "memory space");
     c.addr = r.u64("memory address");
     auto b = r.bytes("memory bytes");
@@ -298,6 +309,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   for (uint32_t i = 0; i < nwritten && r.ok(); ++i) {
     size_t recordAt = r.fileOffset();
     sim::AddrRange w;
+    w.chip = r.u32("written range chip");
     w.space = readSpace(r, invalid, "written range space");
     w.begin = r.u64("written range begin");
     w.end = r.u64("written range end");
@@ -311,10 +323,10 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
       problem = "is empty or reversed (begin >= end)";
     else if (!t.writtenRanges.empty()) {
       const sim::AddrRange &prev = t.writtenRanges.back();
-      if (w.space < prev.space ||
-          (w.space == prev.space && w.begin < prev.end))
-        problem = "overlaps or precedes the previous one (ranges are HBM "
-                  "first, by address, disjoint)";
+      if (std::tie(w.chip, w.space) < std::tie(prev.chip, prev.space) ||
+          (w.chip == prev.chip && w.space == prev.space && w.begin < prev.end))
+        problem = "overlaps or precedes the previous one (ranges are by "
+                  "chip, HBM first, by address, disjoint)";
     }
     if (problem)
       r.fail(invalid + std::to_string(recordAt) + ": written range " +
@@ -433,6 +445,10 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
     std::optional<uint64_t> at;
     if (i < layout.memory.size())
       at = layout.memory[i];
+    if (c.chip != 0)
+      return invalid(at, "memory chunk " + llvm::Twine(i) + " is on chip " +
+                             llvm::Twine(c.chip) +
+                             "; a window replays one chip, chip 0");
     uint64_t capacity =
         c.space == isa::MemSpace::VMEM ? config.vmemBytes : config.hbmBytes;
     if (c.addr > UINT64_MAX - c.bytes.size() ||
@@ -459,12 +475,16 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
   ids.reserve(pendingDmas.size());
   for (size_t i = 0; i < pendingDmas.size(); ++i) {
     const DmaDescriptor &d = pendingDmas[i];
-    std::optional<uint64_t> at = record(layout.dmas, 74, i);
+    std::optional<uint64_t> at = record(layout.dmas, kDmaRecord, i);
     std::string which = "DMA in flight " + std::to_string(i) + " (id " +
                         std::to_string(d.id) + ")";
     if (d.id >= nextDmaId)
       return invalid(at, which + " is not below the next DMA id " +
                              llvm::Twine(nextDmaId));
+    if (d.src.chip != 0 || d.dst.chip != 0)
+      return invalid(at, which + " moves data of chip " +
+                             llvm::Twine(d.src.chip ? d.src.chip : d.dst.chip) +
+                             "; a window replays one chip, chip 0");
     ids.push_back(d.id);
     if (d.issuePc >= numInsts ||
         program.code[d.issuePc].op != isa::Opcode::DmaIssue)
@@ -500,7 +520,12 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
   // and disjoint): inside the program's buffers.
   for (size_t i = 0; i < writtenRanges.size(); ++i) {
     const sim::AddrRange &w = writtenRanges[i];
-    std::optional<uint64_t> at = record(layout.writtenRanges, 17, i);
+    std::optional<uint64_t> at =
+        record(layout.writtenRanges, kWrittenRecord, i);
+    if (w.chip != 0)
+      return invalid(at, "written range " + llvm::Twine(i) + " is on chip " +
+                             llvm::Twine(w.chip) +
+                             "; a window replays one chip, chip 0");
     if (w.begin >= w.end)
       return invalid(at, "written range " + llvm::Twine(i) + " " +
                              describeRange(w.space, w.begin, w.end) +

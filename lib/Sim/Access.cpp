@@ -2,6 +2,8 @@
 
 #include "accel/Sim/Access.h"
 
+#include <algorithm>
+
 using namespace accel;
 using namespace accel::sim;
 using isa::InstFormat;
@@ -9,16 +11,17 @@ using isa::MemSpace;
 using isa::Opcode;
 
 InstAccess sim::getAccesses(const isa::Inst &in,
-                            llvm::function_ref<uint64_t(unsigned)> readReg) {
+                            llvm::function_ref<uint64_t(unsigned)> readReg,
+                            uint32_t chip) {
   InstAccess a;
-  auto vmem = [&](uint8_t reg, uint64_t rows, uint64_t cols,
-                  uint64_t stride) {
-    return TileRef{MemSpace::VMEM, readReg(reg), rows, cols, stride};
+  auto vmem = [&](uint8_t reg, uint64_t rows, uint64_t cols, uint64_t stride) {
+    return TileRef{MemSpace::VMEM, readReg(reg), rows, cols, stride, chip};
   };
   switch (isa::info(in.op).format) {
   case InstFormat::None:
   case InstFormat::Target:
     break;
+  case InstFormat::Rd:
   case InstFormat::RdImm:
     a.regWrites.push_back(in.rd);
     break;
@@ -35,26 +38,37 @@ InstAccess sim::getAccesses(const isa::Inst &in,
     a.regReads.append({in.rs1, in.rs2});
     break;
   case InstFormat::Rs:
+  case InstFormat::SemWait:
     a.regReads.push_back(in.rs1);
     break;
   case InstFormat::Load:
     a.regReads.push_back(in.rs1);
     a.regWrites.push_back(in.rd);
     a.memReads.push_back(
-        {TileRef{MemSpace::VMEM, readReg(in.rs1) + uint64_t(in.imm()), 1, 1,
-                 1},
+        {TileRef{MemSpace::VMEM, readReg(in.rs1) + uint64_t(in.imm()), 1, 1, 1,
+                 chip},
          "scalar load"});
     break;
-  case InstFormat::DmaIssue:
+  case InstFormat::DmaIssue: {
     a.regReads.append({in.rs1, in.rs2});
+    uint32_t remote = chip;
+    if (in.dmaRemote()) {
+      a.regReads.push_back(in.rs3);
+      // An id past 2^32 - 1 names no chip either way (the simulator
+      // faults on any id at or past its chip count).
+      remote = uint32_t(std::min<uint64_t>(readReg(in.rs3), UINT32_MAX));
+    }
     a.regWrites.push_back(in.rd);
     a.memReads.push_back(
-        {TileRef{in.dmaSrc(), readReg(in.rs1), in.a, in.b, in.s1},
+        {TileRef{in.dmaSrc(), readReg(in.rs1), in.a, in.b, in.s1,
+                 in.flags & isa::kFlagRemoteSrc ? remote : chip},
          "DMA source"});
     a.memWrites.push_back(
-        {TileRef{in.dmaDst(), readReg(in.rs2), in.a, in.b, in.s2},
+        {TileRef{in.dmaDst(), readReg(in.rs2), in.a, in.b, in.s2,
+                 in.flags & isa::kFlagRemoteDst ? remote : chip},
          "DMA destination"});
     break;
+  }
   case InstFormat::Matmul: {
     uint64_t m = in.a, n = in.b, k = in.s1;
     a.regReads.append({in.rs1, in.rs2, in.rs3});
@@ -102,6 +116,6 @@ void sim::forEachRange(const TileRef &t,
   }
   for (uint64_t r = 0; r < t.rows; ++r) {
     uint64_t begin = t.base + r * t.rowStride * 4;
-    fn({t.space, begin, begin + t.cols * 4});
+    fn({t.space, begin, begin + t.cols * 4, t.chip});
   }
 }

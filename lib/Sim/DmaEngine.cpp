@@ -65,6 +65,41 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
   return t.id;
 }
 
+uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
+                                llvm::ArrayRef<unsigned> route,
+                                std::vector<uint64_t> &iciFree) {
+  assert(!route.empty() && "a remote DMA crosses at least one ICI link");
+  llvm::erase_if(inFlight,
+                 [&](uint32_t id) { return get(id).complete <= cycle; });
+  DmaTiming t;
+  t.id = nextId();
+  t.link = int(config.links.size() + route.front());
+  t.bytes = bytes;
+  t.issue = cycle;
+  t.hops = unsigned(route.size());
+  t.baseEnd = cycle + config.links[localLink].baseLatency +
+              t.hops * config.iciHopLatency;
+  t.transferStart = t.baseEnd;
+  for (unsigned l : route)
+    t.transferStart = std::max(t.transferStart, iciFree[l]);
+  t.complete = t.transferStart +
+               uint64_t(std::ceil(double(bytes) / config.iciBytesPerCycle));
+  for (unsigned l : route)
+    iciFree[l] = t.complete;
+  remoteDrain = std::max(remoteDrain, t.complete);
+  lookup(t.id) = t;
+  inFlight.push_back(t.id);
+  return t.id;
+}
+
+void DmaEngine::annotate(uint32_t id, uint32_t srcChip, uint32_t dstChip,
+                         int semaphore) {
+  DmaTiming &t = lookup(id);
+  t.srcChip = srcChip;
+  t.dstChip = dstChip;
+  t.semaphore = semaphore;
+}
+
 WaitOutcome DmaEngine::wait(uint32_t id, uint64_t w) const {
   const DmaTiming &t = get(id);
   WaitOutcome o;
@@ -98,7 +133,7 @@ uint64_t DmaEngine::nextCompletionAfter(uint64_t cycle) const {
 }
 
 uint64_t DmaEngine::drainCycle() const {
-  uint64_t end = 0;
+  uint64_t end = remoteDrain;
   for (uint64_t f : linkFree)
     end = std::max(end, f);
   return end;

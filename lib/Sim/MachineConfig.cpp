@@ -36,6 +36,9 @@ static const char kDefaultConfig[] = R"json({
         "bytes_per_cycle": 2048 }
     ]
   },
+  "chips": 1,
+  "ici": { "topology": "ring", "dims": [], "hop_latency": 300,
+           "bytes_per_cycle": 48 },
   "sources": {
     "clock_ghz": "TPU v4 core clock 1050 MHz (Jouppi et al., ISCA 2023, Table 1); used only to print microseconds",
     "hbm.bytes": "TPU v4: 32 GiB HBM2 per chip (Jouppi et al., ISCA 2023)",
@@ -48,7 +51,11 @@ static const char kDefaultConfig[] = R"json({
     "scalar.latency": "assumed: in-order scalar core, one instruction per cycle",
     "dma.max_outstanding": "assumed",
     "dma.links.base_latency": "assumed: seed 000 §5.2 says constant and non-accumulative but gives no value; 500 cycles is ~0.5 us",
-    "dma.links.bytes_per_cycle": "TPU v4 HBM 1200 GB/s at 1.05 GHz is ~1143 B/cycle, rounded down to 1024; VMEM-local copies assumed 2x"
+    "dma.links.bytes_per_cycle": "TPU v4 HBM 1200 GB/s at 1.05 GHz is ~1143 B/cycle, rounded down to 1024; VMEM-local copies assumed 2x",
+    "chips": "one chip unless a system is asked for; SnR's All-Gather case (Zarkadas et al., SoCC '25, §5.2.1) runs on several",
+    "ici.topology": "TPU v4 joins chips in a 3-D torus (Jouppi et al., ISCA 2023); a ring, a 2-D torus (dims [X, Y]) or full connection here",
+    "ici.hop_latency": "assumed: cycles a remote DMA adds per ICI hop to its link's base latency (~0.3 us)",
+    "ici.bytes_per_cycle": "TPU v4 ICI links carry ~50 GB/s each way (Jouppi et al., ISCA 2023): ~48 B/cycle at 1.05 GHz"
   }
 })json";
 
@@ -59,6 +66,12 @@ int MachineConfig::findLink(isa::MemSpace src, isa::MemSpace dst) const {
     if (links[i].src == src && links[i].dst == dst)
       return int(i);
   return -1;
+}
+
+std::string MachineConfig::getLinkName(unsigned link) const {
+  if (link < links.size())
+    return links[link].name;
+  return topology.getLinkName(link - unsigned(links.size()));
 }
 
 std::string MachineConfig::hash() const {
@@ -98,8 +111,9 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
 
   JsonReader r(sourceName.str());
   MachineConfig c;
-  r.onlyKeys(doc, "", {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu",
-                       "scalar", "dma", "sources"});
+  r.onlyKeys(doc, "",
+             {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu", "scalar", "dma",
+              "chips", "ici", "sources"});
   c.name = r.string(doc, "name", "");
   c.clockGHz = r.number(doc, "clock_ghz", "", 0, 1000, /*minExclusive=*/true);
   if (const json *hbm = r.object(doc, "hbm", "", {"bytes"}))
@@ -176,6 +190,44 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
           r.fail(path + "src", "duplicate link " + link.name);
         c.links.push_back(link);
       }
+    }
+  }
+  c.chips = r.u32(doc, "chips", "", 1, Topology::kMaxChips);
+  if (const json *ici =
+          r.object(doc, "ici", "",
+                   {"topology", "dims", "hop_latency", "bytes_per_cycle"})) {
+    std::string kind = r.string(*ici, "topology", "ici.");
+    std::optional<TopologyKind> parsed = parseTopologyKind(kind);
+    if (r.ok() && !parsed)
+      r.fail("ici.topology", "must be \"ring\", \"torus2d\" or \"full\"");
+    c.iciHopLatency = r.u64(*ici, "hop_latency", "ici.", 0, kMaxBaseLatency);
+    c.iciBytesPerCycle = r.number(*ici, "bytes_per_cycle", "ici.",
+                                  kMinBytesPerCycle, kMaxBytesPerCycle);
+    unsigned dims[2] = {0, 0};
+    if (const json *d = r.array(*ici, "dims", "ici.")) {
+      bool torus = parsed == TopologyKind::Torus2D;
+      if (r.ok() && torus && d->size() != 2)
+        r.fail("ici.dims", "must be [X, Y] for a torus2d");
+      else if (r.ok() && !torus && !d->empty())
+        r.fail("ici.dims", "must be [] unless the topology is torus2d");
+      for (size_t i = 0; r.ok() && i < d->size(); ++i) {
+        const json &v = (*d)[i];
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 ||
+            v.get<uint64_t>() > Topology::kMaxChips)
+          r.fail("ici.dims[" + std::to_string(i) + "]",
+                 "must be an integer in [1, " +
+                     std::to_string(Topology::kMaxChips) + "]");
+        else
+          dims[i] = unsigned(v.get<uint64_t>());
+      }
+    }
+    if (r.ok()) {
+      auto topology = Topology::create(*parsed, c.chips, dims[0], dims[1]);
+      if (!topology)
+        r.fail(*parsed == TopologyKind::Torus2D ? "ici.dims" : "chips",
+               llvm::toString(topology.takeError()));
+      else
+        c.topology = std::move(*topology);
     }
   }
   if (!r.error.empty())

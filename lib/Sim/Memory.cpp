@@ -33,8 +33,10 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
 }
 
 Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
-               bool initHbm)
+               bool initHbm, unsigned chip)
     : vmem(vmemBytes), initHbm(initHbm), buffers(bufs) {
+  for (isa::Buffer &b : buffers)
+    b.seed = isa::getChipSeed(b.seed, chip);
   std::sort(buffers.begin(), buffers.end(),
             [](const isa::Buffer &a, const isa::Buffer &b) {
               return std::make_pair(a.space, a.base) <
@@ -213,8 +215,8 @@ bool multipleInOpen(Int128 lo, Int128 hi, Int128 stride, Int128 kLo,
 } // namespace
 
 bool TileRef::rowsOverlap(const TileRef &o) const {
-  if (space != o.space || rows == 0 || cols == 0 || o.rows == 0 ||
-      o.cols == 0)
+  if (space != o.space || chip != o.chip || rows == 0 || cols == 0 ||
+      o.rows == 0 || o.cols == 0)
     return false;
   // Beyond the exact test's range (no ISA tile is): assume they overlap.
   if ((rows | cols | rowStride | o.rows | o.cols | o.rowStride) >> 32)
@@ -309,6 +311,20 @@ void Memory::copyTile(const TileRef &src, const TileRef &dst) {
   for (uint64_t r = 0; r < src.rows; ++r) {
     uint64_t at = useSpan ? srcRow(r) - src.base : r * rowBytes;
     writeBytes(dst.space, dstRow(r), staging.data() + at, rowBytes);
+  }
+}
+
+void Memory::copyTileFrom(Memory &from, const TileRef &src,
+                          const TileRef &dst) {
+  assert(src.rows == dst.rows && src.cols == dst.cols && "shapes differ");
+  assert(&from != this && "copyTileFrom within one memory: use copyTile");
+  uint64_t rowBytes = src.cols * isa::kElemBytes;
+  staging.resize(rowBytes);
+  for (uint64_t r = 0; r < src.rows; ++r) {
+    from.readBytes(src.space, src.base + r * src.rowStride * isa::kElemBytes,
+                   staging.data(), rowBytes);
+    writeBytes(dst.space, dst.base + r * dst.rowStride * isa::kElemBytes,
+               staging.data(), rowBytes);
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "accel/Sim/Simulator.h"
 #include "accel/Sim/Access.h"
+#include "accel/Sim/System.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 using namespace accel;
 using namespace accel::sim;
@@ -45,6 +47,8 @@ llvm::StringRef sim::stallCauseName(StallCause cause) {
     return "vpu_busy";
   case StallCause::DataHazard:
     return "data_hazard";
+  case StallCause::SemWait:
+    return "sem_wait";
   case StallCause::NumCauses:
     break;
   }
@@ -52,29 +56,32 @@ llvm::StringRef sim::stallCauseName(StallCause cause) {
 }
 
 Simulator::Simulator(const MachineConfig &config, const isa::Program &program,
-                     bool initHbm)
-    : config(config), program(program),
-      memory(config.vmemBytes, program.buffers, initHbm), dma(config),
+                     bool initHbm, unsigned chip, System *system)
+    : config(config), program(program), chip(chip), system(system),
+      memory(config.vmemBytes, program.buffers, initHbm, chip), dma(config),
       timing(config), operandBuffers(program.code.size()) {}
 
-llvm::Error Simulator::fault(uint32_t faultPc, const llvm::Twine &what) const {
-  std::string where;
-  if (faultPc < program.code.size()) {
-    where = " (" + isa::toString(program.code[faultPc]) + ")";
-    if (faultPc < program.origins.size()) {
-      const isa::Origin &o = program.origins[faultPc];
+std::string Simulator::describePc(uint32_t atPc) const {
+  std::string where = "pc " + std::to_string(atPc);
+  if (atPc < program.code.size()) {
+    where += " (" + isa::toString(program.code[atPc]) + ")";
+    if (atPc < program.origins.size()) {
+      const isa::Origin &o = program.origins[atPc];
       where += ", op " + std::to_string(o.opId) + " '" + o.opName + "' at " +
                o.loc;
     }
   }
-  return llvm::createStringError(
-      llvm::Twine("fault at pc " + llvm::Twine(faultPc) + where + ": " + what)
-          .str());
+  return where;
 }
 
-namespace {
-/// Issue-time bookkeeping: the earliest cycle and the cause that set it.
-} // namespace
+llvm::Error Simulator::fault(uint32_t faultPc, const llvm::Twine &what) const {
+  // On a system of several chips the fault names its chip.
+  std::string where = describePc(faultPc);
+  if (getNumChips() > 1)
+    where = "chip " + std::to_string(chip) + " " + where;
+  return llvm::createStringError(
+      llvm::Twine("fault at " + where + ": " + what).str());
+}
 
 /// Whether a tile of `a` and a tile of `b` share a byte (the actual strided
 /// rows, not their bounding spans).
@@ -104,12 +111,16 @@ llvm::Expected<RunSummary> Simulator::run(uint64_t maxInstructions,
   return finish();
 }
 
-RunSummary Simulator::finish() {
+uint64_t Simulator::getEndCycle() const {
+  uint64_t end = first ? 0 : lastIssue + 1;
+  for (uint64_t f : unitFree)
+    end = std::max(end, f);
+  return std::max(end, dma.drainCycle());
+}
+
+RunSummary Simulator::finish(uint64_t endAtLeast) {
   if (!finished) {
-    uint64_t end = first ? 0 : lastIssue + 1;
-    for (uint64_t f : unitFree)
-      end = std::max(end, f);
-    end = std::max(end, dma.drainCycle());
+    uint64_t end = std::max(endAtLeast, getEndCycle());
     summary.totalCycles = end;
     summary.instructions = instCount;
     finished = true;
@@ -154,7 +165,7 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
                                  "operands");
       const isa::Buffer *&cached = operandBuffers[pc][numOperands];
       if (m.tile.rows == 0 || m.tile.cols == 0 ||
-          !(cached = memory.findBuffer(span, cached)))
+          !(cached = getChipMemory(span.chip).findBuffer(span, cached)))
         return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                              " access out of bounds: " + m.role + " [" +
                              llvm::Twine(span.begin) + ", " +
@@ -208,6 +219,90 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
 }
 
 llvm::Error Simulator::step() {
+  if (llvm::Error e = prepare())
+    return e;
+  if (prep.blocked)
+    return fault(pc, "deadlock: " + describeBlocked() +
+                         ", and no other chip can signal it");
+  return commit();
+}
+
+std::string Simulator::describeBlocked() const {
+  const Inst &in = program.code[pc];
+  uint64_t has = in.a < semaphores.size() ? semaphores[in.a].size() : 0;
+  return "chip " + std::to_string(chip) + " at " + describePc(pc) +
+         ": waits for " + std::to_string(prep.count) + " signals of " +
+         "semaphore " + std::to_string(in.a) + " and has " +
+         std::to_string(has);
+}
+
+unsigned Simulator::getNumChips() const {
+  return system ? system->getNumChips() : 1;
+}
+
+Memory &Simulator::getChipMemory(uint32_t c) {
+  return c == chip ? memory : system->getChip(c).getMemory();
+}
+
+void Simulator::signal(unsigned sem, uint64_t cycle, uint32_t fromChip,
+                       uint32_t dmaId) {
+  std::vector<Signal> &list = semaphores[sem];
+  Signal s{cycle, fromChip, dmaId};
+  auto before = [](const Signal &a, const Signal &b) {
+    return std::tie(a.cycle, a.chip, a.dmaId) <
+           std::tie(b.cycle, b.chip, b.dmaId);
+  };
+  list.insert(std::upper_bound(list.begin(), list.end(), s, before), s);
+}
+
+void Simulator::addIncoming(const TileRef &tile, bool writes, uint64_t complete,
+                            uint32_t fromChip, uint32_t dmaId,
+                            uint32_t issuePc) {
+  incoming.push_back({tile, writes, complete, fromChip, dmaId, issuePc});
+}
+
+llvm::Error Simulator::checkRemoteAccess(const TileRef &tile, bool writes,
+                                         uint64_t cycle,
+                                         uint32_t fromChip) const {
+  auto race = [&](const llvm::Twine &what) {
+    AddrRange r = tile.span();
+    return llvm::createStringError(
+        (llvm::Twine("data race: a DMA of chip ") + llvm::Twine(fromChip) +
+         (writes ? " writes" : " reads") + " chip " + llvm::Twine(chip) +
+         "'s " + isa::memSpaceName(r.space).upper() + " [" +
+         llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) + "), which " + what)
+            .str());
+  };
+  for (const PendingDma &p : pendingDmas) {
+    if (p.dst.overlaps(tile))
+      return race("DMA " + llvm::Twine(p.id) + " of chip " + llvm::Twine(chip) +
+                  " (issued at pc " + llvm::Twine(p.pc) +
+                  ") writes before its WAIT");
+    if (writes && p.src.overlaps(tile))
+      return race("DMA " + llvm::Twine(p.id) + " of chip " + llvm::Twine(chip) +
+                  " (issued at pc " + llvm::Twine(p.pc) +
+                  ") reads before its WAIT");
+  }
+  HazardTile h = HazardTile::of(tile, tile.span());
+  for (size_t u = 0; u < inFlight.size(); ++u) {
+    const InFlightOp &op = inFlight[u];
+    if (op.end <= cycle)
+      continue;
+    bool hit = llvm::any_of(op.writes,
+                            [&](const HazardTile &t) { return t.overlaps(h); });
+    if (writes)
+      hit |= llvm::any_of(op.reads,
+                          [&](const HazardTile &t) { return t.overlaps(h); });
+    if (hit)
+      return race("chip " + llvm::Twine(chip) + "'s " +
+                  isa::unitName(isa::Unit(u)).upper() + " op " +
+                  (writes ? "accesses" : "writes") + " until cycle " +
+                  llvm::Twine(op.end));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::prepare() {
   if (halted)
     return llvm::createStringError("the program has halted");
   // A buffer table from a file may claim memory the machine does not have;
@@ -226,47 +321,182 @@ llvm::Error Simulator::step() {
   const Inst &in = program.code[pc];
   const isa::OpcodeInfo &info = isa::info(in.op);
   uint64_t ready = first ? 0 : lastIssue + config.scalarLatency;
-  IssueAt at{ready};
+  prep.valid = false;
+  prep.blocked = false;
+  prep.ready = ready;
+  prep.at = IssueAt{ready};
+  IssueAt &at = prep.at;
+  isa::Unit unit = info.unit;
+
+  if (in.op == Opcode::DmaIssue && in.dmaRemote() &&
+      regs[in.rs3] >= getNumChips())
+    return fault(pc, "remote DMA to chip " + llvm::Twine(regs[in.rs3]) + " (r" +
+                         llvm::Twine(unsigned(in.rs3)) +
+                         "), but the system has " + llvm::Twine(getNumChips()) +
+                         " chip" + (getNumChips() == 1 ? "" : "s"));
+  // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
+  prep.vmemReads.size = prep.vmemWrites.size = 0;
+  bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
+  bool accesses =
+      touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
+  if (accesses) {
+    prep.acc = getAccesses(
+        in, [&](unsigned r) { return regs[r]; }, chip);
+    if (llvm::Error e =
+            checkOperands(prep.acc, ready, prep.vmemReads, prep.vmemWrites, at))
+      return e;
+  } else {
+    prep.acc.memReads.clear();
+    prep.acc.memWrites.clear();
+  }
+  switch (in.op) {
+  case Opcode::DmaIssue: {
+    prep.src = prep.acc.memReads[0].tile;
+    prep.dst = prep.acc.memWrites[0].tile;
+    prep.link = config.findLink(prep.src.space, prep.dst.space);
+    if (prep.link < 0)
+      return fault(pc, "the machine config has no DMA link " +
+                           isa::memSpaceName(prep.src.space) + "->" +
+                           isa::memSpaceName(prep.dst.space));
+    if ((in.flags & isa::kFlagSignal) && in.s3 >= isa::kNumSemaphores)
+      return fault(pc, "semaphore " + llvm::Twine(in.s3) +
+                           " out of range (a chip has " +
+                           llvm::Twine(isa::kNumSemaphores) + ")");
+    prep.route.clear();
+    if (prep.src.chip != prep.dst.chip)
+      prep.route = config.topology.route(prep.src.chip, prep.dst.chip);
+    while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
+      at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
+    break;
+  }
+  case Opcode::DmaWait: {
+    uint64_t id = regs[in.rs1];
+    if (!dma.isValid(uint32_t(id)) || id > UINT32_MAX)
+      return fault(pc, "WAIT on DMA id " + llvm::Twine(id) +
+                           ", which was never issued");
+    prep.outcome = dma.wait(uint32_t(id), ready);
+    at.cycle = prep.outcome.resume;
+    at.cause = prep.outcome.stallBase       ? StallCause::DmaWaitBase
+               : prep.outcome.stallTransfer ? StallCause::DmaWaitTransfer
+                                            : StallCause::None;
+    break;
+  }
+  case Opcode::SemWait: {
+    if (in.a >= isa::kNumSemaphores)
+      return fault(pc, "semaphore " + llvm::Twine(in.a) +
+                           " out of range (a chip has " +
+                           llvm::Twine(isa::kNumSemaphores) + ")");
+    prep.semaphore = in.a;
+    prep.count = regs[in.rs1];
+    if (semaphores.empty())
+      semaphores.resize(isa::kNumSemaphores);
+    const std::vector<Signal> &signals = semaphores[in.a];
+    if (prep.count > signals.size()) {
+      prep.blocked = true;
+    } else if (prep.count > 0) {
+      at.atLeast(signals[prep.count - 1].cycle, StallCause::SemWait);
+    }
+    break;
+  }
+  default:
+    if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu)
+      // MXU and VPU: in order on their unit, then concurrent with the core.
+      at.atLeast(unitFree[size_t(unit)], unit == isa::Unit::Mxu
+                                             ? StallCause::MxuBusy
+                                             : StallCause::VpuBusy);
+    break;
+  }
+  // Remote DMAs of other chips that read or write this chip's memory:
+  // touching what they write, or writing what they read, before they
+  // complete is a race. Cycles only grow, so completed ones go.
+  if (!incoming.empty()) {
+    llvm::erase_if(incoming,
+                   [&](const IncomingDma &d) { return d.complete <= ready; });
+    for (const IncomingDma &d : incoming) {
+      if (d.complete <= at.cycle)
+        continue;
+      auto check = [&](llvm::ArrayRef<MemOperand> list, bool isWrite) {
+        for (const MemOperand &m : list)
+          if ((d.writes || isWrite) && m.tile.overlaps(d.tile))
+            return true;
+        return false;
+      };
+      bool isRead = check(prep.acc.memReads, false);
+      if (isRead || check(prep.acc.memWrites, true)) {
+        AddrRange r = d.tile.span();
+        return fault(
+            pc, llvm::Twine("data race: ") + (isRead ? "reads " : "writes ") +
+                    isa::memSpaceName(r.space).upper() + " [" +
+                    llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) +
+                    ") at cycle " + llvm::Twine(at.cycle) + ", which DMA " +
+                    llvm::Twine(d.dmaId) + " of chip " + llvm::Twine(d.chip) +
+                    " (issued at pc " + llvm::Twine(d.pc) + ") " +
+                    (d.writes ? "writes" : "reads") + " until cycle " +
+                    llvm::Twine(d.complete));
+      }
+    }
+  }
+  prep.valid = true;
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::commit() {
+  assert(prep.valid && !prep.blocked && "commit() without a prepared issue");
+  const Inst &in = program.code[pc];
+  const isa::OpcodeInfo &info = isa::info(in.op);
+  IssueAt &at = prep.at;
+  uint64_t ready = prep.ready;
   RetireEvent ev;
   ev.index = instCount;
   ev.pc = pc;
   ev.inst = &in;
+  ev.memReads = prep.acc.memReads;
+  ev.memWrites = prep.acc.memWrites;
   isa::Unit unit = info.unit;
   uint64_t unitLatency = config.scalarLatency;
-
-  // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
-  TileList vmemReads, vmemWrites;
-  bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
-  bool accesses = touchesMemory && in.op != Opcode::DmaWait;
-  InstAccess acc = accesses
-                       ? getAccesses(in, [&](unsigned r) { return regs[r]; })
-                       : InstAccess();
-  if (accesses) {
-    ev.memReads = acc.memReads;
-    ev.memWrites = acc.memWrites;
-    if (llvm::Error e = checkOperands(acc, ready, vmemReads, vmemWrites, at))
-      return e;
-  }
   CoreState state{memory, regs, pc + 1};
   switch (in.op) {
   case Opcode::DmaIssue: {
-    TileRef src{in.dmaSrc(), regs[in.rs1], in.a, in.b, in.s1};
-    TileRef dst{in.dmaDst(), regs[in.rs2], in.a, in.b, in.s2};
-    int link = config.findLink(src.space, dst.space);
-    if (link < 0)
-      return fault(pc, "the machine config has no DMA link " +
-                           isa::memSpaceName(src.space) + "->" +
-                           isa::memSpaceName(dst.space));
-    while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
-      at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
+    const TileRef &src = prep.src, &dst = prep.dst;
+    // The other chip may have started ops or DMAs on the tile since this
+    // DMA was prepared: check it now.
+    if (src.chip != chip)
+      if (llvm::Error e = system->getChip(src.chip).checkRemoteAccess(
+              src, false, at.cycle, chip))
+        return fault(pc, llvm::toString(std::move(e)));
+    if (dst.chip != chip)
+      if (llvm::Error e = system->getChip(dst.chip).checkRemoteAccess(
+              dst, true, at.cycle, chip))
+        return fault(pc, llvm::toString(std::move(e)));
     uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
-    uint32_t id = dma.issue(at.cycle, link, bytes);
+    uint32_t id = prep.route.empty()
+                      ? dma.issue(at.cycle, prep.link, bytes)
+                      : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
+                                        system->getIciFree());
+    int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
+    dma.annotate(id, src.chip, dst.chip, sem);
     // Functional effect at ISSUE: the program may not touch the destination
     // before its WAIT, and hazards above ordered the source's producers.
-    memory.copyTile(src, dst);
+    if (src.chip == dst.chip)
+      getChipMemory(src.chip).copyTile(src, dst);
+    else
+      getChipMemory(dst.chip).copyTileFrom(getChipMemory(src.chip), src, dst);
     regs[in.rd] = id;
     pendingDmas.push_back({id, pc, src, dst});
     const DmaTiming &t = dma.get(id);
+    for (const TileRef *tile : {&src, &dst})
+      if (tile->chip != chip) {
+        Simulator &other = system->getChip(tile->chip);
+        other.addIncoming(*tile, tile == &dst, t.complete, chip, id, pc);
+        other.invalidate();
+      }
+    if (sem >= 0) {
+      Simulator &target = dst.chip == chip ? *this : system->getChip(dst.chip);
+      if (target.semaphores.empty())
+        target.semaphores.resize(isa::kNumSemaphores);
+      target.signal(unsigned(sem), t.complete, chip, id);
+      target.invalidate();
+    }
     ev.unitStart = t.transferStart;
     ev.unitEnd = t.complete;
     summary.unitBusyCycles[size_t(isa::Unit::Dma)] +=
@@ -277,20 +507,13 @@ llvm::Error Simulator::step() {
   }
   case Opcode::DmaWait: {
     uint64_t id = regs[in.rs1];
-    if (!dma.isValid(uint32_t(id)) || id > UINT32_MAX)
-      return fault(pc, "WAIT on DMA id " + llvm::Twine(id) +
-                           ", which was never issued");
     llvm::erase_if(pendingDmas,
                    [&](const PendingDma &p) { return p.id == id; });
     WaitEvent w;
     w.pc = pc;
     w.dmaId = uint32_t(id);
     w.cycle = ready;
-    w.outcome = dma.wait(uint32_t(id), ready);
-    at.cycle = w.outcome.resume;
-    at.cause = w.outcome.stallBase ? StallCause::DmaWaitBase
-               : w.outcome.stallTransfer ? StallCause::DmaWaitTransfer
-                                         : StallCause::None;
+    w.outcome = prep.outcome;
     summary.stallCycles[size_t(StallCause::DmaWaitBase)] += w.outcome.stallBase;
     summary.stallCycles[size_t(StallCause::DmaWaitTransfer)] +=
         w.outcome.stallTransfer;
@@ -298,18 +521,25 @@ llvm::Error Simulator::step() {
       o->onDmaWait(w);
     break;
   }
-
+  case Opcode::SemWait: {
+    std::vector<Signal> &signals = semaphores[prep.semaphore];
+    signals.erase(signals.begin(), signals.begin() + prep.count);
+    break;
+  }
+  case Opcode::ChipId:
+    regs[in.rd] = chip;
+    break;
+  case Opcode::ChipCount:
+    regs[in.rd] = getNumChips();
+    break;
   default:
     if (unit == isa::Unit::Scalar) {
       scalarUnit.execute(in, state);
       break;
     }
-    // MXU and VPU: in order on their unit, then concurrent with the core.
-    at.atLeast(unitFree[size_t(unit)], unit == isa::Unit::Mxu
-                                           ? StallCause::MxuBusy
-                                           : StallCause::VpuBusy);
     unitLatency = timing.getLatency(in);
-    inFlight[size_t(unit)] = {at.cycle + unitLatency, vmemReads, vmemWrites};
+    inFlight[size_t(unit)] = {at.cycle + unitLatency, prep.vmemReads,
+                              prep.vmemWrites};
     if (timingOnly)
       break;
     if (unit == isa::Unit::Mxu)
@@ -320,6 +550,7 @@ llvm::Error Simulator::step() {
   }
   halted |= state.halted;
   regs[0] = 0;
+  prep.valid = false;
 
   ev.issueCycle = at.cycle;
   ev.stallCycles = at.cycle - ready;

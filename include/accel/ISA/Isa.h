@@ -32,13 +32,16 @@ namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions.
-constexpr uint32_t kIsaVersion = 4;
+constexpr uint32_t kIsaVersion = 5;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
 constexpr unsigned kNumRegs = 256;
 /// Bytes per tensor element (f32).
 constexpr unsigned kElemBytes = 4;
+/// Semaphores per chip (sem.wait's `a`, dma.issue's `s3` with
+/// kFlagSignal); a larger index is a fault.
+constexpr unsigned kNumSemaphores = 256;
 
 enum class Opcode : uint8_t {
 #define ACCEL_OPCODE(Enum, Value, Mnemonic, Unit, Format, Cost, Flops)         \
@@ -52,6 +55,7 @@ enum class Unit : uint8_t { Scalar, Dma, Mxu, Vpu };
 /// Which fields an instruction uses (docs/isa.md, "Formats").
 enum class InstFormat : uint8_t {
   None,
+  Rd,
   RdImm,
   RdRs,
   RdRsRs,
@@ -65,6 +69,7 @@ enum class InstFormat : uint8_t {
   VUnary,
   VFill,
   Load,
+  SemWait,
 };
 
 /// The timing class an instruction's unit latency comes from (Opcodes.def,
@@ -94,6 +99,13 @@ enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
 constexpr uint8_t kFlagAccumulate = 1; ///< mxu.matmul: C += A*B.
 constexpr uint8_t kFlagBroadcast = 1;  ///< vpu binary: y is rows x 1.
 constexpr uint8_t kFlagBroadcastRow = 2; ///< vpu binary: y is 1 x cols.
+/// dma.issue: bits 0 and 1 are the source and destination spaces; the
+/// source (kFlagRemoteSrc) or destination (kFlagRemoteDst) lies on the chip
+/// whose id is in rs3 instead of on the issuing chip; with kFlagSignal the
+/// DMA's completion signals semaphore s3 of the destination's chip.
+constexpr uint8_t kFlagRemoteSrc = 4;
+constexpr uint8_t kFlagRemoteDst = 8;
+constexpr uint8_t kFlagSignal = 16;
 
 /// One decoded instruction. Field meanings depend on the format.
 struct Inst {
@@ -108,6 +120,8 @@ struct Inst {
   /// Source / destination memory space of a dma.issue (flags bits 0 and 1).
   MemSpace dmaSrc() const { return MemSpace(flags & 1); }
   MemSpace dmaDst() const { return MemSpace((flags >> 1) & 1); }
+  /// Whether a dma.issue reads or writes another chip (the one in rs3).
+  bool dmaRemote() const { return flags & (kFlagRemoteSrc | kFlagRemoteDst); }
   /// The f32 bit pattern of a vpu.fill (s1 low half, s2 high half).
   uint32_t fillBits() const { return uint32_t(s1) | (uint32_t(s2) << 16); }
 };
@@ -180,6 +194,11 @@ struct Buffer {
 /// Deterministic initial value of element `index` of an HBM buffer with
 /// `seed`: uniform in [-0.125, 0.125), from a 64-bit integer hash.
 float initValue(uint32_t seed, uint64_t index);
+/// The seed chip `chip` of a system uses for an HBM buffer of seed `seed`:
+/// `seed` itself on chip 0 (a one-chip run is unchanged), another for every
+/// other chip, so that the chips of an SPMD program start with different
+/// data (e.g. the shards of an All-Gather) from one buffer table.
+uint32_t getChipSeed(uint32_t seed, unsigned chip);
 
 /// A lowered program: code, the origin table (one entry per instruction),
 /// and the buffer table.

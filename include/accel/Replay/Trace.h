@@ -26,7 +26,9 @@ namespace accel {
 namespace replay {
 
 /// Version of the trace format; readers refuse others.
-constexpr uint32_t kTraceFormatVersion = 1;
+/// Version 2: every memory range and tile names its chip (u32) before its
+/// space.
+constexpr uint32_t kTraceFormatVersion = 2;
 
 /// The most bytes a zstd frame can produce per compressed byte: a 4-byte
 /// RLE block regenerates at most one 128 KiB block (RFC 8878), so a
@@ -39,6 +41,7 @@ struct MemChunk {
   isa::MemSpace space = isa::MemSpace::HBM;
   uint64_t addr = 0;
   std::vector<uint8_t> bytes;
+  uint32_t chip = 0;
 };
 
 /// A DMA issued before the window and not yet WAITed when it began.
@@ -57,8 +60,8 @@ struct TraceLayout {
   bool inflated = false;
   uint64_t config = 0, image = 0, startIndex = 0, startPc = 0, nextDmaId = 0;
   /// The first record of each fixed-size list (record I is at
-  /// first + I * size: registers 9 bytes, DMAs 74, PCs 4, written ranges
-  /// 17).
+  /// first + I * size: registers 9 bytes, DMAs 82, PCs 4, written ranges
+  /// 21).
   uint64_t registers = 0, dmas = 0, pcs = 0, finalRegisters = 0,
            writtenRanges = 0;
   /// Each memory chunk's record (they differ in size).
@@ -86,8 +89,8 @@ struct Trace {
 
   /// The window's results on the recording device, for the replay's
   /// functional check: the final value of every register the window wrote,
-  /// the byte ranges it wrote (coalesced, by space then address), and the
-  /// CRC-32 of those ranges' final bytes, in order.
+  /// the byte ranges it wrote (coalesced, by chip, space, then address), and
+  /// the CRC-32 of those ranges' final bytes, in order.
   std::vector<std::pair<uint8_t, uint64_t>> finalRegisters;
   std::vector<sim::AddrRange> writtenRanges;
   uint32_t writtenCrc = 0;

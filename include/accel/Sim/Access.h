@@ -33,11 +33,15 @@ struct InstAccess {
   llvm::SmallVector<MemOperand, 3> memReads, memWrites;
 };
 
-/// The accesses of `inst`; `readReg(r)` gives the value of register r (the
-/// address registers of memory operands are read through it). Register r0
-/// appears like any other; it always reads as zero.
+/// The accesses of `inst` executed on chip `chip`; `readReg(r)` gives the
+/// value of register r (the address registers of memory operands, and the
+/// remote chip of a dma.issue, are read through it). Tiles are on `chip`
+/// except a remote DMA's source or destination, on the chip in rs3
+/// (UINT32_MAX when rs3 holds a larger value). Register r0 appears like any
+/// other; it always reads as zero.
 InstAccess getAccesses(const isa::Inst &inst,
-                       llvm::function_ref<uint64_t(unsigned)> readReg);
+                       llvm::function_ref<uint64_t(unsigned)> readReg,
+                       uint32_t chip = 0);
 
 /// Calls `fn(range)` for each contiguous byte range of `tile` (one per row,
 /// or one for the whole tile when its rows are adjacent).

@@ -5,6 +5,8 @@
 
 #include "accel/Sim/MachineConfig.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,6 +18,10 @@ namespace sim {
 /// Timing of one DMA, in cycles (seed 000 §5.2, Fig. 4).
 struct DmaTiming {
   uint32_t id = 0;
+  /// The link it moved on: an index of MachineConfig::links for a DMA
+  /// within a chip; for a remote DMA, links.size() plus the first ICI link
+  /// of its route (MachineConfig::getLinkName names both); -1 for a DMA
+  /// completed before a replay window.
   int link = -1;
   uint64_t bytes = 0;
   uint64_t issue = 0;         ///< cycle of the ISSUE
@@ -25,6 +31,12 @@ struct DmaTiming {
   /// A DMA of a replayed run that completed before the trace window: only
   /// its id is known; a WAIT on it finds it complete.
   bool completedBefore = false;
+  /// The chips of its source and destination (both the issuing chip's
+  /// unless the DMA is remote) and the ICI hops between them.
+  uint32_t srcChip = 0, dstChip = 0;
+  unsigned hops = 0;
+  /// The semaphore of the destination chip its completion signals, or -1.
+  int semaphore = -1;
 };
 
 /// How a WAIT at some cycle relates to its DMA (seed 000 Fig. 4, DESIGN §2).
@@ -50,6 +62,19 @@ public:
   /// DMA already in flight when a trace window began).
   uint32_t issue(uint64_t cycle, int link, uint64_t bytes,
                  std::optional<uint32_t> id = std::nullopt);
+  /// Issues a DMA of `bytes` at `cycle` between two chips (remote DMA;
+  /// docs/config.md, "ICI"): it pays the base latency of `localLink` (the
+  /// link of its pair of spaces) plus the config's ICI hop latency per link
+  /// of `route` (the directed ICI links from the source's chip to the
+  /// destination's, non-empty), then transfers at the ICI bandwidth once
+  /// every link of the route is free, holding them all until it completes
+  /// (each link a FIFO in issue order; `iciFree` is the system's cycle at
+  /// which each ICI link is free, updated). Returns its id.
+  uint32_t issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
+                       llvm::ArrayRef<unsigned> route,
+                       std::vector<uint64_t> &iciFree);
+  /// Sets the chips and semaphore of DMA `id` (records only; no timing).
+  void annotate(uint32_t id, uint32_t srcChip, uint32_t dstChip, int semaphore);
   /// Makes the next issued DMA get id `next` (a replay window continues the
   /// numbering of the recorded run). Ids below it that are not issued
   /// later (in-flight DMAs are, by the replayer, with their ids) count as
@@ -96,6 +121,9 @@ private:
   /// What get() returns for a reserved id that was not issued.
   DmaTiming completedBefore;
   std::vector<uint64_t> linkFree;
+  /// The latest completion of a remote DMA (their ICI links are the
+  /// system's).
+  uint64_t remoteDrain = 0;
   std::vector<uint32_t> inFlight; ///< ids possibly not complete yet
 };
 

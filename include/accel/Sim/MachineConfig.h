@@ -10,6 +10,7 @@
 #define ACCEL_SIM_MACHINECONFIG_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Sim/Topology.h"
 
 #include "llvm/Support/Error.h"
 
@@ -65,11 +66,28 @@ struct MachineConfig {
   unsigned scalarLatency = 1;    ///< cycles per scalar instruction
   unsigned maxOutstandingDmas = 0;
   std::vector<LinkConfig> links;
+  /// The system: `chips` chips, each with its own HBM, VMEM, core and DMA
+  /// engine, joined by the ICI links of `topology`. A remote DMA (one that
+  /// reads or writes another chip) pays its local link's base latency plus
+  /// `iciHopLatency` cycles per hop, then moves its bytes at
+  /// `iciBytesPerCycle` once every link of its route is free (each
+  /// directed ICI link is a FIFO; docs/config.md, "ICI").
+  unsigned chips = 1;
+  Topology topology;
+  uint64_t iciHopLatency = 0;  ///< cycles per hop
+  double iciBytesPerCycle = 1; ///< bytes / cycle of one ICI link
   /// The merged JSON text the object was built from (recorded in outputs).
   std::string jsonText;
 
   /// The link index for a (src, dst) pair, or -1.
   int findLink(isa::MemSpace src, isa::MemSpace dst) const;
+  /// The links a DMA may move on (DmaTiming::link): `links`, then the
+  /// system's directed ICI links.
+  unsigned getNumDmaLinks() const {
+    return unsigned(links.size()) + topology.getNumLinks();
+  }
+  /// "hbm->vmem" for a link of `links`, "ici 0->1" for an ICI link.
+  std::string getLinkName(unsigned link) const;
   /// A 64-bit FNV-1a hash of `jsonText`, as 16 hex digits.
   std::string hash() const;
 

@@ -19,21 +19,26 @@
 namespace accel {
 namespace sim {
 
-/// A half-open byte range [begin, end) in one memory space.
+/// A half-open byte range [begin, end) in one memory: a space (HBM or
+/// VMEM) of one chip (0 on a one-chip system). Ranges of different chips or
+/// spaces never overlap.
 struct AddrRange {
   isa::MemSpace space = isa::MemSpace::VMEM;
   uint64_t begin = 0, end = 0;
+  uint32_t chip = 0;
   bool overlaps(const AddrRange &o) const {
-    return space == o.space && begin < o.end && o.begin < end;
+    return space == o.space && chip == o.chip && begin < o.end && o.begin < end;
   }
 };
 
 /// A strided 2-D f32 tile: `rows` rows of `cols` elements, `rowStride`
-/// elements apart, starting at byte address `base`.
+/// elements apart, starting at byte address `base` of memory `space` of
+/// chip `chip`.
 struct TileRef {
   isa::MemSpace space = isa::MemSpace::VMEM;
   uint64_t base = 0;
   uint64_t rows = 0, cols = 0, rowStride = 0;
+  uint32_t chip = 0;
   /// The bytes the tile spans (first to last element, inclusive). A bound
   /// for bounds checks and a cheap filter: two tiles whose spans are
   /// disjoint share no byte, but two tiles whose spans overlap may not
@@ -41,7 +46,7 @@ struct TileRef {
   /// overlaps() to decide.
   AddrRange span() const {
     uint64_t len = rows == 0 ? 0 : ((rows - 1) * rowStride + cols) * 4;
-    return {space, base, base + len};
+    return {space, base, base + len, chip};
   }
   /// Whether this tile and `o` share at least one byte: some row of one
   /// ([base + r * rowStride * 4, + cols * 4) bytes, half-open) intersects
@@ -79,8 +84,10 @@ public:
 
   /// With `initHbm` false, HBM pages start as zeros instead of the buffer
   /// table's initial values (replay installs the recorded state instead).
+  /// The memory of chip `chip` of a system starts HBM buffers from
+  /// isa::getChipSeed of their seeds.
   Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &buffers,
-         bool initHbm = true);
+         bool initHbm = true, unsigned chip = 0);
 
   /// Reads `n` bytes at `addr` of `space`; fails unless buffers of the
   /// program cover the range ("no buffer holds HBM [a, b)").
@@ -97,6 +104,10 @@ public:
   const isa::Buffer *findBuffer(const AddrRange &range,
                                 const isa::Buffer *hint = nullptr) const;
 
+  /// Copies tile `src` of memory `from` (another chip's) to tile `dst` of
+  /// this memory: a remote DMA's functional effect. The tiles cannot
+  /// overlap; the caller checked both tiles' bounds.
+  void copyTileFrom(Memory &from, const TileRef &src, const TileRef &dst);
   /// Copies a tile to a dense row-major array and back.
   void readTile(const TileRef &t, float *out);
   void writeTile(const TileRef &t, const float *in);

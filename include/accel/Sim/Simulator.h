@@ -4,9 +4,12 @@
 // values and a cycle for every instruction. The scalar core issues in order;
 // MXU, VPU and the DMA engine run concurrently with it; an instruction that
 // needs a busy unit or unready data waits, and every waiting cycle is
-// recorded with its cause. step() is the issue stage (operand checks,
-// hazards, busy units, DMA slots: when an instruction may start, and why it
-// waited); the units of Units.h and the DmaEngine execute and time it.
+// recorded with its cause. prepare() is the issue stage (operand checks,
+// hazards, busy units, DMA slots, semaphores: when an instruction may
+// start, and why it waited); commit() has the units of Units.h and the
+// DmaEngine execute and time it; step() is both. A Simulator is one chip:
+// alone, or one of the chips of a System (System.h), which commits the
+// chips' instructions in cycle order.
 // Observers (the performance tracker of seed 000 §4.2) are called back on
 // events; no analysis lives in the loop.
 //
@@ -42,6 +45,7 @@ enum class StallCause : uint8_t {
   MxuBusy,         ///< MXU still executing the previous matmul
   VpuBusy,         ///< VPU still executing the previous op
   DataHazard,      ///< operand VMEM range still being produced / consumed
+  SemWait,         ///< sem.wait before enough DMAs signalled its semaphore
   NumCauses
 };
 llvm::StringRef stallCauseName(StallCause cause);
@@ -99,13 +103,17 @@ struct RunSummary {
   std::array<uint64_t, 4> unitBusyCycles{}; ///< indexed by isa::Unit
 };
 
+class System;
+
 class Simulator {
 public:
   /// `program` and `config` must outlive the simulator. `initHbm`: whether
   /// HBM starts with the buffer table's initial values (a full run) or as
-  /// zeros (a replay, which installs the recorded state).
+  /// zeros (a replay, which installs the recorded state). `chip` and
+  /// `system`: this chip's id and the system it belongs to (System.h), or
+  /// 0 and nullptr for a chip alone (a system of one).
   Simulator(const MachineConfig &config, const isa::Program &program,
-            bool initHbm = true);
+            bool initHbm = true, unsigned chip = 0, System *system = nullptr);
 
   void addObserver(Observer *observer) { observers.push_back(observer); }
 
@@ -122,13 +130,40 @@ public:
   llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32,
                                  bool stopAtBudget = false);
 
-  /// Executes one instruction (the faults of run()). At HALT the simulator
-  /// stops with the PC on the halt.
+  /// Executes one instruction (the faults of run(), and a sem.wait that no
+  /// DMA can satisfy: a deadlock). At HALT the simulator stops with the PC
+  /// on the halt. Equals prepare() then commit().
   llvm::Error step();
+  /// The issue stage of the next instruction: its operand checks, hazards,
+  /// busy units and DMA slots decide the cycle it issues at
+  /// (getPreparedCycle()). Nothing changes until commit(). A sem.wait
+  /// whose semaphore has not been signalled enough by the DMAs issued so
+  /// far is blocked: its cycle is UINT64_MAX until a signal comes
+  /// (System re-prepares a chip that a remote DMA signals or touches).
+  /// Errors: the faults of run() that the issue stage finds.
+  llvm::Error prepare();
+  bool isPrepared() const { return prep.valid; }
+  /// The issue cycle of the prepared instruction; UINT64_MAX when blocked.
+  uint64_t getPreparedCycle() const {
+    return prep.blocked ? UINT64_MAX : prep.at.cycle;
+  }
+  /// Forgets the prepared instruction (another chip changed what it
+  /// depends on).
+  void invalidate() { prep.valid = false; }
+  /// Executes the prepared instruction (prepare() must have succeeded and
+  /// not be blocked). Errors: a remote DMA's races with the other chip.
+  llvm::Error commit();
+  /// What a blocked chip waits for: "chip C at pc N (INSTRUCTION), op ID
+  /// 'NAME' at LOC: waits for K signals of semaphore S and has H".
+  std::string describeBlocked() const;
   /// Ends the run: total cycles = the cycle by which the last instruction
   /// issued, every unit is free and every DMA has completed; observers get
   /// onHalt. Called by run(); call it after the last step() of a window.
-  RunSummary finish();
+  /// `endAtLeast`: a system's chips all end at the system's last cycle.
+  RunSummary finish(uint64_t endAtLeast = 0);
+  /// The cycle finish() would end at now: the last issue, every unit free,
+  /// every DMA of this chip complete.
+  uint64_t getEndCycle() const;
   bool isHalted() const { return halted; }
   uint32_t getPc() const { return pc; }
   uint64_t getInstructionCount() const { return instCount; }
@@ -157,15 +192,38 @@ public:
   };
   const std::vector<PendingDma> &getPendingDmas() const { return pendingDmas; }
 
+  /// Semaphore `sem` of this chip receives a signal at `cycle` from the DMA
+  /// `dmaId` of chip `fromChip` (at that DMA's completion).
+  void signal(unsigned sem, uint64_t cycle, uint32_t fromChip, uint32_t dmaId);
+  /// A remote DMA of another chip reads (`writes` false) or writes `tile`
+  /// of this chip until `complete`: this chip's accesses to it before then
+  /// are data races.
+  void addIncoming(const TileRef &tile, bool writes, uint64_t complete,
+                   uint32_t fromChip, uint32_t dmaId, uint32_t issuePc);
+  /// Whether a remote DMA of chip `fromChip` may read (`writes` false) or
+  /// write `tile` of this chip from `cycle` on: an error naming the DMA or
+  /// the MXU/VPU op of this chip that writes it (or reads it, for a write)
+  /// and is not done by then.
+  llvm::Error checkRemoteAccess(const TileRef &tile, bool writes,
+                                uint64_t cycle, uint32_t fromChip) const;
+  unsigned getChip() const { return chip; }
+  /// The number of chips of the system (1 for a chip alone).
+  unsigned getNumChips() const;
+
   Memory &getMemory() { return memory; }
   const DmaEngine &getDmaEngine() const { return dma; }
   uint64_t getRegister(unsigned r) const { return regs[r]; }
 
 private:
   llvm::Error fault(uint32_t pc, const llvm::Twine &what) const;
+  std::string describePc(uint32_t pc) const;
+  /// The memory of chip `c` (this one's, or another's of the system).
+  Memory &getChipMemory(uint32_t c);
 
   const MachineConfig &config;
   const isa::Program &program;
+  unsigned chip = 0;
+  System *system = nullptr;
   Memory memory;
   DmaEngine dma;
   std::vector<Observer *> observers;
@@ -189,7 +247,7 @@ private:
               uint32_t(t.rowStride)};
     }
     TileRef tile() const {
-      return {span.space, span.begin, rows, cols, rowStride};
+      return {span.space, span.begin, rows, cols, rowStride, span.chip};
     }
     /// TileRef::overlaps, with the spans known not to wrap (they passed
     /// the bounds check).
@@ -257,6 +315,41 @@ private:
   /// Per instruction and memory operand (reads, then writes): the buffer
   /// the bounds check found last time, tried first next time.
   std::vector<std::array<const isa::Buffer *, TileList::kMax>> operandBuffers;
+  /// The issue stage's result for the next instruction (prepare()).
+  struct Prepared {
+    bool valid = false;
+    /// A sem.wait with too few signals so far.
+    bool blocked = false;
+    uint64_t ready = 0; ///< the earliest cycle in-order issue allows
+    IssueAt at{0};
+    InstAccess acc;
+    TileList vmemReads, vmemWrites;
+    /// dma.issue: source, destination, link of their spaces, ICI route.
+    TileRef src, dst;
+    int link = -1;
+    llvm::SmallVector<unsigned, 8> route;
+    /// dma.wait: the outcome; sem.wait: the semaphore and the signals it
+    /// consumes.
+    WaitOutcome outcome;
+    unsigned semaphore = 0;
+    uint64_t count = 0;
+  } prep;
+  /// A signal a semaphore received: when, and from which DMA.
+  struct Signal {
+    uint64_t cycle;
+    uint32_t chip, dmaId;
+  };
+  /// Per semaphore, the signals not consumed yet, by cycle.
+  std::vector<std::vector<Signal>> semaphores;
+  /// Remote DMAs of other chips that read or write this chip's memory and
+  /// may not have completed.
+  struct IncomingDma {
+    TileRef tile;
+    bool writes;
+    uint64_t complete;
+    uint32_t chip, dmaId, pc;
+  };
+  std::vector<IncomingDma> incoming;
   /// DMAs issued and not yet WAITed. Any other access to the memory they
   /// read or write is a data race (a fault), so a transform that breaks
   /// synchronization cannot pass as "results identical".

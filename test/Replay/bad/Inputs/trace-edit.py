@@ -7,14 +7,14 @@ replayer's own checks can reject the result.
 FIELD (VALUE is an integer, 0x... allowed):
   start-index | start-pc | next-dma-id
   register.I.value            the I-th saved register's value
-  memory.I.addr | memory.I.space
+  memory.I.addr | memory.I.space | memory.I.chip
   dma.I.id | dma.I.pc         a DMA in flight
   dma.I.src.F | dma.I.dst.F   its source or destination tile, F one of
-                              space, base, rows, cols, stride
+                              chip, space, base, rows, cols, stride
   pc.I                        the I-th PC of the window
   pc-count | register-count | memory-count | dma-count | final-count |
   written-count               a count only (the records stay)
-  written.I.begin | written.I.end | written.I.space
+  written.I.begin | written.I.end | written.I.space | written.I.chip
   image.origin-count          the program image's origin count only
   image.buffer.I.base | image.buffer.I.size
   zstd-size                   a compressed payload's declared size (the
@@ -103,6 +103,7 @@ for i in range(r.count("register-count", "<I")):
     r.take("register.%d.value" % i, "<Q")
 for i in range(r.count("memory-count", "<I")):
     r.start()
+    r.take("memory.%d.chip" % i, "<I")
     r.take("memory.%d.space" % i, "<B")
     r.take("memory.%d.addr" % i, "<Q")
     n = r.take("memory.%d.size" % i, "<Q")
@@ -112,7 +113,8 @@ for i in range(r.count("dma-count", "<I")):
     r.take("dma.%d.id" % i, "<I")
     r.take("dma.%d.pc" % i, "<I")
     for tile in ("src", "dst"):
-        for name, fmt in (("space", "<B"), ("base", "<Q"), ("rows", "<Q"),
+        for name, fmt in (("chip", "<I"), ("space", "<B"), ("base", "<Q"),
+                          ("rows", "<Q"),
                           ("cols", "<Q"), ("stride", "<Q")):
             r.take("dma.%d.%s.%s" % (i, tile, name), fmt)
 for i in range(r.count("pc-count", "<Q")):
@@ -122,6 +124,7 @@ for i in range(r.count("final-count", "<I")):
     r.at += 9
 for i in range(r.count("written-count", "<I")):
     r.start()
+    r.take("written.%d.chip" % i, "<I")
     r.take("written.%d.space" % i, "<B")
     r.take("written.%d.begin" % i, "<Q")
     r.take("written.%d.end" % i, "<Q")

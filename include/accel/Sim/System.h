@@ -1,0 +1,83 @@
+//===- System.h - A system of chips joined by ICI links ---------*- C++ -*-===//
+//
+// N chips (MachineConfig::chips), each a Simulator with its own HBM, VMEM,
+// scalar core, MXU, VPU and DMA engine, running one SPMD program together:
+// each finds its chip with chip.id, reaches the others with remote DMAs over
+// the ICI links of the config's topology, and synchronises with semaphores
+// that a DMA signals on completion and sem.wait waits for (docs/isa.md,
+// "Chips"). This is the setting of SnR's All-Gather case study (Zarkadas et
+// al., SoCC '25, §5.2.1).
+//
+// The simulation is deterministic: at every step the chip whose next
+// instruction issues earliest goes first, ties to the lower chip id, so
+// instructions commit in non-decreasing cycle order across the system and
+// each ICI link serves DMAs in issue order. A sem.wait whose signals have
+// not all been sent blocks its chip; when every chip that has not halted is
+// blocked, the run ends in a deadlock fault naming each chip, PC and
+// semaphore.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SIM_SYSTEM_H
+#define ACCEL_SIM_SYSTEM_H
+
+#include "accel/Sim/Simulator.h"
+
+#include <memory>
+#include <vector>
+
+namespace accel {
+namespace sim {
+
+/// What a system's run did: per chip, and the system's cycles (the last
+/// chip's end: every chip halted and every DMA completed).
+struct SystemSummary {
+  std::vector<RunSummary> chips;
+  uint64_t totalCycles = 0;
+  uint64_t instructions = 0; ///< over all chips
+  bool truncated = false;
+};
+
+class System {
+public:
+  /// `config.chips` chips running `program`; both must outlive the system.
+  /// `initHbm` as for Simulator; chip c starts its HBM buffers from
+  /// isa::getChipSeed(seed, c).
+  System(const MachineConfig &config, const isa::Program &program,
+         bool initHbm = true);
+
+  unsigned getNumChips() const { return unsigned(chips.size()); }
+  Simulator &getChip(unsigned c) { return *chips[c]; }
+  const Simulator &getChip(unsigned c) const { return *chips[c]; }
+  /// The cycle at which each directed ICI link of the topology is free.
+  std::vector<uint64_t> &getIciFree() { return iciFree; }
+
+  /// Runs every chip to its HALT. `maxInstructions` counts the
+  /// instructions of all chips; with `stopAtBudget` reaching it ends the
+  /// run (truncated) instead of being a fault. Errors: the first fault of
+  /// any chip ("fault at chip C pc N ..."), or a deadlock: "deadlock: no
+  /// chip can go on: chip C at pc N (...): waits for K signals of
+  /// semaphore S and has H; ..." (every blocked chip, then the halted
+  /// ones).
+  llvm::Expected<SystemSummary> run(uint64_t maxInstructions = 1ull << 32,
+                                    bool stopAtBudget = false);
+  /// Commits the instruction that issues first; sets `done` when every chip
+  /// has halted (nothing was executed then). Errors as run() (without the
+  /// budget).
+  llvm::Error step(bool &done);
+  /// Ends the run: every chip's finish() at the system's last cycle.
+  SystemSummary finish();
+  uint64_t getInstructionCount() const { return instCount; }
+
+private:
+  const MachineConfig &config;
+  std::vector<std::unique_ptr<Simulator>> chips;
+  std::vector<uint64_t> iciFree;
+  uint64_t instCount = 0;
+  bool truncated = false;
+};
+
+} // namespace sim
+} // namespace accel
+
+#endif // ACCEL_SIM_SYSTEM_H

@@ -1,0 +1,112 @@
+//===- System.cpp - A system of chips joined by ICI links -----------------===//
+
+#include "accel/Sim/System.h"
+
+using namespace accel;
+using namespace accel::sim;
+
+System::System(const MachineConfig &config, const isa::Program &program,
+               bool initHbm)
+    : config(config), iciFree(config.topology.getNumLinks(), 0) {
+  chips.reserve(config.chips);
+  for (unsigned c = 0; c < config.chips; ++c)
+    chips.push_back(
+        std::make_unique<Simulator>(config, program, initHbm, c, this));
+}
+
+llvm::Error System::step(bool &done) {
+  // Prepare every chip whose next instruction is not known yet (after its
+  // own last commit, or after another chip's DMA signalled or touched it),
+  // then commit the earliest.
+  Simulator *next = nullptr;
+  uint64_t nextCycle = UINT64_MAX;
+  bool live = false;
+  for (std::unique_ptr<Simulator> &chip : chips) {
+    if (chip->isHalted())
+      continue;
+    live = true;
+    if (!chip->isPrepared())
+      if (llvm::Error e = chip->prepare())
+        return e;
+    if (chip->getPreparedCycle() < nextCycle) {
+      nextCycle = chip->getPreparedCycle();
+      next = chip.get();
+    }
+  }
+  done = !live;
+  if (done)
+    return llvm::Error::success();
+  if (!next) {
+    std::string text = "deadlock: no chip can go on";
+    std::string halted;
+    for (std::unique_ptr<Simulator> &chip : chips) {
+      if (chip->isHalted())
+        halted +=
+            (halted.empty() ? "" : ", ") + std::to_string(chip->getChip());
+      else
+        text += "; " + chip->describeBlocked();
+    }
+    if (!halted.empty())
+      text += "; halted: chip" +
+              std::string(halted.find(',') == std::string::npos ? " " : "s ") +
+              halted;
+    return llvm::createStringError(text);
+  }
+  ++instCount;
+  return next->commit();
+}
+
+llvm::Expected<SystemSummary> System::run(uint64_t maxInstructions,
+                                          bool stopAtBudget) {
+  for (bool done = false;;) {
+    if (instCount >= maxInstructions) {
+      if (stopAtBudget) {
+        truncated = true;
+        break;
+      }
+      // Name the chip that would go next, as a one-chip run names its PC.
+      uint64_t best = UINT64_MAX;
+      Simulator *next = nullptr;
+      for (std::unique_ptr<Simulator> &chip : chips)
+        if (!chip->isHalted() && chip->isPrepared() &&
+            chip->getPreparedCycle() < best) {
+          best = chip->getPreparedCycle();
+          next = chip.get();
+        }
+      bool allHalted = llvm::all_of(
+          chips, [](const auto &chip) { return chip->isHalted(); });
+      if (allHalted)
+        break;
+      return llvm::createStringError(
+          "instruction budget of " + llvm::Twine(maxInstructions) +
+          " exceeded over " + llvm::Twine(chips.size()) +
+          " chips (an endless loop?)" +
+          (next ? ", next chip " + llvm::Twine(next->getChip()) + " at pc " +
+                      llvm::Twine(next->getPc())
+                : llvm::Twine("")));
+    }
+    if (llvm::Error e = step(done))
+      return std::move(e);
+    if (done)
+      break;
+  }
+  return finish();
+}
+
+SystemSummary System::finish() {
+  SystemSummary s;
+  // The system ends when its last chip does; every chip's observers see
+  // that end, so per-chip utilizations share one time base.
+  uint64_t end = 0;
+  for (std::unique_ptr<Simulator> &chip : chips)
+    end = std::max(end, chip->getEndCycle());
+  for (std::unique_ptr<Simulator> &chip : chips) {
+    s.chips.push_back(chip->finish(end));
+    s.instructions += s.chips.back().instructions;
+    s.totalCycles = std::max(s.totalCycles, s.chips.back().totalCycles);
+  }
+  s.truncated = truncated;
+  for (RunSummary &c : s.chips)
+    c.truncated = truncated;
+  return s;
+}

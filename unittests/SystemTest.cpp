@@ -1,0 +1,345 @@
+//===- SystemTest.cpp - Chips, remote DMAs, semaphores, deadlocks ---------===//
+//
+// The timing of remote DMAs by hand (docs/config.md, "ICI"): base latency of
+// the link of their spaces plus the hop latency per ICI link, then bytes /
+// ICI bandwidth once every link of the route is free, each directed link a
+// FIFO; semaphores signalled on completion; the deterministic order of the
+// chips; and the faults (deadlock, a chip that does not exist, a race with
+// another chip's DMA).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestPrograms.h"
+
+#include "accel/Sim/System.h"
+
+#include <gtest/gtest.h>
+
+using namespace accel;
+using namespace accel::sim;
+using namespace accel::test;
+using isa::MemSpace;
+
+namespace {
+
+/// hbm->vmem and vmem->vmem links with T_b = 100; ICI: 50 cycles per hop,
+/// 16 B/cycle. `chips` chips on a ring.
+MachineConfig ringConfig(unsigned chips) {
+  return configFrom(R"json({
+    "scalar": { "latency": 1 },
+    "dma": { "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
+      { "src": "vmem", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 }
+    ] },
+    "chips": )json" + std::to_string(chips) +
+                        R"json(,
+    "ici": { "topology": "ring", "hop_latency": 50, "bytes_per_cycle": 16 }
+  })json",
+                    "system-test.json");
+}
+
+constexpr uint64_t kIn = 0x10000; // HBM in: 1 KiB, seed 3
+constexpr uint64_t kRecv = 0;     // VMEM recv: 4 KiB (one 1 KiB slot per chip)
+constexpr uint64_t kLocal = 4096; // VMEM local: 1 KiB
+
+isa::Program program(std::vector<isa::Inst> code) {
+  isa::Program p;
+  p.name = "system";
+  p.code = std::move(code);
+  p.buffers = {hbmBuffer("in", kIn, 1024, 3), vmemBuffer("recv", kRecv, 4096),
+               vmemBuffer("local", kLocal, 1024)};
+  return p;
+}
+
+/// Records every retired instruction with its chip.
+struct Retired : Observer {
+  std::vector<RetireEvent> events;
+  void onRetire(const RetireEvent &e) override { events.push_back(e); }
+};
+
+float hbmAt(Simulator &chip, uint64_t addr) {
+  float v;
+  chip.getMemory().readHbm(addr, &v, 4);
+  return v;
+}
+
+float vmemAt(Simulator &chip, uint64_t addr) {
+  return *chip.getMemory().vmemPtr(addr);
+}
+
+} // namespace
+
+// Each chip of a 2-chip ring sends its 1 KiB input to the other's VMEM slot
+// and waits for the other's with a semaphore. By hand (both chips run the
+// same cycles): pcs 0-4 issue at 0-4, the dma.issue at 5; base latency 100
+// (hbm->vmem) + 1 hop x 50 = 150, so its base ends at 155; 1024 B / 16
+// B/cycle = 64 cycles on link 0->1 (chip 0's) or 1->0 (chip 1's), separate
+// FIFOs, so both complete at 219 and signal semaphore 0 there. The sem.wait
+// (pc 7, ready at 7) stalls 212 cycles; the dma.wait at 220 finds its DMA
+// complete; halt at 221, so the system ends at 222.
+TEST(SystemTest, RemoteDmaOnATwoChipRingByHand) {
+  MachineConfig config = ringConfig(2);
+  isa::Program p = program({
+      chipId(1),                      // 0: r1 = chip
+      li(2, 1),                       // 1
+      rrr(isa::Opcode::Sub, 3, 2, 1), // 2: r3 = 1 - chip: the other chip
+      li(4, kIn),                     // 3
+      // 4: r5 = recv + 1024 * chip: this chip's slot on the other one.
+      rri(isa::Opcode::Muli, 5, 1, 1024),
+      remoteDma(6, 4, 5, 3, /*remoteDst=*/true, MemSpace::HBM, MemSpace::VMEM,
+                16, 16, /*signal=*/0), // 5
+      li(7, 1),                        // 6
+      semWait(0, 7),                   // 7
+      dmaWait(6),                      // 8
+      halt(),                          // 9
+  });
+  System system(config, p);
+  Retired log[2];
+  for (unsigned c = 0; c < 2; ++c)
+    system.getChip(c).addObserver(&log[c]);
+  auto r = system.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  EXPECT_EQ(r->totalCycles, 222u);
+  EXPECT_EQ(r->instructions, 20u);
+  for (unsigned c = 0; c < 2; ++c) {
+    SCOPED_TRACE("chip " + std::to_string(c));
+    const DmaTiming &t = system.getChip(c).getDmaEngine().get(0);
+    EXPECT_EQ(t.issue, 5u);
+    EXPECT_EQ(t.hops, 1u);
+    EXPECT_EQ(t.baseEnd, 155u);
+    EXPECT_EQ(t.transferStart, 155u);
+    EXPECT_EQ(t.complete, 219u);
+    EXPECT_EQ(t.srcChip, c);
+    EXPECT_EQ(t.dstChip, 1 - c);
+    EXPECT_EQ(t.semaphore, 0);
+    EXPECT_EQ(config.getLinkName(t.link), c == 0 ? "ici 0->1" : "ici 1->0");
+    ASSERT_EQ(log[c].events.size(), 10u);
+    EXPECT_EQ(log[c].events[7].issueCycle, 219u);
+    EXPECT_EQ(log[c].events[7].stallCycles, 212u);
+    EXPECT_EQ(log[c].events[7].cause, StallCause::SemWait);
+    EXPECT_EQ(r->chips[c].stallCycles[size_t(StallCause::SemWait)], 212u);
+    EXPECT_EQ(r->chips[c].totalCycles, 222u);
+  }
+  // The data: chip c's slot on the other chip holds chip c's input, and
+  // the chips' inputs differ (isa::getChipSeed).
+  for (unsigned c = 0; c < 2; ++c)
+    for (uint64_t i = 0; i < 256; i += 51)
+      EXPECT_EQ(vmemAt(system.getChip(1 - c), kRecv + 1024 * c + 4 * i),
+                hbmAt(system.getChip(c), kIn + 4 * i));
+  EXPECT_NE(hbmAt(system.getChip(0), kIn), hbmAt(system.getChip(1), kIn));
+  EXPECT_EQ(hbmAt(system.getChip(0), kIn), isa::initValue(3, 0));
+}
+
+// On a 4-chip ring chip 0 sends 1 KiB to chip 1 (1 hop: 0->1), then to
+// chip 2 (2 hops, 0->1->2: a tie goes up), then to chip 3 (1 hop the other
+// way: 0->3). The second DMA queues behind the first on link 0->1: the FIFO
+// of that link, not its own base latency, decides when it transfers.
+//   first:  issue 5, base end 5 + 100 + 50 = 155, transfer 64: 219
+//   second: issue 6, base end 6 + 100 + 2 x 50 = 206, but 0->1 is busy
+//           until 219: transfer 219..283
+//   third:  issue 7, base end 157, link 0->3 free: 157..221
+TEST(SystemTest, EachIciLinkIsAFifoOnAFourChipRing) {
+  MachineConfig config = ringConfig(4);
+  isa::Program p = program({
+      chipId(1),     // 0
+      li(2, 1),      // 1
+      bge(1, 2, 13), // 2: chips 1-3 halt
+      li(3, 2),      // 3: r3 = 2
+      li(4, 3),      // 4: r4 = 3
+      remoteDma(10, 0, 0, 2, true, MemSpace::VMEM, MemSpace::VMEM, 16, 16),
+      remoteDma(11, 0, 0, 3, true, MemSpace::VMEM, MemSpace::VMEM, 16, 16),
+      remoteDma(12, 0, 0, 4, true, MemSpace::VMEM, MemSpace::VMEM, 16, 16),
+      dmaWait(10), // 8
+      dmaWait(11), // 9
+      dmaWait(12), // 10
+      nop(),       // 11
+      nop(),       // 12
+      halt(),      // 13
+  });
+  System system(config, p);
+  auto r = system.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  const DmaEngine &dma = system.getChip(0).getDmaEngine();
+  ASSERT_EQ(dma.numIssued(), 3u);
+  EXPECT_EQ(dma.get(0).complete, 219u);
+  EXPECT_EQ(dma.get(1).hops, 2u);
+  EXPECT_EQ(dma.get(1).baseEnd, 206u);
+  EXPECT_EQ(dma.get(1).transferStart, 219u);
+  EXPECT_EQ(dma.get(1).complete, 283u);
+  EXPECT_EQ(config.getLinkName(dma.get(2).link), "ici 0->3");
+  EXPECT_EQ(dma.get(2).baseEnd, 157u);
+  EXPECT_EQ(dma.get(2).complete, 221u);
+  // The first WAIT (pc 8, ready at 8) stalls 155 - 8 in the base latency
+  // and 64 in the transfer; the second (ready at 220) 283 - 220 in its
+  // transfer; the third finds its DMA complete. The system ends after the
+  // two nops and the halt that follow.
+  EXPECT_EQ(r->chips[0].stallCycles[size_t(StallCause::DmaWaitBase)],
+            155u - 8u);
+  EXPECT_EQ(r->chips[0].stallCycles[size_t(StallCause::DmaWaitTransfer)],
+            64u + (283u - 220u));
+  EXPECT_EQ(r->totalCycles, 283u + 1 + 1 + 1 + 1 + 1);
+}
+
+// A DMA between two spaces of one chip on a system of several moves on its
+// local link: no ICI, no hop latency.
+TEST(SystemTest, ADmaToItsOwnChipStaysLocal) {
+  MachineConfig config = ringConfig(2);
+  isa::Program p = program(
+      {chipId(1), li(4, kIn), li(5, kLocal),
+       remoteDma(6, 4, 5, 1, true, MemSpace::HBM, MemSpace::VMEM, 16, 16),
+       dmaWait(6), halt()});
+  System system(config, p);
+  auto r = system.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  const DmaTiming &t = system.getChip(1).getDmaEngine().get(0);
+  EXPECT_EQ(t.hops, 0u);
+  EXPECT_EQ(config.getLinkName(t.link), "hbm->vmem");
+  EXPECT_EQ(t.complete, 3u + 100u + 1024u / 64u);
+}
+
+// A remote read: chip 1 pulls chip 0's input into its own VMEM.
+TEST(SystemTest, RemoteSourceIsRead) {
+  MachineConfig config = ringConfig(2);
+  isa::Program p =
+      program({chipId(1), li(2, 1), bge(1, 2, 5), halt(), nop(),
+               // 5 (chip 1 only): from chip 0's HBM in to its own VMEM local.
+               li(3, 0), li(4, kIn), li(5, kLocal),
+               remoteDma(6, 4, 5, 3, /*remoteDst=*/false, MemSpace::HBM,
+                         MemSpace::VMEM, 16, 16),
+               dmaWait(6), halt()});
+  System system(config, p);
+  auto r = system.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  const DmaTiming &t = system.getChip(1).getDmaEngine().get(0);
+  EXPECT_EQ(t.srcChip, 0u);
+  EXPECT_EQ(t.dstChip, 1u);
+  EXPECT_EQ(config.getLinkName(t.link), "ici 0->1");
+  EXPECT_EQ(vmemAt(system.getChip(1), kLocal + 40),
+            hbmAt(system.getChip(0), kIn + 40));
+}
+
+// Every chip waits for a signal nobody sends: the run ends in one error
+// that names every chip, its PC and what it waits for.
+TEST(SystemTest, DeadlockNamesEveryChip) {
+  MachineConfig config = ringConfig(3);
+  isa::Program p = program(
+      {chipId(1), li(2, 2), bge(1, 2, 5), li(3, 1), semWait(4, 3), halt()});
+  System system(config, p);
+  auto r = system.run();
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorOf(r.takeError()),
+            "deadlock: no chip can go on; chip 0 at pc 4 (sem.wait sem4, r3): "
+            "waits for 1 signals of semaphore 4 and has 0; chip 1 at pc 4 "
+            "(sem.wait sem4, r3): waits for 1 signals of semaphore 4 and has "
+            "0; halted: chip 2");
+}
+
+// One chip alone: a sem.wait that nothing will signal is a fault, not a
+// hang.
+TEST(SystemTest, DeadlockOfAChipAlone) {
+  MachineConfig config = ringConfig(1);
+  isa::Program p = program({li(3, 2), semWait(0, 3), halt()});
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorOf(r.takeError()),
+            "fault at pc 1 (sem.wait sem0, r3): deadlock: chip 0 at pc 1 "
+            "(sem.wait sem0, r3): waits for 2 signals of semaphore 0 and has "
+            "0, and no other chip can signal it");
+}
+
+// A chip signals itself: a local DMA's completion feeds its own semaphore.
+TEST(SystemTest, LocalSignal) {
+  MachineConfig config = ringConfig(1);
+  isa::Inst dma =
+      dmaIssue(6, 4, 5, MemSpace::HBM, MemSpace::VMEM, 16, 16, 16, 16);
+  dma.flags |= isa::kFlagSignal;
+  dma.s3 = 9;
+  isa::Program p = program({li(4, kIn), li(5, kLocal), dma, li(3, 1),
+                            semWait(9, 3), dmaWait(6), halt()});
+  Simulator sim(config, p);
+  Retired log;
+  sim.addObserver(&log);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  // Issue at 2, complete at 2 + 100 + 16 = 118: the sem.wait resumes then.
+  EXPECT_EQ(log.events[4].issueCycle, 118u);
+  EXPECT_EQ(log.events[4].cause, StallCause::SemWait);
+}
+
+TEST(SystemTest, RemoteChipMustExist) {
+  MachineConfig config = ringConfig(2);
+  isa::Program p = program(
+      {li(3, 5),
+       remoteDma(6, 0, 0, 3, true, MemSpace::VMEM, MemSpace::VMEM, 1, 1),
+       halt()});
+  System system(config, p);
+  auto r = system.run();
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorOf(r.takeError()),
+            "fault at chip 0 pc 1 (dma.issue r6, r0, r0, vmem->vmem@r3, 1x1, "
+            "s=1,1): remote DMA to chip 5 (r3), but the system has 2 chips");
+  // A chip alone has one chip.
+  Simulator alone(config, p);
+  auto a = alone.run();
+  ASSERT_FALSE(bool(a));
+  EXPECT_NE(errorOf(a.takeError()).find("but the system has 1 chip"),
+            std::string::npos);
+}
+
+TEST(SystemTest, SemaphoreIndexIsChecked) {
+  MachineConfig config = ringConfig(1);
+  isa::Program p = program({li(3, 1), semWait(256, 3), halt()});
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorOf(r.takeError()),
+            "fault at pc 1 (sem.wait sem256, r3): semaphore 256 out of range "
+            "(a chip has 256)");
+}
+
+// Chip 1 reads the slot chip 0 is writing into before the DMA completes
+// (it does not wait on the semaphore): a race, named with both chips.
+TEST(SystemTest, ReadingWhatAnIncomingDmaWritesIsARace) {
+  MachineConfig config = ringConfig(2);
+  isa::Program p = program(
+      {chipId(1), li(2, 1), bge(1, 2, 6), // chip 1 goes to 6
+       li(4, kIn),                        // 3
+       remoteDma(6, 4, 0, 2, true, MemSpace::HBM, MemSpace::VMEM, 16, 16),
+       halt(), // 5
+       // 6-11 at cycles 3-8: chip 1 gets past chip 0's ISSUE (cycle 4).
+       nop(), nop(), nop(), nop(), nop(), nop(), li(7, kLocal), // 12 at cycle 9
+       vcopy(7, 0, 16, 16, 16, 16), // 13 at 10: reads recv[0, 1024)
+       halt()});
+  System system(config, p);
+  auto r = system.run();
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorOf(r.takeError()),
+            "fault at chip 1 pc 13 (vpu.copy r7, r0, 16x16, s=16,16): data "
+            "race: reads VMEM [0, 1024) at cycle 10, which DMA 0 of chip 0 "
+            "(issued at pc 4) writes until cycle 218");
+}
+
+// Two runs of one system give the same cycles, chip for chip.
+TEST(SystemTest, Deterministic) {
+  MachineConfig config = ringConfig(4);
+  isa::Program p = program(
+      {chipId(1), li(2, 1), add(3, 1, 2), li(8, 4),
+       // r3 = (chip + 1) mod 4: the next chip.
+       blt(3, 8, 6), li(3, 0), li(4, kIn), rri(isa::Opcode::Muli, 5, 1, 1024),
+       remoteDma(6, 4, 5, 3, true, MemSpace::HBM, MemSpace::VMEM, 16, 16, 1),
+       semWait(1, 2), dmaWait(6), halt()});
+  auto once = [&] {
+    System system(config, p);
+    auto r = system.run();
+    EXPECT_TRUE(bool(r));
+    std::vector<uint64_t> cycles;
+    if (r)
+      for (const RunSummary &c : r->chips)
+        cycles.push_back(c.stallCycles[size_t(StallCause::SemWait)]);
+    return cycles;
+  };
+  std::vector<uint64_t> a = once(), b = once();
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(a.size(), 4u);
+}
