@@ -19,7 +19,7 @@ using isa::Opcode;
 Analyzer::Analyzer(const isa::Program &program,
                    const sim::MachineConfig &config)
     : program(program), config(config),
-      tracks(3 + config.links.size()),
+      tracks(3 + config.getNumDmaLinks()),
       vmem(config.vmemBytes, config.vmemPageBytes), dataflow(tracks.size()) {
   deps.setReadyCycles(&doneCycles);
 }

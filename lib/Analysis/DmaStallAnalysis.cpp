@@ -47,6 +47,18 @@ void DmaStallCollector::onDmaWait(const sim::WaitEvent &event) {
   r->slack = event.outcome.slack;
 }
 
+void DmaStallCollector::merge(const DmaStallCollector &other) {
+  records.insert(records.end(), other.records.begin(), other.records.end());
+  if (perPc.size() < other.perPc.size())
+    perPc.resize(other.perPc.size());
+  for (size_t pc = 0; pc < other.perPc.size(); ++pc) {
+    perPc[pc].executions += other.perPc[pc].executions;
+    perPc[pc].slotWaits += other.perPc[pc].slotWaits;
+    for (size_t c = 0; c < size_t(sim::StallCause::NumCauses); ++c)
+      perPc[pc].stall[c] += other.perPc[pc].stall[c];
+  }
+}
+
 void DmaStallCollector::onRetire(const sim::RetireEvent &event) {
   if (perPc.size() <= event.pc)
     perPc.resize(event.pc + 1);
@@ -106,14 +118,25 @@ json analysis::buildMetrics(const isa::Program &program,
 
   // Links.
   json links = json::object();
-  std::vector<uint64_t> linkBytes(config.links.size()),
-      linkBusy(config.links.size()), linkCount(config.links.size());
+  // A chip's own links, then the ICI links its DMAs crossed.
+  std::vector<uint64_t> linkBytes(config.getNumDmaLinks()),
+      linkBusy(config.getNumDmaLinks()), linkCount(config.getNumDmaLinks());
   for (const DmaRecord &r : collector.dmas()) {
     if (r.timing.link < 0)
       continue; // an id not issued in this run (replay windows)
-    linkBytes[r.timing.link] += r.timing.bytes;
-    linkBusy[r.timing.link] += r.timing.complete - r.timing.transferStart;
-    ++linkCount[r.timing.link];
+    auto charge = [&](size_t l) {
+      linkBytes[l] += r.timing.bytes;
+      linkBusy[l] += r.timing.complete - r.timing.transferStart;
+      ++linkCount[l];
+    };
+    if (r.timing.srcChip == r.timing.dstChip) {
+      charge(size_t(r.timing.link));
+      continue;
+    }
+    // A remote DMA holds every ICI link of its route while it transfers.
+    for (unsigned l :
+         config.topology.route(r.timing.srcChip, r.timing.dstChip))
+      charge(config.links.size() + l);
   }
   for (size_t l = 0; l < config.links.size(); ++l)
     links[config.links[l].name] = {
@@ -123,6 +146,15 @@ json analysis::buildMetrics(const isa::Program &program,
         {"utilization", ratio(linkBusy[l], summary.totalCycles)},
         {"base_latency", config.links[l].baseLatency},
         {"bytes_per_cycle", config.links[l].bytesPerCycle}};
+  for (size_t l = config.links.size(); l < linkCount.size(); ++l)
+    if (linkCount[l])
+      links[config.getLinkName(unsigned(l))] = {
+          {"dmas", linkCount[l]},
+          {"bytes", linkBytes[l]},
+          {"busy_cycles", linkBusy[l]},
+          {"utilization", ratio(linkBusy[l], summary.totalCycles)},
+          {"hop_latency", config.iciHopLatency},
+          {"bytes_per_cycle", config.iciBytesPerCycle}};
   m["links"] = links;
 
   // Every DMA.
@@ -138,7 +170,7 @@ json analysis::buildMetrics(const isa::Program &program,
               {"op_id", o.opId},
               {"loc", o.loc},
               {"pc", r.issuePc},
-              {"link", config.links[r.timing.link].name},
+              {"link", config.getLinkName(unsigned(r.timing.link))},
               {"bytes", r.timing.bytes},
               {"issue", r.timing.issue},
               {"base_end", r.timing.baseEnd},
@@ -147,6 +179,15 @@ json analysis::buildMetrics(const isa::Program &program,
               {"stall_base", r.stallBase},
               {"stall_transfer", r.stallTransfer},
               {"slack", r.slack}};
+    if (config.chips > 1)
+      d["chip"] = r.timing.chip;
+    if (r.timing.srcChip != r.timing.dstChip) {
+      d["src_chip"] = r.timing.srcChip;
+      d["dst_chip"] = r.timing.dstChip;
+      d["hops"] = r.timing.hops;
+    }
+    if (r.timing.semaphore >= 0)
+      d["signal"] = r.timing.semaphore;
     if (r.waitCycle) {
       d["wait"] = *r.waitCycle;
       d["wait_op_id"] = originOf(r.waitPc).opId;

@@ -23,33 +23,68 @@ using namespace accel::analysis;
 using json = nlohmann::json;
 
 void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
-  double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
-  auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
+  writeSystemTimeline(os, {this}, {&m});
+}
+
+void analysis::writeSystemTimeline(llvm::raw_ostream &os,
+                                   llvm::ArrayRef<const Analyzer *> chips,
+                                   llvm::ArrayRef<const json *> metrics) {
+  assert(!chips.empty() && chips.size() == metrics.size());
   bool first = true;
   auto emit = [&](const json &e) {
     os << (first ? "\n" : ",\n") << dumpJson(e);
     first = false;
   };
+  os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
+  uint64_t omittedSlices = 0, omittedDmas = 0;
+  for (size_t c = 0; c < chips.size(); ++c) {
+    std::string name = "accel: " + chips[c]->program.name;
+    if (chips.size() > 1)
+      name += " chip " + std::to_string(c);
+    chips[c]->writeTimelineEvents(emit, *metrics[c], int(c) + 1, name,
+                                  omittedSlices, omittedDmas);
+  }
+  const Analyzer &a = *chips.front();
+  os << "\n], \"otherData\": {\"program\": " << dumpJson(json(a.program.name))
+     << ", \"clock_ghz\": " << dumpJson(json(a.config.clockGHz))
+     << ", \"chips\": " << chips.size()
+     << ", \"omitted_unit_slices\": " << omittedSlices
+     << ", \"omitted_dmas\": " << omittedDmas << "}}\n";
+}
+
+void Analyzer::writeTimelineEvents(
+    llvm::function_ref<void(const json &)> emit, const json &m, int pid,
+    const std::string &processName, uint64_t &omittedSlices,
+    uint64_t &omittedDmas) const {
+  double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
+  auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
   auto origin = [&](uint32_t pc) -> const isa::Origin * {
     return pc < program.origins.size() ? &program.origins[pc] : nullptr;
   };
-  os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
   // Long runs: at most kMaxSlices MXU/VPU slices per track and kMaxDmas
-  // DMAs are drawn (the counters always cover the whole run); otherData
-  // says what was left out.
+  // DMAs are drawn per chip (the counters always cover the whole run);
+  // otherData says what was left out.
   constexpr size_t kMaxSlices = 100000, kMaxDmas = 50000;
-  uint64_t omittedSlices = 0, omittedDmas = 0;
-  const int pid = 1;
   emit({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
-        {"args", {{"name", "accel: " + program.name}}}});
+        {"args", {{"name", processName}}}});
   std::vector<std::string> names = {"scalar unit", "MXU", "VPU"};
-  for (const sim::LinkConfig &l : config.links)
-    names.push_back("DMA " + l.name);
+  // The chip's links, then the ICI links (named only when a DMA of this
+  // chip entered them: a system has many).
+  std::vector<bool> usedLink(config.getNumDmaLinks());
+  for (const Dma &d : dmas)
+    if (d.timing.link >= 0)
+      usedLink[d.timing.link] = true;
+  for (unsigned l = 0; l < config.getNumDmaLinks(); ++l)
+    names.push_back("DMA " + config.getLinkName(l));
   names.push_back("DMA backtails (relaxed)");
   const int backtailTid = int(names.size());
-  for (size_t t = 0; t < names.size(); ++t)
+  for (size_t t = 0; t < names.size(); ++t) {
+    bool iciTrack = t >= 3 + config.links.size() && t + 1 < names.size();
+    if (iciTrack && !usedLink[t - 3])
+      continue;
     emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid},
           {"tid", t + 1}, {"args", {{"name", names[t]}}}});
+  }
 
   // MXU and VPU ops.
   std::map<uint32_t, std::string> opNames;
@@ -187,8 +222,4 @@ void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
                     {"largest_free_run_pages",
                      vm["largest_free_run_pages"][k]}}}});
   }
-  os << "\n], \"otherData\": {\"program\": " << dumpJson(json(program.name))
-     << ", \"clock_ghz\": " << dumpJson(json(config.clockGHz))
-     << ", \"omitted_unit_slices\": " << omittedSlices
-     << ", \"omitted_dmas\": " << omittedDmas << "}}\n";
 }

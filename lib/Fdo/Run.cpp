@@ -6,6 +6,7 @@
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
+#include "accel/Sim/System.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -60,6 +61,138 @@ std::string accel::formatHbmHash(uint64_t hash) {
   return text;
 }
 
+/// Installs the `--input` contents into `memory` (one chip's).
+static llvm::Error installInputs(sim::Memory &memory,
+                                 const isa::Program &program,
+                                 const RunOptions &options) {
+  for (const HbmInput &input : options.inputs) {
+    std::string name = "%arg" + std::to_string(input.argIndex);
+    auto buffer = llvm::find_if(program.buffers, [&](const isa::Buffer &b) {
+      return b.space == isa::MemSpace::HBM && b.name == name;
+    });
+    if (buffer == program.buffers.end())
+      return llvm::createStringError("%s: the program has no HBM argument %s",
+                                     input.source.c_str(), name.c_str());
+    if (buffer->bytes != input.bytes.size())
+      return llvm::createStringError(
+          "%s: %zu bytes for %s, which has %llu", input.source.c_str(),
+          input.bytes.size(), name.c_str(), (unsigned long long)buffer->bytes);
+    if (auto e = memory.install(isa::MemSpace::HBM, buffer->base, input.bytes))
+      return e;
+  }
+  return llvm::Error::success();
+}
+
+/// The hash of one chip's final HBM buffers (RunResult::hbmHash); with
+/// `keep`, their contents go to `buffers`.
+static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
+                        std::vector<std::vector<uint8_t>> *buffers) {
+  std::vector<uint64_t> hashes;
+  std::vector<uint8_t> bytes;
+  for (const isa::Buffer &b : program.buffers) {
+    if (b.space != isa::MemSpace::HBM)
+      continue;
+    bytes.resize(b.bytes);
+    memory.readHbm(b.base, bytes.data(), b.bytes);
+    hashes.push_back(llvm::xxh3_64bits(bytes));
+    if (buffers)
+      buffers->push_back(bytes);
+  }
+  return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
+}
+
+/// simulateModule on a system of config.chips chips (System.h): every chip
+/// gets its own trackers; metrics.json sums them (docs/metrics.md,
+/// "Systems of chips") and lists each chip's under "chips".
+static llvm::Expected<RunResult> simulateSystem(RunResult r,
+                                                const sim::MachineConfig &config,
+                                                const RunOptions &options) {
+  sim::System system(config, r.program);
+  unsigned n = system.getNumChips();
+  std::vector<std::unique_ptr<analysis::DmaStallCollector>> collectors;
+  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  for (unsigned c = 0; c < n; ++c) {
+    sim::Simulator &chip = system.getChip(c);
+    if (auto e = installInputs(chip.getMemory(), r.program, options))
+      return std::move(e);
+    collectors.push_back(std::make_unique<analysis::DmaStallCollector>());
+    analyzers.push_back(
+        std::make_unique<analysis::Analyzer>(r.program, config));
+    chip.addObserver(collectors.back().get());
+    if (options.analyze)
+      chip.addObserver(analyzers.back().get());
+  }
+  auto summary = system.run(options.maxInstructions, options.stopAtBudget);
+  if (!summary)
+    return summary.takeError();
+
+  // Each chip's metrics, as a run of one chip would write them.
+  std::vector<nlohmann::json> chipMetrics(n);
+  std::vector<uint64_t> chipHashes;
+  for (unsigned c = 0; c < n; ++c) {
+    RunResult one;
+    one.program = r.program;
+    one.summary = summary->chips[c];
+    finishAnalysis(one, config, *collectors[c], *analyzers[c], options);
+    uint64_t hash = hashHbm(system.getChip(c).getMemory(), r.program,
+                            c == 0 && options.keepHbm ? &r.hbmBuffers
+                                                      : nullptr);
+    chipHashes.push_back(hash);
+    one.metrics["chip"] = c;
+    one.metrics["hbm_hash"] = formatHbmHash(hash);
+    chipMetrics[c] = std::move(one.metrics);
+  }
+  // The system: stalls and per-op numbers summed over the chips, units
+  // busy for the mean of the chips, cycles to the last chip's end.
+  analysis::DmaStallCollector all;
+  sim::RunSummary total;
+  total.totalCycles = summary->totalCycles;
+  total.truncated = summary->truncated;
+  for (unsigned c = 0; c < n; ++c) {
+    all.merge(*collectors[c]);
+    const sim::RunSummary &s = summary->chips[c];
+    total.instructions += s.instructions;
+    for (size_t k = 0; k < s.stallCycles.size(); ++k)
+      total.stallCycles[k] += s.stallCycles[k];
+    for (size_t k = 0; k < s.unitBusyCycles.size(); ++k)
+      total.unitBusyCycles[k] += s.unitBusyCycles[k];
+  }
+  for (uint64_t &busy : total.unitBusyCycles)
+    busy /= n;
+  r.summary = total;
+  r.metrics = analysis::buildMetrics(r.program, config, total, all);
+  if (options.analyze) {
+    // The analyzer's sections of chip 0 (every chip's are under "chips").
+    for (const char *key :
+         {"utilization", "vmem", "dependencies", "suggestions", "roofline"})
+      if (chipMetrics[0].contains(key))
+        r.metrics[key] = chipMetrics[0][key];
+    std::vector<const analysis::Analyzer *> list;
+    std::vector<const nlohmann::json *> metricsList;
+    for (unsigned c = 0; c < n; ++c) {
+      list.push_back(analyzers[c].get());
+      metricsList.push_back(&chipMetrics[c]);
+    }
+    llvm::raw_string_ostream os(r.timeline);
+    analysis::writeSystemTimeline(os, list, metricsList);
+  }
+  r.metrics["system"] = {
+      {"chips", n},
+      {"topology", sim::topologyKindName(config.topology.getKind())},
+      {"ici_links", config.topology.getNumLinks()}};
+  r.hbm = system.getChip(0).getMemory().dirtyHbmPages();
+  r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(chipHashes.data()),
+      chipHashes.size() * 8));
+  r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
+  if (r.summary.truncated)
+    r.metrics["truncated"] = {{"reason", "instruction budget"},
+                              {"max_instructions", options.maxInstructions}};
+  r.metrics["chips"] = std::move(chipMetrics);
+  return r;
+}
+
 llvm::Expected<RunResult>
 accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
                       const RunOptions &options) {
@@ -69,23 +202,11 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
     return llvm::createStringError("lowering failed");
   RunResult r;
   r.program = std::move(*program);
+  if (config.chips > 1)
+    return simulateSystem(std::move(r), config, options);
   sim::Simulator simulator(config, r.program);
-  for (const HbmInput &input : options.inputs) {
-    std::string name = "%arg" + std::to_string(input.argIndex);
-    auto buffer = llvm::find_if(r.program.buffers, [&](const isa::Buffer &b) {
-      return b.space == isa::MemSpace::HBM && b.name == name;
-    });
-    if (buffer == r.program.buffers.end())
-      return llvm::createStringError("%s: the program has no HBM argument %s",
-                                     input.source.c_str(), name.c_str());
-    if (buffer->bytes != input.bytes.size())
-      return llvm::createStringError(
-          "%s: %zu bytes for %s, which has %llu", input.source.c_str(),
-          input.bytes.size(), name.c_str(), (unsigned long long)buffer->bytes);
-    if (auto e = simulator.getMemory().install(isa::MemSpace::HBM,
-                                               buffer->base, input.bytes))
-      return std::move(e);
-  }
+  if (auto e = installInputs(simulator.getMemory(), r.program, options))
+    return std::move(e);
   analysis::DmaStallCollector collector;
   analysis::Analyzer analyzer(r.program, config);
   simulator.addObserver(&collector);
@@ -98,19 +219,8 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   finishAnalysis(r, config, collector, analyzer, options);
   r.hbm = simulator.getMemory().dirtyHbmPages();
   // The final HBM contents: one hash per buffer, then the hash of those.
-  std::vector<uint64_t> hashes;
-  std::vector<uint8_t> bytes;
-  for (const isa::Buffer &b : r.program.buffers) {
-    if (b.space != isa::MemSpace::HBM)
-      continue;
-    bytes.resize(b.bytes);
-    simulator.getMemory().readHbm(b.base, bytes.data(), b.bytes);
-    hashes.push_back(llvm::xxh3_64bits(bytes));
-    if (options.keepHbm)
-      r.hbmBuffers.push_back(bytes);
-  }
-  r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
+  r.hbmHash = hashHbm(simulator.getMemory(), r.program,
+                      options.keepHbm ? &r.hbmBuffers : nullptr);
   r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
   if (r.summary.truncated)
     r.metrics["truncated"] = {{"reason", "instruction budget"},

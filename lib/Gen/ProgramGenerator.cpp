@@ -164,7 +164,7 @@ public:
   }
 
   Value dma(Value src, Value dst) {
-    return DmaStartOp::create(b, loc, TokenType::get(&ctx), src, dst);
+    return DmaStartOp::create(b, loc, src, dst);
   }
   void wait(Value token) { DmaWaitOp::create(b, loc, token); }
   /// A DMA and its WAIT right after it.

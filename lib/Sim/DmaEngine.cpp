@@ -92,9 +92,10 @@ uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
   return t.id;
 }
 
-void DmaEngine::annotate(uint32_t id, uint32_t srcChip, uint32_t dstChip,
-                         int semaphore) {
+void DmaEngine::annotate(uint32_t id, uint32_t chip, uint32_t srcChip,
+                         uint32_t dstChip, int semaphore) {
   DmaTiming &t = lookup(id);
+  t.chip = chip;
   t.srcChip = srcChip;
   t.dstChip = dstChip;
   t.semaphore = semaphore;

@@ -474,7 +474,7 @@ llvm::Error Simulator::commit() {
                       : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
                                         system->getIciFree());
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
-    dma.annotate(id, src.chip, dst.chip, sem);
+    dma.annotate(id, chip, src.chip, dst.chip, sem);
     // Functional effect at ISSUE: the program may not touch the destination
     // before its WAIT, and hazards above ordered the source's producers.
     if (src.chip == dst.chip)

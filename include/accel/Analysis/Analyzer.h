@@ -193,6 +193,17 @@ public:
   /// `metrics` is the result of addToMetrics (its counters are drawn).
   void writeTimeline(llvm::raw_ostream &os,
                      const nlohmann::json &metrics) const;
+  /// The events of this chip's timeline as Perfetto process `pid` named
+  /// `processName`, each passed to `emit`; adds the MXU/VPU slices and DMAs
+  /// left out of long runs to `omittedSlices` / `omittedDmas`.
+  void writeTimelineEvents(llvm::function_ref<void(const nlohmann::json &)> emit,
+                           const nlohmann::json &metrics, int pid,
+                           const std::string &processName,
+                           uint64_t &omittedSlices,
+                           uint64_t &omittedDmas) const;
+  friend void writeSystemTimeline(llvm::raw_ostream &os,
+                                  llvm::ArrayRef<const Analyzer *> chips,
+                                  llvm::ArrayRef<const nlohmann::json *> metrics);
 
   const VmemTracker &getVmem() const { return vmem; }
   const DependencyTracker &getDependencies() const { return deps; }
@@ -250,6 +261,14 @@ private:
   /// The latency-aware lower bounds (docs/metrics.md#roofline).
   DataflowBound dataflow;
 };
+
+/// Writes timeline.json for the chips of a system (one analyzer and its
+/// metrics per chip, in chip order): one Perfetto process per chip (pid
+/// chip + 1, named "accel: PROGRAM chip C" when there are several), in the
+/// Chrome Trace Event format.
+void writeSystemTimeline(llvm::raw_ostream &os,
+                         llvm::ArrayRef<const Analyzer *> chips,
+                         llvm::ArrayRef<const nlohmann::json *> metrics);
 
 } // namespace analysis
 } // namespace accel

@@ -53,6 +53,11 @@ public:
     uint64_t slotWaits = 0;
   };
   const std::vector<PcStats> &pcStats() const { return perPc; }
+  /// Adds the records of another chip's collector (a system's metrics sum
+  /// every chip's): its DMAs after these (ids repeat across chips: each
+  /// record's timing names its chip), its per-PC counts added to these.
+  /// Call it after the run: find() no longer holds.
+  void merge(const DmaStallCollector &other);
 
 private:
   /// The record of DMA `id`, or nullptr (binary search: records are sorted

@@ -31,9 +31,10 @@ struct DmaTiming {
   /// A DMA of a replayed run that completed before the trace window: only
   /// its id is known; a WAIT on it finds it complete.
   bool completedBefore = false;
-  /// The chips of its source and destination (both the issuing chip's
-  /// unless the DMA is remote) and the ICI hops between them.
-  uint32_t srcChip = 0, dstChip = 0;
+  /// The chip that issued it, the chips of its source and destination
+  /// (both the issuing chip's unless the DMA is remote) and the ICI hops
+  /// between them.
+  uint32_t chip = 0, srcChip = 0, dstChip = 0;
   unsigned hops = 0;
   /// The semaphore of the destination chip its completion signals, or -1.
   int semaphore = -1;
@@ -74,7 +75,8 @@ public:
                        llvm::ArrayRef<unsigned> route,
                        std::vector<uint64_t> &iciFree);
   /// Sets the chips and semaphore of DMA `id` (records only; no timing).
-  void annotate(uint32_t id, uint32_t srcChip, uint32_t dstChip, int semaphore);
+  void annotate(uint32_t id, uint32_t chip, uint32_t srcChip,
+                uint32_t dstChip, int semaphore);
   /// Makes the next issued DMA get id `next` (a replay window continues the
   /// numbering of the recorded run). Ids below it that are not issued
   /// later (in-flight DMAs are, by the replayer, with their ids) count as

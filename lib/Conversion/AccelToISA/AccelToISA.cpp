@@ -583,8 +583,43 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         in.b = uint16_t(ts.cols);
         in.s1 = uint16_t(ts.rowStride);
         in.s2 = uint16_t(td.rowStride);
+        if (Value chip = d.getRemoteChip()) {
+          FailureOr<uint8_t> rc = reg(op, chip);
+          if (failed(rc))
+            return failure();
+          in.rs3 = *rc;
+          in.flags |= d.getSrcChip() ? isa::kFlagRemoteSrc
+                                     : isa::kFlagRemoteDst;
+        }
+        if (std::optional<uint32_t> sem = d.getSignal()) {
+          in.flags |= isa::kFlagSignal;
+          in.s3 = uint16_t(*sem);
+        }
         emit(op, in);
         regs[d.getToken()] = *rd;
+        return success();
+      })
+      .Case<SemWaitOp>([&](SemWaitOp w) -> LogicalResult {
+        FailureOr<uint8_t> rc = reg(op, w.getCount());
+        if (failed(rc))
+          return failure();
+        Inst in;
+        in.op = Opcode::SemWait;
+        in.a = uint16_t(w.getSemaphore());
+        in.rs1 = *rc;
+        emit(op, in);
+        return success();
+      })
+      .Case<ChipIdOp, ChipCountOp>([&](Operation *chipOp) -> LogicalResult {
+        FailureOr<uint8_t> rd = newReg(op);
+        if (failed(rd))
+          return failure();
+        Inst in;
+        in.op = llvm::isa<ChipIdOp>(chipOp) ? Opcode::ChipId
+                                            : Opcode::ChipCount;
+        in.rd = *rd;
+        emit(op, in);
+        regs[chipOp->getResult(0)] = *rd;
         return success();
       })
       .Case<LoadOp>([&](LoadOp l) -> LogicalResult {

@@ -568,8 +568,7 @@ LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
                           srcPattern);
     Value dst = buildView(rewriter, loc, op.getDstMemRef(), dstIdx, *dstPlan,
                           dstPattern);
-    auto start = DmaStartOp::create(
-        rewriter, loc, TokenType::get(op.getContext()), src, dst);
+    auto start = DmaStartOp::create(rewriter, loc, src, dst);
     tokens[op] = start.getToken();
     state.push_back({op.getTagMemRef(), tagSlot(op), start.getToken(), loc,
                      op.getOperation(), /*fromBody=*/true});

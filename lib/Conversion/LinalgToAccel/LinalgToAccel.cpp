@@ -133,8 +133,7 @@ LogicalResult convertCopy(IRRewriter &rewriter, Operation *op, Value src,
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
   Value token =
-      DmaStartOp::create(rewriter, loc, TokenType::get(op->getContext()), src,
-                         dst);
+      DmaStartOp::create(rewriter, loc, src, dst);
   DmaWaitOp::create(rewriter, loc, token);
   rewriter.eraseOp(op);
   return success();

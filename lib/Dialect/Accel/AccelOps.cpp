@@ -116,6 +116,9 @@ LogicalResult DmaStartOp::verify() {
   if (src->space == MemorySpace::HBM && dst->space == MemorySpace::HBM)
     return emitOpError("HBM to HBM copies are not supported; one side must "
                        "be in VMEM");
+  if (getSrcChip() && getDstChip())
+    return emitOpError("takes src_chip or dst_chip, not both: one side of a "
+                       "DMA is on the issuing chip");
   return success();
 }
 

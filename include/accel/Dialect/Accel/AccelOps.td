@@ -31,8 +31,8 @@ def Accel_AllocOp : Accel_Op<"alloc", [
 // DMA
 //===----------------------------------------------------------------------===//
 
-def Accel_DmaStartOp : Accel_Op<"dma_start"> {
-  let summary = "ISSUE an asynchronous DMA between HBM and VMEM";
+def Accel_DmaStartOp : Accel_Op<"dma_start", [AttrSizedOperandSegments]> {
+  let summary = "ISSUE an asynchronous DMA between memories of one or two chips";
   let description = [{
     Starts copying `src` to `dst` (equal shapes, f32, unit innermost stride)
     and returns at once with a token (seed 000 §5.2, Fig. 3: ISSUE). The copy
@@ -44,14 +44,90 @@ def Accel_DmaStartOp : Accel_Op<"dma_start"> {
     ```mlir
     %t = accel.dma_start %w_tile, %w : memref<128x128xf32, strided<[4096, 1], offset: ?>, #accel.space<hbm>>, memref<128x128xf32, #accel.space<vmem>>
     ```
+
+    On a system of several chips (docs/isa.md, "Chips") every chip runs the
+    same function, so a buffer names the same addresses on every chip.
+    `dst_chip %c` makes the destination that buffer on chip `%c`, `src_chip
+    %c` the source (at most one of the two); the chip id is a run-time
+    value (e.g. loaded from an address table, as the node addresses of SnR's
+    All-Gather, Zarkadas et al., SoCC '25, §5.2.1). Such a remote DMA crosses
+    the ICI links between the chips: base latency plus the hop latency per
+    link, then the ICI bandwidth, each link a FIFO. `signal N` makes its
+    completion signal semaphore N (0-255) of the destination's chip, which
+    `accel.sem_wait` on that chip waits for.
+
+    ```mlir
+    %t = accel.dma_start %shard, %slot dst_chip %peer signal 0 : memref<256xf32, #accel.space<vmem>>, memref<256xf32, strided<[1], offset: ?>, #accel.space<vmem>>
+    ```
   }];
   let arguments = (ins Arg<AnyMemRef, "source", [MemRead]>:$src,
-                       Arg<AnyMemRef, "destination", [MemWrite]>:$dst);
+                       Arg<AnyMemRef, "destination", [MemWrite]>:$dst,
+                       Optional<Index>:$srcChip,
+                       Optional<Index>:$dstChip,
+                       OptionalAttr<ConfinedAttr<I32Attr,
+                           [IntNonNegative, IntMaxValue<255>]>>:$signal);
   let results = (outs Accel_TokenType:$token);
   let assemblyFormat = [{
-    $src `,` $dst attr-dict `:` type($src) `,` type($dst)
+    $src `,` $dst (`src_chip` $srcChip^)? (`dst_chip` $dstChip^)?
+    (`signal` $signal^)? attr-dict `:` type($src) `,` type($dst)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$src, "::mlir::Value":$dst), [{
+      build($_builder, $_state, TokenType::get($_builder.getContext()), src,
+            dst, ::mlir::Value(), ::mlir::Value(), ::mlir::IntegerAttr());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The chip operand of a remote DMA (src_chip or dst_chip), or null.
+    ::mlir::Value getRemoteChip() {
+      return getSrcChip() ? getSrcChip() : getDstChip();
+    }
   }];
   let hasVerifier = 1;
+}
+
+def Accel_SemWaitOp : Accel_Op<"sem_wait"> {
+  let summary = "WAIT until DMAs have signalled a semaphore `count` times";
+  let description = [{
+    Blocks the scalar core until semaphore `semaphore` (0-255) of this chip
+    has received `count` signals from DMAs that completed (`accel.dma_start`
+    with `signal`, from this chip or another), and consumes them. A wait
+    that no DMA will ever satisfy is a deadlock: the simulator stops with a
+    fault naming every chip, its PC and what it waits for.
+
+    ```mlir
+    accel.sem_wait 0, %n
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr,
+                           [IntNonNegative, IntMaxValue<255>]>:$semaphore,
+                       Index:$count);
+  let assemblyFormat = "$semaphore `,` $count attr-dict";
+}
+
+def Accel_ChipIdOp : Accel_Op<"chip_id", [Pure]> {
+  let summary = "This chip's id: 0 to the system's chip count - 1";
+  let description = [{
+    The SPMD entry: every chip of a system runs the same function, and
+    `accel.chip_id` tells each which it is (`accel.chip_count` how many
+    there are), from which it computes its shard and its peers.
+
+    ```mlir
+    %me = accel.chip_id
+    %n = accel.chip_count
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Accel_ChipCountOp : Accel_Op<"chip_count", [Pure]> {
+  let summary = "The number of chips of the system";
+  let description = [{
+    The machine config's `chips` (1 unless a system is configured).
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
 }
 
 def Accel_DmaWaitOp : Accel_Op<"dma_wait"> {
