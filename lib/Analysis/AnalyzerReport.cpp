@@ -49,12 +49,19 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
 
   // --- Utilization: busy fraction per bucket and per op id.
   std::vector<std::string> trackNames = {"scalar", "mxu", "vpu"};
-  for (const sim::LinkConfig &l : config.links)
-    trackNames.push_back("dma:" + l.name);
+  // The chip's links, then the ICI links: those of a system are many, and
+  // only the ones this chip's DMAs entered are listed.
+  for (unsigned l = 0; l < config.getNumDmaLinks(); ++l)
+    trackNames.push_back("dma:" + config.getLinkName(l));
+  auto unusedIci = [&](size_t t) {
+    return t >= 3 + config.links.size() && tracks[t].empty();
+  };
   json util = {{"bucket_cycles", bucket}, {"buckets", nBuckets}};
   json perTrack = json::object();
   std::map<uint32_t, std::map<std::string, uint64_t>> perOp;
   for (size_t t = 0; t < tracks.size(); ++t) {
+    if (unusedIci(t))
+      continue;
     std::vector<uint64_t> busy(nBuckets, 0);
     uint64_t sum = 0;
     for (const Busy &b : tracks[t]) {
@@ -489,6 +496,8 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   uint64_t bound = 0;
   std::string boundBy = "none";
   for (size_t t = 0; t < tracks.size(); ++t) {
+    if (unusedIci(t))
+      continue;
     uint64_t sum = 0;
     for (const Busy &b : tracks[t])
       sum += b.end - b.start;

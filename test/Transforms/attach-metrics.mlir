@@ -24,6 +24,6 @@ func.func @f(%x: memref<8x128xf32, #accel.space<hbm>>) {
 }
 }
 
-// VERSION: error: metrics: schema_version 7 is not the version this build reads (4)
+// VERSION: error: metrics: schema_version 7 is not the version this build reads (5)
 // TRUNC: error: {{.*}}metrics-truncated.json: byte 36: parse error at line 1, column 37: syntax error while parsing object key - unexpected end of input
 // MISSING: error: cannot read metrics file '{{.*}}no-such.json': No such file or directory

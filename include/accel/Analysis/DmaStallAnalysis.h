@@ -22,7 +22,7 @@ namespace accel {
 namespace analysis {
 
 /// Version of the metrics.json schema (docs/metrics.md).
-constexpr int kMetricsSchemaVersion = 4;
+constexpr int kMetricsSchemaVersion = 5;
 
 /// One DMA's lifetime (cycles) and, when it was waited on, the split of the
 /// first WAIT (seed 000 Fig. 4). Later WAITs on a completed DMA add nothing.
