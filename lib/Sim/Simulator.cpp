@@ -334,6 +334,9 @@ llvm::Error Simulator::prepare() {
                          llvm::Twine(unsigned(in.rs3)) +
                          "), but the system has " + llvm::Twine(getNumChips()) +
                          " chip" + (getNumChips() == 1 ? "" : "s"));
+  if ((in.op == Opcode::DivU || in.op == Opcode::RemU) && regs[in.rs2] == 0)
+    return fault(pc, "division by zero (r" + llvm::Twine(unsigned(in.rs2)) +
+                         " is 0)");
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   prep.vmemReads.size = prep.vmemWrites.size = 0;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;

@@ -76,6 +76,12 @@ void ScalarUnit::execute(const isa::Inst &in, CoreState &state) const {
   case Opcode::Mul:
     regs[in.rd] = regs[in.rs1] * regs[in.rs2];
     break;
+  case Opcode::DivU: // the issue stage faults on a zero divisor
+    regs[in.rd] = regs[in.rs1] / regs[in.rs2];
+    break;
+  case Opcode::RemU:
+    regs[in.rd] = regs[in.rs1] % regs[in.rs2];
+    break;
   case Opcode::Addi:
     regs[in.rd] = regs[in.rs1] + uint64_t(in.imm());
     break;

@@ -530,6 +530,8 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       .Case<arith::AddIOp>([&](auto) { return binop(Opcode::Add); })
       .Case<arith::SubIOp>([&](auto) { return binop(Opcode::Sub); })
       .Case<arith::MulIOp>([&](auto) { return binop(Opcode::Mul); })
+      .Case<arith::DivUIOp>([&](auto) { return binop(Opcode::DivU); })
+      .Case<arith::RemUIOp>([&](auto) { return binop(Opcode::RemU); })
       .Case<memref::SubViewOp>(
           [&](memref::SubViewOp sv) { return lowerSubview(sv); })
       .Case<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(

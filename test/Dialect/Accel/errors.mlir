@@ -1111,3 +1111,41 @@ func.func @load_hbm(%b: memref<16xi32, #accel.space<hbm>>, %i: index) -> index {
   %v = accel.load %b[%i] : memref<16xi32, #accel.space<hbm>>
   return %v : index
 }
+
+// -----
+
+// A DMA has one side on the issuing chip.
+func.func @dma_two_remote_chips(%x: memref<8x128xf32, #accel.space<hbm>>, %c: index) {
+  %v = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+  // expected-error @+1 {{'accel.dma_start' op takes src_chip or dst_chip, not both: one side of a DMA is on the issuing chip}}
+  %t = accel.dma_start %x, %v src_chip %c dst_chip %c : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// Semaphores are 0-255.
+func.func @dma_signal_out_of_range(%x: memref<8x128xf32, #accel.space<hbm>>) {
+  %v = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+  // expected-error @+1 {{'accel.dma_start' op attribute 'signal' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative whose maximum value is 255}}
+  %t = accel.dma_start %x, %v signal 256 : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @sem_wait_negative(%n: index) {
+  // expected-error @+1 {{'accel.sem_wait' op attribute 'semaphore' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative whose maximum value is 255}}
+  accel.sem_wait -1, %n
+  return
+}
+
+// -----
+
+// The count is an index.
+// expected-note @+1 {{prior use here}}
+func.func @sem_wait_count_type(%n: i32) {
+  // expected-error @+1 {{use of value '%n' expects different type than prior uses: 'index' vs 'i32'}}
+  accel.sem_wait 0, %n
+  return
+}

@@ -308,3 +308,26 @@ func.func @scalar_load(%tab: memref<4x16xi32, #accel.space<hbm>>) -> index {
   %v = accel.load %t[%c1, %c2] : memref<4x16xi32, #accel.space<vmem>>
   return %v : index
 }
+
+// Chips: the SPMD entry, remote DMAs (either side on another chip, with or
+// without a semaphore signal) and sem_wait.
+// CHECK-LABEL: func.func @chips
+// CHECK: %[[ME:.*]] = accel.chip_id
+// CHECK: %[[N:.*]] = accel.chip_count
+// CHECK: accel.dma_start %{{.*}}, %{{.*}} dst_chip %[[ME]] signal 3 : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.dma_start %{{.*}}, %{{.*}} src_chip %[[N]] : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.dma_start %{{.*}}, %{{.*}} signal 255 : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.sem_wait 3, %[[N]]
+func.func @chips(%x: memref<8x128xf32, #accel.space<hbm>>) {
+  %me = accel.chip_id
+  %n = accel.chip_count
+  %v = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+  %t0 = accel.dma_start %x, %v dst_chip %me signal 3 : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  %t1 = accel.dma_start %x, %v src_chip %n : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  %t2 = accel.dma_start %x, %v signal 255 : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.sem_wait 3, %n
+  accel.dma_wait %t0
+  accel.dma_wait %t1
+  accel.dma_wait %t2
+  return
+}
