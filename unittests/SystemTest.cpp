@@ -343,3 +343,24 @@ TEST(SystemTest, Deterministic) {
   EXPECT_EQ(a, b);
   ASSERT_EQ(a.size(), 4u);
 }
+
+// divu / remu (SPMD peer arithmetic): values, and a zero divisor is a
+// fault, not a trap of the simulator.
+TEST(SystemTest, UnsignedDivisionAndRemainder) {
+  MachineConfig config = ringConfig(1);
+  isa::Program ok = program({li(1, 17), li(2, 5),
+                             rrr(isa::Opcode::DivU, 3, 1, 2),
+                             rrr(isa::Opcode::RemU, 4, 1, 2), halt()});
+  Simulator sim(config, ok);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  EXPECT_EQ(sim.getRegister(3), 3u);
+  EXPECT_EQ(sim.getRegister(4), 2u);
+  isa::Program bad =
+      program({li(1, 17), rrr(isa::Opcode::RemU, 4, 1, 2), halt()});
+  Simulator zero(config, bad);
+  auto z = zero.run();
+  ASSERT_FALSE(bool(z));
+  EXPECT_EQ(errorOf(z.takeError()),
+            "fault at pc 1 (remu r4, r1, r2): division by zero (r2 is 0)");
+}
