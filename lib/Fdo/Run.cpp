@@ -86,7 +86,8 @@ static llvm::Error installInputs(sim::Memory &memory,
 /// The hash of one chip's final HBM buffers (RunResult::hbmHash); with
 /// `keep`, their contents go to `buffers`.
 static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
-                        std::vector<std::vector<uint8_t>> *buffers) {
+                        std::vector<std::vector<uint8_t>> *buffers,
+                        nlohmann::json *perBuffer = nullptr) {
   std::vector<uint64_t> hashes;
   std::vector<uint8_t> bytes;
   for (const isa::Buffer &b : program.buffers) {
@@ -95,6 +96,8 @@ static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
     bytes.resize(b.bytes);
     memory.readHbm(b.base, bytes.data(), b.bytes);
     hashes.push_back(llvm::xxh3_64bits(bytes));
+    if (perBuffer)
+      (*perBuffer)[b.name] = formatHbmHash(hashes.back());
     if (buffers)
       buffers->push_back(bytes);
   }
@@ -135,12 +138,16 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     one.program = r.program;
     one.summary = summary->chips[c];
     finishAnalysis(one, config, *collectors[c], *analyzers[c], options);
+    // Per buffer too: an All-Gather's output must be equal on every chip,
+    // its inputs not.
+    nlohmann::json perBuffer = nlohmann::json::object();
     uint64_t hash = hashHbm(system.getChip(c).getMemory(), r.program,
-                            c == 0 && options.keepHbm ? &r.hbmBuffers
-                                                      : nullptr);
+                            c == 0 && options.keepHbm ? &r.hbmBuffers : nullptr,
+                            &perBuffer);
     chipHashes.push_back(hash);
     one.metrics["chip"] = c;
     one.metrics["hbm_hash"] = formatHbmHash(hash);
+    one.metrics["hbm_buffer_hashes"] = std::move(perBuffer);
     chipMetrics[c] = std::move(one.metrics);
   }
   // The system: stalls and per-op numbers summed over the chips, units

@@ -243,6 +243,22 @@ MachineConfig MachineConfig::getDefault() {
   return std::move(*c);
 }
 
+llvm::Expected<MachineConfig>
+MachineConfig::forProgramChips(unsigned programChips) const {
+  if (programChips == chips)
+    return *this;
+  if (chips != 1)
+    return llvm::createStringError(
+        "the program asks for %u chips (accel.chips) but the config has %u",
+        programChips, chips);
+  json doc = json::parse(jsonText);
+  doc["chips"] = programChips;
+  auto c = fromJson(dumpJson(doc), name.empty() ? "<config>" : name);
+  if (!c)
+    return c.takeError();
+  return std::move(*c);
+}
+
 llvm::Expected<MachineConfig> MachineConfig::fromFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf)

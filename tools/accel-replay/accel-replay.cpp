@@ -268,13 +268,34 @@ static LogicalResult runFrontend(ModuleOp module,
   });
 }
 
+/// A module that asks for a number of chips (`accel.chips`, an integer
+/// attribute) runs on that many: `config` gets them (MachineConfig::
+/// forProgramChips); failure after an error naming the attribute.
+static LogicalResult adoptModuleChips(sim::MachineConfig &config,
+                                      ModuleOp module) {
+  Attribute attr = module->getAttr("accel.chips");
+  if (!attr)
+    return success();
+  auto chips = dyn_cast<IntegerAttr>(attr);
+  if (!chips || chips.getValue().isNegative() ||
+      chips.getValue().ugt(sim::Topology::kMaxChips) || chips.getInt() == 0)
+    return module.emitError() << "accel.chips must be an integer in [1, "
+                              << sim::Topology::kMaxChips << "]";
+  auto adopted = config.forProgramChips(unsigned(chips.getInt()));
+  if (!adopted)
+    return module.emitError() << llvm::toString(adopted.takeError());
+  config = std::move(*adopted);
+  return success();
+}
+
 /// Parses the input, runs the frontend if it needs it and gives every op
 /// its stable id; nullptr after a diagnostic on error.
 static OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx,
                                         llvm::SourceMgr &sourceMgr,
-                                        const sim::MachineConfig &config) {
+                                        sim::MachineConfig &config) {
   auto module = parseInput(ctx, sourceMgr);
-  if (!module || failed(runFrontend(*module, config)))
+  if (!module || failed(adoptModuleChips(config, *module)) ||
+      failed(runFrontend(*module, config)))
     return nullptr;
   if (failed(runPasses(*module, [](OpPassManager &pm) {
         pm.addPass(createAccelAssignOpIds());
@@ -286,7 +307,7 @@ static OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx,
 /// Parses the input, assigns op ids and lowers it; failure after a
 /// diagnostic.
 static FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
-                                            const sim::MachineConfig &config) {
+                                            sim::MachineConfig &config) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
   auto module = loadModule(ctx, sourceMgr, config);
@@ -417,7 +438,8 @@ static int cmdFdo(MLIRContext &ctx) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
   auto module = parseInput(ctx, sourceMgr);
-  if (!module || failed(runFrontend(*module, *config)))
+  if (!module || failed(adoptModuleChips(*config, *module)) ||
+      failed(runFrontend(*module, *config)))
     return 1;
   FdoOptions options;
   options.iterations = iterations;

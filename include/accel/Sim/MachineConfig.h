@@ -103,6 +103,14 @@ struct MachineConfig {
   /// ("FILE: byte N: ..."). Never throws.
   static llvm::Expected<MachineConfig> fromJson(llvm::StringRef overrideText,
                                                 llvm::StringRef sourceName);
+  /// The config to run a program that asks for `programChips` chips (the
+  /// module attribute `accel.chips`, docs/isa.md "Chips") on: this one when
+  /// it has that many chips; this one with `chips` set to it when it has
+  /// one (the default), its other fields and sources unchanged. Errors: a
+  /// config with another chip count ("the program asks for N chips
+  /// (accel.chips) but the config has M"), or a topology that cannot hold
+  /// them (the fromJson errors).
+  llvm::Expected<MachineConfig> forProgramChips(unsigned programChips) const;
   /// Reads and parses a JSON override file.
   static llvm::Expected<MachineConfig> fromFile(llvm::StringRef path);
 };
