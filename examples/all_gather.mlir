@@ -40,35 +40,35 @@ func.func @main(%shard: memref<8x128xf32, #hbm>,
     %cb0 = arith.constant 0 : index
     %layer0 = arith.addi %l2_0, %cb0 : index
     // Layer 2i+0, setup phase: three groups, serialized.
-    %s0_0i = accel.dma_start %dir0, %d0 : memref<2xi32, strided<[1], offset: 0>, #hbm>, memref<2xi32, #vmem>
+    %s0_0i = accel.dma_start %dir0, %d0 : memref<2xi32, strided<[1], offset: 0>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_0i
     %s0_0r0 = accel.load %d0[%c0] : memref<2xi32, #vmem>
     %s0_0v0 = memref.subview %nodes[%s0_0r0, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s0_0t0 = accel.dma_start %s0_0v0, %n0 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s0_0t0 = accel.dma_start %s0_0v0, %n0 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_0t0
     %s0_0r1 = accel.load %d0[%c1] : memref<2xi32, #vmem>
     %s0_0v1 = memref.subview %nodes[%s0_0r1, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s0_0t1 = accel.dma_start %s0_0v1, %n1 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s0_0t1 = accel.dma_start %s0_0v1, %n1 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_0t1
-    %s0_1i = accel.dma_start %dir1, %d1 : memref<2xi32, strided<[1], offset: 2>, #hbm>, memref<2xi32, #vmem>
+    %s0_1i = accel.dma_start %dir1, %d1 : memref<2xi32, strided<[1], offset: 2>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_1i
     %s0_1r0 = accel.load %d1[%c0] : memref<2xi32, #vmem>
     %s0_1v0 = memref.subview %nodes[%s0_1r0, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s0_1t0 = accel.dma_start %s0_1v0, %n2 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s0_1t0 = accel.dma_start %s0_1v0, %n2 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_1t0
     %s0_1r1 = accel.load %d1[%c1] : memref<2xi32, #vmem>
     %s0_1v1 = memref.subview %nodes[%s0_1r1, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s0_1t1 = accel.dma_start %s0_1v1, %n3 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s0_1t1 = accel.dma_start %s0_1v1, %n3 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_1t1
-    %s0_2i = accel.dma_start %dir2, %d2 : memref<2xi32, strided<[1], offset: 4>, #hbm>, memref<2xi32, #vmem>
+    %s0_2i = accel.dma_start %dir2, %d2 : memref<2xi32, strided<[1], offset: 4>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_2i
     %s0_2r0 = accel.load %d2[%c0] : memref<2xi32, #vmem>
     %s0_2v0 = memref.subview %nodes[%s0_2r0, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s0_2t0 = accel.dma_start %s0_2v0, %n4 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s0_2t0 = accel.dma_start %s0_2v0, %n4 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_2t0
     %s0_2r1 = accel.load %d2[%c1] : memref<2xi32, #vmem>
     %s0_2v1 = memref.subview %nodes[%s0_2r1, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s0_2t1 = accel.dma_start %s0_2v1, %n5 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s0_2t1 = accel.dma_start %s0_2v1, %n5 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s0_2t1
     // Transfer phase: the shard to every chip's gather buffer 0.
     %slot0 = memref.subview %g0[%myrow, 0] [8, 128] [1, 1] : memref<64x128xf32, #vmem> to memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
@@ -113,35 +113,35 @@ func.func @main(%shard: memref<8x128xf32, #hbm>,
     %cb1 = arith.constant 1 : index
     %layer1 = arith.addi %l2_1, %cb1 : index
     // Layer 2i+1, setup phase: three groups, serialized.
-    %s1_0i = accel.dma_start %dir0, %d0 : memref<2xi32, strided<[1], offset: 0>, #hbm>, memref<2xi32, #vmem>
+    %s1_0i = accel.dma_start %dir0, %d0 : memref<2xi32, strided<[1], offset: 0>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_0i
     %s1_0r0 = accel.load %d0[%c0] : memref<2xi32, #vmem>
     %s1_0v0 = memref.subview %nodes[%s1_0r0, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s1_0t0 = accel.dma_start %s1_0v0, %n0 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s1_0t0 = accel.dma_start %s1_0v0, %n0 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_0t0
     %s1_0r1 = accel.load %d0[%c1] : memref<2xi32, #vmem>
     %s1_0v1 = memref.subview %nodes[%s1_0r1, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s1_0t1 = accel.dma_start %s1_0v1, %n1 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s1_0t1 = accel.dma_start %s1_0v1, %n1 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_0t1
-    %s1_1i = accel.dma_start %dir1, %d1 : memref<2xi32, strided<[1], offset: 2>, #hbm>, memref<2xi32, #vmem>
+    %s1_1i = accel.dma_start %dir1, %d1 : memref<2xi32, strided<[1], offset: 2>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_1i
     %s1_1r0 = accel.load %d1[%c0] : memref<2xi32, #vmem>
     %s1_1v0 = memref.subview %nodes[%s1_1r0, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s1_1t0 = accel.dma_start %s1_1v0, %n2 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s1_1t0 = accel.dma_start %s1_1v0, %n2 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_1t0
     %s1_1r1 = accel.load %d1[%c1] : memref<2xi32, #vmem>
     %s1_1v1 = memref.subview %nodes[%s1_1r1, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s1_1t1 = accel.dma_start %s1_1v1, %n3 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s1_1t1 = accel.dma_start %s1_1v1, %n3 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_1t1
-    %s1_2i = accel.dma_start %dir2, %d2 : memref<2xi32, strided<[1], offset: 4>, #hbm>, memref<2xi32, #vmem>
+    %s1_2i = accel.dma_start %dir2, %d2 : memref<2xi32, strided<[1], offset: 4>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_2i
     %s1_2r0 = accel.load %d2[%c0] : memref<2xi32, #vmem>
     %s1_2v0 = memref.subview %nodes[%s1_2r0, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s1_2t0 = accel.dma_start %s1_2v0, %n4 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s1_2t0 = accel.dma_start %s1_2v0, %n4 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_2t0
     %s1_2r1 = accel.load %d2[%c1] : memref<2xi32, #vmem>
     %s1_2v1 = memref.subview %nodes[%s1_2r1, 0] [1, 2] [1, 1] : memref<6x2xi32, #hbm> to memref<2xi32, strided<[1], offset: ?>, #hbm>
-    %s1_2t1 = accel.dma_start %s1_2v1, %n5 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem>
+    %s1_2t1 = accel.dma_start %s1_2v1, %n5 : memref<2xi32, strided<[1], offset: ?>, #hbm>, memref<2xi32, #vmem> // setup
     accel.dma_wait %s1_2t1
     // Transfer phase: the shard to every chip's gather buffer 1.
     %slot1 = memref.subview %g1[%myrow, 0] [8, 128] [1, 1] : memref<64x128xf32, #vmem> to memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>

@@ -907,6 +907,62 @@ TEST(AnalyzerTest, ParallelizeIndependentDmas) {
   EXPECT_EQ(a->m["suggestions"][2]["kind"], "parallelize");
 }
 
+/// A chain as in SnR's setup groups (§5.2.1): tables P and Q issued
+/// together, X's row read from P, Y's from Q; Q's WAIT sits after X's
+/// WAIT, so Y pays its base latency alone although Q was long complete.
+TEST(AnalyzerTest, ParallelizeChainMovesTheWait) {
+  sim::MachineConfig config = configFrom(kConfig, kConfigName);
+  isa::Program p = makeProgram({
+      {li(1, kX), 1},         // 0  c0
+      {li(2, kA), 1},         // 1  c1
+      {li(9, kIdx), 1},       // 2  c2
+      {li(10, kB), 1},        // 3  c3
+      {li(11, kIdx + 64), 1}, // 4  c4
+      // 5  P: idx[0..16) -> a at 5: base end 105, complete 106.
+      {dmaIssue(3, 9, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 40},
+      // 6  Q: idx[16..32) -> b at 6: base end 106, complete 107.
+      {dmaIssue(8, 11, 10, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 41},
+      {dmaWait(3), 42},                       // 7  stall 98 + 1; at 106
+      {sld(4, 2, 8), 43},                     // 8  c107: r4 = idx[2] = 2
+      {rri(isa::Opcode::Muli, 5, 4, 64), 43}, // 9  c108: r5 = 128
+      {add(6, 1, 5), 43},                     // 10 c109: r6 = x + 128
+      {li(7, kC), 43},                        // 11 c110
+      // 12 X: x[32..48) -> c at 111: base end 211, complete 212.
+      {dmaIssue(12, 6, 7, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 44},
+      {dmaWait(12), 45},    // 13 c112: stall 99 + 1; at 212
+      {dmaWait(8), 46},     // 14 c213: Q complete since 107, no stall
+      {sld(13, 10, 4), 47}, // 15 c214: r13 = idx[17]
+      {rri(isa::Opcode::Muli, 14, 13, 64), 47}, // 16 c215: r14 = 1088
+      {add(15, 1, 14), 47},                     // 17 c216
+      {li(16, kC + 256), 47},                   // 18 c217
+      // 19 Y: x[272..288) -> c + 256 at 218: base end 318, complete 319.
+      {dmaIssue(17, 15, 16, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 48},
+      {dmaWait(17), 49}, // 20 c219: stall 99 + 1; at 319
+      {halt(), 50},      // 21 c320; total 321
+  });
+  auto a = analyze(p, config);
+  ASSERT_TRUE(a->ok);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 321u);
+  EXPECT_EQ(u64(a->m["dmas"][3]["issue"]), 218u);
+  EXPECT_EQ(u64(a->m["dmas"][3]["stall_base"]), 99u);
+  // Y's relaxed bound is Q's WAIT (index 14, after X's WAIT at 13), but Q
+  // completed at 107, before X's ISSUE at 111: parallelize Y with X, moving
+  // Q's WAIT (op 46) up before X; saved min(99, 218 - 111) = 99.
+  std::vector<json> par = suggestionsFor(a->m, "parallelize", 48);
+  ASSERT_EQ(par.size(), 1u);
+  EXPECT_EQ(u64(par[0]["with_op_id"]), 44u);
+  EXPECT_EQ(u64(par[0]["wait_op_id"]), 46u);
+  EXPECT_EQ(u64(par[0]["expected_cycles_saved"]), 99u);
+  EXPECT_NE(par[0]["reason"].get<std::string>().find(
+                "its data comes from the DMA of op 41, complete before op 44 "
+                "was issued: its WAIT, op 46, moves up before op 44"),
+            std::string::npos)
+      << par[0]["reason"];
+  // X really needs P, which completes (106) after Q's ISSUE (6); Q was
+  // issued with P already: neither is suggested.
+  EXPECT_EQ(countKind(a->m, "parallelize"), 1u);
+}
+
 //===----------------------------------------------------------------------===//
 // DMA slots (dma.max_outstanding)
 //===----------------------------------------------------------------------===//

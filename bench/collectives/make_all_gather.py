@@ -10,7 +10,9 @@ Every chip runs the same function (SPMD, accel.chip_id). Each of L layers
             dependent DMAs whose HBM source rows come from it (accel.load of
             the directory), loading the node table: node k's chip id and
             address record. All nine wait one after another, as the
-            unoptimized collective of the paper does.
+            unoptimized collective of the paper does. Each setup DMA's
+            line ends in "// setup" (bench/collectives/summarize.py counts
+            their stalls by it).
   transfer: the chip's shard goes to the gather buffer of every chip
             (itself included), at the rows of this chip, each DMA to the
             chip id read from the node table, signalling a semaphore on
@@ -97,7 +99,7 @@ def main():
         for g in range(3):
             t = "%%s%d_%d" % (b, g)
             w("    %si = accel.dma_start %%dir%d, %%d%d : memref<2xi32, strided<[1], "
-              "offset: %d>, #hbm>, memref<2xi32, #vmem>" % (t, g, g, 2 * g))
+              "offset: %d>, #hbm>, memref<2xi32, #vmem> // setup" % (t, g, g, 2 * g))
             w("    accel.dma_wait %si" % t)
             for k in range(2):
                 j = 2 * g + k
@@ -107,7 +109,7 @@ def main():
                   "memref<6x%dxi32, #hbm> to memref<%dxi32, strided<[1], "
                   "offset: ?>, #hbm>" % (t, k, t, k, rowWords, rowWords, rowWords))
                 w("    %st%d = accel.dma_start %sv%d, %%n%d : memref<%dxi32, "
-                  "strided<[1], offset: ?>, #hbm>, memref<%dxi32, #vmem>"
+                  "strided<[1], offset: ?>, #hbm>, memref<%dxi32, #vmem> // setup"
                   % (t, k, t, k, j, rowWords, rowWords))
                 w("    accel.dma_wait %st%d" % (t, k))
         w("    // Transfer phase: the shard to every chip's gather buffer %d." % b)

@@ -389,25 +389,55 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
                         " bytes, within the free capacity) removes the "
                         "repeats and their stalls"}});
   }
-  // Parallelize: consecutive DMAs serialized by ISSUE -> WAIT -> ISSUE where
-  // the second does not depend on the first's data.
+  // Parallelize: a DMA that stalled on base latency although it could have
+  // been issued together with the nearest earlier DMA d1: a WAIT (of any
+  // DMA) lies between the two ISSUEs, and the DMA's relaxed bound comes
+  // before the first such WAIT, or is the WAIT of a DMA P issued before d1
+  // that had completed when d1 was issued (that WAIT then moves up, before
+  // d1, at no stall: the dependent DMA of a chain joins the group ahead of
+  // it, as SnR's setup groups do, §5.2.1).
+  std::vector<uint64_t> waitIndices;
+  std::map<uint64_t, size_t> dmaByWait; // WAIT index -> DMA
+  for (size_t k = 0; k < dmas.size(); ++k)
+    if (dmas[k].waitIndex) {
+      waitIndices.push_back(*dmas[k].waitIndex);
+      dmaByWait[*dmas[k].waitIndex] = k;
+    }
+  std::sort(waitIndices.begin(), waitIndices.end());
   struct ParAgg {
     uint32_t pc = 0, withOp = 0;
+    std::optional<uint32_t> waitOp, waitFor;
     uint64_t saved = 0, instances = 0, slotLimited = 0;
   };
   std::map<uint32_t, ParAgg> par;
   for (size_t k = 1; k < insts.size(); ++k) {
     const Dma &d1 = *insts[k - 1].dma, &d2 = *insts[k].dma;
-    if (d1.inFlightAtStart || d2.inFlightAtStart || !d1.waitIndex || !d2.stallBase || insts[k].relaxed.is_null())
+    if (d1.inFlightAtStart || d2.inFlightAtStart || !d2.stallBase ||
+        insts[k].relaxed.is_null())
       continue;
-    if (!(d1.index < *d1.waitIndex && *d1.waitIndex < d2.index))
-      continue;
+    auto firstWait =
+        std::upper_bound(waitIndices.begin(), waitIndices.end(), d1.index);
+    if (firstWait == waitIndices.end() || *firstWait >= d2.index)
+      continue; // issued together already
+    std::optional<uint32_t> waitOp, waitFor;
     const json &b = insts[k].relaxed["bound"];
-    if (!b.is_null() && b["index"].get<uint64_t>() >= *d1.waitIndex)
-      continue; // depends on the first DMA's completion
-    // Issued together with the first DMA: the second ISSUE moves back to
-    // the first's, but no further than the slots allow (the first DMA holds
-    // a slot until it completes).
+    if (!b.is_null() && b["index"].get<uint64_t>() >= *firstWait) {
+      // Bound after the WAIT: only a WAIT whose DMA was complete (and
+      // issued) before d1 can move up out of the way.
+      auto it = dmaByWait.find(b["index"].get<uint64_t>());
+      if (it == dmaByWait.end())
+        continue;
+      const Dma &p = dmas[it->second];
+      if (p.inFlightAtStart || p.index >= d1.index ||
+          p.timing.complete > d1.timing.issue)
+        continue;
+      if (!b.contains("op_id"))
+        continue;
+      waitOp = b["op_id"].get<uint32_t>();
+      waitFor = program.origins[p.pc].opId;
+    }
+    // Issued together with d1: the ISSUE moves back to d1's, but no
+    // further than the slots allow.
     uint64_t want = d2.timing.issue - std::min(d2.timing.issue, d1.timing.issue);
     uint64_t save = std::min(d2.stallBase, slotRoom(d2.timing.issue, want));
     if (save == 0)
@@ -415,29 +445,41 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     ParAgg &p = par[program.origins[d2.pc].opId];
     p.pc = d2.pc;
     p.withOp = program.origins[d1.pc].opId;
+    if (waitOp) {
+      p.waitOp = waitOp;
+      p.waitFor = waitFor;
+    }
     p.saved += save;
     p.slotLimited += save < d2.stallBase;
     ++p.instances;
   }
-  for (auto &[op, p] : par)
-    suggestions.push_back(
-        {{"kind", "parallelize"},
-         {"op_id", op},
-         {"with_op_id", p.withOp},
-         {"loc", loc(p.pc)},
-         {"expected_cycles_saved", p.saved},
-         {"instances", p.instances},
-         {"reason", "this DMA is issued only after the WAIT of the previous "
-                    "DMA (op " +
-                        std::to_string(p.withOp) +
-                        ") although it does not depend on it; issued "
-                        "together, their base latencies would overlap" +
-                        (p.slotLimited
-                             ? " (for " + std::to_string(p.slotLimited) +
-                                   " of them only partly: max_outstanding (" +
-                                   std::to_string(config.maxOutstandingDmas) +
-                                   ") DMAs are in flight before)"
-                             : std::string())}});
+  for (auto &[op, p] : par) {
+    json s = {{"kind", "parallelize"},
+              {"op_id", op},
+              {"with_op_id", p.withOp},
+              {"loc", loc(p.pc)},
+              {"expected_cycles_saved", p.saved},
+              {"instances", p.instances}};
+    std::string reason =
+        "this DMA is issued only after a WAIT that follows the ISSUE of op " +
+        std::to_string(p.withOp) + " although it does not need that WAIT";
+    if (p.waitOp) {
+      s["wait_op_id"] = *p.waitOp;
+      reason += " (its data comes from the DMA of op " +
+                std::to_string(*p.waitFor) + ", complete before op " +
+                std::to_string(p.withOp) + " was issued: its WAIT, op " +
+                std::to_string(*p.waitOp) + ", moves up before op " +
+                std::to_string(p.withOp) + ")";
+    }
+    reason += "; issued together, their base latencies would overlap";
+    if (p.slotLimited)
+      reason += " (for " + std::to_string(p.slotLimited) +
+                " of them only partly: max_outstanding (" +
+                std::to_string(config.maxOutstandingDmas) +
+                ") DMAs are in flight before)";
+    s["reason"] = reason;
+    suggestions.push_back(std::move(s));
+  }
   std::stable_sort(suggestions.begin(), suggestions.end(),
                    [](const json &a, const json &b) {
                      return a["expected_cycles_saved"].get<uint64_t>() >

@@ -279,6 +279,9 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
       if (f.has(s, "with_op_id"))
         fields.push_back(b.getNamedAttr(
             "with_op_id", b.getI64IntegerAttr(f.get(s, "with_op_id", path))));
+      if (f.has(s, "wait_op_id"))
+        fields.push_back(b.getNamedAttr(
+            "wait_op_id", b.getI64IntegerAttr(f.get(s, "wait_op_id", path))));
       if (f.has(s, "bytes"))
         fields.push_back(b.getNamedAttr(
             "bytes", b.getI64IntegerAttr(f.get(s, "bytes", path))));

@@ -544,6 +544,22 @@ public:
         op->moveBefore(where);
   }
 
+  /// Moves the ops of the group (as findInsertionPoint last collected it)
+  /// that lie below `where` to just before it, in their order; those
+  /// above it stay (they still dominate the DMA). `where` must be at or
+  /// below the insertion point findInsertionPoint returned.
+  void moveGroupUpTo(Operation *where) {
+    SmallVector<Operation *> ops(group.begin(), group.end());
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    for (Operation *op : ops)
+      if (op != where && where->isBeforeInBlock(op))
+        op->moveBefore(where);
+  }
+
+  /// Whether `op` moves with the DMA (findInsertionPoint's last group).
+  bool inGroup(Operation *op) const { return group.contains(op); }
+
   /// Moves the DMA group out of its enclosing scf.for when legal.
   bool hoistOutOfLoop(Blocker &blocker) {
     auto loop = dyn_cast<scf::ForOp>(dma->getParentOp());

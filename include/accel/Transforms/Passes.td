@@ -131,17 +131,33 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
 def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
   let summary = "Issue independent DMAs back to back so base latencies overlap";
   let description = [{
-    Seed 000 §5.2.1: DMAs serialized by ISSUE -> WAIT -> ISSUE pay their
-    base latencies one after another; issued together they pay them in
-    parallel (the base latency is non-accumulative, Fig. 4). For each
-    `accel.dma_start` B with a `parallelize` entry in `accel.suggestions`
-    (from --accel-attach-metrics; every DMA with `all=true`), the pass moves
-    B, with the pure ops computing its operands, to right after the
-    preceding `accel.dma_start` A of the same block, when every op between
-    them may legally execute after B (the rules of --accel-hoist-dma: no
-    write to B's source, no access to B's destination or the WAIT of a DMA
-    that does, no op with unknown effects, dominance). A move that cannot
-    reach A is not made (B stays where it is). WAITs never move, so the
+    SnR (Zarkadas et al., SoCC '25) §5.2.1: DMAs serialized by ISSUE -> WAIT
+    -> ISSUE pay their base latencies one after another; issued together
+    they pay them in parallel (the base latency is non-accumulative,
+    Fig. 4). For each `accel.dma_start` B with a `parallelize` entry in
+    `accel.suggestions` (from --accel-attach-metrics; every DMA with
+    `all=true`), the pass moves B, with the pure ops and scalar loads
+    computing its operands, up its block as far as the rules of
+    --accel-hoist-dma allow (no write to B's source, no access to B's
+    destination or the WAIT of a DMA that does, no op with unknown effects,
+    dominance), and places it right after the highest `accel.dma_start` A
+    it reaches (and after the ISSUEs that follow A back to back, so a group
+    keeps its order). A move that reaches no ISSUE is not made.
+
+    B passes other ISSUEs of its link (reordering the link's FIFO) only when
+    its metrics show that each of its WAITs stalled on base latency for at
+    least its transfer (`accel.stall_base` / `accel.dma_count` >=
+    `accel.transfer_cycles`): issued earlier it hides up to that stall,
+    while each DMA it passes completes at most its transfer later.
+    Otherwise, and without metrics, the preceding ISSUE of its link stops
+    it, as the FIFO order is kept.
+
+    A chain (SnR's setup groups: a table DMA, then DMAs whose addresses are
+    loaded from the table) joins the group ahead of it when the suggestion
+    names a `wait_op_id`: the analyzer saw that WAIT's DMA complete before
+    the `with_op_id` DMA was issued, so the WAIT moves up to just before
+    that DMA (it then costs no stall) and B follows. If B still cannot
+    reach that DMA, the WAIT goes back. Otherwise WAITs never move, so the
     program still waits for each DMA before using its data.
 
     Each moved op gets `accel.parallelized` (i64: the op id of A). With
@@ -155,7 +171,9 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
   ];
   let statistics = [
     Statistic<"numParallelized", "num-parallelized",
-              "DMA starts moved next to the preceding ISSUE">
+              "DMA starts moved next to an earlier ISSUE">,
+    Statistic<"numWaitsMoved", "num-waits-moved",
+              "WAITs moved up out of a dependent DMA's way">
   ];
 }
 
