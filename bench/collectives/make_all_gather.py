@@ -46,7 +46,9 @@ def main():
     C, R, K, L, W = a.chips, a.rows, a.cols, a.layers, a.record_words
     if C < 1 or L < 2 or L % 2:
         ap.error("need at least one chip and an even number of layers >= 2")
-    P = math.ceil(C / 6)  # nodes per dependent DMA: six of them cover C
+    # Nodes per dependent DMA: node p's record is the (p // 6)-th of row
+    # p % 6, so the six rows cover C nodes and every row is used.
+    P = math.ceil(C / 6)
     rowWords = P * W      # i32 words each dependent DMA loads
     hbm, vmem = "#accel.space<hbm>", "#accel.space<vmem>"
     out = []
@@ -70,8 +72,11 @@ def main():
       % (L, C * R, K))
     w("  %c0 = arith.constant 0 : index")
     w("  %c1 = arith.constant 1 : index")
-    w("  %%c%d = arith.constant %d : index" % (C, C))
+    w("  %%cC = arith.constant %d : index" % C)
     w("  %%cL2 = arith.constant %d : index" % (L // 2))
+    w("  %%cRow = arith.constant %d : index" % rowWords)
+    w("  %%cW = arith.constant %d : index" % W)
+    w("  %six = arith.constant 6 : index")
     w("  %me = accel.chip_id")
     w("  %%crows = arith.constant %d : index" % R)
     w("  %myrow = arith.muli %me, %crows : index")
@@ -118,16 +123,32 @@ def main():
           "offset: ?>, #vmem>" % (b, b, R, K, C * R, K, R, K, K))
         tokens = []
         for p in range(C):
-            j, e = p // P, (p % P) * W
+            j, e = p % 6, (p // 6) * W
             w("    %%e%d_%d = arith.constant %d : index" % (b, p, e))
-            w("    %%peer%d_%d = accel.load %%n%d[%%e%d_%d] : memref<%dxi32, #vmem>"
-              % (b, p, j, b, p, rowWords))
+            # The record's first word (the table is an iota) is
+            # j * rowWords + slot * W: the chip id is j + 6 * slot.
+            v = "%%rec%d_%d" % (b, p)
+            w("    %s = accel.load %%n%d[%%e%d_%d] : memref<%dxi32, #vmem>"
+              % (v, j, b, p, rowWords))
+            if rowWords == 1:
+                w("    %%peer%d_%d = arith.addi %s, %%c0 : index" % (b, p, v))
+            else:
+                w("    %%q%d_%d = arith.divui %s, %%cRow : index" % (b, p, v))
+                w("    %%r%d_%d = arith.remui %s, %%cRow : index" % (b, p, v))
+                slot = "%%r%d_%d" % (b, p)
+                if W > 1:
+                    w("    %%s%d_%d = arith.divui %s, %%cW : index"
+                      % (b, p, slot))
+                    slot = "%%s%d_%d" % (b, p)
+                w("    %%m%d_%d = arith.muli %s, %%six : index" % (b, p, slot))
+                w("    %%peer%d_%d = arith.addi %%q%d_%d, %%m%d_%d : index"
+                  % (b, p, b, p, b, p))
             w("    %%x%d_%d = accel.dma_start %%shard, %%slot%d dst_chip %%peer%d_%d "
               "signal %d : memref<%dx%dxf32, #hbm>, memref<%dx%dxf32, "
               "strided<[%d, 1], offset: ?>, #vmem>"
               % (b, p, b, b, p, b, R, K, R, K, K))
             tokens.append("%%x%d_%d" % (b, p))
-        w("    accel.sem_wait %d, %%c%d" % (b, C))
+        w("    accel.sem_wait %d, %%cC" % b)
         for t in tokens:
             w("    accel.dma_wait %s" % t)
         w("    %%o%d = memref.subview %%out[%s, 0, 0] [1, %d, %d] [1, 1, 1] : "

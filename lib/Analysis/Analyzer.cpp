@@ -139,12 +139,16 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     else if (dma->dst.tile.space == isa::MemSpace::HBM)
       w.bytesOut += dma->timing.bytes;
     // Re-DMA of unchanged source bytes into the same VMEM place (pinning):
-    // the same source and destination tiles (space, base, shape, strides).
+    // the same source and destination tiles (space, base, shape, strides),
+    // both on this chip (a remote DMA fills another chip's VMEM, which a
+    // pin here cannot keep).
     const sim::TileRef &st = dma->src.tile, &dt = dma->dst.tile;
     PinKey key = {int(st.space), st.base, st.rows, st.cols, st.rowStride,
                   int(dt.space), dt.base, dt.rowStride};
-    auto prev = dt.space == isa::MemSpace::VMEM ? lastSame.find(key)
-                                                : lastSame.end();
+    bool local = dma->timing.srcChip == dma->timing.chip &&
+                 dma->timing.dstChip == dma->timing.chip;
+    auto prev = dt.space == isa::MemSpace::VMEM && local ? lastSame.find(key)
+                                                         : lastSame.end();
     if (prev != lastSame.end()) {
       const Dma &p = dmas[prev->second];
       dma->previousSame = prev->second;
@@ -157,7 +161,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
       });
       dma->srcChangedSincePrevious = lastSrcWrite > int64_t(p.index);
     }
-    if (dt.space == isa::MemSpace::VMEM)
+    if (dt.space == isa::MemSpace::VMEM && local)
       lastSame[key] = dmas.size() - 1;
   }
 

@@ -300,8 +300,10 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       }
       if (op.getNumRegions() != 0 ||
           llvm::none_of(op.getOperands(), [&](Value v) { return v == b; }) ||
-          llvm::any_of(op.getOperands(),
-                       [&](Value v) { return v != b && mayAlias(getRoot(v), b); }))
+          llvm::any_of(op.getOperands(), [&](Value v) {
+            return v != b && isa<MemRefType>(v.getType()) &&
+                   mayAlias(getRoot(v), b);
+          }))
         return "an op reads its destination through a view or a region";
       c.readers.push_back(&op);
     }
@@ -496,6 +498,42 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       op->replaceUsesOfWith(c.buffer.getResult(), resident.getResult());
     c.wait.erase();
     c.dma.erase();
+    hoistInvariantReads(resident, loop);
+  }
+
+  /// Moves the scalar loads of `resident` in `loop`'s body whose indices
+  /// are defined outside the loop to just before it (nothing in the loop
+  /// writes a resident buffer, so they read the same value on every
+  /// iteration), then the pure ops that only use values defined outside
+  /// the loop by then (the address arithmetic and subviews built from
+  /// them). A DMA whose source was such a subview no longer changes in the
+  /// loop, so the next round of the FDO loop can pin it too: SnR's node
+  /// tables, read through the pinned directories (§5.2.1). Only for loops
+  /// that run at least once (constant bounds), as the loads then ran anyway.
+  static void hoistInvariantReads(AllocOp resident, scf::ForOp loop) {
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
+      return;
+    auto outside = [&](Value v) {
+      return !loop->isAncestor(v.getParentRegion()->getParentOp());
+    };
+    SmallVector<Operation *> work;
+    for (Operation *user : resident->getUsers())
+      if (isa<LoadOp>(user) && user->getBlock() == loop.getBody())
+        work.push_back(user);
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (op->getBlock() != loop.getBody() ||
+          !llvm::all_of(op->getOperands(), outside))
+        continue;
+      op->moveBefore(loop);
+      for (Operation *user : op->getUsers())
+        if (user->getBlock() == loop.getBody() && user->getNumRegions() == 0 &&
+            isMemoryEffectFree(user))
+          work.push_back(user);
+    }
   }
 };
 } // namespace

@@ -144,3 +144,83 @@ func.func @destination_in_use(%w: memref<128x128xf32, #hbm>, %a: memref<8x128xf3
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// SnR's All-Gather setup (§5.2.1) in small: a directory DMA'd every
+// iteration, a node-table row chosen by a scalar load of it, and the node
+// read to address the transfer. Pinning the directory makes its scalar
+// load (constant index) and the subview built from it loop-invariant, so
+// they move before the loop; the row DMA's source then no longer changes
+// in the loop, and the pass's next round pins it too. The loop keeps only
+// the work that reads the pinned node.
+// CHECK-LABEL: func.func @setup_chain
+// CHECK-DAG: %[[RD:.*]] = accel.alloc {accel.pinned} : memref<2xi32
+// CHECK-DAG: %[[RN:.*]] = accel.alloc {accel.pinned} : memref<4xi32
+// CHECK: %[[TD:.*]] = accel.dma_start %arg0, %[[RD]] {accel.pinned}
+// CHECK-NEXT: accel.dma_wait %[[TD]]
+// CHECK-NEXT: %[[ROW:.*]] = accel.load %[[RD]][%c1]
+// CHECK-NEXT: %[[SV:.*]] = memref.subview %arg1[%[[ROW]], 0]
+// CHECK-NEXT: %[[TN:.*]] = accel.dma_start %[[SV]], %[[RN]] {accel.pinned}
+// CHECK-NEXT: accel.dma_wait %[[TN]]
+// CHECK-NEXT: %[[PEER:.*]] = accel.load %[[RN]][%c0]
+// CHECK-NEXT: scf.for
+// CHECK-NOT: accel.dma_wait
+// CHECK: accel.dma_start %arg2, %arg3 dst_chip %[[PEER]]
+func.func @setup_chain(%dir: memref<2xi32, #hbm>, %nodes: memref<6x4xi32, #hbm>,
+                       %shard: memref<8x128xf32, #hbm>, %slot: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %d = accel.alloc : memref<2xi32, #vmem>
+  %n = accel.alloc : memref<4xi32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %td = accel.dma_start %dir, %d {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 8}]} : memref<2xi32, #hbm>, memref<2xi32, #vmem>
+    accel.dma_wait %td
+    %row = accel.load %d[%c1] : memref<2xi32, #vmem>
+    %sv = memref.subview %nodes[%row, 0] [1, 4] [1, 1] : memref<6x4xi32, #hbm> to memref<4xi32, strided<[1], offset: ?>, #hbm>
+    %tn = accel.dma_start %sv, %n {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 16}]} : memref<4xi32, strided<[1], offset: ?>, #hbm>, memref<4xi32, #vmem>
+    accel.dma_wait %tn
+    %peer = accel.load %n[%c0] : memref<4xi32, #vmem>
+    %tx = accel.dma_start %shard, %slot dst_chip %peer : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %tx
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The directory is pinned, but the loop may run zero times (its bound is
+// an argument): its scalar load stays in the loop, so the row DMA's source
+// still changes there and it is not pinned.
+// CHECK-LABEL: func.func @setup_chain_maybe_empty
+// CHECK: accel.dma_start %arg0, %{{.*}} {accel.pinned}
+// CHECK: scf.for
+// CHECK-NEXT: accel.load
+// CHECK-NEXT: memref.subview
+func.func @setup_chain_maybe_empty(%dir: memref<2xi32, #hbm>, %nodes: memref<6x4xi32, #hbm>, %ub: index,
+                                   %shard: memref<8x128xf32, #hbm>, %slot: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = accel.alloc : memref<2xi32, #vmem>
+  %n = accel.alloc : memref<4xi32, #vmem>
+  scf.for %i = %c0 to %ub step %c1 {
+    %td = accel.dma_start %dir, %d {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 8}]} : memref<2xi32, #hbm>, memref<2xi32, #vmem>
+    accel.dma_wait %td
+    %row = accel.load %d[%c1] : memref<2xi32, #vmem>
+    %sv = memref.subview %nodes[%row, 0] [1, 4] [1, 1] : memref<6x4xi32, #hbm> to memref<4xi32, strided<[1], offset: ?>, #hbm>
+    // expected-remark @+1 {{not pinned: its source changes in the loop}}
+    %tn = accel.dma_start %sv, %n {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 16}]} : memref<4xi32, strided<[1], offset: ?>, #hbm>, memref<4xi32, #vmem>
+    accel.dma_wait %tn
+    %x = accel.load %n[%c0] : memref<4xi32, #vmem>
+    %tx = accel.dma_start %shard, %slot dst_chip %x : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %tx
+  }
+  return
+}

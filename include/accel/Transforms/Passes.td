@@ -488,6 +488,15 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     brought (after D's WAIT, up to the next write of B) read P instead, and
     D and its WAIT leave the loop. Other data keeps passing through B.
 
+    Nothing in the loop writes P, so the scalar loads of P whose indices are
+    defined outside the loop, and then the pure ops that only use values
+    defined outside it by then (address arithmetic, subviews), move before
+    the loop too, when the loop has constant bounds and runs at least once.
+    A DMA whose source was such a subview no longer changes in the loop and
+    can be pinned in the next round: SnR's node tables, whose rows come from
+    the pinned directories (SnR, Zarkadas et al., SoCC '25, §5.2.1; see
+    examples/all_gather.mlir).
+
     Conditions, proved on the IR: D's source is defined outside the loop and
     the loop never writes it; B is a whole VMEM allocation made outside the
     loop and used only in it; D is waited once, later in the body; every
