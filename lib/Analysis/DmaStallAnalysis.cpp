@@ -270,18 +270,38 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
   uint64_t total = m["total_cycles"].get<uint64_t>();
   uint64_t base = m["dma_stall_cycles"]["base"].get<uint64_t>();
   uint64_t transfer = m["dma_stall_cycles"]["transfer"].get<uint64_t>();
+  // A system of chips: stalls are summed over the chips, so they are
+  // shares of the chip-cycles (chips x cycles), not of the run.
+  const json *chips =
+      m.contains("chips") && m["chips"].is_array() && m["chips"].size() > 1
+          ? &m["chips"]
+          : nullptr;
+  uint64_t numChips = chips ? chips->size() : 1;
+  uint64_t chipCycles = total * numChips;
+  std::string ofRun =
+      chips ? "% of the " + std::to_string(chipCycles) + " chip-cycles"
+            : "% of the run";
   os << "accel report for '" << m["program"].get<std::string>() << "' on "
-     << m["config"]["name"].get<std::string>() << "\n";
-  os << "  total cycles:        " << total << "\n";
-  os << "  instructions:        " << m["instructions"].get<uint64_t>() << "\n";
+     << m["config"]["name"].get<std::string>();
+  if (chips && m.contains("system"))
+    os << ", " << numChips << " chips ("
+       << m["system"]["topology"].get<std::string>() << ", "
+       << m["system"]["ici_links"].get<uint64_t>() << " ICI links)";
+  os << "\n";
+  os << "  total cycles:        " << total;
+  if (chips)
+    os << " (the last chip's end; " << chipCycles << " chip-cycles)";
+  os << "\n";
+  os << "  instructions:        " << m["instructions"].get<uint64_t>()
+     << (chips ? " (all chips)" : "") << "\n";
   if (m.contains("truncated"))
     os << "  TRUNCATED: the run reached its instruction budget of "
        << m["truncated"]["max_instructions"].get<uint64_t>()
        << " (--max-instructions) before halt; every number below covers "
           "only the instructions that ran\n";
   os << "  DMA stall cycles:    " << base + transfer << " ("
-     << llvm::format("%.1f", 100.0 * ratio(base + transfer, total))
-     << "% of the run): " << base << " waiting on base latency, " << transfer
+     << llvm::format("%.1f", 100.0 * ratio(base + transfer, chipCycles))
+     << ofRun << "): " << base << " waiting on base latency, " << transfer
      << " waiting on transfer latency\n";
   // Every other cause the simulator records (seed 000 §4.2: stalls by
   // cause), and the DMA slots in the paper's words.
@@ -291,16 +311,79 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
       m.contains("dma_slots") ? m["dma_slots"]["max_outstanding"].get<uint64_t>()
                               : 0;
   os << "  DMA slot stalls:     " << slots << " ("
-     << llvm::format("%.1f", 100.0 * ratio(slots, total))
-     << "% of the run): ISSUEs waiting for a free DMA slot, max_outstanding = "
+     << llvm::format("%.1f", 100.0 * ratio(slots, chipCycles)) << ofRun
+     << "): ISSUEs waiting for a free DMA slot, max_outstanding = "
      << maxOutstanding << " DMAs in flight\n";
   os << "  other stalls:        mxu_busy "
      << causes.value("mxu_busy", uint64_t(0)) << ", vpu_busy "
      << causes.value("vpu_busy", uint64_t(0)) << ", data_hazard "
-     << causes.value("data_hazard", uint64_t(0)) << "\n";
+     << causes.value("data_hazard", uint64_t(0));
+  if (chips || causes.value("sem_wait", uint64_t(0)))
+    os << ", sem_wait " << causes.value("sem_wait", uint64_t(0))
+       << " (WAITs for remote DMAs' signals)";
+  os << "\n";
   for (const char *u : {"mxu", "vpu", "scalar"})
-    os << llvm::format("  %-6s utilization:  %.1f%%\n", u,
-                       100.0 * m["units"][u]["utilization"].get<double>());
+    os << llvm::format("  %-6s utilization:  %.1f%%%s\n", u,
+                       100.0 * m["units"][u]["utilization"].get<double>(),
+                       chips ? " (mean over the chips)" : "");
+
+  // Each chip in a line: where the system's cycles went.
+  if (chips) {
+    // Up to 16 chips all, in chip order; more: the topN that stalled most
+    // (DMA and sem_wait), most first.
+    std::vector<const json *> list;
+    for (const json &c : *chips)
+      list.push_back(&c);
+    auto stalled = [](const json *c) {
+      return (*c)["dma_stall_cycles"]["base"].get<uint64_t>() +
+             (*c)["dma_stall_cycles"]["transfer"].get<uint64_t>() +
+             (*c)["stall_cycles"].value("sem_wait", uint64_t(0));
+    };
+    bool cut = list.size() > 16;
+    if (cut) {
+      std::stable_sort(list.begin(), list.end(),
+                       [&](const json *a, const json *b) {
+                         return stalled(a) > stalled(b);
+                       });
+      list.resize(std::min<size_t>(list.size(), std::max(topN, 1u)));
+    }
+    os << "\nChips (each runs to the system's end, " << total << " cycles"
+       << (cut ? "; the " + std::to_string(list.size()) +
+                     " that stalled most (DMA and sem_wait)"
+               : std::string())
+       << "):\n";
+    for (const json *cp : list) {
+      const json &c = *cp;
+      uint64_t cb = c["dma_stall_cycles"]["base"].get<uint64_t>();
+      uint64_t ct = c["dma_stall_cycles"]["transfer"].get<uint64_t>();
+      uint64_t sem = c["stall_cycles"].value("sem_wait", uint64_t(0));
+      os << "  chip " << c["chip"].get<uint64_t>() << ": "
+         << c["instructions"].get<uint64_t>() << " instructions, DMA stall "
+         << cb + ct << " cycles ("
+         << llvm::format("%.1f", 100.0 * ratio(cb + ct, total))
+         << "% of its cycles; base " << cb << ", transfer " << ct
+         << "), sem_wait " << sem << " ("
+         << llvm::format("%.1f", 100.0 * ratio(sem, total)) << "%)";
+      // Its most stalled DMA op.
+      const json *worst = nullptr;
+      std::string worstId;
+      for (auto it = c["ops"].begin(); it != c["ops"].end(); ++it)
+        if (it->value("stall", uint64_t(0)) > 0 &&
+            (!worst || (*it)["stall"].get<uint64_t>() >
+                           (*worst)["stall"].get<uint64_t>())) {
+          worst = &*it;
+          worstId = it.key();
+        }
+      if (worst)
+        os << "; most stalled: op " << worstId << " at "
+           << (*worst)["loc"].get<std::string>() << " ("
+           << (*worst)["stall"].get<uint64_t>() << " cycles)";
+      os << "\n";
+    }
+    if (cut)
+      os << "  ... " << chips->size() - list.size()
+         << " more in metrics.json chips[]\n";
+  }
 
   struct Row {
     std::string id;
@@ -313,7 +396,8 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
   std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
     return (*a.op)["stall"].get<uint64_t>() > (*b.op)["stall"].get<uint64_t>();
   });
-  os << "\nTop stalled DMAs (seed 000 §5.2: a WAIT before the base latency "
+  os << "\nTop stalled DMAs" << (chips ? " (summed over the chips)" : "")
+     << " (seed 000 §5.2: a WAIT before the base latency "
         "is fulfilled stalls on base latency, then on transfer latency):\n";
   if (rows.empty())
     os << "  none: every WAIT found its DMA complete\n";
@@ -370,8 +454,11 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
   // The analyzer's sections (Analyzer::addToMetrics), when present.
   if (m.contains("suggestions")) {
     const json &s = m["suggestions"];
-    os << "\nSuggestions (seed 000 Algorithm 2, extended): " << s.size()
-       << "\n";
+    os << "\nSuggestions (seed 000 Algorithm 2, extended)"
+       << (chips ? ", from chip 0's run (every chip's are in metrics.json "
+                   "chips[])"
+                 : "")
+       << ": " << s.size() << "\n";
     for (size_t i = 0; i < s.size() && i < topN; ++i)
       os << "  " << s[i]["kind"].get<std::string>() << " op "
          << s[i]["op_id"].get<uint64_t>() << " at "
@@ -383,6 +470,8 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
   }
   if (m.contains("vmem")) {
     const json &v = m["vmem"];
+    if (chips)
+      os << "\nChip 0:";
     os << llvm::format("\nVMEM (seed 000 §5.3.2): at least %.1f%% free at "
                        "all times; the largest contiguous free run never "
                        "fell below %llu bytes; %llu DMA'd bytes were never "
