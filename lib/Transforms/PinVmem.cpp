@@ -209,6 +209,9 @@ struct Candidate {
   AllocOp buffer;
   SmallVector<Operation *> readers; ///< read the pinned bytes
   int64_t saved = 0, bytes = 0;
+  /// A resident buffer already holding the same bytes (an earlier pin of
+  /// the same source before the same loop): reused, costing no VMEM.
+  AllocOp resident;
 };
 
 struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
@@ -318,7 +321,67 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     c.bytes = int64_t(llvm::alignTo(
         uint64_t(getTileShape(buffer.getType(), nullptr, true)->bytes()),
         std::max<uint64_t>(vmemPage, 1)));
+    c.resident = findResidentCopy(d, loop);
+    if (c.resident)
+      c.bytes = 0;
     return "";
+  }
+
+  /// Whether `a` and `b` hold the same value: the same SSA value, or
+  /// results of equivalent ops (locations and discardable attributes
+  /// ignored) without regions whose operands hold the same values, each op
+  /// free of memory effects or a scalar load of a resident buffer (written
+  /// only by its pinned load, before the loops that read it).
+  static bool sameValue(Value a, Value b, unsigned depth = 0) {
+    if (a == b)
+      return true;
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    if (!x || !y || depth > 8 || x->getNumRegions() || y->getNumRegions() ||
+        cast<OpResult>(a).getResultNumber() !=
+            cast<OpResult>(b).getResultNumber())
+      return false;
+    auto plain = [](Operation *op) {
+      if (isMemoryEffectFree(op))
+        return true;
+      auto load = dyn_cast<LoadOp>(op);
+      auto buffer =
+          load ? load.getBuffer().getDefiningOp<AllocOp>() : AllocOp();
+      return buffer && buffer->hasAttr("accel.pinned");
+    };
+    if (!plain(x) || !plain(y))
+      return false;
+    return OperationEquivalence::isEquivalentTo(
+        x, y,
+        [&](Value l, Value r) { return success(sameValue(l, r, depth + 1)); },
+        nullptr,
+        OperationEquivalence::IgnoreLocations |
+            OperationEquivalence::IgnoreDiscardableAttrs);
+  }
+
+  /// The resident buffer of an earlier pin before `loop` (in its block)
+  /// that loaded the same bytes `d` would: an `accel.pinned` DMA into an
+  /// `accel.pinned` allocation of `d`'s destination type, from a source
+  /// holding the same value, with no op between it and the loop that may
+  /// write that source.
+  static AllocOp findResidentCopy(DmaStartOp d, scf::ForOp loop) {
+    Value srcRoot = getRoot(d.getSrc());
+    for (Operation *x = loop->getPrevNode(); x; x = x->getPrevNode()) {
+      auto load = dyn_cast<DmaStartOp>(x);
+      auto resident = load ? load.getDst().getDefiningOp<AllocOp>() : AllocOp();
+      if (load && load->hasAttr("accel.pinned") && resident &&
+          resident->hasAttr("accel.pinned") &&
+          resident.getType() == d.getDst().getType() &&
+          sameValue(load.getSrc(), d.getSrc()))
+        return resident;
+      bool read = false, write = false;
+      if (!isa<DmaStartOp, DmaWaitOp>(x) && touches(x, srcRoot, read, write) &&
+          write)
+        return nullptr;
+      if (auto other = dyn_cast<DmaStartOp>(x))
+        if (mayAlias(getRoot(other.getDst()), srcRoot))
+          return nullptr;
+    }
+    return nullptr;
   }
 
   void runOnOperation() override {
@@ -478,6 +541,16 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
   }
 
   void pin(Candidate &c) {
+    auto loop = cast<scf::ForOp>(c.dma->getParentOp());
+    if (c.resident) {
+      // The bytes are resident already: read that copy.
+      for (Operation *op : c.readers)
+        op->replaceUsesOfWith(c.buffer.getResult(), c.resident.getResult());
+      c.wait.erase();
+      c.dma.erase();
+      hoistInvariantReads(c.resident, loop);
+      return;
+    }
     // The resident buffer, next to the shared one.
     OpBuilder b(c.buffer);
     b.setInsertionPointAfter(c.buffer);
@@ -485,7 +558,6 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     resident->removeAttr(AccelDialect::getOpIdAttrName());
     resident->setAttr("accel.pinned", b.getUnitAttr());
     // One load before the loop.
-    auto loop = cast<scf::ForOp>(c.dma->getParentOp());
     b.setInsertionPoint(loop);
     IRMapping map;
     map.map(c.buffer.getResult(), resident.getResult());

@@ -224,3 +224,71 @@ func.func @setup_chain_maybe_empty(%dir: memref<2xi32, #hbm>, %nodes: memref<6x4
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The same bytes DMA'd twice per iteration (two unrolled layers) are
+// pinned once: the second pin reads the first one's resident buffer (no
+// new allocation, no second load).
+// CHECK-LABEL: func.func @same_bytes_twice
+// CHECK: %[[R:.*]] = accel.alloc {accel.pinned}
+// CHECK-NOT: accel.pinned
+// CHECK: accel.dma_start %arg0, %[[R]] {accel.pinned}
+// CHECK-NOT: accel.pinned
+// CHECK: scf.for
+// CHECK-NEXT: accel.vcopy %[[R]], %arg1
+// CHECK-NEXT: accel.vcopy %[[R]], %arg2
+func.func @same_bytes_twice(%w: memref<8x128xf32, #hbm>, %o0: memref<8x128xf32, #vmem>, %o1: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t0 = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 4096}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t0
+    accel.vcopy %b, %o0 : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %t1 = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 4096}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t1
+    accel.vcopy %b, %o1 : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Two loops re-load the same source; between them a DMA writes it, so the
+// second loop's pin cannot read the first one's resident copy (stale): it
+// gets its own.
+// CHECK-LABEL: func.func @source_written_between
+// CHECK-COUNT-2: accel.alloc {accel.pinned}
+// CHECK: accel.dma_start %arg0, %{{.*}} {accel.pinned}
+// CHECK: scf.for
+// CHECK: accel.dma_start %arg2, %arg0
+// CHECK: accel.dma_start %arg0, %{{.*}} {accel.pinned}
+// CHECK: scf.for
+func.func @source_written_between(%w: memref<8x128xf32, #hbm>, %o: memref<8x128xf32, #vmem>, %n: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  %b2 = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t0 = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 4096}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t0
+    accel.vcopy %b, %o : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  %s = accel.dma_start %n, %w : memref<8x128xf32, #vmem>, memref<8x128xf32, #hbm>
+  accel.dma_wait %s
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t1 = accel.dma_start %w, %b2 {accel.suggestions = [{kind = "pin", expected_cycles_saved = 1500, bytes = 4096}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t1
+    accel.vcopy %b2, %o : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}

@@ -487,6 +487,10 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     of B's allocation, marked `accel.pinned`); the ops that read the bytes D
     brought (after D's WAIT, up to the next write of B) read P instead, and
     D and its WAIT leave the loop. Other data keeps passing through B.
+    When an earlier pin before the same loop already loaded the same bytes
+    (a source holding the same value, the same type, and no write to the
+    source since), D's readers read that resident buffer instead, at no
+    VMEM cost: a loop body unrolled over two layers pins each table once.
 
     Nothing in the loop writes P, so the scalar loads of P whose indices are
     defined outside the loop, and then the pure ops that only use values
