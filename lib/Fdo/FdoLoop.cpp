@@ -206,14 +206,16 @@ bool runSafely(llvm::function_ref<void()> fn) {
 }
 
 /// Removes what one iteration's passes and metrics leave on the ops, so the
-/// next iteration starts from its program and fresh metrics.
+/// next iteration starts from its program and fresh metrics. `accel.pinned`
+/// stays: it marks resident buffers and their loads, which later pins
+/// reuse.
 void clearFeedback(ModuleOp module) {
   module->walk([](Operation *op) {
     for (llvm::StringRef name :
          {"accel.hoisted", "accel.sunk", "accel.parallelized",
-          "accel.pipelined", "accel.pinned", "accel.renamed",
-          "accel.suggestions", "accel.backtail", "accel.min_slack",
-          "accel.transfer_cycles", "accel.dma_cycles"})
+          "accel.pipelined", "accel.renamed", "accel.suggestions",
+          "accel.backtail", "accel.min_slack", "accel.transfer_cycles",
+          "accel.dma_cycles"})
       op->removeAttr(name);
   });
 }

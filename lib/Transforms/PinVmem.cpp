@@ -346,7 +346,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       auto load = dyn_cast<LoadOp>(op);
       auto buffer =
           load ? load.getBuffer().getDefiningOp<AllocOp>() : AllocOp();
-      return buffer && buffer->hasAttr("accel.pinned");
+      return buffer && getResidentLoad(buffer);
     };
     if (!plain(x) || !plain(y))
       return false;
@@ -356,6 +356,38 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
         nullptr,
         OperationEquivalence::IgnoreLocations |
             OperationEquivalence::IgnoreDiscardableAttrs);
+  }
+
+  /// The DMA that fills `buffer` when it is a resident buffer: marked
+  /// `accel.pinned` and written only by that one `accel.pinned` DMA (its
+  /// whole destination), with every other user reading it directly
+  /// (no view, no write; so it holds one value for the rest of the program
+  /// once that DMA is waited for). Null otherwise.
+  static DmaStartOp getResidentLoad(AllocOp buffer) {
+    if (!buffer->hasAttr("accel.pinned"))
+      return nullptr;
+    Value b = buffer.getResult();
+    DmaStartOp load;
+    for (OpOperand &use : buffer->getUses()) {
+      Operation *user = use.getOwner();
+      auto dma = dyn_cast<DmaStartOp>(user);
+      if (dma && dma.getDst() == b && !load && dma->hasAttr("accel.pinned") &&
+          dma.getSrc() != b) {
+        load = dma;
+        continue;
+      }
+      bool writes = false;
+      AccessWalk walk = forEachOwnAccess(user, [&](Value v, bool write) {
+        writes |= write && v == b;
+        return !writes;
+      });
+      if (walk != AccessWalk::Done || user->getNumRegions() ||
+          isLoweredView(user) ||
+          llvm::any_of(user->getResultTypes(),
+                       [](Type t) { return isa<MemRefType>(t); }))
+        return nullptr;
+    }
+    return load;
   }
 
   /// The resident buffer of an earlier pin before `loop` (in its block)
@@ -368,8 +400,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     for (Operation *x = loop->getPrevNode(); x; x = x->getPrevNode()) {
       auto load = dyn_cast<DmaStartOp>(x);
       auto resident = load ? load.getDst().getDefiningOp<AllocOp>() : AllocOp();
-      if (load && load->hasAttr("accel.pinned") && resident &&
-          resident->hasAttr("accel.pinned") &&
+      if (load && resident && getResidentLoad(resident) == load &&
           resident.getType() == d.getDst().getType() &&
           sameValue(load.getSrc(), d.getSrc()))
         return resident;
