@@ -355,6 +355,15 @@ inline bool mayOverlapAcross(Value a, Value b, scf::ForOp loop,
   return true;
 }
 
+/// Whether `loop` has constant bounds and a positive step and runs at least
+/// once (so work moved in front of it ran anyway).
+inline bool runsAtLeastOnce(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  return lb && ub && step && *step > 0 && *ub > *lb;
+}
+
 /// Why a DMA could not move further.
 struct Blocker {
   Operation *op = nullptr;
@@ -579,10 +588,7 @@ public:
           return false;
         }
       }
-    auto lb = getConstantIntValue(loop.getLowerBound());
-    auto ub = getConstantIntValue(loop.getUpperBound());
-    auto step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb) {
+    if (!runsAtLeastOnce(loop)) {
       blocker = {loop, "a loop that may run zero times"};
       return false;
     }

@@ -614,10 +614,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
   /// tables, read through the pinned directories (§5.2.1). Only for loops
   /// that run at least once (constant bounds), as the loads then ran anyway.
   static void hoistInvariantReads(AllocOp resident, scf::ForOp loop) {
-    auto lb = getConstantIntValue(loop.getLowerBound());
-    auto ub = getConstantIntValue(loop.getUpperBound());
-    auto step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
+    if (!runsAtLeastOnce(loop))
       return;
     auto outside = [&](Value v) {
       return !loop->isAncestor(v.getParentRegion()->getParentOp());
