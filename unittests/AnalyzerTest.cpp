@@ -414,6 +414,69 @@ TEST(DependencyTrackerTest, DirectCalls) {
   EXPECT_EQ(d[2].index, 9u);
   EXPECT_EQ(d[2].conservative, std::optional<uint64_t>(4));
   EXPECT_EQ(d[2].relaxed, std::optional<uint64_t>(4));
+  // Which input binds: the li of r2 (address); the vfill's bytes (source);
+  // r7's addi (address), WAIT 4's bytes (source); source both times.
+  using Via = DmaDependence::Via;
+  EXPECT_EQ(d[0].conservativeVia, Via::Address);
+  EXPECT_EQ(d[0].relaxedVia, Via::Source);
+  EXPECT_EQ(d[1].conservativeVia, Via::Address);
+  EXPECT_EQ(d[1].relaxedVia, Via::Source);
+  EXPECT_EQ(d[2].conservativeVia, Via::Source);
+  EXPECT_EQ(d[2].relaxedVia, Via::Source);
+  // Only the first WAIT on DMA 0 completes it.
+  EXPECT_EQ(t.dmaWaitedAt(4), std::optional<uint32_t>(0));
+  EXPECT_EQ(t.dmaWaitedAt(8), std::nullopt);
+  EXPECT_EQ(t.dmaWaitedAt(0), std::nullopt);
+}
+
+/// The same address on two chips is two memories: a remote DMA writing
+/// chip 1's VMEM [0,64) does not depend on chip 0's readers of its own
+/// VMEM [0,64). Its chip register comes from an sld of bytes DMA 0 brought,
+/// so the relaxed model binds it at DMA 0's WAIT through the address (the
+/// setup-group dependence of seed 000 §5.2.1, Fig. 5).
+TEST(DependencyTrackerTest, ChipsDoNotAliasAndLoadedAddressesBind) {
+  DependencyTracker t;
+  sim::AddrRange chip0{MemSpace::VMEM, 0, 64, 0};
+  sim::AddrRange chip1{MemSpace::VMEM, 0, 64, 1};
+  sim::AddrRange table{MemSpace::HBM, kA, kA + 64, 0};
+  sim::AddrRange shard{MemSpace::VMEM, 64, 128, 0};
+  // 0: DMA 0, HBM table -> chip 0 VMEM [0,64); 1: its WAIT.
+  t.instruction(0,
+                dmaIssue(5, 1, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
+                {1}, {5}, {table}, {chip0});
+  t.noteDmaId(0, {table}, {chip0});
+  t.dmaWait(1, 0);
+  t.instruction(1, dmaWait(5), {5}, {}, {}, {});
+  // 2: sld r3 <- chip 0 VMEM [0,4): a peer's chip id from the table.
+  t.instruction(2, sld(3, 0, 0), {0}, {3}, {{MemSpace::VMEM, 0, 4, 0}}, {});
+  // 3: DMA 1, chip 0 VMEM [64,128) -> chip 1 VMEM [0,64), chip from r3.
+  t.instruction(
+      3, dmaIssue(6, 4, 0, MemSpace::VMEM, MemSpace::VMEM, 1, 16, 16, 16),
+      {4, 0, 3}, {6}, {shard}, {chip1});
+  t.noteDmaId(1, {shard}, {chip1});
+  // 4: DMA 2 overwrites chip 0 VMEM [0,64), which the sld (2) read last.
+  t.instruction(4,
+                dmaIssue(7, 0, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
+                {0}, {7}, {table}, {chip0});
+
+  using Via = DmaDependence::Via;
+  const std::vector<DmaDependence> &d = t.dmas();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].conservative, std::nullopt);
+  EXPECT_EQ(d[0].relaxed, std::nullopt);
+  // DMA 1: conservative at the sld (writer of r3); relaxed at the WAIT the
+  // sld's bytes came from, which completed DMA 0. Had chips aliased, the
+  // sld's read of chip 0's [0,4) would bind both at 2 via the destination.
+  EXPECT_EQ(d[1].conservative, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[1].conservativeVia, Via::Address);
+  EXPECT_EQ(d[1].relaxed, std::optional<uint64_t>(1));
+  EXPECT_EQ(d[1].relaxedVia, Via::Address);
+  EXPECT_EQ(t.dmaWaitedAt(*d[1].relaxed), std::optional<uint32_t>(0));
+  // DMA 2: its destination's last reader, the sld, in both models.
+  EXPECT_EQ(d[2].conservative, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[2].conservativeVia, Via::Destination);
+  EXPECT_EQ(d[2].relaxed, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[2].relaxedVia, Via::Destination);
 }
 
 /// A DMA whose destination is the source of an earlier DMA: the earlier DMA

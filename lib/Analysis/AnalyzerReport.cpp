@@ -132,7 +132,8 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   for (const DmaDependence &d : deps.dmas())
     depByIndex[d.index] = &d;
   uint64_t start = issueCycles.empty() ? 0 : issueCycles.front();
-  auto backtail = [&](uint64_t i, std::optional<uint64_t> bound) {
+  auto backtail = [&](uint64_t i, std::optional<uint64_t> bound,
+                      DmaDependence::Via via) {
     json j;
     if (bound) {
       j["instructions"] = i - *bound - 1;
@@ -141,6 +142,11 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
           issueCycles[i] - std::min(issueCycles[i], doneCycles[*bound]);
       j["bound"] = describeInst(program, pcs[*bound]);
       j["bound"]["index"] = *bound;
+      if (std::optional<uint32_t> dma = deps.dmaWaitedAt(*bound))
+        j["bound"]["dma"] = *dma;
+      j["via"] = via == DmaDependence::Via::Address  ? "address"
+                 : via == DmaDependence::Via::Source ? "source"
+                                                     : "destination";
     } else {
       j["instructions"] = i;
       j["cycles"] = issueCycles[i] - start;
@@ -162,8 +168,10 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     auto it = depByIndex.find(d.index);
     if (!d.inFlightAtStart && it != depByIndex.end() &&
         d.index < issueCycles.size() && d.dst.tile.rows) {
-      x.conservative = backtail(d.index, it->second->conservative);
-      x.relaxed = backtail(d.index, it->second->relaxed);
+      x.conservative = backtail(d.index, it->second->conservative,
+                                it->second->conservativeVia);
+      x.relaxed =
+          backtail(d.index, it->second->relaxed, it->second->relaxedVia);
       if (!x.relaxed["bound"].is_null())
         x.pushLimit = x.relaxed["cycles"].get<uint64_t>();
     }

@@ -29,7 +29,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     if (r != 0)
       use(regs[r]);
   for (const sim::AddrRange &r : reads)
-    mem[size_t(r.space)].forEachOverlap(r.begin, r.end, use);
+    mem.forEachOverlap(r, use);
 
   uint64_t dur = cost.lead + cost.busy;
   if (cost.holdsDmaSlot)
@@ -46,7 +46,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     if (r != 0)
       regs[r] = cost.regsAtStart ? Producer{int64_t(index), start, true} : out;
   for (const sim::AddrRange &w : writes)
-    mem[size_t(w.space)].assign(w.begin, w.end, out);
+    mem.assign(w, out);
 
   if (!recording)
     return;

@@ -37,7 +37,7 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     relaxedOrigin.fill(kNone);
     initialized = true;
   }
-  int64_t regBound = kNone, relaxedRegBound = kNone, memBound = kNone;
+  int64_t regBound = kNone, relaxedRegBound = kNone;
   for (uint8_t r : regReads) {
     if (r == 0)
       continue;
@@ -46,24 +46,31 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
   }
   int64_t loadedFrom = kNone; // producer of data read from memory
   for (const sim::AddrRange &r : reads)
-    memWriter[size_t(r.space)].forEachOverlap(
-        r.begin, r.end, [&](int64_t w) { loadedFrom = later(loadedFrom, w); });
-  memBound = loadedFrom;
-  for (const sim::AddrRange &w : writes) {
-    auto bump = [&](int64_t v) { memBound = later(memBound, v); };
-    memWriter[size_t(w.space)].forEachOverlap(w.begin, w.end, bump);
-    memReader[size_t(w.space)].forEachOverlap(w.begin, w.end, bump);
-  }
+    memWriter.forEachOverlap(
+        r, [&](int64_t w) { loadedFrom = later(loadedFrom, w); });
 
   if (inst.op == Opcode::DmaIssue) {
+    int64_t dstBound = kNone; // last reader or writer of the written bytes
+    for (const sim::AddrRange &w : writes) {
+      auto bump = [&](int64_t v) { dstBound = later(dstBound, v); };
+      memWriter.forEachOverlap(w, bump);
+      memReader.forEachOverlap(w, bump);
+    }
     DmaDependence d;
     d.index = index;
-    int64_t cons = later(regBound, memBound);
-    int64_t relaxed = later(relaxedRegBound, memBound);
-    if (cons != kNone)
-      d.conservative = uint64_t(cons);
-    if (relaxed != kNone)
-      d.relaxed = uint64_t(relaxed);
+    using Via = DmaDependence::Via;
+    // The binding one of (address, source, destination), and which it was.
+    auto bind = [&](int64_t reg, std::optional<uint64_t> &bound, Via &via) {
+      int64_t b = later(later(reg, loadedFrom), dstBound);
+      if (b == kNone)
+        return;
+      bound = uint64_t(b);
+      via = b == reg          ? Via::Address
+            : b == loadedFrom ? Via::Source
+                              : Via::Destination;
+    };
+    bind(regBound, d.conservative, d.conservativeVia);
+    bind(relaxedRegBound, d.relaxed, d.relaxedVia);
     dmaDeps.push_back(d);
   }
 
@@ -80,22 +87,23 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
       relaxedOrigin[r] = int64_t(index); // e.g. a DMA id
   }
   for (const sim::AddrRange &r : reads)
-    memReader[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
+    memReader.assign(r, int64_t(index));
   for (const sim::AddrRange &w : writes)
-    memWriter[size_t(w.space)].assign(w.begin, w.end, int64_t(index));
+    memWriter.assign(w, int64_t(index));
 }
 
 void DependencyTracker::dmaWait(uint64_t index, uint32_t dmaId) {
   auto src = dmaSrc.find(dmaId);
   if (src != dmaSrc.end()) {
     for (const sim::AddrRange &r : src->second)
-      memReader[size_t(r.space)].assign(r.begin, r.end, int64_t(index));
+      memReader.assign(r, int64_t(index));
     dmaSrc.erase(src);
   }
   auto it = dmaDst.find(dmaId);
   if (it == dmaDst.end())
     return;
+  waitDma.emplace(index, dmaId);
   for (const sim::AddrRange &w : it->second)
-    memWriter[size_t(w.space)].assign(w.begin, w.end, int64_t(index));
+    memWriter.assign(w, int64_t(index));
   dmaDst.erase(it);
 }

@@ -118,10 +118,20 @@ private:
 /// counts as read until its WAIT. Of several producers, the one whose result
 /// is ready last binds.
 struct DmaDependence {
+  /// Which input of the ISSUE its binding instruction feeds.
+  enum class Via : uint8_t {
+    Address,     ///< an address or chip register (the scalar chain into it)
+    Source,      ///< the bytes it reads: their last writer
+    Destination, ///< the bytes it writes: their last reader or writer
+  };
   uint64_t index = 0; ///< instruction index of the ISSUE
   /// Binding instruction index per model; nullopt: nothing binds (the start
   /// of the run or window).
   std::optional<uint64_t> conservative, relaxed;
+  /// The input each model's binding instruction feeds (meaningless when
+  /// that model's bound is nullopt). On a tie the address wins, then the
+  /// source.
+  Via conservativeVia = Via::Address, relaxedVia = Via::Address;
 };
 
 class DependencyTracker {
@@ -138,6 +148,16 @@ public:
   void dmaWait(uint64_t index, uint32_t dmaId);
   /// Dependences of every DMA ISSUE, in order.
   const std::vector<DmaDependence> &dmas() const { return dmaDeps; }
+  /// The DMA id the WAIT at instruction `index` completed (the first WAIT
+  /// on each DMA; later WAITs on it produce nothing), or nullopt when
+  /// `index` is no such WAIT. With it a binding WAIT names the DMA an
+  /// ISSUE depends on: seed 000 Fig. 5's setup-group arrows.
+  std::optional<uint32_t> dmaWaitedAt(uint64_t index) const {
+    auto it = waitDma.find(index);
+    if (it == waitDma.end())
+      return std::nullopt;
+    return it->second;
+  }
   /// When set, `(*ready)[i]` is the cycle instruction i's result is
   /// available, and of several producers the one ready last binds (else the
   /// latest in program order).
@@ -151,11 +171,14 @@ private:
   std::array<int64_t, isa::kNumRegs> lastWriter;
   std::array<int64_t, isa::kNumRegs> relaxedOrigin;
   bool initialized = false;
-  RangeMap<int64_t> memWriter[2], memReader[2];
+  /// Last writer and last reader of each byte of every chip's memories.
+  MemoryRangeMap<int64_t> memWriter, memReader;
   /// DMA id -> source and destination ranges (until its first WAIT: the
   /// DMA reads its source and writes its destination until then).
   std::map<uint32_t, std::vector<sim::AddrRange>> dmaSrc, dmaDst;
   std::vector<DmaDependence> dmaDeps;
+  /// WAIT instruction index -> the DMA id it completed.
+  std::map<uint64_t, uint32_t> waitDma;
   /// Pending ISSUE: its DMA id is known only after onDmaIssue.
 public:
   void noteDmaId(uint32_t dmaId, llvm::ArrayRef<sim::AddrRange> src,

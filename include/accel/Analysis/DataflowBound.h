@@ -75,8 +75,7 @@ public:
   /// since the first instruction give no call.
   template <typename Fn>
   void forEachLastWriter(const sim::AddrRange &range, Fn fn) const {
-    mem[size_t(range.space)].forEachOverlap(
-        range.begin, range.end, [&](const Producer &p) { fn(p.index); });
+    mem.forEachOverlap(range, [&](const Producer &p) { fn(p.index); });
   }
 
   /// The critical path in cycles: the latest finish of any instruction.
@@ -113,7 +112,7 @@ private:
   };
   uint64_t count = 0; ///< instructions added
   std::array<Producer, isa::kNumRegs> regs{};
-  RangeMap<Producer> mem[2];
+  MemoryRangeMap<Producer> mem; ///< last writer per byte of each memory
   uint64_t critical = 0;
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 

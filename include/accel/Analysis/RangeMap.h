@@ -10,9 +10,12 @@
 #ifndef ACCEL_ANALYSIS_RANGEMAP_H
 #define ACCEL_ANALYSIS_RANGEMAP_H
 
+#include "accel/Sim/Memory.h"
+
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <vector>
 
 namespace accel {
 namespace analysis {
@@ -64,6 +67,34 @@ private:
     }
   }
   std::map<uint64_t, Entry> ranges;
+};
+
+/// A RangeMap per memory of a system: one for each (chip, space) pair, so
+/// the same address on two chips (or in HBM and VMEM) never aliases. Maps
+/// are created on the first assignment; chip ids are those the simulator
+/// accepted, so the table stays as small as the system.
+template <typename T> class MemoryRangeMap {
+public:
+  /// Sets the bytes of `r` to `value`.
+  void assign(const sim::AddrRange &r, T value) {
+    size_t i = indexOf(r);
+    if (i >= maps.size())
+      maps.resize(i + 1);
+    maps[i].assign(r.begin, r.end, value);
+  }
+  /// Calls fn(value) for every recorded range overlapping `r`.
+  template <typename Fn>
+  void forEachOverlap(const sim::AddrRange &r, Fn fn) const {
+    size_t i = indexOf(r);
+    if (i < maps.size())
+      maps[i].forEachOverlap(r.begin, r.end, fn);
+  }
+
+private:
+  static size_t indexOf(const sim::AddrRange &r) {
+    return size_t(r.chip) * 2 + size_t(r.space);
+  }
+  std::vector<RangeMap<T>> maps;
 };
 
 } // namespace analysis
