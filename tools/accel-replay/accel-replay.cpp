@@ -84,6 +84,14 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
                                       cl::sub(traceInfoCmd), cl::sub(plotCmd),
                                       cl::cat(category));
 static cl::opt<std::string>
+    plotChip("chip", cl::desc("plot: the chip of a system to draw (default 0)"),
+             cl::value_desc("N"), cl::sub(plotCmd), cl::cat(category));
+static cl::opt<std::string>
+    plotDmas("dmas",
+             cl::desc("plot: the DMAs of dma_timeline.png in issue order, END "
+                      "exclusive (default the first 64)"),
+             cl::value_desc("FIRST:END"), cl::sub(plotCmd), cl::cat(category));
+static cl::opt<std::string>
     outputPath("o",
                cl::desc("Output directory (run, fdo, replay) or file (asm, "
                         "lower, record)"),
@@ -817,7 +825,11 @@ static int cmdPlot(const char *argv0) {
     if (llvm::sys::ExecuteAndWait(python, check, std::nullopt, quiet) != 0 &&
         &python != &pythons.back())
       continue;
-    llvm::StringRef args[] = {python, script, inputFile};
+    llvm::SmallVector<llvm::StringRef, 7> args = {python, script, inputFile};
+    if (plotChip.getNumOccurrences())
+      args.append({"--chip", plotChip});
+    if (plotDmas.getNumOccurrences())
+      args.append({"--dmas", plotDmas});
     std::string err;
     int rc = llvm::sys::ExecuteAndWait(python, args, std::nullopt, {}, 0, 0,
                                        &err);
