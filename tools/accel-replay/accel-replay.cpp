@@ -653,6 +653,14 @@ static int cmdRecord(MLIRContext &ctx) {
   FailureOr<isa::Program> program = loadAndLower(ctx, *config);
   if (failed(program))
     return 1;
+  // A trace holds one chip's state; a chip of a system also needs the
+  // remote writes and semaphore signals other chips send it during the
+  // window, which the trace format does not carry yet.
+  if (config->chips > 1)
+    return fail("record: " + inputFile + " runs on a system of " +
+                std::to_string(config->chips) +
+                " chips; record and replay cover a single chip (use "
+                "'accel-replay run' or 'fdo' for a system)");
   sim::Device device(*config, *program);
   if (!breakAt.empty()) {
     auto pc = sim::resolveBreakpoint(*program, breakAt);
