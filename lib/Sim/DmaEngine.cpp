@@ -45,37 +45,41 @@ DmaTiming &DmaEngine::lookup(uint32_t id) {
   return early[id];
 }
 
-uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
-                          std::optional<uint32_t> id) {
+DmaTiming DmaEngine::start(uint64_t cycle, uint64_t bytes, uint32_t id) {
   // Issues come in non-decreasing cycle order, so a DMA complete by now
   // can never be in flight again.
   llvm::erase_if(inFlight,
                  [&](uint32_t id) { return get(id).complete <= cycle; });
   DmaTiming t;
-  t.id = id ? *id : nextId();
-  t.link = link;
+  t.id = id;
   t.bytes = bytes;
   t.issue = cycle;
+  return t;
+}
+
+uint32_t DmaEngine::record(const DmaTiming &t) {
+  lookup(t.id) = t;
+  inFlight.push_back(t.id);
+  return t.id;
+}
+
+uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
+                          std::optional<uint32_t> id) {
+  DmaTiming t = start(cycle, bytes, id ? *id : nextId());
+  t.link = link;
   t.baseEnd = cycle + config.links[link].baseLatency;
   t.transferStart = std::max(t.baseEnd, linkFree[link]);
   t.complete = t.transferStart + transferCycles(link, bytes);
   linkFree[link] = t.complete;
-  lookup(t.id) = t;
-  inFlight.push_back(t.id);
-  return t.id;
+  return record(t);
 }
 
 uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
                                 llvm::ArrayRef<unsigned> route,
                                 std::vector<uint64_t> &iciFree) {
   assert(!route.empty() && "a remote DMA crosses at least one ICI link");
-  llvm::erase_if(inFlight,
-                 [&](uint32_t id) { return get(id).complete <= cycle; });
-  DmaTiming t;
-  t.id = nextId();
+  DmaTiming t = start(cycle, bytes, nextId());
   t.link = int(config.links.size() + route.front());
-  t.bytes = bytes;
-  t.issue = cycle;
   t.hops = unsigned(route.size());
   t.baseEnd = cycle + config.links[localLink].baseLatency +
               t.hops * config.iciHopLatency;
@@ -87,9 +91,7 @@ uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
   for (unsigned l : route)
     iciFree[l] = t.complete;
   remoteDrain = std::max(remoteDrain, t.complete);
-  lookup(t.id) = t;
-  inFlight.push_back(t.id);
-  return t.id;
+  return record(t);
 }
 
 void DmaEngine::annotate(uint32_t id, uint32_t chip, uint32_t srcChip,

@@ -147,6 +147,22 @@ void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
   pendingDmas.push_back({id, issuePc, src, dst});
 }
 
+/// "VMEM [b, e)": a byte range as data-race messages name it.
+static std::string describeRange(const AddrRange &r) {
+  return (isa::memSpaceName(r.space).upper() + " [" + llvm::Twine(r.begin) +
+          ", " + llvm::Twine(r.end) + ")")
+      .str();
+}
+
+/// "DMA 3<ofChip> (issued at pc 12)": a DMA not yet waited for, as
+/// data-race messages name it.
+static std::string describePending(const Simulator::PendingDma &p,
+                                   llvm::StringRef ofChip) {
+  return ("DMA " + llvm::Twine(p.id) + ofChip + " (issued at pc " +
+          llvm::Twine(p.pc) + ")")
+      .str();
+}
+
 llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
                                      TileList &vmemReads, TileList &vmemWrites,
                                      IssueAt &at) {
@@ -191,13 +207,10 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
   for (const PendingDma &p : pendingDmas) {
     auto race = [&](const HazardTile &t, const char *what,
                     const char *dmaDoes) {
-      const AddrRange &r = t.span;
       return fault(pc, llvm::Twine("data race: ") + what + " " +
-                           isa::memSpaceName(r.space).upper() + " [" +
-                           llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) +
-                           "), which DMA " + llvm::Twine(p.id) +
-                           " (issued at pc " + llvm::Twine(p.pc) + ") " +
-                           dmaDoes + ", before its WAIT");
+                           describeRange(t.span) + ", which " +
+                           describePending(p, "") + " " + dmaDoes +
+                           ", before its WAIT");
     };
     // Spans first (the common, disjoint case), then the rows.
     AddrRange pRead = p.src.span(), pWrite = p.dst.span();
@@ -265,23 +278,18 @@ llvm::Error Simulator::checkRemoteAccess(const TileRef &tile, bool writes,
                                          uint64_t cycle,
                                          uint32_t fromChip) const {
   auto race = [&](const llvm::Twine &what) {
-    AddrRange r = tile.span();
     return llvm::createStringError(
         (llvm::Twine("data race: a DMA of chip ") + llvm::Twine(fromChip) +
          (writes ? " writes" : " reads") + " chip " + llvm::Twine(chip) +
-         "'s " + isa::memSpaceName(r.space).upper() + " [" +
-         llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) + "), which " + what)
+         "'s " + describeRange(tile.span()) + ", which " + what)
             .str());
   };
+  std::string ofChip = " of chip " + std::to_string(chip);
   for (const PendingDma &p : pendingDmas) {
     if (p.dst.overlaps(tile))
-      return race("DMA " + llvm::Twine(p.id) + " of chip " + llvm::Twine(chip) +
-                  " (issued at pc " + llvm::Twine(p.pc) +
-                  ") writes before its WAIT");
+      return race(describePending(p, ofChip) + " writes before its WAIT");
     if (writes && p.src.overlaps(tile))
-      return race("DMA " + llvm::Twine(p.id) + " of chip " + llvm::Twine(chip) +
-                  " (issued at pc " + llvm::Twine(p.pc) +
-                  ") reads before its WAIT");
+      return race(describePending(p, ofChip) + " reads before its WAIT");
   }
   HazardTile h = HazardTile::of(tile, tile.span());
   for (size_t u = 0; u < inFlight.size(); ++u) {

@@ -110,6 +110,12 @@ public:
 
 private:
   DmaTiming &lookup(uint32_t id);
+  /// Retires the DMAs complete by `cycle` from the in-flight list and
+  /// returns a timing with `id`, `bytes` and `issue` set: the part of an
+  /// ISSUE every link model shares.
+  DmaTiming start(uint64_t cycle, uint64_t bytes, uint32_t id);
+  /// Stores `t` under its id and counts it in flight; returns the id.
+  uint32_t record(const DmaTiming &t);
 
   const MachineConfig &config;
   /// DMAs with ids from firstSequentialId on, by id: the ids issue() hands
