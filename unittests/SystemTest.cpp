@@ -320,6 +320,40 @@ TEST(SystemTest, ReadingWhatAnIncomingDmaWritesIsARace) {
             "(issued at pc 4) writes until cycle 218");
 }
 
+// Chip 0's remote DMA writes chip 1's VMEM while chip 1's own DMA still
+// writes it (issued at cycle 4, not yet waited for), then reads it: both
+// races name the two chips and the pending DMA.
+TEST(SystemTest, RemoteDmaIntoBytesAPendingDmaUsesIsARace) {
+  MachineConfig config = ringConfig(2);
+  auto run = [&](isa::Inst chip1Dma) {
+    isa::Program p = program(
+        {chipId(1), li(2, 1), bge(1, 2, 8), // chip 1 goes to 8
+         li(4, kIn), nop(), nop(),          // chip 0: 3-5 at cycles 3-5
+         // 6 at cycle 6: chip 0's HBM in -> chip 1's VMEM recv[0, 1024).
+         remoteDma(6, 4, 0, 2, true, MemSpace::HBM, MemSpace::VMEM, 16, 16),
+         halt(), li(4, kIn), li(5, kLocal), // chip 1: 8, 9 at cycles 3, 4
+         chip1Dma,                          // 10 at cycle 5
+         nop(), nop(), dmaWait(6), halt()});
+    System system(config, p);
+    auto r = system.run();
+    return r ? std::string("no fault") : errorOf(r.takeError());
+  };
+  // Chip 1's DMA writes recv[0, 1024) (HBM in -> recv).
+  EXPECT_EQ(
+      run(dmaIssue(6, 4, 0, MemSpace::HBM, MemSpace::VMEM, 16, 16, 16, 16)),
+      "fault at chip 0 pc 6 (dma.issue r6, r4, r0, hbm->vmem@r2, "
+      "16x16, s=16,16): data race: a DMA of chip 0 writes chip 1's "
+      "VMEM [0, 1024), which DMA 0 of chip 1 (issued at pc 10) writes "
+      "before its WAIT");
+  // Chip 1's DMA reads recv[0, 1024) (recv -> local).
+  EXPECT_EQ(
+      run(dmaIssue(6, 0, 5, MemSpace::VMEM, MemSpace::VMEM, 16, 16, 16, 16)),
+      "fault at chip 0 pc 6 (dma.issue r6, r4, r0, hbm->vmem@r2, "
+      "16x16, s=16,16): data race: a DMA of chip 0 writes chip 1's "
+      "VMEM [0, 1024), which DMA 0 of chip 1 (issued at pc 10) reads "
+      "before its WAIT");
+}
+
 // Two runs of one system give the same cycles, chip for chip.
 TEST(SystemTest, Deterministic) {
   MachineConfig config = ringConfig(4);
