@@ -364,6 +364,51 @@ inline bool runsAtLeastOnce(scf::ForOp loop) {
   return lb && ub && step && *step > 0 && *ub > *lb;
 }
 
+/// Adds to `defs` the ops of `loop`'s body (its own block, not nested)
+/// that compute `values` through ops free of memory effects and without
+/// regions (and accel.alloc ops when `withAllocs`), transitively: what must
+/// move with the user of `values` when it leaves the loop.
+inline void collectLoopDefs(ValueRange values, scf::ForOp loop,
+                            llvm::SetVector<Operation *> &defs,
+                            bool withAllocs) {
+  for (Value v : values) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == loop.getBody() &&
+        (isMemoryEffectFree(def) || (withAllocs && isa<AllocOp>(def))) &&
+        def->getNumRegions() == 0 && defs.insert(def))
+      collectLoopDefs(def->getOperands(), loop, defs, withAllocs);
+  }
+}
+
+/// Whether `values` are loop-invariant in `loop`: each defined outside it,
+/// or computed only from such values by ops free of memory effects (added
+/// to `defs`, to move before the loop with their user). Ops that are not
+/// speculatable (e.g. a division) count only when the loop runs at least
+/// once, as they then ran anyway; when only such an op stands in the way,
+/// `*unsafe` (if given) is set to it.
+inline bool areLoopInvariant(ValueRange values, scf::ForOp loop,
+                             llvm::SetVector<Operation *> &defs,
+                             Operation **unsafe = nullptr) {
+  collectLoopDefs(values, loop, defs, /*withAllocs=*/false);
+  auto invariant = [&](Value v) {
+    return !loop->isAncestor(v.getParentRegion()->getParentOp()) ||
+           defs.contains(v.getDefiningOp());
+  };
+  if (!llvm::all_of(values, invariant))
+    return false;
+  for (Operation *def : defs)
+    if (!llvm::all_of(def->getOperands(), invariant))
+      return false;
+  if (!runsAtLeastOnce(loop))
+    for (Operation *def : defs)
+      if (!isPure(def)) {
+        if (unsafe)
+          *unsafe = def;
+        return false;
+      }
+  return true;
+}
+
 /// Why a DMA could not move further.
 struct Blocker {
   Operation *op = nullptr;
@@ -578,7 +623,7 @@ public:
     // defined inside the loop.
     group.clear();
     group.insert(dma);
-    collectPureOperandDefs(dma, loop);
+    collectLoopDefs(dma->getOperands(), loop, group, /*withAllocs=*/true);
     for (Operation *op : group)
       for (Value v : op->getOperands()) {
         if (group.contains(v.getDefiningOp()))
@@ -631,16 +676,6 @@ private:
           return true;
     return false;
   }
-  void collectPureOperandDefs(Operation *op, scf::ForOp loop) {
-    for (Value v : op->getOperands()) {
-      Operation *def = v.getDefiningOp();
-      if (def && def->getBlock() == loop.getBody() &&
-          (isMemoryEffectFree(def) || isa<AllocOp>(def)) &&
-          def->getNumRegions() == 0 && group.insert(def))
-        collectPureOperandDefs(def, loop);
-    }
-  }
-
   DmaStartOp dma;
   Value src, dst;
   bool reorderIssues = false;

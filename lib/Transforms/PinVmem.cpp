@@ -238,13 +238,30 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     return any;
   }
 
+  /// `d`'s operands other than its destination: the source view and the
+  /// chip ids, which must not change in the loop for one load before it
+  /// to stand for all of its iterations.
+  static SmallVector<Value> getInputsBesidesDst(DmaStartOp d) {
+    SmallVector<Value> inputs;
+    for (Value v : d->getOperands())
+      if (v != d.getDst())
+        inputs.push_back(v);
+    return inputs;
+  }
+
   /// The candidate for `d`, or the refusal reason.
   std::string analyze(DmaStartOp d, Candidate &c) {
     auto loop = dyn_cast<scf::ForOp>(d->getParentOp());
     if (!loop)
       return "the DMA is not directly in a loop";
-    if (loop->isAncestor(d.getSrc().getParentRegion()->getParentOp()))
-      return "its source changes in the loop";
+    llvm::SetVector<Operation *> defs;
+    Operation *unsafe = nullptr;
+    if (!areLoopInvariant(getInputsBesidesDst(d), loop, defs, &unsafe))
+      return unsafe ? "its source is computed in the loop by " +
+                          unsafe->getName().getStringRef().str() +
+                          ", which may not run before a loop that may run "
+                          "zero times"
+                    : std::string("its source changes in the loop");
     Value src = getRoot(d.getSrc());
     auto buffer = d.getDst().getDefiningOp<AllocOp>();
     if (!buffer || loop->isAncestor(buffer))
@@ -581,6 +598,17 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       c.dma.erase();
       hoistInvariantReads(c.resident, loop);
       return;
+    }
+    // The source view (and chip ids) may be computed in the loop from
+    // values defined outside it: that computation moves before the loop.
+    llvm::SetVector<Operation *> defs;
+    if (areLoopInvariant(getInputsBesidesDst(c.dma), loop, defs)) {
+      SmallVector<Operation *> ops(defs.begin(), defs.end());
+      llvm::sort(ops, [](Operation *x, Operation *y) {
+        return x->isBeforeInBlock(y);
+      });
+      for (Operation *op : ops)
+        op->moveBefore(loop);
     }
     // The resident buffer, next to the shared one.
     OpBuilder b(c.buffer);

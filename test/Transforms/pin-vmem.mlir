@@ -292,3 +292,71 @@ func.func @source_written_between(%w: memref<8x128xf32, #hbm>, %o: memref<8x128x
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// The source view is taken inside the loop, from values defined outside it
+// (a row picked by the chip id and a constant offset): the same bytes every
+// iteration. The view and its index arithmetic move before the loop with
+// the pinned load; the loop keeps only the reader.
+// CHECK-LABEL: func.func @view_taken_in_the_loop
+// CHECK: %[[ID:.*]] = accel.chip_id
+// CHECK: %[[P:.*]] = accel.alloc {accel.pinned} : memref<1x128xf32
+// CHECK: %[[R:.*]] = arith.addi %[[ID]], %{{.*}} : index
+// CHECK-NEXT: %[[V:.*]] = memref.subview %arg0[%[[R]], 0] [1, 128] [1, 1]
+// CHECK-NEXT: %[[T:.*]] = accel.dma_start %[[V]], %[[P]] {accel.pinned}
+// CHECK-NEXT: accel.dma_wait %[[T]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: accel.vexp %[[P]], %arg1
+// CHECK-NEXT: }
+func.func @view_taken_in_the_loop(%t: memref<8x128xf32, #hbm>, %c: memref<1x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %me = accel.chip_id
+  %b = accel.alloc : memref<1x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %row = arith.addi %me, %c1 : index
+    %v = memref.subview %t[%row, 0] [1, 128] [1, 1] : memref<8x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %d = accel.dma_start %v, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+    accel.dma_wait %d
+    accel.vexp %b, %c : memref<1x128xf32, #vmem>, memref<1x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the row depends on the induction variable (other bytes each
+// iteration), or on a division in a loop that may not run (moving it
+// before the loop could divide by zero where the program never did).
+func.func @view_changes_in_the_loop(%t: memref<8x128xf32, #hbm>, %c: memref<1x128xf32, #vmem>, %n: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<1x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %row = arith.addi %i, %c1 : index
+    %v = memref.subview %t[%row, 0] [1, 128] [1, 1] : memref<8x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    // expected-remark @+1 {{not pinned: its source changes in the loop}}
+    %d = accel.dma_start %v, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+    accel.dma_wait %d
+    accel.vexp %b, %c : memref<1x128xf32, #vmem>, memref<1x128xf32, #vmem>
+  }
+  %b2 = accel.alloc : memref<1x128xf32, #vmem>
+  scf.for %i = %c0 to %n step %c1 {
+    %row = arith.divui %c4, %k : index
+    %v = memref.subview %t[%row, 0] [1, 128] [1, 1] : memref<8x128xf32, #hbm> to memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    // expected-remark @+1 {{not pinned: its source is computed in the loop by arith.divui, which may not run before a loop that may run zero times}}
+    %d = accel.dma_start %v, %b2 {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<1x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<1x128xf32, #vmem>
+    accel.dma_wait %d
+    accel.vexp %b2, %c : memref<1x128xf32, #vmem>, memref<1x128xf32, #vmem>
+  }
+  return
+}
