@@ -11,6 +11,7 @@
 
 #include "TestPrograms.h"
 
+#include "accel/Analysis/Analyzer.h"
 #include "accel/Sim/System.h"
 
 #include <gtest/gtest.h>
@@ -352,6 +353,57 @@ TEST(SystemTest, RemoteDmaIntoBytesAPendingDmaUsesIsARace) {
       "16x16, s=16,16): data race: a DMA of chip 0 writes chip 1's "
       "VMEM [0, 1024), which DMA 0 of chip 1 (issued at pc 10) reads "
       "before its WAIT");
+}
+
+// The analyzer of a chip sees the bytes another chip's DMA writes into it
+// as produced by the sem.wait that consumed that DMA's signal: chip c
+// copies the slot the other chip filled, and in the relaxed model that
+// copy is bound at the sem.wait (index 7) through its source; without
+// the incoming DMA nothing on chip c wrote those bytes and the copy
+// would seem free to move to the top of the run. Memory is per chip, so
+// chip c's own accesses to the same VMEM addresses on the other chip do
+// not bind it.
+TEST(SystemTest, CopyOfReceivedBytesIsBoundAtTheSemWait) {
+  MachineConfig config = ringConfig(2);
+  constexpr uint64_t kOut = 0x20000;
+  isa::Program p = program({
+      chipId(1),                          // 0: r1 = chip
+      li(2, 1),                           // 1
+      rrr(isa::Opcode::Sub, 3, 2, 1),     // 2: r3 = the other chip
+      li(4, kIn),                         // 3
+      rri(isa::Opcode::Muli, 5, 1, 1024), // 4: this chip's slot there
+      remoteDma(6, 4, 5, 3, /*remoteDst=*/true, MemSpace::HBM, MemSpace::VMEM,
+                16, 16, /*signal=*/0),    // 5: DMA 0
+      li(7, 1),                           // 6
+      semWait(0, 7),                      // 7: consumes the other chip's signal
+      dmaWait(6),                         // 8
+      rri(isa::Opcode::Muli, 8, 3, 1024), // 9: the slot the other filled
+      li(10, kLocal),                     // 10
+      dmaIssue(9, 8, 10, MemSpace::VMEM, MemSpace::VMEM, 16, 16, 16,
+               16), // 11: DMA 1, that slot -> VMEM local
+      dmaWait(9),   // 12
+      halt(),       // 13
+  });
+  System system(config, p);
+  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  for (unsigned c = 0; c < 2; ++c) {
+    analyzers.push_back(std::make_unique<analysis::Analyzer>(p, config));
+    system.getChip(c).addObserver(analyzers.back().get());
+  }
+  auto r = system.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  using Via = analysis::DmaDependence::Via;
+  for (unsigned c = 0; c < 2; ++c) {
+    SCOPED_TRACE("chip " + std::to_string(c));
+    const auto &d = analyzers[c]->getDependencies().dmas();
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[1].index, 11u);
+    EXPECT_EQ(d[1].relaxed, std::optional<uint64_t>(7));
+    EXPECT_EQ(d[1].relaxedVia, Via::Source);
+    // Conservative: the li that wrote r10 (the latest of 9, 10 and 7).
+    EXPECT_EQ(d[1].conservative, std::optional<uint64_t>(10));
+    EXPECT_EQ(d[1].conservativeVia, Via::Address);
+  }
 }
 
 // Two runs of one system give the same cycles, chip for chip.

@@ -79,6 +79,17 @@ void Analyzer::onDmaWait(const sim::WaitEvent &e) {
   deps.dmaWait(index, e.dmaId);
 }
 
+void Analyzer::onIncomingDma(const sim::IncomingDma &d) {
+  llvm::SmallVector<sim::AddrRange, 8> ranges;
+  sim::forEachRange(d.tile,
+                    [&](const sim::AddrRange &r) { ranges.push_back(r); });
+  deps.incomingDma(d.chip, d.dmaId, ranges, d.writes);
+}
+
+void Analyzer::onSemWait(const sim::SemWaitEvent &e) {
+  deps.semWait(index, e.consumed); // the sem.wait is about to retire
+}
+
 void Analyzer::onRetire(const sim::RetireEvent &ev) {
   const isa::Inst &in = *ev.inst;
   uint32_t opId = opIdAt(program, ev.pc);

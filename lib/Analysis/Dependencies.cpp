@@ -107,3 +107,25 @@ void DependencyTracker::dmaWait(uint64_t index, uint32_t dmaId) {
     memWriter.assign(w, int64_t(index));
   dmaDst.erase(it);
 }
+
+void DependencyTracker::incomingDma(uint32_t fromChip, uint32_t dmaId,
+                                    llvm::ArrayRef<sim::AddrRange> ranges,
+                                    bool writes) {
+  Incoming &in = incoming[{fromChip, dmaId}];
+  std::vector<sim::AddrRange> &list = writes ? in.writes : in.reads;
+  list.insert(list.end(), ranges.begin(), ranges.end());
+}
+
+void DependencyTracker::semWait(uint64_t index,
+                                llvm::ArrayRef<sim::Signal> signals) {
+  for (const sim::Signal &s : signals) {
+    auto it = incoming.find({s.chip, s.dmaId});
+    if (it == incoming.end())
+      continue;
+    for (const sim::AddrRange &r : it->second.reads)
+      memReader.assign(r, int64_t(index));
+    for (const sim::AddrRange &w : it->second.writes)
+      memWriter.assign(w, int64_t(index));
+    incoming.erase(it);
+  }
+}

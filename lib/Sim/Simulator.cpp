@@ -272,6 +272,8 @@ void Simulator::addIncoming(const TileRef &tile, bool writes, uint64_t complete,
                             uint32_t fromChip, uint32_t dmaId,
                             uint32_t issuePc) {
   incoming.push_back({tile, writes, complete, fromChip, dmaId, issuePc});
+  for (Observer *o : observers)
+    o->onIncomingDma(incoming.back());
 }
 
 llvm::Error Simulator::checkRemoteAccess(const TileRef &tile, bool writes,
@@ -534,6 +536,12 @@ llvm::Error Simulator::commit() {
   }
   case Opcode::SemWait: {
     std::vector<Signal> &signals = semaphores[prep.semaphore];
+    SemWaitEvent e;
+    e.pc = pc;
+    e.semaphore = prep.semaphore;
+    e.consumed = llvm::ArrayRef(signals).take_front(prep.count);
+    for (Observer *o : observers)
+      o->onSemWait(e);
     signals.erase(signals.begin(), signals.begin() + prep.count);
     break;
   }

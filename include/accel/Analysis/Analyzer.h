@@ -146,6 +146,17 @@ public:
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
   /// count as produced by this WAIT, and its source bytes as read until it.
   void dmaWait(uint64_t index, uint32_t dmaId);
+  /// Systems: DMA `dmaId` of chip `fromChip` reads (`writes` false) or
+  /// writes `ranges` of this chip's memory. This chip learns that it
+  /// completed only from the semaphore signal it sends, so its bytes count
+  /// as written (or read) by the sem.wait that consumes that signal; until
+  /// then they are not tracked (reading them would be a race the simulator
+  /// faults).
+  void incomingDma(uint32_t fromChip, uint32_t dmaId,
+                   llvm::ArrayRef<sim::AddrRange> ranges, bool writes);
+  /// The sem.wait at `index` consumed `signals`: the incoming DMAs they
+  /// announce are complete, produced (or read) by this instruction.
+  void semWait(uint64_t index, llvm::ArrayRef<sim::Signal> signals);
   /// Dependences of every DMA ISSUE, in order.
   const std::vector<DmaDependence> &dmas() const { return dmaDeps; }
   /// The DMA id the WAIT at instruction `index` completed (the first WAIT
@@ -179,6 +190,12 @@ private:
   std::vector<DmaDependence> dmaDeps;
   /// WAIT instruction index -> the DMA id it completed.
   std::map<uint64_t, uint32_t> waitDma;
+  /// Incoming DMAs not yet announced by a consumed signal: (chip, DMA id)
+  /// -> the ranges of this chip's memory they read and write.
+  struct Incoming {
+    std::vector<sim::AddrRange> reads, writes;
+  };
+  std::map<std::pair<uint32_t, uint32_t>, Incoming> incoming;
   /// Pending ISSUE: its DMA id is known only after onDmaIssue.
 public:
   void noteDmaId(uint32_t dmaId, llvm::ArrayRef<sim::AddrRange> src,
@@ -206,6 +223,8 @@ public:
   void onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) override;
   void onDmaInFlight(uint32_t pc, const sim::DmaTiming &dma) override;
   void onDmaWait(const sim::WaitEvent &event) override;
+  void onIncomingDma(const sim::IncomingDma &dma) override;
+  void onSemWait(const sim::SemWaitEvent &event) override;
   void onHalt(uint64_t totalCycles) override;
 
   /// Adds "utilization", "vmem", "dependencies", "suggestions" and

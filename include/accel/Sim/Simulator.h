@@ -65,6 +65,31 @@ struct RetireEvent {
   llvm::ArrayRef<MemOperand> memReads, memWrites;
 };
 
+/// A semaphore signal: the DMA `dmaId` of chip `chip` completed at `cycle`
+/// (docs/isa.md, "Chips").
+struct Signal {
+  uint64_t cycle;
+  uint32_t chip, dmaId;
+};
+
+/// A remote DMA of chip `chip` (its id `dmaId`, issued at `pc` there) that
+/// reads (`writes` false) or writes `tile` of another chip's memory until
+/// `complete`.
+struct IncomingDma {
+  TileRef tile;
+  bool writes;
+  uint64_t complete;
+  uint32_t chip, dmaId, pc;
+};
+
+/// A sem.wait that went on: it consumed `consumed`, the first signals of
+/// `semaphore` by cycle (valid during the callback only).
+struct SemWaitEvent {
+  uint32_t pc = 0;
+  unsigned semaphore = 0;
+  llvm::ArrayRef<Signal> consumed;
+};
+
 /// A WAIT that observed a DMA.
 struct WaitEvent {
   uint32_t pc = 0;
@@ -88,6 +113,12 @@ public:
     onDmaIssue(pc, dma);
   }
   virtual void onDmaWait(const WaitEvent &event) {}
+  /// Systems: a remote DMA another chip just issued will read or write
+  /// this chip's memory (on the observers of the chip whose memory it is).
+  virtual void onIncomingDma(const IncomingDma &dma) {}
+  /// Systems: a sem.wait of this chip consumed its signals (before the
+  /// sem.wait's onRetire).
+  virtual void onSemWait(const SemWaitEvent &event) {}
   /// The program halted at `totalCycles` (all units and DMAs drained).
   virtual void onHalt(uint64_t totalCycles) {}
 };
@@ -335,20 +366,10 @@ private:
     uint64_t count = 0;
   } prep;
   /// A signal a semaphore received: when, and from which DMA.
-  struct Signal {
-    uint64_t cycle;
-    uint32_t chip, dmaId;
-  };
   /// Per semaphore, the signals not consumed yet, by cycle.
   std::vector<std::vector<Signal>> semaphores;
   /// Remote DMAs of other chips that read or write this chip's memory and
   /// may not have completed.
-  struct IncomingDma {
-    TileRef tile;
-    bool writes;
-    uint64_t complete;
-    uint32_t chip, dmaId, pc;
-  };
   std::vector<IncomingDma> incoming;
   /// DMAs issued and not yet WAITed. Any other access to the memory they
   /// read or write is a data race (a fault), so a transform that breaks
