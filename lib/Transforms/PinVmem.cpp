@@ -290,6 +290,10 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     // is the last the buffer holds.
     Value b = buffer.getResult();
     bool seenDma = false, inRange = false, done = false, readBefore = false;
+    // Before D: once another DMA has filled the whole buffer in this
+    // iteration, later reads see that DMA's bytes, not D's from the last
+    // iteration.
+    bool refilledBefore = false;
     for (Operation &op : *loop.getBody()) {
       if (&op == d.getOperation()) {
         seenDma = true;
@@ -305,7 +309,9 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       if (!touches(&op, b, read, write))
         continue;
       if (!seenDma) {
-        readBefore |= read;
+        readBefore |= read && !refilledBefore;
+        if (auto other = dyn_cast<DmaStartOp>(&op))
+          refilledBefore |= other.getDst() == b;
         continue;
       }
       if (!inRange)

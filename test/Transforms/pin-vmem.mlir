@@ -360,3 +360,66 @@ func.func @view_changes_in_the_loop(%t: memref<8x128xf32, #hbm>, %c: memref<1x12
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// One buffer filled twice per iteration: first from %x (which changes, so
+// it stays), then from %w (pinned). The read before the second DMA sees
+// the first DMA's bytes of the same iteration, never the second's of the
+// previous one, so pinning the second is legal: its reader reads the
+// resident copy, the first DMA and its reader keep the shared buffer.
+// CHECK-LABEL: func.func @filled_twice
+// CHECK: %[[B:.*]] = accel.alloc : memref<8x128xf32
+// CHECK-NEXT: %[[P:.*]] = accel.alloc {accel.pinned} : memref<8x128xf32
+// CHECK: %[[T:.*]] = accel.dma_start %arg1, %[[P]] {accel.pinned}
+// CHECK-NEXT: accel.dma_wait %[[T]]
+// CHECK-NEXT: scf.for
+// CHECK: accel.dma_start %{{.*}}, %[[B]]
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: accel.vexp %[[B]], %arg2
+// CHECK-NEXT: accel.vadd %arg2, %[[P]], %arg2
+// CHECK-NEXT: }
+func.func @filled_twice(%x: memref<4x8x128xf32, #hbm>, %w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %xv = memref.subview %x[%i, 0, 0] [1, 8, 128] [1, 1, 1] : memref<4x8x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t0 = accel.dma_start %xv, %b : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t0
+    accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %t1 = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t1
+    accel.vadd %c, %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the read before the DMA comes before the other DMA refills the
+// buffer, so it sees the pinned DMA's bytes of the previous iteration.
+func.func @read_before_refill(%x: memref<4x8x128xf32, #hbm>, %w: memref<8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    %xv = memref.subview %x[%i, 0, 0] [1, 8, 128] [1, 1, 1] : memref<4x8x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %t0 = accel.dma_start %xv, %b : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t0
+    // expected-remark @+1 {{not pinned: the loop reads its destination before the DMA, where it still holds the previous iteration's copy}}
+    %t1 = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t1
+    accel.vadd %c, %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
