@@ -661,35 +661,36 @@ TEST(AnalyzerTest, RelaxedBoundIsWaitOfDmaFeedingSld) {
 
 TEST(AnalyzerTest, HoistWhenPushLimitCoversStall) {
   sim::MachineConfig config = configFrom(kConfig, kConfigName);
-  // MXU 128 x 128, matmul M = N = K = 2: 1 pass, 1 * (128 + 2) + 128 = 258.
+  // MXU 128 x 128 (ws, overlap), matmul M = N = K = 2: one fold,
+  // 128 + 2 + 254 - 1 = 383.
   isa::Program p = makeProgram({
-      {li(3, kB), 1},                          // 0  c0
-      {li(4, kC), 1},                          // 1  c1
-      {vfill(3, 1, 16, 16, 1.0f), 2},          // 2  c2: writes b[0,64)
-      {matmul(4, 4, 4, 2, 2, 2, 2, 2), 3},     // 3  c3: MXU [3, 261)
-      {matmul(4, 4, 4, 2, 2, 2, 2, 2), 3},     // 4  waits: c261, [261, 519)
-      {li(1, kX), 4},                          // 5  c262
-      // 6  x -> b at 263: complete 263 + 100 + 1 = 364.
+      {li(3, kB), 1},                      // 0  c0
+      {li(4, kC), 1},                      // 1  c1
+      {vfill(3, 1, 16, 16, 1.0f), 2},      // 2  c2: writes b[0,64)
+      {matmul(4, 4, 4, 2, 2, 2, 2, 2), 3}, // 3  c3: MXU [3, 386)
+      {matmul(4, 4, 4, 2, 2, 2, 2, 2), 3}, // 4  waits: c386, [386, 769)
+      {li(1, kX), 4},                      // 5  c387
+      // 6  x -> b at 388: complete 388 + 100 + 1 = 489.
       {dmaIssue(5, 1, 3, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 5},
-      {dmaWait(5), 6}, // 7  ready 264: stall base 99 + transfer 1 = 100
-      {halt(), 7},     // 8  c365; total max(366, 519, 364) = 519
+      {dmaWait(5), 6}, // 7  ready 389: stall base 99 + transfer 1 = 100
+      {halt(), 7},     // 8  c490; total max(491, 769, 489) = 769
   });
   auto a = analyze(p, config);
   ASSERT_TRUE(a->ok);
-  EXPECT_EQ(u64(a->m["total_cycles"]), 519u);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 769u);
   const json &dma = a->m["dmas"][0];
-  EXPECT_EQ(u64(dma["issue"]), 263u);
+  EXPECT_EQ(u64(dma["issue"]), 388u);
   EXPECT_EQ(u64(dma["stall_base"]), 99u);
   EXPECT_EQ(u64(dma["stall_transfer"]), 1u);
   // Relaxed: bound by the vfill (index 2, VPU [2, 11)), the last writer of
-  // b: 263 - 11 = 252 cycles, 6 - 2 - 1 = 3 instructions.
-  // Conservative: the li r1 at 262: 263 - (262 + 1) = 0.
-  EXPECT_EQ(u64(dma["push_limit"]), 252u);
+  // b: 388 - 11 = 377 cycles, 6 - 2 - 1 = 3 instructions.
+  // Conservative: the li r1 at 387: 388 - (387 + 1) = 0.
+  EXPECT_EQ(u64(dma["push_limit"]), 377u);
   EXPECT_EQ(u64(dma["backtail"]["relaxed"]["bound"]["index"]), 2u);
   EXPECT_EQ(u64(dma["backtail"]["relaxed"]["instructions"]), 3u);
   EXPECT_EQ(u64(dma["backtail"]["conservative"]["bound"]["index"]), 5u);
   EXPECT_EQ(u64(dma["backtail"]["conservative"]["cycles"]), 0u);
-  // 252 >= stall 100 and VMEM (32 MiB) is nearly empty: hoist, saving the
+  // 377 >= stall 100 and VMEM (32 MiB) is nearly empty: hoist, saving the
   // whole stall.
   std::vector<json> h = suggestionsFor(a->m, "hoist", 5);
   ASSERT_EQ(h.size(), 1u);
@@ -700,28 +701,29 @@ TEST(AnalyzerTest, HoistWhenPushLimitCoversStall) {
 }
 
 TEST(AnalyzerTest, NoHoistWhenPushLimitBelowStall) {
-  // MXU 4 x 4, matmul M = N = K = 2: 1 pass, 1 * (4 + 2) + 4 = 10 cycles.
+  // MXU 4 x 4 (ws, overlap), matmul M = N = K = 2: one fold,
+  // 4 + 2 + (4 + 4 - 2) - 1 = 11 cycles.
   sim::MachineConfig config = configFrom(kSmallMxuConfig, kConfigName);
   isa::Program p = makeProgram({
       {li(3, kB), 1},                      // 0  c0
       {li(4, kC), 1},                      // 1  c1
-      {matmul(4, 3, 3, 2, 2, 2, 2, 2), 2}, // 2  c2: reads b[0,16), [2, 12)
+      {matmul(4, 3, 3, 2, 2, 2, 2, 2), 2}, // 2  c2: reads b[0,16), [2, 13)
       {li(1, kX), 3},                      // 3  c3
-      // 4  x -> b writes what the matmul reads: hazard until 12;
-      //    complete 12 + 100 + 1 = 113.
+      // 4  x -> b writes what the matmul reads: hazard until 13;
+      //    complete 13 + 100 + 1 = 114.
       {dmaIssue(5, 1, 3, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 4},
-      {dmaWait(5), 5}, // 5  ready 13: stall 99 + 1 = 100; at 113
-      {halt(), 6},     // 6  c114; total 115
+      {dmaWait(5), 5}, // 5  ready 14: stall 99 + 1 = 100; at 114
+      {halt(), 6},     // 6  c115; total 116
   });
   auto a = analyze(p, config);
   ASSERT_TRUE(a->ok);
-  EXPECT_EQ(u64(a->m["total_cycles"]), 115u);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 116u);
   const json &dma = a->m["dmas"][0];
-  EXPECT_EQ(u64(dma["issue"]), 12u);
+  EXPECT_EQ(u64(dma["issue"]), 13u);
   EXPECT_EQ(u64(dma["stall_base"]) + u64(dma["stall_transfer"]), 100u);
-  // Relaxed: the matmul (index 2, MXU [2, 12)) last read b: 12 - 12 = 0
+  // Relaxed: the matmul (index 2, MXU [2, 13)) last read b: 13 - 13 = 0
   // cycles, 4 - 2 - 1 = 1 instruction. Conservative: li r1 (3, ready at
-  // 4) and the matmul (ready at 12): the matmul, ready last, binds: 0.
+  // 4) and the matmul (ready at 13): the matmul, ready last, binds: 0.
   EXPECT_EQ(u64(dma["push_limit"]), 0u);
   EXPECT_EQ(u64(dma["backtail"]["relaxed"]["bound"]["index"]), 2u);
   EXPECT_EQ(dma["backtail"]["relaxed"]["bound"]["op"], "accel.mxu.matmul");
@@ -1153,66 +1155,66 @@ TEST(AnalyzerTest, Roofline) {
       {dmaIssue(8, 3, 4, MemSpace::HBM, MemSpace::VMEM, 8, 4, 4, 4), 31},
       {dmaWait(7), 34}, // 8  ready 8: resumes 138
       {dmaWait(8), 34}, // 9  ready 139: resumes 154
-      // 10 c155: passes ceil(8/4) * ceil(4/4) = 2; 2 * (4 + 8) + 4 = 28:
-      //    MXU [155, 183)
+      // 10 c155: folds ceil(8/4) * ceil(4/4) = 2 (ws, overlap):
+      //    4 + 1 * max(8, 4) + 8 + (4 + 4 - 2) - 1 = 25: MXU [155, 180)
       {matmul(5, 2, 4, 8, 4, 8, 8, 4), 32},
-      // 11 C -> out, 128 bytes: reads what the matmul writes: at 183;
-      //    base end 283, link [283, 299)
+      // 11 C -> out, 128 bytes: reads what the matmul writes: at 180;
+      //    base end 280, link [280, 296)
       {dmaIssue(9, 5, 6, MemSpace::VMEM, MemSpace::HBM, 8, 4, 4, 4), 33},
-      {dmaWait(9), 34}, // 12 ready 184: resumes 299
-      {halt(), 35},     // 13 c300; total max(301, 183, 299) = 301
+      {dmaWait(9), 34}, // 12 ready 181: resumes 296
+      {halt(), 35},     // 13 c297; total max(298, 180, 296) = 298
   });
   auto a = analyze(p, config);
   ASSERT_TRUE(a->ok);
-  EXPECT_EQ(u64(a->m["total_cycles"]), 301u);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 298u);
   const json &r = a->m["roofline"];
   // Peak 2 * 4 * 4 = 32 FLOPs/cycle; HBM 8 B/cycle; balance 32 / 8 = 4.
   EXPECT_DOUBLE_EQ(r["peak_flops_per_cycle"].get<double>(), 32.0);
   EXPECT_DOUBLE_EQ(r["hbm_bytes_per_cycle"].get<double>(), 8.0);
   EXPECT_DOUBLE_EQ(r["machine_balance_flops_per_byte"].get<double>(), 4.0);
-  // Busy cycles per track: scalar 6 li [0, 6) + halt [300, 301) = 7;
-  // MXU 28; hbm->vmem 32 + 16 = 48; vmem->hbm 128 / 8 = 16; VPU 0.
+  // Busy cycles per track: scalar 6 li [0, 6) + halt [297, 298) = 7;
+  // MXU 25; hbm->vmem 32 + 16 = 48; vmem->hbm 128 / 8 = 16; VPU 0.
   const json &req = r["required_cycles"];
   EXPECT_EQ(u64(req["scalar"]), 7u);
-  EXPECT_EQ(u64(req["mxu"]), 28u);
+  EXPECT_EQ(u64(req["mxu"]), 25u);
   EXPECT_EQ(u64(req["vpu"]), 0u);
   EXPECT_EQ(u64(req["dma:hbm->vmem"]), 48u);
   EXPECT_EQ(u64(req["dma:vmem->hbm"]), 16u);
   EXPECT_EQ(u64(r["lower_bound_cycles"]), 48u);
   EXPECT_EQ(r["bound_by"], "dma:hbm->vmem");
-  EXPECT_EQ(u64(r["measured_cycles"]), 301u);
-  // 301 / 48 = 6.270833... -> 6.2708.
-  EXPECT_DOUBLE_EQ(r["measured_over_bound"].get<double>(), 6.2708);
+  EXPECT_EQ(u64(r["measured_cycles"]), 298u);
+  // 298 / 48 = 6.208333... -> 6.2083.
+  EXPECT_DOUBLE_EQ(r["measured_over_bound"].get<double>(), 6.2083);
   // Dataflow (true dependences, unlimited units, scalar work free): A is
   // ready at 0 + T_b 100 + 256/8 = 132, B at 100 + 16 = 116; the matmul
-  // starts at max(132, 116) and ends at 132 + 28 = 160; the store ends at
-  // 160 + 100 + 16 = 276: the critical path.
-  EXPECT_EQ(u64(r["critical_path_cycles"]), 276u);
+  // starts at max(132, 116) and ends at 132 + 25 = 157; the store ends at
+  // 157 + 100 + 16 = 273: the critical path.
+  EXPECT_EQ(u64(r["critical_path_cycles"]), 273u);
   // Heads: the load link's first transfer can start at 0 + 100 (then 48
-  // busy: 148), the MXU at 132 (160), the store link at 260 (276).
+  // busy: 148), the MXU at 132 (157), the store link at 257 (273).
   const json &heads = r["head_cycles"];
   EXPECT_EQ(u64(heads["dma:hbm->vmem"]), 100u);
   EXPECT_EQ(u64(heads["mxu"]), 132u);
-  EXPECT_EQ(u64(heads["dma:vmem->hbm"]), 260u);
+  EXPECT_EQ(u64(heads["dma:vmem->hbm"]), 257u);
   EXPECT_FALSE(heads.contains("vpu")); // no VPU work
-  // Tails: after A's or B's transfer, the matmul (28) and the store
-  // (100 + 16) still follow: 144; after the matmul, 116; after the store, 0.
+  // Tails: after A's or B's transfer, the matmul (25) and the store
+  // (100 + 16) still follow: 141; after the matmul, 116; after the store, 0.
   const json &tails = r["tail_cycles"];
-  EXPECT_EQ(u64(tails["dma:hbm->vmem"]), 144u);
+  EXPECT_EQ(u64(tails["dma:hbm->vmem"]), 141u);
   EXPECT_EQ(u64(tails["mxu"]), 116u);
   EXPECT_EQ(u64(tails["dma:vmem->hbm"]), 0u);
   // One release date per track here, so each track's bound is head + busy
-  // + smallest tail: 100 + 48 + 144 = 292 (the load link must carry both
+  // + smallest tail: 100 + 48 + 141 = 289 (the load link must carry both
   // loads, and whichever ends last still needs the matmul and the store),
-  // 132 + 28 + 116 = 276, 260 + 16 + 0 = 276.
+  // 132 + 25 + 116 = 273, 257 + 16 + 0 = 273.
   const json &rel = r["release_bound_cycles"];
-  EXPECT_EQ(u64(rel["dma:hbm->vmem"]), 292u);
-  EXPECT_EQ(u64(rel["mxu"]), 276u);
-  EXPECT_EQ(u64(rel["dma:vmem->hbm"]), 276u);
-  EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 292u);
+  EXPECT_EQ(u64(rel["dma:hbm->vmem"]), 289u);
+  EXPECT_EQ(u64(rel["mxu"]), 273u);
+  EXPECT_EQ(u64(rel["dma:vmem->hbm"]), 273u);
+  EXPECT_EQ(u64(r["latency_lower_bound_cycles"]), 289u);
   EXPECT_EQ(r["latency_bound_by"], "dma:hbm->vmem with heads and tails");
-  // 301 / 292 = 1.03082... -> 1.0308.
-  EXPECT_DOUBLE_EQ(r["measured_over_latency_bound"].get<double>(), 1.0308);
+  // 298 / 289 = 1.03114... -> 1.0311.
+  EXPECT_DOUBLE_EQ(r["measured_over_latency_bound"].get<double>(), 1.0311);
   // Per op: matmul 2 * M * N * K = 2 * 8 * 4 * 8 = 512 FLOPs and no bytes;
   // the loads 256 and 128 bytes in, the store 128 bytes out.
   const json &ops = r["ops"];
@@ -1296,15 +1298,15 @@ TEST(AnalyzerTest, UtilizationSeries) {
   isa::Program p = makeProgram({
       {li(3, kB), 1}, // 0  c0
       {li(4, kC), 1}, // 1  c1
-      // 2  c2: M = 8, N = 4, K = 8 on 4 x 4: 2 * (4 + 8) + 4 = 28:
-      //    MXU [2, 30)
+      // 2  c2: M = 8, N = 4, K = 8 on 4 x 4 (ws, overlap; 2 folds):
+      //    4 + 8 + 8 + 6 - 1 = 25: MXU [2, 27)
       {matmul(4, 3, 3, 8, 4, 8, 8, 4), 2},
       {li(1, kX), 3}, // 3  c3
       {li(2, kA), 3}, // 4  c4
       // 5  c5: base end 105, link [105, 106)
       {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 4},
       {dmaWait(5), 5}, // 6  ready 6: resumes 106
-      {halt(), 6},     // 7  c107; total max(108, 30, 106) = 108
+      {halt(), 6},     // 7  c107; total max(108, 27, 106) = 108
   });
   auto a = analyze(p, config, /*bucketCycles=*/20);
   ASSERT_TRUE(a->ok);
@@ -1312,12 +1314,12 @@ TEST(AnalyzerTest, UtilizationSeries) {
   const json &u = a->m["utilization"];
   EXPECT_EQ(u64(u["bucket_cycles"]), 20u);
   EXPECT_EQ(u64(u["buckets"]), 6u); // ceil(108 / 20)
-  // MXU [2, 30): bucket [0,20) 18/20 = 0.9, [20,40) 10/20 = 0.5, then 0;
+  // MXU [2, 27): bucket [0,20) 18/20 = 0.9, [20,40) 7/20 = 0.35, then 0;
   // the last bucket [100,108) is 8 wide.
   const json &mxu = u["units"]["mxu"];
-  EXPECT_EQ(u64(mxu["busy_cycles"]), 28u);
-  EXPECT_DOUBLE_EQ(mxu["utilization"].get<double>(), 0.2593); // 28/108
-  std::vector<double> expectMxu = {0.9, 0.5, 0, 0, 0, 0};
+  EXPECT_EQ(u64(mxu["busy_cycles"]), 25u);
+  EXPECT_DOUBLE_EQ(mxu["utilization"].get<double>(), 0.2315); // 25/108
+  std::vector<double> expectMxu = {0.9, 0.35, 0, 0, 0, 0};
   ASSERT_EQ(mxu["series"].size(), 6u);
   for (size_t k = 0; k < 6; ++k)
     EXPECT_DOUBLE_EQ(mxu["series"][k].get<double>(), expectMxu[k]) << k;
@@ -1333,8 +1335,8 @@ TEST(AnalyzerTest, UtilizationSeries) {
   EXPECT_EQ(u64(link["busy_cycles"]), 1u);
   EXPECT_DOUBLE_EQ(link["series"][5].get<double>(), 0.125);
   EXPECT_DOUBLE_EQ(link["series"][0].get<double>(), 0.0);
-  // Per op: the matmul's 28 MXU cycles, the DMA's 1 link cycle.
-  EXPECT_EQ(u64(u["per_op"]["2"]["mxu"]), 28u);
+  // Per op: the matmul's 25 MXU cycles, the DMA's 1 link cycle.
+  EXPECT_EQ(u64(u["per_op"]["2"]["mxu"]), 25u);
   EXPECT_EQ(u64(u["per_op"]["4"]["dma:hbm->vmem"]), 1u);
   EXPECT_EQ(u64(u["per_op"]["1"]["scalar"]), 2u);
   EXPECT_EQ(u64(u["per_op"]["3"]["scalar"]), 2u);

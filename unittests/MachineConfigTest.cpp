@@ -36,6 +36,8 @@ void expectSameFields(const MachineConfig &a, const MachineConfig &b) {
   EXPECT_EQ(a.vmemPagesPerBlock, b.vmemPagesPerBlock);
   EXPECT_EQ(a.mxuRows, b.mxuRows);
   EXPECT_EQ(a.mxuCols, b.mxuCols);
+  EXPECT_EQ(a.mxuDataflow, b.mxuDataflow);
+  EXPECT_EQ(a.mxuOverlap, b.mxuOverlap);
   EXPECT_EQ(a.vpuLanes, b.vpuLanes);
   EXPECT_EQ(a.vpuPipelineDepth, b.vpuPipelineDepth);
   EXPECT_EQ(a.vpuCostSimple, b.vpuCostSimple);
@@ -235,6 +237,28 @@ TEST(MachineConfigTest, WrongType) {
             "cfg.json: field 'dma.links': must be an array");
   EXPECT_EQ(errorOf(R"({"dma": {"links": [7]}})"),
             "cfg.json: field 'dma.links[0]': must be an object");
+  EXPECT_EQ(errorOf(R"({"mxu": {"dataflow": "rs"}})"),
+            "cfg.json: field 'mxu.dataflow': must be \"ws\", \"is\" or \"os\"");
+  EXPECT_EQ(errorOf(R"({"mxu": {"dataflow": 1}})"),
+            "cfg.json: field 'mxu.dataflow': must be a string");
+  EXPECT_EQ(errorOf(R"({"mxu": {"overlap": 1}})"),
+            "cfg.json: field 'mxu.overlap': must be true or false");
+  EXPECT_EQ(errorOf(R"({"mxu": {"overlap": "yes"}})"),
+            "cfg.json: field 'mxu.overlap': must be true or false");
+}
+
+TEST(MachineConfigTest, MxuDataflowAndOverlap) {
+  MachineConfig d = MachineConfig::getDefault();
+  EXPECT_EQ(d.mxuDataflow, MxuDataflow::WeightStationary);
+  EXPECT_TRUE(d.mxuOverlap);
+  MachineConfig c = parseOk(R"({"mxu": {"dataflow": "os", "overlap": false}})");
+  EXPECT_EQ(c.mxuDataflow, MxuDataflow::OutputStationary);
+  EXPECT_FALSE(c.mxuOverlap);
+  EXPECT_EQ(c.mxuRows, 128u); // the other fields keep their defaults
+  EXPECT_EQ(parseOk(R"({"mxu": {"dataflow": "is"}})").mxuDataflow,
+            MxuDataflow::InputStationary);
+  EXPECT_EQ(mxuDataflowName(MxuDataflow::InputStationary), "is");
+  EXPECT_NE(c.hash(), d.hash());
 }
 
 TEST(MachineConfigTest, OutOfRangeValues) {

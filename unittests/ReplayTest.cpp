@@ -595,16 +595,17 @@ TEST_F(ReplayTest, WindowStartingIdleReproducesTheTiming) {
   // cause):
   //   20 vpu.add     135    0  -           VPU busy [135, 144)
   //   21 matmul      144    8  data_hazard A = [5120, 5144) is vpu.add's
-  //                                         output; MXU [144, 402)
+  //                                         output; MXU [144, 527) (m 2,
+  //                                         one fold: 128 + 2 + 254 - 1)
   //   22 addi        145; 23 blt 146; 15 147; 16 148; 17 149
   //   18 dma.issue   150                    base end 250, complete 251
   //   19 dma.wait    251  100  dma_wait_base (ready 151: 99 + 1)
-  //   20 vpu.add     402  150  data_hazard its output overlaps the A the
-  //                                         matmul (until 402) reads
-  //   21 matmul      411    8  data_hazard A is vpu.add's output (until
-  //                                         411); MXU [411, 669)
-  //   22 addi 412; 23 blt 413 (falls through); 24 halt 414.
-  // Total: max(414 + 1, MXU 669, VPU 411, DMA 251) = 669. The replay starts
+  //   20 vpu.add     527  275  data_hazard its output overlaps the A the
+  //                                         matmul (until 527) reads
+  //   21 matmul      536    8  data_hazard A is vpu.add's output (until
+  //                                         536); MXU [536, 919)
+  //   22 addi 537; 23 blt 538 (falls through); 24 halt 539.
+  // Total: max(539 + 1, MXU 919, VPU 536, DMA 251) = 919. The replay starts
   // its window at cycle 0, so it must see every issue 135 cycles earlier.
   struct Expect {
     uint32_t pc;
@@ -620,11 +621,11 @@ TEST_F(ReplayTest, WindowStartingIdleReproducesTheTiming) {
       {17, 14, 0, StallCause::None},
       {18, 15, 0, StallCause::None},
       {19, 116, 100, StallCause::DmaWaitBase},
-      {20, 267, 150, StallCause::DataHazard},
-      {21, 276, 8, StallCause::DataHazard},
-      {22, 277, 0, StallCause::None},
-      {23, 278, 0, StallCause::None},
-      {24, 279, 0, StallCause::None},
+      {20, 392, 275, StallCause::DataHazard},
+      {21, 401, 8, StallCause::DataHazard},
+      {22, 402, 0, StallCause::None},
+      {23, 403, 0, StallCause::None},
+      {24, 404, 0, StallCause::None},
   };
   const size_t n = std::size(expected);
 
@@ -637,7 +638,7 @@ TEST_F(ReplayTest, WindowStartingIdleReproducesTheTiming) {
   EventLog full = fullRun();
   ASSERT_EQ(full.retired.size(), 34u);
   ASSERT_EQ(full.halts.size(), 1u);
-  EXPECT_EQ(full.halts[0], 669u);
+  EXPECT_EQ(full.halts[0], 919u);
   const uint64_t base = full.retired[20].issueCycle;
   EXPECT_EQ(base, 135u);
 
@@ -674,9 +675,9 @@ TEST_F(ReplayTest, WindowStartingIdleReproducesTheTiming) {
   EXPECT_EQ(full.waits[1].outcome.stallBase, 99u);
   EXPECT_EQ(rep.waits[0].outcome.stallTransfer, 1u);
   EXPECT_EQ(full.waits[1].outcome.stallTransfer, 1u);
-  // The replay ends 669 - 135 cycles after its first issue.
-  EXPECT_EQ(summary->totalCycles, 669u - 135u);
-  EXPECT_EQ(summary->stallCycles[size_t(StallCause::DataHazard)], 8u + 150 + 8);
+  // The replay ends 919 - 135 cycles after its first issue.
+  EXPECT_EQ(summary->totalCycles, 919u - 135u);
+  EXPECT_EQ(summary->stallCycles[size_t(StallCause::DataHazard)], 8u + 275 + 8);
   EXPECT_EQ(summary->stallCycles[size_t(StallCause::DmaWaitBase)], 99u);
   EXPECT_EQ(summary->stallCycles[size_t(StallCause::DmaWaitTransfer)], 1u);
 }

@@ -205,11 +205,11 @@ TEST(SimulatorTest, Matmul2x2) {
   EXPECT_EQ(readVmem(sim, kC, 2, 2, 3), (std::vector<float>{19, 22, 43, 50}));
   // The padding column of C (stride 3) is untouched.
   EXPECT_EQ(readVmem(sim, kC + 8, 2, 1, 3), (std::vector<float>{-1, -1}));
-  // li at 0, 1, 2; matmul at 3 with latency 1 * (128 + 2) + 128 = 258,
-  // so the MXU is busy until 261; halt at 4.
-  // total = max(4 + 1, 261) = 261.
-  EXPECT_EQ(r->totalCycles, 261u);
-  EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Mxu)], 258u);
+  // li at 0, 1, 2; matmul at 3 with latency (default ws, overlap; one
+  // fold) 128 + 2 + (128 + 128 - 2) - 1 = 383, so the MXU is busy until
+  // 386; halt at 4. total = max(4 + 1, 386) = 386.
+  EXPECT_EQ(r->totalCycles, 386u);
+  EXPECT_EQ(r->unitBusyCycles[size_t(isa::Unit::Mxu)], 383u);
 }
 
 TEST(SimulatorTest, MatmulAccumulate) {
@@ -238,13 +238,16 @@ TEST(SimulatorTest, MatmulLatencyFormula) {
     uint16_t m, n, k;
     uint64_t latency;
   } cases[] = {
-      // ceil(K/128) * ceil(N/128) * (128 + M) + 128
-      {2, 2, 2, 258},       // 1 * 1 * 130 + 128
-      {128, 128, 128, 384}, // 1 * 1 * 256 + 128
-      {5, 130, 200, 660},   // 2 * 2 * 133 + 128 = 532 + 128
-      {1, 256, 129, 644},   // 2 * 2 * 129 + 128 = 516 + 128
-      {300, 1, 1, 556},     // 1 * 1 * 428 + 128
-      {3, 129, 384, 914},   // 3 * 2 * 131 + 128 = 786 + 128
+      // The default MXU: weight-stationary with overlap (docs/isa.md):
+      // folds = ceil(K/128) * ceil(N/128), latency =
+      // 128 + (folds - 1) * max(M, 128) + M + 254 - 1
+      {2, 2, 2, 383},        // 1 fold: 128 + 2 + 253
+      {128, 128, 128, 509},  // 1 fold: 128 + 128 + 253
+      {5, 130, 200, 770},    // 4 folds: 128 + 3 * 128 + 5 + 253
+      {1, 256, 129, 766},    // 4 folds: 128 + 3 * 128 + 1 + 253
+      {300, 1, 1, 681},      // 1 fold: 128 + 300 + 253
+      {3, 129, 384, 1024},   // 6 folds: 128 + 5 * 128 + 3 + 253
+      {200, 256, 256, 1181}, // 4 folds: 128 + 3 * 200 + 200 + 253
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
@@ -277,17 +280,17 @@ TEST(SimulatorTest, MxuBusyStall) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
       li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
-      matmul(3, 1, 2, 2, 2, 2, 2, 2), // 4: [4, 4 + 258 = 262)
-      matmul(4, 1, 2, 2, 2, 2, 2, 2), // ready 5, MXU busy until 262
-      halt(),                         // ready 263
+      matmul(3, 1, 2, 2, 2, 2, 2, 2), // 4: [4, 4 + 383 = 387)
+      matmul(4, 1, 2, 2, 2, 2, 2, 2), // ready 5, MXU busy until 387
+      halt(),                         // ready 388
   });
   Simulator sim(config, p);
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  // Second matmul: stall 262 - 5 = 257, runs [262, 520).
-  EXPECT_EQ(stall(*r, StallCause::MxuBusy), 257u);
+  // Second matmul: stall 387 - 5 = 382, runs [387, 770).
+  EXPECT_EQ(stall(*r, StallCause::MxuBusy), 382u);
   EXPECT_EQ(stall(*r, StallCause::DataHazard), 0u);
-  EXPECT_EQ(r->totalCycles, 520u);
+  EXPECT_EQ(r->totalCycles, 770u);
 }
 
 //===----------------------------------------------------------------------===//
@@ -455,7 +458,7 @@ TEST(SimulatorTest, DataHazardOnMatmulResult) {
       li(2, kB),
       li(3, kC),
       li(4, kC + 64),
-      matmul(3, 1, 2, 2, 2, 2, 2, 2),          // 4: writes C until 262
+      matmul(3, 1, 2, 2, 2, 2, 2, 2),          // 4: writes C until 387
       vunary(Opcode::VCopy, 4, 3, 2, 2, 2, 2), // reads C: ready 5
       halt(),
   });
@@ -464,10 +467,10 @@ TEST(SimulatorTest, DataHazardOnMatmulResult) {
   writeVmem(sim, kB, 2, 2, 2, {5, 6, 7, 8});
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  // Copy waits 262 - 5 = 257 cycles for the MXU result, runs [262, 271).
-  EXPECT_EQ(stall(*r, StallCause::DataHazard), 257u);
+  // Copy waits 387 - 5 = 382 cycles for the MXU result, runs [387, 396).
+  EXPECT_EQ(stall(*r, StallCause::DataHazard), 382u);
   EXPECT_EQ(stall(*r, StallCause::VpuBusy), 0u);
-  EXPECT_EQ(r->totalCycles, 271u);
+  EXPECT_EQ(r->totalCycles, 396u);
   EXPECT_EQ(readVmem(sim, kC + 64, 2, 2, 2),
             (std::vector<float>{19, 22, 43, 50}));
 }

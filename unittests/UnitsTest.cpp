@@ -51,12 +51,79 @@ TEST(UnitsTest, VpuLatencyComesFromTheOpcodesCostClass) {
 TEST(UnitsTest, MxuAndScalarLatency) {
   MachineConfig config = configFrom(kUnitsConfig, "units.json");
   TimingModel timing(config);
-  // m 5, n 20, k 9 on a 4 x 8 array: ceil(9/4) * ceil(20/8) = 3 * 3 = 9
-  // passes of (4 + 5) cycles, then 8 to drain: 89.
-  EXPECT_EQ(timing.getLatency(matmul(3, 1, 2, 5, 20, 9, 9, 20)), 89u);
+  // The default MXU model (ws, overlap) on a 4 x 8 array, m 5, n 20, k 9:
+  // folds ceil(9/4) * ceil(20/8) = 9, fill F = 4, T = m = 5, skew and
+  // drain 4 + 8 - 2 = 10: 4 + 8 * max(5, 4) + 5 + 10 - 1 = 58.
+  EXPECT_EQ(timing.getLatency(matmul(3, 1, 2, 5, 20, 9, 9, 20)), 58u);
   EXPECT_EQ(timing.getLatency(li(1, 7)), 3u);
   EXPECT_EQ(timing.getLatency(halt()), 3u);
   EXPECT_EQ(timing.getLatency(dmaWait(1)), 0u);
+}
+
+/// The MXU config of `rows` x `cols` with a dataflow and overlap.
+static MachineConfig mxuConfig(unsigned rows, unsigned cols,
+                               const char *dataflow, bool overlap) {
+  return configFrom(
+      (llvm::Twine(R"json({ "mxu": { "rows": )json") + llvm::Twine(rows) +
+       ", \"cols\": " + llvm::Twine(cols) + ", \"dataflow\": \"" + dataflow +
+       "\", \"overlap\": " + (overlap ? "true" : "false") + " } }")
+          .str(),
+      "mxu.json");
+}
+
+// With overlap false the model is SCALE-Sim v2's (Samajdar et al., ISPASS
+// 2020) weight-stationary count, folds * (2R + C + m - 2) - 1, on its
+// 128 x 128 array; the three figures SCALE-Sim gives.
+TEST(UnitsTest, MxuMatchesScaleSimWeightStationary) {
+  MachineConfig c = mxuConfig(128, 128, "ws", false);
+  auto cycles = [&](uint64_t m, uint64_t k, uint64_t n) {
+    return TimingModel::getMxuCycles(c, m, n, k);
+  };
+  EXPECT_EQ(cycles(128, 128, 128), 509u);    // 1 x (256 + 128 + 126) - 1
+  EXPECT_EQ(cycles(8, 4096, 4096), 399359u); // 1024 x 390 - 1
+  EXPECT_EQ(cycles(512, 768, 768), 32183u);  // 36 x 894 - 1
+  // K and N not multiples of the array: partial folds are padded, so each
+  // of ceil(200/128) * ceil(300/128) = 6 folds takes 128 + 100 + 254.
+  EXPECT_EQ(cycles(100, 200, 300), 6u * 482 - 1);
+  // One column of outputs (n = 1) still takes a whole fold.
+  EXPECT_EQ(cycles(1, 1, 1), 128u + 1 + 254 - 1);
+  // The default, overlap true (docs/isa.md's table): the same one-fold
+  // shape, then loads hidden behind streams of 512 rows, and decode's m 8
+  // bound by the 128-cycle loads.
+  MachineConfig d = MachineConfig::getDefault();
+  EXPECT_EQ(TimingModel::getMxuCycles(d, 128, 128, 128), 509u);
+  EXPECT_EQ(TimingModel::getMxuCycles(d, 512, 768, 768),
+            128u + 35 * 512 + 512 + 254 - 1); // 18813
+  EXPECT_EQ(TimingModel::getMxuCycles(d, 8, 4096, 4096),
+            128u + 1023 * 128 + 8 + 254 - 1); // 131333
+}
+
+// The three dataflows, without and with overlap, by hand on a 4 x 8 array
+// (R 4, C 8, skew and drain R + C - 2 = 10) for m 5, n 20, k 9.
+TEST(UnitsTest, MxuDataflowsAndOverlapByHand) {
+  auto cycles = [](const char *dataflow, bool overlap) {
+    return TimingModel::getMxuCycles(mxuConfig(4, 8, dataflow, overlap), 5, 20,
+                                     9);
+  };
+  // ws: folds ceil(9/4) * ceil(20/8) = 9, T = m = 5, F = 4.
+  EXPECT_EQ(cycles("ws", false), 9u * (4 + 5 + 10) - 1);  // 170
+  EXPECT_EQ(cycles("ws", true), 4u + 8 * 5 + 5 + 10 - 1); // 58
+  // is: folds ceil(9/4) * ceil(5/8) = 3, T = n = 20, F = 4.
+  EXPECT_EQ(cycles("is", false), 3u * (4 + 20 + 10) - 1);   // 101
+  EXPECT_EQ(cycles("is", true), 4u + 2 * 20 + 20 + 10 - 1); // 73
+  // os: folds ceil(5/4) * ceil(20/8) = 6, T = k = 9, nothing to fill.
+  EXPECT_EQ(cycles("os", false), 6u * (0 + 9 + 10) - 1);  // 113
+  EXPECT_EQ(cycles("os", true), 0u + 5 * 9 + 9 + 10 - 1); // 63
+  // Overlap when loading a tile (F = 4) takes longer than streaming one
+  // (T = m = 2): every fold after the first waits for its load.
+  MachineConfig ws = mxuConfig(4, 8, "ws", true);
+  EXPECT_EQ(TimingModel::getMxuCycles(ws, 2, 20, 9), 4u + 8 * 4 + 2 + 10 - 1);
+  // One fold: overlap changes nothing.
+  EXPECT_EQ(TimingModel::getMxuCycles(ws, 2, 8, 4),
+            TimingModel::getMxuCycles(mxuConfig(4, 8, "ws", false), 2, 8, 4));
+  // A 1 x 1 output-stationary array with k = 1 still takes a cycle.
+  EXPECT_EQ(TimingModel::getMxuCycles(mxuConfig(1, 1, "os", false), 1, 1, 1),
+            1u);
 }
 
 TEST(UnitsTest, FlopsAndScalarArithmeticFromTheTable) {

@@ -20,7 +20,7 @@ static const char kDefaultConfig[] = R"json({
   "hbm": { "bytes": 34359738368 },
   "vmem": { "bytes": 33554432, "page_bytes": 1024, "blocks": 128,
             "pages_per_block": 256 },
-  "mxu": { "rows": 128, "cols": 128 },
+  "mxu": { "rows": 128, "cols": 128, "dataflow": "ws", "overlap": true },
   "vpu": { "lanes": 1024, "pipeline_depth": 8,
            "cost": { "simple": 1, "div": 4, "exp": 4, "sqrt": 4,
                      "reduce": 2 } },
@@ -45,6 +45,8 @@ static const char kDefaultConfig[] = R"json({
     "vmem.bytes": "seed 000 §5.3.2: 128 blocks x 256 pages; 1 KiB pages assumed, giving 32 MiB (TPU v4 CMEM/VMEM order of magnitude)",
     "vmem.page_bytes": "assumed (seed 000 gives the page count, not the size)",
     "mxu.rows": "TPU v2-v4 MXU is a 128x128 systolic array (Jouppi et al., ISCA 2023; Norrie et al., IEEE Micro 2021)",
+    "mxu.dataflow": "TPU MXUs are weight-stationary (Jouppi et al., ISCA 2017, §2)",
+    "mxu.overlap": "TPU weights are double-buffered, the next tile loading while the current one computes (Jouppi et al., ISCA 2017, §2)",
     "vpu.lanes": "8 sublanes x 128 lanes per cycle (Norrie et al., IEEE Micro 2021: TPU v2 vector unit)",
     "vpu.pipeline_depth": "assumed",
     "vpu.cost": "assumed: cycles per lane-pass; transcendental and divide ops take 4 passes",
@@ -82,6 +84,18 @@ std::string MachineConfig::hash() const {
   llvm::raw_string_ostream os(out);
   os << llvm::format_hex_no_prefix(h, 16);
   return out;
+}
+
+llvm::StringRef accel::sim::mxuDataflowName(MxuDataflow dataflow) {
+  switch (dataflow) {
+  case MxuDataflow::WeightStationary:
+    return "ws";
+  case MxuDataflow::InputStationary:
+    return "is";
+  case MxuDataflow::OutputStationary:
+    return "os";
+  }
+  return "?";
 }
 
 static bool parseSpace(const std::string &s, isa::MemSpace &out) {
@@ -139,9 +153,20 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
                            : std::to_string(*product)) +
                  ")");
   }
-  if (const json *mxu = r.object(doc, "mxu", "", {"rows", "cols"})) {
+  if (const json *mxu =
+          r.object(doc, "mxu", "", {"rows", "cols", "dataflow", "overlap"})) {
     c.mxuRows = r.u32(*mxu, "rows", "mxu.", 1, kMaxUnitSize);
     c.mxuCols = r.u32(*mxu, "cols", "mxu.", 1, kMaxUnitSize);
+    std::string dataflow = r.string(*mxu, "dataflow", "mxu.");
+    if (dataflow == "ws")
+      c.mxuDataflow = MxuDataflow::WeightStationary;
+    else if (dataflow == "is")
+      c.mxuDataflow = MxuDataflow::InputStationary;
+    else if (dataflow == "os")
+      c.mxuDataflow = MxuDataflow::OutputStationary;
+    else if (r.ok())
+      r.fail("mxu.dataflow", "must be \"ws\", \"is\" or \"os\"");
+    c.mxuOverlap = r.boolean(*mxu, "overlap", "mxu.");
   }
   if (const json *vpu = r.object(doc, "vpu", "",
                                  {"lanes", "pipeline_depth", "cost"})) {

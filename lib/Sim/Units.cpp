@@ -41,21 +41,44 @@ uint64_t TimingModel::getLatency(const isa::Inst &in) const {
     return config.scalarLatency;
   case isa::Unit::Dma:
     return 0;
-  case isa::Unit::Mxu: {
-    // Weight-stationary R x C array: for each of ceil(K/R) * ceil(N/C)
-    // weight tiles, R cycles to load the weights (fill) and M cycles to
-    // stream the rows of A; then C cycles to drain.
-    uint64_t m = in.a, n = in.b, k = in.s1;
-    uint64_t passes = llvm::divideCeil(k, config.mxuRows) *
-                      llvm::divideCeil(n, config.mxuCols);
-    return passes * (config.mxuRows + m) + config.mxuCols;
-  }
+  case isa::Unit::Mxu:
+    return getMxuCycles(config, in.a, in.b, in.s1);
   case isa::Unit::Vpu:
     return config.vpuPipelineDepth +
            llvm::divideCeil(uint64_t(in.a) * in.b, config.vpuLanes) *
                getVpuCost(info.cost);
   }
   return 0;
+}
+
+uint64_t TimingModel::getMxuCycles(const MachineConfig &config, uint64_t m,
+                                   uint64_t n, uint64_t k) {
+  uint64_t r = config.mxuRows, c = config.mxuCols;
+  uint64_t folds = 0, t = 0, fill = 0;
+  switch (config.mxuDataflow) {
+  case MxuDataflow::WeightStationary:
+    folds = llvm::divideCeil(k, r) * llvm::divideCeil(n, c);
+    t = m;
+    fill = r;
+    break;
+  case MxuDataflow::InputStationary:
+    folds = llvm::divideCeil(k, r) * llvm::divideCeil(m, c);
+    t = n;
+    fill = r;
+    break;
+  case MxuDataflow::OutputStationary:
+    folds = llvm::divideCeil(m, r) * llvm::divideCeil(n, c);
+    t = k;
+    fill = 0;
+    break;
+  }
+  folds = std::max<uint64_t>(folds, 1);
+  uint64_t skewAndDrain = r + c - 2;
+  uint64_t cycles =
+      config.mxuOverlap
+          ? fill + (folds - 1) * std::max(t, fill) + t + skewAndDrain
+          : folds * (fill + t + skewAndDrain);
+  return std::max<uint64_t>(cycles - 1, 1); // a 1 x 1 array still takes 1
 }
 
 void ScalarUnit::execute(const isa::Inst &in, CoreState &state) const {

@@ -178,6 +178,18 @@ std::string JsonReader::string(const json &obj, const std::string &key,
   return v->get<std::string>();
 }
 
+bool JsonReader::boolean(const json &obj, const std::string &key,
+                         const std::string &path) {
+  const json *v = get(obj, key, path);
+  if (!v || !ok())
+    return false;
+  if (!v->is_boolean()) {
+    fail(path + key, "must be true or false");
+    return false;
+  }
+  return v->get<bool>();
+}
+
 const json *JsonReader::object(const json &obj, const std::string &key,
                                const std::string &path,
                                std::initializer_list<const char *> allowed) {

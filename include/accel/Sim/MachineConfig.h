@@ -50,6 +50,18 @@ struct LinkConfig {
   double bytesPerCycle = 1; ///< bytes / cycle
 };
 
+/// Which operand a systolic MXU holds in its PEs while the others stream
+/// (SCALE-Sim's dataflows, Samajdar et al., ISPASS 2020): for
+/// C[m x n] = A[m x k] * B[k x n], weight-stationary holds B, input-
+/// stationary holds A, output-stationary accumulates C in place.
+enum class MxuDataflow : uint8_t {
+  WeightStationary,
+  InputStationary,
+  OutputStationary
+};
+/// "ws", "is", "os".
+llvm::StringRef mxuDataflowName(MxuDataflow dataflow);
+
 /// The machine model. Units: cycles and bytes.
 struct MachineConfig {
   std::string name;
@@ -59,6 +71,9 @@ struct MachineConfig {
   uint64_t vmemPageBytes = 0;
   unsigned vmemBlocks = 0, vmemPagesPerBlock = 0;
   unsigned mxuRows = 0, mxuCols = 0;
+  /// The MXU's dataflow and whether its folds overlap (docs/isa.md, "MXU").
+  MxuDataflow mxuDataflow = MxuDataflow::WeightStationary;
+  bool mxuOverlap = true;
   unsigned vpuLanes = 0;         ///< elements per cycle
   unsigned vpuPipelineDepth = 0; ///< cycles added to every VPU op
   unsigned vpuCostSimple = 1, vpuCostDiv = 1, vpuCostExp = 1,

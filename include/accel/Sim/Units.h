@@ -38,20 +38,15 @@ struct CoreState {
 };
 
 /// The cycles an instruction keeps its unit busy, from the machine config
-/// (docs/config.md; DESIGN.md §2):
+/// (docs/config.md; docs/isa.md "Timing"; DESIGN.md §2):
 ///   scalar:  scalar.latency
-///   MXU:     ceil(k / mxu.rows) * ceil(n / mxu.cols) * (mxu.rows + m)
-///            + mxu.cols (a weight-stationary array: each pass loads a
-///            rows x cols block of B and streams the m rows of A through it,
-///            then drains)
+///   MXU:     getMxuCycles (a systolic array, SCALE-Sim's model)
 ///   VPU:     vpu.pipeline_depth + ceil(rows * cols / vpu.lanes) * cost,
 ///            cost = vpu.cost.{simple,div,exp,sqrt,reduce} by the opcode's
 ///            CostClass
 /// A DMA's timing is the DMA engine's (seed 000 Fig. 4). getLatency is
-/// virtual so that another model (a calibrated or systolic-array MXU) can
-/// replace one unit's formula without touching the issue stage; the
-/// Simulator holds this default model today, and choosing another from the
-/// config is issue 14's work.
+/// virtual so that another model (a calibrated one) can replace one
+/// unit's formula without touching the issue stage.
 class TimingModel {
 public:
   explicit TimingModel(const MachineConfig &config) : config(config) {}
@@ -60,6 +55,28 @@ public:
   virtual uint64_t getLatency(const isa::Inst &inst) const;
   /// The VPU's cycles per lane-pass for a cost class.
   unsigned getVpuCost(isa::CostClass cost) const;
+
+  /// Cycles of C[m x n] (+)= A[m x k] * B[k x n] (m, n, k >= 1) on the
+  /// config's R x C systolic MXU (R = mxu.rows, C = mxu.cols), after
+  /// SCALE-Sim v2 (Samajdar et al., ISPASS 2020; its systolic_compute_ws/
+  /// is/os demand matrices). The stationary operand is cut into `folds`
+  /// tiles of at most R x C; each fold first loads its tile (F cycles),
+  /// then streams T rows through the array, then skews and drains
+  /// (R + C - 2 cycles):
+  ///   mxu.dataflow  folds                      T   F
+  ///   ws            ceil(k / R) * ceil(n / C)  m   R
+  ///   is            ceil(k / R) * ceil(m / C)  n   R
+  ///   os            ceil(m / R) * ceil(n / C)  k   0
+  /// mxu.overlap false (SCALE-Sim: folds run one after another):
+  ///   folds * (F + T + R + C - 2) - 1
+  /// mxu.overlap true (double-buffered stationary tiles: fold i+1 loads
+  /// while fold i streams, and streams right after it; the skew and drain
+  /// are paid once):
+  ///   F + (folds - 1) * max(T, F) + T + R + C - 2 - 1
+  /// (The -1 is SCALE-Sim's count: its last cycle is numbered from 0.)
+  /// At least 1 (a 1 x 1 output-stationary array with k = 1).
+  static uint64_t getMxuCycles(const MachineConfig &config, uint64_t m,
+                               uint64_t n, uint64_t k);
 
 protected:
   const MachineConfig &config;

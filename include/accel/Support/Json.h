@@ -80,6 +80,9 @@ public:
                 bool minExclusive = false);
   std::string string(const nlohmann::json &obj, const std::string &key,
                      const std::string &path);
+  /// `true` or `false`.
+  bool boolean(const nlohmann::json &obj, const std::string &key,
+               const std::string &path);
   /// An object member, whose keys must all be in `allowed` (an empty list
   /// allows any key).
   const nlohmann::json *object(const nlohmann::json &obj,
