@@ -367,11 +367,11 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 5 (u32 LE), name length 6, "sample", an
+  // Header: "ACCELBIN", version 6 (u32 LE), name length 6, "sample", an
   // empty fingerprint (length 0).
   ASSERT_GE(image.size(), 26u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 5);
+  EXPECT_EQ(image[8], 6);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
@@ -425,7 +425,7 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 5)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 6)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -572,7 +572,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   llvm::raw_string_ostream os(text);
   p.printListing(os);
   EXPECT_EQ(
-      text.rfind("; accel ISA v5 listing of 'sample': 4 instructions\n", 0),
+      text.rfind("; accel ISA v6 listing of 'sample': 4 instructions\n", 0),
       0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),
             std::string::npos);

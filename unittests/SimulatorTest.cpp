@@ -18,6 +18,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -396,6 +399,81 @@ TEST(SimulatorTest, VpuUnaryFillAndReductions) {
   // Row max: 3 and -4 (all-negative row), written at stride 2.
   EXPECT_EQ(readVmem(sim, o + 256, 2, 2, 2),
             (std::vector<float>{3, -7, -4, -7}));
+}
+
+/// `i` with the maxnum flag (vpu.max / vpu.rmax ignore NaN).
+static isa::Inst maxNum(isa::Inst i) {
+  i.flags |= isa::kFlagMaxNum;
+  return i;
+}
+
+// docs/isa.md "NaN": vpu.max is IEEE 754-2019 maximum (NaN in either
+// position gives NaN; -0 < +0), with the maxnum flag IEEE 754-2008 maxNum
+// (NaN ignored unless both are); vpu.rmax folds each row from its first
+// element with the same operation. Checked against the definitions, both
+// operand orders.
+TEST(SimulatorTest, MaxAndRowMaxNanSemantics) {
+  MachineConfig config = MachineConfig::getDefault();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const uint64_t o = kC;
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(2, kB),
+      li(10, o),
+      li(11, o + 64),
+      li(12, o + 128),
+      li(13, o + 192),
+      vbinary(Opcode::VMax, 10, 1, 2, 1, 4, 4, 4, 4),         // max(x, y)
+      vbinary(Opcode::VMax, 11, 2, 1, 1, 4, 4, 4, 4),         // max(y, x)
+      maxNum(vbinary(Opcode::VMax, 12, 1, 2, 1, 4, 4, 4, 4)), // maxNum(x, y)
+      maxNum(vbinary(Opcode::VMax, 13, 2, 1, 1, 4, 4, 4, 4)), // maxNum(y, x)
+      halt(),
+  });
+  Simulator sim(config, p);
+  // Pairs: (NaN, 1), (2, NaN), (-0, +0), (NaN, NaN).
+  writeVmem(sim, kA, 1, 4, 4, {nan, 2, -0.0f, nan});
+  writeVmem(sim, kB, 1, 4, 4, {1, nan, 0.0f, nan});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  for (uint64_t out : {o, o + 64}) {
+    std::vector<float> v = readVmem(sim, out, 1, 4, 4);
+    EXPECT_TRUE(std::isnan(v[0]));
+    EXPECT_TRUE(std::isnan(v[1]));
+    EXPECT_EQ(v[2], 0.0f);
+    EXPECT_FALSE(std::signbit(v[2])); // +0 either way round
+    EXPECT_TRUE(std::isnan(v[3]));
+  }
+  for (uint64_t out : {o + 128, o + 192}) {
+    std::vector<float> v = readVmem(sim, out, 1, 4, 4);
+    EXPECT_EQ(v[0], 1.0f);
+    EXPECT_EQ(v[1], 2.0f);
+    EXPECT_FALSE(std::signbit(v[2]));
+    EXPECT_TRUE(std::isnan(v[3]));
+  }
+
+  // Rows: (3, NaN, 5), (NaN, NaN, NaN), (-0, -2, +0).
+  isa::Program q = makeProgram({
+      li(1, kA),
+      li(10, o),
+      li(11, o + 64),
+      vunary(Opcode::VRMax, 10, 1, 3, 3, 3, 1),
+      maxNum(vunary(Opcode::VRMax, 11, 1, 3, 3, 3, 1)),
+      halt(),
+  });
+  Simulator sim2(config, q);
+  writeVmem(sim2, kA, 3, 3, 3, {3, nan, 5, nan, nan, nan, -0.0f, -2, 0.0f});
+  auto r2 = sim2.run();
+  ASSERT_TRUE(bool(r2)) << llvm::toString(r2.takeError());
+  std::vector<float> m = readVmem(sim2, o, 3, 1, 1);
+  EXPECT_TRUE(std::isnan(m[0])); // a NaN in the row
+  EXPECT_TRUE(std::isnan(m[1]));
+  EXPECT_EQ(m[2], 0.0f);
+  EXPECT_FALSE(std::signbit(m[2]));
+  std::vector<float> n = readVmem(sim2, o + 64, 3, 1, 1);
+  EXPECT_EQ(n[0], 5.0f);         // NaN skipped
+  EXPECT_TRUE(std::isnan(n[1])); // only NaNs
+  EXPECT_FALSE(std::signbit(n[2]));
+  EXPECT_EQ(isa::toString(q.code[4]), "vpu.rmax r11, r1, 3x3, s=3,1 maxnum");
 }
 
 TEST(SimulatorTest, VpuLatencyAndBusyStall) {

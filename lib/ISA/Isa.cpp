@@ -205,10 +205,14 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
       os << " bcast";
     else if (inst.flags & kFlagBroadcastRow)
       os << " rbcast";
+    if (inst.op == Opcode::VMax && (inst.flags & kFlagMaxNum))
+      os << " maxnum";
     break;
   case InstFormat::VUnary:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
         os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s3;
+    if (inst.op == Opcode::VRMax && (inst.flags & kFlagMaxNum))
+      os << " maxnum";
     break;
   case InstFormat::VFill: {
     uint32_t bits = inst.fillBits();

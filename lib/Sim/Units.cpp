@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Units.h"
+#include "accel/Support/FloatMax.h"
 
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace accel;
 using namespace accel::sim;
@@ -254,7 +256,10 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     binaryOp([](float a, float b) { return a / b; });
     break;
   case Opcode::VMax:
-    binaryOp([](float a, float b) { return std::max(a, b); });
+    if (in.flags & isa::kFlagMaxNum)
+      binaryOp(maxNumF);
+    else
+      binaryOp(maximumF);
     break;
   case Opcode::VExp:
     unaryOp([](float a) { return std::exp(a); });
@@ -275,13 +280,22 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   }
   case Opcode::VRSum:
   case Opcode::VRMax:
-    // Rows are summed left to right (the order is part of the model:
-    // results must be bit-identical across runs).
+    // Rows are summed left to right from 0.0, and folded left to right
+    // from their first element for the maximum (the order is part of the
+    // model: results must be bit-identical across runs).
     for (uint64_t r = 0; r < rows; ++r) {
       const float *xr = xp + r * xStride;
-      float v = in.op == Opcode::VRSum ? 0.0f : -INFINITY;
-      for (uint64_t c = 0; c < cols; ++c)
-        v = in.op == Opcode::VRSum ? v + xr[c] : std::max(v, xr[c]);
+      float v;
+      if (in.op == Opcode::VRSum) {
+        v = 0.0f;
+        for (uint64_t c = 0; c < cols; ++c)
+          v += xr[c];
+      } else {
+        auto max = in.flags & isa::kFlagMaxNum ? maxNumF : maximumF;
+        v = xr[0];
+        for (uint64_t c = 1; c < cols; ++c)
+          v = max(v, xr[c]);
+      }
       op0[r * oStride] = v;
     }
     break;

@@ -32,7 +32,7 @@ namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions.
-constexpr uint32_t kIsaVersion = 5;
+constexpr uint32_t kIsaVersion = 6;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -99,6 +99,10 @@ enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
 constexpr uint8_t kFlagAccumulate = 1; ///< mxu.matmul: C += A*B.
 constexpr uint8_t kFlagBroadcast = 1;  ///< vpu binary: y is rows x 1.
 constexpr uint8_t kFlagBroadcastRow = 2; ///< vpu binary: y is 1 x cols.
+/// vpu.max, vpu.rmax: IEEE 754-2008 maxNum (a NaN operand is ignored)
+/// instead of IEEE 754-2019 maximum (a NaN operand gives NaN).
+constexpr uint8_t kFlagMaxNum = 4;
+
 /// dma.issue: bits 0 and 1 are the source and destination spaces; the
 /// source (kFlagRemoteSrc) or destination (kFlagRemoteDst) lies on the chip
 /// whose id is in rs3 instead of on the issuing chip; with kFlagSignal the

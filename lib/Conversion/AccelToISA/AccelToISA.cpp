@@ -692,8 +692,12 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       .Case<VDivOp>([&](VDivOp o) {
         return lowerVpu(o, Opcode::VDiv, o.getX(), o.getY(), o.getOut());
       })
-      .Case<VMaxOp>([&](VMaxOp o) {
-        return lowerVpu(o, Opcode::VMax, o.getX(), o.getY(), o.getOut());
+      .Case<VMaxOp>([&](VMaxOp o) -> LogicalResult {
+        if (failed(lowerVpu(o, Opcode::VMax, o.getX(), o.getY(), o.getOut())))
+          return failure();
+        if (o.getIgnoreNan())
+          program.code.back().flags |= isa::kFlagMaxNum;
+        return success();
       })
       .Case<VExpOp>([&](VExpOp o) {
         return lowerVpu(o, Opcode::VExp, o.getX(), Value(), o.getOut());
@@ -707,8 +711,12 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       .Case<VReduceSumOp>([&](VReduceSumOp o) {
         return lowerVpu(o, Opcode::VRSum, o.getX(), Value(), o.getOut());
       })
-      .Case<VReduceMaxOp>([&](VReduceMaxOp o) {
-        return lowerVpu(o, Opcode::VRMax, o.getX(), Value(), o.getOut());
+      .Case<VReduceMaxOp>([&](VReduceMaxOp o) -> LogicalResult {
+        if (failed(lowerVpu(o, Opcode::VRMax, o.getX(), Value(), o.getOut())))
+          return failure();
+        if (o.getIgnoreNan())
+          program.code.back().flags |= isa::kFlagMaxNum;
+        return success();
       })
       .Case<VFillOp>([&](VFillOp o) -> LogicalResult {
         if (failed(lowerVpu(o, Opcode::VFill, Value(), Value(), o.getOut())))

@@ -11,6 +11,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/FloatMax.h"
 #include "accel/Dialect/Accel/Views.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -261,7 +262,9 @@ VpuValue::Kind joinKinds(VpuValue::Kind a, VpuValue::Kind b) {
 }
 
 /// The body op kinds the VPU has.
-enum class VpuKind { Add, Sub, Mul, Div, Max, Exp, Sqrt, Neg };
+/// Max is arith.maximumf (NaN propagates), MaxNum arith.maxnumf (NaN is
+/// ignored): vpu.max without and with its maxnum flag (docs/isa.md, "NaN").
+enum class VpuKind { Add, Sub, Mul, Div, Max, MaxNum, Exp, Sqrt, Neg };
 
 std::optional<VpuKind> getVpuKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<VpuKind>>(op)
@@ -269,8 +272,8 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
       .Case<arith::SubFOp>([](auto) { return VpuKind::Sub; })
       .Case<arith::MulFOp>([](auto) { return VpuKind::Mul; })
       .Case<arith::DivFOp>([](auto) { return VpuKind::Div; })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp>(
-          [](auto) { return VpuKind::Max; })
+      .Case<arith::MaximumFOp>([](auto) { return VpuKind::Max; })
+      .Case<arith::MaxNumFOp>([](auto) { return VpuKind::MaxNum; })
       .Case<math::ExpOp>([](auto) { return VpuKind::Exp; })
       .Case<math::SqrtOp>([](auto) { return VpuKind::Sqrt; })
       .Case<arith::NegFOp>([](auto) { return VpuKind::Neg; })
@@ -278,7 +281,8 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
 }
 
 bool isCommutative(VpuKind k) {
-  return k == VpuKind::Add || k == VpuKind::Mul || k == VpuKind::Max;
+  return k == VpuKind::Add || k == VpuKind::Mul || k == VpuKind::Max ||
+         k == VpuKind::MaxNum;
 }
 
 bool isUnary(VpuKind k) {
@@ -297,7 +301,9 @@ float foldScalar(VpuKind kind, float x, float y) {
   case VpuKind::Div:
     return x / y;
   case VpuKind::Max:
-    return std::max(x, y);
+    return accel::maximumF(x, y);
+  case VpuKind::MaxNum:
+    return accel::maxNumF(x, y);
   case VpuKind::Exp:
     return std::exp(x);
   case VpuKind::Sqrt:
@@ -406,7 +412,8 @@ public:
     if (kind == VpuKind::Add)
       VReduceSumOp::create(rewriter, loc, x, out);
     else
-      VReduceMaxOp::create(rewriter, loc, x, out);
+      VReduceMaxOp::create(rewriter, loc, x, out,
+                           /*ignore_nan=*/kind == VpuKind::MaxNum);
   }
 
   void emitOp(VpuKind kind, Value x, Value y, Value dst) {
@@ -424,7 +431,9 @@ public:
       VDivOp::create(rewriter, loc, x, y, dst);
       return;
     case VpuKind::Max:
-      VMaxOp::create(rewriter, loc, x, y, dst);
+    case VpuKind::MaxNum:
+      VMaxOp::create(rewriter, loc, x, y, dst,
+                     /*ignore_nan=*/kind == VpuKind::MaxNum);
       return;
     case VpuKind::Exp:
       VExpOp::create(rewriter, loc, x, dst);
@@ -705,12 +714,12 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   // A reduction combines the output's value with the rest of the body (the
   // elementwise expression reduced along the row).
   std::optional<VpuKind> combine;
-  bool nanIsIdentity = false; // maxnumf(NaN, x) = x
   if (reduction) {
     Operation *def = result.getDefiningOp();
-    nanIsIdentity = isa_and_nonnull<arith::MaxNumFOp>(def);
     combine = def && def->getBlock() == &body ? getVpuKind(def) : std::nullopt;
-    if (!combine || (*combine != VpuKind::Add && *combine != VpuKind::Max) ||
+    if (!combine ||
+        (*combine != VpuKind::Add && *combine != VpuKind::Max &&
+         *combine != VpuKind::MaxNum) ||
         !llvm::is_contained(def->getOperands(), acc) || !acc.hasOneUse() ||
         def->getOperand(0) == def->getOperand(1)) {
       refusal.reason = "its reduction is not acc + x or max(acc, x) with acc "
@@ -746,11 +755,14 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   Operation *identityFill = nullptr;
   if (reduction) {
     auto [fill, value] = findFill(op, outOriginal);
-    float identity = *combine == VpuKind::Add ? 0.0f : -INFINITY;
-    // upstream's linalg.softmax decomposition fills a maxnumf reduction
-    // with NaN, maxnumf's identity.
-    if (fill && (isExactly(value, identity) ||
-                 (nanIsIdentity && std::isnan(value))))
+    // The identity of the combining op: 0.0 for +, -inf for maximumf,
+    // NaN for maxnumf (upstream's linalg.softmax decomposition fills its
+    // maxnumf reduction with NaN). vpu.rmax folds a row from its first
+    // element, which equals folding it from the identity.
+    bool isIdentity = *combine == VpuKind::MaxNum ? std::isnan(value)
+                      : *combine == VpuKind::Max  ? isExactly(value, -INFINITY)
+                                                  : isExactly(value, 0.0f);
+    if (fill && isIdentity)
       identityFill = fill;
   }
   columnView(*outValue);

@@ -197,8 +197,9 @@ func.func @copy_fill_rsub(%x: memref<4x64xf32, #vmem>, %o: memref<4x64xf32, #vme
 #vmem = #accel.space<vmem>
 
 // Softmax over the rows of an 8x128 tile, in upstream's decomposed form:
-// max and sum reductions into rank-1 buffers (viewed as 8x1 columns), the
-// identity fills dropped, the row values broadcast back as columns. %y is
+// max (arith.maximumf: NaN propagates, -inf is its identity) and sum
+// reductions into rank-1 buffers (viewed as 8x1 columns), the identity
+// fills dropped, the row values broadcast back as columns. %y is
 // an argument, which may alias %x: x - max goes to a temporary.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[Y:.*]]: memref<8x128xf32, #accel.space<vmem>>)
@@ -224,7 +225,7 @@ func.func @softmax(%x: memref<8x128xf32, #vmem>, %y: memref<8x128xf32, #vmem>) {
   linalg.fill ins(%ninf : f32) outs(%m : memref<8xf32, #vmem>)
   linalg.reduce ins(%x : memref<8x128xf32, #vmem>) outs(%m : memref<8xf32, #vmem>) dimensions = [1]
     (%in: f32, %acc: f32) {
-      %r = arith.maxnumf %in, %acc : f32
+      %r = arith.maximumf %in, %acc : f32
       linalg.yield %r : f32
     }
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
@@ -371,6 +372,71 @@ func.func @scratch(%x: memref<8x128xf32, #vmem>, %c: memref<8x1xf32, #vmem>) {
     %e = math.exp %d : f32
     %sq = arith.mulf %e, %e : f32
     %r = arith.addf %sq, %e : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// arith.maxnumf ignores NaN (docs/isa.md, "NaN"): vreduce_max and vmax get
+// ignore_nan. Its identity is NaN, so a NaN fill is dropped; a -inf fill
+// is not an identity for it (a row of NaNs must give -inf), so the row
+// maximum goes to a column and is combined with the filled buffer.
+// CHECK-LABEL: func.func @maxnum_identity_nan
+// CHECK-NOT: accel.vfill
+// CHECK: accel.vreduce_max %arg0, %{{.*}} {ignore_nan}
+// CHECK-NOT: accel.vmax
+// CHECK: return
+func.func @maxnum_identity_nan(%x: memref<8x128xf32, #vmem>) {
+  %nan = arith.constant 0x7FC00000 : f32
+  %m = accel.alloc : memref<8xf32, #vmem>
+  linalg.fill ins(%nan : f32) outs(%m : memref<8xf32, #vmem>)
+  linalg.reduce ins(%x : memref<8x128xf32, #vmem>) outs(%m : memref<8xf32, #vmem>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.maxnumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+
+// CHECK-LABEL: func.func @maxnum_minus_inf_fill
+// CHECK: accel.vfill %[[M:.*]], 0xFF800000
+// CHECK: %[[MC:.*]] = memref.expand_shape %[[M]]
+// CHECK-NEXT: %[[P:.*]] = accel.alloc : memref<8x1xf32
+// CHECK-NEXT: accel.vreduce_max %arg0, %[[P]] {ignore_nan}
+// CHECK-NEXT: accel.vmax %[[MC]], %[[P]], %[[MC]] {ignore_nan}
+func.func @maxnum_minus_inf_fill(%x: memref<8x128xf32, #vmem>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %m = accel.alloc : memref<8xf32, #vmem>
+  linalg.fill ins(%ninf : f32) outs(%m : memref<8xf32, #vmem>)
+  linalg.reduce ins(%x : memref<8x128xf32, #vmem>) outs(%m : memref<8xf32, #vmem>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.maxnumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+
+// An elementwise maximumf has no ignore_nan; maxnumf has.
+// CHECK-LABEL: func.func @elementwise_max
+// CHECK: accel.vmax %arg0, %arg1, %arg2 :
+// CHECK: accel.vmax %arg0, %arg1, %arg2 {ignore_nan} :
+func.func @elementwise_max(%a: memref<8x128xf32, #vmem>, %b: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.maximumf %p, %q : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>) outs(%c : memref<8x128xf32, #vmem>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.maxnumf %p, %q : f32
     linalg.yield %r : f32
   }
   return

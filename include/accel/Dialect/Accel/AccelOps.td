@@ -193,17 +193,19 @@ def Accel_MatmulOp : Accel_Op<"matmul"> {
 // VPU
 //===----------------------------------------------------------------------===//
 
-class Accel_VBinaryOp<string mnemonic, string what>
+class Accel_VBinaryOp<string mnemonic, string what, dag extraArgs = (ins),
+                      string extraDoc = "">
     : Accel_Op<mnemonic> {
   let summary = "VPU elementwise " # what # " of two VMEM tiles";
   let description = [{
     `out = x }] # what # [{ y` elementwise on the VPU. All operands are f32
     VMEM tiles of one shape, except that `y` may be a RxM column (M = 1) that
     is broadcast along the columns of `x`.
-  }];
-  let arguments = (ins Arg<AnyMemRef, "x", [MemRead]>:$x,
-                       Arg<AnyMemRef, "y", [MemRead]>:$y,
-                       Arg<AnyMemRef, "out", [MemWrite]>:$out);
+  }] # extraDoc;
+  let arguments = !con((ins Arg<AnyMemRef, "x", [MemRead]>:$x,
+                            Arg<AnyMemRef, "y", [MemRead]>:$y,
+                            Arg<AnyMemRef, "out", [MemWrite]>:$out),
+                       extraArgs);
   let assemblyFormat = [{
     $x `,` $y `,` $out attr-dict `:` type($x) `,` type($y) `,` type($out)
   }];
@@ -214,7 +216,15 @@ def Accel_VAddOp : Accel_VBinaryOp<"vadd", "+">;
 def Accel_VSubOp : Accel_VBinaryOp<"vsub", "-">;
 def Accel_VMulOp : Accel_VBinaryOp<"vmul", "*">;
 def Accel_VDivOp : Accel_VBinaryOp<"vdiv", "/">;
-def Accel_VMaxOp : Accel_VBinaryOp<"vmax", "max">;
+def Accel_VMaxOp : Accel_VBinaryOp<"vmax", "max", (ins UnitAttr:$ignore_nan),
+                                   [{
+
+    NaN (docs/isa.md, "NaN"): by default the IEEE 754-2019 `maximum`
+    (`arith.maximumf`): the result is NaN when either operand is NaN, in
+    either position, and -0.0 < +0.0. With `ignore_nan` it is the IEEE
+    754-2008 `maxNum` (`arith.maxnumf`): a NaN operand is ignored, and the
+    result is NaN only when both are.
+  }]>;
 
 class Accel_VUnaryOp<string mnemonic, string what>
     : Accel_Op<mnemonic> {
@@ -235,14 +245,16 @@ def Accel_VExpOp : Accel_VUnaryOp<"vexp", "exp">;
 def Accel_VSqrtOp : Accel_VUnaryOp<"vsqrt", "sqrt">;
 def Accel_VCopyOp : Accel_VUnaryOp<"vcopy", "copy">;
 
-class Accel_VReduceOp<string mnemonic, string what>
+class Accel_VReduceOp<string mnemonic, string what, dag extraArgs = (ins),
+                      string extraDoc = "">
     : Accel_Op<mnemonic> {
   let summary = "VPU row " # what # " reduction of a VMEM tile";
   let description = [{
     `out[r, 0] = }] # what # [{(x[r, :])` on the VPU: x is RxC, out is Rx1.
-  }];
-  let arguments = (ins Arg<AnyMemRef, "x", [MemRead]>:$x,
-                       Arg<AnyMemRef, "out", [MemWrite]>:$out);
+  }] # extraDoc;
+  let arguments = !con((ins Arg<AnyMemRef, "x", [MemRead]>:$x,
+                            Arg<AnyMemRef, "out", [MemWrite]>:$out),
+                       extraArgs);
   let assemblyFormat = [{
     $x `,` $out attr-dict `:` type($x) `,` type($out)
   }];
@@ -250,7 +262,13 @@ class Accel_VReduceOp<string mnemonic, string what>
 }
 
 def Accel_VReduceSumOp : Accel_VReduceOp<"vreduce_sum", "sum">;
-def Accel_VReduceMaxOp : Accel_VReduceOp<"vreduce_max", "max">;
+def Accel_VReduceMaxOp : Accel_VReduceOp<"vreduce_max", "max",
+                                          (ins UnitAttr:$ignore_nan), [{
+
+    The row is folded from its first element with `vmax`'s operation, so a
+    NaN in the row makes the result NaN; with `ignore_nan` NaNs are skipped
+    and only a row of NaNs gives NaN.
+  }]>;
 
 def Accel_VFillOp : Accel_Op<"vfill"> {
   let summary = "VPU fill of a VMEM tile with a constant";

@@ -1,0 +1,42 @@
+//===- FloatMax.h - The maximum operations of the VPU ------------*- C++
+//-*-===//
+//
+// The NaN semantics of vpu.max and vpu.rmax (docs/isa.md, "NaN"), shared
+// by the simulator and by the frontend's constant folding so that both
+// compute the same f32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SUPPORT_FLOATMAX_H
+#define ACCEL_SUPPORT_FLOATMAX_H
+
+#include <cmath>
+#include <limits>
+
+namespace accel {
+
+/// vpu.max and vpu.rmax by default: IEEE 754-2019 maximum
+/// (arith.maximumf): NaN (the canonical quiet NaN) when either operand is
+/// NaN, otherwise the larger, with -0.0 < +0.0. Symmetric in its operands.
+inline float maximumF(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<float>::quiet_NaN();
+  if (a == b) // -0.0 and +0.0 compare equal: the positive one wins
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+/// vpu.max and vpu.rmax with kFlagMaxNum: IEEE 754-2008 maxNum
+/// (arith.maxnumf): a NaN operand is ignored, NaN only when both are;
+/// otherwise maximumF.
+inline float maxNumF(float a, float b) {
+  if (std::isnan(a))
+    return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
+  if (std::isnan(b))
+    return a;
+  return maximumF(a, b);
+}
+
+} // namespace accel
+
+#endif // ACCEL_SUPPORT_FLOATMAX_H
