@@ -221,6 +221,31 @@ TEST_F(DmaEngineTest, TransferCyclesRoundUp) {
   EXPECT_EQ(dma.get(id).complete, 102u);
 }
 
+// Fractional bandwidths are exact to 0.001 B/cycle and transfer times are
+// one integer rounding: 6100 bytes at 6.1 B/cycle take 1000 cycles (a
+// division in doubles, 6100 / 6.1 = 1000.0000000000001, rounded up to
+// 1001), 6101 bytes 1001; 0.0015 B/cycle is kept as 0.002.
+TEST(DmaEngineFractionTest, FractionalBandwidthIsExact) {
+  auto c = MachineConfig::fromJson(R"json({
+    "dma": { "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 0, "bytes_per_cycle": 6.1 },
+      { "src": "vmem", "dst": "hbm", "base_latency": 0, "bytes_per_cycle": 0.0015 }
+    ] },
+    "ici": { "bytes_per_cycle": 0.3 }
+  })json",
+                                   "frac.json");
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  EXPECT_EQ(c->links[0].milliBytesPerCycle, 6100u);
+  EXPECT_EQ(c->links[1].milliBytesPerCycle, 2u);
+  EXPECT_EQ(c->iciMilliBytesPerCycle, 300u);
+  DmaEngine dma(*c);
+  EXPECT_EQ(dma.transferCycles(0, 6100), 1000u);
+  EXPECT_EQ(dma.transferCycles(0, 6101), 1001u);
+  EXPECT_EQ(dma.transferCycles(1, 1), 500u); // 1 / 0.002
+  EXPECT_EQ(getTransferCycles(3, 300), 10u); // 3 B at 0.3 B/cycle
+  EXPECT_EQ(getTransferCycles(4, 300), 14u); // ceil(13.33...)
+}
+
 // (f) In-flight bookkeeping.
 TEST_F(DmaEngineTest, OutstandingNextCompletionAndDrain) {
   DmaEngine dma(config);

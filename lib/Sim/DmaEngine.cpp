@@ -17,7 +17,7 @@ DmaEngine::DmaEngine(const MachineConfig &config)
 }
 
 uint64_t DmaEngine::transferCycles(int link, uint64_t bytes) const {
-  return uint64_t(std::ceil(double(bytes) / config.links[link].bytesPerCycle));
+  return getTransferCycles(bytes, config.links[link].milliBytesPerCycle);
 }
 
 void DmaEngine::reserveIds(uint32_t next) {
@@ -86,8 +86,8 @@ uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
   t.transferStart = t.baseEnd;
   for (unsigned l : route)
     t.transferStart = std::max(t.transferStart, iciFree[l]);
-  t.complete = t.transferStart +
-               uint64_t(std::ceil(double(bytes) / config.iciBytesPerCycle));
+  t.complete =
+      t.transferStart + getTransferCycles(bytes, config.iciMilliBytesPerCycle);
   for (unsigned l : route)
     iciFree[l] = t.complete;
   remoteDrain = std::max(remoteDrain, t.complete);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 using namespace accel;
 using namespace accel::sim;
 using json = nlohmann::json;
@@ -96,6 +98,14 @@ llvm::StringRef accel::sim::mxuDataflowName(MxuDataflow dataflow) {
     return "os";
   }
   return "?";
+}
+
+/// A bandwidth in bytes per cycle (in [kMinBytesPerCycle,
+/// kMaxBytesPerCycle], or 0 after a reader error) as an integer of
+/// 1/kBandwidthScale bytes per cycle, rounded to the nearest, at least 1.
+static uint64_t toMilli(double bytesPerCycle) {
+  return std::max<uint64_t>(
+      uint64_t(std::llround(bytesPerCycle * double(kBandwidthScale))), 1);
 }
 
 static bool parseSpace(const std::string &s, isa::MemSpace &out) {
@@ -211,6 +221,7 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
         link.baseLatency = r.u64(l, "base_latency", path, 0, kMaxBaseLatency);
         link.bytesPerCycle = r.number(l, "bytes_per_cycle", path, kMinBytesPerCycle,
                                        kMaxBytesPerCycle);
+        link.milliBytesPerCycle = toMilli(link.bytesPerCycle);
         if (r.error.empty() && c.findLink(link.src, link.dst) >= 0)
           r.fail(path + "src", "duplicate link " + link.name);
         c.links.push_back(link);
@@ -228,6 +239,7 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
     c.iciHopLatency = r.u64(*ici, "hop_latency", "ici.", 0, kMaxBaseLatency);
     c.iciBytesPerCycle = r.number(*ici, "bytes_per_cycle", "ici.",
                                   kMinBytesPerCycle, kMaxBytesPerCycle);
+    c.iciMilliBytesPerCycle = toMilli(c.iciBytesPerCycle);
     unsigned dims[2] = {0, 0};
     if (const json *d = r.array(*ici, "dims", "ici.")) {
       bool torus = parsed == TopologyKind::Torus2D;

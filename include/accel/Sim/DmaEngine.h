@@ -105,7 +105,8 @@ public:
   uint64_t nextCompletionAfter(uint64_t cycle) const;
   /// Cycle at which every issued DMA has completed.
   uint64_t drainCycle() const;
-  /// Transfer cycles for `bytes` on `link`: ceil(bytes / bytesPerCycle).
+  /// Transfer cycles for `bytes` on `link`: ceil(bytes / bytes_per_cycle),
+  /// in integers (getTransferCycles).
   uint64_t transferCycles(int link, uint64_t bytes) const;
 
 private:

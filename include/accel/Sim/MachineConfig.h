@@ -38,6 +38,19 @@ constexpr uint64_t kMaxBaseLatency = 1ull << 30;
 /// A DMA link's bandwidth, in bytes per cycle.
 constexpr double kMinBytesPerCycle = 0.001;
 constexpr double kMaxBytesPerCycle = double(1ull << 30);
+/// Bandwidths are kept as integers of 1/kBandwidthScale bytes per cycle
+/// (the config's number rounded to the nearest 0.001), so transfer times
+/// are integer divisions with one rounding: 6100 bytes at 6.1 B/cycle take
+/// exactly 1000 cycles.
+constexpr uint64_t kBandwidthScale = 1000;
+
+/// Cycles to move `bytes` at `milliBytesPerCycle` / kBandwidthScale bytes
+/// per cycle: ceil(bytes * kBandwidthScale / milliBytesPerCycle), in
+/// integers (bytes < 2^54; milliBytesPerCycle >= 1).
+inline uint64_t getTransferCycles(uint64_t bytes, uint64_t milliBytesPerCycle) {
+  return (bytes * kBandwidthScale + milliBytesPerCycle - 1) /
+         milliBytesPerCycle;
+}
 
 /// A DMA link: a (source memory, destination memory) pair. A link moves one
 /// transfer at a time (FIFO) at `bytesPerCycle`; every DMA on it first pays
@@ -47,7 +60,9 @@ struct LinkConfig {
   std::string name; ///< "hbm->vmem", ...
   isa::MemSpace src = isa::MemSpace::HBM, dst = isa::MemSpace::VMEM;
   uint64_t baseLatency = 0; ///< cycles (T_b)
-  double bytesPerCycle = 1; ///< bytes / cycle
+  double bytesPerCycle = 1; ///< bytes / cycle, as the config gave it
+  /// bytesPerCycle * kBandwidthScale, rounded: what timing uses.
+  uint64_t milliBytesPerCycle = kBandwidthScale;
 };
 
 /// Which operand a systolic MXU holds in its PEs while the others stream
@@ -91,6 +106,7 @@ struct MachineConfig {
   Topology topology;
   uint64_t iciHopLatency = 0;  ///< cycles per hop
   double iciBytesPerCycle = 1; ///< bytes / cycle of one ICI link
+  uint64_t iciMilliBytesPerCycle = kBandwidthScale; ///< as for links
   /// The merged JSON text the object was built from (recorded in outputs).
   std::string jsonText;
 
