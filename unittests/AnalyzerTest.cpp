@@ -747,17 +747,19 @@ TEST(AnalyzerTest, NoHoistWhenPushLimitBelowStall) {
 /// [max(0, 4 - 100), 4 + 1) is bucket 0, where no page is free.
 isa::Program makeFullVmemProgram() {
   isa::Program p = makeProgram({
-      {li(7, 64), 1},                      // 0  c0
-      {vfill(7, 1, 4080, 4080, 2.0f), 2},  // 1  c1: 8 + 4 = 12: [1, 13)
-      {li(1, kX), 3},                      // 2  c2
-      {li(2, 0), 3},                       // 3  c3
+      {li(7, 64), 1}, // 0  c0
+      // 1  c1: one row of 4080 on 8 x 128 registers: 32 passes + 8 = 40:
+      //    [1, 41)
+      {vfill(7, 1, 4080, 4080, 2.0f), 2},
+      {li(1, kX), 3}, // 2  c2
+      {li(2, 0), 3},  // 3  c3
       // 4  x -> v[0,64) at 4 (no overlap with the vfill): complete 105.
       {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 4},
       {dmaWait(5), 5}, // 5  ready 5: stall 99 + 1 = 100; at 105
-      // 6  c106: sum of v[64, 16384) into v[64, 68): 8 + 4 * 2 = 16 cycles,
-      //    VPU [106, 122).
+      // 6  c106: sum of v[64, 16384) into v[64, 68): 8 + 32 * 2 = 72
+      //    cycles, VPU [106, 178).
       {vunary(isa::Opcode::VRSum, 7, 7, 1, 4080, 4080, 1), 6},
-      {halt(), 7}, // 7  c107; total max(108, 122, 105) = 122
+      {halt(), 7}, // 7  c107; total max(108, 178, 105) = 178
   });
   p.buffers = {hbmBuffer("x", kX, 4096, kSeed), vmemBuffer("v", 0, 16384)};
   return p;
@@ -776,20 +778,20 @@ TEST(AnalyzerTest, NoHoistWithoutContiguousFreeVmem) {
   isa::Program p = makeFullVmemProgram();
   auto a = analyze(p, config, /*bucketCycles=*/10);
   ASSERT_TRUE(a->ok);
-  EXPECT_EQ(u64(a->m["total_cycles"]), 122u);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 178u);
   const json &dma = a->m["dmas"][0];
   EXPECT_EQ(u64(dma["stall_base"]) + u64(dma["stall_transfer"]), 100u);
   EXPECT_TRUE(dma["push_limit"].is_null()); // nothing binds
   // Every page is live over [1, 106] (written at 1 by the vfill; the DMA's
   // partial write at its transfer start 104 keeps page 0 live; read at
-  // 106): buckets 0..10 ([0, 110)) have no free page, buckets 11 and 12
-  // ([110, 122)) are all free.
+  // 106): buckets 0..10 ([0, 110)) have no free page, buckets 11 to 17
+  // ([110, 178)) are all free.
   const json &v = a->m["vmem"];
   EXPECT_EQ(u64(v["pages"]), 16u);
   EXPECT_EQ(u64(v["blocks"]), 4u);
   EXPECT_EQ(u64(v["bucket_cycles"]), 10u);
-  ASSERT_EQ(v["largest_free_run_pages"].size(), 13u); // ceil(122 / 10)
-  for (size_t k = 0; k < 13; ++k) {
+  ASSERT_EQ(v["largest_free_run_pages"].size(), 18u); // ceil(178 / 10)
+  for (size_t k = 0; k < 18; ++k) {
     EXPECT_EQ(u64(v["largest_free_run_pages"][k]), k <= 10 ? 0u : 16u) << k;
     EXPECT_DOUBLE_EQ(v["free_fraction"][k].get<double>(), k <= 10 ? 0.0 : 1.0)
         << k;
@@ -1242,11 +1244,11 @@ TEST(AnalyzerTest, Roofline) {
 
 
 TEST(AnalyzerTest, ReleaseDateBound) {
-  // VPU: 8 lanes, 2 cycles of pipeline, 1 pass per 8 elements; the load
-  // link: T_b 100, 8 bytes/cycle.
+  // VPU: 1 x 8 registers, 2 cycles of pipeline, 1 pass per row of 8; the
+  // load link: T_b 100, 8 bytes/cycle.
   sim::MachineConfig config = configFrom(R"json({
     "scalar": { "latency": 1 },
-    "vpu": { "lanes": 8, "pipeline_depth": 2 },
+    "vpu": { "sublanes": 1, "lanes": 8, "pipeline_depth": 2 },
     "dma": { "links": [
       { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 8 },
       { "src": "vmem", "dst": "hbm", "base_latency": 100, "bytes_per_cycle": 8 }
@@ -1259,7 +1261,7 @@ TEST(AnalyzerTest, ReleaseDateBound) {
       {li(3, kB), 1},
       {li(4, kC), 1},
       // An 8x8 fill of C, free of dependences: released at 0, busy
-      // 2 + 64 / 8 = 10 cycles.
+      // 2 + 8 rows x 1 = 10 cycles.
       {vfill(4, 8, 8, 8, 1.0f), 2},
       // x -> A, 256 bytes: ready at 0 + 100 + 32 = 132.
       {dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 8, 8, 8, 8), 3},

@@ -38,6 +38,7 @@ void expectSameFields(const MachineConfig &a, const MachineConfig &b) {
   EXPECT_EQ(a.mxuCols, b.mxuCols);
   EXPECT_EQ(a.mxuDataflow, b.mxuDataflow);
   EXPECT_EQ(a.mxuOverlap, b.mxuOverlap);
+  EXPECT_EQ(a.vpuSublanes, b.vpuSublanes);
   EXPECT_EQ(a.vpuLanes, b.vpuLanes);
   EXPECT_EQ(a.vpuPipelineDepth, b.vpuPipelineDepth);
   EXPECT_EQ(a.vpuCostSimple, b.vpuCostSimple);
@@ -77,7 +78,8 @@ TEST(MachineConfigTest, DefaultHasDocumentedValues) {
             c.vmemBytes);
   EXPECT_EQ(c.mxuRows, 128u);
   EXPECT_EQ(c.mxuCols, 128u);
-  EXPECT_EQ(c.vpuLanes, 1024u);
+  EXPECT_EQ(c.vpuSublanes, 8u);
+  EXPECT_EQ(c.vpuLanes, 128u);
   EXPECT_EQ(c.vpuPipelineDepth, 8u);
   EXPECT_EQ(c.vpuCostSimple, 1u);
   EXPECT_EQ(c.vpuCostDiv, 4u);

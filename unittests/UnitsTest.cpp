@@ -23,7 +23,7 @@ namespace {
 constexpr const char *kUnitsConfig = R"json({
   "scalar": { "latency": 3 },
   "mxu": { "rows": 4, "cols": 8 },
-  "vpu": { "lanes": 16, "pipeline_depth": 5,
+  "vpu": { "sublanes": 2, "lanes": 16, "pipeline_depth": 5,
            "cost": { "simple": 1, "div": 2, "exp": 3, "sqrt": 4,
                      "reduce": 6 } }
 })json";
@@ -31,7 +31,8 @@ constexpr const char *kUnitsConfig = R"json({
 TEST(UnitsTest, VpuLatencyComesFromTheOpcodesCostClass) {
   MachineConfig config = configFrom(kUnitsConfig, "units.json");
   TimingModel timing(config);
-  // A 3 x 20 tile: ceil(60 / 16) = 4 lane-passes, plus depth 5.
+  // A 3 x 20 tile on 2 x 16 registers: ceil(3/2) * ceil(20/16) = 4
+  // passes, plus depth 5.
   auto latency = [&](Opcode op) {
     return timing.getLatency(vbinary(op, 3, 1, 2, 3, 20, 20, 20, 20));
   };
@@ -46,6 +47,22 @@ TEST(UnitsTest, VpuLatencyComesFromTheOpcodesCostClass) {
   EXPECT_EQ(latency(Opcode::VSqrt), 5u + 4 * 4);
   EXPECT_EQ(latency(Opcode::VRSum), 5u + 4 * 6);
   EXPECT_EQ(latency(Opcode::VRMax), 5u + 4 * 6);
+}
+
+// The layout counts: on the default 8 x 128 vector register, vexp (cost 4,
+// depth 8) of 1024 elements takes one pass as 8 x 128, eight as 1 x 1024
+// (one sublane used) and 128 as 1024 x 1 (one lane used).
+TEST(UnitsTest, VpuCostFollowsTheRegisterShape) {
+  MachineConfig config = MachineConfig::getDefault();
+  TimingModel timing(config);
+  auto exp = [&](uint16_t rows, uint16_t cols) {
+    return timing.getLatency(
+        vunary(Opcode::VExp, 3, 1, rows, cols, cols, cols));
+  };
+  EXPECT_EQ(exp(8, 128), 8u + 1 * 4);
+  EXPECT_EQ(exp(1, 1024), 8u + 8 * 4);
+  EXPECT_EQ(exp(1024, 1), 8u + 128 * 4);
+  EXPECT_EQ(exp(9, 129), 8u + 2 * 2 * 4); // one more row and column
 }
 
 TEST(UnitsTest, MxuAndScalarLatency) {

@@ -742,6 +742,9 @@ GenMachine accel::gen::drawMachine(uint64_t seed) {
   m.maxOutstanding = unsigned(r.range(1, 8));
   m.mxuRows = r.pick<unsigned>({32, 64, 128});
   m.mxuCols = r.pick<unsigned>({32, 64, 128});
+  m.mxuDataflow = r.pick<const char *>({"ws", "is", "os"});
+  m.mxuOverlap = r.pick<bool>({true, false});
+  m.vpuSublanes = r.pick<unsigned>({1, 8});
   m.vpuLanes = r.pick<unsigned>({128, 256, 512, 1024});
   m.vpuDepth = unsigned(r.range(0, 12));
   for (int i = 0; i < 3; ++i) {
@@ -767,14 +770,17 @@ std::string GenMachine::toJson(uint64_t seed) const {
                                   {"page_bytes", pageBytes},
                                   {"blocks", blocks},
                                   {"pages_per_block", pagesPerBlock}}},
-      {"mxu", llvm::json::Object{{"rows", mxuRows}, {"cols", mxuCols}}},
-      {"vpu", llvm::json::Object{{"lanes", vpuLanes},
+      {"mxu", llvm::json::Object{{"rows", mxuRows},
+                                 {"cols", mxuCols},
+                                 {"dataflow", mxuDataflow},
+                                 {"overlap", mxuOverlap}}},
+      {"vpu", llvm::json::Object{{"sublanes", vpuSublanes},
+                                 {"lanes", vpuLanes},
                                  {"pipeline_depth", vpuDepth}}},
       {"dma", llvm::json::Object{{"max_outstanding", maxOutstanding},
                                  {"links", std::move(links)}}},
-      {"sources",
-       llvm::json::Object{{"accel-gen", "random machine for seed " +
-                                            std::to_string(seed)}}}};
+      {"sources", llvm::json::Object{{"accel-gen", "random machine for seed " +
+                                                       std::to_string(seed)}}}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";

@@ -23,7 +23,7 @@ static const char kDefaultConfig[] = R"json({
   "vmem": { "bytes": 33554432, "page_bytes": 1024, "blocks": 128,
             "pages_per_block": 256 },
   "mxu": { "rows": 128, "cols": 128, "dataflow": "ws", "overlap": true },
-  "vpu": { "lanes": 1024, "pipeline_depth": 8,
+  "vpu": { "sublanes": 8, "lanes": 128, "pipeline_depth": 8,
            "cost": { "simple": 1, "div": 4, "exp": 4, "sqrt": 4,
                      "reduce": 2 } },
   "scalar": { "latency": 1 },
@@ -49,6 +49,7 @@ static const char kDefaultConfig[] = R"json({
     "mxu.rows": "TPU v2-v4 MXU is a 128x128 systolic array (Jouppi et al., ISCA 2023; Norrie et al., IEEE Micro 2021)",
     "mxu.dataflow": "TPU MXUs are weight-stationary (Jouppi et al., ISCA 2017, §2)",
     "mxu.overlap": "TPU weights are double-buffered, the next tile loading while the current one computes (Jouppi et al., ISCA 2017, §2)",
+    "vpu.sublanes": "a TPU vector register is 8 sublanes x 128 lanes (Norrie et al., IEEE Micro 2021: TPU v2 vector unit)",
     "vpu.lanes": "8 sublanes x 128 lanes per cycle (Norrie et al., IEEE Micro 2021: TPU v2 vector unit)",
     "vpu.pipeline_depth": "assumed",
     "vpu.cost": "assumed: cycles per lane-pass; transcendental and divide ops take 4 passes",
@@ -178,8 +179,9 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       r.fail("mxu.dataflow", "must be \"ws\", \"is\" or \"os\"");
     c.mxuOverlap = r.boolean(*mxu, "overlap", "mxu.");
   }
-  if (const json *vpu = r.object(doc, "vpu", "",
-                                 {"lanes", "pipeline_depth", "cost"})) {
+  if (const json *vpu = r.object(
+          doc, "vpu", "", {"sublanes", "lanes", "pipeline_depth", "cost"})) {
+    c.vpuSublanes = r.u32(*vpu, "sublanes", "vpu.", 1, kMaxUnitSize);
     c.vpuLanes = r.u32(*vpu, "lanes", "vpu.", 1, kMaxUnitSize);
     c.vpuPipelineDepth = r.u32(*vpu, "pipeline_depth", "vpu.", 0, kMaxUnitLatency);
     if (const json *cost = r.object(*vpu, "cost", "vpu.",

@@ -47,7 +47,8 @@ uint64_t TimingModel::getLatency(const isa::Inst &in) const {
     return getMxuCycles(config, in.a, in.b, in.s1);
   case isa::Unit::Vpu:
     return config.vpuPipelineDepth +
-           llvm::divideCeil(uint64_t(in.a) * in.b, config.vpuLanes) *
+           llvm::divideCeil(uint64_t(in.a), config.vpuSublanes) *
+               llvm::divideCeil(uint64_t(in.b), config.vpuLanes) *
                getVpuCost(info.cost);
   }
   return 0;

@@ -50,7 +50,9 @@ struct GenMachine {
   uint64_t pagesPerBlock = 0;
   unsigned maxOutstanding = 1;
   unsigned mxuRows = 128, mxuCols = 128;
-  unsigned vpuLanes = 1024, vpuDepth = 8;
+  const char *mxuDataflow = "ws"; ///< "ws", "is" or "os"
+  bool mxuOverlap = true;
+  unsigned vpuSublanes = 8, vpuLanes = 128, vpuDepth = 8;
   /// Links hbm->vmem, vmem->hbm, vmem->vmem.
   unsigned baseLatency[3] = {500, 500, 100};
   double bytesPerCycle[3] = {1024, 1024, 2048};

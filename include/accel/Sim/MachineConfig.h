@@ -89,7 +89,9 @@ struct MachineConfig {
   /// The MXU's dataflow and whether its folds overlap (docs/isa.md, "MXU").
   MxuDataflow mxuDataflow = MxuDataflow::WeightStationary;
   bool mxuOverlap = true;
-  unsigned vpuLanes = 0;         ///< elements per cycle
+  /// The VPU's register shape: a pass covers a tile of up to vpuSublanes
+  /// rows x vpuLanes columns (docs/isa.md, "VPU").
+  unsigned vpuSublanes = 0, vpuLanes = 0;
   unsigned vpuPipelineDepth = 0; ///< cycles added to every VPU op
   unsigned vpuCostSimple = 1, vpuCostDiv = 1, vpuCostExp = 1,
            vpuCostSqrt = 1, vpuCostReduce = 1; ///< cycles per lane-pass

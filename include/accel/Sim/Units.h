@@ -41,8 +41,10 @@ struct CoreState {
 /// (docs/config.md; docs/isa.md "Timing"; DESIGN.md §2):
 ///   scalar:  scalar.latency
 ///   MXU:     getMxuCycles (a systolic array, SCALE-Sim's model)
-///   VPU:     vpu.pipeline_depth + ceil(rows * cols / vpu.lanes) * cost,
-///            cost = vpu.cost.{simple,div,exp,sqrt,reduce} by the opcode's
+///   VPU:     vpu.pipeline_depth + ceil(rows / vpu.sublanes) *
+///            ceil(cols / vpu.lanes) * cost (one pass per vector register
+///            of sublanes x lanes the tile spans), cost =
+///            vpu.cost.{simple,div,exp,sqrt,reduce} by the opcode's
 ///            CostClass
 /// A DMA's timing is the DMA engine's (seed 000 Fig. 4). getLatency is
 /// virtual so that another model (a calibrated one) can replace one
