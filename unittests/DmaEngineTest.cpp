@@ -159,16 +159,16 @@ TEST_F(DmaEngineTest, WaitSplitsStallPerFig4) {
     uint64_t w, stallBase, stallTransfer, slack, resume;
   } cases[] = {
       // Before baseEnd: stallBase = 110 - w, stallTransfer = 120 - 110 = 10.
-      {10, 100, 10, 0, 120},  // WAIT right at the ISSUE cycle
-      {40, 70, 10, 0, 120},   // 110 - 40 = 70
-      {109, 1, 10, 0, 120},   // last cycle before baseEnd
+      {10, 100, 10, 0, 120}, // WAIT right at the ISSUE cycle
+      {40, 70, 10, 0, 120},  // 110 - 40 = 70
+      {109, 1, 10, 0, 120},  // last cycle before baseEnd
       // Between: only stallTransfer = 120 - w.
-      {110, 0, 10, 0, 120},   // boundary w == baseEnd: 120 - 110
-      {115, 0, 5, 0, 120},    // 120 - 115
-      {119, 0, 1, 0, 120},    // 120 - 119
+      {110, 0, 10, 0, 120}, // boundary w == baseEnd: 120 - 110
+      {115, 0, 5, 0, 120},  // 120 - 115
+      {119, 0, 1, 0, 120},  // 120 - 119
       // After: no stall, slack = w - 120.
-      {120, 0, 0, 0, 120},    // boundary w == complete: slack 0
-      {150, 0, 0, 30, 150},   // 150 - 120
+      {120, 0, 0, 0, 120},  // boundary w == complete: slack 0
+      {150, 0, 0, 30, 150}, // 150 - 120
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("w = " + std::to_string(c.w));
@@ -266,12 +266,12 @@ TEST_F(DmaEngineTest, OutstandingNextCompletionAndDrain) {
   ASSERT_EQ(dma.get(2).complete, 121u);
 
   // A DMA is outstanding at c when issue <= c < complete.
-  EXPECT_EQ(dma.outstandingAt(0), 1u);   // #0 (not #1, issued at 5)
+  EXPECT_EQ(dma.outstandingAt(0), 1u); // #0 (not #1, issued at 5)
   EXPECT_EQ(dma.outstandingAt(4), 1u);
-  EXPECT_EQ(dma.outstandingAt(5), 2u);   // #0, #1
-  EXPECT_EQ(dma.outstandingAt(20), 3u);  // #0, #1, #2
+  EXPECT_EQ(dma.outstandingAt(5), 2u);  // #0, #1
+  EXPECT_EQ(dma.outstandingAt(20), 3u); // #0, #1, #2
   EXPECT_EQ(dma.outstandingAt(64), 3u);
-  EXPECT_EQ(dma.outstandingAt(65), 2u);  // #1 completed at 65
+  EXPECT_EQ(dma.outstandingAt(65), 2u); // #1 completed at 65
   EXPECT_EQ(dma.outstandingAt(109), 2u);
   EXPECT_EQ(dma.outstandingAt(110), 1u); // #0 completed at 110
   EXPECT_EQ(dma.outstandingAt(120), 1u);
@@ -342,3 +342,135 @@ TEST_F(DmaEngineTest, ReservedIdsAreSparse) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// HBM shared by the links, and bursts (issue 14)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Loads and stores at 1024 B/cycle each, HBM 1000 B/cycle, T_b 10 on
+/// both, 64-byte bursts.
+MachineConfig hbmConfig() {
+  auto c = MachineConfig::fromJson(R"json({
+    "hbm": { "bytes_per_cycle": 1000 },
+    "dma": { "burst_bytes": 64, "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 10, "bytes_per_cycle": 1024 },
+      { "src": "vmem", "dst": "hbm", "base_latency": 10, "bytes_per_cycle": 1024 },
+      { "src": "vmem", "dst": "vmem", "base_latency": 10, "bytes_per_cycle": 1024 }
+    ] }
+  })json",
+                                   "hbm.json");
+  EXPECT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  return std::move(*c);
+}
+} // namespace
+
+// A copy: a load and a store of 10000 bytes issued together. Alone each
+// would take ceil(10000 / 1024) = 10 cycles, but HBM moves 1000 B/cycle:
+// the load holds HBM [10, 20), the store takes the next 10 cycles of it,
+// [20, 30); a VMEM-local copy at the same time does not touch HBM.
+TEST(DmaEngineHbmTest, LoadAndStoreShareHbmByHand) {
+  MachineConfig c = hbmConfig();
+  DmaEngine dma(c);
+  uint32_t load = dma.issue(0, 0, 10000);
+  uint32_t store = dma.issue(0, 1, 10000);
+  uint32_t local = dma.issue(0, 2, 10000);
+  EXPECT_EQ(dma.get(load).transferStart, 10u);
+  EXPECT_EQ(dma.get(load).complete, 20u); // max(10 + 10, HBM done 20)
+  EXPECT_EQ(dma.get(store).transferStart, 20u);
+  EXPECT_EQ(dma.get(store).complete, 30u);
+  EXPECT_EQ(dma.get(local).transferStart, 10u);
+  EXPECT_EQ(dma.get(local).complete, 20u);
+  // HBM time is exact: 500 bytes take half a cycle of it, so a second
+  // 500-byte load starts in the same cycle as the first and both complete
+  // in the cycle after (ceil(1.0)); link 0 is a FIFO: the next waits for it.
+  DmaEngine d2(c);
+  uint32_t a = d2.issue(0, 1, 500);
+  uint32_t b = d2.issue(0, 0, 500);
+  EXPECT_EQ(d2.get(a).transferStart, 10u);
+  EXPECT_EQ(d2.get(a).complete, 11u);
+  EXPECT_EQ(d2.get(b).transferStart, 10u); // HBM free from 10.5
+  EXPECT_EQ(d2.get(b).complete, 11u);      // HBM done at 11.0
+}
+
+// A DMA whose base latency ends first reaches HBM first, even when it was
+// issued later: the store issued at 5 with T_b 10 transfers at 15, before
+// a load issued at 0 on a link with T_b 100.
+TEST(DmaEngineHbmTest, HbmServesInArrivalOrder) {
+  auto c = MachineConfig::fromJson(R"json({
+    "hbm": { "bytes_per_cycle": 1000 },
+    "dma": { "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 1000 },
+      { "src": "vmem", "dst": "hbm", "base_latency": 10, "bytes_per_cycle": 1000 }
+    ] }
+  })json",
+                                   "order.json");
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  DmaEngine dma(*c);
+  uint32_t load = dma.issue(0, 0, 50000);  // ready at 100, 50 cycles
+  uint32_t store = dma.issue(5, 1, 20000); // ready at 15, 20 cycles
+  EXPECT_EQ(dma.get(store).transferStart, 15u);
+  EXPECT_EQ(dma.get(store).complete, 35u);
+  EXPECT_EQ(dma.get(load).transferStart, 100u);
+  EXPECT_EQ(dma.get(load).complete, 150u);
+  // A store ready at 120 finds HBM busy until 150.
+  uint32_t late = dma.issue(110, 1, 1000);
+  EXPECT_EQ(dma.get(late).transferStart, 150u);
+  EXPECT_EQ(dma.get(late).complete, 151u);
+}
+
+// A stream of loads and stores of every size never moves more than
+// hbm.bytes_per_cycle: the bytes over the span from the first transfer's
+// start to the last completion.
+TEST(DmaEngineHbmTest, CopyStreamStaysUnderHbmBandwidth) {
+  MachineConfig c = hbmConfig();
+  DmaEngine dma(c);
+  uint64_t total = 0, first = UINT64_MAX, last = 0;
+  for (uint64_t i = 0; i < 200; ++i) {
+    uint64_t bytes = 64 * (1 + (i * 37) % 300);
+    uint32_t id = dma.issue(i * 3, int(i % 2), bytes);
+    total += bytes;
+    first = std::min(first, dma.get(id).transferStart);
+    last = std::max(last, dma.get(id).complete);
+  }
+  EXPECT_LE(double(total) / double(last - first), 1000.0);
+  // And it is HBM, not the links (2048 B/cycle together), that binds.
+  EXPECT_GT(double(total) / double(last - first), 900.0);
+}
+
+// Bursts: the HBM side moves whole 64-byte bursts, each row its own.
+TEST(DmaEngineHbmTest, BurstBytesByHand) {
+  auto tile = [](uint64_t base, uint64_t rows, uint64_t cols, uint64_t stride) {
+    return TileRef{isa::MemSpace::HBM, base, rows, cols, stride};
+  };
+  // Contiguous 8 x 128 f32 at an aligned base: exactly its 4096 bytes.
+  EXPECT_EQ(getBurstBytes(tile(0, 8, 128, 128), 64), 4096u);
+  // The same 16 bytes off a burst boundary: one more burst.
+  EXPECT_EQ(getBurstBytes(tile(16, 8, 128, 128), 64), 4096u + 64);
+  // 32-byte rows (8 f32) at a 4 KiB stride: a whole burst each, twice the
+  // bytes of the same rows packed together (4 bursts).
+  EXPECT_EQ(getBurstBytes(tile(0, 8, 8, 1024), 64), 8u * 64);
+  EXPECT_EQ(getBurstBytes(tile(0, 8, 8, 8), 64), 4u * 64);
+  // Rows of 128 bytes at a 160-byte stride (not a burst multiple): rows
+  // start at 0, 160, 320: bursts 0-1, 2-4, 5-6: 7 bursts.
+  EXPECT_EQ(getBurstBytes(tile(0, 3, 32, 40), 64), 7u * 64);
+  // A burst of 1 byte: the bytes themselves.
+  EXPECT_EQ(getBurstBytes(tile(3, 3, 32, 40), 1), 3u * 128);
+  // Through the engine: the strided rows take twice the cycles on a
+  // 64 B/cycle link.
+  auto c = MachineConfig::fromJson(R"json({
+    "hbm": { "bytes_per_cycle": 100000 },
+    "dma": { "links": [
+      { "src": "hbm", "dst": "vmem", "base_latency": 0, "bytes_per_cycle": 64 } ] }
+  })json",
+                                   "burst.json");
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  DmaEngine dma(*c);
+  uint32_t strided = dma.issue(0, 0, 256, std::nullopt,
+                               getBurstBytes(tile(0, 8, 8, 1024), 64));
+  uint32_t packed =
+      dma.issue(100, 0, 256, std::nullopt, getBurstBytes(tile(0, 8, 8, 8), 64));
+  EXPECT_EQ(dma.get(strided).complete - dma.get(strided).transferStart, 8u);
+  EXPECT_EQ(dma.get(packed).complete - dma.get(packed).transferStart, 4u);
+  EXPECT_EQ(dma.get(strided).busBytes, 512u);
+}

@@ -30,6 +30,8 @@ void expectSameFields(const MachineConfig &a, const MachineConfig &b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.clockGHz, b.clockGHz);
   EXPECT_EQ(a.hbmBytes, b.hbmBytes);
+  EXPECT_EQ(a.hbmMilliBytesPerCycle, b.hbmMilliBytesPerCycle);
+  EXPECT_EQ(a.dmaBurstBytes, b.dmaBurstBytes);
   EXPECT_EQ(a.vmemBytes, b.vmemBytes);
   EXPECT_EQ(a.vmemPageBytes, b.vmemPageBytes);
   EXPECT_EQ(a.vmemBlocks, b.vmemBlocks);
@@ -68,6 +70,9 @@ TEST(MachineConfigTest, DefaultHasDocumentedValues) {
   EXPECT_EQ(c.name, "accel-default");
   EXPECT_EQ(c.clockGHz, 1.05);
   EXPECT_EQ(c.hbmBytes, 32ull << 30); // 32 GiB
+  // 1200 GB/s at 1.05 GHz, kept to 0.001 B/cycle; 64-byte bursts.
+  EXPECT_EQ(c.hbmMilliBytesPerCycle, 1142857u);
+  EXPECT_EQ(c.dmaBurstBytes, 64u);
   // VMEM: 32 MiB = 128 blocks x 256 pages x 1 KiB.
   EXPECT_EQ(c.vmemBytes, 32ull << 20);
   EXPECT_EQ(c.vmemBytes, 33554432u);
@@ -247,6 +252,18 @@ TEST(MachineConfigTest, WrongType) {
             "cfg.json: field 'mxu.overlap': must be true or false");
   EXPECT_EQ(errorOf(R"({"mxu": {"overlap": "yes"}})"),
             "cfg.json: field 'mxu.overlap': must be true or false");
+}
+
+TEST(MachineConfigTest, HbmBandwidthAndBurstRanges) {
+  EXPECT_EQ(errorOf(R"({"dma": {"burst_bytes": 0}})"),
+            "cfg.json: field 'dma.burst_bytes': must be >= 1");
+  EXPECT_EQ(errorOf(R"({"dma": {"burst_bytes": 65537}})"),
+            "cfg.json: field 'dma.burst_bytes': must be <= 65536");
+  EXPECT_EQ(errorOf(R"({"hbm": {"bytes_per_cycle": 0}})"),
+            "cfg.json: field 'hbm.bytes_per_cycle': must be >= 0.001");
+  EXPECT_EQ(
+      parseOk(R"({"hbm": {"bytes_per_cycle": 2.5}})").hbmMilliBytesPerCycle,
+      2500u);
 }
 
 TEST(MachineConfigTest, MxuDataflowAndOverlap) {

@@ -740,21 +740,22 @@ TEST(SimulatorTest, DmaRoundTripThroughVpu) {
       // 109: b = a + a, 8 + ceil(64/1024) = 9 cycles: [109, 118).
       vbinary(Opcode::VAdd, 5, 2, 2, 2, 32, 32, 32, 32),
       // ready 110, reads b while the VPU writes it: data hazard until
-      // 118 (stall 8). b -> out (row stride 40): baseEnd 218,
-      // complete 222.
+      // 118 (stall 8). b -> out (row stride 40 = 160 bytes): baseEnd 218;
+      // HBM moves whole 64-byte bursts: row 0 [0, 128) of out takes 2,
+      // row 1 [160, 288) 3 (bursts 2..4), 320 bytes: complete 218 + 5.
       dmaIssue(4, 5, 6, MemSpace::VMEM, MemSpace::HBM, 2, 32, 32, 40),
-      // w = 119: base 99, transfer 4, resume 222.
+      // w = 119: base 99, transfer 5, resume 223.
       dmaWait(4),
-      halt(), // 223; total 224
+      halt(), // 224; total 225
   });
   Simulator sim(config, p);
   auto r = sim.run();
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
   EXPECT_EQ(r->instructions, 10u);
   EXPECT_EQ(stall(*r, StallCause::DmaWaitBase), 198u);
-  EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), 8u);
+  EXPECT_EQ(stall(*r, StallCause::DmaWaitTransfer), 4u + 5);
   EXPECT_EQ(stall(*r, StallCause::DataHazard), 8u);
-  EXPECT_EQ(r->totalCycles, 224u);
+  EXPECT_EQ(r->totalCycles, 225u);
 
   // out[r * 40 + c] = 2 * x[r * 64 + c] for r < 2, c < 32.
   std::vector<float> out = readTile(sim, MemSpace::HBM, kOut, 2, 40, 40);

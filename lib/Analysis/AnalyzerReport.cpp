@@ -555,6 +555,22 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     if (sum > bound)
       bound = sum, boundBy = trackNames[t];
   }
+  // HBM, shared by the links that touch it: every byte they put on its
+  // bus (bursts included) at hbm.bytes_per_cycle (docs/isa.md, "DMA:
+  // ISSUE and WAIT").
+  uint64_t hbmBusBytes = 0;
+  for (const Dma &d : dmas)
+    if (d.timing.link >= 0 && size_t(d.timing.link) < config.links.size() &&
+        (config.links[d.timing.link].src == isa::MemSpace::HBM ||
+         config.links[d.timing.link].dst == isa::MemSpace::HBM))
+      hbmBusBytes += d.timing.busBytes;
+  if (hbmBusBytes) {
+    uint64_t hbmCycles =
+        sim::getTransferCycles(hbmBusBytes, config.hbmMilliBytesPerCycle);
+    perResource["hbm"] = hbmCycles;
+    if (hbmCycles > bound)
+      bound = hbmCycles, boundBy = "hbm";
+  }
   // Latency-aware bound: the dataflow critical path, and each track's
   // single-unit bound with heads and tails (DataflowBound.h). Both hold for
   // any schedule of the same work with the same true dependences, so the

@@ -53,6 +53,7 @@ DmaTiming DmaEngine::start(uint64_t cycle, uint64_t bytes, uint32_t id) {
   DmaTiming t;
   t.id = id;
   t.bytes = bytes;
+  t.busBytes = bytes;
   t.issue = cycle;
   return t;
 }
@@ -63,13 +64,77 @@ uint32_t DmaEngine::record(const DmaTiming &t) {
   return t.id;
 }
 
+uint64_t accel::sim::getBurstBytes(const TileRef &tile, uint64_t burst) {
+  if (tile.rows == 0 || tile.cols == 0 || burst <= 1)
+    return tile.rows * tile.cols * isa::kElemBytes;
+  uint64_t rowBytes = tile.cols * isa::kElemBytes;
+  uint64_t strideBytes = tile.rowStride * isa::kElemBytes;
+  // Bursts of [begin, begin + len).
+  auto bursts = [&](uint64_t begin, uint64_t len) {
+    return (begin + len + burst - 1) / burst - begin / burst;
+  };
+  if (tile.rows == 1 || strideBytes == rowBytes)
+    return bursts(tile.base, tile.rows * rowBytes) * burst;
+  if (strideBytes % burst == 0) // every row starts at the same offset
+    return tile.rows * bursts(tile.base % burst, rowBytes) * burst;
+  uint64_t total = 0;
+  for (uint64_t r = 0; r < tile.rows; ++r)
+    total += bursts(tile.base + r * strideBytes, rowBytes);
+  return total * burst;
+}
+
+DmaEngine::Wide DmaEngine::reserveHbm(Wide from, Wide length, Wide now) {
+  // Reservations that end before now can never be reached again: every
+  // later transfer is ready at or after its ISSUE, at or after now.
+  while (!hbmBusy.empty() && hbmBusy.begin()->second <= now)
+    hbmBusy.erase(hbmBusy.begin());
+  Wide at = from;
+  auto it = hbmBusy.upper_bound(at);
+  if (it != hbmBusy.begin() && std::prev(it)->second > at)
+    at = std::prev(it)->second; // inside a reservation: after it
+  for (; it != hbmBusy.end() && it->first < at + length; ++it)
+    at = std::max(at, it->second);
+  // Insert [at, at + length), merging with touching neighbours.
+  Wide end = at + length, begin = at;
+  auto next = hbmBusy.lower_bound(begin);
+  if (next != hbmBusy.begin() && std::prev(next)->second == begin) {
+    --next;
+    begin = next->first;
+    next = hbmBusy.erase(next);
+  }
+  if (next != hbmBusy.end() && next->first == end) {
+    end = next->second;
+    hbmBusy.erase(next);
+  }
+  if (length)
+    hbmBusy[begin] = end;
+  return at;
+}
+
 uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
-                          std::optional<uint32_t> id) {
+                          std::optional<uint32_t> id, uint64_t busBytes) {
   DmaTiming t = start(cycle, bytes, id ? *id : nextId());
+  t.busBytes = busBytes ? busBytes : bytes;
   t.link = link;
-  t.baseEnd = cycle + config.links[link].baseLatency;
-  t.transferStart = std::max(t.baseEnd, linkFree[link]);
-  t.complete = t.transferStart + transferCycles(link, bytes);
+  const LinkConfig &l = config.links[link];
+  t.baseEnd = cycle + l.baseLatency;
+  uint64_t linkCycles = getTransferCycles(t.busBytes, l.milliBytesPerCycle);
+  if (l.src == isa::MemSpace::HBM || l.dst == isa::MemSpace::HBM) {
+    // HBM time is reserved exactly, in units of 1 / hbmMilli cycles (one
+    // unit moves 1 / kBandwidthScale bytes), in the earliest gap at or
+    // after the transfer is ready: DMAs reach HBM in the order their base
+    // latencies end, not the order they were issued.
+    const Wide milli = config.hbmMilliBytesPerCycle;
+    uint64_t ready = std::max(t.baseEnd, linkFree[link]);
+    Wide need = Wide(t.busBytes) * kBandwidthScale;
+    Wide at = reserveHbm(Wide(ready) * milli, need, Wide(cycle) * milli);
+    t.transferStart = uint64_t(at / milli);
+    uint64_t hbmDone = uint64_t((at + need + milli - 1) / milli);
+    t.complete = std::max(t.transferStart + linkCycles, hbmDone);
+  } else {
+    t.transferStart = std::max(t.baseEnd, linkFree[link]);
+    t.complete = t.transferStart + linkCycles;
+  }
   linkFree[link] = t.complete;
   return record(t);
 }

@@ -19,7 +19,7 @@ using json = nlohmann::json;
 static const char kDefaultConfig[] = R"json({
   "name": "accel-default",
   "clock_ghz": 1.05,
-  "hbm": { "bytes": 34359738368 },
+  "hbm": { "bytes": 34359738368, "bytes_per_cycle": 1142.857 },
   "vmem": { "bytes": 33554432, "page_bytes": 1024, "blocks": 128,
             "pages_per_block": 256 },
   "mxu": { "rows": 128, "cols": 128, "dataflow": "ws", "overlap": true },
@@ -29,6 +29,7 @@ static const char kDefaultConfig[] = R"json({
   "scalar": { "latency": 1 },
   "dma": {
     "max_outstanding": 64,
+    "burst_bytes": 64,
     "links": [
       { "src": "hbm", "dst": "vmem", "base_latency": 500,
         "bytes_per_cycle": 1024 },
@@ -44,6 +45,8 @@ static const char kDefaultConfig[] = R"json({
   "sources": {
     "clock_ghz": "TPU v4 core clock 1050 MHz (Jouppi et al., ISCA 2023, Table 1); used only to print microseconds",
     "hbm.bytes": "TPU v4: 32 GiB HBM2 per chip (Jouppi et al., ISCA 2023)",
+    "hbm.bytes_per_cycle": "TPU v4 HBM: 1200 GB/s (Jouppi et al., ISCA 2023, Table 1) at 1.05 GHz",
+    "dma.burst_bytes": "assumed: 64-byte access granularity of the HBM controller (two 32-byte HBM2 pseudo-channel bursts)",
     "vmem.bytes": "seed 000 §5.3.2: 128 blocks x 256 pages; 1 KiB pages assumed, giving 32 MiB (TPU v4 CMEM/VMEM order of magnitude)",
     "vmem.page_bytes": "assumed (seed 000 gives the page count, not the size)",
     "mxu.rows": "TPU v2-v4 MXU is a 128x128 systolic array (Jouppi et al., ISCA 2023; Norrie et al., IEEE Micro 2021)",
@@ -141,8 +144,13 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
               "chips", "ici", "sources"});
   c.name = r.string(doc, "name", "");
   c.clockGHz = r.number(doc, "clock_ghz", "", 0, 1000, /*minExclusive=*/true);
-  if (const json *hbm = r.object(doc, "hbm", "", {"bytes"}))
+  if (const json *hbm =
+          r.object(doc, "hbm", "", {"bytes", "bytes_per_cycle"})) {
     c.hbmBytes = r.u64(*hbm, "bytes", "hbm.", 4, kMaxHbmBytes);
+    c.hbmBytesPerCycle = r.number(*hbm, "bytes_per_cycle", "hbm.",
+                                  kMinBytesPerCycle, kMaxBytesPerCycle);
+    c.hbmMilliBytesPerCycle = toMilli(c.hbmBytesPerCycle);
+  }
   if (const json *vmem = r.object(doc, "vmem", "",
                                   {"bytes", "page_bytes", "blocks",
                                    "pages_per_block"})) {
@@ -196,9 +204,10 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
   }
   if (const json *scalar = r.object(doc, "scalar", "", {"latency"}))
     c.scalarLatency = r.u32(*scalar, "latency", "scalar.", 1, kMaxUnitLatency);
-  if (const json *dma = r.object(doc, "dma", "", {"max_outstanding",
-                                                  "links"})) {
+  if (const json *dma = r.object(doc, "dma", "",
+                                 {"max_outstanding", "burst_bytes", "links"})) {
     c.maxOutstandingDmas = r.u32(*dma, "max_outstanding", "dma.", 1, kMaxOutstandingDmas);
+    c.dmaBurstBytes = r.u64(*dma, "burst_bytes", "dma.", 1, kMaxBurstBytes);
     const json *links = r.get(*dma, "links", "dma.");
     if (links && !links->is_array())
       r.fail("dma.links", "must be an array");

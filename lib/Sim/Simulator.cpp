@@ -135,12 +135,24 @@ void Simulator::installRegister(unsigned r, uint64_t value) {
     regs[r] = value;
 }
 
+/// The bytes a DMA from `src` to `dst` moves on the bus: its HBM side's
+/// whole bursts (getBurstBytes; the larger side when both are in HBM),
+/// else its bytes.
+static uint64_t getBusBytes(const TileRef &src, const TileRef &dst,
+                            uint64_t burst) {
+  uint64_t bus = 0;
+  for (const TileRef *t : {&src, &dst})
+    if (t->space == isa::MemSpace::HBM)
+      bus = std::max(bus, getBurstBytes(*t, burst));
+  return bus ? bus : src.rows * src.cols * isa::kElemBytes;
+}
+
 void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
                                   const TileRef &src, const TileRef &dst) {
   int link = config.findLink(src.space, dst.space);
   uint64_t bytes = src.rows * src.cols * isa::kElemBytes;
   if (link >= 0) {
-    dma.issue(0, link, bytes, id);
+    dma.issue(0, link, bytes, id, getBusBytes(src, dst, config.dmaBurstBytes));
     for (Observer *o : observers)
       o->onDmaInFlight(issuePc, dma.get(id));
   }
@@ -483,7 +495,8 @@ llvm::Error Simulator::commit() {
         return fault(pc, llvm::toString(std::move(e)));
     uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
     uint32_t id = prep.route.empty()
-                      ? dma.issue(at.cycle, prep.link, bytes)
+                      ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
+                                  getBusBytes(src, dst, config.dmaBurstBytes))
                       : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
                                         system->getIciFree());
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;

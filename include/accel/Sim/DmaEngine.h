@@ -4,6 +4,7 @@
 #define ACCEL_SIM_DMAENGINE_H
 
 #include "accel/Sim/MachineConfig.h"
+#include "accel/Sim/Memory.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -24,6 +25,9 @@ struct DmaTiming {
   /// completed before a replay window.
   int link = -1;
   uint64_t bytes = 0;
+  /// Bytes on the bus: `bytes`, or for a DMA that reads or writes HBM the
+  /// whole bursts its HBM side touches (getBurstBytes).
+  uint64_t busBytes = 0;
   uint64_t issue = 0;         ///< cycle of the ISSUE
   uint64_t baseEnd = 0;       ///< issue + T_b(link)
   uint64_t transferStart = 0; ///< max(baseEnd, link free): FIFO order
@@ -50,6 +54,13 @@ struct WaitOutcome {
   uint64_t resume = 0; ///< cycle at which the WAIT completes: max(w, c)
 };
 
+/// The bytes a DMA moves on HBM's bus for its HBM side `tile`: every
+/// `burst`-byte block that any of its rows touches, counted once per row
+/// (rows do not share bursts unless the tile is one contiguous range).
+/// A contiguous tile costs its span rounded out to bursts; 32-byte rows at
+/// a 4 KiB stride cost a whole 64-byte burst each.
+uint64_t getBurstBytes(const TileRef &tile, uint64_t burst);
+
 /// The asynchronous DMA engine: per-link FIFOs, constant non-accumulative
 /// base latency, transfers at link bandwidth. DMAs must be issued in
 /// non-decreasing cycle order; since T_b is constant per link, arrival order
@@ -60,9 +71,19 @@ public:
 
   /// Issues a DMA of `bytes` on `link` at `cycle`; returns its id: the next
   /// id (0, 1, ... after any reserved ones), or `id` when given (replay of a
-  /// DMA already in flight when a trace window began).
+  /// DMA already in flight when a trace window began). `busBytes` (0: equal
+  /// to `bytes`) is what the transfer moves, bursts included. On a link
+  /// that reads or writes HBM the transfer also needs HBM, one transfer at
+  /// a time: once its base latency has passed and its link is free, it
+  /// takes the earliest gap of HBM time long enough for
+  /// busBytes / hbm.bytes_per_cycle cycles (kept exactly, without rounding
+  /// per transfer), starts in the cycle that gap begins, and completes
+  /// when both its link (ceil(busBytes / the link's bytes_per_cycle)
+  /// cycles) and its HBM time are done. So HBM never moves more than
+  /// hbm.bytes_per_cycle, whatever the links (docs/isa.md, "DMA timing").
   uint32_t issue(uint64_t cycle, int link, uint64_t bytes,
-                 std::optional<uint32_t> id = std::nullopt);
+                 std::optional<uint32_t> id = std::nullopt,
+                 uint64_t busBytes = 0);
   /// Issues a DMA of `bytes` at `cycle` between two chips (remote DMA;
   /// docs/config.md, "ICI"): it pays the base latency of `localLink` (the
   /// link of its pair of spaces) plus the config's ICI hop latency per link
@@ -130,6 +151,14 @@ private:
   /// What get() returns for a reserved id that was not issued.
   DmaTiming completedBefore;
   std::vector<uint64_t> linkFree;
+  using Wide = unsigned __int128;
+  /// HBM's reservations, [start, end) in units of 1 / hbmMilliBytesPerCycle
+  /// cycles (exact: no rounding per transfer), disjoint and not touching.
+  std::map<Wide, Wide> hbmBusy;
+  /// Reserves `length` units of HBM in the earliest gap starting at or
+  /// after `from`, dropping reservations that end by `now`; returns the
+  /// start.
+  Wide reserveHbm(Wide from, Wide length, Wide now);
   /// The latest completion of a remote DMA (their ICI links are the
   /// system's).
   uint64_t remoteDrain = 0;

@@ -33,6 +33,8 @@ constexpr uint64_t kMaxUnitSize = 1ull << 16;
 /// Per-instruction latencies and VPU costs, in cycles.
 constexpr uint64_t kMaxUnitLatency = 1ull << 16;
 constexpr uint64_t kMaxOutstandingDmas = 1ull << 16;
+/// HBM's burst, in bytes.
+constexpr uint64_t kMaxBurstBytes = 1ull << 16;
 /// A DMA link's base latency, in cycles (about 1 s at 1 GHz).
 constexpr uint64_t kMaxBaseLatency = 1ull << 30;
 /// A DMA link's bandwidth, in bytes per cycle.
@@ -82,6 +84,14 @@ struct MachineConfig {
   std::string name;
   double clockGHz = 1.0;
   uint64_t hbmBytes = 0;
+  /// HBM's bandwidth, shared by every transfer of the links that read or
+  /// write HBM (DmaEngine; docs/isa.md "DMA timing"), in bytes per cycle
+  /// and as an integer of 1/kBandwidthScale bytes per cycle.
+  double hbmBytesPerCycle = 1;
+  uint64_t hbmMilliBytesPerCycle = kBandwidthScale;
+  /// HBM moves whole bursts of this many bytes: a DMA row is charged every
+  /// burst it touches (getBurstBytes).
+  uint64_t dmaBurstBytes = 1;
   uint64_t vmemBytes = 0;
   uint64_t vmemPageBytes = 0;
   unsigned vmemBlocks = 0, vmemPagesPerBlock = 0;
