@@ -2,20 +2,29 @@
 
 #include "accel/Replay/Replayer.h"
 
+#include "accel/Support/Json.h"
+
 #include "llvm/Support/CRC.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <set>
 
 using namespace accel;
 using namespace accel::replay;
 
-llvm::Expected<std::unique_ptr<Replayer>>
-Replayer::create(const Trace &trace) {
-  std::unique_ptr<Replayer> r(new Replayer(trace));
+llvm::Expected<std::unique_ptr<Replayer>> Replayer::create(const Trace &trace) {
   auto config = sim::MachineConfig::fromJson(trace.configJson, "trace config");
   if (!config)
     return config.takeError();
-  r->config = std::move(*config);
+  return build(trace, std::move(*config));
+}
+
+llvm::Expected<std::unique_ptr<Replayer>>
+Replayer::build(const Trace &trace, sim::MachineConfig config) {
+  std::unique_ptr<Replayer> r(new Replayer(trace));
+  r->config = std::move(config);
   // Nothing below allocates or indexes by a number of the trace that this
   // has not checked.
   if (llvm::Error e = trace.validate(r->config))
@@ -24,6 +33,59 @@ Replayer::create(const Trace &trace) {
   r->simulator = std::make_unique<sim::Simulator>(r->config, r->program,
                                                   /*initHbm=*/false);
   return std::move(r);
+}
+
+/// Appends "PATH: A -> B" for each leaf where `a` and `b` differ.
+static void diffJson(const nlohmann::json &a, const nlohmann::json &b,
+                     const std::string &path, std::vector<std::string> &out) {
+  if (a.is_object() && b.is_object()) {
+    std::set<std::string> keys;
+    for (auto it = a.begin(); it != a.end(); ++it)
+      keys.insert(it.key());
+    for (auto it = b.begin(); it != b.end(); ++it)
+      keys.insert(it.key());
+    for (const std::string &k : keys) {
+      if (path.empty() && k == "sources")
+        continue;
+      static const nlohmann::json absent;
+      diffJson(a.contains(k) ? a[k] : absent, b.contains(k) ? b[k] : absent,
+               path.empty() ? k : path + "." + k, out);
+    }
+    return;
+  }
+  if (a.is_array() && b.is_array() && a.size() == b.size()) {
+    for (size_t i = 0; i < a.size(); ++i)
+      diffJson(a[i], b[i], path + "[" + std::to_string(i) + "]", out);
+    return;
+  }
+  if (a != b)
+    out.push_back(path + ": " + dumpJson(a) + " -> " + dumpJson(b));
+}
+
+llvm::Expected<std::unique_ptr<Replayer>>
+Replayer::create(const Trace &trace, llvm::StringRef overrideText,
+                 llvm::StringRef sourceName,
+                 std::vector<std::string> &changed) {
+  nlohmann::json recorded = nlohmann::json::parse(trace.configJson, nullptr,
+                                                  /*allow_exceptions=*/false);
+  if (recorded.is_discarded() || !recorded.is_object())
+    return llvm::createStringError("trace config: not a JSON object");
+  auto patch = parseJson(overrideText, sourceName);
+  if (!patch)
+    return patch.takeError();
+  if (!patch->is_object())
+    return llvm::createStringError("%s: byte 0: the config must be a JSON "
+                                   "object",
+                                   sourceName.str().c_str());
+  nlohmann::json merged = recorded;
+  merged.merge_patch(*patch);
+  auto config = sim::MachineConfig::fromJson(dumpJson(merged), sourceName);
+  if (!config)
+    return config.takeError();
+  changed.clear();
+  diffJson(recorded, nlohmann::json::parse(config->jsonText, nullptr, false),
+           "", changed);
+  return build(trace, std::move(*config));
 }
 
 llvm::Error Replayer::load() {

@@ -104,7 +104,7 @@ static cl::opt<std::string>
                         "(docs/config.md)"),
                cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(recordCmd),
-               cl::cat(category));
+               cl::sub(replayCmd), cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Function to run (default: "
                                                "main, or the only function)"),
@@ -695,9 +695,28 @@ static int cmdReplay() {
   auto trace = readTrace(inputFile);
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
-  auto replayer = replay::Replayer::create(*trace);
+  // --config: the recorded machine with the file's fields changed (the
+  // same instructions, new timing; seed 000 §4.2).
+  std::vector<std::string> changed;
+  llvm::Expected<std::unique_ptr<replay::Replayer>> replayer = nullptr;
+  if (configFile.empty()) {
+    replayer = replay::Replayer::create(*trace);
+  } else {
+    auto buf = llvm::MemoryBuffer::getFile(configFile, /*IsText=*/true);
+    if (!buf)
+      return fail(configFile + ": cannot read: " + buf.getError().message());
+    replayer = replay::Replayer::create(*trace, (*buf)->getBuffer(), configFile,
+                                        changed);
+  }
   if (!replayer)
     return fail(inputFile + ": " + llvm::toString(replayer.takeError()));
+  if (!configFile.empty()) {
+    llvm::outs() << "replaying on the recorded machine with " << configFile
+                 << "'s changes (" << changed.size() << " field"
+                 << (changed.size() == 1 ? "" : "s") << "):\n";
+    for (const std::string &c : changed)
+      llvm::outs() << "  " << c << "\n";
+  }
   analysis::DmaStallCollector collector;
   analysis::Analyzer analyzer((*replayer)->getProgram(),
                               (*replayer)->getConfig());

@@ -9,6 +9,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace accel {
 namespace replay {
@@ -26,6 +28,17 @@ public:
   /// ("trace config: ..."), a trace that does not fit its program or
   /// config ("invalid trace at byte N: ...").
   static llvm::Expected<std::unique_ptr<Replayer>> create(const Trace &trace);
+  /// The same on a modified machine (seed 000 §4.2: the same instructions,
+  /// new timing): the trace's config with the JSON object `overrideText`
+  /// merged into it field by field (`sourceName` names it in errors). The
+  /// program, its buffers and the recorded state must still fit the
+  /// machine (Trace::validate). `changed` receives one "FIELD: OLD -> NEW"
+  /// per leaf field that differs from the recorded config ("sources"
+  /// left out), in field order. Errors: as create(), and the config
+  /// errors of MachineConfig::fromJson naming `sourceName`.
+  static llvm::Expected<std::unique_ptr<Replayer>>
+  create(const Trace &trace, llvm::StringRef overrideText,
+         llvm::StringRef sourceName, std::vector<std::string> &changed);
 
   /// Observers (the performance tracker) must be added before load().
   void addObserver(sim::Observer *observer) { simulator->addObserver(observer); }
@@ -55,6 +68,9 @@ public:
 
 private:
   Replayer(const Trace &trace) : trace(trace) {}
+  /// Checks the trace against `config` and builds the simulator.
+  static llvm::Expected<std::unique_ptr<Replayer>>
+  build(const Trace &trace, sim::MachineConfig config);
   const Trace &trace;
   sim::MachineConfig config;
   isa::Program program;
