@@ -66,25 +66,14 @@ llvm::Expected<std::unique_ptr<Replayer>>
 Replayer::create(const Trace &trace, llvm::StringRef overrideText,
                  llvm::StringRef sourceName,
                  std::vector<std::string> &changed) {
-  nlohmann::json recorded = nlohmann::json::parse(trace.configJson, nullptr,
-                                                  /*allow_exceptions=*/false);
-  if (recorded.is_discarded() || !recorded.is_object())
-    return llvm::createStringError("trace config: not a JSON object");
-  auto patch = parseJson(overrideText, sourceName);
-  if (!patch)
-    return patch.takeError();
-  if (!patch->is_object())
-    return llvm::createStringError("%s: byte 0: the config must be a JSON "
-                                   "object",
-                                   sourceName.str().c_str());
-  nlohmann::json merged = recorded;
-  merged.merge_patch(*patch);
-  auto config = sim::MachineConfig::fromJson(dumpJson(merged), sourceName);
+  auto config =
+      sim::MachineConfig::fromJson(overrideText, sourceName, trace.configJson);
   if (!config)
     return config.takeError();
   changed.clear();
-  diffJson(recorded, nlohmann::json::parse(config->jsonText, nullptr, false),
-           "", changed);
+  diffJson(nlohmann::json::parse(trace.configJson, nullptr, false),
+           nlohmann::json::parse(config->jsonText, nullptr, false), "",
+           changed);
   return build(trace, std::move(*config));
 }
 

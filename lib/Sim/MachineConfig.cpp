@@ -124,8 +124,18 @@ static bool parseSpace(const std::string &s, isa::MemSpace &out) {
 
 llvm::Expected<MachineConfig>
 MachineConfig::fromJson(llvm::StringRef overrideText,
-                        llvm::StringRef sourceName) {
+                        llvm::StringRef sourceName, llvm::StringRef baseText) {
   json doc = json::parse(kDefaultConfig);
+  if (!baseText.empty()) {
+    // Another machine's whole document (a trace's config): the base the
+    // override applies to.
+    auto base = parseJson(baseText, "base config");
+    if (!base)
+      return base.takeError();
+    if (!base->is_object())
+      return llvm::createStringError("base config: not a JSON object");
+    doc = std::move(*base);
+  }
   if (!overrideText.empty()) {
     auto patch = parseJson(overrideText, sourceName);
     if (!patch)

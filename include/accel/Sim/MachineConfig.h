@@ -144,8 +144,12 @@ struct MachineConfig {
   /// ("FILE: field 'dma.links[0].bytes_per_cycle': must be >= 0.001"),
   /// a number out of double's range or JSON nested deeper than 64 levels
   /// ("FILE: byte N: ..."). Never throws.
+  /// With `baseText` (a whole config document, such as a trace's merged
+  /// config) the override applies to it instead of the embedded default;
+  /// a base that is not a JSON object is an error ("base config: ...").
   static llvm::Expected<MachineConfig> fromJson(llvm::StringRef overrideText,
-                                                llvm::StringRef sourceName);
+                                                llvm::StringRef sourceName,
+                                                llvm::StringRef baseText = {});
   /// The config to run a program that asks for `programChips` chips (the
   /// module attribute `accel.chips`, docs/isa.md "Chips") on: this one when
   /// it has that many chips; this one with `chips` set to it when it has
