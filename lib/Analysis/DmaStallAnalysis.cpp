@@ -85,6 +85,22 @@ json analysis::buildMetrics(const isa::Program &program,
   if (!program.fingerprint.empty())
     m["program_fingerprint"] = program.fingerprint;
   m["config"] = {{"name", config.name}, {"hash", config.hash()}};
+  if (!config.calibration.empty()) {
+    // Which latencies are measured rather than modelled (docs/config.md,
+    // "Calibration").
+    json tables = json::array();
+    for (const sim::CalibrationEntry &e : config.calibration) {
+      json keys = json::array();
+      for (sim::CalibrationKey k : e.keys)
+        keys.push_back(std::string(sim::calibrationKeyName(k)));
+      tables.push_back({{"instruction", e.instruction},
+                        {"link", e.link},
+                        {"file", e.file},
+                        {"keys", keys},
+                        {"points", e.table->size()}});
+    }
+    m["config"]["calibration"] = tables;
+  }
   m["total_cycles"] = summary.totalCycles;
   m["instructions"] = summary.instructions;
 
@@ -288,6 +304,14 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
        << m["system"]["topology"].get<std::string>() << ", "
        << m["system"]["ici_links"].get<uint64_t>() << " ICI links)";
   os << "\n";
+  if (m["config"].contains("calibration"))
+    for (const json &t : m["config"]["calibration"]) {
+      std::string link = t["link"].get<std::string>();
+      os << "  calibrated:          " << t["instruction"].get<std::string>()
+         << (link.empty() ? "" : " " + link) << " from "
+         << t["file"].get<std::string>() << " (" << t["points"].get<uint64_t>()
+         << " measured points)\n";
+    }
   os << "  total cycles:        " << total;
   if (chips)
     os << " (the last chip's end; " << chipCycles << " chip-cycles)";

@@ -12,8 +12,20 @@ using namespace accel;
 using namespace accel::sim;
 
 DmaEngine::DmaEngine(const MachineConfig &config)
-    : config(config), linkFree(config.links.size(), 0) {
+    : config(config), linkFree(config.links.size(), 0),
+      linkCalibration(config.links.size(), nullptr) {
   completedBefore.completedBefore = true;
+  for (size_t l = 0; l < config.links.size(); ++l) {
+    for (const CalibrationEntry &e : config.calibration)
+      if (e.opcode == isa::Opcode::DmaIssue && e.link == config.links[l].name) {
+        linkCalibration[l] = &e;
+        break;
+      }
+    for (const CalibrationEntry &e : config.calibration)
+      if (!linkCalibration[l] && e.opcode == isa::Opcode::DmaIssue &&
+          e.link.empty())
+        linkCalibration[l] = &e;
+  }
 }
 
 uint64_t DmaEngine::transferCycles(int link, uint64_t bytes) const {
@@ -112,13 +124,26 @@ DmaEngine::Wide DmaEngine::reserveHbm(Wide from, Wide length, Wide now) {
 }
 
 uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
-                          std::optional<uint32_t> id, uint64_t busBytes) {
+                          std::optional<uint32_t> id, uint64_t busBytes,
+                          uint64_t rows) {
   DmaTiming t = start(cycle, bytes, id ? *id : nextId());
   t.busBytes = busBytes ? busBytes : bytes;
   t.link = link;
   const LinkConfig &l = config.links[link];
-  t.baseEnd = cycle + l.baseLatency;
+  uint64_t baseLatency = l.baseLatency;
   uint64_t linkCycles = getTransferCycles(t.busBytes, l.milliBytesPerCycle);
+  const CalibrationEntry *calibration = linkCalibration[link];
+  if (calibration) {
+    std::array<double, kMaxCalibrationKeys> point{};
+    for (size_t i = 0; i < calibration->keys.size(); ++i)
+      point[i] = double(calibration->keys[i] == CalibrationKey::Bytes ? bytes
+                                                                      : rows);
+    uint64_t latency = calibration->getCycles(
+        llvm::ArrayRef(point).take_front(calibration->keys.size()), 0);
+    baseLatency = std::min(baseLatency, latency);
+    linkCycles = latency - baseLatency;
+  }
+  t.baseEnd = cycle + baseLatency;
   if (l.src == isa::MemSpace::HBM || l.dst == isa::MemSpace::HBM) {
     // HBM time is reserved exactly, in units of 1 / hbmMilli cycles (one
     // unit moves 1 / kBandwidthScale bytes), in the earliest gap at or
@@ -127,6 +152,21 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
     const Wide milli = config.hbmMilliBytesPerCycle;
     uint64_t ready = std::max(t.baseEnd, linkFree[link]);
     Wide need = Wide(t.busBytes) * kBandwidthScale;
+    if (calibration && Wide(linkCycles) * milli < need) {
+      // The measured transfer is faster than hbm.bytes_per_cycle allows:
+      // the table wins, and HBM is held for the measured time.
+      calibration->table->warnOnce(
+          LatencyTable::FasterThanHbm,
+          "a DMA of " + std::to_string(bytes) + " bytes (" +
+              std::to_string(t.busBytes) + " on the bus) transfers in " +
+              std::to_string(linkCycles) +
+              " cycles, faster than hbm.bytes_per_cycle allows (" +
+              std::to_string(getTransferCycles(
+                  t.busBytes, config.hbmMilliBytesPerCycle)) +
+              "); HBM is held for the measured time (is hbm.bytes_per_cycle "
+              "too low?)");
+      need = Wide(linkCycles) * milli;
+    }
     Wide at = reserveHbm(Wide(ready) * milli, need, Wide(cycle) * milli);
     t.transferStart = uint64_t(at / milli);
     uint64_t hbmDone = uint64_t((at + need + milli - 1) / milli);

@@ -3,9 +3,12 @@
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Support/Json.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +43,7 @@ static const char kDefaultConfig[] = R"json({
     ]
   },
   "chips": 1,
+  "calibration": [],
   "ici": { "topology": "ring", "dims": [], "hop_latency": 300,
            "bytes_per_cycle": 48 },
   "sources": {
@@ -60,6 +64,7 @@ static const char kDefaultConfig[] = R"json({
     "dma.max_outstanding": "assumed",
     "dma.links.base_latency": "assumed: seed 000 §5.2 says constant and non-accumulative but gives no value; 500 cycles is ~0.5 us",
     "dma.links.bytes_per_cycle": "TPU v4 HBM 1200 GB/s at 1.05 GHz is ~1143 B/cycle, rounded down to 1024; VMEM-local copies assumed 2x",
+    "calibration": "none: every latency comes from the formulas above; a config may name CSV tables of measured latencies that replace them (docs/config.md, Calibration)",
     "chips": "one chip unless a system is asked for; SnR's All-Gather case (Zarkadas et al., SoCC '25, §5.2.1) runs on several",
     "ici.topology": "TPU v4 joins chips in a 3-D torus (Jouppi et al., ISCA 2023); a ring, a 2-D torus (dims [X, Y]) or full connection here",
     "ici.hop_latency": "assumed: cycles a remote DMA adds per ICI hop to its link's base latency (~0.3 us)",
@@ -122,6 +127,150 @@ static bool parseSpace(const std::string &s, isa::MemSpace &out) {
   return true;
 }
 
+/// The keys a table for `op` may use (docs/config.md, "Calibration").
+static std::vector<CalibrationKey> allowedKeys(const isa::OpcodeInfo &info) {
+  switch (info.unit) {
+  case isa::Unit::Mxu:
+    return {CalibrationKey::M, CalibrationKey::N, CalibrationKey::K};
+  case isa::Unit::Vpu:
+    return {CalibrationKey::Rows, CalibrationKey::Cols};
+  case isa::Unit::Dma:
+    if (info.op == isa::Opcode::DmaIssue)
+      return {CalibrationKey::Bytes, CalibrationKey::Rows};
+    return {};
+  case isa::Unit::Scalar:
+    return {};
+  }
+  return {};
+}
+
+/// Reads the "calibration" array: the entries of `c.calibration`, each
+/// table loaded (or taken from the cache), and each entry's file rewritten
+/// in `doc` as an absolute path. Relative paths are relative to the
+/// directory of `sourceName`.
+static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
+                            llvm::StringRef sourceName) {
+  json *tables = doc.contains("calibration") ? &doc["calibration"] : nullptr;
+  if (!tables || !r.ok())
+    return;
+  if (!tables->is_array()) {
+    r.fail("calibration", "must be an array");
+    return;
+  }
+  for (size_t i = 0; r.ok() && i < tables->size(); ++i) {
+    std::string path = "calibration[" + std::to_string(i) + "]";
+    json &t = (*tables)[i];
+    if (!t.is_object()) {
+      r.fail(path, "must be an object");
+      return;
+    }
+    path += ".";
+    r.onlyKeys(t, path, {"instruction", "link", "file", "keys", "time", "unit"});
+    CalibrationEntry e;
+    e.instruction = r.string(t, "instruction", path);
+    e.file = r.string(t, "file", path);
+    e.timeColumn = r.string(t, "time", path);
+    e.unit = r.string(t, "unit", path);
+    if (JsonReader::find(t, "link"))
+      e.link = r.string(t, "link", path);
+    if (!r.ok())
+      return;
+    const isa::OpcodeInfo *info = nullptr;
+    for (unsigned b = 0; b < 256 && !info; ++b)
+      if (const isa::OpcodeInfo *o = isa::lookup(uint8_t(b));
+          o && e.instruction == o->mnemonic)
+        info = o;
+    std::vector<CalibrationKey> allowed =
+        info ? allowedKeys(*info) : std::vector<CalibrationKey>();
+    if (allowed.empty()) {
+      r.fail(path + "instruction",
+             "must name an instruction with a latency to calibrate: "
+             "\"mxu.matmul\", a \"vpu.*\" instruction or \"dma.issue\"");
+      return;
+    }
+    e.opcode = info->op;
+    if (!e.link.empty() && e.opcode != isa::Opcode::DmaIssue) {
+      r.fail(path + "link", "only a dma.issue table names a link");
+      return;
+    }
+    if (!e.link.empty()) {
+      bool found = false;
+      for (const LinkConfig &l : c.links)
+        found |= l.name == e.link;
+      if (!found) {
+        r.fail(path + "link", "no DMA link \"" + e.link +
+                                  "\" in dma.links (\"hbm->vmem\", ...)");
+        return;
+      }
+    }
+    std::string allowedNames;
+    for (CalibrationKey k : allowed)
+      allowedNames += (allowedNames.empty() ? "\"" : ", \"") +
+                      calibrationKeyName(k).str() + "\"";
+    const json *keys = r.array(t, "keys", path);
+    if (!r.ok())
+      return;
+    if (keys->empty() || keys->size() > allowed.size()) {
+      r.fail(path + "keys", "must list 1 to " +
+                                std::to_string(allowed.size()) + " of " +
+                                allowedNames);
+      return;
+    }
+    std::vector<std::string> keyNames;
+    for (size_t k = 0; k < keys->size(); ++k) {
+      const json &key = (*keys)[k];
+      auto match = llvm::find_if(allowed, [&](CalibrationKey a) {
+        return key.is_string() &&
+               key.get<std::string>() == calibrationKeyName(a);
+      });
+      std::string keyPath = path + "keys[" + std::to_string(k) + "]";
+      if (match == allowed.end()) {
+        r.fail(keyPath, "must be one of " + allowedNames + " for " +
+                            e.instruction);
+        return;
+      }
+      if (llvm::is_contained(e.keys, *match)) {
+        r.fail(keyPath, "\"" + calibrationKeyName(*match).str() +
+                            "\" is listed twice");
+        return;
+      }
+      if (e.timeColumn == calibrationKeyName(*match)) {
+        r.fail(path + "time", "must name a column other than the keys");
+        return;
+      }
+      e.keys.push_back(*match);
+      keyNames.push_back(calibrationKeyName(*match).str());
+    }
+    if (e.unit == "cycles")
+      e.cyclesPerUnit = 1;
+    else if (e.unit == "ns")
+      e.cyclesPerUnit = c.clockGHz;
+    else if (e.unit == "us")
+      e.cyclesPerUnit = 1000 * c.clockGHz;
+    else {
+      r.fail(path + "unit", "must be \"cycles\", \"ns\" or \"us\"");
+      return;
+    }
+    llvm::SmallString<256> file(e.file);
+    if (llvm::sys::path::is_relative(file)) {
+      llvm::SmallString<256> dir(llvm::sys::path::parent_path(sourceName));
+      llvm::sys::path::append(dir, file);
+      file = dir;
+    }
+    llvm::sys::fs::make_absolute(file);
+    llvm::sys::path::remove_dots(file, /*remove_dot_dot=*/true);
+    e.file = file.str().str();
+    auto table = LatencyTable::load(e.file, keyNames, e.timeColumn);
+    if (!table) {
+      r.fail(path + "file", llvm::toString(table.takeError()));
+      return;
+    }
+    e.table = std::move(*table);
+    t["file"] = e.file;
+    c.calibration.push_back(std::move(e));
+  }
+}
+
 llvm::Expected<MachineConfig>
 MachineConfig::fromJson(llvm::StringRef overrideText,
                         llvm::StringRef sourceName, llvm::StringRef baseText) {
@@ -151,7 +300,7 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
   MachineConfig c;
   r.onlyKeys(doc, "",
              {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu", "scalar", "dma",
-              "chips", "ici", "sources"});
+              "chips", "calibration", "ici", "sources"});
   c.name = r.string(doc, "name", "");
   c.clockGHz = r.number(doc, "clock_ghz", "", 0, 1000, /*minExclusive=*/true);
   if (const json *hbm =
@@ -249,6 +398,7 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       }
     }
   }
+  readCalibration(r, doc, c, sourceName);
   c.chips = r.u32(doc, "chips", "", 1, Topology::kMaxChips);
   if (const json *ici =
           r.object(doc, "ici", "",

@@ -152,7 +152,8 @@ void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
   int link = config.findLink(src.space, dst.space);
   uint64_t bytes = src.rows * src.cols * isa::kElemBytes;
   if (link >= 0) {
-    dma.issue(0, link, bytes, id, getBusBytes(src, dst, config.dmaBurstBytes));
+    dma.issue(0, link, bytes, id, getBusBytes(src, dst, config.dmaBurstBytes),
+              src.rows);
     for (Observer *o : observers)
       o->onDmaInFlight(issuePc, dma.get(id));
   }
@@ -496,7 +497,8 @@ llvm::Error Simulator::commit() {
     uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
     uint32_t id = prep.route.empty()
                       ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
-                                  getBusBytes(src, dst, config.dmaBurstBytes))
+                                  getBusBytes(src, dst, config.dmaBurstBytes),
+                                  src.rows)
                       : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
                                         system->getIciFree());
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;

@@ -19,6 +19,12 @@ using namespace accel;
 using namespace accel::sim;
 using isa::Opcode;
 
+TimingModel::TimingModel(const MachineConfig &config) : config(config) {
+  for (const CalibrationEntry &e : config.calibration)
+    if (e.opcode != Opcode::DmaIssue && !calibrated[uint8_t(e.opcode)])
+      calibrated[uint8_t(e.opcode)] = &e;
+}
+
 TimingModel::~TimingModel() = default;
 
 unsigned TimingModel::getVpuCost(isa::CostClass cost) const {
@@ -38,6 +44,28 @@ unsigned TimingModel::getVpuCost(isa::CostClass cost) const {
 
 uint64_t TimingModel::getLatency(const isa::Inst &in) const {
   const isa::OpcodeInfo &info = isa::info(in.op);
+  if (const CalibrationEntry *e = calibrated[uint8_t(in.op)]) {
+    std::array<double, kMaxCalibrationKeys> point{};
+    for (size_t i = 0; i < e->keys.size(); ++i) {
+      switch (e->keys[i]) {
+      case CalibrationKey::M:
+      case CalibrationKey::Rows:
+        point[i] = in.a;
+        break;
+      case CalibrationKey::N:
+      case CalibrationKey::Cols:
+        point[i] = in.b;
+        break;
+      case CalibrationKey::K:
+        point[i] = in.s1;
+        break;
+      case CalibrationKey::Bytes: // dma.issue only
+        break;
+      }
+    }
+    return e->getCycles(llvm::ArrayRef(point).take_front(e->keys.size()),
+                        /*minCycles=*/1);
+  }
   switch (info.unit) {
   case isa::Unit::Scalar:
     return config.scalarLatency;

@@ -81,9 +81,15 @@ public:
   /// when both its link (ceil(busBytes / the link's bytes_per_cycle)
   /// cycles) and its HBM time are done. So HBM never moves more than
   /// hbm.bytes_per_cycle, whatever the links (docs/isa.md, "DMA timing").
+  /// A link a calibration table covers (docs/config.md, "Calibration";
+  /// keys bytes and `rows`, the source tile's rows) takes the table's
+  /// latency L of a lone DMA instead: base latency min(base_latency, L),
+  /// then L - base cycles of transfer, during which it holds its link and,
+  /// on an HBM link, HBM (for at most the time busBytes take at
+  /// hbm.bytes_per_cycle; a table faster than that is warned about once).
   uint32_t issue(uint64_t cycle, int link, uint64_t bytes,
                  std::optional<uint32_t> id = std::nullopt,
-                 uint64_t busBytes = 0);
+                 uint64_t busBytes = 0, uint64_t rows = 1);
   /// Issues a DMA of `bytes` at `cycle` between two chips (remote DMA;
   /// docs/config.md, "ICI"): it pays the base latency of `localLink` (the
   /// link of its pair of spaces) plus the config's ICI hop latency per link
@@ -151,6 +157,9 @@ private:
   /// What get() returns for a reserved id that was not issued.
   DmaTiming completedBefore;
   std::vector<uint64_t> linkFree;
+  /// By link of `config.links`: the calibration table covering its DMAs
+  /// (one naming the link, else one naming none), or null.
+  std::vector<const CalibrationEntry *> linkCalibration;
   using Wide = unsigned __int128;
   /// HBM's reservations, [start, end) in units of 1 / hbmMilliBytesPerCycle
   /// cycles (exact: no rounding per transfer), disjoint and not touching.

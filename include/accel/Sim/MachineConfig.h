@@ -10,6 +10,7 @@
 #define ACCEL_SIM_MACHINECONFIG_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Sim/Calibration.h"
 #include "accel/Sim/Topology.h"
 
 #include "llvm/Support/Error.h"
@@ -119,7 +120,12 @@ struct MachineConfig {
   uint64_t iciHopLatency = 0;  ///< cycles per hop
   double iciBytesPerCycle = 1; ///< bytes / cycle of one ICI link
   uint64_t iciMilliBytesPerCycle = kBandwidthScale; ///< as for links
-  /// The merged JSON text the object was built from (recorded in outputs).
+  /// Measured latency tables (docs/config.md, "Calibration"), in config
+  /// order; TimingModel and DmaEngine use the first that covers an
+  /// instruction instead of the formula.
+  std::vector<CalibrationEntry> calibration;
+  /// The merged JSON text the object was built from (recorded in outputs;
+  /// calibration files as absolute paths).
   std::string jsonText;
 
   /// The link index for a (src, dst) pair, or -1.
@@ -147,6 +153,9 @@ struct MachineConfig {
   /// With `baseText` (a whole config document, such as a trace's merged
   /// config) the override applies to it instead of the embedded default;
   /// a base that is not a JSON object is an error ("base config: ...").
+  /// Calibration files are read (LatencyTable::load) relative to the
+  /// directory of `sourceName`; their errors come as
+  /// "FILE: field 'calibration[0].file': PATH: ...".
   static llvm::Expected<MachineConfig> fromJson(llvm::StringRef overrideText,
                                                 llvm::StringRef sourceName,
                                                 llvm::StringRef baseText = {});

@@ -46,15 +46,21 @@ struct CoreState {
 ///            of sublanes x lanes the tile spans), cost =
 ///            vpu.cost.{simple,div,exp,sqrt,reduce} by the opcode's
 ///            CostClass
+/// An instruction a calibration table of the config covers (docs/config.md,
+/// "Calibration") takes the table's cycles instead, at least 1.
 /// A DMA's timing is the DMA engine's (seed 000 Fig. 4). getLatency is
-/// virtual so that another model (a calibrated one) can replace one
-/// unit's formula without touching the issue stage.
+/// virtual so that another model can replace one unit's formula without
+/// touching the issue stage.
 class TimingModel {
 public:
-  explicit TimingModel(const MachineConfig &config) : config(config) {}
+  explicit TimingModel(const MachineConfig &config);
   virtual ~TimingModel();
   /// Busy cycles of `inst` on its unit (0 for DMA instructions).
   virtual uint64_t getLatency(const isa::Inst &inst) const;
+  /// The calibration table covering `op` (the config's first), or null.
+  const CalibrationEntry *getCalibration(isa::Opcode op) const {
+    return calibrated[uint8_t(op)];
+  }
   /// The VPU's cycles per lane-pass for a cost class.
   unsigned getVpuCost(isa::CostClass cost) const;
 
@@ -82,6 +88,8 @@ public:
 
 protected:
   const MachineConfig &config;
+  /// By opcode byte: the table replacing its formula, or null.
+  std::array<const CalibrationEntry *, 256> calibrated{};
 };
 
 /// The scalar unit: register arithmetic, scalar loads from VMEM (the
