@@ -136,8 +136,8 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
   if (calibration) {
     std::array<double, kMaxCalibrationKeys> point{};
     for (size_t i = 0; i < calibration->keys.size(); ++i)
-      point[i] = double(calibration->keys[i] == CalibrationKey::Bytes ? bytes
-                                                                      : rows);
+      point[i] =
+          double(calibration->keys[i] == CalibrationKey::Bytes ? bytes : rows);
     uint64_t latency = calibration->getCycles(
         llvm::ArrayRef(point).take_front(calibration->keys.size()), 0);
     baseLatency = std::min(baseLatency, latency);
@@ -161,8 +161,8 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
               std::to_string(t.busBytes) + " on the bus) transfers in " +
               std::to_string(linkCycles) +
               " cycles, faster than hbm.bytes_per_cycle allows (" +
-              std::to_string(getTransferCycles(
-                  t.busBytes, config.hbmMilliBytesPerCycle)) +
+              std::to_string(
+                  getTransferCycles(t.busBytes, config.hbmMilliBytesPerCycle)) +
               "); HBM is held for the measured time (is hbm.bytes_per_cycle "
               "too low?)");
       need = Wide(linkCycles) * milli;

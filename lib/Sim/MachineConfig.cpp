@@ -4,9 +4,9 @@
 #include "accel/Support/Json.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -165,7 +165,8 @@ static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
       return;
     }
     path += ".";
-    r.onlyKeys(t, path, {"instruction", "link", "file", "keys", "time", "unit"});
+    r.onlyKeys(t, path,
+               {"instruction", "link", "file", "keys", "time", "unit"});
     CalibrationEntry e;
     e.instruction = r.string(t, "instruction", path);
     e.file = r.string(t, "file", path);
@@ -211,9 +212,8 @@ static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
     if (!r.ok())
       return;
     if (keys->empty() || keys->size() > allowed.size()) {
-      r.fail(path + "keys", "must list 1 to " +
-                                std::to_string(allowed.size()) + " of " +
-                                allowedNames);
+      r.fail(path + "keys", "must list 1 to " + std::to_string(allowed.size()) +
+                                " of " + allowedNames);
       return;
     }
     std::vector<std::string> keyNames;
@@ -225,13 +225,13 @@ static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
       });
       std::string keyPath = path + "keys[" + std::to_string(k) + "]";
       if (match == allowed.end()) {
-        r.fail(keyPath, "must be one of " + allowedNames + " for " +
-                            e.instruction);
+        r.fail(keyPath,
+               "must be one of " + allowedNames + " for " + e.instruction);
         return;
       }
       if (llvm::is_contained(e.keys, *match)) {
-        r.fail(keyPath, "\"" + calibrationKeyName(*match).str() +
-                            "\" is listed twice");
+        r.fail(keyPath,
+               "\"" + calibrationKeyName(*match).str() + "\" is listed twice");
         return;
       }
       if (e.timeColumn == calibrationKeyName(*match)) {

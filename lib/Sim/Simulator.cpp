@@ -495,12 +495,12 @@ llvm::Error Simulator::commit() {
               dst, true, at.cycle, chip))
         return fault(pc, llvm::toString(std::move(e)));
     uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
-    uint32_t id = prep.route.empty()
-                      ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
-                                  getBusBytes(src, dst, config.dmaBurstBytes),
-                                  src.rows)
-                      : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
-                                        system->getIciFree());
+    uint32_t id =
+        prep.route.empty()
+            ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
+                        getBusBytes(src, dst, config.dmaBurstBytes), src.rows)
+            : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
+                              system->getIciFree());
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
     dma.annotate(id, chip, src.chip, dst.chip, sem);
     // Functional effect at ISSUE: the program may not touch the destination
