@@ -103,8 +103,9 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
              {"bucket_cycles", bucket}};
   json free = json::array(), run = json::array(), heat = json::array();
   double minFree = 1.0;
-  uint64_t minRun = UINT64_MAX;
+  uint64_t minRun = UINT64_MAX, peakPages = 0;
   for (const VmemTracker::Bucket &b : vb) {
+    peakPages = std::max(peakPages, b.usedPages);
     free.push_back(round4(b.freeFraction));
     run.push_back(b.largestFreeRun);
     heat.push_back(b.blockUsed);
@@ -115,6 +116,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   vj["largest_free_run_pages"] = run;
   vj["heatmap"] = heat;
   vj["min_free_fraction"] = round4(minFree);
+  vj["peak_used_bytes"] = peakPages * vmem.getPageBytes();
   vj["min_largest_free_run_bytes"] =
       (minRun == UINT64_MAX ? 0 : minRun) * vmem.getPageBytes();
   json wastedJson = json::object();

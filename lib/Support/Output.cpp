@@ -170,10 +170,12 @@ StagedDirectory::create(llvm::StringRef target) {
       path::append(p, name);
       return fs::exists(p);
     };
-    if (!empty && !has("metrics.json") && !has("fdo.json"))
+    if (!empty && !has("metrics.json") && !has("fdo.json") &&
+        !has("sweep.json"))
       return cannotWrite(target,
                          "it exists and is not an accel output directory "
-                         "(no metrics.json or fdo.json in it); remove it or "
+                         "(no metrics.json, fdo.json or sweep.json in it); "
+                         "remove it or "
                          "choose another");
   }
   llvm::SmallString<256> parent(target);

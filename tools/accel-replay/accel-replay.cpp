@@ -8,29 +8,32 @@
 //   accel-replay record FILE.mlir --break-at=SPEC --count=N -o T.accel-trace
 //   accel-replay replay T.accel-trace -o DIR   timed replay + analysis
 //   accel-replay trace-info T.accel-trace
+//   accel-replay sweep FILE.mlir|T.accel-trace --set PATH=V1,V2 -o DIR
 //
 // Exit codes: 0 success; 1 bad input or a simulated fault (for fdo: in the
 // unoptimized program); 2 (fdo) an optimized iteration was rejected (a pass
 // failed or crashed, the IR did not verify, it faulted, or its results
-// differ from iteration 0's): the best earlier program is kept.
+// differ from iteration 0's): the best earlier program is kept; 2 (sweep)
+// some points failed (their rows say why; the others are written).
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Analysis/Analyzer.h"
-#include "accel/Support/Json.h"
-#include "accel/Support/Nesting.h"
-#include "accel/Support/Output.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Conversion/Frontend.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/NpyIO.h"
+#include "accel/Fdo/Sweep.h"
 #include "accel/InitAccel.h"
 #include "accel/Replay/Recorder.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Sim/Device.h"
 #include "accel/Sim/Simulator.h"
+#include "accel/Support/Json.h"
+#include "accel/Support/Nesting.h"
+#include "accel/Support/Output.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -74,6 +77,10 @@ static cl::SubCommand plotCmd(
             "output directory (python3-matplotlib)");
 static cl::SubCommand traceInfoCmd("trace-info",
                                    "Print a trace's header, sizes and counts");
+static cl::SubCommand
+    sweepCmd("sweep",
+             "Run a program (with FDO) or replay a trace on a grid of machine "
+             "configs, in parallel: sweep.csv, sweep.json, sweep.png");
 
 static cl::OptionCategory category("accel-replay options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
@@ -82,7 +89,34 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
                                       cl::sub(lowerCmd), cl::sub(disasmCmd),
                                       cl::sub(recordCmd), cl::sub(replayCmd),
                                       cl::sub(traceInfoCmd), cl::sub(plotCmd),
-                                      cl::cat(category));
+                                      cl::sub(sweepCmd), cl::cat(category));
+static cl::list<std::string> sweepSets(
+    "set",
+    cl::desc("sweep: a config field and its values, PATH=V1,V2,... (e.g. "
+             "vmem.bytes=8Mi,16Mi or dma.links[0].bytes_per_cycle=512,1024; "
+             "suffixes Ki Mi Gi Ti). Repeatable: the grid is every "
+             "combination"),
+    cl::value_desc("PATH=V1,V2"), cl::sub(sweepCmd), cl::cat(category));
+static cl::opt<std::string> sweepShard(
+    "shard",
+    cl::desc("sweep: run only the points p with p mod N = I, for a cluster's "
+             "array job (docs/sweep.md); default 0/1, every point"),
+    cl::value_desc("I/N"), cl::init("0/1"), cl::sub(sweepCmd),
+    cl::cat(category));
+static cl::opt<unsigned> sweepJobs(
+    "j",
+    cl::desc("sweep: points run at once (default 0: every hardware thread)"),
+    cl::value_desc("N"), cl::init(0), cl::sub(sweepCmd), cl::cat(category));
+static cl::opt<bool> sweepFdo(
+    "fdo",
+    cl::desc("sweep of a program: also run the FDO loop at every point "
+             "(default true)"),
+    cl::init(true), cl::sub(sweepCmd), cl::cat(category));
+static cl::opt<bool>
+    sweepPlot("plot",
+              cl::desc("sweep: draw sweep.png with utils/accel-sweep-plot.py "
+                       "(python3-matplotlib; default true)"),
+              cl::init(true), cl::sub(sweepCmd), cl::cat(category));
 static cl::opt<std::string>
     plotChip("chip", cl::desc("plot: the chip of a system to draw (default 0)"),
              cl::value_desc("N"), cl::sub(plotCmd), cl::cat(category));
@@ -97,20 +131,22 @@ static cl::opt<std::string>
                         "lower, record)"),
                cl::value_desc("path"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(disasmCmd),
-               cl::sub(recordCmd), cl::sub(replayCmd), cl::cat(category));
+               cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
+               cl::cat(category));
 static cl::opt<std::string>
     configFile("config",
                cl::desc("Machine config JSON overriding the embedded default "
                         "(docs/config.md)"),
                cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(recordCmd),
-               cl::sub(replayCmd), cl::cat(category));
+               cl::sub(replayCmd), cl::sub(sweepCmd), cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Function to run (default: "
                                                "main, or the only function)"),
                                       cl::sub(runCmd), cl::sub(fdoCmd),
                                       cl::sub(asmCmd), cl::sub(lowerCmd),
-                                      cl::sub(recordCmd), cl::cat(category));
+                                      cl::sub(recordCmd), cl::sub(sweepCmd),
+                                      cl::cat(category));
 static cl::opt<unsigned> iterations("iterations",
                                     cl::desc("At most this many FDO "
                                              "iterations after the baseline; "
@@ -118,7 +154,7 @@ static cl::opt<unsigned> iterations("iterations",
                                              "first iteration that is not "
                                              "faster (default 10)"),
                                     cl::init(10), cl::sub(fdoCmd),
-                                    cl::cat(category));
+                                    cl::sub(sweepCmd), cl::cat(category));
 static cl::opt<std::string> fdoPasses(
     "passes",
     cl::desc("Transforms of each FDO iteration, as an MLIR textual pass "
@@ -126,14 +162,16 @@ static cl::opt<std::string> fdoPasses(
              "'accel-hoist-dma,accel-pipeline-dma{max-distance=4},cse'); "
              "default: the passes of --accel-fdo-pipeline with the config's "
              "VMEM capacity"),
-    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
+    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::sub(sweepCmd),
+    cl::cat(category));
 static cl::opt<std::string> fdoTrialPasses(
     "trial-passes",
     cl::desc("Passes tried on each FDO iteration's program, as a textual "
              "pass pipeline: their output is run too and kept only if it is "
              "correct and faster; '' for none (default: 'accel-schedule,cse' "
              "with the default --passes, none with --passes)"),
-    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::cat(category));
+    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::sub(sweepCmd),
+    cl::cat(category));
 static cl::opt<std::string> emitKind(
     "emit",
     cl::desc("What lower writes: 'image' (the binary image, default) or "
@@ -163,7 +201,7 @@ static cl::opt<uint64_t> maxInstructions(
              "half of the available memory lets the analyses record, "
              "clamped to [2^20, 2^32])"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
-    cl::cat(category));
+    cl::sub(sweepCmd), cl::cat(category));
 static cl::opt<uint64_t> bucketCycles(
     "bucket-cycles",
     cl::desc("Time bucket width of the utilization and VMEM analyses "
@@ -826,16 +864,10 @@ static int cmdTraceInfo() {
   return 0;
 }
 
-/// Runs utils/accel-plot.py (copied next to this executable) with a Python
-/// that has matplotlib: $ACCEL_PYTHON, Debian's /usr/bin/python3, or the
-/// python3 on PATH.
-static int cmdPlot(const char *argv0) {
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&cmdPlot));
-  llvm::SmallString<256> script(llvm::sys::path::parent_path(exe));
-  llvm::sys::path::append(script, "accel-plot.py");
-  if (!llvm::sys::fs::exists(script))
-    return fail("cannot find " + script + " (it is copied there by the build)");
+/// A Python with matplotlib for the plot scripts: $ACCEL_PYTHON, Debian's
+/// /usr/bin/python3, or the python3 on PATH (the last one found even
+/// without matplotlib, so that its error is shown); empty if none.
+static std::string findPlotPython() {
   std::vector<std::string> pythons;
   if (const char *env = std::getenv("ACCEL_PYTHON"))
     pythons.push_back(env);
@@ -845,26 +877,51 @@ static int cmdPlot(const char *argv0) {
   for (const std::string &python : pythons) {
     if (!llvm::sys::fs::can_execute(python))
       continue;
-    // Prefer an interpreter that has matplotlib.
     llvm::StringRef check[] = {python, "-c", "import matplotlib"};
     std::optional<llvm::StringRef> quiet[] = {std::nullopt, llvm::StringRef(""),
                                               llvm::StringRef("")};
-    if (llvm::sys::ExecuteAndWait(python, check, std::nullopt, quiet) != 0 &&
-        &python != &pythons.back())
-      continue;
-    llvm::SmallVector<llvm::StringRef, 7> args = {python, script, inputFile};
-    if (plotChip.getNumOccurrences())
-      args.append({"--chip", plotChip});
-    if (plotDmas.getNumOccurrences())
-      args.append({"--dmas", plotDmas});
-    std::string err;
-    int rc = llvm::sys::ExecuteAndWait(python, args, std::nullopt, {}, 0, 0,
-                                       &err);
-    if (rc < 0)
-      return fail("cannot run " + python + ": " + err);
-    return rc;
+    if (llvm::sys::ExecuteAndWait(python, check, std::nullopt, quiet) == 0 ||
+        &python == &pythons.back())
+      return python;
   }
-  return fail("no python3 found to run " + script);
+  return "";
+}
+
+/// The script `name` copied next to this executable by the build, or an
+/// error naming where it was looked for.
+static llvm::Expected<std::string> findScript(const char *argv0,
+                                              llvm::StringRef name) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&findScript));
+  llvm::SmallString<256> script(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(script, name);
+  if (!llvm::sys::fs::exists(script))
+    return llvm::createStringError("cannot find " + script.str().str() +
+                                   " (it is copied there by the build)");
+  return script.str().str();
+}
+
+/// Runs utils/accel-plot.py (copied next to this executable) with a Python
+/// that has matplotlib: $ACCEL_PYTHON, Debian's /usr/bin/python3, or the
+/// python3 on PATH.
+static int cmdPlot(const char *argv0) {
+  auto script = findScript(argv0, "accel-plot.py");
+  if (!script)
+    return fail(llvm::toString(script.takeError()));
+  std::string python = findPlotPython();
+  if (python.empty())
+    return fail("no python3 found to run " + *script);
+  llvm::SmallVector<llvm::StringRef, 7> args = {python, *script, inputFile};
+  if (plotChip.getNumOccurrences())
+    args.append({"--chip", plotChip});
+  if (plotDmas.getNumOccurrences())
+    args.append({"--dmas", plotDmas});
+  std::string err;
+  int rc =
+      llvm::sys::ExecuteAndWait(python, args, std::nullopt, {}, 0, 0, &err);
+  if (rc < 0)
+    return fail("cannot run " + python + ": " + err);
+  return rc;
 }
 
 static int cmdDisasm() {
@@ -883,6 +940,300 @@ static int cmdDisasm() {
   return writeTextOutput(text);
 }
 
+/// One point of a program sweep: parse, frontend, lower and run `source`
+/// on `config` in a context of this thread, then the FDO loop (--fdo).
+static SweepRow sweepProgramPoint(const DialectRegistry &registry,
+                                  llvm::StringRef source,
+                                  sim::MachineConfig config) {
+  SweepRow row;
+  row.configHash = config.hash();
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, inputFile), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, os);
+  // A point's error is one line: the first diagnostic (which names the
+  // location), then the error that stopped it.
+  auto failWith = [&](std::string message) {
+    std::string first =
+        llvm::StringRef(diagnostics).trim().split('\n').first.str();
+    row.error = first.empty()     ? message
+                : message.empty() ? first
+                                  : first + " (" + message + ")";
+    return row;
+  };
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module || failed(adoptModuleChips(config, *module)) ||
+      failed(runFrontend(*module, config)))
+    return failWith("");
+  row.configHash = config.hash();
+  OwningOpRef<ModuleOp> original = module->clone();
+  if (failed(runPasses(*module, [](OpPassManager &pm) {
+        pm.addPass(createAccelAssignOpIds());
+      })))
+    return failWith("");
+  RunOptions options = baseRunOptions();
+  options.stopAtBudget = false;
+  auto r = simulateModule(*module, config, options);
+  if (!r)
+    return failWith(llvm::toString(r.takeError()));
+  fillSweepRow(row, r->metrics);
+  if (!sweepFdo)
+    return row;
+  FdoOptions fdo;
+  fdo.iterations = iterations;
+  fdo.passPipeline = fdoPasses;
+  if (fdoTrialPasses.getNumOccurrences())
+    fdo.trialPipeline = fdoTrialPasses;
+  fdo.run = baseRunOptions();
+  fdo.inputName = inputFile;
+  auto result = runFdoLoop(*original, config, fdo);
+  if (!result) {
+    row.ok = false;
+    return failWith("fdo: " + llvm::toString(result.takeError()));
+  }
+  json summary = result->toJson(fdo, config)["summary"];
+  const FdoIteration &best = result->iterations[result->bestIteration];
+  const FdoIteration *failedIt = result->getFailedIteration();
+  SweepRow::Fdo f;
+  f.bestCycles = best.totalCycles;
+  f.bestIteration = result->bestIteration;
+  f.cyclesReduction = summary["cycles_reduction"].get<double>();
+  f.resultsIdentical =
+      !failedIt || failedIt->failure->kind != FdoFailure::Kind::Mismatch;
+  row.fdo = f;
+  return row;
+}
+
+/// One point of a trace sweep: the window replayed on `config`, its
+/// results checked against the recorded run.
+static SweepRow sweepTracePoint(const replay::Trace &trace,
+                                sim::MachineConfig config) {
+  SweepRow row;
+  row.configHash = config.hash();
+  auto replayer = replay::Replayer::create(trace, std::move(config));
+  if (!replayer) {
+    row.error = llvm::toString(replayer.takeError());
+    return row;
+  }
+  analysis::DmaStallCollector collector;
+  analysis::Analyzer analyzer((*replayer)->getProgram(),
+                              (*replayer)->getConfig());
+  (*replayer)->addObserver(&collector);
+  (*replayer)->addObserver(&analyzer);
+  if (auto e = (*replayer)->load()) {
+    row.error = llvm::toString(std::move(e));
+    return row;
+  }
+  auto summary = (*replayer)->run();
+  if (!summary) {
+    row.error = llvm::toString(summary.takeError());
+    return row;
+  }
+  if (auto e = (*replayer)->checkResults()) {
+    row.error = llvm::toString(std::move(e));
+    return row;
+  }
+  RunResult r;
+  r.program = (*replayer)->getProgram();
+  r.summary = *summary;
+  finishAnalysis(r, (*replayer)->getConfig(), collector, analyzer,
+                 baseRunOptions());
+  fillSweepRow(row, r.metrics);
+  return row;
+}
+
+/// The sweep's rows as an aligned table (sweep.csv has every column).
+static void printSweepTable(const SweepGrid &grid,
+                            const std::vector<SweepRow> &rows,
+                            llvm::raw_ostream &os) {
+  std::vector<std::string> header = {"point"};
+  for (const SweepAxis &a : grid.getAxes())
+    header.push_back(a.path);
+  for (const char *h : {"cycles", "dma_stall", "base", "transfer", "mxu%",
+                        "vmem_KiB", "fdo_cycles", "fdo"})
+    header.push_back(h);
+  std::vector<std::vector<std::string>> table = {header};
+  for (const SweepRow &r : rows) {
+    std::vector<std::string> line = {std::to_string(r.point)};
+    std::vector<unsigned> at = grid.getIndices(r.point);
+    for (size_t i = 0; i < at.size(); ++i)
+      line.push_back(grid.getAxes()[i].texts[at[i]]);
+    if (!r.ok) {
+      line.push_back("error: " + r.error);
+      table.push_back(line);
+      continue;
+    }
+    line.push_back(std::to_string(r.totalCycles));
+    line.push_back(std::to_string(r.dmaStallBase + r.dmaStallTransfer));
+    line.push_back(std::to_string(r.dmaStallBase));
+    line.push_back(std::to_string(r.dmaStallTransfer));
+    line.push_back(llvm::formatv("{0:F1}", 100 * r.mxuUtilization).str());
+    line.push_back(std::to_string(r.peakVmemBytes / 1024));
+    line.push_back(r.fdo ? std::to_string(r.fdo->bestCycles) : "-");
+    line.push_back(
+        r.fdo ? llvm::formatv("-{0:F1}%", 100 * r.fdo->cyclesReduction).str() +
+                    (r.fdo->resultsIdentical ? "" : " DIFFER")
+              : "-");
+    table.push_back(line);
+  }
+  std::vector<size_t> width(header.size(), 0);
+  for (const auto &line : table)
+    for (size_t i = 0; i + 1 < line.size() || i < line.size(); ++i)
+      if (i + 1 < line.size() || line.size() == header.size())
+        width[i] = std::max(width[i], line[i].size());
+  for (const auto &line : table) {
+    for (size_t i = 0; i < line.size(); ++i) {
+      bool last = i + 1 == line.size();
+      os << (i ? "  " : "") << line[i];
+      if (!last)
+        os.indent(width[i] - line[i].size());
+    }
+    os << "\n";
+  }
+}
+
+static int cmdSweep(MLIRContext &ctx, const char *argv0) {
+  std::vector<SweepAxis> axes;
+  for (const std::string &spec : sweepSets) {
+    auto axis = parseSweepAxis(spec);
+    if (!axis)
+      return fail(llvm::toString(axis.takeError()));
+    axes.push_back(std::move(*axis));
+  }
+  auto grid = SweepGrid::create(std::move(axes));
+  if (!grid)
+    return fail(llvm::toString(grid.takeError()));
+  auto shard = parseSweepShard(sweepShard);
+  if (!shard)
+    return fail(llvm::toString(shard.takeError()));
+  auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
+  if (!buf)
+    return fail(inputFile + ": cannot read: " + buf.getError().message());
+  llvm::StringRef bytes = (*buf)->getBuffer();
+  bool isTrace = bytes.starts_with("ACCELTRC");
+  // The base config: the trace's (a replay's machine), else the default,
+  // each with --config merged in.
+  std::optional<replay::Trace> trace;
+  std::string baseText;
+  std::string overrideText;
+  if (!configFile.empty()) {
+    auto cbuf = llvm::MemoryBuffer::getFile(configFile, /*IsText=*/true);
+    if (!cbuf)
+      return fail(configFile + ": cannot read: " + cbuf.getError().message());
+    overrideText = (*cbuf)->getBuffer().str();
+  }
+  if (isTrace) {
+    auto t = readTrace(inputFile);
+    if (!t)
+      return fail(llvm::toString(t.takeError()));
+    trace = std::move(*t);
+  } else if (llvm::Error e = checkMlirNesting(bytes, inputFile)) {
+    return fail(llvm::toString(std::move(e)));
+  }
+  auto base = sim::MachineConfig::fromJson(
+      overrideText, configFile.empty() ? "<config>" : configFile.getValue(),
+      trace ? llvm::StringRef(trace->configJson) : llvm::StringRef());
+  if (!base)
+    return fail((trace ? inputFile + ": " : std::string()) +
+                llvm::toString(base.takeError()));
+  // Every point's config first: a bad --set is one error before anything
+  // runs.
+  std::vector<uint64_t> points;
+  for (uint64_t p = 0; p < grid->size(); ++p)
+    if (shard->contains(p))
+      points.push_back(p);
+  std::vector<std::optional<sim::MachineConfig>> configs(grid->size());
+  for (uint64_t p : points) {
+    auto c = grid->getConfig(p, base->jsonText);
+    if (!c)
+      return fail(llvm::toString(c.takeError()));
+    configs[p] = std::move(*c);
+  }
+  std::string dir = outputDirectory();
+  auto staged = StagedDirectory::create(dir);
+  if (!staged)
+    return fail(llvm::toString(staged.takeError()));
+  unsigned jobs = llvm::hardware_concurrency(sweepJobs).compute_thread_count();
+  llvm::errs() << "sweep: " << points.size() << " of " << grid->size()
+               << " points (shard " << shard->index << "/" << shard->count
+               << ") of " << inputFile << " ("
+               << (isTrace    ? "trace: replay"
+                   : sweepFdo ? "program: run + fdo"
+                              : "program: run")
+               << ") on " << std::min<uint64_t>(jobs, points.size())
+               << " threads\n";
+  const DialectRegistry &registry = ctx.getDialectRegistry();
+  std::vector<SweepRow> rows = runSweep(
+      *grid, *shard, sweepJobs,
+      [&](uint64_t p) {
+        return isTrace ? sweepTracePoint(*trace, *configs[p])
+                       : sweepProgramPoint(registry, bytes, *configs[p]);
+      },
+      [&](const SweepRow &r, uint64_t done, uint64_t total) {
+        llvm::errs() << "[" << done << "/" << total << "] point " << r.point
+                     << " (" << grid->describe(r.point) << "): ";
+        if (!r.ok)
+          llvm::errs() << "error: " << r.error << "\n";
+        else if (r.fdo)
+          llvm::errs() << r.totalCycles << " cycles, fdo " << r.fdo->bestCycles
+                       << "\n";
+        else
+          llvm::errs() << r.totalCycles << " cycles\n";
+      });
+  llvm::SmallString<256> csvPath(staged->path()), jsonPath(staged->path()),
+      pngPath(staged->path());
+  llvm::sys::path::append(csvPath, "sweep.csv");
+  llvm::sys::path::append(jsonPath, "sweep.json");
+  llvm::sys::path::append(pngPath, "sweep.png");
+  if (auto e = writeOutput(csvPath, writeSweepCsv(*grid, rows)))
+    return fail(llvm::toString(std::move(e)));
+  json out = writeSweepJson(*grid, *shard, inputFile,
+                            isTrace ? "trace" : "program", rows);
+  if (auto e = writeOutput(jsonPath, dumpJson(out, 2) + "\n"))
+    return fail(llvm::toString(std::move(e)));
+  bool plotted = false;
+  if (sweepPlot) {
+    auto script = findScript(argv0, "accel-sweep-plot.py");
+    std::string python = findPlotPython();
+    if (!script) {
+      llvm::WithColor::warning(llvm::errs(), "accel-replay")
+          << "no sweep.png: " << llvm::toString(script.takeError()) << "\n";
+    } else if (python.empty()) {
+      llvm::WithColor::warning(llvm::errs(), "accel-replay")
+          << "no sweep.png: no python3 found\n";
+    } else {
+      llvm::StringRef args[] = {python, *script, csvPath, "-o", pngPath};
+      // Its "wrote" line would name the staging directory: drop stdout.
+      std::optional<llvm::StringRef> redirects[] = {
+          std::nullopt, llvm::StringRef(""), std::nullopt};
+      std::string err;
+      int rc = llvm::sys::ExecuteAndWait(python, args, std::nullopt, redirects,
+                                         0, 0, &err);
+      if (rc != 0)
+        llvm::WithColor::warning(llvm::errs(), "accel-replay")
+            << "no sweep.png: " << *script << " failed"
+            << (err.empty() ? "" : ": " + err) << "\n";
+      plotted = rc == 0;
+    }
+  }
+  if (auto e = staged->commit())
+    return fail(llvm::toString(std::move(e)));
+  uint64_t failures =
+      llvm::count_if(rows, [](const SweepRow &r) { return !r.ok; });
+  printSweepTable(*grid, rows, llvm::outs());
+  llvm::outs() << "\nwrote " << dir << "/{sweep.csv,sweep.json"
+               << (plotted ? ",sweep.png" : "")
+               << "}: " << rows.size() - failures << " points ran";
+  if (failures)
+    llvm::outs() << ", " << failures << " failed";
+  llvm::outs() << "\n";
+  return failures ? 2 : 0;
+}
 
 /// Range checks of the numeric options; an error message or "".
 static std::string checkOptions() {
@@ -918,6 +1269,8 @@ static int dispatch(MLIRContext &ctx, const char *argv0) {
     return cmdTraceInfo();
   if (plotCmd)
     return cmdPlot(argv0);
+  if (sweepCmd)
+    return cmdSweep(ctx, argv0);
   cl::PrintHelpMessage();
   return 1;
 }

@@ -40,6 +40,13 @@ public:
   create(const Trace &trace, llvm::StringRef overrideText,
          llvm::StringRef sourceName, std::vector<std::string> &changed);
 
+  /// The same on the whole machine `config` (a sweep point's): the trace's
+  /// own config is not used. Errors: as create().
+  static llvm::Expected<std::unique_ptr<Replayer>>
+  create(const Trace &trace, sim::MachineConfig config) {
+    return build(trace, std::move(config));
+  }
+
   /// Observers (the performance tracker) must be added before load().
   void addObserver(sim::Observer *observer) { simulator->addObserver(observer); }
   /// The trace-load step. Errors: recorded memory outside every buffer

@@ -56,9 +56,9 @@ class StagedDirectory {
 public:
   /// Prepares to replace `target`. Errors: "cannot write 'DIR': it is not a
   /// directory", "cannot write 'DIR': it exists and is not an accel output
-  /// directory (no metrics.json or fdo.json in it); remove it or choose
-  /// another" (so `-o .` never replaces a source tree), or the reason the
-  /// staging directory cannot be created.
+  /// directory (no metrics.json, fdo.json or sweep.json in it); remove it or
+  /// choose another" (so `-o .` never replaces a source tree), or the reason
+  /// the staging directory cannot be created.
   static llvm::Expected<StagedDirectory> create(llvm::StringRef target);
 
   StagedDirectory(StagedDirectory &&other);
