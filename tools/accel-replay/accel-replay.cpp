@@ -1054,9 +1054,12 @@ static void printSweepTable(const SweepGrid &grid,
   std::vector<std::string> header = {"point"};
   for (const SweepAxis &a : grid.getAxes())
     header.push_back(a.path);
-  for (const char *h : {"cycles", "dma_stall", "base", "transfer", "mxu%",
-                        "vmem_KiB", "fdo_cycles", "fdo"})
+  bool fdo = llvm::any_of(rows, [](const SweepRow &r) { return r.fdo; });
+  for (const char *h :
+       {"cycles", "dma_stall", "base", "transfer", "mxu%", "vmem_KiB"})
     header.push_back(h);
+  if (fdo)
+    header.insert(header.end(), {"fdo_cycles", "fdo"});
   std::vector<std::vector<std::string>> table = {header};
   for (const SweepRow &r : rows) {
     std::vector<std::string> line = {std::to_string(r.point)};
@@ -1074,11 +1077,16 @@ static void printSweepTable(const SweepGrid &grid,
     line.push_back(std::to_string(r.dmaStallTransfer));
     line.push_back(llvm::formatv("{0:F1}", 100 * r.mxuUtilization).str());
     line.push_back(std::to_string(r.peakVmemBytes / 1024));
-    line.push_back(r.fdo ? std::to_string(r.fdo->bestCycles) : "-");
-    line.push_back(
-        r.fdo ? llvm::formatv("-{0:F1}%", 100 * r.fdo->cyclesReduction).str() +
-                    (r.fdo->resultsIdentical ? "" : " DIFFER")
-              : "-");
+    if (fdo) {
+      line.push_back(r.fdo ? std::to_string(r.fdo->bestCycles) : "-");
+      // The change in cycles: "-45.6%" faster, "0.0%" none.
+      double change = r.fdo ? -100 * r.fdo->cyclesReduction : 0;
+      line.push_back(r.fdo ? llvm::formatv("{0}{1:F1}%", change > 0 ? "+" : "",
+                                           change == 0 ? 0.0 : change)
+                                     .str() +
+                                 (r.fdo->resultsIdentical ? "" : " DIFFER")
+                           : "-");
+    }
     table.push_back(line);
   }
   std::vector<size_t> width(header.size(), 0);
@@ -1228,7 +1236,8 @@ static int cmdSweep(MLIRContext &ctx, const char *argv0) {
   printSweepTable(*grid, rows, llvm::outs());
   llvm::outs() << "\nwrote " << dir << "/{sweep.csv,sweep.json"
                << (plotted ? ",sweep.png" : "")
-               << "}: " << rows.size() - failures << " points ran";
+               << "}: " << rows.size() - failures
+               << (rows.size() - failures == 1 ? " point ran" : " points ran");
   if (failures)
     llvm::outs() << ", " << failures << " failed";
   llvm::outs() << "\n";
