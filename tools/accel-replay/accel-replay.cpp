@@ -1090,9 +1090,11 @@ static void printSweepTable(const SweepGrid &grid,
     table.push_back(line);
   }
   std::vector<size_t> width(header.size(), 0);
+  // A failed point's last cell (its error) spans the rest of the line and
+  // widens no column.
   for (const auto &line : table)
-    for (size_t i = 0; i + 1 < line.size() || i < line.size(); ++i)
-      if (i + 1 < line.size() || line.size() == header.size())
+    for (size_t i = 0; i < line.size(); ++i)
+      if (line.size() == header.size() || i + 1 < line.size())
         width[i] = std::max(width[i], line[i].size());
   for (const auto &line : table) {
     for (size_t i = 0; i < line.size(); ++i) {
