@@ -354,6 +354,7 @@ void expectSameProgram(const Program &x, const Program &y) {
     EXPECT_EQ(x.buffers[i].shape, y.buffers[i].shape);
     EXPECT_EQ(x.buffers[i].zeroInit, y.buffers[i].zeroInit);
     EXPECT_EQ(x.buffers[i].seed, y.buffers[i].seed);
+    EXPECT_EQ(x.buffers[i].elemType, y.buffers[i].elemType);
   }
   ASSERT_EQ(x.origins.size(), y.origins.size());
   for (size_t i = 0; i < x.origins.size(); ++i) {
@@ -367,27 +368,27 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 6 (u32 LE), name length 6, "sample", an
+  // Header: "ACCELBIN", version 7 (u32 LE), name length 6, "sample", an
   // empty fingerprint (length 0).
   ASSERT_GE(image.size(), 26u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 6);
+  EXPECT_EQ(image[8], 7);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
   // Size: 8 magic + 4 version + (4+6) name + 4 fingerprint + 4 count
   //   + 4*16 code
   //   + 4 buffer count
-  //   + x:   (4+1) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 47
-  //   + out: (4+3) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 49
-  //   + v0:  (4+2) + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 48
+  //   + x:   (4+1) + 1 + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 48
+  //   + out: (4+3) + 1 + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 50
+  //   + v0:  (4+2) + 1 + 1 + 1 + 4 + 8 + 8 + 4 + 2*8 = 49
   //   + 4 origin count
   //   + (4 + 4+11 + 4+10 + 4) + (4 + 4+15 + 4+10 + 4) + (4 + 4+12 + 4+10 + 4)
   //   + (4 + 4 + 4 + 4) = 37 + 41 + 38 + 16   (each origin ends with its
   //   loop id)
   //   + 4 loop count (no loops)
-  EXPECT_EQ(image.size(), 8u + 4 + 10 + 4 + 4 + 64 + 4 + 47 + 49 + 48 + 4 +
-                              37 + 41 + 38 + 16 + 4);
+  EXPECT_EQ(image.size(), 8u + 4 + 10 + 4 + 4 + 64 + 4 + 48 + 50 + 49 + 4 + 37 +
+                              41 + 38 + 16 + 4);
 
   auto back = Program::fromImage(image);
   ASSERT_TRUE(bool(back)) << errorText(back.takeError());
@@ -425,7 +426,7 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 6)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 7)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -488,16 +489,18 @@ TEST(IsaTest, ImageTruncatedMessagesNameTheOffset) {
             "truncated image at byte offset 94 while reading buffer count");
   EXPECT_EQ(cut(100),
             "truncated image at byte offset 98 while reading buffer name");
-  // Buffer x: name [98,103), space 103, init 104, seed [105,109),
-  // base [109,117).
+  // Buffer x: name [98,103), space 103, init 104, element type 105, seed
+  // [106,110), base [110,118).
   EXPECT_EQ(cut(103),
             "truncated image at byte offset 103 while reading buffer space");
   EXPECT_EQ(cut(104),
             "truncated image at byte offset 104 while reading buffer init");
+  EXPECT_EQ(cut(105), "truncated image at byte offset 105 while reading "
+                      "buffer element type");
   EXPECT_EQ(cut(108),
-            "truncated image at byte offset 105 while reading buffer seed");
+            "truncated image at byte offset 106 while reading buffer seed");
   EXPECT_EQ(cut(114),
-            "truncated image at byte offset 109 while reading buffer base");
+            "truncated image at byte offset 110 while reading buffer base");
   // The last four bytes are the loop count; before them the last origin's
   // loop id.
   EXPECT_EQ(cut(image.size() - 1),
@@ -572,7 +575,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   llvm::raw_string_ostream os(text);
   p.printListing(os);
   EXPECT_EQ(
-      text.rfind("; accel ISA v6 listing of 'sample': 4 instructions\n", 0),
+      text.rfind("; accel ISA v7 listing of 'sample': 4 instructions\n", 0),
       0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),
             std::string::npos);

@@ -163,7 +163,7 @@ TEST_F(TraceHardeningTest, CountsAreCheckedAgainstTheBytesLeft) {
   } cases[] = {
       {l.registers - 4, false, "registers", 9, l.registers},
       {l.memory[0] - 4, false, "memory chunks", 21, l.memory[0]},
-      {l.dmas - 4, false, "DMAs in flight", 82, l.dmas},
+      {l.dmas - 4, false, "DMAs in flight", 84, l.dmas},
       {l.pcs - 8, true, "PC sequence", 4, l.pcs},
       {l.finalRegisters - 4, false, "final registers", 9, l.finalRegisters},
       {l.writtenRanges - 4, false, "written ranges", 21, l.writtenRanges},
@@ -298,16 +298,16 @@ TEST_F(TraceHardeningTest, DmasInFlightAreCheckedAgainstTheProgram) {
   EXPECT_EQ(errorOfFile(with32(rec + 4, 17)),
             at(rec) + "DMA in flight 0 (id 0) has issue pc 17, which is not a "
                       "dma.issue of the program");
-  // Its tiles (chip u32, space u8, base, rows, cols, stride): the
-  // dma.issue's shape (rows at record + 8 + 5 + 8) and inside a buffer (the
-  // destination's base at record + 8 + 37 + 5).
+  // Its tiles (chip u32, space u8, base, rows, cols, stride, element size
+  // u8): the dma.issue's shape (rows at record + 8 + 5 + 8) and inside a
+  // buffer (the destination's base at record + 8 + 38 + 5).
   std::string inst = isa::toString(read.program.code[18]);
   EXPECT_EQ(errorOfFile(with64(rec + 21, 1ull << 31)),
             at(rec) +
                 "DMA in flight 0 (id 0) differs from its dma.issue at "
                 "pc 18 (" +
                 inst + ")");
-  EXPECT_EQ(errorOfFile(with64(rec + 50, ~uint64_t(0) - 8)),
+  EXPECT_EQ(errorOfFile(with64(rec + 51, ~uint64_t(0) - 8)),
             at(rec) + "DMA in flight 0 (id 0): its destination at vmem "
                       "address 18446744073709551607 is not inside one buffer "
                       "of the program");
@@ -315,9 +315,13 @@ TEST_F(TraceHardeningTest, DmasInFlightAreCheckedAgainstTheProgram) {
   EXPECT_EQ(errorOfFile(with8(rec + 12, 9)),
             at(rec + 12) + "DMA source is 9 (0 = HBM, 1 = VMEM)");
   // A tile of another chip.
-  EXPECT_EQ(errorOfFile(with32(rec + 45, 1)),
+  EXPECT_EQ(errorOfFile(with32(rec + 46, 1)),
             at(rec) + "DMA in flight 0 (id 0) moves data of chip 1; a window "
                       "replays one chip, chip 0");
+  // A tile's element size: 2 or 4 bytes (the source's at record + 8 + 37).
+  EXPECT_EQ(errorOfFile(with8(rec + 45, 3)),
+            at(rec + 45) +
+                "DMA source has 3-byte elements (2 = bf16, 4 = f32 or i32)");
 }
 
 TEST_F(TraceHardeningTest, DmasInFlightNeedALinkAndUniqueIds) {
@@ -445,9 +449,9 @@ TEST(ImageHardeningTest, BufferPastTwoTo64IsRejected) {
   p.buffers[0].base = ~uint64_t(0) - 15;
   std::vector<uint8_t> image = p.toImage();
   // Buffer 0's base: after the code and the buffer count, its name ("x",
-  // 4 + 1 bytes), space, init and seed (6 bytes).
+  // 4 + 1 bytes), space, init, element type and seed (7 bytes).
   size_t baseAt = 8 + 4 + 4 + p.name.size() + 4 + p.fingerprint.size() + 4 +
-                  16 * p.code.size() + 4 + 5 + 6;
+                  16 * p.code.size() + 4 + 5 + 7;
   EXPECT_EQ(errorOf(isa::Program::fromImage(image)),
             "byte offset " + std::to_string(baseAt) +
                 " (buffer 0 'x'): base 0xfffffffffffffff0 plus size 0x1000 "

@@ -78,6 +78,35 @@ llvm::StringRef isa::unitName(Unit unit) {
   return "?";
 }
 
+llvm::StringRef isa::elemTypeName(ElemType t) {
+  switch (t) {
+  case ElemType::F32:
+    return "f32";
+  case ElemType::I32:
+    return "i32";
+  case ElemType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+unsigned Inst::getElemBytes(unsigned operand) const {
+  switch (info(op).format) {
+  case InstFormat::DmaIssue:
+    return flags & kFlagDma16 ? 2 : 4;
+  case InstFormat::Matmul:
+  case InstFormat::VBinary:
+  case InstFormat::VUnary:
+  case InstFormat::VFill:
+    return operand >= 1 && operand <= 3 &&
+                   (flags & (kFlagBf16Rs1 << (operand - 1)))
+               ? 2
+               : 4;
+  default:
+    return 4;
+  }
+}
+
 llvm::StringRef isa::memSpaceName(MemSpace space) {
   return space == MemSpace::HBM ? "hbm" : "vmem";
 }
@@ -135,6 +164,15 @@ llvm::Expected<Inst> isa::decode(llvm::ArrayRef<uint8_t> bytes) {
 
 static void printReg(llvm::raw_ostream &os, uint8_t r) { os << 'r' << unsigned(r); }
 
+/// " a:bf16 c:bf16": the operands (named by rs1, rs2, rs3; nullptr for one
+/// the format lacks) that hold bf16 elements.
+static void printBf16(llvm::raw_ostream &os, const Inst &inst,
+                      std::array<const char *, 3> names) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (names[i] && inst.isBf16(i + 1))
+      os << ' ' << names[i] << ":bf16";
+}
+
 void isa::print(const Inst &inst, llvm::raw_ostream &os) {
   const OpcodeInfo &oi = info(inst.op);
   os << oi.mnemonic;
@@ -187,6 +225,8 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
     sep(), os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s2;
     if (inst.flags & kFlagSignal)
       os << ", signal sem" << inst.s3;
+    if (inst.flags & kFlagDma16)
+      os << ", bf16";
     break;
   case InstFormat::Matmul:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
@@ -195,6 +235,7 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
            << " sa=" << inst.s2 << " sc=" << inst.s3;
     if (inst.flags & kFlagAccumulate)
       os << " acc";
+    printBf16(os, inst, {"a", "b", "c"});
     break;
   case InstFormat::VBinary:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
@@ -207,12 +248,14 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
       os << " rbcast";
     if (inst.op == Opcode::VMax && (inst.flags & kFlagMaxNum))
       os << " maxnum";
+    printBf16(os, inst, {"x", "y", "out"});
     break;
   case InstFormat::VUnary:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
         os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s3;
     if (inst.op == Opcode::VRMax && (inst.flags & kFlagMaxNum))
       os << " maxnum";
+    printBf16(os, inst, {"x", nullptr, "out"});
     break;
   case InstFormat::VFill: {
     uint32_t bits = inst.fillBits();
@@ -221,6 +264,7 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
     sep(true), printReg(os, inst.rs3), sep(),
         os << inst.a << "x" << inst.b << ", s=" << inst.s3 << ", "
            << llvm::format("%g", double(v));
+    printBf16(os, inst, {nullptr, nullptr, "out"});
     break;
   }
   }
@@ -313,6 +357,7 @@ std::vector<uint8_t> Program::toImage() const {
     w.str(b.name);
     w.u8(uint8_t(b.space));
     w.u8(b.iota ? 2 : b.zeroInit ? 1 : 0);
+    w.u8(uint8_t(b.elemType));
     w.u32(b.seed);
     w.u64(b.base);
     w.u64(b.bytes);
@@ -374,6 +419,14 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     uint8_t init = r.u8("buffer init");
     b.zeroInit = init == 1;
     b.iota = init == 2;
+    size_t typeAt = r.pos;
+    uint8_t type = r.u8("buffer element type");
+    if (r.ok() && type > uint8_t(ElemType::BF16))
+      return llvm::createStringError(
+          "byte offset %zu (buffer %u '%s'): element type %u is none of 0 "
+          "(f32), 1 (i32), 2 (bf16)",
+          typeAt, i, b.name.c_str(), unsigned(type));
+    b.elemType = ElemType(type);
     b.seed = r.u32("buffer seed");
     size_t baseAt = r.pos;
     b.base = r.u64("buffer base");

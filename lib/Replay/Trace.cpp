@@ -39,13 +39,14 @@ static void writeTile(ByteWriter &w, const sim::TileRef &t) {
   w.u64(t.rows);
   w.u64(t.cols);
   w.u64(t.rowStride);
+  w.u8(uint8_t(t.elemBytes));
 }
 
 /// Bytes of the fixed-size records (docs/trace-format.md).
 static constexpr uint64_t kRegisterRecord = 1 + 8;
 static constexpr uint64_t kMemoryId = 4 + 1;
 static constexpr uint64_t kMemoryRecordMin = kMemoryId + 8 + 8;
-static constexpr uint64_t kTileRecord = kMemoryId + 4 * 8;
+static constexpr uint64_t kTileRecord = kMemoryId + 4 * 8 + 1;
 static constexpr uint64_t kDmaRecord = 4 + 4 + 2 * kTileRecord;
 static constexpr uint64_t kPcRecord = 4;
 static constexpr uint64_t kWrittenRecord = kMemoryId + 8 + 8;
@@ -71,6 +72,12 @@ static sim::TileRef readTile(ByteReader &r, const std::string &invalid,
   t.rows = r.u64(what);
   t.cols = r.u64(what);
   t.rowStride = r.u64(what);
+  size_t at = r.fileOffset();
+  t.elemBytes = r.u8(what);
+  if (r.ok() && t.elemBytes != 2 && t.elemBytes != 4)
+    r.fail(invalid + std::to_string(at) + ": " + what + " has " +
+           std::to_string(t.elemBytes) +
+           "-byte elements (2 = bf16, 4 = f32 or i32)");
   return t;
 }
 
@@ -394,7 +401,7 @@ bool coveredByBuffers(const isa::Program &program, isa::MemSpace space,
 /// Whether one buffer of `program` holds all of the tile (the simulator's
 /// bounds check at ISSUE); the tile's shape fields are below 2^16.
 bool tileInOneBuffer(const isa::Program &program, const sim::TileRef &t) {
-  uint64_t len = ((t.rows - 1) * t.rowStride + t.cols) * isa::kElemBytes;
+  uint64_t len = t.span().end - t.span().begin;
   if (t.base > UINT64_MAX - len)
     return false;
   for (const isa::Buffer &buf : program.buffers)
@@ -410,7 +417,7 @@ uint64_t maxBytesWritten(const isa::Inst &inst) {
   sim::InstAccess acc = sim::getAccesses(inst, [](unsigned) { return 0; });
   uint64_t n = 0;
   for (const sim::MemOperand &m : acc.memWrites)
-    n += m.tile.rows * m.tile.cols * isa::kElemBytes; // each below 2^34
+    n += m.tile.rows * m.tile.rowBytes(); // each below 2^34
   return n;
 }
 } // namespace

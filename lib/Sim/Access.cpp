@@ -14,8 +14,14 @@ InstAccess sim::getAccesses(const isa::Inst &in,
                             llvm::function_ref<uint64_t(unsigned)> readReg,
                             uint32_t chip) {
   InstAccess a;
-  auto vmem = [&](uint8_t reg, uint64_t rows, uint64_t cols, uint64_t stride) {
-    return TileRef{MemSpace::VMEM, readReg(reg), rows, cols, stride, chip};
+  // The VMEM tile at the address in rs`operand` (1-3) of an MXU or VPU
+  // instruction, of that operand's element size.
+  auto vmem = [&](unsigned operand, uint64_t rows, uint64_t cols,
+                  uint64_t stride) {
+    uint8_t reg = operand == 1 ? in.rs1 : operand == 2 ? in.rs2 : in.rs3;
+    return TileRef{
+        MemSpace::VMEM,          readReg(reg), rows, cols, stride, chip,
+        in.getElemBytes(operand)};
   };
   switch (isa::info(in.op).format) {
   case InstFormat::None:
@@ -59,48 +65,48 @@ InstAccess sim::getAccesses(const isa::Inst &in,
       remote = uint32_t(std::min<uint64_t>(readReg(in.rs3), UINT32_MAX));
     }
     a.regWrites.push_back(in.rd);
+    unsigned elemBytes = in.getElemBytes(0);
     a.memReads.push_back(
         {TileRef{in.dmaSrc(), readReg(in.rs1), in.a, in.b, in.s1,
-                 in.flags & isa::kFlagRemoteSrc ? remote : chip},
+                 in.flags & isa::kFlagRemoteSrc ? remote : chip, elemBytes},
          "DMA source"});
     a.memWrites.push_back(
         {TileRef{in.dmaDst(), readReg(in.rs2), in.a, in.b, in.s2,
-                 in.flags & isa::kFlagRemoteDst ? remote : chip},
+                 in.flags & isa::kFlagRemoteDst ? remote : chip, elemBytes},
          "DMA destination"});
     break;
   }
   case InstFormat::Matmul: {
     uint64_t m = in.a, n = in.b, k = in.s1;
     a.regReads.append({in.rs1, in.rs2, in.rs3});
-    a.memReads.push_back({vmem(in.rs1, m, k, in.s2), "MXU operand A"});
-    a.memReads.push_back({vmem(in.rs2, k, n, n), "MXU operand B"});
+    a.memReads.push_back({vmem(1, m, k, in.s2), "MXU operand A"});
+    a.memReads.push_back({vmem(2, k, n, n), "MXU operand B"});
     if (in.flags & isa::kFlagAccumulate)
-      a.memReads.push_back({vmem(in.rs3, m, n, in.s3), "MXU operand C"});
-    a.memWrites.push_back({vmem(in.rs3, m, n, in.s3), "MXU operand C"});
+      a.memReads.push_back({vmem(3, m, n, in.s3), "MXU operand C"});
+    a.memWrites.push_back({vmem(3, m, n, in.s3), "MXU operand C"});
     break;
   }
   case InstFormat::VBinary: {
     bool bcast = in.flags & isa::kFlagBroadcast;
     bool rowBcast = !bcast && (in.flags & isa::kFlagBroadcastRow);
     a.regReads.append({in.rs1, in.rs2, in.rs3});
-    a.memReads.push_back({vmem(in.rs1, in.a, in.b, in.s1), "VPU operand x"});
-    a.memReads.push_back({vmem(in.rs2, rowBcast ? 1 : in.a, bcast ? 1 : in.b,
-                               in.s2),
+    a.memReads.push_back({vmem(1, in.a, in.b, in.s1), "VPU operand x"});
+    a.memReads.push_back({vmem(2, rowBcast ? 1 : in.a, bcast ? 1 : in.b, in.s2),
                           "VPU operand y"});
-    a.memWrites.push_back({vmem(in.rs3, in.a, in.b, in.s3), "VPU output"});
+    a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
     break;
   }
   case InstFormat::VUnary: {
     bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
     a.regReads.append({in.rs1, in.rs3});
-    a.memReads.push_back({vmem(in.rs1, in.a, in.b, in.s1), "VPU operand x"});
+    a.memReads.push_back({vmem(1, in.a, in.b, in.s1), "VPU operand x"});
     a.memWrites.push_back(
-        {vmem(in.rs3, in.a, reduce ? 1 : in.b, in.s3), "VPU output"});
+        {vmem(3, in.a, reduce ? 1 : in.b, in.s3), "VPU output"});
     break;
   }
   case InstFormat::VFill:
     a.regReads.push_back(in.rs3);
-    a.memWrites.push_back({vmem(in.rs3, in.a, in.b, in.s3), "VPU output"});
+    a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
     break;
   }
   return a;
@@ -115,7 +121,7 @@ void sim::forEachRange(const TileRef &t,
     return;
   }
   for (uint64_t r = 0; r < t.rows; ++r) {
-    uint64_t begin = t.base + r * t.rowStride * 4;
-    fn({t.space, begin, begin + t.cols * 4, t.chip});
+    uint64_t begin = t.rowAddr(r);
+    fn({t.space, begin, begin + t.rowBytes(), t.chip});
   }
 }

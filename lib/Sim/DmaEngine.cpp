@@ -78,9 +78,9 @@ uint32_t DmaEngine::record(const DmaTiming &t) {
 
 uint64_t accel::sim::getBurstBytes(const TileRef &tile, uint64_t burst) {
   if (tile.rows == 0 || tile.cols == 0 || burst <= 1)
-    return tile.rows * tile.cols * isa::kElemBytes;
-  uint64_t rowBytes = tile.cols * isa::kElemBytes;
-  uint64_t strideBytes = tile.rowStride * isa::kElemBytes;
+    return tile.rows * tile.rowBytes();
+  uint64_t rowBytes = tile.rowBytes();
+  uint64_t strideBytes = tile.rowStride * tile.elemBytes;
   // Bursts of [begin, begin + len).
   auto bursts = [&](uint64_t begin, uint64_t len) {
     return (begin + len + burst - 1) / burst - begin / burst;

@@ -1,6 +1,7 @@
 //===- Memory.cpp - Simulated HBM and VMEM --------------------------------===//
 
 #include "accel/Sim/Memory.h"
+#include "accel/Support/BFloat16.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -19,14 +20,22 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
       continue;
     uint64_t lo = std::max(pageAddr, b.base);
     uint64_t hi = std::min(pageEnd, b.base + b.bytes);
-    for (uint64_t a = lo; a + 4 <= hi; a += 4) {
-      uint64_t index = (a - b.base) / 4;
+    unsigned size = isa::getElemBytes(b.elemType);
+    // The first whole element at or after lo (buffers are 4-byte aligned;
+    // a page boundary falls between elements).
+    uint64_t first = b.base + llvm::alignTo(lo - b.base, size);
+    for (uint64_t a = first; a + size <= hi; a += size) {
+      uint64_t index = (a - b.base) / size;
+      uint8_t *at = &bytes[a - pageAddr];
       if (b.iota) {
         int32_t v = int32_t(index);
-        std::memcpy(&bytes[a - pageAddr], &v, 4);
+        std::memcpy(at, &v, 4);
+      } else if (b.elemType == isa::ElemType::BF16) {
+        uint16_t v = f32ToBf16(isa::initValue(b.seed, index));
+        std::memcpy(at, &v, 2);
       } else {
         float v = isa::initValue(b.seed, index);
-        std::memcpy(&bytes[a - pageAddr], &v, 4);
+        std::memcpy(at, &v, 4);
       }
     }
   }
@@ -186,8 +195,8 @@ struct ByteTile {
 };
 
 ByteTile toBytes(const TileRef &t) {
-  ByteTile b{Int128(t.base), Int128(t.cols) * 4,
-             Int128(t.rowStride) * 4, t.rows};
+  ByteTile b{Int128(t.base), Int128(t.cols) * t.elemBytes,
+             Int128(t.rowStride) * t.elemBytes, t.rows};
   // Rows that touch or repeat form one range: contiguous rows (stride ==
   // cols) or every row at the same place (stride 0, or a single row).
   if (b.rows <= 1 || b.stride == 0 || b.stride == b.width) {
@@ -271,14 +280,11 @@ void Memory::writeBytes(isa::MemSpace space, uint64_t addr, const void *in,
 }
 
 void Memory::copyTile(const TileRef &src, const TileRef &dst) {
-  assert(src.rows == dst.rows && src.cols == dst.cols && "shapes differ");
-  uint64_t rowBytes = src.cols * isa::kElemBytes;
-  auto srcRow = [&](uint64_t r) {
-    return src.base + r * src.rowStride * isa::kElemBytes;
-  };
-  auto dstRow = [&](uint64_t r) {
-    return dst.base + r * dst.rowStride * isa::kElemBytes;
-  };
+  assert(src.rows == dst.rows && src.cols == dst.cols &&
+         src.elemBytes == dst.elemBytes && "shapes differ");
+  uint64_t rowBytes = src.rowBytes();
+  auto srcRow = [&](uint64_t r) { return src.rowAddr(r); };
+  auto dstRow = [&](uint64_t r) { return dst.rowAddr(r); };
   if (!src.overlaps(dst)) {
     // No element of the source is written: copy row by row.
     bool direct =
@@ -316,35 +322,42 @@ void Memory::copyTile(const TileRef &src, const TileRef &dst) {
 
 void Memory::copyTileFrom(Memory &from, const TileRef &src,
                           const TileRef &dst) {
-  assert(src.rows == dst.rows && src.cols == dst.cols && "shapes differ");
+  assert(src.rows == dst.rows && src.cols == dst.cols &&
+         src.elemBytes == dst.elemBytes && "shapes differ");
   assert(&from != this && "copyTileFrom within one memory: use copyTile");
-  uint64_t rowBytes = src.cols * isa::kElemBytes;
+  uint64_t rowBytes = src.rowBytes();
   staging.resize(rowBytes);
   for (uint64_t r = 0; r < src.rows; ++r) {
-    from.readBytes(src.space, src.base + r * src.rowStride * isa::kElemBytes,
-                   staging.data(), rowBytes);
-    writeBytes(dst.space, dst.base + r * dst.rowStride * isa::kElemBytes,
-               staging.data(), rowBytes);
+    from.readBytes(src.space, src.rowAddr(r), staging.data(), rowBytes);
+    writeBytes(dst.space, dst.rowAddr(r), staging.data(), rowBytes);
   }
 }
 
 void Memory::readTile(const TileRef &t, float *out) {
+  std::vector<uint16_t> row(t.elemBytes == 2 ? t.cols : 0);
   for (uint64_t r = 0; r < t.rows; ++r) {
-    uint64_t addr = t.base + r * t.rowStride * 4;
-    if (t.space == isa::MemSpace::VMEM)
-      std::memcpy(out + r * t.cols, vmem.data() + addr, t.cols * 4);
-    else
-      readHbm(addr, out + r * t.cols, t.cols * 4);
+    float *o = out + r * t.cols;
+    if (t.elemBytes != 2) {
+      readBytes(t.space, t.rowAddr(r), o, t.rowBytes());
+      continue;
+    }
+    readBytes(t.space, t.rowAddr(r), row.data(), t.rowBytes());
+    for (uint64_t c = 0; c < t.cols; ++c)
+      o[c] = bf16ToF32(row[c]);
   }
 }
 
 void Memory::writeTile(const TileRef &t, const float *in) {
+  std::vector<uint16_t> row(t.elemBytes == 2 ? t.cols : 0);
   for (uint64_t r = 0; r < t.rows; ++r) {
-    uint64_t addr = t.base + r * t.rowStride * 4;
-    if (t.space == isa::MemSpace::VMEM)
-      std::memcpy(vmem.data() + addr, in + r * t.cols, t.cols * 4);
-    else
-      writeHbm(addr, in + r * t.cols, t.cols * 4);
+    const float *i = in + r * t.cols;
+    if (t.elemBytes != 2) {
+      writeBytes(t.space, t.rowAddr(r), i, t.rowBytes());
+      continue;
+    }
+    for (uint64_t c = 0; c < t.cols; ++c)
+      row[c] = f32ToBf16(i[c]);
+    writeBytes(t.space, t.rowAddr(r), row.data(), t.rowBytes());
   }
 }
 

@@ -144,13 +144,13 @@ static uint64_t getBusBytes(const TileRef &src, const TileRef &dst,
   for (const TileRef *t : {&src, &dst})
     if (t->space == isa::MemSpace::HBM)
       bus = std::max(bus, getBurstBytes(*t, burst));
-  return bus ? bus : src.rows * src.cols * isa::kElemBytes;
+  return bus ? bus : src.rows * src.rowBytes();
 }
 
 void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
                                   const TileRef &src, const TileRef &dst) {
   int link = config.findLink(src.space, dst.space);
-  uint64_t bytes = src.rows * src.cols * isa::kElemBytes;
+  uint64_t bytes = src.rows * src.rowBytes();
   if (link >= 0) {
     dma.issue(0, link, bytes, id, getBusBytes(src, dst, config.dmaBurstBytes),
               src.rows);
@@ -200,14 +200,16 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
                              llvm::Twine(span.begin) + ", " +
                              llvm::Twine(span.end) +
                              ") is not inside any allocated buffer");
-      // Words are 4 bytes: an address of another alignment (a register
-      // loaded from a trace, an address computed by the program) is a
-      // fault, not a misaligned f32/i32 access.
-      if (m.tile.base % isa::kElemBytes != 0)
+      // Elements are aligned to their size (4 bytes for f32 and i32, 2 for
+      // bf16): an address of another alignment (a register loaded from a
+      // trace, an address computed by the program) is a fault, not a
+      // misaligned access.
+      if (m.tile.base % m.tile.elemBytes != 0)
         return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                              " access misaligned: " + m.role +
                              " at byte address " + llvm::Twine(span.begin) +
-                             ", which is not a multiple of 4");
+                             ", which is not a multiple of " +
+                             llvm::Twine(m.tile.elemBytes));
       HazardTile h = HazardTile::of(m.tile, span);
       operands.push_back(h);
       ++numOperands;
@@ -494,7 +496,7 @@ llvm::Error Simulator::commit() {
       if (llvm::Error e = system->getChip(dst.chip).checkRemoteAccess(
               dst, true, at.cycle, chip))
         return fault(pc, llvm::toString(std::move(e)));
-    uint64_t bytes = uint64_t(in.a) * in.b * isa::kElemBytes;
+    uint64_t bytes = src.rows * src.rowBytes();
     uint32_t id =
         prep.route.empty()
             ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Units.h"
+#include "accel/Support/BFloat16.h"
 #include "accel/Support/FloatMax.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -168,33 +169,66 @@ void ScalarUnit::execute(const isa::Inst &in, CoreState &state) const {
   }
 }
 
-/// The VMEM tile at the address in register `reg`.
+/// The VMEM tile at the address in register `reg`, of `elemBytes`-byte
+/// elements.
 static TileRef vmemTile(const CoreState &state, uint8_t reg, uint64_t rows,
-                        uint64_t cols, uint64_t stride) {
-  return TileRef{isa::MemSpace::VMEM, state.regs[reg], rows, cols, stride};
+                        uint64_t cols, uint64_t stride, unsigned elemBytes) {
+  return TileRef{
+      isa::MemSpace::VMEM, state.regs[reg], rows, cols, stride, 0, elemBytes};
+}
+
+/// Row `p` of `n` elements as f32: `p` itself when f32, else its bf16
+/// elements widened into `buf`.
+static const float *widenRow(const uint8_t *p, bool bf16, uint64_t n,
+                             std::vector<float> &buf) {
+  if (!bf16)
+    return reinterpret_cast<const float *>(p);
+  buf.resize(n);
+  const uint16_t *h = reinterpret_cast<const uint16_t *>(p);
+  for (uint64_t i = 0; i < n; ++i)
+    buf[i] = bf16ToF32(h[i]);
+  return buf.data();
+}
+
+/// Stores `n` f32 values at `p` as f32, or rounded to bf16.
+static void storeRow(uint8_t *p, bool bf16, const float *v, uint64_t n) {
+  if (!bf16) {
+    std::memmove(p, v, n * 4);
+    return;
+  }
+  uint16_t *h = reinterpret_cast<uint16_t *>(p);
+  for (uint64_t i = 0; i < n; ++i)
+    h[i] = f32ToBf16(v[i]);
 }
 
 void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
   uint64_t m = in.a, n = in.b, k = in.s1;
-  TileRef a = vmemTile(state, in.rs1, m, k, in.s2);
-  TileRef b = vmemTile(state, in.rs2, k, n, n);
-  TileRef c = vmemTile(state, in.rs3, m, n, in.s3);
-  // C (+)= A * B, rows of C accumulated in a dense temporary.
+  bool aBf16 = in.isBf16(1), bBf16 = in.isBf16(2), cBf16 = in.isBf16(3);
+  TileRef a = vmemTile(state, in.rs1, m, k, in.s2, aBf16 ? 2 : 4);
+  TileRef b = vmemTile(state, in.rs2, k, n, n, bBf16 ? 2 : 4);
+  TileRef c = vmemTile(state, in.rs3, m, n, in.s3, cBf16 ? 2 : 4);
+  // B as f32 rows n apart (widened once when bf16).
+  const float *bp =
+      widenRow(state.memory.vmemBytePtr(b.base), bBf16, k * n, bF32);
+  // C (+)= A * B, rows of C accumulated in a dense f32 temporary.
   acc.resize(n);
   for (uint64_t i = 0; i < m; ++i) {
-    float *crow = state.memory.vmemPtr(c.base + i * c.rowStride * 4);
-    if (in.flags & isa::kFlagAccumulate)
-      std::memcpy(acc.data(), crow, n * 4);
-    else
+    uint8_t *crow = state.memory.vmemBytePtr(c.rowAddr(i));
+    if (in.flags & isa::kFlagAccumulate) {
+      const float *cv = widenRow(crow, cBf16, n, aRow);
+      std::copy(cv, cv + n, acc.begin());
+    } else {
       std::fill(acc.begin(), acc.end(), 0.0f);
-    const float *arow = state.memory.vmemPtr(a.base + i * a.rowStride * 4);
+    }
+    const float *arow =
+        widenRow(state.memory.vmemBytePtr(a.rowAddr(i)), aBf16, k, aRow);
     for (uint64_t kk = 0; kk < k; ++kk) {
       float av = arow[kk];
-      const float *brow = state.memory.vmemPtr(b.base + kk * n * 4);
+      const float *brow = bp + kk * n;
       for (uint64_t j = 0; j < n; ++j)
         acc[j] += av * brow[j];
     }
-    std::memcpy(crow, acc.data(), n * 4);
+    storeRow(crow, cBf16, acc.data(), n);
   }
 }
 
@@ -204,10 +238,13 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   bool binary = isa::info(in.op).format == isa::InstFormat::VBinary;
   bool bcast = binary && (in.flags & isa::kFlagBroadcast);
   bool rowBcast = binary && !bcast && (in.flags & isa::kFlagBroadcastRow);
-  TileRef out = vmemTile(state, in.rs3, rows, reduce ? 1 : cols, in.s3);
-  TileRef x = vmemTile(state, in.rs1, rows, cols, in.s1);
-  TileRef y =
-      vmemTile(state, in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols, in.s2);
+  bool xBf16 = in.isBf16(1), yBf16 = binary && in.isBf16(2),
+       oBf16 = in.isBf16(3);
+  TileRef out =
+      vmemTile(state, in.rs3, rows, reduce ? 1 : cols, in.s3, oBf16 ? 2 : 4);
+  TileRef x = vmemTile(state, in.rs1, rows, cols, in.s1, xBf16 ? 2 : 4);
+  TileRef y = vmemTile(state, in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols,
+                       in.s2, yBf16 ? 2 : 4);
   // Every input is read before any output is written (docs/isa.md): an
   // input the output tile overlaps is read from a snapshot of its span,
   // unless it is the output tile itself with rows that do not overlap
@@ -216,28 +253,25 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   // temporary is larger than an operand's span (a stride-0 tile of 65535
   // x 65535 elements does not allocate 16 GiB).
   bool outRowsDisjoint = out.rows == 1 || out.rowStride >= out.cols;
-  auto inputRows = [&](const TileRef &t, std::vector<float> &snapshot,
-                       bool elementwise) -> const float * {
+  auto inputRows = [&](const TileRef &t, std::vector<uint8_t> &snapshot,
+                       bool elementwise) -> const uint8_t * {
     bool inPlace = elementwise && outRowsDisjoint && t.base == out.base &&
                    t.rowStride == out.rowStride && t.rows == out.rows &&
-                   t.cols == out.cols;
+                   t.cols == out.cols && t.elemBytes == out.elemBytes;
     if (inPlace || !t.overlaps(out))
-      return state.memory.vmemPtr(t.base);
+      return state.memory.vmemBytePtr(t.base);
     AddrRange span = t.span();
-    snapshot.resize((span.end - span.begin) / isa::kElemBytes);
-    std::memcpy(snapshot.data(), state.memory.vmemPtr(t.base),
-                span.end - span.begin);
+    snapshot.assign(state.memory.vmemBytePtr(t.base),
+                    state.memory.vmemBytePtr(t.base) + (span.end - span.begin));
     return snapshot.data();
   };
-  const float *xp =
+  const uint8_t *xp =
       in.op == Opcode::VFill ? nullptr : inputRows(x, snapshots[0], !reduce);
-  const float *yp =
+  const uint8_t *yp =
       binary ? inputRows(y, snapshots[1], !bcast && !rowBcast) : nullptr;
-  // Rows of the three tiles (strides in elements). Contiguous tiles of an
-  // elementwise op without broadcast are one long row.
+  // Rows of the three tiles. Contiguous tiles of an elementwise op without
+  // broadcast are one long row.
   uint64_t nRows = rows, nCols = cols;
-  uint64_t xStride = x.rowStride, yStride = y.rowStride,
-           oStride = out.rowStride;
   auto contiguous = [&](const TileRef &t) {
     return t.rows == 1 || t.rowStride == t.cols;
   };
@@ -247,28 +281,49 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     nCols = rows * cols;
     nRows = 1;
   }
-  float *op0 = state.memory.vmemPtr(out.base);
+  // Byte strides between rows.
+  uint64_t xStride = x.rowStride * x.elemBytes,
+           yStride = y.rowStride * y.elemBytes,
+           oStride = out.rowStride * out.elemBytes;
+  uint8_t *o0 = state.memory.vmemBytePtr(out.base);
+  // Row r of the output as f32: in place when f32, else a temporary that
+  // finishRow rounds into place.
+  auto outRow = [&](uint64_t r) -> float * {
+    if (!oBf16)
+      return reinterpret_cast<float *>(o0 + r * oStride);
+    rowBufs[2].resize(nCols);
+    return rowBufs[2].data();
+  };
+  auto finishRow = [&](uint64_t r, const float *o, uint64_t n) {
+    if (oBf16)
+      storeRow(o0 + r * oStride, true, o, n);
+  };
   auto binaryOp = [&](auto f) {
     for (uint64_t r = 0; r < nRows; ++r) {
-      float *o = op0 + r * oStride;
-      const float *xr = xp + r * xStride;
+      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
+      float *o = outRow(r);
       if (bcast) {
-        float yv = yp[r * yStride];
+        float yv = yBf16 ? bf16ToF32(*reinterpret_cast<const uint16_t *>(
+                               yp + r * yStride))
+                         : *reinterpret_cast<const float *>(yp + r * yStride);
         for (uint64_t c = 0; c < nCols; ++c)
           o[c] = f(xr[c], yv);
       } else {
-        const float *yr = rowBcast ? yp : yp + r * yStride;
+        const float *yr = widenRow(rowBcast ? yp : yp + r * yStride, yBf16,
+                                   nCols, rowBufs[1]);
         for (uint64_t c = 0; c < nCols; ++c)
           o[c] = f(xr[c], yr[c]);
       }
+      finishRow(r, o, nCols);
     }
   };
   auto unaryOp = [&](auto f) {
     for (uint64_t r = 0; r < nRows; ++r) {
-      float *o = op0 + r * oStride;
-      const float *xr = xp + r * xStride;
+      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
+      float *o = outRow(r);
       for (uint64_t c = 0; c < nCols; ++c)
         o[c] = f(xr[c]);
+      finishRow(r, o, nCols);
     }
   };
   switch (in.op) {
@@ -297,23 +352,27 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     unaryOp([](float a) { return std::sqrt(a); });
     break;
   case Opcode::VCopy:
+    // f32 -> bf16 rounds, bf16 -> f32 widens: the conversions.
     unaryOp([](float a) { return a; });
     break;
   case Opcode::VFill: {
     uint32_t bits = in.fillBits();
     float v;
     std::memcpy(&v, &bits, 4);
-    for (uint64_t r = 0; r < nRows; ++r)
-      std::fill(op0 + r * oStride, op0 + r * oStride + nCols, v);
+    for (uint64_t r = 0; r < nRows; ++r) {
+      float *o = outRow(r);
+      std::fill(o, o + nCols, v);
+      finishRow(r, o, nCols);
+    }
     break;
   }
   case Opcode::VRSum:
   case Opcode::VRMax:
-    // Rows are summed left to right from 0.0, and folded left to right
-    // from their first element for the maximum (the order is part of the
-    // model: results must be bit-identical across runs).
+    // Rows are summed left to right from 0.0 in f32, and folded left to
+    // right from their first element for the maximum (the order is part of
+    // the model: results must be bit-identical across runs).
     for (uint64_t r = 0; r < rows; ++r) {
-      const float *xr = xp + r * xStride;
+      const float *xr = widenRow(xp + r * xStride, xBf16, cols, rowBufs[0]);
       float v;
       if (in.op == Opcode::VRSum) {
         v = 0.0f;
@@ -325,7 +384,7 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
         for (uint64_t c = 1; c < cols; ++c)
           v = max(v, xr[c]);
       }
-      op0[r * oStride] = v;
+      storeRow(o0 + r * oStride, oBf16, &v, 1);
     }
     break;
   default:

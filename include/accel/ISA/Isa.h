@@ -31,14 +31,16 @@ namespace accel {
 namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
-/// record it; readers refuse other versions.
-constexpr uint32_t kIsaVersion = 6;
+/// record it; readers refuse other versions. Version 7: bf16 tiles (the
+/// element-type flag bits) and the element type of every buffer.
+constexpr uint32_t kIsaVersion = 7;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
 constexpr unsigned kNumRegs = 256;
-/// Bytes per tensor element (f32).
-constexpr unsigned kElemBytes = 4;
+/// Bytes of the word `sld` loads (an i32), and the alignment of every
+/// 32-bit element.
+constexpr unsigned kWordBytes = 4;
 /// Semaphores per chip (sem.wait's `a`, dma.issue's `s3` with
 /// kFlagSignal); a larger index is a fault.
 constexpr unsigned kNumSemaphores = 256;
@@ -92,6 +94,15 @@ enum class CostClass : uint8_t {
 /// rows x cols operand tile, or 2*m*n*k for a matmul.
 enum class FlopCount : uint8_t { None, Element, Matmul };
 
+/// Element types of tensor data (docs/isa.md, "Element types"): f32, i32
+/// (index tables, read by `sld`) and bf16 (the upper half of an f32;
+/// accel/Support/BFloat16.h converts).
+enum class ElemType : uint8_t { F32 = 0, I32 = 1, BF16 = 2 };
+/// Bytes per element: 4, 4 or 2.
+inline unsigned getElemBytes(ElemType t) { return t == ElemType::BF16 ? 2 : 4; }
+/// "f32", "i32", "bf16".
+llvm::StringRef elemTypeName(ElemType t);
+
 /// Memory spaces addressed by DMA descriptors (flags of dma.issue).
 enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
 
@@ -102,6 +113,13 @@ constexpr uint8_t kFlagBroadcastRow = 2; ///< vpu binary: y is 1 x cols.
 /// vpu.max, vpu.rmax: IEEE 754-2008 maxNum (a NaN operand is ignored)
 /// instead of IEEE 754-2019 maximum (a NaN operand gives NaN).
 constexpr uint8_t kFlagMaxNum = 4;
+/// mxu.matmul and vpu.*: the tile whose address is in rs1 / rs2 / rs3 holds
+/// bf16 elements instead of f32 (MXU: A / B / C; VPU: x / y / out).
+/// Arithmetic is f32; a bf16 operand is widened exactly and a bf16 result
+/// rounded to nearest even once (docs/isa.md, "Element types").
+constexpr uint8_t kFlagBf16Rs1 = 8;
+constexpr uint8_t kFlagBf16Rs2 = 16;
+constexpr uint8_t kFlagBf16Rs3 = 32;
 
 /// dma.issue: bits 0 and 1 are the source and destination spaces; the
 /// source (kFlagRemoteSrc) or destination (kFlagRemoteDst) lies on the chip
@@ -110,6 +128,9 @@ constexpr uint8_t kFlagMaxNum = 4;
 constexpr uint8_t kFlagRemoteSrc = 4;
 constexpr uint8_t kFlagRemoteDst = 8;
 constexpr uint8_t kFlagSignal = 16;
+/// dma.issue: the elements are 2 bytes (bf16) instead of 4; tile widths and
+/// strides count them.
+constexpr uint8_t kFlagDma16 = 32;
 
 /// One decoded instruction. Field meanings depend on the format.
 struct Inst {
@@ -128,6 +149,13 @@ struct Inst {
   bool dmaRemote() const { return flags & (kFlagRemoteSrc | kFlagRemoteDst); }
   /// The f32 bit pattern of a vpu.fill (s1 low half, s2 high half).
   uint32_t fillBits() const { return uint32_t(s1) | (uint32_t(s2) << 16); }
+  /// Bytes per element of a memory operand: for dma.issue its tiles' (2
+  /// with kFlagDma16, else 4; `operand` is ignored); for mxu.matmul and
+  /// vpu.* the tile whose address is in rs`operand` (1, 2 or 3: 2 when its
+  /// kFlagBf16Rs* bit is set, else 4); 4 for any other instruction.
+  unsigned getElemBytes(unsigned operand) const;
+  /// Whether that operand holds bf16 elements (getElemBytes is 2).
+  bool isBf16(unsigned operand) const { return getElemBytes(operand) == 2; }
 };
 
 struct OpcodeInfo {
@@ -180,10 +208,11 @@ struct LoopInfo {
 };
 
 /// A named buffer of the program: an HBM function argument or a VMEM
-/// allocation. Sizes in bytes; shape in f32 elements.
+/// allocation. Sizes in bytes; shape in elements of `elemType`.
 struct Buffer {
   std::string name;
   MemSpace space = MemSpace::HBM;
+  ElemType elemType = ElemType::F32;
   uint64_t base = 0;
   uint64_t bytes = 0;
   std::vector<int64_t> shape;
@@ -196,7 +225,8 @@ struct Buffer {
 };
 
 /// Deterministic initial value of element `index` of an HBM buffer with
-/// `seed`: uniform in [-0.125, 0.125), from a 64-bit integer hash.
+/// `seed`: uniform in [-0.125, 0.125), from a 64-bit integer hash. A bf16
+/// buffer holds it rounded to bf16 (nearest even).
 float initValue(uint32_t seed, uint64_t index);
 /// The seed chip `chip` of a system uses for an HBM buffer of seed `seed`:
 /// `seed` itself on chip 0 (a one-chip run is unchanged), another for every

@@ -27,8 +27,9 @@ namespace replay {
 
 /// Version of the trace format; readers refuse others.
 /// Version 2: every memory range and tile names its chip (u32) before its
-/// space.
-constexpr uint32_t kTraceFormatVersion = 2;
+/// space. Version 3: every tile ends with its element size in bytes (u8: 2
+/// for bf16, 4 for f32 and i32).
+constexpr uint32_t kTraceFormatVersion = 3;
 
 /// The most bytes a zstd frame can produce per compressed byte: a 4-byte
 /// RLE block regenerates at most one 128 KiB block (RFC 8878), so a

@@ -31,34 +31,40 @@ struct AddrRange {
   }
 };
 
-/// A strided 2-D f32 tile: `rows` rows of `cols` elements, `rowStride`
-/// elements apart, starting at byte address `base` of memory `space` of
-/// chip `chip`.
+/// A strided 2-D tile: `rows` rows of `cols` elements of `elemBytes` bytes
+/// (4: f32 or i32, 2: bf16), rows `rowStride` elements apart, starting at
+/// byte address `base` of memory `space` of chip `chip`.
 struct TileRef {
   isa::MemSpace space = isa::MemSpace::VMEM;
   uint64_t base = 0;
   uint64_t rows = 0, cols = 0, rowStride = 0;
   uint32_t chip = 0;
+  uint32_t elemBytes = 4;
+  /// Bytes of one row's elements (cols * elemBytes).
+  uint64_t rowBytes() const { return cols * elemBytes; }
+  /// Byte address of row `r`.
+  uint64_t rowAddr(uint64_t r) const {
+    return base + r * rowStride * elemBytes;
+  }
   /// The bytes the tile spans (first to last element, inclusive). A bound
   /// for bounds checks and a cheap filter: two tiles whose spans are
   /// disjoint share no byte, but two tiles whose spans overlap may not
   /// either (e.g. columns 0..127 and 128..255 of the same rows); use
   /// overlaps() to decide.
   AddrRange span() const {
-    uint64_t len = rows == 0 ? 0 : ((rows - 1) * rowStride + cols) * 4;
+    uint64_t len = rows == 0 ? 0 : ((rows - 1) * rowStride + cols) * elemBytes;
     return {space, base, base + len, chip};
   }
   /// Whether this tile and `o` share at least one byte: some row of one
-  /// ([base + r * rowStride * 4, + cols * 4) bytes, half-open) intersects
+  /// ([rowAddr(r), + rowBytes()), half-open) intersects
   /// some row of the other, in the same memory space. Exact for any strides,
   /// including 0 (every row at `base`) and strides below `cols`, when rows,
   /// cols and rowStride are below 2^32 (ISA tiles have 16-bit shapes);
   /// larger non-empty tiles of one space count as overlapping (conservative).
-  /// Nothing wraps: addresses past 2^64 are compared in 128 bits. Cost: the span
-  /// test first (the common, disjoint case), then O(1) when the strides are
-  /// equal or either tile is one contiguous range, else
-  /// O(min(rows, o.rows)). The simulator's race and data-hazard checks use
-  /// it.
+  /// Nothing wraps: addresses past 2^64 are compared in 128 bits. Cost: the
+  /// span test first (the common, disjoint case), then O(1) when the strides
+  /// are equal or either tile is one contiguous range, else O(min(rows,
+  /// o.rows)). The simulator's race and data-hazard checks use it.
   bool overlaps(const TileRef &o) const {
     // With every field below 2^30 no span length wraps; a span whose end
     // wrapped past 2^64 cannot filter.
@@ -108,7 +114,8 @@ public:
   /// this memory: a remote DMA's functional effect. The tiles cannot
   /// overlap; the caller checked both tiles' bounds.
   void copyTileFrom(Memory &from, const TileRef &src, const TileRef &dst);
-  /// Copies a tile to a dense row-major array and back.
+  /// Copies a tile to a dense row-major f32 array and back; a bf16 tile
+  /// (elemBytes 2) is widened on read and rounded to nearest even on write.
   void readTile(const TileRef &t, float *out);
   void writeTile(const TileRef &t, const float *in);
   /// Copies tile `src` to `dst` (the same rows x cols; any spaces and
@@ -124,6 +131,7 @@ public:
   float *vmemPtr(uint64_t addr) {
     return reinterpret_cast<float *>(vmem.data() + addr);
   }
+  uint8_t *vmemBytePtr(uint64_t addr) { return vmem.data() + addr; }
 
   /// Reads `n` bytes of HBM at `addr` (materialising pages).
   void readHbm(uint64_t addr, void *out, uint64_t n);

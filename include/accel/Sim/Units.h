@@ -100,26 +100,37 @@ public:
 };
 
 /// The MXU's arithmetic: C[m x n] (+)= A[m x k] * B[k x n] on VMEM tiles,
-/// every product summed in k order (results are bit-identical across runs).
-/// The caller checked the tiles' bounds.
+/// every product summed in k order into an f32 accumulator (results are
+/// bit-identical across runs). A, B and C are each f32 or bf16 (the
+/// instruction's kFlagBf16Rs* bits): bf16 inputs are widened exactly (their
+/// products are exact in f32), and a bf16 C is widened before accumulating
+/// and rounded to nearest even once, after the last product. The caller
+/// checked the tiles' bounds.
 class MatrixUnit {
 public:
   void execute(const isa::Inst &inst, CoreState &state);
 
 private:
-  std::vector<float> acc; ///< one row of C
+  std::vector<float> acc;  ///< one row of C
+  std::vector<float> aRow; ///< one row of a bf16 A, widened
+  std::vector<float> bF32; ///< a bf16 B, widened
 };
 
 /// The VPU's arithmetic: elementwise binary (with row or column broadcast),
 /// unary, fill and row reductions on VMEM tiles. Every input element is read
 /// before any output element is written (docs/isa.md); temporaries are at
-/// most an operand's span. The caller checked the tiles' bounds.
+/// most an operand's span (plus a row per bf16 operand). Each operand is
+/// f32 or bf16 (kFlagBf16Rs*): arithmetic is f32 on exactly widened inputs,
+/// and a bf16 output is rounded to nearest even once per element (a
+/// reduction's once per row, after the f32 sum). The caller checked the
+/// tiles' bounds.
 class VectorUnit {
 public:
   void execute(const isa::Inst &inst, CoreState &state);
 
 private:
-  std::array<std::vector<float>, 2> snapshots; ///< of x and y, when needed
+  std::array<std::vector<uint8_t>, 2> snapshots; ///< of x and y, when needed
+  std::array<std::vector<float>, 3> rowBufs;     ///< widened x, y rows; out row
 };
 
 } // namespace sim

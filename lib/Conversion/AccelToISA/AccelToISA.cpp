@@ -29,6 +29,14 @@ std::string accel::formatLocation(Location loc) {
   return "unknown";
 }
 
+/// The ISA element type of a buffer's element type (f32, bf16 or i32; the
+/// verifiers and checkHbmArgument admit no other).
+static isa::ElemType getElemType(Type t) {
+  if (t.isBF16())
+    return isa::ElemType::BF16;
+  return t.isSignlessInteger(32) ? isa::ElemType::I32 : isa::ElemType::F32;
+}
+
 namespace {
 class Lowerer {
 public:
@@ -192,8 +200,8 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     std::string why = checkHbmArgument(arg.getType());
     if (!why.empty()) {
       func.emitError() << "argument " << i
-                       << " must be an f32 or i32 HBM memref with a static shape "
-                          "and the identity layout (it "
+                       << " must be an f32, bf16 or i32 HBM memref with a "
+                          "static shape and the identity layout (it "
                        << why << ")";
       return failure();
     }
@@ -202,7 +210,8 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     b.name = "%arg" + std::to_string(i);
     b.space = isa::MemSpace::HBM;
     b.base = hbmNext;
-    b.bytes = uint64_t(type.getNumElements()) * isa::kElemBytes;
+    b.elemType = getElemType(type.getElementType());
+    b.bytes = uint64_t(type.getNumElements()) * isa::getElemBytes(b.elemType);
     b.shape.assign(type.getShape().begin(), type.getShape().end());
     b.seed = uint32_t(i);
     if (auto init = func.getArgAttrOfType<StringAttr>(i, "accel.init")) {
@@ -211,6 +220,12 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
         func.emitError() << "argument " << i
                          << ": accel.init must be \"zero\", \"random\" or "
                             "\"iota\"";
+        return failure();
+      }
+      if (init.getValue() == "iota" && b.elemType == isa::ElemType::BF16) {
+        func.emitError() << "argument " << i
+                         << ": accel.init = \"iota\" (0, 1, 2, ... as i32) "
+                            "needs 32-bit elements, not bf16";
         return failure();
       }
       b.zeroInit = init.getValue() == "zero";
@@ -237,6 +252,7 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     isa::Buffer b;
     b.name = "vmem@" + formatLocation(alloc.getLoc());
     b.space = isa::MemSpace::VMEM;
+    b.elemType = getElemType(alloc.getType().getElementType());
     b.base = vmemNext;
     b.bytes = uint64_t(tile->bytes());
     b.shape.assign(alloc.getType().getShape().begin(),
@@ -292,8 +308,9 @@ LogicalResult Lowerer::lowerBlock(Block &block) {
   return success();
 }
 
-/// Emits rd = base + 4 * sum(offsets[i] * strides[i]) (bytes), folding
-/// constant offsets into one addi. Used by memref.subview and accel.load.
+/// Emits rd = base + elemBytes * sum(offsets[i] * strides[i]) (bytes, with
+/// the element size of `base`'s type), folding constant offsets into one
+/// addi. Used by memref.subview and accel.load.
 FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
                                         ArrayRef<OpFoldResult> offsets,
                                         ArrayRef<int64_t> strides) {
@@ -303,8 +320,10 @@ FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
     return failure();
   emitMov(op, *rd, *rb);
   int64_t staticBytes = 0;
+  int64_t elemBytes =
+      getElementTypeOrSelf(base.getType()).isBF16() ? 2 : isa::kWordBytes;
   for (auto [i, ofr] : llvm::enumerate(offsets)) {
-    int64_t scale = strides[i] * isa::kElemBytes;
+    int64_t scale = strides[i] * elemBytes;
     if (auto attr = dyn_cast<Attribute>(ofr)) {
       staticBytes += cast<IntegerAttr>(attr).getInt() * scale;
       continue;
@@ -474,6 +493,8 @@ LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
   in.s3 = uint16_t(to.rowStride);
   in.a = uint16_t(to.rows);
   in.b = uint16_t(to.cols);
+  if (to.isBF16())
+    in.flags |= isa::kFlagBf16Rs3;
   if (x) {
     TileShape tx = *getTileShape(x.getType());
     FailureOr<uint8_t> rx = reg(op, x);
@@ -482,6 +503,8 @@ LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
     in.rs1 = *rx;
     in.s1 = uint16_t(tx.rowStride);
     in.b = uint16_t(tx.cols); // reductions: out is rows x 1
+    if (tx.isBF16())
+      in.flags |= isa::kFlagBf16Rs1;
   }
   if (y) {
     TileShape ty = *getTileShape(y.getType());
@@ -490,6 +513,8 @@ LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
       return failure();
     in.rs2 = *ry;
     in.s2 = uint16_t(ty.rowStride);
+    if (ty.isBF16())
+      in.flags |= isa::kFlagBf16Rs2;
     if (ty.cols == 1 && in.b != 1)
       in.flags |= isa::kFlagBroadcast;
     else if (ty.rows == 1 && in.a != 1)
@@ -597,6 +622,8 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
           in.flags |= isa::kFlagSignal;
           in.s3 = uint16_t(*sem);
         }
+        if (ts.isBF16())
+          in.flags |= isa::kFlagDma16;
         emit(op, in);
         regs[d.getToken()] = *rd;
         return success();
@@ -671,7 +698,10 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         in.rs1 = *ra;
         in.rs2 = *rb;
         in.rs3 = *rc;
-        in.flags = m.getAccumulate() ? isa::kFlagAccumulate : 0;
+        in.flags = (m.getAccumulate() ? isa::kFlagAccumulate : 0) |
+                   (ta.isBF16() ? isa::kFlagBf16Rs1 : 0) |
+                   (tb.isBF16() ? isa::kFlagBf16Rs2 : 0) |
+                   (tc.isBF16() ? isa::kFlagBf16Rs3 : 0);
         in.a = uint16_t(ta.rows);
         in.b = uint16_t(tb.cols);
         in.s1 = uint16_t(ta.cols);
@@ -740,8 +770,9 @@ std::string accel::checkHbmArgument(Type t) {
   auto type = dyn_cast<MemRefType>(t);
   if (!type)
     return "is not a memref";
-  if (!type.getElementType().isF32() && !type.getElementType().isInteger(32))
-    return "must have f32 or i32 elements";
+  Type elem = type.getElementType();
+  if (!elem.isF32() && !elem.isBF16() && !elem.isSignlessInteger(32))
+    return "must have f32, bf16 or i32 elements";
   if (!type.hasStaticShape() || type.getRank() < 1)
     return "must have a static shape of rank 1 or more";
   if (getMemorySpace(type) != MemorySpace::HBM)

@@ -126,7 +126,7 @@ LogicalResult convertCopy(IRRewriter &rewriter, Operation *op, Value src,
                      "data through a VMEM buffer";
     return failure();
   }
-  if (s->isI32 != d->isI32 || s->rows != d->rows || s->cols != d->cols) {
+  if (s->elem != d->elem || s->rows != d->rows || s->cols != d->cols) {
     refusal.reason = "the source and destination tiles differ in shape or "
                      "element type";
     return failure();

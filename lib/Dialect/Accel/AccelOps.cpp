@@ -1,7 +1,7 @@
 //===- AccelOps.cpp - accel op verifiers ----------------------------------===//
 //
 // Verifiers give one located diagnostic per problem. The tile rules (static
-// shape, rank 1 or 2, f32, an #accel.space, static strides with unit
+// shape, rank 1 or 2, f32 or bf16, an #accel.space, static strides with unit
 // innermost stride, row stride within the ISA's 16-bit field) are what
 // lowering to the ISA needs (docs/isa.md).
 //
@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace accel;
@@ -30,10 +31,11 @@ FailureOr<TileShape> accel::getTileShape(Type type, std::string *why,
     return fail("must have a static shape");
   if (memref.getRank() < 1 || memref.getRank() > 2)
     return fail("must have rank 1 or 2");
-  bool isI32 = memref.getElementType().isSignlessInteger(32);
-  if (!memref.getElementType().isF32() && !(allowI32 && isI32))
-    return fail(allowI32 ? "must have f32 or i32 elements"
-                         : "must have f32 elements");
+  Type elem = memref.getElementType();
+  bool isI32 = elem.isSignlessInteger(32);
+  if (!elem.isF32() && !elem.isBF16() && !(allowI32 && isI32))
+    return fail(allowI32 ? "must have f32, bf16 or i32 elements"
+                         : "must have f32 or bf16 elements");
   auto space = getMemorySpace(memref);
   if (!space)
     return fail("must be in memory space #accel.space<hbm> or "
@@ -47,7 +49,9 @@ FailureOr<TileShape> accel::getTileShape(Type type, std::string *why,
     return fail("must have unit innermost stride");
   TileShape t;
   t.space = *space;
-  t.isI32 = isI32;
+  t.elem = isI32           ? TileElem::I32
+           : elem.isBF16() ? TileElem::BF16
+                           : TileElem::F32;
   if (memref.getRank() == 1) {
     t.rows = 1;
     t.cols = memref.getDimSize(0);
@@ -107,8 +111,11 @@ LogicalResult DmaStartOp::verify() {
   auto dst = verifyTile(*this, getDst(), "dst", std::nullopt, true);
   if (failed(dst))
     return failure();
-  if (src->isI32 != dst->isI32)
-    return emitOpError("src and dst element types differ");
+  if (src->elem != dst->elem)
+    return emitOpError() << "src and dst element types differ ("
+                         << getElementTypeOrSelf(getSrc().getType()) << " vs "
+                         << getElementTypeOrSelf(getDst().getType())
+                         << "): a DMA copies bytes, convert with accel.vcopy";
   if (src->rows != dst->rows || src->cols != dst->cols)
     return emitOpError() << "src shape " << src->rows << "x" << src->cols
                          << " differs from dst shape " << dst->rows << "x"
@@ -206,7 +213,7 @@ LogicalResult LoadOp::verify() {
                          /*allowI32=*/true);
   if (failed(tile))
     return failure();
-  if (!tile->isI32)
+  if (!tile->isI32())
     return emitOpError("operand 'buffer' must have i32 elements");
   return success();
 }

@@ -7,7 +7,7 @@
 // RUN: not accel-replay asm %t/init.mlir 2>&1 | FileCheck %s --check-prefix=INIT --implicit-check-not=error:
 
 // OPKIND: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
-// ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32 or i32 HBM memref with a static shape and the identity layout
+// ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32, bf16 or i32 HBM memref with a static shape and the identity layout
 // CAPACITY: capacity.mlir:3:8: error: VMEM allocations need 33558528 bytes, more than the VMEM capacity of 33554432 bytes
 // ENTRY: error: cannot choose an entry function: found 2 functions with bodies and none named 'main'
 // INIT: init.mlir:1:1: error: argument 0: accel.init must be "zero", "random" or "iota"

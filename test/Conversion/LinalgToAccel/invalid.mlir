@@ -97,7 +97,7 @@ func.func @no_vpu_op(%x: memref<8x128xf32, #vmem>) {
 #vmem = #accel.space<vmem>
 func.func @integer_tile(%x: memref<8x128xi32, #vmem>) {
   %c = arith.constant 0 : i32
-  // expected-error @below {{cannot convert 'linalg.fill' to accel: the output must have f32 elements}}
+  // expected-error @below {{cannot convert 'linalg.fill' to accel: the output must have f32 or bf16 elements}}
   linalg.fill ins(%c : i32) outs(%x : memref<8x128xi32, #vmem>)
   return
 }

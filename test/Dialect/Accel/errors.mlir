@@ -97,7 +97,7 @@ func.func @alloc_int_space() {
 
 // alloc: non-f32.
 func.func @alloc_f16() {
-  // expected-error @+1 {{'accel.alloc' op operand 'result' must have f32 or i32 elements}}
+  // expected-error @+1 {{'accel.alloc' op operand 'result' must have f32, bf16 or i32 elements}}
   %a = accel.alloc : memref<8x128xf16, #accel.space<vmem>>
   return
 }
@@ -167,10 +167,19 @@ func.func @dma_src_i32(%s: memref<8x128xi32, #accel.space<hbm>>, %d: memref<8x12
 
 // -----
 
-// dma_start: dst non-f32.
+// dma_start: a DMA copies bytes, it does not convert f32 to bf16.
 func.func @dma_dst_bf16(%s: memref<8x128xf32, #accel.space<hbm>>, %d: memref<8x128xbf16, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.dma_start' op operand 'dst' must have f32 or i32 elements}}
+  // expected-error @+1 {{'accel.dma_start' op src and dst element types differ ('f32' vs 'bf16'): a DMA copies bytes, convert with accel.vcopy}}
   %t = accel.dma_start %s, %d : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xbf16, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// dma_start: dst of a type the machine has not.
+func.func @dma_dst_f16(%s: memref<8x128xf16, #accel.space<hbm>>, %d: memref<8x128xf16, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.dma_start' op operand 'src' must have f32, bf16 or i32 elements}}
+  %t = accel.dma_start %s, %d : memref<8x128xf16, #accel.space<hbm>>, memref<8x128xf16, #accel.space<vmem>>
   return
 }
 
@@ -341,7 +350,7 @@ func.func @matmul_a_no_space(%a: memref<8x128xf32>, %b: memref<128x128xf32, #acc
 
 // matmul: a non-f32.
 func.func @matmul_a_f16(%a: memref<8x128xf16, #accel.space<vmem>>, %b: memref<128x128xf32, #accel.space<vmem>>, %c: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.matmul' op operand 'a' must have f32 elements}}
+  // expected-error @+1 {{'accel.matmul' op operand 'a' must have f32 or bf16 elements}}
   accel.matmul %a, %b, %c : memref<8x128xf16, #accel.space<vmem>>, memref<128x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -684,7 +693,7 @@ func.func @vadd_x_no_space(%x: memref<8x128xf32>, %y: memref<8x128xf32, #accel.s
 
 // vadd: y non-f32.
 func.func @vadd_y_f64(%x: memref<8x128xf32, #accel.space<vmem>>, %y: memref<8x128xf64, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vadd' op operand 'y' must have f32 elements}}
+  // expected-error @+1 {{'accel.vadd' op operand 'y' must have f32 or bf16 elements}}
   accel.vadd %x, %y, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf64, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
   return
 }
@@ -828,7 +837,7 @@ func.func @vcopy_out_rows(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<
 
 // vexp: out non-f32.
 func.func @vexp_out_f16(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xf16, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vexp' op operand 'out' must have f32 elements}}
+  // expected-error @+1 {{'accel.vexp' op operand 'out' must have f32 or bf16 elements}}
   accel.vexp %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf16, #accel.space<vmem>>
   return
 }
@@ -918,7 +927,7 @@ func.func @vreduce_sum_x_rank1(%x: memref<128xf32, #accel.space<vmem>>, %o: memr
 
 // vreduce_sum: out non-f32.
 func.func @vreduce_sum_out_i32(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x1xi32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vreduce_sum' op operand 'out' must have f32 elements}}
+  // expected-error @+1 {{'accel.vreduce_sum' op operand 'out' must have f32 or bf16 elements}}
   accel.vreduce_sum %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xi32, #accel.space<vmem>>
   return
 }
@@ -972,7 +981,7 @@ func.func @vreduce_max_x_rank1(%x: memref<128xf32, #accel.space<vmem>>, %o: memr
 
 // vreduce_max: out non-f32.
 func.func @vreduce_max_out_i32(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x1xi32, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vreduce_max' op operand 'out' must have f32 elements}}
+  // expected-error @+1 {{'accel.vreduce_max' op operand 'out' must have f32 or bf16 elements}}
   accel.vreduce_max %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xi32, #accel.space<vmem>>
   return
 }
@@ -999,7 +1008,7 @@ func.func @vfill_no_space(%o: memref<8x128xf32>) {
 
 // vfill: non-f32.
 func.func @vfill_f16(%o: memref<8x128xf16, #accel.space<vmem>>) {
-  // expected-error @+1 {{'accel.vfill' op operand 'out' must have f32 elements}}
+  // expected-error @+1 {{'accel.vfill' op operand 'out' must have f32 or bf16 elements}}
   accel.vfill %o, 0.0 : memref<8x128xf16, #accel.space<vmem>>
   return
 }

@@ -14,18 +14,27 @@ namespace accel {
 /// (16-bit fields; docs/isa.md).
 constexpr int64_t kMaxTileDim = 65535;
 
-/// A memref seen as a 2-D tile of f32: rows x cols elements, rows
-/// `rowStride` elements apart. Rank-1 memrefs are one row.
+/// The element type of a tile: f32 or bf16 (tensor data), or i32 (index
+/// tables).
+enum class TileElem { F32, BF16, I32 };
+
+/// A memref seen as a 2-D tile: rows x cols elements, rows `rowStride`
+/// elements apart. Rank-1 memrefs are one row.
 struct TileShape {
   int64_t rows = 0, cols = 0, rowStride = 0;
   MemorySpace space = MemorySpace::HBM;
-  bool isI32 = false; ///< i32 elements (index tables); otherwise f32
-  int64_t bytes() const { return rows * cols * 4; }
+  TileElem elem = TileElem::F32;
+  bool isI32() const { return elem == TileElem::I32; }
+  bool isBF16() const { return elem == TileElem::BF16; }
+  /// Bytes per element: 2 for bf16, else 4.
+  int64_t elemBytes() const { return isBF16() ? 2 : 4; }
+  /// Bytes of the elements (rows * cols * elemBytes()).
+  int64_t bytes() const { return rows * cols * elemBytes(); }
 };
 
 /// Returns the tile view of `type`, or failure with the reason in `why`
-/// ("must have f32 elements", ...). With `allowI32`, i32 elements are
-/// accepted too (buffers and DMAs of index tables).
+/// ("must have f32 or bf16 elements", ...). With `allowI32`, i32 elements
+/// are accepted too (buffers and DMAs of index tables).
 mlir::FailureOr<TileShape> getTileShape(mlir::Type type,
                                         std::string *why = nullptr,
                                         bool allowI32 = false);

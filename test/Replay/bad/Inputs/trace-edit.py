@@ -10,7 +10,8 @@ FIELD (VALUE is an integer, 0x... allowed):
   memory.I.addr | memory.I.space | memory.I.chip
   dma.I.id | dma.I.pc         a DMA in flight
   dma.I.src.F | dma.I.dst.F   its source or destination tile, F one of
-                              chip, space, base, rows, cols, stride
+                              chip, space, base, rows, cols, stride,
+                              elem-bytes
   pc.I                        the I-th PC of the window
   pc-count | register-count | memory-count | dma-count | final-count |
   written-count               a count only (the records stay)
@@ -77,7 +78,7 @@ def image_fields(r, base):
     at += 4
     for i in range(nbuf):
         (n,) = struct.unpack_from("<I", data, at)
-        at += 4 + n + 1 + 1 + 4
+        at += 4 + n + 1 + 1 + 1 + 4  # name, space, init, type, seed
         r.where["image.buffer.%d.base" % i] = (at, "<Q", None)
         r.where["image.buffer.%d.size" % i] = (at + 8, "<Q", None)
         at += 16
@@ -115,7 +116,8 @@ for i in range(r.count("dma-count", "<I")):
     for tile in ("src", "dst"):
         for name, fmt in (("chip", "<I"), ("space", "<B"), ("base", "<Q"),
                           ("rows", "<Q"),
-                          ("cols", "<Q"), ("stride", "<Q")):
+                          ("cols", "<Q"), ("stride", "<Q"),
+                          ("elem-bytes", "<B")):
             r.take("dma.%d.%s.%s" % (i, tile, name), fmt)
 for i in range(r.count("pc-count", "<Q")):
     r.start()
