@@ -1,6 +1,7 @@
 //===- NpyIO.cpp - HBM arguments from and to NumPy .npy files -------------===//
 
 #include "accel/Fdo/NpyIO.h"
+#include "accel/Support/BFloat16.h"
 #include "accel/Support/Output.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -9,8 +10,10 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xnpy.hpp>
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 using namespace mlir;
 using namespace accel;
@@ -26,13 +29,21 @@ std::string describeArguments(func::FuncOp entry) {
   return text.empty() ? "none" : text;
 }
 
-/// The dtype string NumPy writes for the element type of `type`, or empty.
+/// The dtype string NumPy writes for the element type of `type`, or empty
+/// (bf16 has several; see loadHbmInput).
 std::string getDtype(MemRefType type) {
   if (type.getElementType().isF32())
     return "<f4";
   if (type.getElementType().isInteger(32))
     return "<i4";
+  if (type.getElementType().isBF16())
+    return "bf16";
   return "";
+}
+
+/// The dtypes a bf16 argument reads: bit patterns, or f32 to round.
+bool isBf16Bits(llvm::StringRef dtype) {
+  return dtype == "<u2" || dtype == "<V2" || dtype == "|V2";
 }
 
 std::string formatShape(llvm::ArrayRef<int64_t> shape) {
@@ -91,9 +102,21 @@ llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
   if (!type)
     return fail(llvm::toString(type.takeError()));
 
-  std::ifstream stream(path.str(), std::ios::binary);
-  if (!stream)
-    return fail("cannot open '" + path + "': " + std::strerror(errno));
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return fail("cannot open '" + path + "': " + file.getError().message());
+  std::string contents = (*file)->getBuffer().str();
+  file->reset();
+  // NumPy saves ml_dtypes.bfloat16 as the raw 2-byte type '<V2' (or
+  // '|V2'), which xtensor's reader does not parse: read it as the '<u2' of
+  // the same bits (the header keeps its length).
+  for (llvm::StringRef raw : {"'descr': '<V2'", "'descr': '|V2'"}) {
+    size_t at = contents.find(raw.str());
+    if (at != std::string::npos && at < contents.find('\n'))
+      contents.replace(at, raw.size(), "'descr': '<u2'");
+  }
+  std::istringstream stream(std::move(contents));
   HbmInput input;
   input.argIndex = *index;
   input.source = ("--input '" + spec + "'").str();
@@ -108,7 +131,14 @@ llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
       return fail("'" + path + "' has bytes after its data");
     for (size_t d : file.m_shape)
       shape.push_back(int64_t(d));
-    if (file.m_typestring != dtype)
+    bool bf16 = dtype == "bf16";
+    if (bf16 && !isBf16Bits(file.m_typestring) && file.m_typestring != "<f4")
+      return fail("'" + path + "' holds dtype '" + file.m_typestring +
+                  "' but %arg" + llvm::Twine(*index) +
+                  " has bf16 elements: save them as '<f4' (rounded to "
+                  "nearest even), as '<u2' bit patterns (a.view(np.uint16)) "
+                  "or as ml_dtypes.bfloat16");
+    if (!bf16 && file.m_typestring != dtype)
       return fail("'" + path + "' holds dtype '" + file.m_typestring +
                   "' but %arg" + llvm::Twine(*index) + " has '" + dtype +
                   "' elements (convert with numpy's astype)");
@@ -119,7 +149,22 @@ llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
       return fail("'" + path + "' has shape " + formatShape(shape) +
                   " but %arg" + llvm::Twine(*index) + " has shape " +
                   formatShape(type->getShape()));
-    input.bytes.assign(file.ptr(), file.ptr() + file.n_bytes());
+    if (bf16 && file.m_typestring == "<f4") {
+      // f32 values: rounded to bf16, each inexact one counted.
+      uint64_t n = file.n_bytes() / 4;
+      input.bytes.resize(2 * n);
+      for (uint64_t i = 0; i < n; ++i) {
+        float f;
+        std::memcpy(&f, file.ptr() + 4 * i, 4);
+        uint16_t h = f32ToBf16(f);
+        float back = bf16ToF32(h);
+        if (std::memcmp(&back, &f, 4) != 0 && !(f != f))
+          ++input.roundedValues;
+        std::memcpy(input.bytes.data() + 2 * i, &h, 2);
+      }
+    } else {
+      input.bytes.assign(file.ptr(), file.ptr() + file.n_bytes());
+    }
   } catch (const std::exception &e) {
     return fail("'" + path + "' is not a NumPy .npy file: " + e.what());
   }
@@ -148,6 +193,14 @@ llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
     if (type.getElementType().isInteger(32)) {
       std::vector<int32_t> values(bytes.size() / 4);
       std::memcpy(values.data(), bytes.data(), values.size() * 4);
+      text = xt::dump_npy(xt::adapt(values, shape));
+    } else if (type.getElementType().isBF16()) {
+      std::vector<float> values(bytes.size() / 2);
+      for (size_t i = 0; i < values.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, bytes.data() + 2 * i, 2);
+        values[i] = bf16ToF32(h);
+      }
       text = xt::dump_npy(xt::adapt(values, shape));
     } else {
       std::vector<float> values(bytes.size() / 4);

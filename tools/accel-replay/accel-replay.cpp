@@ -391,6 +391,11 @@ static std::optional<RunOptions> runOptions(ModuleOp module) {
       fail(llvm::toString(input.takeError()));
       return std::nullopt;
     }
+    if (input->roundedValues)
+      llvm::WithColor::warning(llvm::errs(), "accel-replay")
+          << input->source << ": " << input->roundedValues << " of "
+          << input->bytes.size() / 2
+          << " f32 values are not bf16 values; rounded to nearest even\n";
     o.inputs.push_back(std::move(*input));
   }
   return o;

@@ -36,8 +36,12 @@ struct HbmInput {
   unsigned argIndex = 0;
   /// Where the contents came from (for messages).
   std::string source;
-  /// Row-major contents, little-endian f32 or i32: the argument's bytes.
+  /// Row-major contents, little-endian f32, bf16 or i32: the argument's
+  /// bytes.
   std::vector<uint8_t> bytes;
+  /// For a bf16 argument read from an f32 file: how many of its values were
+  /// not bf16 values and were rounded to nearest even (0 otherwise).
+  uint64_t roundedValues = 0;
 };
 
 /// Bytes of memory the analyses hold per simulated instruction, measured

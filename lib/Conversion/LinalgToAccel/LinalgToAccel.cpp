@@ -11,8 +11,9 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
-#include "accel/Support/FloatMax.h"
 #include "accel/Dialect/Accel/Views.h"
+#include "accel/Support/BFloat16.h"
+#include "accel/Support/FloatMax.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,8 +67,8 @@ FailureOr<TileShape> getTile(Value v, StringRef role, Refusal &refusal,
   return tile;
 }
 
-/// Like getTile, and the tile must be an f32 tile in VMEM (an operand of
-/// the MXU or the VPU).
+/// Like getTile, and the tile must be an f32 or bf16 tile in VMEM (an
+/// operand of the MXU or the VPU).
 FailureOr<TileShape> getVmemTile(Value v, StringRef role, Refusal &refusal) {
   auto tile = getTile(v, role, refusal);
   if (failed(tile))
@@ -81,11 +82,15 @@ FailureOr<TileShape> getVmemTile(Value v, StringRef role, Refusal &refusal) {
   return tile;
 }
 
-/// The f32 constant `v` holds, if it is one.
-std::optional<float> getConstantF32(Value v) {
+/// The value of the f32 or bf16 constant `v`, if it is one (a bf16 is
+/// exact in f32).
+std::optional<float> getConstantFloat(Value v) {
   APFloat value(0.0f);
-  if (!v.getType().isF32() || !matchPattern(v, m_ConstantFloat(&value)))
+  if (!(v.getType().isF32() || v.getType().isBF16()) ||
+      !matchPattern(v, m_ConstantFloat(&value)))
     return std::nullopt;
+  bool lost;
+  value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
   return value.convertToFloat();
 }
 
@@ -140,15 +145,16 @@ LogicalResult convertCopy(IRRewriter &rewriter, Operation *op, Value src,
   return success();
 }
 
-/// linalg.fill of a VMEM tile with an f32 constant: accel.vfill.
+/// linalg.fill of a VMEM tile with an f32 or bf16 constant: accel.vfill.
 LogicalResult convertFill(IRRewriter &rewriter, linalg::FillOp op,
                           Refusal &refusal) {
   Value out = op.getDpsInitOperand(0)->get();
   if (failed(getVmemTile(out, "the output", refusal)))
     return failure();
-  std::optional<float> value = getConstantF32(op.getDpsInputOperand(0)->get());
+  std::optional<float> value =
+      getConstantFloat(op.getDpsInputOperand(0)->get());
   if (!value) {
-    refusal.reason = "the fill value is not an f32 constant";
+    refusal.reason = "the fill value is not an f32 or bf16 constant";
     return failure();
   }
   rewriter.setInsertionPoint(op);
@@ -169,7 +175,7 @@ std::pair<Operation *, float> findFill(Operation *op, Value buffer) {
     std::optional<float> value;
     if (auto fill = dyn_cast<linalg::FillOp>(prev);
         fill && fill.getDpsInitOperand(0)->get() == buffer)
-      value = getConstantF32(fill.getDpsInputOperand(0)->get());
+      value = getConstantFloat(fill.getDpsInputOperand(0)->get());
     else if (auto vfill = dyn_cast<VFillOp>(prev);
              vfill && vfill.getOut() == buffer)
       value = vfill.getValue().convertToFloat();
@@ -234,20 +240,24 @@ LogicalResult convertMatmul(IRRewriter &rewriter, linalg::MatmulOp op,
 /// i, columns j; a 1-loop op is 1 x C), as the VPU sees it.
 struct VpuValue {
   enum Kind {
-    Scalar, ///< the same f32 constant everywhere
+    Scalar, ///< the same constant everywhere
     Column, ///< one value per row: an R x 1 buffer (broadcast along j)
     Row,    ///< one value per column: a 1 x C buffer (broadcast along i)
     Tile,   ///< an R x C buffer
   } kind = Scalar;
   Value buffer;
   float scalar = 0;
+  /// The element type: f32 or bf16 (a buffer's, or a constant's).
+  Type type;
   /// A rank-1 buffer of R elements read as a column: viewed as R x 1 (a
   /// memref.expand_shape) when the op is rewritten.
   bool needsColumnView = false;
 
-  static VpuValue ofScalar(float f) { return {Scalar, Value(), f, false}; }
+  static VpuValue ofScalar(float f, Type type) {
+    return {Scalar, Value(), f, type, false};
+  }
   static VpuValue of(Kind kind, Value buffer) {
-    return {kind, buffer, 0.0f, false};
+    return {kind, buffer, 0.0f, getElementTypeOrSelf(buffer.getType()), false};
   }
 };
 
@@ -264,7 +274,12 @@ VpuValue::Kind joinKinds(VpuValue::Kind a, VpuValue::Kind b) {
 /// The body op kinds the VPU has.
 /// Max is arith.maximumf (NaN propagates), MaxNum arith.maxnumf (NaN is
 /// ignored): vpu.max without and with its maxnum flag (docs/isa.md, "NaN").
-enum class VpuKind { Add, Sub, Mul, Div, Max, MaxNum, Exp, Sqrt, Neg };
+/// Convert is arith.extf (bf16 -> f32, exact) or arith.truncf (f32 ->
+/// bf16, to nearest even): a vpu.copy between tiles of the two types.
+enum class VpuKind { Add, Sub, Mul, Div, Max, MaxNum, Exp, Sqrt, Neg, Convert };
+
+/// Whether `t` is an element type of accel's VPU tiles.
+bool isVpuFloat(Type t) { return t.isF32() || t.isBF16(); }
 
 std::optional<VpuKind> getVpuKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<VpuKind>>(op)
@@ -277,6 +292,18 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
       .Case<math::ExpOp>([](auto) { return VpuKind::Exp; })
       .Case<math::SqrtOp>([](auto) { return VpuKind::Sqrt; })
       .Case<arith::NegFOp>([](auto) { return VpuKind::Neg; })
+      .Case<arith::ExtFOp, arith::TruncFOp>(
+          [](Operation *cvt) -> std::optional<VpuKind> {
+            // Only f32 <-> bf16, rounded to nearest even (the default).
+            auto trunc = dyn_cast<arith::TruncFOp>(cvt);
+            if (!isVpuFloat(cvt->getOperand(0).getType()) ||
+                !isVpuFloat(cvt->getResult(0).getType()) ||
+                (trunc && trunc.getRoundingmode() &&
+                 *trunc.getRoundingmode() !=
+                     arith::RoundingMode::to_nearest_even))
+              return std::nullopt;
+            return VpuKind::Convert;
+          })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -286,10 +313,12 @@ bool isCommutative(VpuKind k) {
 }
 
 bool isUnary(VpuKind k) {
-  return k == VpuKind::Exp || k == VpuKind::Sqrt || k == VpuKind::Neg;
+  return k == VpuKind::Exp || k == VpuKind::Sqrt || k == VpuKind::Neg ||
+         k == VpuKind::Convert;
 }
 
-/// `kind` applied to constants, as the simulator computes it in f32.
+/// `kind` applied to constants, as the simulator computes it in f32 (a
+/// bf16 result is rounded by the caller).
 float foldScalar(VpuKind kind, float x, float y) {
   switch (kind) {
   case VpuKind::Add:
@@ -310,35 +339,39 @@ float foldScalar(VpuKind kind, float x, float y) {
     return std::sqrt(x);
   case VpuKind::Neg:
     return x * -1.0f;
+  case VpuKind::Convert:
+    return x;
   }
   llvm_unreachable("unknown VPU kind");
 }
 
 /// Emits VPU sequences over an R x C iteration space: temporaries are
-/// accel.alloc buffers, broadcasts use the VPU's column (R x 1) and row
-/// (1 x C) operand forms, other shapes are materialized.
+/// accel.alloc buffers of their value's element type (so a bf16 value of
+/// the body is rounded where linalg rounds it), broadcasts use the VPU's
+/// column (R x 1) and row (1 x C) operand forms, other shapes are
+/// materialized.
 class VpuEmitter {
 public:
   VpuEmitter(IRRewriter &rewriter, Location loc, int64_t rows, int64_t cols)
       : rewriter(rewriter), loc(loc), rows(rows), cols(cols) {}
 
-  /// A fresh VMEM buffer of `r` x `c` f32.
-  Value temporary(int64_t r, int64_t c) {
+  /// A fresh VMEM buffer of `r` x `c` elements of `type` (f32 or bf16).
+  Value temporary(int64_t r, int64_t c, Type type) {
     auto space = MemorySpaceAttr::get(rewriter.getContext(), MemorySpace::VMEM);
-    auto type = MemRefType::get({r, c}, rewriter.getF32Type(),
-                                MemRefLayoutAttrInterface(), space);
-    return AllocOp::create(rewriter, loc, type);
+    auto memref =
+        MemRefType::get({r, c}, type, MemRefLayoutAttrInterface(), space);
+    return AllocOp::create(rewriter, loc, memref);
   }
 
   /// A fresh buffer of the shape of `kind` (a scalar has none).
-  Value temporary(VpuValue::Kind kind) {
+  Value temporary(VpuValue::Kind kind, Type type) {
     switch (kind) {
     case VpuValue::Column:
-      return temporary(rows, 1);
+      return temporary(rows, 1, type);
     case VpuValue::Row:
-      return temporary(1, cols);
+      return temporary(1, cols, type);
     default:
-      return temporary(rows, cols);
+      return temporary(rows, cols, type);
     }
   }
 
@@ -350,7 +383,7 @@ public:
         VCopyOp::create(rewriter, loc, v.buffer, dst);
       return dst ? dst : v.buffer;
     }
-    Value t = dst ? dst : temporary(kind);
+    Value t = dst ? dst : temporary(kind, v.type);
     if (v.kind == VpuValue::Scalar) {
       VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(v.scalar));
       return t;
@@ -363,26 +396,29 @@ public:
   }
 
   /// Emits `kind` on `operands` into `dst` (null: a new temporary; else a
-  /// full tile) and returns the result.
-  VpuValue emit(VpuKind kind, SmallVector<VpuValue, 2> operands,
+  /// full tile of element type `type`) and returns the result, of element
+  /// type `type`.
+  VpuValue emit(VpuKind kind, SmallVector<VpuValue, 2> operands, Type type,
                 Value dst = {}) {
     if (kind == VpuKind::Neg) {
-      operands.push_back(VpuValue::ofScalar(-1.0f));
+      operands.push_back(VpuValue::ofScalar(-1.0f, type));
       kind = VpuKind::Mul;
     }
     bool unary = isUnary(kind);
     VpuValue::Kind result =
         unary ? operands[0].kind : joinKinds(operands[0].kind, operands[1].kind);
     if (result == VpuValue::Scalar) {
-      VpuValue folded = VpuValue::ofScalar(foldScalar(
-          kind, operands[0].scalar, unary ? 0.0f : operands[1].scalar));
+      float v = foldScalar(kind, operands[0].scalar,
+                           unary ? 0.0f : operands[1].scalar);
+      VpuValue folded =
+          VpuValue::ofScalar(type.isBF16() ? roundToBf16(v) : v, type);
       if (dst)
         as(folded, VpuValue::Tile, dst);
       return dst ? VpuValue::of(VpuValue::Tile, dst) : folded;
     }
     if (dst && result != VpuValue::Tile) {
       // Computed in its own shape, then broadcast into the full tile.
-      VpuValue small = emit(kind, operands);
+      VpuValue small = emit(kind, operands, type);
       as(small, VpuValue::Tile, dst);
       return VpuValue::of(VpuValue::Tile, dst);
     }
@@ -401,7 +437,7 @@ public:
               ? as(b, VpuValue::Column) // a filled R x 1 column
               : as(b, result);
     }
-    Value out = dst ? dst : temporary(result);
+    Value out = dst ? dst : temporary(result, type);
     emitOp(kind, x, y, out);
     return VpuValue::of(result, out);
   }
@@ -441,6 +477,9 @@ public:
     case VpuKind::Sqrt:
       VSqrtOp::create(rewriter, loc, x, dst);
       return;
+    case VpuKind::Convert:
+      VCopyOp::create(rewriter, loc, x, dst);
+      return;
     case VpuKind::Neg:
       llvm_unreachable("negf is emitted as a multiplication");
     }
@@ -459,12 +498,13 @@ FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
                                     StringRef role, Refusal &refusal) {
   Value v = operand.get();
   if (!isa<ShapedType>(v.getType())) {
-    std::optional<float> c = getConstantF32(v);
+    std::optional<float> c = getConstantFloat(v);
     if (!c) {
-      refusal.reason = (role + " is a scalar that is not an f32 constant").str();
+      refusal.reason =
+          (role + " is a scalar that is not an f32 or bf16 constant").str();
       return failure();
     }
-    return VpuValue::ofScalar(*c);
+    return VpuValue::ofScalar(*c, v.getType());
   }
   if (failed(getVmemTile(v, role, refusal)))
     return failure();
@@ -527,7 +567,7 @@ FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
     return VpuValue::of(VpuValue::Row, v);
   }
   refusal.reason = (role + " is one element read by every iteration; pass "
-                           "it as an f32 constant")
+                           "it as a constant")
                        .str();
   return failure();
 }
@@ -551,18 +591,19 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
     if (live.contains(&bodyOp))
       ops.push_back(&bodyOp);
   auto known = [&](Value v) {
-    return values.count(v) || getConstantF32(v) ||
+    return values.count(v) || getConstantFloat(v) ||
            live.contains(v.getDefiningOp());
   };
   for (Operation *bodyOp : ops) {
-    if (bodyOp->getNumResults() == 1 && getConstantF32(bodyOp->getResult(0)))
+    if (bodyOp->getNumResults() == 1 && getConstantFloat(bodyOp->getResult(0)))
       continue;
     if (!getVpuKind(bodyOp)) {
       refusal.reason = "its body has '" +
                        bodyOp->getName().getStringRef().str() +
                        "', which has no VPU counterpart (the VPU adds, "
                        "subtracts, multiplies, divides, takes the maximum, "
-                       "exp, sqrt and negates f32)";
+                       "exp, sqrt and negates f32 and bf16, and converts "
+                       "between them to nearest even)";
       return failure();
     }
     for (Value v : bodyOp->getOperands()) {
@@ -574,8 +615,8 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
                          "x))";
       else
         refusal.reason = "its body uses a value defined outside it that is "
-                         "not a constant (the VPU ops take f32 constants "
-                         "only)";
+                         "not a constant (the VPU ops take f32 and bf16 "
+                         "constants only)";
       return failure();
     }
   }
@@ -606,7 +647,8 @@ VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
     auto it = values.find(v);
     if (it != values.end())
       return it->second;
-    return VpuValue::ofScalar(*getConstantF32(v)); // checked by collectBody
+    // A constant, checked by collectBody.
+    return VpuValue::ofScalar(*getConstantFloat(v), v.getType());
   };
   DenseMap<Value, unsigned> usesLeft;
   for (Operation *bodyOp : ops)
@@ -624,12 +666,14 @@ VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
     Value to;
     if (r == result)
       to = dst;
-    else if (dst && dstIsScratch && resultKind(*kind, operands) == VpuValue::Tile &&
+    else if (dst && dstIsScratch &&
+             r.getType() == getElementTypeOrSelf(dst.getType()) &&
+             resultKind(*kind, operands) == VpuValue::Tile &&
              (!inDst || usesLeft.lookup(inDst) == 0 ||
               (usesLeft.lookup(inDst) == 1 &&
                llvm::is_contained(bodyOp->getOperands(), inDst))))
       to = dst; // in place: the op reads all of it before writing
-    values[r] = emitter.emit(*kind, operands, to);
+    values[r] = emitter.emit(*kind, operands, r.getType(), to);
     if (to)
       inDst = r;
     for (Value v : bodyOp->getOperands())
@@ -790,7 +834,8 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
       emitter.emitReduce(*combine, tile, outValue->buffer);
       rewriter.eraseOp(identityFill);
     } else {
-      Value partial = emitter.temporary(rows, 1);
+      Value partial = emitter.temporary(
+          rows, 1, getElementTypeOrSelf(outValue->buffer.getType()));
       emitter.emitReduce(*combine, tile, partial);
       emitter.emitOp(*combine, outValue->buffer, partial, outValue->buffer);
     }
@@ -839,7 +884,7 @@ struct ConvertLinalgToAccelPass
         failed = true;
       }
     }
-    // Scalar f32 memory accesses (a loop nest no pattern raised to tile
+    // Scalar float memory accesses (a loop nest no pattern raised to tile
     // ops) have no unit to run on: one error, at the first.
     getOperation()->walk([&](Operation *op) {
       if (!isa<memref::LoadOp, memref::StoreOp, affine::AffineLoadOp,
@@ -848,10 +893,10 @@ struct ConvertLinalgToAccelPass
       Value memref = isa<memref::LoadOp, affine::AffineLoadOp>(op)
                          ? op->getOperand(0)
                          : op->getOperand(1);
-      if (!cast<MemRefType>(memref.getType()).getElementType().isF32())
+      if (!isVpuFloat(cast<MemRefType>(memref.getType()).getElementType()))
         return WalkResult::advance();
       op->emitError() << "cannot convert '" << op->getName()
-                      << "' to accel: a scalar f32 access (a loop nest over "
+                      << "' to accel: a scalar float access (a loop nest over "
                          "elements); accel computes on tiles: write the "
                          "computation as linalg ops (linalg.generic, "
                          "linalg.matmul, ...)";
@@ -862,7 +907,7 @@ struct ConvertLinalgToAccelPass
       signalPassFailure();
       return;
     }
-    // The f32 constants the converted ops used have no ISA counterpart
+    // The float constants the converted ops used have no ISA counterpart
     // (the values live in the VPU ops' attributes now).
     getOperation()->walk([&](arith::ConstantOp c) {
       if (isa<FloatType>(c.getType()) && c->use_empty())

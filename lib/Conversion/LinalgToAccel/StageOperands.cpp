@@ -47,10 +47,11 @@ struct AccelStageOperandsPass
       for (Value v : op->getOperands()) {
         auto type = dyn_cast<MemRefType>(v.getType());
         if (type && !type.getElementType().isF32() &&
+            !type.getElementType().isBF16() &&
             !type.getElementType().isInteger(32)) {
           op.emitError() << "cannot stage " << type
-                         << " through VMEM: accel's tiles hold f32 (or i32 "
-                            "index tables), not "
+                         << " through VMEM: accel's tiles hold f32 or bf16 "
+                            "(or i32 index tables), not "
                          << type.getElementType();
           return signalPassFailure();
         }

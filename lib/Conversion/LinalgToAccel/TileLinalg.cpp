@@ -29,7 +29,8 @@ namespace {
 
 /// Bytes of VMEM the operand tiles of `op` take with `tile` sizes per loop
 /// (0: the whole loop range `ranges`): each operand's tile is the product
-/// of the sizes of the loops its indexing map reads (f32/i32 elements).
+/// of the sizes of the loops its indexing map reads, times its element
+/// size (2 bytes for bf16, else 4).
 uint64_t tileFootprint(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
                        ArrayRef<int64_t> tile) {
   uint64_t bytes = 0;
@@ -42,7 +43,8 @@ uint64_t tileFootprint(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
         unsigned l = d.getPosition();
         elements *= uint64_t(tile[l] ? tile[l] : ranges[l]);
       }
-    bytes += elements * 4;
+    Type elem = getElementTypeOrSelf(operand.get().getType());
+    bytes += elements * (elem.isBF16() ? 2 : 4);
   }
   return bytes;
 }

@@ -5,12 +5,14 @@
 // RUN: not accel-replay asm %t/capacity.mlir 2>&1 | FileCheck %s --check-prefix=CAPACITY --implicit-check-not=error:
 // RUN: not accel-replay asm %t/two-funcs.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY --implicit-check-not=error:
 // RUN: not accel-replay asm %t/init.mlir 2>&1 | FileCheck %s --check-prefix=INIT --implicit-check-not=error:
+// RUN: not accel-replay asm %t/iota-bf16.mlir 2>&1 | FileCheck %s --check-prefix=IOTA --implicit-check-not=error:
 
 // OPKIND: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
 // ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32, bf16 or i32 HBM memref with a static shape and the identity layout
 // CAPACITY: capacity.mlir:3:8: error: VMEM allocations need 33558528 bytes, more than the VMEM capacity of 33554432 bytes
 // ENTRY: error: cannot choose an entry function: found 2 functions with bodies and none named 'main'
 // INIT: init.mlir:1:1: error: argument 0: accel.init must be "zero", "random" or "iota"
+// IOTA: iota-bf16.mlir:1:1: error: argument 1: accel.init = "iota" (0, 1, 2, ... as i32) needs 32-bit elements, not bf16
 
 //--- unsupported-op.mlir
 func.func @main() {
@@ -37,5 +39,10 @@ func.func @b() {
 }
 //--- init.mlir
 func.func @main(%x: memref<8x128xf32, #accel.space<hbm>> {accel.init = "ones"}) {
+  return
+}
+//--- iota-bf16.mlir
+func.func @main(%x: memref<8xi32, #accel.space<hbm>> {accel.init = "iota"},
+                %y: memref<8xbf16, #accel.space<hbm>> {accel.init = "iota"}) {
   return
 }

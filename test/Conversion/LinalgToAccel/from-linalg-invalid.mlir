@@ -3,7 +3,7 @@
 // What the frontend cannot turn into tiles is one error at the op.
 
 func.func @half(%a: tensor<8x128xf16>) -> tensor<8x128xf16> {
-  // expected-error @below {{cannot stage 'memref<8x128xf16>' through VMEM: accel's tiles hold f32 (or i32 index tables), not 'f16'}}
+  // expected-error @below {{cannot stage 'memref<8x128xf16>' through VMEM: accel's tiles hold f32 or bf16 (or i32 index tables), not 'f16'}}
   %e = linalg.exp ins(%a : tensor<8x128xf16>) outs(%a : tensor<8x128xf16>) -> tensor<8x128xf16>
   return %e : tensor<8x128xf16>
 }

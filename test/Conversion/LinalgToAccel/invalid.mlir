@@ -59,7 +59,7 @@ func.func @matmul_strided_b(%a: memref<8x128xf32, #vmem>, %b: memref<128x256xf32
 
 #vmem = #accel.space<vmem>
 func.func @fill_not_constant(%c: memref<8x128xf32, #vmem>, %v: f32) {
-  // expected-error @below {{cannot convert 'linalg.fill' to accel: the fill value is not an f32 constant}}
+  // expected-error @below {{cannot convert 'linalg.fill' to accel: the fill value is not an f32 or bf16 constant}}
   linalg.fill ins(%v : f32) outs(%c : memref<8x128xf32, #vmem>)
   return
 }
@@ -115,7 +115,7 @@ func.func @dynamic(%x: memref<?x128xf32, #vmem>, %y: memref<?x128xf32, #vmem>) {
 
 #vmem = #accel.space<vmem>
 func.func @captured_scalar(%x: memref<8x128xf32, #vmem>, %s: f32) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body uses a value defined outside it that is not a constant (the VPU ops take f32 constants only)}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body uses a value defined outside it that is not a constant (the VPU ops take f32 and bf16 constants only)}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       outs(%x : memref<8x128xf32, #vmem>) {
   ^bb0(%a: f32):
@@ -201,7 +201,7 @@ func.func @row_read_as_column(%x: memref<8x128xf32, #vmem>, %b: memref<1x8xf32, 
 
 #vmem = #accel.space<vmem>
 func.func @one_element(%x: memref<8x128xf32, #vmem>, %b: memref<1x1xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is one element read by every iteration; pass it as an f32 constant}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is one element read by every iteration; pass it as a constant}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, 0)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%x, %b : memref<8x128xf32, #vmem>, memref<1x1xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
@@ -233,7 +233,7 @@ func.func @scalar_loop(%a: memref<64x128xf32, #hbm>, %b: memref<64x128xf32, #hbm
   %c2 = arith.constant 2.0 : f32
   affine.for %i = 0 to 64 {
     affine.for %j = 0 to 128 {
-      // expected-error @below {{cannot convert 'affine.load' to accel: a scalar f32 access (a loop nest over elements); accel computes on tiles: write the computation as linalg ops (linalg.generic, linalg.matmul, ...)}}
+      // expected-error @below {{cannot convert 'affine.load' to accel: a scalar float access (a loop nest over elements); accel computes on tiles: write the computation as linalg ops (linalg.generic, linalg.matmul, ...)}}
       %v = affine.load %a[%i, %j] : memref<64x128xf32, #hbm>
       %w = arith.mulf %v, %c2 : f32
       affine.store %w, %b[%i, %j] : memref<64x128xf32, #hbm>
@@ -247,5 +247,21 @@ func.func @scalar_loop(%a: memref<64x128xf32, #hbm>, %b: memref<64x128xf32, #hbm
 func.func @no_accel_space(%a: memref<8x128xf32>, %b: memref<8x128xf32>) {
   // expected-error @below {{cannot convert 'linalg.exp' to accel: the output must be in memory space #accel.space<hbm> or #accel.space<vmem> (upstream's memory spaces map to accel's with --convert-memory-spaces-to-accel; --accel-from-linalg runs the whole frontend)}}
   linalg.exp ins(%a : memref<8x128xf32>) outs(%b : memref<8x128xf32>)
+  return
+}
+
+// -----
+
+// arith.truncf with another rounding mode than to nearest even, and a
+// conversion to a type the VPU has not, have no VPU counterpart.
+#vmem = #accel.space<vmem>
+func.func @truncf_toward_zero(%x: memref<8x128xf32, #vmem>, %y: memref<8x128xbf16, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum, exp, sqrt and negates f32 and bf16, and converts between them to nearest even)}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%y : memref<8x128xbf16, #vmem>) {
+  ^bb0(%a: f32, %o: bf16):
+    %t = arith.truncf %a toward_zero : f32 to bf16
+    linalg.yield %t : bf16
+  }
   return
 }
