@@ -378,6 +378,32 @@ TEST(BFloat16Test, Bf16TilesAlignToTwoBytes) {
             std::string::npos);
 }
 
+TEST(BFloat16Test, AdjacentBf16BandsNeitherRaceNorWait) {
+  // Two DMAs store adjacent 2 x 8 bf16 column bands of the same rows of
+  // HBM out (row stride 48 elements), the second band first: bytes
+  // [16, 32) and then [0, 16) of each row, disjoint, though 4-byte elements
+  // would make the second overlap the first (a false data race). Then
+  // vpu.fill writes a 2 x 8 bf16 band of VMEM b (row stride 16) and
+  // vpu.copy reads the band next to it while the fill is in flight: no
+  // data-hazard stall.
+  MachineConfig config = configFrom(kTwoLinkConfig, "bf16-test.json");
+  auto store = [](uint8_t rd, uint8_t src, uint8_t dst) {
+    Inst d = dmaIssue(rd, src, dst, MemSpace::VMEM, MemSpace::HBM, 2, 8, 8, 48);
+    d.flags |= isa::kFlagDma16;
+    return d;
+  };
+  isa::Program p = makeProgram(
+      {li(3, kA + 32), li(4, kOut + 16), store(7, 3, 4), li(1, kA), li(2, kOut),
+       store(8, 1, 2), li(10, kB), li(11, kB + 16), li(12, kC),
+       bf16(vfill(10, 2, 8, 16, 1.0f), false, false, true),
+       bf16(vcopy(12, 11, 2, 8, 16, 8), true, false, false), dmaWait(7),
+       dmaWait(8), halt()});
+  Simulator sim(config, p);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(r->stallCycles[size_t(StallCause::DataHazard)], 0u);
+}
+
 TEST(BFloat16Test, DisassemblyNamesBf16Operands) {
   EXPECT_EQ(isa::toString(bf16(matmul(3, 1, 2, 8, 128, 128, 128, 128), true,
                                true, false)),

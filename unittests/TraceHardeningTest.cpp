@@ -318,10 +318,16 @@ TEST_F(TraceHardeningTest, DmasInFlightAreCheckedAgainstTheProgram) {
   EXPECT_EQ(errorOfFile(with32(rec + 46, 1)),
             at(rec) + "DMA in flight 0 (id 0) moves data of chip 1; a window "
                       "replays one chip, chip 0");
-  // A tile's element size: 2 or 4 bytes (the source's at record + 8 + 37).
+  // A tile's element size: 2 or 4 bytes (the source's at record + 8 + 37),
+  // and the dma.issue's (this f32 DMA's 4).
   EXPECT_EQ(errorOfFile(with8(rec + 45, 3)),
             at(rec + 45) +
                 "DMA source has 3-byte elements (2 = bf16, 4 = f32 or i32)");
+  EXPECT_EQ(errorOfFile(with8(rec + 45, 2)),
+            at(rec) +
+                "DMA in flight 0 (id 0) differs from its dma.issue at "
+                "pc 18 (" +
+                inst + ")");
 }
 
 TEST_F(TraceHardeningTest, DmasInFlightNeedALinkAndUniqueIds) {

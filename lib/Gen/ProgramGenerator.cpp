@@ -104,21 +104,22 @@ class Emitter {
 public:
   Emitter(MLIRContext &ctx, func::FuncOp func, const GenMachine &machine)
       : ctx(ctx), b(&ctx), loc(UnknownLoc::get(&ctx)), func(func),
-        machine(machine) {
+        machine(machine), floatType(b.getF32Type()) {
     b.setInsertionPointToEnd(&func.getBody().front());
   }
 
-  /// VMEM bytes of a buffer of `elems` elements, as lowering places it.
+  /// VMEM bytes of a buffer of `elems` elements of the current statement's
+  /// float type, as lowering places it.
   uint64_t vmemBytes(int64_t elems) const {
-    return llvm::alignTo(uint64_t(elems) * 4, machine.pageBytes);
+    uint64_t size = floatType && floatType.isBF16() ? 2 : 4;
+    return llvm::alignTo(uint64_t(elems) * size, machine.pageBytes);
   }
 
   /// A new HBM argument.
   Value hbm(ArrayRef<int64_t> shape, StringRef init = "", bool i32 = false) {
-    auto type = MemRefType::get(
-        shape, i32 ? Type(b.getI32Type()) : Type(b.getF32Type()),
-        MemRefLayoutAttrInterface(),
-        MemorySpaceAttr::get(&ctx, MemorySpace::HBM));
+    auto type = MemRefType::get(shape, i32 ? Type(b.getI32Type()) : floatType,
+                                MemRefLayoutAttrInterface(),
+                                MemorySpaceAttr::get(&ctx, MemorySpace::HBM));
     inits.push_back(init.str());
     return func.getBody().front().addArgument(type, loc);
   }
@@ -126,10 +127,9 @@ public:
   Value out(ArrayRef<int64_t> shape) { return hbm(shape, "zero"); }
 
   Value alloc(ArrayRef<int64_t> shape, bool i32 = false) {
-    auto type = MemRefType::get(
-        shape, i32 ? Type(b.getI32Type()) : Type(b.getF32Type()),
-        MemRefLayoutAttrInterface(),
-        MemorySpaceAttr::get(&ctx, MemorySpace::VMEM));
+    auto type = MemRefType::get(shape, i32 ? Type(b.getI32Type()) : floatType,
+                                MemRefLayoutAttrInterface(),
+                                MemorySpaceAttr::get(&ctx, MemorySpace::VMEM));
     int64_t elems = 1;
     for (int64_t d : shape)
       elems *= d;
@@ -285,6 +285,8 @@ public:
   Location loc;
   func::FuncOp func;
   const GenMachine &machine;
+  /// The element type of the current statement's tensors: f32 or bf16.
+  Type floatType;
   std::vector<std::string> inits;
   uint64_t vmemUsed = 0;
   /// Whether statements may put accel.alloc inside loops.
@@ -820,8 +822,15 @@ accel::gen::generateProgram(MLIRContext &ctx, const GenOptions &options) {
     unsigned kind = unsigned(r.range(0, std::size(kinds) - 1));
     if (llvm::is_contained(options.drop, i))
       continue;
+    // A separate stream, so the statements of a seed are the ones they
+    // were before bf16, only their element type drawn anew.
+    Rng precision(streamSeed(options.seed, 0x100000 + i));
+    bool bf16 = options.bf16 && precision.range(0, 3) == 0;
+    e.floatType = bf16 ? Type(b.getBF16Type()) : Type(b.getF32Type());
     uint64_t before = e.vmemUsed;
     std::string what = kinds[kind](e, r, budget);
+    if (bf16 && !what.empty())
+      what += " (bf16)";
     if (what.empty())
       continue; // did not fit the budget (nothing was emitted)
     if (e.vmemUsed - before > budget.vmem)

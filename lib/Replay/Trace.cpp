@@ -501,7 +501,9 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
     if (d.src.space != in.dmaSrc() || d.dst.space != in.dmaDst() ||
         d.src.rows != in.a || d.dst.rows != in.a || d.src.cols != in.b ||
         d.dst.cols != in.b || d.src.rowStride != in.s1 ||
-        d.dst.rowStride != in.s2 || in.a == 0 || in.b == 0)
+        d.dst.rowStride != in.s2 || in.a == 0 || in.b == 0 ||
+        d.src.elemBytes != in.getElemBytes(0) ||
+        d.dst.elemBytes != in.getElemBytes(0))
       return invalid(at, which + " differs from its dma.issue at pc " +
                              llvm::Twine(d.issuePc) + " (" +
                              isa::toString(in) + ")");

@@ -52,6 +52,11 @@ static llvm::cl::opt<bool> allocInLoops(
                    "generation does (default true)"),
     llvm::cl::init(true), llvm::cl::cat(category));
 static llvm::cl::opt<bool>
+    bf16("bf16",
+         llvm::cl::desc("Make about a quarter of the statements bf16 instead "
+                        "of f32 (default true)"),
+         llvm::cl::init(true), llvm::cl::cat(category));
+static llvm::cl::opt<bool>
     listPlan("list",
              llvm::cl::desc("Print the plan's statements on stderr"),
              llvm::cl::cat(category));
@@ -90,6 +95,7 @@ int main(int argc, char **argv) {
   options.size = size;
   options.drop.assign(drop.begin(), drop.end());
   options.allocInLoops = allocInLoops;
+  options.bf16 = bf16;
   auto program = accel::gen::generateProgram(ctx, options);
   if (failed(program))
     return fail("seed " + llvm::Twine(seed) +
@@ -105,6 +111,8 @@ int main(int argc, char **argv) {
         os << "// accel-gen --seed " << seed << " --size " << size;
         if (!allocInLoops)
           os << " --alloc-in-loops=false";
+        if (!bf16)
+          os << " --bf16=false";
         if (!dropText.empty())
           os << " --drop=" << dropText;
         os << "\n// statements: " << program->numStatements << "\n";

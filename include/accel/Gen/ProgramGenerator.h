@@ -39,6 +39,9 @@ struct GenOptions {
   /// Put some accel.alloc ops inside loops, as upstream copy generation
   /// does.
   bool allocInLoops = true;
+  /// Make about a quarter of the statements bf16 (their HBM and VMEM
+  /// tensors, accumulators included) instead of f32.
+  bool bf16 = true;
 };
 
 /// The machine a generated program targets (a subset of the config fields;

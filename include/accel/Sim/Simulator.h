@@ -272,13 +272,14 @@ private:
   /// ISA's 16-bit fields.
   struct HazardTile {
     AddrRange span;
-    uint32_t rows, cols, rowStride;
+    uint32_t rows, cols, rowStride, elemBytes;
     static HazardTile of(const TileRef &t, const AddrRange &span) {
-      return {span, uint32_t(t.rows), uint32_t(t.cols),
-              uint32_t(t.rowStride)};
+      return {span, uint32_t(t.rows), uint32_t(t.cols), uint32_t(t.rowStride),
+              t.elemBytes};
     }
     TileRef tile() const {
-      return {span.space, span.begin, rows, cols, rowStride, span.chip};
+      return {span.space, span.begin, rows,     cols,
+              rowStride,  span.chip,  elemBytes};
     }
     /// TileRef::overlaps, with the spans known not to wrap (they passed
     /// the bounds check).
