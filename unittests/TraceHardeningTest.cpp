@@ -448,6 +448,27 @@ TEST(ImageHardeningTest, OriginCountMustMatchTheInstructions) {
                 "(one origin per instruction)");
 }
 
+TEST(ImageHardeningTest, ElementTypesAreCheckedAgainstTheInit) {
+  // An element type byte of another value, and an iota (i32 indices)
+  // buffer of bf16: both refused, naming the byte of the element type
+  // (after the code, the buffer count, the name "x", space and init).
+  isa::Program p = makeLoopProgram();
+  size_t typeAt = 8 + 4 + 4 + p.name.size() + 4 + p.fingerprint.size() + 4 +
+                  16 * p.code.size() + 4 + 5 + 2;
+  std::vector<uint8_t> image = p.toImage();
+  image[typeAt] = 3;
+  EXPECT_EQ(errorOf(isa::Program::fromImage(image)),
+            "byte offset " + std::to_string(typeAt) +
+                " (buffer 0 'x'): element type 3 is none of 0 (f32), 1 "
+                "(i32), 2 (bf16)");
+  p.buffers[0].iota = true;
+  p.buffers[0].elemType = isa::ElemType::BF16;
+  EXPECT_EQ(errorOf(isa::Program::fromImage(p.toImage())),
+            "byte offset " + std::to_string(typeAt) +
+                " (buffer 0 'x'): an iota buffer (init 2) of bf16 elements; "
+                "iota holds 32-bit indices");
+}
+
 TEST(ImageHardeningTest, BufferPastTwoTo64IsRejected) {
   // base + size wrapped, and the simulator's bounds checks compared the
   // wrapped end.

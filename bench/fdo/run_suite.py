@@ -32,6 +32,8 @@ KERNELS = [
     ("prefetch (seed 000 §5.3.1)", "examples/prefetch.mlir"),
     ("Llama-2-7B MLP, decode (8 tokens)", "examples/llama2_mlp.mlir"),
     ("Llama-2-7B MLP, prefill (64 tokens)", "bench/fdo/kernels/llama2_mlp_prefill.mlir"),
+    ("Llama-2-7B MLP, decode, bf16", "examples/llama2_mlp_bf16.mlir"),
+    ("Llama-2-7B MLP, prefill, bf16", "bench/fdo/kernels/llama2_mlp_prefill_bf16.mlir"),
     ("attention over a KV cache", "bench/fdo/kernels/attention_kv.mlir"),
     ("layer norm rows (VPU-heavy)", "bench/fdo/kernels/layernorm_rows.mlir"),
     ("weights re-loaded per step (pinning)", "bench/fdo/kernels/pin_weights.mlir"),

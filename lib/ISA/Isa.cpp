@@ -427,6 +427,12 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
           "(f32), 1 (i32), 2 (bf16)",
           typeAt, i, b.name.c_str(), unsigned(type));
     b.elemType = ElemType(type);
+    // An iota buffer holds i32 indices: 4-byte elements.
+    if (b.iota && b.elemType == ElemType::BF16)
+      return llvm::createStringError(
+          "byte offset %zu (buffer %u '%s'): an iota buffer (init 2) of bf16 "
+          "elements; iota holds 32-bit indices",
+          typeAt, i, b.name.c_str());
     b.seed = r.u32("buffer seed");
     size_t baseAt = r.pos;
     b.base = r.u64("buffer base");

@@ -16,7 +16,9 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
   bytes.assign(Memory::kHbmPageBytes, 0);
   uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
   for (const isa::Buffer &b : bufs) {
-    if (b.space != isa::MemSpace::HBM || b.zeroInit)
+    // (An iota buffer has 4-byte elements: the image reader refuses bf16.)
+    if (b.space != isa::MemSpace::HBM || b.zeroInit ||
+        (b.iota && b.elemType == isa::ElemType::BF16))
       continue;
     uint64_t lo = std::max(pageAddr, b.base);
     uint64_t hi = std::min(pageEnd, b.base + b.bytes);

@@ -160,7 +160,7 @@ inline bool waitIsCritical(Operation *dma) {
              getMetric(dma, "accel.transfer_cycles");
 }
 
-/// Bytes of VMEM the `accel.alloc` ops under `root` take (f32 or i32
+/// Bytes of VMEM the `accel.alloc` ops under `root` take (f32, bf16 or i32
 /// tiles), each rounded up to `page` bytes (the machine's VMEM page: the
 /// lowering aligns every allocation to it). Lowering places every
 /// allocation for the whole function, so this is the function's VMEM

@@ -183,7 +183,9 @@ static cl::opt<std::string> emitKind(
 static cl::list<std::string> inputTensors(
     "input",
     cl::desc("Initial contents of an HBM argument from a NumPy .npy file "
-             "(C order, the argument's shape, dtype float32 or int32); NAME "
+             "(C order, the argument's shape, dtype float32 or int32; a "
+             "bf16 argument reads float32 values, rounded to nearest even, "
+             "or its bit patterns as uint16 or ml_dtypes.bfloat16); NAME "
              "is the argument's position N, argN or %argN. Repeatable; "
              "other arguments keep their default initial values"),
     cl::value_desc("NAME=FILE.npy"), cl::sub(runCmd), cl::sub(fdoCmd),

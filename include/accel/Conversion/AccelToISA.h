@@ -28,9 +28,9 @@ struct LoweringOptions {
 };
 
 /// Why `type` cannot be an argument (an HBM buffer) of the function
-/// `lowerToIsa` lowers ("must have f32 or i32 elements", ...), or empty
-/// when it can: a static, identity-layout f32 or i32 memref of any rank in
-/// #accel.space<hbm>.
+/// `lowerToIsa` lowers ("must have f32, bf16 or i32 elements", ...), or
+/// empty when it can: a static, identity-layout f32, bf16 or i32 memref of
+/// any rank in #accel.space<hbm>.
 std::string checkHbmArgument(mlir::Type type);
 
 /// The function `lowerToIsa` lowers: the one named `name`, or with an empty

@@ -14,9 +14,10 @@ def Accel_AllocOp : Accel_Op<"alloc", [
     MemoryEffects<[MemAlloc<DefaultResource>]>]> {
   let summary = "Allocate a static VMEM buffer";
   let description = [{
-    Reserves a statically shaped f32 buffer in VMEM. Lowering assigns every
-    allocation a fixed VMEM address (a bump allocator over the function) and
-    rejects programs whose allocations exceed the configured VMEM capacity.
+    Reserves a statically shaped VMEM buffer of f32, bf16 or i32 (index
+    table) elements. Lowering assigns every allocation a fixed VMEM address
+    (a bump allocator over the function) and rejects programs whose
+    allocations exceed the configured VMEM capacity.
 
     ```mlir
     %w = accel.alloc : memref<128x128xf32, #accel.space<vmem>>
@@ -34,11 +35,13 @@ def Accel_AllocOp : Accel_Op<"alloc", [
 def Accel_DmaStartOp : Accel_Op<"dma_start", [AttrSizedOperandSegments]> {
   let summary = "ISSUE an asynchronous DMA between memories of one or two chips";
   let description = [{
-    Starts copying `src` to `dst` (equal shapes, f32, unit innermost stride)
-    and returns at once with a token (seed 000 §5.2, Fig. 3: ISSUE). The copy
-    travels the link (source memory, destination memory): it first pays the
-    link's constant, non-accumulative base latency, then waits in the link's
-    FIFO and transfers at the link bandwidth. `dst` must not be read before
+    Starts copying `src` to `dst` (equal shapes, unit innermost stride, the
+    same element type: f32, bf16 or i32) and returns at once with a token
+    (seed 000 §5.2, Fig. 3: ISSUE). A DMA copies bytes and never converts:
+    use `accel.vcopy` between f32 and bf16. The copy travels the link
+    (source memory, destination memory): it first pays the link's constant,
+    non-accumulative base latency, then waits in the link's FIFO and
+    transfers at the link bandwidth. `dst` must not be read before
     the matching `accel.dma_wait`.
 
     ```mlir
@@ -173,7 +176,10 @@ def Accel_MatmulOp : Accel_Op<"matmul"> {
   let description = [{
     Computes `c = a * b`, or `c += a * b` with `accumulate`, on the MXU, a
     weight-stationary systolic array. Shapes: a is MxK, b is KxN (contiguous),
-    c is MxN; all f32 in VMEM. Latency model: docs/isa.md ("MXU").
+    c is MxN; all in VMEM, each f32 or bf16. Products are summed in an f32
+    accumulator (with `accumulate`, starting from c) and a bf16 c is rounded
+    to nearest even once, at the end (docs/isa.md, "Element types").
+    Latency model: docs/isa.md ("MXU").
 
     ```mlir
     accel.matmul %a, %b, %c {accumulate} : memref<8x128xf32, #accel.space<vmem>>, memref<128x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
@@ -198,9 +204,11 @@ class Accel_VBinaryOp<string mnemonic, string what, dag extraArgs = (ins),
     : Accel_Op<mnemonic> {
   let summary = "VPU elementwise " # what # " of two VMEM tiles";
   let description = [{
-    `out = x }] # what # [{ y` elementwise on the VPU. All operands are f32
-    VMEM tiles of one shape, except that `y` may be a RxM column (M = 1) that
-    is broadcast along the columns of `x`.
+    `out = x }] # what # [{ y` elementwise on the VPU. All operands are VMEM
+    tiles of one shape, except that `y` may be an Rx1 column broadcast along
+    the columns of `x` or a 1xC row broadcast along its rows. Each operand is
+    f32 or bf16; the arithmetic is f32 and the result is rounded to `out`'s
+    type.
   }] # extraDoc;
   let arguments = !con((ins Arg<AnyMemRef, "x", [MemRead]>:$x,
                             Arg<AnyMemRef, "y", [MemRead]>:$y,
@@ -230,8 +238,10 @@ class Accel_VUnaryOp<string mnemonic, string what>
     : Accel_Op<mnemonic> {
   let summary = "VPU elementwise " # what # " of a VMEM tile";
   let description = [{
-    `out = }] # what # [{(x)` elementwise on the VPU; f32 VMEM tiles of one
-    shape.
+    `out = }] # what # [{(x)` elementwise on the VPU; VMEM tiles of one
+    shape, each f32 or bf16. The arithmetic is f32 and the result is rounded
+    to `out`'s type, so `vcopy` between f32 and bf16 converts (bf16 to f32
+    exactly, f32 to bf16 to nearest even).
   }];
   let arguments = (ins Arg<AnyMemRef, "x", [MemRead]>:$x,
                        Arg<AnyMemRef, "out", [MemWrite]>:$out);
@@ -250,7 +260,9 @@ class Accel_VReduceOp<string mnemonic, string what, dag extraArgs = (ins),
     : Accel_Op<mnemonic> {
   let summary = "VPU row " # what # " reduction of a VMEM tile";
   let description = [{
-    `out[r, 0] = }] # what # [{(x[r, :])` on the VPU: x is RxC, out is Rx1.
+    `out[r, 0] = }] # what # [{(x[r, :])` on the VPU: x is RxC, out is Rx1,
+    each f32 or bf16. The row is folded in f32 and rounded once to `out`'s
+    type.
   }] # extraDoc;
   let arguments = !con((ins Arg<AnyMemRef, "x", [MemRead]>:$x,
                             Arg<AnyMemRef, "out", [MemWrite]>:$out),
@@ -273,6 +285,9 @@ def Accel_VReduceMaxOp : Accel_VReduceOp<"vreduce_max", "max",
 def Accel_VFillOp : Accel_Op<"vfill"> {
   let summary = "VPU fill of a VMEM tile with a constant";
   let description = [{
+    Writes the f32 `value` to every element of `out` (f32 or bf16; rounded
+    to nearest even in a bf16 tile).
+
     ```mlir
     accel.vfill %acc, 0.0 : memref<8x128xf32, #accel.space<vmem>>
     ```
