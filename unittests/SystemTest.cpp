@@ -24,10 +24,12 @@ using isa::MemSpace;
 namespace {
 
 /// hbm->vmem and vmem->vmem links with T_b = 100; ICI: 50 cycles per hop,
-/// 16 B/cycle. `chips` chips on a ring.
-MachineConfig ringConfig(unsigned chips) {
+/// 16 B/cycle. `chips` chips on a ring; `extra` adds fields (JSON members
+/// followed by a comma).
+MachineConfig ringConfig(unsigned chips, const std::string &extra = "") {
   return configFrom(R"json({
-    "scalar": { "latency": 1 },
+    "scalar": { "latency": 1 },)json" +
+                        extra + R"json(
     "dma": { "links": [
       { "src": "hbm", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 },
       { "src": "vmem", "dst": "vmem", "base_latency": 100, "bytes_per_cycle": 64 }
@@ -129,6 +131,52 @@ TEST(SystemTest, RemoteDmaOnATwoChipRingByHand) {
                 hbmAt(system.getChip(c), kIn + 4 * i));
   EXPECT_NE(hbmAt(system.getChip(0), kIn), hbmAt(system.getChip(1), kIn));
   EXPECT_EQ(hbmAt(system.getChip(0), kIn), isa::initValue(3, 0));
+}
+
+// A remote DMA draws on the HBM of the chip its HBM side is on, shared with
+// that chip's local DMAs (docs/config.md, "HBM"). HBM here moves 8 B/cycle.
+// Each chip of a 2-chip ring first loads 1 KiB from its HBM locally (issue
+// 5, base end 105, HBM busy 1024 / 8 = 128 cycles: 105..233, complete 233),
+// then (a) sends 1 KiB of its HBM to the other chip's VMEM, or (b) reads 1
+// KiB of the other chip's HBM into its own VMEM, whose local load holds it
+// the same way. The remote DMA: issue 7, base end 7 + 100 + 50 = 157, the
+// ICI link is free but the HBM it reads is busy until 233: it holds that
+// HBM 233..361 and completes at max(233 + 1024 / 16, 361) = 361 (221 if
+// HBM were not shared).
+TEST(SystemTest, RemoteDmaSharesTheHbmOfItsHbmSide) {
+  for (bool remoteDst : {true, false}) {
+    SCOPED_TRACE(remoteDst ? "send from local HBM" : "read remote HBM");
+    MachineConfig config =
+        ringConfig(2, R"json("hbm": { "bytes_per_cycle": 8 },)json");
+    isa::Program p = program({
+        chipId(1),                      // 0
+        li(2, 1),                       // 1
+        rrr(isa::Opcode::Sub, 3, 2, 1), // 2: r3 = the other chip
+        li(4, kIn),                     // 3
+        li(8, kLocal),                  // 4
+        dmaIssue(9, 4, 8, MemSpace::HBM, MemSpace::VMEM, 16, 16, 16,
+                 16),                       // 5: local load
+        rri(isa::Opcode::Muli, 5, 1, 1024), // 6: r5 = recv + 1024 * chip
+        remoteDma(6, 4, 5, 3, remoteDst, MemSpace::HBM, MemSpace::VMEM, 16,
+                  16), // 7
+        dmaWait(6),    // 8
+        dmaWait(9),    // 9
+        halt(),        // 10
+    });
+    System system(config, p);
+    auto r = system.run();
+    ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+    for (unsigned c = 0; c < 2; ++c) {
+      SCOPED_TRACE("chip " + std::to_string(c));
+      const DmaEngine &dma = system.getChip(c).getDmaEngine();
+      EXPECT_EQ(dma.get(0).complete, 233u);
+      const DmaTiming &t = dma.get(1);
+      EXPECT_EQ(t.baseEnd, 157u);
+      EXPECT_EQ(t.transferStart, 233u);
+      EXPECT_EQ(t.complete, 361u);
+      EXPECT_EQ(t.busBytes, 1024u);
+    }
+  }
 }
 
 // On a 4-chip ring chip 0 sends 1 KiB to chip 1 (1 hop: 0->1), then to

@@ -181,18 +181,33 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
 
 uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
                                 llvm::ArrayRef<unsigned> route,
-                                std::vector<uint64_t> &iciFree) {
+                                std::vector<uint64_t> &iciFree, DmaEngine *hbm,
+                                uint64_t busBytes) {
   assert(!route.empty() && "a remote DMA crosses at least one ICI link");
   DmaTiming t = start(cycle, bytes, nextId());
+  t.busBytes = busBytes ? busBytes : bytes;
   t.link = int(config.links.size() + route.front());
   t.hops = unsigned(route.size());
   t.baseEnd = cycle + config.links[localLink].baseLatency +
               t.hops * config.iciHopLatency;
-  t.transferStart = t.baseEnd;
+  uint64_t ready = t.baseEnd;
   for (unsigned l : route)
-    t.transferStart = std::max(t.transferStart, iciFree[l]);
-  t.complete =
-      t.transferStart + getTransferCycles(bytes, config.iciMilliBytesPerCycle);
+    ready = std::max(ready, iciFree[l]);
+  uint64_t iciCycles = getTransferCycles(bytes, config.iciMilliBytesPerCycle);
+  if (hbm) {
+    // The HBM side's share, reserved in that chip's HBM like a local DMA's
+    // (the system commits chips in cycle order, so no chip asks for HBM
+    // time before `cycle` later).
+    const Wide milli = config.hbmMilliBytesPerCycle;
+    Wide need = Wide(t.busBytes) * kBandwidthScale;
+    Wide at = hbm->reserveHbm(Wide(ready) * milli, need, Wide(cycle) * milli);
+    t.transferStart = uint64_t(at / milli);
+    uint64_t hbmDone = uint64_t((at + need + milli - 1) / milli);
+    t.complete = std::max(t.transferStart + iciCycles, hbmDone);
+  } else {
+    t.transferStart = ready;
+    t.complete = ready + iciCycles;
+  }
   for (unsigned l : route)
     iciFree[l] = t.complete;
   remoteDrain = std::max(remoteDrain, t.complete);

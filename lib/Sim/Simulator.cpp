@@ -147,6 +147,14 @@ static uint64_t getBusBytes(const TileRef &src, const TileRef &dst,
   return bus ? bus : src.rows * src.rowBytes();
 }
 
+DmaEngine *Simulator::getRemoteHbmEngine(const TileRef &src,
+                                         const TileRef &dst) {
+  for (const TileRef *t : {&src, &dst})
+    if (t->space == isa::MemSpace::HBM)
+      return t->chip == chip ? &dma : &system->getChip(t->chip).getDmaEngine();
+  return nullptr;
+}
+
 void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
                                   const TileRef &src, const TileRef &dst) {
   int link = config.findLink(src.space, dst.space);
@@ -502,7 +510,9 @@ llvm::Error Simulator::commit() {
             ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
                         getBusBytes(src, dst, config.dmaBurstBytes), src.rows)
             : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
-                              system->getIciFree());
+                              system->getIciFree(),
+                              getRemoteHbmEngine(src, dst),
+                              getBusBytes(src, dst, config.dmaBurstBytes));
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
     dma.annotate(id, chip, src.chip, dst.chip, sem);
     // Functional effect at ISSUE: the program may not touch the destination

@@ -97,10 +97,15 @@ public:
   /// destination's, non-empty), then transfers at the ICI bandwidth once
   /// every link of the route is free, holding them all until it completes
   /// (each link a FIFO in issue order; `iciFree` is the system's cycle at
-  /// which each ICI link is free, updated). Returns its id.
+  /// which each ICI link is free, updated). When one side is in HBM, `hbm`
+  /// is the engine of that HBM's chip (this one or another): the DMA then
+  /// also reserves `busBytes` (its HBM bursts) of that HBM's bandwidth, as a
+  /// local DMA does, from the time the route is free, and completes when
+  /// both the ICI transfer and its HBM share are done. Returns its id.
   uint32_t issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
                        llvm::ArrayRef<unsigned> route,
-                       std::vector<uint64_t> &iciFree);
+                       std::vector<uint64_t> &iciFree, DmaEngine *hbm = nullptr,
+                       uint64_t busBytes = 0);
   /// Sets the chips and semaphore of DMA `id` (records only; no timing).
   void annotate(uint32_t id, uint32_t chip, uint32_t srcChip,
                 uint32_t dstChip, int semaphore);

@@ -243,6 +243,7 @@ public:
 
   Memory &getMemory() { return memory; }
   const DmaEngine &getDmaEngine() const { return dma; }
+  DmaEngine &getDmaEngine() { return dma; }
   uint64_t getRegister(unsigned r) const { return regs[r]; }
 
 private:
@@ -335,6 +336,9 @@ private:
   /// race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`, and an
   /// in-flight MXU or VPU op that writes what it reads or accesses what it
   /// writes delays `at` to its end (StallCause::DataHazard).
+  /// The DMA engine of the chip whose HBM a remote DMA from `src` to `dst`
+  /// reads or writes, or nullptr when neither is in HBM.
+  DmaEngine *getRemoteHbmEngine(const TileRef &src, const TileRef &dst);
   llvm::Error checkOperands(const InstAccess &acc, uint64_t ready,
                             TileList &vmemReads, TileList &vmemWrites,
                             IssueAt &at);
