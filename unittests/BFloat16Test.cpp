@@ -194,7 +194,8 @@ TEST(BFloat16Test, VpuBinaryIsCorrectlyRounded) {
         {li(1, kA), li(2, kB), li(3, kC),
          bf16(vbinary(o.op, 3, 1, 2, 16, 64, 64, 64, 64), true, true, true),
          halt()});
-    Simulator sim(MachineConfig::getDefault(), p);
+    MachineConfig config = MachineConfig::getDefault();
+    Simulator sim(config, p);
     writeBf16(sim, kA, x);
     writeBf16(sim, kB, y);
     auto r = sim.run();
@@ -240,7 +241,8 @@ TEST(BFloat16Test, VpuMixedTypesConvertsAndReductions) {
        bf16(vunary(Opcode::VRSum, 7, 1, 4, 8, 8, 1), true, false, true),
        // Fill a bf16 tile with 0.1 (rounded: 0x3dcd).
        bf16(vfill(8, 2, 4, 4, 0.1f), false, false, true), halt()});
-  Simulator sim(MachineConfig::getDefault(), p);
+  MachineConfig config = MachineConfig::getDefault();
+  Simulator sim(config, p);
   writeBf16(sim, kA, x);
   std::memcpy(sim.getMemory().vmemBytePtr(kD), y.data(), 4 * y.size());
   auto r = sim.run();
@@ -295,7 +297,8 @@ TEST(BFloat16Test, MxuAccumulatesInF32) {
        bf16(matmul(3, 1, 2, m, n, k, sa, sc), true, true, false),
        bf16(matmul(4, 1, 2, m, n, k, sa, sc, /*acc=*/true), true, true, true),
        halt()});
-  Simulator sim(MachineConfig::getDefault(), p);
+  MachineConfig config = MachineConfig::getDefault();
+  Simulator sim(config, p);
   writeBf16(sim, kA, a);
   writeBf16(sim, kB, b);
   writeBf16(sim, kC, c0);
@@ -364,12 +367,13 @@ TEST(BFloat16Test, Bf16TilesAlignToTwoBytes) {
   isa::Program ok =
       makeProgram({li(1, kA + 2), li(2, kB + 6),
                    bf16(vcopy(2, 1, 1, 8, 8, 8), true, false, true), halt()});
-  Simulator sim(MachineConfig::getDefault(), ok);
+  MachineConfig config = MachineConfig::getDefault();
+  Simulator sim(config, ok);
   EXPECT_TRUE(bool(sim.run()));
   isa::Program bad =
       makeProgram({li(1, kA + 1), li(2, kB),
                    bf16(vcopy(2, 1, 1, 8, 8, 8), true, false, true), halt()});
-  Simulator badSim(MachineConfig::getDefault(), bad);
+  Simulator badSim(config, bad);
   auto r = badSim.run();
   ASSERT_FALSE(bool(r));
   EXPECT_NE(llvm::toString(r.takeError())

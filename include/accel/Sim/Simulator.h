@@ -145,6 +145,12 @@ public:
   /// 0 and nullptr for a chip alone (a system of one).
   Simulator(const MachineConfig &config, const isa::Program &program,
             bool initHbm = true, unsigned chip = 0, System *system = nullptr);
+  /// The simulator keeps references to its config and program: temporaries
+  /// would dangle.
+  Simulator(MachineConfig &&, const isa::Program &, bool = true, unsigned = 0,
+            System * = nullptr) = delete;
+  Simulator(const MachineConfig &, isa::Program &&, bool = true, unsigned = 0,
+            System * = nullptr) = delete;
 
   void addObserver(Observer *observer) { observers.push_back(observer); }
 
