@@ -2,6 +2,7 @@
 # lit configuration for accel (see upstream mlir/examples/standalone).
 
 import os
+import shutil
 
 import lit.formats
 import lit.util
@@ -37,6 +38,9 @@ mlir_opt = ToolSubst("mlir-opt", unresolved="ignore")
 # %no_leak_check: for a command whose leak is by design (a pass crashed on
 # purpose and LLVM's crash recovery unwound past its frames).
 no_leak_check = ""
+# cmake and ninja on PATH: test/Install builds a consumer of the package.
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
 if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
     config.available_features.add("sanitize")
     no_leak_check = "env ASAN_OPTIONS=detect_leaks=0"

@@ -13,6 +13,7 @@
 
 #include "accel/Gen/ProgramGenerator.h"
 #include "accel/InitAccel.h"
+#include "accel/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -79,6 +80,7 @@ static int writeText(llvm::StringRef path,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::AddExtraVersionPrinter(accel::printVersion);
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "accel-gen: random accel programs for differential testing\n");

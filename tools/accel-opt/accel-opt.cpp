@@ -20,6 +20,7 @@
 
 #include "accel/Support/Nesting.h"
 #include "accel/Support/Output.h"
+#include "accel/Version.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -39,6 +40,7 @@ void registerTestFdoFailuresPass();
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  llvm::cl::AddExtraVersionPrinter(accel::printVersion);
   mlir::DialectRegistry registry;
   accel::registerFrontendDialects(registry);
   accel::registerFrontendPasses();

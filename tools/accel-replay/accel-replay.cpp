@@ -34,6 +34,7 @@
 #include "accel/Support/Json.h"
 #include "accel/Support/Nesting.h"
 #include "accel/Support/Output.h"
+#include "accel/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -1300,6 +1301,7 @@ void registerTestFdoFailuresPass();
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  cl::AddExtraVersionPrinter(accel::printVersion);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the accel of build directory BUILD into a fresh prefix, builds
+# test/Install/Inputs/consumer against the installed package (find_package(Accel
+# CONFIG)) and checks that it registers the dialect and runs a pass; also
+# runs the installed tools. Exit 0 on success.
+#
+#   test/Install/Inputs/run.sh BUILD
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$(cd "${1:?usage: run.sh BUILD}" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+cmake -S "$here/consumer" -B "$work/consumer" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DAccel_DIR="$work/prefix/lib/cmake/accel" \
+  > "$work/configure.log"
+cmake --build "$work/consumer" > "$work/build.log"
+cat > "$work/p.mlir" <<'MLIR'
+func.func @main() {
+  %a = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+  accel.vfill %a, 1.0 : memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+MLIR
+out="$("$work/consumer/accel-consumer" "$work/p.mlir")"
+grep -q 'accel.vfill %0, 1.000000e+00 {accel.op_id = 2 : i64}' <<<"$out" || {
+  echo "run.sh: the consumer's output lacks the op ids:"; echo "$out"; exit 1; }
+# The installed tools run, and find the scripts installed next to them.
+"$work/prefix/bin/accel-replay" run "$work/p.mlir" -o "$work/out" > /dev/null
+test -e "$work/prefix/bin/accel-plot.py"
+test -e "$work/prefix/lib/AccelPlugin.so"
+echo "install: the package, a consumer built against it and the tools: ok"
