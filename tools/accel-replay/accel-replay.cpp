@@ -83,6 +83,11 @@ static cl::SubCommand
              "Run a program (with FDO) or replay a trace on a grid of machine "
              "configs, in parallel: sweep.csv, sweep.json, sweep.png");
 
+static cl::SubCommand
+    configCmd("config",
+              "Print the machine config a run would use (the embedded "
+              "default, or it merged with --config FILE) as JSON");
+
 static cl::OptionCategory category("accel-replay options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
                                       cl::Required, cl::sub(runCmd),
@@ -133,14 +138,20 @@ static cl::opt<std::string>
                cl::value_desc("path"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(disasmCmd),
                cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
-               cl::cat(category));
+               cl::sub(configCmd), cl::cat(category));
 static cl::opt<std::string>
     configFile("config",
                cl::desc("Machine config JSON overriding the embedded default "
                         "(docs/config.md)"),
                cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(asmCmd), cl::sub(lowerCmd), cl::sub(recordCmd),
-               cl::sub(replayCmd), cl::sub(sweepCmd), cl::cat(category));
+               cl::sub(replayCmd), cl::sub(sweepCmd), cl::sub(configCmd),
+               cl::cat(category));
+static cl::opt<bool> printDefault(
+    "print-default",
+    cl::desc("config: print the embedded default config (docs/config.md), "
+             "a starting point for an override file"),
+    cl::sub(configCmd), cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Function to run (default: "
                                                "main, or the only function)"),
@@ -1266,6 +1277,20 @@ static std::string checkOptions() {
   return "";
 }
 
+/// `config`: the effective config's merged JSON, which is itself a valid
+/// config file (its hash is the one report.txt and metrics.json give).
+static int cmdConfig() {
+  if (printDefault && !configFile.empty())
+    return fail("config: --print-default and --config exclude each other");
+  auto config = configOrFail();
+  if (!config)
+    return 1;
+  std::string text = config->jsonText;
+  if (text.empty() || text.back() != '\n')
+    text += '\n';
+  return writeTextOutput(text);
+}
+
 /// Runs the subcommand the command line names; its exit code.
 static int dispatch(MLIRContext &ctx, const char *argv0) {
   if (std::string bad = checkOptions(); !bad.empty())
@@ -1290,6 +1315,8 @@ static int dispatch(MLIRContext &ctx, const char *argv0) {
     return cmdPlot(argv0);
   if (sweepCmd)
     return cmdSweep(ctx, argv0);
+  if (configCmd)
+    return cmdConfig();
   cl::PrintHelpMessage();
   return 1;
 }
