@@ -65,7 +65,9 @@ namespace cl = llvm::cl;
 
 static cl::SubCommand runCmd("run", "Lower, simulate and analyze a program");
 static cl::SubCommand fdoCmd(
-    "fdo", "Feedback-directed loop: run, attach metrics, hoist DMAs, re-run");
+    "fdo", "Feedback-directed loop: run, attach the metrics, apply the FDO "
+           "passes (pin, parallelize, rename, hoist, sink, pipeline; cse), "
+           "re-run while it gets faster");
 static cl::SubCommand asmCmd("asm", "Print the assembler listing of a program");
 static cl::SubCommand lowerCmd("lower", "Write the binary image of a program");
 static cl::SubCommand disasmCmd("disasm", "Print the listing of a binary image");
