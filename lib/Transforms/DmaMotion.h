@@ -140,6 +140,41 @@ inline int64_t getMetric(Operation *op, StringRef name) {
                              kMaxMetricValue);
 }
 
+/// Whether some op under `root` (or `root`) carries a metric the FDO
+/// passes read: set by --accel-attach-metrics, or written by hand.
+inline bool hasAttachedMetrics(Operation *root) {
+  static constexpr llvm::StringLiteral kMetrics[] = {
+      "accel.executions",      "accel.stall_base", "accel.stall_transfer",
+      "accel.slack",           "accel.min_slack",  "accel.stall_slots",
+      "accel.transfer_cycles", "accel.dma_cycles", "accel.busy_cycles",
+      "accel.backtail",        "accel.costs",      "accel.suggestions"};
+  return root
+      ->walk([](Operation *op) {
+        for (llvm::StringLiteral name : kMetrics)
+          if (op->hasAttr(name))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The FDO passes act on measured stalls: without metrics (and without
+/// their `all` option, `hasAll`) they change nothing. Warns once, on
+/// `root`, when that is so; returns whether the pass should stop.
+inline bool warnIfNoMetrics(Operation *root, StringRef pass, bool all,
+                            bool hasAll = true) {
+  if (all || hasAttachedMetrics(root))
+    return false;
+  InFlightDiagnostic w = root->emitWarning()
+                         << pass
+                         << ": no op carries metrics, so nothing changes; run "
+                            "--accel-attach-metrics=metrics.json first (the "
+                            "metrics.json of accel-replay run)";
+  if (hasAll)
+    w << ", or pass all=true";
+  return true;
+}
+
 /// Cycles the WAITs of `dma` stalled over all its executions (base +
 /// transfer, seed 000 Fig. 4), from its attached metrics; 0 without them.
 inline int64_t getStallCycles(Operation *dma) {

@@ -34,6 +34,8 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
   void runOnOperation() override {
     resetCounts({"num-hoisted", "num-hoisted-out-of-loops"});
     ModuleOp module = getOperation();
+    if (warnIfNoMetrics(module, getArgument(), hoistAll))
+      return;
     // VMEM: allocations are static for the whole function (see Passes.td).
     uint64_t vmemBytes = allocatedVmemBytes(module, vmemPage);
     bool vmemFits = vmemBytes <= vmemCapacity;

@@ -118,6 +118,8 @@ struct ParallelizeDmaPass
 
   void runOnOperation() override {
     resetCounts({"num-parallelized", "num-waits-moved"});
+    if (warnIfNoMetrics(getOperation(), getArgument(), parallelizeAll))
+      return;
     SmallVector<DmaStartOp> dmas;
     getOperation().walk([&](DmaStartOp d) { dmas.push_back(d); });
     Builder b(&getContext());

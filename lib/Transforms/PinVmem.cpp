@@ -440,6 +440,8 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
 
   void runOnOperation() override {
     resetCounts({"num-pinned", "total-cycles-saved", "pinned-bytes"});
+    if (warnIfNoMetrics(getOperation(), getArgument(), pinAll))
+      return;
     if (solver == "greedy")
       return runGreedy();
     if (solver != "exact") {

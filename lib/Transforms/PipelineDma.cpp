@@ -1011,6 +1011,8 @@ struct PipelineDmaPass
           << " compute-distance=" << int64_t(computeDistance);
       return signalPassFailure();
     }
+    if (warnIfNoMetrics(getOperation(), getArgument(), pipelineAll))
+      return;
     nextMarker = 0;
     getOperation().walk([&](DmaStartOp d) {
       if (auto id = d->getAttrOfType<IntegerAttr>("accel.pipelined"))

@@ -123,6 +123,9 @@ struct RenameVmemPass
   void runOnOperation() override {
     resetCounts({"num-renamed"});
     ModuleOp module = getOperation();
+    if (warnIfNoMetrics(module, getArgument(), /*all=*/false,
+                        /*hasAll=*/false))
+      return;
     uint64_t page = std::max<uint64_t>(vmemPage, 1);
     uint64_t used = allocatedVmemBytes(module, page);
     SmallVector<std::pair<AllocOp, Value>> done; // (fresh, old buffer)

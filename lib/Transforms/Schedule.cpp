@@ -449,9 +449,8 @@ struct SchedulePass : public accel::impl::AccelScheduleBase<SchedulePass>,
     ModuleOp module = getOperation();
     CostTable costs(module);
     if (costs.empty()) {
-      if (emitRemarks)
-        module.emitRemark("not scheduled: no op carries measured costs "
-                          "(run --accel-attach-metrics first)");
+      (void)warnIfNoMetrics(module, getArgument(), /*all=*/false,
+                            /*hasAll=*/false);
       return;
     }
     int64_t slots = getMetric(module.getOperation(), "accel.dma_max_outstanding");

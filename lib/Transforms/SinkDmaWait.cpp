@@ -31,6 +31,8 @@ struct SinkDmaWaitPass
 
   void runOnOperation() override {
     resetCounts({"num-sunk"});
+    if (warnIfNoMetrics(getOperation(), getArgument(), sinkAll))
+      return;
     SmallVector<DmaWaitOp> waits;
     getOperation().walk([&](DmaWaitOp w) { waits.push_back(w); });
     Builder b(&getContext());
