@@ -28,13 +28,13 @@ def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
       - `accel.executions` (i64): times the op's instructions ran,
       - on `accel.dma_start`: `accel.dma_count`, `accel.dma_bytes`,
         `accel.stall_base`, `accel.stall_transfer`, `accel.slack` (i64
-        cycles summed over the op's DMAs; seed 000 Fig. 4).
+        cycles summed over the op's DMAs; SnR (Zarkadas et al., SoCC '25) Fig. 4).
     When the metrics carry the analyzer's sections, also:
       - `accel.backtail` on DMA ops: {conservative_cycles,
         conservative_instructions, relaxed_cycles, relaxed_instructions,
         relaxed_bound_op_id (-1: nothing in the run binds it)}, the
         smallest over the op's
-        DMAs (seed 000 Fig. 9);
+        DMAs (SnR (Zarkadas et al., SoCC '25) Fig. 9);
       - `accel.suggestions` on every op a suggestion names: an array of
         {kind = "hoist" | "pin" | "parallelize", expected_cycles_saved,
         with_op_id (parallelize), bytes (pin)}.
@@ -71,7 +71,7 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
     Moves each `accel.dma_start` whose attached metrics show a stall
     (`accel.stall_base` + `accel.stall_transfer` > 0; all of them with
     `all=true`) as early as is provably legal, so its base latency and
-    transfer overlap preceding work (seed 000 §5.3.1 prefetching, §5.4
+    transfer overlap preceding work (SnR (Zarkadas et al., SoCC '25) §5.3.1 prefetching, §5.4
     Algorithm 2 hoisting). Pure ops that compute its operands
     (`memref.subview`, `arith` index math) move with it.
 
@@ -189,7 +189,7 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::ModuleOp"> {
     loops) keeps the few rotating copies of the loop, so these reuses are
     what stops --accel-sink-dma-wait and --accel-hoist-dma. Register
     renaming removes such false dependences; this pass does the same for
-    VMEM, trading capacity for fewer stalls (seed 000 §5.3.2 makes the
+    VMEM, trading capacity for fewer stalls (SnR (Zarkadas et al., SoCC '25) §5.3.2 makes the
     same trade when it pins data).
 
     Two cases, both chosen from the attached metrics:
@@ -297,7 +297,7 @@ def AccelSchedule : Pass<"accel-schedule", "mlir::ModuleOp"> {
 def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
   let summary = "Move stalled DMA WAITs down to the first use of the data";
   let description = [{
-    The mirror of --accel-hoist-dma (seed 000 §5.2, §5.4): a WAIT placed
+    The mirror of --accel-hoist-dma (SnR (Zarkadas et al., SoCC '25) §5.2, §5.4): a WAIT placed
     right after its ISSUE stalls for the whole base and transfer latency
     while independent work waits behind it. For each `accel.dma_wait` whose
     DMA has a stall in its attached metrics (`accel.stall_base` +
@@ -332,7 +332,7 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
                 "multi-buffered) on upstream scf::pipelineForLoop";
   let description = [{
     Overlaps each iteration's DMAs with the work of earlier iterations
-    (issue 5, issue 10; seed 000 §5.3.1 "prefetch more aggressively"). The
+    (issue 5, issue 10; SnR (Zarkadas et al., SoCC '25) §5.3.1 "prefetch more aggressively"). The
     pass chooses a stage for every op of an `scf.for` body and proves the
     schedule legal; upstream's `scf::pipelineForLoop` (epilogue peeled)
     builds the prologue, kernel and epilogue. Loops of a single iteration
@@ -371,7 +371,7 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     d: `distance` when set; else from the attached metrics, d =
     ceil(L / P), L the largest stall per execution of the body's DMAs into
     VMEM (accel.stall_base + accel.stall_transfer over accel.executions:
-    T_b plus transfer, seed 000 Fig. 4), P the cycles of an iteration once
+    T_b plus transfer, SnR (Zarkadas et al., SoCC '25) Fig. 4), P the cycles of an iteration once
     DMAs overlap: the larger of the body's work (accel.busy_cycles summed
     over the body, per execution) and the transfer time of its DMAs per
     iteration; ds likewise from the stores; both at most `max-distance`
@@ -478,7 +478,7 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
 def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
   let summary = "Keep data re-DMA'd from unchanged bytes resident in VMEM";
   let description = [{
-    Seed 000 §5.2.1 (pin the All-Gather node addresses in VMEM) and seed 003
+    SnR (Zarkadas et al., SoCC '25) §5.2.1 (pin the All-Gather node addresses in VMEM) and FAST (Zhang et al., ASPLOS '22)
     §5.5 (weight pinning under a capacity constraint). An `accel.dma_start`
     D directly in an `scf.for`, with a `pin` suggestion (from the analyzer,
     via --accel-attach-metrics; every DMA with `all=true`), that brings the
@@ -511,7 +511,7 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     maximize the sum of expected cycles saved (the suggestions'
     `expected_cycles_saved`; 1 cycle each with `all=true`) subject to the
     sum of the resident buffers' bytes staying within `vmem-capacity` minus
-    the bytes of the function's allocations: a 0/1 knapsack (seed 003
+    the bytes of the function's allocations: a 0/1 knapsack (FAST (Zhang et al., ASPLOS '22)
     §5.5), solved exactly, with no external solver linked (GLPK is GPL; CBC
     is a large dependency for one knapsack constraint).
     Dynamic programming over the free capacity in units of the GCD of the

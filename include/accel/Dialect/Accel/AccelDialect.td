@@ -11,8 +11,8 @@ def Accel_Dialect : Dialect {
   let name = "accel";
   let summary = "An accelerator dialect: HBM/VMEM buffers, DMA, MXU and VPU";
   let description = [{
-    The accel dialect models a TPU-like accelerator in the terms of seed 000
-    (SnR, SoCC '25) §5: data lives in HBM and is moved by an asynchronous DMA
+    The accel dialect models a TPU-like accelerator in the terms of SnR
+    (Zarkadas et al., SoCC '25) §5: data lives in HBM and is moved by an asynchronous DMA
     engine (`accel.dma_start` is the ISSUE, `accel.dma_wait` the WAIT) into
     VMEM, the on-chip scratchpad, where the MXU (matrix unit) and the VPU
     (vector unit) compute on tiles. Buffers are builtin memrefs whose memory

@@ -37,7 +37,7 @@ def Accel_DmaStartOp : Accel_Op<"dma_start", [AttrSizedOperandSegments]> {
   let description = [{
     Starts copying `src` to `dst` (equal shapes, unit innermost stride, the
     same element type: f32, bf16 or i32) and returns at once with a token
-    (seed 000 §5.2, Fig. 3: ISSUE). A DMA copies bytes and never converts:
+    (SnR (Zarkadas et al., SoCC '25) §5.2, Fig. 3: ISSUE). A DMA copies bytes and never converts:
     use `accel.vcopy` between f32 and bf16. The copy travels the link
     (source memory, destination memory): it first pays the link's constant,
     non-accumulative base latency, then waits in the link's FIFO and
@@ -136,9 +136,9 @@ def Accel_ChipCountOp : Accel_Op<"chip_count", [Pure]> {
 def Accel_DmaWaitOp : Accel_Op<"dma_wait"> {
   let summary = "WAIT until a DMA has completed";
   let description = [{
-    Blocks the scalar core until the DMA of `token` has completed (seed 000
+    Blocks the scalar core until the DMA of `token` has completed (SnR (Zarkadas et al., SoCC '25)
     Fig. 3: WAIT). Stall cycles spent here are split into base-latency and
-    transfer-latency stalls as in seed 000 Fig. 4.
+    transfer-latency stalls as in SnR (Zarkadas et al., SoCC '25) Fig. 4.
 
     ```mlir
     accel.dma_wait %t
@@ -154,7 +154,7 @@ def Accel_LoadOp : Accel_Op<"load"> {
     Reads one i32 element of a VMEM buffer into a scalar register (the
     scalar unit's `sld`), e.g. a loop bound or a table entry that a DMA
     brought in. Data-dependent control flow and DMA addresses start here
-    (seed 000 §5.2.1: node addresses loaded by setup DMAs).
+    (SnR (Zarkadas et al., SoCC '25) §5.2.1: node addresses loaded by setup DMAs).
 
     ```mlir
     %n = accel.load %table[%c3] : memref<16xi32, #accel.space<vmem>>
