@@ -421,8 +421,9 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
     return (*a.op)["stall"].get<uint64_t>() > (*b.op)["stall"].get<uint64_t>();
   });
   os << "\nTop stalled DMAs" << (chips ? " (summed over the chips)" : "")
-     << " (seed 000 §5.2: a WAIT before the base latency "
-        "is fulfilled stalls on base latency, then on transfer latency):\n";
+     << " (SnR, Zarkadas et al., SoCC '25, §5.2: a WAIT before the base "
+        "latency is fulfilled stalls on base latency, then on transfer "
+        "latency):\n";
   if (rows.empty())
     os << "  none: every WAIT found its DMA complete\n";
   for (size_t i = 0; i < rows.size() && i < topN; ++i) {
@@ -478,7 +479,7 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
   // The analyzer's sections (Analyzer::addToMetrics), when present.
   if (m.contains("suggestions")) {
     const json &s = m["suggestions"];
-    os << "\nSuggestions (seed 000 Algorithm 2, extended)"
+    os << "\nSuggestions (SnR Algorithm 2, extended)"
        << (chips ? ", from chip 0's run (every chip's are in metrics.json "
                    "chips[])"
                  : "")
@@ -496,14 +497,14 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
     const json &v = m["vmem"];
     if (chips)
       os << "\nChip 0:";
-    os << llvm::format("\nVMEM (seed 000 §5.3.2): at least %.1f%% free at "
-                       "all times; the largest contiguous free run never "
-                       "fell below %llu bytes; %llu DMA'd bytes were never "
-                       "read\n",
-                       100.0 * v["min_free_fraction"].get<double>(),
-                       (unsigned long long)
-                           v["min_largest_free_run_bytes"].get<uint64_t>(),
-                       (unsigned long long)v["wasted_dma_bytes"].get<uint64_t>());
+    os << llvm::format(
+        "\nVMEM (SnR §5.3.2): at least %.1f%% free at "
+        "all times; the largest contiguous free run never "
+        "fell below %llu bytes; %llu DMA'd bytes were never "
+        "read\n",
+        100.0 * v["min_free_fraction"].get<double>(),
+        (unsigned long long)v["min_largest_free_run_bytes"].get<uint64_t>(),
+        (unsigned long long)v["wasted_dma_bytes"].get<uint64_t>());
   }
   if (m.contains("roofline")) {
     const json &r = m["roofline"];
