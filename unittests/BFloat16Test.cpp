@@ -8,7 +8,7 @@
 // significand bits, so rounding twice is innocuous for these operations,
 // Figueroa, "When is double rounding innocuous?", SIGNUM 1995), and an
 // APFloat IEEE single accumulator for the MXU. Timing of bf16 DMAs by hand
-// (2-byte elements; DESIGN.md §2).
+// (2-byte elements; docs/isa.md "Element types").
 //
 //===----------------------------------------------------------------------===//
 

@@ -173,7 +173,7 @@ TEST(MachineConfigTest, OverrideReplacesTheLinkArray) {
 
 // The byte offset of a syntax error is the 0-based offset of the offending
 // character, as for every other "byte offset" in accel (images, "byte 0" for
-// a non-object config, DESIGN.md §7).
+// a non-object config, docs/config.md "Validation errors").
 TEST(MachineConfigTest, SyntaxErrorNamesByteOffset) {
   // {"mxu": }   '}' is at offset 8 (0-based).
   std::string msg = errorOf(R"({"mxu": })");

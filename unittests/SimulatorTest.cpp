@@ -1,7 +1,7 @@
 //===- SimulatorTest.cpp - Functional and timed ISA simulator -------------===//
 //
 // Programs are built by hand. Timing rules used for the expected values
-// (Simulator.cpp header, DESIGN.md §2):
+// (Simulator.cpp header, docs/isa.md "Timing"):
 //  - the first instruction issues at cycle 0, each next one at the previous
 //    issue + scalar latency at best;
 //  - a WAIT resumes at max(ready, complete) with the Fig. 4 stall split;

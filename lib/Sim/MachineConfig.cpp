@@ -18,7 +18,8 @@ using namespace accel;
 using namespace accel::sim;
 using json = nlohmann::json;
 
-// Every number names its source under "sources" (DESIGN.md §2).
+// Every number names its source under "sources" (docs/config.md,
+// "Sources").
 static const char kDefaultConfig[] = R"json({
   "name": "accel-default",
   "clock_ghz": 1.05,

@@ -1,6 +1,6 @@
 //===- Simulator.cpp - Functional and timed accel ISA simulator -----------===//
 //
-// Timing model (docs/isa.md, "Timing"; DESIGN.md §2):
+// Timing model (docs/isa.md, "Timing"; docs/config.md):
 //  - The scalar core issues in order, one instruction every scalar.latency
 //    cycles at best. An instruction issues at the first cycle at which its
 //    unit is free and its operands' VMEM ranges are no longer being written

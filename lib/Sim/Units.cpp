@@ -1,6 +1,6 @@
 //===- Units.cpp - The functional units of one accel core -----------------===//
 //
-// Timing (docs/isa.md, "Timing"; DESIGN.md §2) and arithmetic of the scalar
+// Timing (docs/isa.md, "Timing"; docs/config.md) and arithmetic of the scalar
 // unit, the MXU and the VPU. See Units.h.
 //
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,8 @@
 //===- AttachMetrics.cpp - metrics.json back onto the IR ------------------===//
 //
-// The feedback step of ../shared/DESIGN.md §5: per-op metrics become
-// attributes that transforms read as hints.
+// The feedback step of the FDO loop (docs/metrics.md, "Attributes set by
+// --accel-attach-metrics"): per-op metrics become attributes that
+// transforms read as hints.
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,8 +9,8 @@
 //         a[63:48]
 // Word 1: either imm (64-bit signed) or b[15:0] s1[31:16] s2[47:32] s3[63:48]
 //
-// The data flow it serves is seed 000 Fig. 3 (DMA ISSUE / WAIT) and
-// ../shared/DESIGN.md §1-§2.
+// The data flow it serves is SnR's (Zarkadas et al., SoCC '25) Fig. 3:
+// DMA ISSUE / WAIT between HBM and VMEM, compute on VMEM tiles.
 //
 //===----------------------------------------------------------------------===//
 

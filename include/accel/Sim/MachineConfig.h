@@ -1,6 +1,6 @@
 //===- MachineConfig.h - The machine model's parameters ---------*- C++ -*-===//
 //
-// One object holds every number the simulator uses (../shared/DESIGN.md §2):
+// One object holds every number the simulator uses (docs/config.md):
 // an embedded default (docs/config.md; each field names its source under
 // "sources") that a JSON file may override field by field.
 //

@@ -1,6 +1,6 @@
 //===- Simulator.h - Functional and timed accel ISA simulator ---*- C++ -*-===//
 //
-// The GRM (golden reference model) of DESIGN.md §2: it computes real f32
+// The GRM (golden reference model, docs/isa.md): it computes real f32 and bf16
 // values and a cycle for every instruction. The scalar core issues in order;
 // MXU, VPU and the DMA engine run concurrently with it; an instruction that
 // needs a busy unit or unready data waits, and every waiting cycle is

@@ -38,7 +38,7 @@ struct CoreState {
 };
 
 /// The cycles an instruction keeps its unit busy, from the machine config
-/// (docs/config.md; docs/isa.md "Timing"; DESIGN.md §2):
+/// (docs/config.md; docs/isa.md "Timing"):
 ///   scalar:  scalar.latency
 ///   MXU:     getMxuCycles (a systolic array, SCALE-Sim's model)
 ///   VPU:     vpu.pipeline_depth + ceil(rows / vpu.sublanes) *
