@@ -196,11 +196,7 @@ llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
       text = xt::dump_npy(xt::adapt(values, shape));
     } else if (type.getElementType().isBF16()) {
       std::vector<float> values(bytes.size() / 2);
-      for (size_t i = 0; i < values.size(); ++i) {
-        uint16_t h;
-        std::memcpy(&h, bytes.data() + 2 * i, 2);
-        values[i] = bf16ToF32(h);
-      }
+      widenBf16(bytes.data(), values.data(), values.size());
       text = xt::dump_npy(xt::adapt(values, shape));
     } else {
       std::vector<float> values(bytes.size() / 4);

@@ -344,8 +344,7 @@ void Memory::readTile(const TileRef &t, float *out) {
       continue;
     }
     readBytes(t.space, t.rowAddr(r), row.data(), t.rowBytes());
-    for (uint64_t c = 0; c < t.cols; ++c)
-      o[c] = bf16ToF32(row[c]);
+    widenBf16(row.data(), o, t.cols);
   }
 }
 
@@ -357,8 +356,7 @@ void Memory::writeTile(const TileRef &t, const float *in) {
       writeBytes(t.space, t.rowAddr(r), i, t.rowBytes());
       continue;
     }
-    for (uint64_t c = 0; c < t.cols; ++c)
-      row[c] = f32ToBf16(i[c]);
+    narrowToBf16(i, row.data(), t.cols);
     writeBytes(t.space, t.rowAddr(r), row.data(), t.rowBytes());
   }
 }

@@ -184,9 +184,7 @@ static const float *widenRow(const uint8_t *p, bool bf16, uint64_t n,
   if (!bf16)
     return reinterpret_cast<const float *>(p);
   buf.resize(n);
-  const uint16_t *h = reinterpret_cast<const uint16_t *>(p);
-  for (uint64_t i = 0; i < n; ++i)
-    buf[i] = bf16ToF32(h[i]);
+  widenBf16(p, buf.data(), n);
   return buf.data();
 }
 
@@ -196,9 +194,7 @@ static void storeRow(uint8_t *p, bool bf16, const float *v, uint64_t n) {
     std::memmove(p, v, n * 4);
     return;
   }
-  uint16_t *h = reinterpret_cast<uint16_t *>(p);
-  for (uint64_t i = 0; i < n; ++i)
-    h[i] = f32ToBf16(v[i]);
+  narrowToBf16(v, p, n);
 }
 
 void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {

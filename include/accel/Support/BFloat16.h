@@ -40,6 +40,25 @@ inline uint16_t f32ToBf16(float f) {
   return uint16_t(w >> 16);
 }
 
+/// Widens `n` bf16 values at `in` (unaligned bytes are fine) into `out`.
+inline void widenBf16(const void *in, float *out, uint64_t n) {
+  const uint8_t *p = static_cast<const uint8_t *>(in);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, p + 2 * i, 2);
+    out[i] = bf16ToF32(h);
+  }
+}
+
+/// Rounds `n` f32 values at `in` to bf16 into `out` (unaligned is fine).
+inline void narrowToBf16(const float *in, void *out, uint64_t n) {
+  uint8_t *p = static_cast<uint8_t *>(out);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint16_t h = f32ToBf16(in[i]);
+    std::memcpy(p + 2 * i, &h, 2);
+  }
+}
+
 /// `f` rounded to bf16 and widened back to f32.
 inline float roundToBf16(float f) { return bf16ToF32(f32ToBf16(f)); }
 
