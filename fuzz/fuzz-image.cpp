@@ -4,10 +4,13 @@
 // format"), then what `accel-replay disasm` prints (the listing), an image
 // round trip and, when its buffers fit the machine
 // (Program::checkBuffersFit), a run of the program on the simulator
-// bounded to kMaxInstructions, on a small machine. Any error or simulated fault is a clean rejection; a crash, a
-// sanitizer report or an escaping exception is a bug.
+// bounded to kMaxInstructions and to fuzz::kMaxWork (FuzzBudget.h), on a
+// small machine. Any error or simulated fault is a clean rejection; a
+// crash, a sanitizer report or an escaping exception is a bug.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FuzzBudget.h"
 
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/MachineConfig.h"
@@ -66,8 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   sim::Simulator simulator(config, *program);
-  auto summary = simulator.run(kMaxInstructions);
-  if (!summary)
-    llvm::consumeError(summary.takeError());
+  if (fuzz::runBounded(simulator, *program, kMaxInstructions))
+    (void)simulator.finish();
   return 0;
 }

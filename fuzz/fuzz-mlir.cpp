@@ -5,11 +5,14 @@
 // dialects of lib/Init; the parser verifies), the frontend when the module
 // is not yet an accel program, --accel-assign-op-ids, the lowering to the
 // ISA (lib/Conversion/AccelToISA) with the config's lowering options, and
-// a simulation bounded to kMaxInstructions. Diagnostics, lowering failures
+// a simulation bounded to kMaxInstructions and to fuzz::kMaxWork
+// (FuzzBudget.h). Diagnostics, lowering failures
 // and simulated faults are clean rejections; a crash, a sanitizer report
 // or an escaping exception is a bug. Run it with -dict=fuzz/mlir.dict.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FuzzBudget.h"
 
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Conversion/Frontend.h"
@@ -131,8 +134,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (failed(program))
     return 0;
   sim::Simulator simulator(h.config, *program);
-  auto summary = simulator.run(kMaxInstructions);
-  if (!summary)
-    llvm::consumeError(summary.takeError());
+  if (fuzz::runBounded(simulator, *program, kMaxInstructions))
+    (void)simulator.finish();
   return 0;
 }

@@ -3,7 +3,8 @@
 // What `accel-replay replay` does with a trace file (docs/trace-format.md):
 // Trace::deserialize, then Replayer::create (the config and
 // Trace::validate), the trace-load step, a replay bounded to
-// kMaxReplayInstructions with the DMA stall collector and the analyzer
+// kMaxReplayInstructions and fuzz::kMaxWork (FuzzBudget.h) with the DMA
+// stall collector and the analyzer
 // attached, the functional check and the analysis (metrics.json, timeline,
 // report). Any error is a clean rejection; a crash, a sanitizer report, an
 // escaping exception or an allocation beyond libFuzzer's -malloc_limit_mb
@@ -17,6 +18,8 @@
 // one in eight mutates a compressed payload's zstd bytes themselves.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FuzzBudget.h"
 
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
@@ -168,6 +171,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     trace->finalRegisters.clear();
     trace->writtenRanges.clear();
   }
+  // The window's instructions are known: skip a window whose work exceeds
+  // the harness's bound (Trace::validate rejects PCs outside the code).
+  uint64_t work = 0;
+  for (uint32_t pc : trace->pcs)
+    if (pc < trace->program.code.size())
+      work += fuzz::getWork(trace->program.code[pc]);
+  if (work > fuzz::kMaxWork)
+    return 0;
 
   auto replayer = replay::Replayer::create(*trace);
   if (!replayer) {
