@@ -413,7 +413,6 @@ TEST(SystemTest, RemoteDmaIntoBytesAPendingDmaUsesIsARace) {
 // not bind it.
 TEST(SystemTest, CopyOfReceivedBytesIsBoundAtTheSemWait) {
   MachineConfig config = ringConfig(2);
-  constexpr uint64_t kOut = 0x20000;
   isa::Program p = program({
       chipId(1),                          // 0: r1 = chip
       li(2, 1),                           // 1
