@@ -79,12 +79,78 @@ static std::vector<std::string> splitPasses(OpPassManager &pm) {
   return texts;
 }
 
+/// The elements of a textual pipeline: `text` split at its commas outside
+/// braces (pass options) and parentheses (nested pass managers).
+static llvm::SmallVector<llvm::StringRef> splitTopLevel(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  int depth = 0;
+  size_t begin = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '{')
+      ++depth;
+    else if (c == ')' || c == '}')
+      --depth;
+    else if (c == ',' && depth == 0) {
+      parts.push_back(text.slice(begin, i).trim());
+      begin = i + 1;
+    }
+  }
+  parts.push_back(text.drop_front(begin).trim());
+  return parts;
+}
+
+/// The argument of the one pass that `text` (one element of splitPasses)
+/// runs, through any op anchors: "accel-hoist-dma" for
+/// "func.func(accel-hoist-dma{all=true})"; "" when it runs several
+/// ("func.func(cse,canonicalize)").
+static std::string getPassArgument(llvm::StringRef text) {
+  text = text.trim();
+  size_t open = text.find_first_of("({");
+  if (open == llvm::StringRef::npos)
+    return text.str();
+  if (text[open] == '{')
+    return text.take_front(open).str();
+  if (!text.ends_with(")"))
+    return "";
+  llvm::StringRef inner = text.slice(open + 1, text.size() - 1);
+  if (splitTopLevel(inner).size() != 1)
+    return "";
+  return getPassArgument(inner);
+}
+
 /// Parses `text` (a pipeline on builtin.module) into `pm`; errors carry
-/// MLIR's parser diagnostics on one line.
+/// MLIR's parser diagnostics on one line. A textual pipeline nests only
+/// explicitly, so each top-level element that does not run on
+/// builtin.module but does on func.func (a function pass: accel-hoist-dma)
+/// is nested first, as mlir-opt's --PASS flags and upstream's implicit
+/// nesting do: "accel-hoist-dma,cse" is
+/// "func.func(accel-hoist-dma),cse".
 static llvm::Error parsePipeline(llvm::StringRef text, OpPassManager &pm) {
+  // Whether the registered pass `arg` runs on func.func and not on
+  // builtin.module (its anchor; the options do not matter).
+  auto isFunctionPass = [](llvm::StringRef arg) {
+    const PassInfo *info = PassInfo::lookup(arg);
+    if (!info)
+      return false;
+    auto quiet = [](const llvm::Twine &) { return failure(); };
+    OpPassManager onModule("builtin.module"), onFunc("func.func");
+    return failed(info->addToPipeline(onModule, "", quiet)) &&
+           succeeded(info->addToPipeline(onFunc, "", quiet));
+  };
+  std::string nested;
+  for (llvm::StringRef part : splitTopLevel(text)) {
+    if (!nested.empty())
+      nested += ",";
+    llvm::StringRef arg = part.take_until([](char c) { return c == '{'; });
+    if (isFunctionPass(arg.trim()))
+      nested += ("func.func(" + part + ")").str();
+    else
+      nested += part.str();
+  }
   std::string err;
   llvm::raw_string_ostream errs(err);
-  if (failed(parsePassPipeline(text, pm, errs)))
+  if (failed(parsePassPipeline(nested, pm, errs)))
     return llvm::createStringError(
         llvm::join(llvm::split(llvm::StringRef(err).trim(), "\n\n"), "; "));
   return llvm::Error::success();
@@ -393,9 +459,10 @@ void FdoDriver::transform(llvm::ArrayRef<std::string> texts, ModuleOp module,
     PassManager pm(context);
     // Parsed before: cannot fail here.
     (void)parsePassPipeline(text, pm);
-    // A nested pipeline (func.func(...)) has no argument of its own.
-    llvm::StringRef arg = pm.begin()->getArgument();
-    std::string name = arg.empty() ? text : arg.str();
+    // A nested pipeline (func.func(...)) has no argument of its own: the
+    // name is that of the pass it runs.
+    std::string arg = getPassArgument(text);
+    std::string name = arg.empty() ? text : arg;
     // The verifier runs below, on its own, so that a failure names it.
     pm.enableVerifier(false);
     auto collector = std::make_unique<ChangeCollector>();

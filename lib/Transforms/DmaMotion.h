@@ -17,6 +17,7 @@
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -159,15 +160,16 @@ inline bool hasAttachedMetrics(Operation *root) {
 }
 
 /// The FDO passes act on measured stalls: without metrics (and without
-/// their `all` option, `hasAll`) they change nothing. Warns once, on
-/// `root`, when that is so; returns whether the pass should stop.
-inline bool warnIfNoMetrics(Operation *root, StringRef pass, bool all,
+/// their `all` option, `hasAll`) they change nothing. Warns once per
+/// function, on `func`, when that is so; returns whether the pass should
+/// stop.
+inline bool warnIfNoMetrics(func::FuncOp func, StringRef pass, bool all,
                             bool hasAll = true) {
-  if (all || hasAttachedMetrics(root))
+  if (all || hasAttachedMetrics(func))
     return false;
-  InFlightDiagnostic w = root->emitWarning()
-                         << pass
-                         << ": no op carries metrics, so nothing changes; run "
+  InFlightDiagnostic w = func.emitWarning()
+                         << pass << ": no op of function '" << func.getSymName()
+                         << "' carries metrics, so nothing changes; run "
                             "--accel-attach-metrics=metrics.json first (the "
                             "metrics.json of accel-replay run)";
   if (hasAll)

@@ -33,15 +33,15 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
 
   void runOnOperation() override {
     resetCounts({"num-hoisted", "num-hoisted-out-of-loops"});
-    ModuleOp module = getOperation();
-    if (warnIfNoMetrics(module, getArgument(), hoistAll))
+    func::FuncOp func = getOperation();
+    if (warnIfNoMetrics(func, getArgument(), hoistAll))
       return;
     // VMEM: allocations are static for the whole function (see Passes.td).
-    uint64_t vmemBytes = allocatedVmemBytes(module, vmemPage);
+    uint64_t vmemBytes = allocatedVmemBytes(func, vmemPage);
     bool vmemFits = vmemBytes <= vmemCapacity;
 
     SmallVector<DmaStartOp> dmas;
-    module.walk([&](DmaStartOp d) { dmas.push_back(d); });
+    func.walk([&](DmaStartOp d) { dmas.push_back(d); });
     // Slack left to each ISSUE for DMAs hoisted above it on its link: each
     // such DMA's transfer then goes first and delays it by that transfer.
     llvm::DenseMap<Operation *, int64_t> slackLeft;

@@ -38,8 +38,15 @@ accel::createAccelFdoPasses(const FdoPipelineOptions &options) {
 
 void accel::buildAccelFdoPipeline(OpPassManager &pm,
                                   const FdoPipelineOptions &options) {
-  for (std::unique_ptr<Pass> &pass : createAccelFdoPasses(options))
-    pm.addPass(std::move(pass));
+  // The FDO passes run on each func.func: nested, each in a pass manager
+  // of its own, so that the FDO loop can run (and blame) them one by one.
+  for (std::unique_ptr<Pass> &pass : createAccelFdoPasses(options)) {
+    std::optional<StringRef> anchor = pass->getOpName();
+    if (anchor && *anchor != pm.getOpAnchorName())
+      pm.nest(*anchor).addPass(std::move(pass));
+    else
+      pm.addPass(std::move(pass));
+  }
 }
 
 void accel::registerAccelFdoPipeline() {

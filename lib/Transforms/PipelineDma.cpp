@@ -1195,29 +1195,31 @@ struct PipelineDmaPass
     return "";
   }
 
-  /// Pipelines `loop` after a trial on a copy of the module that must
-  /// still lower (lib/Conversion/AccelToISA) within 7/8 of the scalar
-  /// registers, and within all of them after cse: the lowering does not spill, and how many registers a
-  /// schedule needs depends on every value's lifetime in the prologue,
-  /// kernel and epilogue, which the plan's estimate only approximates. A
-  /// trial that does not lower is retried with half the largest distance,
-  /// down to 1; then the loop is refused with the lowering's message.
-  /// `lowersNow`: whether the module lowers before any change (if not, the
-  /// trial proves nothing and is skipped).
+  /// Pipelines `loop` after a trial on a copy of its function (alone in a
+  /// module of its own: the functions beside it may be changing on other
+  /// threads) that must still lower (lib/Conversion/AccelToISA) within 7/8
+  /// of the scalar registers, and within all of them after cse: the
+  /// lowering does not spill, and how many registers a schedule needs
+  /// depends on every value's lifetime in the prologue, kernel and
+  /// epilogue, which the plan's estimate only approximates. A trial that
+  /// does not lower is retried with half the largest distance, down to 1;
+  /// then the loop is refused with the lowering's message. `lowersNow`:
+  /// whether the function lowers before any change (if not, the trial
+  /// proves nothing and is skipped).
   std::string pipelineChecked(scf::ForOp loop, bool lowersNow) {
     distanceCap = INT64_MAX;
     if (!lowersNow)
       return pipeline(loop);
-    ModuleOp module = getOperation();
+    func::FuncOp func = getOperation();
     SmallVector<Operation *> originals;
-    module.walk([&](scf::ForOp l) { originals.push_back(l); });
+    func.walk([&](scf::ForOp l) { originals.push_back(l); });
     unsigned index = llvm::find(originals, loop.getOperation()) -
                      originals.begin();
     for (int64_t cap = std::max<int64_t>(1, maxDistance);; cap /= 2) {
       distanceCap = cap;
-      ModuleOp copy = cast<ModuleOp>(module->clone());
+      OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
       SmallVector<scf::ForOp> copies;
-      copy.walk([&](scf::ForOp l) { copies.push_back(l); });
+      copy->walk([&](scf::ForOp l) { copies.push_back(l); });
       for (auto [o, c] : llvm::zip(originals, copies))
         if (work.count(o))
           work[c.getOperation()] = work.lookup(o);
@@ -1228,21 +1230,23 @@ struct PipelineDmaPass
       nextMarker = marker;
       std::string error;
       if (why.empty())
-        error = checkLowers(copy, vmemCapacity, vmemPage, kScalarRegs * 7 / 8);
+        error = checkLowers(*copy, func.getSymName(), vmemCapacity, vmemPage,
+                            kScalarRegs * 7 / 8);
       if (why.empty() && error.empty()) {
         // And within all of them after cse, which the FDO pipeline runs
         // next: merging equal constants and address math across the
         // prologue, the unrolled kernel and the epilogue lengthens live
         // ranges (seed 4017 of the corpus lowered before cse and needed
         // more than 255 registers after it).
-        IRRewriter cseRewriter(copy.getContext());
-        DominanceInfo dominance(copy);
-        eliminateCommonSubExpressions(cseRewriter, dominance, copy);
-        error = checkLowers(copy, vmemCapacity, vmemPage, kScalarRegs);
+        IRRewriter cseRewriter(copy->getContext());
+        DominanceInfo dominance(*copy);
+        eliminateCommonSubExpressions(cseRewriter, dominance, *copy);
+        error = checkLowers(*copy, func.getSymName(), vmemCapacity, vmemPage,
+                            kScalarRegs);
       }
       for (scf::ForOp c : copies)
         work.erase(c.getOperation());
-      copy->erase();
+      copy = nullptr;
       if (!why.empty())
         return why; // refused on its own: the real loop would be too
       if (error.empty())

@@ -122,12 +122,12 @@ struct RenameVmemPass
 
   void runOnOperation() override {
     resetCounts({"num-renamed"});
-    ModuleOp module = getOperation();
-    if (warnIfNoMetrics(module, getArgument(), /*all=*/false,
+    func::FuncOp func = getOperation();
+    if (warnIfNoMetrics(func, getArgument(), /*all=*/false,
                         /*hasAll=*/false))
       return;
     uint64_t page = std::max<uint64_t>(vmemPage, 1);
-    uint64_t used = allocatedVmemBytes(module, page);
+    uint64_t used = allocatedVmemBytes(func, page);
     SmallVector<std::pair<AllocOp, Value>> done; // (fresh, old buffer)
     renamed = 0;
     // Whether the program lowered before the first rename (checked then,
@@ -155,7 +155,7 @@ struct RenameVmemPass
       }
       used += bytes;
       if (!lowersBefore)
-        lowersBefore = checkLowers(module, vmemCapacity, vmemPage,
+        lowersBefore = checkLowers(func, vmemCapacity, vmemPage,
                                    /*scalarRegisters=*/255)
                            .empty();
       done.push_back({rename(buffer, from), buffer});
@@ -167,7 +167,7 @@ struct RenameVmemPass
 
     // WAITs that would sink but for a reuse of the DMA's source.
     SmallVector<DmaWaitOp> waits;
-    module.walk([&](DmaWaitOp w) { waits.push_back(w); });
+    func.walk([&](DmaWaitOp w) { waits.push_back(w); });
     for (DmaWaitOp wait : waits) {
       auto dma = wait.getToken().getDefiningOp<DmaStartOp>();
       if (!dma || !waitIsCritical(dma))
@@ -185,7 +185,7 @@ struct RenameVmemPass
     // Stalled DMAs that would hoist but for the last reads of their
     // destination's old contents.
     SmallVector<DmaStartOp> dmas;
-    module.walk([&](DmaStartOp d) { dmas.push_back(d); });
+    func.walk([&](DmaStartOp d) { dmas.push_back(d); });
     for (DmaStartOp dma : dmas) {
       if (getStallCycles(dma) <= 0 || !overwritesAll(dma, dma.getDst()))
         continue;
@@ -210,7 +210,7 @@ struct RenameVmemPass
     // The renamed program must still lower (each allocation's address is a
     // scalar register while it is in use), if the original did.
     if (!done.empty() && lowersBefore.value_or(false)) {
-      std::string error = checkLowers(module, vmemCapacity, vmemPage,
+      std::string error = checkLowers(func, vmemCapacity, vmemPage,
                                       /*scalarRegisters=*/255);
       if (!error.empty()) {
         for (auto &[fresh, old] : done) {
@@ -218,9 +218,9 @@ struct RenameVmemPass
           fresh->erase();
         }
         if (emitRemarks)
-          module.emitRemark() << "renamed nothing: the renamed program would "
-                                 "not lower: "
-                              << error;
+          func.emitRemark() << "renamed nothing: the renamed program would "
+                               "not lower: "
+                            << error;
         return;
       }
     }

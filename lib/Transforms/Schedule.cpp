@@ -82,10 +82,14 @@ int64_t measuredBusy(Operation *op) {
 /// op it was cloned from), else of the same name.
 class CostTable {
 public:
-  explicit CostTable(Operation *root) {
+  /// The measured costs of `root`'s ops, and the `accel.costs` table that
+  /// --accel-attach-metrics put on `module` (null: none).
+  CostTable(Operation *root, Operation *module) {
     // Costs by op kind and location recorded by --accel-attach-metrics,
     // for the clones of ops that carried metrics.
-    if (auto costs = root->getAttrOfType<DictionaryAttr>("accel.costs"))
+    if (auto costs = module
+                         ? module->getAttrOfType<DictionaryAttr>("accel.costs")
+                         : DictionaryAttr())
       for (NamedAttribute e : costs) {
         auto fields = dyn_cast<DictionaryAttr>(e.getValue());
         if (!fields)
@@ -446,19 +450,23 @@ struct SchedulePass : public accel::impl::AccelScheduleBase<SchedulePass>,
 
   void runOnOperation() override {
     resetCounts({"num-blocks-scheduled"});
-    ModuleOp module = getOperation();
-    CostTable costs(module);
+    func::FuncOp func = getOperation();
+    // --accel-attach-metrics puts the cost table and the DMA slot count on
+    // the module; a function pass only reads them (no pass on a function
+    // changes its module's attributes).
+    Operation *module = func->getParentOp();
+    CostTable costs(func, module);
     if (costs.empty()) {
-      (void)warnIfNoMetrics(module, getArgument(), /*all=*/false,
+      (void)warnIfNoMetrics(func, getArgument(), /*all=*/false,
                             /*hasAll=*/false);
       return;
     }
-    int64_t slots = getMetric(module.getOperation(), "accel.dma_max_outstanding");
+    int64_t slots = module ? getMetric(module, "accel.dma_max_outstanding") : 0;
     bool lowersBefore =
-        checkLowers(module, vmemCapacity, vmemPage, /*scalarRegisters=*/255)
+        checkLowers(func, vmemCapacity, vmemPage, /*scalarRegisters=*/255)
             .empty();
     SmallVector<Block *> blocks;
-    module.walk([&](Block *b) { blocks.push_back(b); });
+    func.walk([&](Block *b) { blocks.push_back(b); });
     SmallVector<std::pair<Block *, SmallVector<Operation *>>> undo;
     for (Block *b : blocks) {
       // Function bodies only: a loop body's model would miss what the
@@ -481,15 +489,15 @@ struct SchedulePass : public accel::impl::AccelScheduleBase<SchedulePass>,
     }
     if (!undo.empty() && lowersBefore) {
       std::string error =
-          checkLowers(module, vmemCapacity, vmemPage, /*scalarRegisters=*/255);
+          checkLowers(func, vmemCapacity, vmemPage, /*scalarRegisters=*/255);
       if (!error.empty()) {
         for (auto &[b, old] : undo)
           for (Operation *op : old)
             op->moveBefore(b, b->end());
         if (emitRemarks)
-          module.emitRemark() << "scheduled nothing: the scheduled program "
-                                 "would not lower: "
-                              << error;
+          func.emitRemark() << "scheduled nothing: the scheduled program "
+                               "would not lower: "
+                            << error;
         return;
       }
     }

@@ -1,5 +1,5 @@
 // Debian's stock mlir-opt (LLVM 22) loads the accel dialect and passes.
-// RUN: mlir-opt --load-dialect-plugin=%accel_libs/AccelPlugin%shlibext --load-pass-plugin=%accel_libs/AccelPlugin%shlibext %s --pass-pipeline='builtin.module(accel-assign-op-ids,accel-hoist-dma{all=true})' | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%accel_libs/AccelPlugin%shlibext --load-pass-plugin=%accel_libs/AccelPlugin%shlibext %s --pass-pipeline='builtin.module(accel-assign-op-ids,func.func(accel-hoist-dma{all=true}))' | FileCheck %s
 
 // CHECK-LABEL: func.func @main
 // CHECK: %[[T0:.*]] = accel.dma_start %arg0, %{{.*}} {accel.op_id = 2 : i64}

@@ -12,13 +12,13 @@
 // RUN: accel-opt %s --accel-hoist-dma='all=true' 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=QUIET
 // RUN: sed 's/accel.op_id = 2/accel.op_id = 2, accel.stall_base = 400/' %s | accel-opt --accel-hoist-dma 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=QUIET
 
-// HOIST-COUNT-1: warning: accel-hoist-dma: no op carries metrics, so nothing changes; run --accel-attach-metrics=metrics.json first (the metrics.json of accel-replay run), or pass all=true
-// SINK-COUNT-1: warning: accel-sink-dma-wait: no op carries metrics, so nothing changes; {{.*}}, or pass all=true
-// PAR-COUNT-1: warning: accel-parallelize-dma: no op carries metrics
-// PIN-COUNT-1: warning: accel-pin-vmem: no op carries metrics
-// PIPE-COUNT-1: warning: accel-pipeline-dma: no op carries metrics
-// RENAME: warning: accel-rename-vmem: no op carries metrics, so nothing changes; run --accel-attach-metrics=metrics.json first (the metrics.json of accel-replay run){{$}}
-// SCHED: warning: accel-schedule: no op carries metrics
+// HOIST-COUNT-1: warning: accel-hoist-dma: no op of function 'main' carries metrics, so nothing changes; run --accel-attach-metrics=metrics.json first (the metrics.json of accel-replay run), or pass all=true
+// SINK-COUNT-1: warning: accel-sink-dma-wait: no op of function 'main' carries metrics, so nothing changes; {{.*}}, or pass all=true
+// PAR-COUNT-1: warning: accel-parallelize-dma: no op of function 'main' carries metrics
+// PIN-COUNT-1: warning: accel-pin-vmem: no op of function 'main' carries metrics
+// PIPE-COUNT-1: warning: accel-pipeline-dma: no op of function 'main' carries metrics
+// RENAME: warning: accel-rename-vmem: no op of function 'main' carries metrics, so nothing changes; run --accel-attach-metrics=metrics.json first (the metrics.json of accel-replay run){{$}}
+// SCHED: warning: accel-schedule: no op of function 'main' carries metrics
 // QUIET-NOT: warning
 
 // SAME-LABEL: func.func @main

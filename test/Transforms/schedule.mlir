@@ -76,8 +76,8 @@ func.func @loop_fence(%x: memref<8x128xf32, #hbm>, %a: memref<8x128xf32, #vmem>,
 // -----
 
 // Without measured costs the pass does nothing, and says so once.
-// expected-warning @below {{accel-schedule: no op carries metrics, so nothing changes; run --accel-attach-metrics=metrics.json first (the metrics.json of accel-replay run)}}
 module {
+  // expected-warning @below {{accel-schedule: no op of function 'no_metrics' carries metrics, so nothing changes; run --accel-attach-metrics=metrics.json first (the metrics.json of accel-replay run)}}
   func.func @no_metrics(%a: memref<8x128xf32, #accel.space<vmem>>) {
     accel.vexp %a, %a : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
     return

@@ -34,7 +34,9 @@ struct FdoOptions {
   /// than the best so far.
   unsigned iterations = 10;
   /// The transforms of each iteration as an MLIR textual pass pipeline on
-  /// builtin.module (accel-opt's syntax); empty: the passes of
+  /// builtin.module (accel-opt's syntax), nested implicitly as mlir-opt's
+  /// command line does: "accel-hoist-dma,cse" runs accel-hoist-dma on each
+  /// func.func and cse on the module; empty: the passes of
   /// --accel-fdo-pipeline with the config's VMEM capacity.
   std::string passPipeline;
   /// Passes tried on each iteration's transformed program (a textual
@@ -141,7 +143,9 @@ struct FdoResult {
 };
 
 /// The pass pipelines of one FDO iteration, one textual pipeline per pass
-/// of `options.passPipeline` (or of the default FDO pipeline). Errors name
+/// of `options.passPipeline` (or of the default FDO pipeline): a function
+/// pass comes as "func.func(PASS)", a group the user nested stays one
+/// element ("func.func(A,B)"). Errors name
 /// the problem ("--passes: ..." style, from MLIR's pipeline parser).
 llvm::Expected<std::vector<std::string>>
 getFdoPassPipelines(mlir::MLIRContext *context, const FdoOptions &options,

@@ -77,11 +77,14 @@ struct FdoPipelineOptions
 /// (prefetch later iterations' tiles into extra buffers), and last --cse
 /// (the moves and clones leave unused address arithmetic behind, which
 /// would still cost issue slots). Each accel pass reads the attributes of
-/// --accel-attach-metrics as hints and proves legality itself.
+/// --accel-attach-metrics as hints and proves legality itself. The accel
+/// passes run on each func.func: on a `builtin.module` pass manager each is
+/// added in a `func.func(...)` pass manager of its own (cse stays on the
+/// module).
 void buildAccelFdoPipeline(mlir::OpPassManager &pm,
                            const FdoPipelineOptions &options);
 /// The passes of the FDO pipeline, in order (what buildAccelFdoPipeline
-/// adds), for drivers that run them one at a time.
+/// adds, before nesting), for drivers that run them one at a time.
 std::vector<std::unique_ptr<mlir::Pass>>
 createAccelFdoPasses(const FdoPipelineOptions &options);
 /// Registers --accel-fdo-pipeline.

@@ -65,7 +65,7 @@ def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
+def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::func::FuncOp"> {
   let summary = "Hoist stalled DMA ISSUEs earlier, out of op sequences and loops";
   let description = [{
     Moves each `accel.dma_start` whose attached metrics show a stall
@@ -106,6 +106,10 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
     Each moved op gets `accel.hoisted` (i64: how many ops it crossed). With
     `remarks=true` every refusal is reported as a remark on the DMA naming
     the reason.
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-hoist-dma))'`, or `--accel-hoist-dma`,
+    which nests it.
   }];
   let options = [
     Option<"hoistAll", "all", "bool", /*default=*/"false",
@@ -128,7 +132,7 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
+def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::func::FuncOp"> {
   let summary = "Issue independent DMAs back to back so base latencies overlap";
   let description = [{
     SnR (Zarkadas et al., SoCC '25) §5.2.1: DMAs serialized by ISSUE -> WAIT
@@ -162,6 +166,10 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
 
     Each moved op gets `accel.parallelized` (i64: the op id of A). With
     `remarks=true` every refusal is reported as a remark naming the reason.
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-parallelize-dma))'`, or `--accel-parallelize-dma`,
+    which nests it.
   }];
   let options = [
     Option<"parallelizeAll", "all", "bool", /*default=*/"false",
@@ -177,7 +185,7 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::ModuleOp"> {
+def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::func::FuncOp"> {
   let summary = "Give a reused VMEM buffer a fresh allocation where the reuse "
                 "stops a stalled DMA from moving";
   let description = [{
@@ -215,6 +223,10 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::ModuleOp"> {
 
     New allocations get `accel.renamed` (i64, in order) and no op id. With
     `remarks=true` each rename and each refusal is reported.
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-rename-vmem))'`, or `--accel-rename-vmem`,
+    which nests it.
   }];
   let options = [
     Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
@@ -231,7 +243,7 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelSchedule : Pass<"accel-schedule", "mlir::ModuleOp"> {
+def AccelSchedule : Pass<"accel-schedule", "mlir::func::FuncOp"> {
   let summary = "List-schedule each block for the in-order core, on the "
                 "measured costs";
   let description = [{
@@ -279,6 +291,10 @@ def AccelSchedule : Pass<"accel-schedule", "mlir::ModuleOp"> {
     (`--trial-passes`, default `accel-schedule,cse`): each iteration's
     program is scheduled, run, and the scheduled one kept only when it is
     faster (docs/metrics.md, fdo.json).
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-schedule))'`, or `--accel-schedule`,
+    which nests it.
   }];
   let options = [
     Option<"vmemPage", "vmem-page", "uint64_t", /*default=*/"1024",
@@ -294,7 +310,7 @@ def AccelSchedule : Pass<"accel-schedule", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
+def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::func::FuncOp"> {
   let summary = "Move stalled DMA WAITs down to the first use of the data";
   let description = [{
     The mirror of --accel-hoist-dma (SnR (Zarkadas et al., SoCC '25) §5.2, §5.4): a WAIT placed
@@ -315,6 +331,10 @@ def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
 
     Each moved WAIT gets `accel.sunk` (i64: the ops crossed). With
     `remarks=true` the pass reports where each WAIT stopped and why.
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-sink-dma-wait))'`, or `--accel-sink-dma-wait`,
+    which nests it.
   }];
   let options = [
     Option<"sinkAll", "all", "bool", /*default=*/"false",
@@ -327,7 +347,7 @@ def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
+def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
   let summary = "Software-pipeline a loop's DMAs (prefetch distance d, "
                 "multi-buffered) on upstream scf::pipelineForLoop";
   let description = [{
@@ -438,6 +458,10 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
     The prologue's first DMA carries `accel.pipelined` (accel-replay counts
     them); every op made carries no `accel.*` attribute of the original (op
     id, metrics) and gets a new op id when ids are assigned again.
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-pipeline-dma))'`, or `--accel-pipeline-dma`,
+    which nests it.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
@@ -475,7 +499,7 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::ModuleOp"> {
   ];
 }
 
-def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
+def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::func::FuncOp"> {
   let summary = "Keep data re-DMA'd from unchanged bytes resident in VMEM";
   let description = [{
     SnR (Zarkadas et al., SoCC '25) §5.2.1 (pin the All-Gather node addresses in VMEM) and FAST (Zhang et al., ASPLOS '22)
@@ -535,6 +559,10 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::ModuleOp"> {
     gap). Refusals, and legal candidates left out for capacity ("its N
     bytes do not fit the VMEM capacity of C bytes"), are remarks with
     `remarks=true`.
+
+    Runs on each `func.func`, on its own (functions run in parallel):
+    `--pass-pipeline='builtin.module(func.func(accel-pin-vmem))'`, or `--accel-pin-vmem`,
+    which nests it.
   }];
   let options = [
     Option<"pinAll", "all", "bool", /*default=*/"false",

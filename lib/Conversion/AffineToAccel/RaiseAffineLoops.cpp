@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
+#include "accel/Support/ThreadDiagnostics.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/LoopUtils.h"
@@ -500,8 +501,10 @@ struct AccelRaiseAffineLoopsPass
       // a tiled nest index with their tile size (`%i * 32 + %ii`), so the
       // tile loops stay loops around the raised op on each tile.
       for (size_t first = 0; first < loops.size(); ++first) {
-        ScopedDiagnosticHandler quiet(&getContext(),
-                                      [](Diagnostic &) { return success(); });
+        // Silences this thread's diagnostics only: the pass runs on other
+        // functions beside.
+        accel::ThreadDiagnosticHandler quiet(
+            &getContext(), [](Diagnostic &) { return success(); });
         FailureOr<NestPlan> plan =
             analyzeNest(ArrayRef(loops).drop_front(first));
         if (succeeded(plan)) {
