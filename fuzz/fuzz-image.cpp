@@ -1,8 +1,8 @@
 //===- fuzz-image.cpp - libFuzzer target: program images (ACCELBIN) -------===//
 //
 // isa::Program::fromImage on the input (docs/isa.md, "Binary image
-// format"), then what `accel-replay disasm` prints (the listing), an image
-// round trip and, when its buffers fit the machine
+// format"), then what `accel-translate --accel-image-to-asm` prints (the
+// listing), an image round trip and, when its buffers fit the machine
 // (Program::checkBuffersFit), a run of the program on the simulator
 // bounded to kMaxInstructions and to fuzz::kMaxWork (FuzzBudget.h), on a
 // small machine. Any error or simulated fault is a clean rejection; a

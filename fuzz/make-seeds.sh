@@ -13,7 +13,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$(cd "${1:-build}" && pwd)"
 replay="$build/bin/accel-replay"
-[[ -x "$replay" ]] || { echo "make-seeds.sh: no $replay; build first" >&2; exit 1; }
+translate="$build/bin/accel-translate"
+for tool in "$replay" "$translate"; do
+  [[ -x "$tool" ]] || { echo "make-seeds.sh: no $tool; build first" >&2; exit 1; }
+done
 mlir="$here/corpus/fuzz-mlir"
 config="$here/corpus/fuzz-config/small-machine.json"
 images="$here/corpus/fuzz-image"
@@ -24,7 +27,8 @@ cd "$mlir"
 
 rm -f "$images"/*.bin "$traces"/*.trace
 for program in tiny table-loop dma-scenarios matmul-loop; do
-  "$replay" lower "$program.mlir" --config "$config" -o "$images/$program.bin"
+  "$translate" --mlir-to-accel-image "$program.mlir" --config "$config" \
+    -o "$images/$program.bin"
 done
 
 record() { # NAME PROGRAM OPTIONS...

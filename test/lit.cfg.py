@@ -57,6 +57,7 @@ config.substitutions.append(("%no_leak_check", no_leak_check))
 tools = [
     "accel-opt",
     "accel-replay",
+    "accel-translate",
     "accel-gen",
     mlir_opt,
 ]

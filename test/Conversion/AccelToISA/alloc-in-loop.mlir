@@ -5,7 +5,7 @@
 // the nested loop ends gave the next outer iteration a wrong address
 // ("VMEM access out of bounds").
 // RUN: accel-replay run %s -o %t > /dev/null
-// RUN: accel-replay asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
 
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>

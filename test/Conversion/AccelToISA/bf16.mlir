@@ -1,7 +1,7 @@
 // bf16 tiles lower with their element size: buffer sizes, subview offsets
 // (2 bytes per element), DMA flags and the per-operand bf16 bits of the MXU
 // and the VPU (docs/isa.md, "Element types").
-// RUN: accel-replay asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
 
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>

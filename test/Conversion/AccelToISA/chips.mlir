@@ -1,4 +1,4 @@
-// RUN: accel-replay asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
 
 // The chip ops lower to chip.id / chip.count; a remote accel.dma_start puts
 // the chip's register in rs3 and marks the remote side (@rN), its signal in

@@ -1,11 +1,11 @@
 // Programs the lowering rejects, each with one located error and exit 1.
 // RUN: split-file %s %t
-// RUN: not accel-replay asm %t/unsupported-op.mlir 2>&1 | FileCheck %s --check-prefix=OPKIND --implicit-check-not=error:
-// RUN: not accel-replay asm %t/vmem-arg.mlir 2>&1 | FileCheck %s --check-prefix=ARG --implicit-check-not=error:
-// RUN: not accel-replay asm %t/capacity.mlir 2>&1 | FileCheck %s --check-prefix=CAPACITY --implicit-check-not=error:
-// RUN: not accel-replay asm %t/two-funcs.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY --implicit-check-not=error:
-// RUN: not accel-replay asm %t/init.mlir 2>&1 | FileCheck %s --check-prefix=INIT --implicit-check-not=error:
-// RUN: not accel-replay asm %t/iota-bf16.mlir 2>&1 | FileCheck %s --check-prefix=IOTA --implicit-check-not=error:
+// RUN: not accel-translate --mlir-to-accel-asm %t/unsupported-op.mlir 2>&1 | FileCheck %s --check-prefix=OPKIND --implicit-check-not=error:
+// RUN: not accel-translate --mlir-to-accel-asm %t/vmem-arg.mlir 2>&1 | FileCheck %s --check-prefix=ARG --implicit-check-not=error:
+// RUN: not accel-translate --mlir-to-accel-asm %t/capacity.mlir 2>&1 | FileCheck %s --check-prefix=CAPACITY --implicit-check-not=error:
+// RUN: not accel-translate --mlir-to-accel-asm %t/two-funcs.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY --implicit-check-not=error:
+// RUN: not accel-translate --mlir-to-accel-asm %t/init.mlir 2>&1 | FileCheck %s --check-prefix=INIT --implicit-check-not=error:
+// RUN: not accel-translate --mlir-to-accel-asm %t/iota-bf16.mlir 2>&1 | FileCheck %s --check-prefix=IOTA --implicit-check-not=error:
 
 // OPKIND: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
 // ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32, bf16 or i32 HBM memref with a static shape and the identity layout

@@ -1,7 +1,7 @@
 // scf.for iter_args: a register per carried value, set from the init value
 // before the loop and from the yielded value at the end of each iteration;
 // the result is that register after the loop.
-// RUN: accel-replay asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
 // RUN: accel-replay run %s -o %t > /dev/null
 // RUN: %python -c "import json,sys; m=json.load(open(sys.argv[1])); ex={o['name']: o['executions'] for o in m['ops'].values()}; print('vexp', ex['accel.vexp'], 'vadd', ex['accel.vadd'], 'vmul', ex['accel.vmul'], 'vmax', ex['accel.vmax'])" %t/metrics.json | FileCheck %s --check-prefix=EXEC
 

@@ -1,5 +1,5 @@
-// RUN: accel-replay asm %s | FileCheck %s
-// RUN: accel-replay lower %s -o %t.bin && accel-replay disasm %t.bin | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-image %s -o %t.bin && accel-translate --accel-image-to-asm %t.bin | FileCheck %s
 // The binary image disassembles to the same listing (encoder/decoder agree).
 
 #hbm = #accel.space<hbm>

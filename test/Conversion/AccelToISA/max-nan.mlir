@@ -1,4 +1,4 @@
-// RUN: accel-replay asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
 
 // vmax and vreduce_max lower to vpu.max and vpu.rmax; with ignore_nan
 // (arith.maxnumf) they carry the maxnum flag, without it (arith.maximumf,

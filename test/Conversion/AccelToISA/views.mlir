@@ -1,4 +1,4 @@
-// RUN: accel-replay asm %s | FileCheck %s
+// RUN: accel-translate --mlir-to-accel-asm %s | FileCheck %s
 
 // memref.expand_shape and memref.collapse_shape keep their source's address:
 // a register copy. A rank-1 y against a rank-2 x is the row broadcast.

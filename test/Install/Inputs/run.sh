@@ -27,6 +27,8 @@ grep -q 'accel.vfill %0, 1.000000e+00 {accel.op_id = 2 : i64}' <<<"$out" || {
   echo "run.sh: the consumer's output lacks the op ids:"; echo "$out"; exit 1; }
 # The installed tools run, and find the scripts installed next to them.
 "$work/prefix/bin/accel-replay" run "$work/p.mlir" -o "$work/out" > /dev/null
+"$work/prefix/bin/accel-translate" --mlir-to-accel-asm "$work/p.mlir" |
+  grep -q 'vpu.fill' || { echo "run.sh: accel-translate gave no listing"; exit 1; }
 test -e "$work/prefix/bin/accel-plot.py"
 test -e "$work/prefix/lib/AccelPlugin.so"
 echo "install: the package, a consumer built against it and the tools: ok"

@@ -1,0 +1,355 @@
+//===- Options.cpp - accel-replay's command line and shared helpers -------===//
+//
+// The subcommands and their options (each option lists the subcommands it
+// belongs to, so that each subcommand's --help shows only its own), and
+// the helpers of Tool.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tool.h"
+
+#include "accel/Conversion/AccelToISA.h"
+#include "accel/Fdo/Load.h"
+#include "accel/Replay/Trace.h"
+#include "accel/Support/Output.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+using namespace accel;
+
+namespace accel::tool {
+
+cl::SubCommand runCmd("run", "Lower, simulate and analyze a program");
+cl::SubCommand
+    fdoCmd("fdo",
+           "Feedback-directed loop: run, attach the metrics, apply the FDO "
+           "passes (pin, parallelize, rename, hoist, sink, pipeline; cse), "
+           "re-run while it gets faster");
+cl::SubCommand
+    recordCmd("record",
+              "Record a window of a program's execution into a trace");
+cl::SubCommand
+    replayCmd("replay",
+              "Replay a trace on the timing simulator and analyze it");
+cl::SubCommand
+    plotCmd("plot",
+            "Draw DMA timeline, utilization and VMEM heatmap PNGs of an "
+            "output directory (python3-matplotlib)");
+cl::SubCommand traceInfoCmd("trace-info",
+                            "Print a trace's header, sizes and counts");
+cl::SubCommand
+    sweepCmd("sweep",
+             "Run a program (with FDO) or replay a trace on a grid of machine "
+             "configs, in parallel: sweep.csv, sweep.json, sweep.png");
+
+cl::SubCommand
+    configCmd("config",
+              "Print the machine config a run would use (the embedded "
+              "default, or it merged with --config FILE) as JSON");
+
+cl::OptionCategory category("accel-replay options");
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
+                               cl::Required, cl::sub(runCmd), cl::sub(fdoCmd),
+                               cl::sub(recordCmd), cl::sub(replayCmd),
+                               cl::sub(traceInfoCmd), cl::sub(plotCmd),
+                               cl::sub(sweepCmd), cl::cat(category));
+cl::list<std::string> sweepSets(
+    "set",
+    cl::desc("sweep: a config field and its values, PATH=V1,V2,... (e.g. "
+             "vmem.bytes=8Mi,16Mi or dma.links[0].bytes_per_cycle=512,1024; "
+             "suffixes Ki Mi Gi Ti). Repeatable: the grid is every "
+             "combination"),
+    cl::value_desc("PATH=V1,V2"), cl::sub(sweepCmd), cl::cat(category));
+cl::opt<std::string> sweepShard(
+    "shard",
+    cl::desc("sweep: run only the points p with p mod N = I, for a cluster's "
+             "array job (docs/sweep.md); default 0/1, every point"),
+    cl::value_desc("I/N"), cl::init("0/1"), cl::sub(sweepCmd),
+    cl::cat(category));
+cl::opt<unsigned> sweepJobs(
+    "j",
+    cl::desc("sweep: points run at once (default 0: every hardware thread)"),
+    cl::value_desc("N"), cl::init(0), cl::sub(sweepCmd), cl::cat(category));
+cl::opt<bool> sweepFdo(
+    "fdo",
+    cl::desc("sweep of a program: also run the FDO loop at every point "
+             "(default true)"),
+    cl::init(true), cl::sub(sweepCmd), cl::cat(category));
+cl::opt<bool>
+    sweepPlot("plot",
+              cl::desc("sweep: draw sweep.png with utils/accel-sweep-plot.py "
+                       "(python3-matplotlib; default true)"),
+              cl::init(true), cl::sub(sweepCmd), cl::cat(category));
+cl::opt<std::string>
+    plotChip("chip", cl::desc("plot: the chip of a system to draw (default 0)"),
+             cl::value_desc("N"), cl::sub(plotCmd), cl::cat(category));
+cl::opt<std::string>
+    plotDmas("dmas",
+             cl::desc("plot: the DMAs of dma_timeline.png in issue order, END "
+                      "exclusive (default the first 64)"),
+             cl::value_desc("FIRST:END"), cl::sub(plotCmd), cl::cat(category));
+cl::opt<std::string>
+    outputPath("o",
+               cl::desc("Output directory (run, fdo, replay, sweep) or file "
+                        "(record, config)"),
+               cl::value_desc("path"), cl::sub(runCmd), cl::sub(fdoCmd),
+               cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
+               cl::sub(configCmd), cl::cat(category));
+cl::opt<std::string>
+    configFile("config",
+               cl::desc("Machine config JSON overriding the embedded default "
+                        "(docs/config.md)"),
+               cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
+               cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
+               cl::sub(configCmd), cl::cat(category));
+cl::opt<bool> printDefault(
+    "print-default",
+    cl::desc("config: print the embedded default config (docs/config.md), "
+             "a starting point for an override file"),
+    cl::sub(configCmd), cl::cat(category));
+cl::opt<std::string> entryName("entry",
+                               cl::desc("Function to run (default: "
+                                        "main, or the only function)"),
+                               cl::sub(runCmd), cl::sub(fdoCmd),
+                               cl::sub(recordCmd), cl::sub(sweepCmd),
+                               cl::cat(category));
+cl::opt<unsigned> iterations("iterations",
+                             cl::desc("At most this many FDO "
+                                      "iterations after the baseline; "
+                                      "the loop stops earlier at the "
+                                      "first iteration that is not "
+                                      "faster (default 10)"),
+                             cl::init(10), cl::sub(fdoCmd), cl::sub(sweepCmd),
+                             cl::cat(category));
+cl::opt<std::string> fdoPasses(
+    "passes",
+    cl::desc("Transforms of each FDO iteration, as an MLIR textual pass "
+             "pipeline (accel-opt's syntax, e.g. "
+             "'accel-hoist-dma,accel-pipeline-dma{max-distance=4},cse'); "
+             "default: the passes of --accel-fdo-pipeline with the config's "
+             "VMEM capacity"),
+    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::sub(sweepCmd),
+    cl::cat(category));
+cl::opt<std::string> fdoTrialPasses(
+    "trial-passes",
+    cl::desc("Passes tried on each FDO iteration's program, as a textual "
+             "pass pipeline: their output is run too and kept only if it is "
+             "correct and faster; '' for none (default: 'accel-schedule,cse' "
+             "with the default --passes, none with --passes)"),
+    cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::sub(sweepCmd),
+    cl::cat(category));
+cl::list<std::string> inputTensors(
+    "input",
+    cl::desc("Initial contents of an HBM argument from a NumPy .npy file "
+             "(C order, the argument's shape, dtype float32 or int32; a "
+             "bf16 argument reads float32 values, rounded to nearest even, "
+             "or its bit patterns as uint16 or ml_dtypes.bfloat16); NAME "
+             "is the argument's position N, argN or %argN. Repeatable; "
+             "other arguments keep their default initial values"),
+    cl::value_desc("NAME=FILE.npy"), cl::sub(runCmd), cl::sub(fdoCmd),
+    cl::cat(category));
+cl::opt<std::string> outputTensorDir(
+    "output-dir",
+    cl::desc("Write every HBM argument's final contents to DIR/argN.npy "
+             "(fdo: those of the best iteration's program)"),
+    cl::value_desc("dir"), cl::sub(runCmd), cl::sub(fdoCmd), cl::cat(category));
+cl::opt<uint64_t> maxInstructions(
+    "max-instructions",
+    cl::desc("Instruction budget: run stops there and writes the metrics of "
+             "what ran, marked truncated; fdo and record fail (default: what "
+             "half of the available memory lets the analyses record, "
+             "clamped to [2^20, 2^32])"),
+    cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
+    cl::sub(sweepCmd), cl::cat(category));
+cl::opt<uint64_t> bucketCycles(
+    "bucket-cycles",
+    cl::desc("Time bucket width of the utilization and VMEM analyses "
+             "(default: about 200 buckets)"),
+    cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(replayCmd),
+    cl::cat(category));
+cl::opt<bool> analyze(
+    "analyze",
+    cl::desc("Run the analyzer (utilization, VMEM, dependencies, "
+             "suggestions, roofline, timeline.json); --analyze=false keeps "
+             "only the DMA stall analysis (default true)"),
+    cl::init(true), cl::sub(runCmd), cl::sub(replayCmd), cl::cat(category));
+cl::opt<bool> timingOnly(
+    "timing-only",
+    cl::desc("Replay timing only: skip the MXU/VPU arithmetic (faster); the "
+             "window's results are then not checked, and control that "
+             "depends on computed values diverges (default false)"),
+    cl::init(false), cl::sub(replayCmd), cl::cat(category));
+cl::opt<std::string> breakAt(
+    "break-at",
+    cl::desc("Start recording at pc:N, op:ID or loc:FILE:LINE (default: the "
+             "program entry)"),
+    cl::value_desc("spec"), cl::sub(recordCmd), cl::cat(category));
+cl::opt<uint64_t> hitCount("hit",
+                           cl::desc("Break at the K-th arrival at the "
+                                    "breakpoint (default 1)"),
+                           cl::init(1), cl::sub(recordCmd), cl::cat(category));
+cl::opt<bool>
+    compressTrace("compress",
+                  cl::desc("zstd-compress the trace payload (default true; "
+                           "--compress=false writes it plain)"),
+                  cl::init(true), cl::sub(recordCmd), cl::cat(category));
+cl::opt<uint64_t>
+    recordCount("count", cl::desc("Instructions to record (default 1000000)"),
+                cl::init(1000000), cl::sub(recordCmd), cl::cat(category));
+
+/// --max-instructions, or the default derived from the available memory.
+uint64_t instructionBudget() {
+  return maxInstructions ? uint64_t(maxInstructions)
+                         : getDefaultInstructionBudget(analyze);
+}
+
+/// -o of run, fdo and replay: an output directory (default accel-out).
+std::string outputDirectory() {
+  return outputPath.empty() ? std::string("accel-out") : outputPath.getValue();
+}
+
+int fail(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "accel-replay") << msg << "\n";
+  return 1;
+}
+
+/// Reads and parses the input file; nullptr after an error message or a
+/// diagnostic.
+OwningOpRef<ModuleOp> parseInput(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
+  std::string err;
+  auto file = openInputFile(inputFile, &err);
+  if (!file) {
+    fail(err);
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module;
+  if (llvm::Error e = parseProgram(ctx, sourceMgr, std::move(file), module)) {
+    fail(llvm::toString(std::move(e)));
+    return nullptr;
+  }
+  return module;
+}
+
+/// Parses the input, runs the frontend if it needs it and gives every op
+/// its stable id; nullptr after a diagnostic on error.
+OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
+                                 sim::MachineConfig &config) {
+  auto module = parseInput(ctx, sourceMgr);
+  if (!module || failed(prepareProgram(*module, config)))
+    return nullptr;
+  return module;
+}
+
+/// Parses the input, assigns op ids and lowers it; failure after a
+/// diagnostic.
+FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
+                                     sim::MachineConfig &config) {
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  auto module = loadModule(ctx, sourceMgr, config);
+  if (!module)
+    return failure();
+  return lowerToIsa(*module, getLoweringOptions(config, entryName));
+}
+
+std::optional<sim::MachineConfig> configOrFail() {
+  auto config = loadMachineConfig(configFile);
+  if (!config) {
+    fail(llvm::toString(config.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*config);
+}
+
+/// The run options of the command line, without tensors.
+RunOptions baseRunOptions() {
+  RunOptions o;
+  o.entry = entryName;
+  o.maxInstructions = instructionBudget();
+  o.bucketCycles = bucketCycles;
+  o.analyze = analyze;
+  return o;
+}
+
+/// Writes `text` to -o (atomically), or to stdout without -o or with "-".
+int writeTextOutput(llvm::StringRef text) {
+  if (auto e = writeOutput(
+          outputPath.empty() ? std::string("-") : outputPath.getValue(), text))
+    return fail(llvm::toString(std::move(e)));
+  return 0;
+}
+
+/// Progress on stderr when it is a terminal, quiet otherwise.
+void showProgress(const char *what, uint64_t done, uint64_t total) {
+  if (!llvm::sys::Process::StandardErrIsDisplayed())
+    return;
+  llvm::errs() << llvm::format("\r%s: %3u%% (%llu / %llu instructions)", what,
+                               unsigned(total ? 100 * done / total : 100),
+                               (unsigned long long)done,
+                               (unsigned long long)total);
+  if (done >= total)
+    llvm::errs() << "\n";
+}
+
+llvm::Expected<replay::Trace> readTrace(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf)
+    return llvm::createStringError("%s: %s", path.str().c_str(),
+                                   buf.getError().message().c_str());
+  llvm::ArrayRef<uint8_t> bytes(
+      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+      (*buf)->getBufferSize());
+  auto trace = replay::Trace::deserialize(bytes);
+  if (!trace)
+    return llvm::createStringError("%s: %s", path.str().c_str(),
+                                   llvm::toString(trace.takeError()).c_str());
+  return trace;
+}
+
+/// A Python with matplotlib for the plot scripts: $ACCEL_PYTHON, Debian's
+/// /usr/bin/python3, or the python3 on PATH (the last one found even
+/// without matplotlib, so that its error is shown); empty if none.
+std::string findPlotPython() {
+  std::vector<std::string> pythons;
+  if (const char *env = std::getenv("ACCEL_PYTHON"))
+    pythons.push_back(env);
+  pythons.push_back("/usr/bin/python3");
+  if (auto p = llvm::sys::findProgramByName("python3"))
+    pythons.push_back(*p);
+  for (const std::string &python : pythons) {
+    if (!llvm::sys::fs::can_execute(python))
+      continue;
+    llvm::StringRef check[] = {python, "-c", "import matplotlib"};
+    std::optional<llvm::StringRef> quiet[] = {std::nullopt, llvm::StringRef(""),
+                                              llvm::StringRef("")};
+    if (llvm::sys::ExecuteAndWait(python, check, std::nullopt, quiet) == 0 ||
+        &python == &pythons.back())
+      return python;
+  }
+  return "";
+}
+
+/// The script `name` copied next to this executable by the build, or an
+/// error naming where it was looked for.
+llvm::Expected<std::string> findScript(const char *argv0,
+                                       llvm::StringRef name) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&findScript));
+  llvm::SmallString<256> script(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(script, name);
+  if (!llvm::sys::fs::exists(script))
+    return llvm::createStringError("cannot find " + script.str().str() +
+                                   " (it is copied there by the build)");
+  return script.str().str();
+}
+
+} // namespace accel::tool

@@ -1,0 +1,214 @@
+//===- TraceCommands.cpp - accel-replay record, replay and trace-info -----===//
+//
+// Record a window of a run into a trace with minimal state, replay it on
+// the timing simulator with the performance trackers attached, and
+// describe a trace (SnR, Zarkadas et al., SoCC '25, §4.1-4.2;
+// docs/trace-format.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tool.h"
+
+#include "accel/Analysis/Analyzer.h"
+#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Replay/Recorder.h"
+#include "accel/Replay/Replayer.h"
+#include "accel/Sim/Device.h"
+#include "accel/Support/Json.h"
+#include "accel/Support/Output.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace mlir;
+using namespace accel;
+using namespace accel::tool;
+using json = nlohmann::json;
+
+namespace accel::tool {
+
+int cmdRecord(MLIRContext &ctx) {
+  auto config = configOrFail();
+  if (!config)
+    return 1;
+  if (outputPath.empty())
+    return fail("record needs -o TRACE");
+  FailureOr<isa::Program> program = loadAndLower(ctx, *config);
+  if (failed(program))
+    return 1;
+  // A trace holds one chip's state; a chip of a system also needs the
+  // remote writes and semaphore signals other chips send it during the
+  // window, which the trace format does not carry yet.
+  if (config->chips > 1)
+    return fail("record: " + inputFile + " runs on a system of " +
+                std::to_string(config->chips) +
+                " chips; record and replay cover a single chip (use "
+                "'accel-replay run' or 'fdo' for a system)");
+  sim::Device device(*config, *program);
+  if (!breakAt.empty()) {
+    auto pc = sim::resolveBreakpoint(*program, breakAt);
+    if (!pc)
+      return fail(llvm::toString(pc.takeError()));
+    device.setBreakpoint(*pc, hitCount);
+    if (auto e = device.continueToBreakpoint(instructionBudget()))
+      return fail("--break-at=" + breakAt + ": " +
+                  llvm::toString(std::move(e)));
+  }
+  auto trace = replay::record(device, *program, config->jsonText, recordCount,
+                              [](uint64_t done, uint64_t total) {
+                                showProgress("recording", done, total);
+                              });
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  std::vector<uint8_t> bytes = trace->serialize(compressTrace);
+  if (auto e =
+          writeOutput(outputPath, llvm::StringRef((const char *)bytes.data(),
+                                                  bytes.size())))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << "recorded " << trace->pcs.size() << " instructions from pc "
+               << trace->startPc << " (instruction " << trace->startIndex
+               << " of the run): " << trace->registers.size()
+               << " registers and "
+               << trace->stateBytes() - trace->registers.size() * 8
+               << " memory bytes of initial state, "
+               << trace->pendingDmas.size() << " DMAs in flight; wrote "
+               << outputPath << " (" << bytes.size() << " bytes)\n";
+  return 0;
+}
+
+int cmdReplay() {
+  auto trace = readTrace(inputFile);
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  // --config: the recorded machine with the file's fields changed (the
+  // same instructions, new timing; seed 000 §4.2).
+  std::vector<std::string> changed;
+  llvm::Expected<std::unique_ptr<replay::Replayer>> replayer = nullptr;
+  if (configFile.empty()) {
+    replayer = replay::Replayer::create(*trace);
+  } else {
+    auto buf = llvm::MemoryBuffer::getFile(configFile, /*IsText=*/true);
+    if (!buf)
+      return fail(configFile + ": cannot read: " + buf.getError().message());
+    replayer = replay::Replayer::create(*trace, (*buf)->getBuffer(), configFile,
+                                        changed);
+  }
+  if (!replayer)
+    return fail(inputFile + ": " + llvm::toString(replayer.takeError()));
+  if (!configFile.empty()) {
+    llvm::outs() << "replaying on the recorded machine with " << configFile
+                 << "'s changes (" << changed.size() << " field"
+                 << (changed.size() == 1 ? "" : "s") << "):\n";
+    for (const std::string &c : changed)
+      llvm::outs() << "  " << c << "\n";
+  }
+  analysis::DmaStallCollector collector;
+  analysis::Analyzer analyzer((*replayer)->getProgram(),
+                              (*replayer)->getConfig());
+  (*replayer)->addObserver(&collector);
+  if (analyze)
+    (*replayer)->addObserver(&analyzer);
+  if (auto e = (*replayer)->load())
+    return fail(inputFile + ": " + llvm::toString(std::move(e)));
+  (*replayer)->getSimulator().setTimingOnly(timingOnly);
+  auto summary = (*replayer)->run([](uint64_t done, uint64_t total) {
+    showProgress("replaying", done, total);
+  });
+  if (!summary)
+    return fail(inputFile + ": " + llvm::toString(summary.takeError()) +
+                (timingOnly ? " (a --timing-only replay skips the MXU/VPU "
+                              "arithmetic; replay without it if control "
+                              "depends on computed values)"
+                            : ""));
+  if (!timingOnly)
+    if (auto e = (*replayer)->checkResults())
+      return fail(inputFile + ": " + llvm::toString(std::move(e)));
+  uint64_t writtenBytes = 0;
+  for (const sim::AddrRange &w : trace->writtenRanges)
+    writtenBytes += w.end - w.begin;
+  RunResult r;
+  r.program = (*replayer)->getProgram();
+  r.summary = *summary;
+  finishAnalysis(r, (*replayer)->getConfig(), collector, analyzer,
+                 baseRunOptions());
+  r.metrics["window"] = {{"start_instruction", trace->startIndex},
+                         {"start_pc", trace->startPc},
+                         {"instructions", trace->pcs.size()}};
+  std::string dir = outputDirectory();
+  auto staged = StagedDirectory::create(dir);
+  if (!staged)
+    return fail(llvm::toString(staged.takeError()));
+  llvm::SmallString<256> metricsPath(staged->path()),
+      reportPath(staged->path()), timelinePath(staged->path());
+  llvm::sys::path::append(metricsPath, "metrics.json");
+  llvm::sys::path::append(reportPath, "report.txt");
+  llvm::sys::path::append(timelinePath, "timeline.json");
+  if (!r.timeline.empty())
+    if (auto e = writeOutput(timelinePath, r.timeline))
+      return fail(llvm::toString(std::move(e)));
+  std::string report;
+  llvm::raw_string_ostream ros(report);
+  analysis::writeReport(r.metrics, ros);
+  if (auto e = writeOutput(metricsPath, dumpJson(r.metrics, 2) + "\n"))
+    return fail(llvm::toString(std::move(e)));
+  if (auto e = writeOutput(reportPath, report))
+    return fail(llvm::toString(std::move(e)));
+  if (auto e = staged->commit())
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << report << "\nreplayed " << trace->pcs.size()
+               << " instructions; PC sequence matches the trace; ";
+  if (timingOnly)
+    llvm::outs() << "results not checked (--timing-only)";
+  else
+    llvm::outs() << "results match the recorded run ("
+                 << trace->finalRegisters.size() << " registers, "
+                 << writtenBytes << " bytes written)";
+  llvm::outs() << "; wrote " << dir << "/{"
+               << (analyze ? "metrics.json,timeline.json" : "metrics.json")
+               << ",report.txt}\n";
+  return 0;
+}
+
+int cmdTraceInfo() {
+  auto trace = readTrace(inputFile);
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  uint64_t fileBytes = 0;
+  llvm::sys::fs::file_size(inputFile, fileBytes);
+  const replay::Trace &t = *trace;
+  uint64_t memBytes = t.stateBytes() - t.registers.size() * 8;
+  llvm::outs()
+      << "trace:              " << inputFile << "\n"
+      << "format version:     " << t.formatVersion << "\n"
+      << "ISA version:        " << t.isaVersion << "\n"
+      << "payload:            " << (t.compressed ? "zstd-compressed" : "plain")
+      << "\n"
+      << "program:            " << t.program.name << " ("
+      << t.program.code.size() << " instructions, " << t.program.buffers.size()
+      << " buffers)\n"
+      << "fingerprint:        "
+      << (t.program.fingerprint.empty() ? std::string("(none)")
+                                        : t.program.fingerprint)
+      << "\n"
+      << "window:             " << t.pcs.size() << " instructions from pc "
+      << t.startPc << " (instruction " << t.startIndex << " of the run)\n"
+      << "initial registers:  " << t.registers.size() << "\n"
+      << "initial memory:     " << t.memory.size() << " ranges, " << memBytes
+      << " bytes\n"
+      << "DMAs in flight:     " << t.pendingDmas.size() << "\n"
+      << "next DMA id:        " << t.nextDmaId << "\n"
+      << "file size:          " << fileBytes << " bytes ("
+      << llvm::format("%.2f",
+                      t.pcs.empty() ? 0.0 : double(fileBytes) / t.pcs.size())
+      << " bytes/instruction)\n"
+      << "full-state snapshot: " << t.fullStateBytes << " bytes ("
+      << llvm::format("%.1fx", t.stateBytes()
+                                   ? double(t.fullStateBytes) / t.stateBytes()
+                                   : 0.0)
+      << " the recorded state)\n";
+  return 0;
+}
+} // namespace accel::tool
