@@ -7,7 +7,8 @@
 // then one track per DMA link and one for the backtails; each
 // DMA is an async slice on its link's track ("DMA <id>") with nested
 // "base latency", "queue", "transfer" and "slack" parts; counters carry
-// unit utilization and VMEM free space per bucket; flow arrows join each
+// unit utilization, VMEM free space and VMEM unused space (SnR, Zarkadas et
+// al., SoCC '25, Fig. 8a) per bucket; flow arrows join each
 // DMA ISSUE to the instruction that bounds its relaxed backtail (seed 000
 // Fig. 9). Timestamps are microseconds at the config's clock.
 //
@@ -206,7 +207,8 @@ void Analyzer::writeTimelineEvents(
     }
   }
 
-  // Counters: utilization and VMEM free space per bucket.
+  // Counters: utilization, VMEM free space and VMEM unused space (SnR
+  // Fig. 8a, means over each bucket's cycles) per bucket.
   uint64_t bucket = m["utilization"]["bucket_cycles"].get<uint64_t>();
   const json &units = m["utilization"]["units"];
   const json &vm = m["vmem"];
@@ -221,5 +223,11 @@ void Analyzer::writeTimelineEvents(
           {"args", {{"free_fraction", vm["free_fraction"][k]},
                     {"largest_free_run_pages",
                      vm["largest_free_run_pages"][k]}}}});
+    if (vm.contains("unused_fraction"))
+      emit({{"name", "VMEM unused"}, {"ph", "C"}, {"ts", ts(k * bucket)},
+            {"pid", pid},
+            {"args", {{"unused_fraction", vm["unused_fraction"][k]},
+                      {"largest_unused_run_fraction",
+                       vm["largest_unused_run_fraction"][k]}}}});
   }
 }
