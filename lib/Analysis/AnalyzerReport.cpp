@@ -114,6 +114,18 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   }
   vj["free_fraction"] = free;
   vj["largest_free_run_pages"] = run;
+  // SnR Fig. 8a at cycle resolution (docs/metrics.md#vmem).
+  VmemTracker::UnusedSeries us = vmem.unused(bucket, total);
+  json unusedJson = json::array(), unusedRunJson = json::array();
+  for (size_t k = 0; k < us.unusedFraction.size(); ++k) {
+    unusedJson.push_back(round4(us.unusedFraction[k]));
+    unusedRunJson.push_back(round4(us.largestRunFraction[k]));
+  }
+  vj["unused_fraction"] = unusedJson;
+  vj["largest_unused_run_fraction"] = unusedRunJson;
+  vj["median_unused_fraction"] = round4(us.medianUnusedFraction);
+  vj["median_largest_unused_run_fraction"] =
+      round4(us.medianLargestRunFraction);
   vj["heatmap"] = heat;
   vj["min_free_fraction"] = round4(minFree);
   vj["peak_used_bytes"] = peakPages * vmem.getPageBytes();

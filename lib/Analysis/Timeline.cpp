@@ -7,9 +7,15 @@
 // then one track per DMA link and one for the backtails; each
 // DMA is an async slice on its link's track ("DMA <id>") with nested
 // "base latency", "queue", "transfer" and "slack" parts; counters carry
-// unit utilization and VMEM free space per bucket; flow arrows join each
-// DMA ISSUE to the instruction that bounds its relaxed backtail (seed 000
-// Fig. 9). Timestamps are microseconds at the config's clock.
+// unit utilization, VMEM free space and VMEM unused space per bucket; flow
+// arrows join the instruction that bounds each DMA's relaxed backtail to
+// its ISSUE (SnR, Zarkadas et al., SoCC '25, Fig. 9, 10). Timestamps are
+// microseconds at the config's clock.
+//
+// A flow's "s" and "f" events carry the category ("dma") and the ts of the
+// scalar-track slices they join (the "bound OP" slice and the ISSUE
+// slice): Chrome DevTools binds a flow event to the slice with the same
+// cat, pid, tid and ts, Perfetto to the slice enclosing it on its track.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +23,8 @@
 #include "accel/Support/Json.h"
 
 #include <nlohmann/json.hpp>
+
+#include <set>
 
 using namespace accel;
 using namespace accel::analysis;
@@ -112,6 +120,7 @@ void Analyzer::writeTimelineEvents(
   for (const DmaDependence &d : deps.dmas())
     depByIndex[d.index] = &d;
   uint64_t flowId = 0, drawn = 0;
+  std::set<uint64_t> boundSlices; // instructions with a "bound OP" slice
   for (const Dma &d : dmas) {
     if (d.timing.link < 0)
       continue;
@@ -158,8 +167,8 @@ void Analyzer::writeTimelineEvents(
       emit({{"name", "ISSUE " + title}, {"cat", "dma"}, {"ph", "X"},
             {"ts", ts(at)}, {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},
             {"args", args}});
-      // The backtail (seed 000 Fig. 10): how far back the ISSUE could move
-      // in the relaxed model, to the bounding instruction or the start.
+      // The backtail (SnR Fig. 10): how far back the ISSUE could move in
+      // the relaxed model, to the bounding instruction or the start.
       auto dep = depByIndex.find(d.index);
       if (dep != depByIndex.end()) {
         uint64_t from = dep->second->relaxed
@@ -172,21 +181,39 @@ void Analyzer::writeTimelineEvents(
                 {"ts", ts(ph[0] == 'b' ? std::min(from, at) : at)},
                 {"pid", pid}, {"tid", backtailTid}, {"args", args}});
       }
-      // Backtail flow: from the bounding instruction to the ISSUE.
+      // Backtail flow: from the bounding instruction's slice (one per
+      // instruction, however many ISSUEs it binds) to the ISSUE slice, both
+      // on the scalar track with the ISSUE's category, so that viewers
+      // bind both ends (see the file comment).
       if (dep != depByIndex.end() && dep->second->relaxed) {
         uint64_t b = *dep->second->relaxed;
-        const isa::Origin *bo = origin(pcs[b]);
-        emit({{"name", "bound " + (bo ? bo->opName : std::string("?"))},
-              {"cat", "backtail"}, {"ph", "X"}, {"ts", ts(issueCycles[b])},
-              {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},
-              {"args", {{"op_id", bo ? bo->opId : 0},
-                        {"loc", bo ? bo->loc : ""}}}});
+        if (boundSlices.insert(b).second) {
+          const isa::Origin *bo = origin(pcs[b]);
+          emit({{"name", "bound " + (bo ? bo->opName : std::string("?"))},
+                {"cat", "dma"},
+                {"ph", "X"},
+                {"ts", ts(issueCycles[b])},
+                {"dur", usPerCycle},
+                {"pid", pid},
+                {"tid", 1},
+                {"args",
+                 {{"op_id", bo ? bo->opId : 0}, {"loc", bo ? bo->loc : ""}}}});
+        }
         ++flowId;
-        emit({{"name", "backtail"}, {"cat", "backtail"}, {"ph", "s"},
-              {"id", flowId}, {"ts", ts(issueCycles[b])}, {"pid", pid},
+        emit({{"name", "backtail"},
+              {"cat", "dma"},
+              {"ph", "s"},
+              {"id", flowId},
+              {"ts", ts(issueCycles[b])},
+              {"pid", pid},
               {"tid", 1}});
-        emit({{"name", "backtail"}, {"cat", "backtail"}, {"ph", "f"},
-              {"bp", "e"}, {"id", flowId}, {"ts", ts(at)}, {"pid", pid},
+        emit({{"name", "backtail"},
+              {"cat", "dma"},
+              {"ph", "f"},
+              {"bp", "e"},
+              {"id", flowId},
+              {"ts", ts(at)},
+              {"pid", pid},
               {"tid", 1}});
       }
     }
@@ -206,7 +233,8 @@ void Analyzer::writeTimelineEvents(
     }
   }
 
-  // Counters: utilization and VMEM free space per bucket.
+  // Counters: utilization, VMEM free space and VMEM unused space (SnR
+  // Fig. 8a, means over each bucket's cycles) per bucket.
   uint64_t bucket = m["utilization"]["bucket_cycles"].get<uint64_t>();
   const json &units = m["utilization"]["units"];
   const json &vm = m["vmem"];
@@ -221,5 +249,14 @@ void Analyzer::writeTimelineEvents(
           {"args", {{"free_fraction", vm["free_fraction"][k]},
                     {"largest_free_run_pages",
                      vm["largest_free_run_pages"][k]}}}});
+    if (vm.contains("unused_fraction"))
+      emit({{"name", "VMEM unused"},
+            {"ph", "C"},
+            {"ts", ts(k * bucket)},
+            {"pid", pid},
+            {"args",
+             {{"unused_fraction", vm["unused_fraction"][k]},
+              {"largest_unused_run_fraction",
+               vm["largest_unused_run_fraction"][k]}}}});
   }
 }

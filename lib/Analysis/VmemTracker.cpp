@@ -1,7 +1,9 @@
 //===- VmemTracker.cpp - VMEM page liveness and fragmentation -------------===//
 //
-// Seed 000 §5.3.2, Fig. 8: free and contiguous-free VMEM over time, and the
-// block heatmap (blocks of pages, each a row of the heatmap).
+// SnR (Zarkadas et al., SoCC '25) §5.3.2, Fig. 8: free and contiguous-free
+// VMEM per time bucket, the block heatmap (blocks of pages, each a row of
+// the heatmap), and the paper's unused and largest contiguous unused VMEM
+// at cycle resolution.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +23,7 @@ void VmemTracker::close(uint32_t page, PageState &s) {
   if (!s.live)
     return;
   if (s.read)
-    intervals.push_back({page, s.writeCycle, s.lastRead});
+    intervals.push_back({page, s.used, s.writeCycle, s.lastRead, s.lastUse});
   else if (s.byDma)
     wasted[s.writerOp] += pageBytes;
   s.live = false;
@@ -43,7 +45,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
       continue;
     }
     close(uint32_t(p), s);
-    s = PageState{cycle, cycle, opId, true, false, byDma};
+    s = PageState{cycle, cycle, cycle, opId, true, false, byDma, false};
   }
 }
 
@@ -56,7 +58,8 @@ void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
     if (!s.live)
       continue; // reading a page nobody wrote (zeros): not live data
     s.lastRead = std::max(s.lastRead, cycle);
-    s.read = true;
+    s.lastUse = std::max(s.lastUse, cycle);
+    s.read = s.used = true;
   }
 }
 
@@ -96,6 +99,135 @@ VmemTracker::buckets(uint64_t bucketCycles, uint64_t totalCycles,
     }
     bk.freeFraction = pages ? 1.0 - double(bk.usedPages) / double(pages) : 0;
   }
+  return out;
+}
+
+namespace {
+/// Longest runs of free pages over a power-of-two array of pages, updated
+/// one page at a time in O(log pages): each node keeps its free prefix,
+/// free suffix and longest free run.
+class FreeRunTree {
+public:
+  /// `pages` pages, all free; the padding up to a power of two is used.
+  explicit FreeRunTree(uint64_t pages) : pages(pages) {
+    while (size < pages)
+      size <<= 1;
+    pre.assign(2 * size, 0);
+    suf.assign(2 * size, 0);
+    best.assign(2 * size, 0);
+    for (uint64_t p = 0; p < pages; ++p)
+      pre[size + p] = suf[size + p] = best[size + p] = 1;
+    for (uint64_t half = 1, lo = size / 2; lo >= 1; half <<= 1, lo /= 2)
+      for (uint64_t i = lo; i < 2 * lo; ++i)
+        pull(i, half);
+  }
+  void set(uint64_t page, bool free) {
+    uint64_t i = size + page;
+    pre[i] = suf[i] = best[i] = free ? 1 : 0;
+    for (uint64_t half = 1; i > 1; half <<= 1) {
+      i >>= 1;
+      pull(i, half);
+    }
+  }
+  /// The longest run of consecutive free pages.
+  uint64_t longest() const { return pages ? best[1] : 0; }
+
+private:
+  void pull(uint64_t i, uint64_t half) {
+    uint64_t l = 2 * i, r = l + 1;
+    pre[i] = pre[l] == half ? half + pre[r] : pre[l];
+    suf[i] = suf[r] == half ? half + suf[l] : suf[r];
+    best[i] = std::max({best[l], best[r], suf[l] + pre[r]});
+  }
+  uint64_t pages, size = 1;
+  std::vector<uint64_t> pre, suf, best;
+};
+
+/// The lower median of values 0..hist.size()-1 weighted by hist (cycles).
+uint64_t weightedMedian(const std::vector<uint64_t> &hist, uint64_t total) {
+  uint64_t seen = 0;
+  for (uint64_t v = 0; v < hist.size(); ++v) {
+    seen += hist[v];
+    if (2 * seen >= total)
+      return v;
+  }
+  return hist.empty() ? 0 : hist.size() - 1;
+}
+} // namespace
+
+VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
+                                              uint64_t totalCycles) const {
+  uint64_t total = std::max<uint64_t>(1, totalCycles);
+  bucketCycles = std::max<uint64_t>(1, bucketCycles);
+  uint64_t n = llvm::divideCeil(total, bucketCycles);
+  UnusedSeries out;
+  out.unusedFraction.assign(n, 0);
+  out.largestRunFraction.assign(n, 0);
+  if (!pages)
+    return out;
+  // A used lifetime makes its page used over [start, useEnd]: +1 at start,
+  // -1 at useEnd + 1 (a page can have overlapping lifetimes when accesses
+  // are recorded out of cycle order, hence counts).
+  struct Event {
+    uint64_t cycle;
+    uint32_t page;
+    bool begin;
+  };
+  std::vector<Event> events;
+  for (const Interval &iv : intervals) {
+    if (!iv.used || iv.start >= total)
+      continue;
+    events.push_back({iv.start, iv.page, true});
+    if (iv.useEnd + 1 < total)
+      events.push_back({iv.useEnd + 1, iv.page, false});
+  }
+  std::sort(events.begin(), events.end(),
+            [](const Event &a, const Event &b) { return a.cycle < b.cycle; });
+  FreeRunTree tree(pages);
+  std::vector<uint32_t> liveCount(pages, 0);
+  uint64_t usedPages = 0;
+  // Page-cycles unused and longest-run page-cycles per bucket; cycles per
+  // value, for the medians.
+  std::vector<double> unusedSum(n, 0), runSum(n, 0);
+  std::vector<uint64_t> unusedHist(pages + 1, 0), runHist(pages + 1, 0);
+  size_t e = 0;
+  for (uint64_t t = 0; t < total;) {
+    for (; e < events.size() && events[e].cycle <= t; ++e) {
+      uint32_t &c = liveCount[events[e].page];
+      if (events[e].begin) {
+        if (c++ == 0) {
+          ++usedPages;
+          tree.set(events[e].page, false);
+        }
+      } else if (c && --c == 0) {
+        --usedPages;
+        tree.set(events[e].page, true);
+      }
+    }
+    uint64_t next =
+        e < events.size() ? std::min(events[e].cycle, total) : total;
+    uint64_t free = pages - usedPages, run = tree.longest();
+    unusedHist[free] += next - t;
+    runHist[run] += next - t;
+    for (uint64_t c = t; c < next;) {
+      uint64_t k = c / bucketCycles;
+      uint64_t upto = std::min(next, (k + 1) * bucketCycles);
+      unusedSum[k] += double(free) * double(upto - c);
+      runSum[k] += double(run) * double(upto - c);
+      c = upto;
+    }
+    t = next;
+  }
+  for (uint64_t k = 0; k < n; ++k) {
+    uint64_t width = std::min(bucketCycles, total - k * bucketCycles);
+    double pageCycles = double(pages) * double(width);
+    out.unusedFraction[k] = unusedSum[k] / pageCycles;
+    out.largestRunFraction[k] = runSum[k] / pageCycles;
+  }
+  out.medianUnusedFraction =
+      double(weightedMedian(unusedHist, total)) / double(pages);
+  out.medianLargestRunFraction =
+      double(weightedMedian(runHist, total)) / double(pages);
   return out;
 }
 

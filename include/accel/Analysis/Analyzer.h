@@ -5,7 +5,8 @@
 //   - utilization of each unit (scalar, MXU, VPU, each DMA link) in time
 //     buckets and per op id (§5.3.1, Fig. 7);
 //   - VMEM page liveness, free fraction and largest contiguous free run per
-//     bucket, the block heatmap, and DMA'd pages never read (§5.3.2,
+//     bucket, the unused fraction and largest contiguous unused run per
+//     cycle, the block heatmap, and DMA'd pages never read (§5.3.2,
 //     Fig. 8);
 //   - dynamic dependencies in the conservative and relaxed models, and each
 //     DMA's backtail (§5.4, Fig. 9);
@@ -71,6 +72,30 @@ public:
   /// `blocks` blocks of pages (seed 000: 128 x 256).
   std::vector<Bucket> buckets(uint64_t bucketCycles, uint64_t totalCycles,
                               unsigned blocks) const;
+  /// SnR's Fig. 8a (Zarkadas et al., SoCC '25, §5.3.2) at cycle
+  /// resolution. A page is *used* at a cycle when it holds live data: the
+  /// cycle lies in [write, last read] of one of its lifetimes, counting only
+  /// reads by instructions ("a page is counted as used if it is read by an
+  /// instruction after being written"). Every other page is *unused*: never
+  /// written, written and never read (e.g. transferred and never read), or
+  /// past its last read. Unlike `Bucket::freeFraction`, which counts a page
+  /// as used for the whole bucket when it is live at any cycle of it (and a
+  /// partial overwrite as a read), these are means over each cycle.
+  struct UnusedSeries {
+    /// Per bucket: the mean over its cycles of the fraction of pages
+    /// unused.
+    std::vector<double> unusedFraction;
+    /// Per bucket: the mean over its cycles of the longest run of
+    /// consecutive unused pages, as a fraction of all pages.
+    std::vector<double> largestRunFraction;
+    /// Over all cycles of the run: the median (lower median, weighted by
+    /// cycles) of the unused fraction and of the largest-run fraction.
+    double medianUnusedFraction = 0, medianLargestRunFraction = 0;
+  };
+  /// The unused series over [0, totalCycles) in buckets of `bucketCycles`
+  /// cycles (call after finish()). Time and memory are linear in the number
+  /// of page lifetimes (times log2 of the page count).
+  UnusedSeries unused(uint64_t bucketCycles, uint64_t totalCycles) const;
   /// Smallest largest-free-run (pages) over the buckets overlapping
   /// [from, to).
   static uint64_t minFreeRun(const std::vector<Bucket> &buckets,
@@ -83,13 +108,16 @@ public:
 
 private:
   struct PageState {
-    uint64_t writeCycle = 0, lastRead = 0;
+    /// lastRead also counts partial overwrites; lastUse only reads.
+    uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
     uint32_t writerOp = 0;
-    bool live = false, read = false, byDma = false;
+    bool live = false, read = false, byDma = false, used = false;
   };
   struct Interval {
     uint32_t page;
+    bool used;           ///< some instruction read the lifetime's data
     uint64_t start, end; ///< live over [start, end]
+    uint64_t useEnd;     ///< the last read (meaningful when `used`)
   };
   void close(uint32_t page, PageState &s);
 

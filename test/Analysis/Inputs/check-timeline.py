@@ -3,9 +3,12 @@ chrome://tracing read (Chrome Trace Event format): a traceEvents array;
 every event has ph, pid; "X" slices have numeric ts >= 0 and dur >= 0 and
 nest properly per (pid, tid); "C" counters have non-empty numeric args;
 "b"/"e" async events pair up per (cat, id) in order; "s"/"f" flows pair up
-per id with "f" binding to an enclosing slice ("bp": "e"); "M" metadata name
-the process and threads. Prints counts per phase, or the first violation and
-exits 1."""
+per id with "f" binding to an enclosing slice ("bp": "e"), and each flow
+event binds to an "X" slice of its own category, pid and tid that starts at
+its ts (Chrome DevTools binds a flow event to the slice with equal cat, pid,
+tid and ts; Perfetto to the slice enclosing it on its track); "M" metadata
+name the process and threads. Prints counts per phase, or the first
+violation and exits 1."""
 import collections
 import json
 import sys
@@ -16,6 +19,7 @@ counts = collections.Counter()
 slices = collections.defaultdict(list)
 open_async = collections.defaultdict(list)
 flows = {}
+flow_events = []
 
 
 def bad(msg, e):
@@ -56,6 +60,7 @@ for e in events:
             if ts < start:
                 bad("async end before begin", e)
     elif ph in ("s", "f"):
+        flow_events.append(e)
         if ph == "s":
             flows[e["id"]] = e
         else:
@@ -77,5 +82,15 @@ for track, items in slices.items():
         if stack and end > stack[-1] + eps:
             bad("slices overlap without nesting on track %s" % (track,), e)
         stack.append(end)
+
+starts = collections.defaultdict(list)  # (pid, tid, cat) -> X slice starts
+for (pid, tid), items in slices.items():
+    for start, end, e in items:
+        starts[(pid, tid, e.get("cat"))].append((start, end))
+for e in flow_events:
+    if not any(abs(start - e["ts"]) <= eps
+               for start, end in starts[(e["pid"], e.get("tid"), e.get("cat"))]):
+        bad("flow event binds to no X slice of its cat %r, pid and tid "
+            "starting at its ts" % e.get("cat"), e)
 
 print("timeline ok: " + ", ".join("%s=%d" % (k, counts[k]) for k in sorted(counts)))
