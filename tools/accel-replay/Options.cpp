@@ -288,6 +288,9 @@ int writeTextOutput(llvm::StringRef text) {
   return 0;
 }
 
+/// Whether a progress line is on stderr without its newline.
+static bool progressLineOpen = false;
+
 /// Progress on stderr when it is a terminal, quiet otherwise.
 void showProgress(const char *what, uint64_t done, uint64_t total) {
   if (!llvm::sys::Process::StandardErrIsDisplayed())
@@ -296,8 +299,15 @@ void showProgress(const char *what, uint64_t done, uint64_t total) {
                                unsigned(total ? 100 * done / total : 100),
                                (unsigned long long)done,
                                (unsigned long long)total);
-  if (done >= total)
+  progressLineOpen = done < total;
+  if (!progressLineOpen)
     llvm::errs() << "\n";
+}
+
+void endProgress() {
+  if (progressLineOpen)
+    llvm::errs() << "\n";
+  progressLineOpen = false;
 }
 
 llvm::Expected<replay::Trace> readTrace(llvm::StringRef path) {

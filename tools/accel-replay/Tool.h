@@ -96,6 +96,9 @@ mlir::FailureOr<isa::Program> loadAndLower(mlir::MLIRContext &ctx,
 /// Progress of a long step on stderr when it is a terminal, quiet
 /// otherwise: "WHAT: P% (DONE / TOTAL instructions)".
 void showProgress(const char *what, uint64_t done, uint64_t total);
+/// Ends a progress line that stopped before 100% (a recording that reached
+/// HALT, a replay that failed), so that what follows starts a line.
+void endProgress();
 /// The trace file at `path` (replay::Trace::deserialize); errors name it.
 llvm::Expected<replay::Trace> readTrace(llvm::StringRef path);
 /// A Python with matplotlib for the plot scripts; empty if none.

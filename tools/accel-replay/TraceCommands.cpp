@@ -61,6 +61,7 @@ int cmdRecord(MLIRContext &ctx) {
                               [](uint64_t done, uint64_t total) {
                                 showProgress("recording", done, total);
                               });
+  endProgress();
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
   std::vector<uint8_t> bytes = trace->serialize(compressTrace);
@@ -117,6 +118,7 @@ int cmdReplay() {
   auto summary = (*replayer)->run([](uint64_t done, uint64_t total) {
     showProgress("replaying", done, total);
   });
+  endProgress();
   if (!summary)
     return fail(inputFile + ": " + llvm::toString(summary.takeError()) +
                 (timingOnly ? " (a --timing-only replay skips the MXU/VPU "
