@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace accel;
@@ -323,6 +324,25 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
        << m["truncated"]["max_instructions"].get<uint64_t>()
        << " (--max-instructions) before halt; every number below covers "
           "only the instructions that ran\n";
+  if (m.contains("timeline") && m["timeline"]["truncated"].get<bool>()) {
+    const json &t = m["timeline"];
+    uint64_t until = t["complete_until_cycle"].get<uint64_t>();
+    uint64_t dmas = t["drawn_dmas"].get<uint64_t>(),
+             slices = t["drawn_unit_slices"].get<uint64_t>();
+    uint64_t omittedDmas = t["omitted_dmas"].get<uint64_t>(),
+             omittedSlices = t["omitted_unit_slices"].get<uint64_t>();
+    // Rounded down: 99.99% complete is not "100.0%".
+    os << "  timeline.json:       TRUNCATED: complete up to cycle " << until
+       << " of " << total << " ("
+       << llvm::format("%.1f", std::floor(1000.0 * ratio(until, total)) / 10.0)
+       << "%); it draws the first " << dmas << " of " << dmas + omittedDmas
+       << " DMAs";
+    if (slices + omittedSlices)
+      os << " and " << slices << " of " << slices + omittedSlices
+         << " MXU/VPU slices";
+    os << " (trace viewers slow down past that); its counters and the "
+          "numbers here cover the whole run\n";
+  }
   os << "  DMA stall cycles:    " << base + transfer << " ("
      << llvm::format("%.1f", 100.0 * ratio(base + transfer, chipCycles))
      << ofRun << "): " << base << " waiting on base latency, " << transfer

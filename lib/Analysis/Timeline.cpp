@@ -44,35 +44,82 @@ void analysis::writeSystemTimeline(llvm::raw_ostream &os,
     first = false;
   };
   os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
-  uint64_t omittedSlices = 0, omittedDmas = 0;
+  TimelineCoverage coverage;
   for (size_t c = 0; c < chips.size(); ++c) {
     std::string name = "accel: " + chips[c]->program.name;
     if (chips.size() > 1)
       name += " chip " + std::to_string(c);
-    chips[c]->writeTimelineEvents(emit, *metrics[c], int(c) + 1, name,
-                                  omittedSlices, omittedDmas);
+    chips[c]->writeTimelineEvents(emit, *metrics[c], int(c) + 1, name);
+    if (c == 0)
+      coverage = chips[c]->getTimelineCoverage();
+    else
+      coverage.merge(chips[c]->getTimelineCoverage());
   }
   const Analyzer &a = *chips.front();
   os << "\n], \"otherData\": {\"program\": " << dumpJson(json(a.program.name))
      << ", \"clock_ghz\": " << dumpJson(json(a.config.clockGHz))
      << ", \"chips\": " << chips.size()
-     << ", \"omitted_unit_slices\": " << omittedSlices
-     << ", \"omitted_dmas\": " << omittedDmas << "}}\n";
+     << ", \"omitted_unit_slices\": " << coverage.omittedSlices
+     << ", \"omitted_dmas\": " << coverage.omittedDmas
+     << ", \"complete_until_cycle\": " << coverage.completeUntilCycle << "}}\n";
 }
 
-void Analyzer::writeTimelineEvents(
-    llvm::function_ref<void(const json &)> emit, const json &m, int pid,
-    const std::string &processName, uint64_t &omittedSlices,
-    uint64_t &omittedDmas) const {
+void TimelineCoverage::merge(const TimelineCoverage &other) {
+  drawnDmas += other.drawnDmas;
+  omittedDmas += other.omittedDmas;
+  drawnSlices += other.drawnSlices;
+  omittedSlices += other.omittedSlices;
+  completeUntilCycle = std::min(completeUntilCycle, other.completeUntilCycle);
+  totalCycles = std::max(totalCycles, other.totalCycles);
+}
+
+json TimelineCoverage::toJson() const {
+  return {{"truncated", isTruncated()},
+          {"drawn_dmas", drawnDmas},
+          {"omitted_dmas", omittedDmas},
+          {"drawn_unit_slices", drawnSlices},
+          {"omitted_unit_slices", omittedSlices},
+          {"complete_until_cycle", completeUntilCycle}};
+}
+
+TimelineCoverage Analyzer::getTimelineCoverage() const {
+  TimelineCoverage c;
+  c.totalCycles = totalCycles;
+  c.completeUntilCycle = totalCycles;
+  for (size_t t = 1; t <= 2; ++t) {
+    uint64_t n = tracks[t].size();
+    c.drawnSlices += std::min(n, TimelineCoverage::kMaxSlices);
+    if (n > TimelineCoverage::kMaxSlices) {
+      c.omittedSlices += n - TimelineCoverage::kMaxSlices;
+      c.completeUntilCycle = std::min(
+          c.completeUntilCycle, tracks[t][TimelineCoverage::kMaxSlices].start);
+    }
+  }
+  for (const Dma &d : dmas) {
+    if (d.timing.link < 0)
+      continue;
+    if (c.drawnDmas < TimelineCoverage::kMaxDmas) {
+      ++c.drawnDmas;
+      continue;
+    }
+    if (!c.omittedDmas++)
+      c.completeUntilCycle = std::min(c.completeUntilCycle, d.timing.issue);
+  }
+  return c;
+}
+
+void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
+                                   const json &m, int pid,
+                                   const std::string &processName) const {
   double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
   auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
   auto origin = [&](uint32_t pc) -> const isa::Origin * {
     return pc < program.origins.size() ? &program.origins[pc] : nullptr;
   };
-  // Long runs: at most kMaxSlices MXU/VPU slices per track and kMaxDmas
-  // DMAs are drawn per chip (the counters always cover the whole run);
-  // otherData says what was left out.
-  constexpr size_t kMaxSlices = 100000, kMaxDmas = 50000;
+  // Long runs: the first kMaxSlices MXU/VPU slices per track and kMaxDmas
+  // DMAs of the chip are drawn (TimelineCoverage).
+  constexpr size_t kMaxSlices = TimelineCoverage::kMaxSlices,
+                   kMaxDmas = TimelineCoverage::kMaxDmas;
   emit({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
         {"args", {{"name", processName}}}});
   std::vector<std::string> names = {"scalar unit", "MXU", "VPU"};
@@ -101,10 +148,8 @@ void Analyzer::writeTimelineEvents(
   for (size_t t = 1; t <= 2; ++t)
     for (size_t k = 0; k < tracks[t].size(); ++k) {
       const Busy &b = tracks[t][k];
-      if (k >= kMaxSlices) {
-        omittedSlices += tracks[t].size() - k;
+      if (k >= kMaxSlices)
         break;
-      }
       std::string name = "op " + std::to_string(b.opId);
       auto known = opNames.find(b.opId);
       if (known != opNames.end())
@@ -124,10 +169,8 @@ void Analyzer::writeTimelineEvents(
   for (const Dma &d : dmas) {
     if (d.timing.link < 0)
       continue;
-    if (drawn++ >= kMaxDmas) {
-      ++omittedDmas;
+    if (drawn++ >= kMaxDmas)
       continue;
-    }
     const isa::Origin *o = origin(d.pc);
     std::string loc = o ? o->loc : "";
     uint32_t opId = o ? o->opId : 0;

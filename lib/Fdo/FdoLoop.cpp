@@ -349,6 +349,8 @@ json FdoResult::toJson(const FdoOptions &options,
       row["vmem_bytes"] = it.vmemBytes;
       row["results_match"] = it.resultsMatch;
       row["metrics"] = "iter" + std::to_string(it.index) + "/metrics.json";
+      if (it.truncated)
+        row["truncated"] = it.metrics["truncated"];
     }
     if (it.failure) {
       const FdoFailure &f = *it.failure;
@@ -368,7 +370,9 @@ json FdoResult::toJson(const FdoOptions &options,
   double sN = best.dmaStallBaseCycles + best.dmaStallTransferCycles;
   const FdoIteration *failedIt = getFailedIteration();
   out["summary"] = {
-      {"status", failedIt ? "failed" : "ok"},
+      {"status", failedIt          ? "failed"
+                 : first.truncated ? "truncated"
+                                   : "ok"},
       {"best_iteration", bestIteration},
       {"best_program", "best.mlir"},
       {"iteration0_cycles", first.totalCycles},
@@ -448,6 +452,12 @@ private:
   const sim::MachineConfig &config;
   const FdoOptions &options;
   std::vector<std::string> passTexts, trialTexts;
+  /// "trial: " while the trial passes' candidate is transformed and run.
+  const char *stepPrefix = "";
+  void step(const FdoIteration &it, llvm::StringRef what) {
+    if (options.onStep)
+      options.onStep(it.index, (stepPrefix + what).str());
+  }
   std::map<uint64_t, std::vector<uint8_t>> baselineHbm;
   std::vector<isa::Buffer> baselineBuffers;
 };
@@ -531,6 +541,7 @@ std::optional<RunResult>
 FdoDriver::transformAndExecute(llvm::ArrayRef<std::string> texts,
                                ModuleOp module, FdoIteration &it,
                                std::vector<FdoPassRun> &runs) {
+  step(it, "transforming");
   transform(texts, module, it, runs);
   if (!it.failure)
     assignOpIds(module, it);
@@ -544,8 +555,10 @@ void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
   OwningOpRef<ModuleOp> candidate = program->clone();
   FdoIteration trial;
   trial.index = it.index;
+  stepPrefix = "trial: ";
   std::optional<RunResult> tr =
       transformAndExecute(trialTexts, *candidate, trial, it.trialPasses);
+  stepPrefix = "";
   if (trial.failure) {
     // As for any pass: the iteration is rejected and the loop stops.
     if (trial.failure->kind == FdoFailure::Kind::Crash ||
@@ -582,9 +595,14 @@ void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
 std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
   std::optional<RunResult> r;
   std::optional<FdoFailure> failure;
+  step(it, "running");
   {
     DiagnosticCapture capture(context);
-    llvm::Expected<RunResult> run = simulateModule(module, config, options.run);
+    // Iteration 0 may stop at the budget (a truncated run); a later one
+    // that goes past it faults.
+    RunOptions runOptions = options.run;
+    runOptions.stopAtBudget = it.index == 0;
+    llvm::Expected<RunResult> run = simulateModule(module, config, runOptions);
     if (run) {
       r = std::move(*run);
     } else {
@@ -601,6 +619,7 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
     return std::nullopt;
   }
   it.ran = true;
+  it.truncated = r->summary.truncated;
   it.totalCycles = r->summary.totalCycles;
   it.instructions = r->summary.instructions;
   const json &m = r->metrics;
@@ -698,6 +717,9 @@ llvm::Expected<FdoResult> FdoDriver::run() {
       bestCycles = cycles;
       result.bestProgram = program->clone();
       current = std::move(program);
+      // A partial run: no later iteration's results could be compared.
+      if (result.iterations.back().truncated)
+        break;
     } else {
       // Not faster than the best: the passes are deterministic, so the
       // next iteration would start from the same program.

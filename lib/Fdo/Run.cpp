@@ -113,6 +113,9 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
                                                 const RunOptions &options) {
   sim::System system(config, r.program);
   unsigned n = system.getNumChips();
+  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
+    options.onProgress("simulating", instructions, cycle);
+  };
   std::vector<std::unique_ptr<analysis::DmaStallCollector>> collectors;
   std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
   for (unsigned c = 0; c < n; ++c) {
@@ -126,9 +129,14 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     if (options.analyze)
       chip.addObserver(analyzers.back().get());
   }
-  auto summary = system.run(options.maxInstructions, options.stopAtBudget);
+  auto summary =
+      system.run(options.maxInstructions, options.stopAtBudget,
+                 options.onProgress ? sim::ProgressFn(simulating) : nullptr);
   if (!summary)
     return summary.takeError();
+  if (options.onProgress)
+    options.onProgress("analyzing", summary->instructions,
+                       summary->totalCycles);
 
   // Each chip's metrics, as a run of one chip would write them.
   std::vector<nlohmann::json> chipMetrics(n);
@@ -183,6 +191,10 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     }
     llvm::raw_string_ostream os(r.timeline);
     analysis::writeSystemTimeline(os, list, metricsList);
+    analysis::TimelineCoverage coverage = analyzers[0]->getTimelineCoverage();
+    for (unsigned c = 1; c < n; ++c)
+      coverage.merge(analyzers[c]->getTimelineCoverage());
+    r.metrics["timeline"] = coverage.toJson();
   }
   r.metrics["system"] = {
       {"chips", n},
@@ -214,14 +226,22 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   sim::Simulator simulator(config, r.program);
   if (auto e = installInputs(simulator.getMemory(), r.program, options))
     return std::move(e);
+  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
+    options.onProgress("simulating", instructions, cycle);
+  };
   analysis::DmaStallCollector collector;
   analysis::Analyzer analyzer(r.program, config);
   simulator.addObserver(&collector);
   if (options.analyze)
     simulator.addObserver(&analyzer);
-  auto summary = simulator.run(options.maxInstructions, options.stopAtBudget);
+  auto summary =
+      simulator.run(options.maxInstructions, options.stopAtBudget,
+                    options.onProgress ? sim::ProgressFn(simulating) : nullptr);
   if (!summary)
     return summary.takeError();
+  if (options.onProgress)
+    options.onProgress("analyzing", summary->instructions,
+                       summary->totalCycles);
   r.summary = *summary;
   finishAnalysis(r, config, collector, analyzer, options);
   r.hbm = simulator.getMemory().dirtyHbmPages();
@@ -247,6 +267,7 @@ void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
   analyzer.addToMetrics(r.metrics, analyzerOptions);
   llvm::raw_string_ostream os(r.timeline);
   analyzer.writeTimeline(os, r.metrics);
+  r.metrics["timeline"] = analyzer.getTimelineCoverage().toJson();
 }
 
 uint64_t accel::getPeakVmemBytes(const isa::Program &program) {

@@ -19,7 +19,8 @@ void Device::setBreakpoint(uint32_t pc, uint64_t hit) {
   breakpoint = Breakpoint{pc, hit == 0 ? 1 : hit, 0};
 }
 
-llvm::Error Device::continueToBreakpoint(uint64_t maxInstructions) {
+llvm::Error Device::continueToBreakpoint(uint64_t maxInstructions,
+                                         ProgressFn progress) {
   uint64_t executed = 0;
   if (atBreakpoint && !isHalted()) {
     atBreakpoint = false;
@@ -47,6 +48,8 @@ llvm::Error Device::continueToBreakpoint(uint64_t maxInstructions) {
       return llvm::createStringError(
           "no breakpoint hit within %llu instructions",
           (unsigned long long)maxInstructions);
+    if (progress && executed % kProgressInterval == 0)
+      progress(getInstructionCount(), simulator.getLastIssueCycle());
     if (llvm::Error e = simulator.step())
       return e;
   }

@@ -95,16 +95,25 @@ static bool overlapsAny(const List &a, const List &b) {
 }
 
 llvm::Expected<RunSummary> Simulator::run(uint64_t maxInstructions,
-                                          bool stopAtBudget) {
+                                          bool stopAtBudget,
+                                          ProgressFn progress) {
+  // One comparison per instruction: the next budget or progress check.
+  uint64_t nextProgress = progress ? instCount + kProgressInterval : UINT64_MAX;
+  uint64_t nextCheck = std::min(maxInstructions, nextProgress);
   while (!halted) {
-    if (instCount >= maxInstructions && stopAtBudget) {
-      summary.truncated = true;
-      return finish();
+    if (instCount >= nextCheck) {
+      if (instCount >= maxInstructions && stopAtBudget) {
+        summary.truncated = true;
+        return finish();
+      }
+      if (instCount >= maxInstructions)
+        return fault(pc, "instruction budget of " +
+                             llvm::Twine(maxInstructions) +
+                             " exceeded (an endless loop?)");
+      progress(instCount, lastIssue);
+      nextProgress = instCount + kProgressInterval;
+      nextCheck = std::min(maxInstructions, nextProgress);
     }
-    if (instCount >= maxInstructions)
-      return fault(pc, "instruction budget of " +
-                           llvm::Twine(maxInstructions) +
-                           " exceeded (an endless loop?)");
     if (llvm::Error e = step())
       return std::move(e);
   }

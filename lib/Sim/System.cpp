@@ -56,9 +56,17 @@ llvm::Error System::step(bool &done) {
   return next->commit();
 }
 
-llvm::Expected<SystemSummary> System::run(uint64_t maxInstructions,
-                                          bool stopAtBudget) {
+llvm::Expected<SystemSummary>
+System::run(uint64_t maxInstructions, bool stopAtBudget, ProgressFn progress) {
+  uint64_t nextProgress = progress ? instCount + kProgressInterval : UINT64_MAX;
   for (bool done = false;;) {
+    if (instCount >= nextProgress && instCount < maxInstructions) {
+      uint64_t cycle = 0;
+      for (std::unique_ptr<Simulator> &chip : chips)
+        cycle = std::max(cycle, chip->getLastIssueCycle());
+      progress(instCount, cycle);
+      nextProgress = instCount + kProgressInterval;
+    }
     if (instCount >= maxInstructions) {
       if (stopAtBudget) {
         truncated = true;

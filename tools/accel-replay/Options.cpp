@@ -16,10 +16,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 
@@ -164,10 +162,12 @@ cl::opt<std::string> outputTensorDir(
     cl::value_desc("dir"), cl::sub(runCmd), cl::sub(fdoCmd), cl::cat(category));
 cl::opt<uint64_t> maxInstructions(
     "max-instructions",
-    cl::desc("Instruction budget: run stops there and writes the metrics of "
-             "what ran, marked truncated; fdo and record fail (default: what "
-             "half of the available memory lets the analyses record, "
-             "clamped to [2^20, 2^32])"),
+    cl::desc("Instruction budget: run, and fdo's iteration 0, stop there "
+             "and write the metrics of what ran, marked truncated (fdo then "
+             "runs no optimized iteration); an optimized iteration that "
+             "goes past it is rejected; record fails if the breakpoint is "
+             "not reached within it (default: what half of the available "
+             "memory lets the analyses record, clamped to [2^20, 2^32])"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
     cl::sub(sweepCmd), cl::cat(category));
 cl::opt<uint64_t> bucketCycles(
@@ -218,6 +218,7 @@ std::string outputDirectory() {
 }
 
 int fail(const llvm::Twine &msg) {
+  endProgressLine();
   llvm::WithColor::error(llvm::errs(), "accel-replay") << msg << "\n";
   return 1;
 }
@@ -286,28 +287,6 @@ int writeTextOutput(llvm::StringRef text) {
           outputPath.empty() ? std::string("-") : outputPath.getValue(), text))
     return fail(llvm::toString(std::move(e)));
   return 0;
-}
-
-/// Whether a progress line is on stderr without its newline.
-static bool progressLineOpen = false;
-
-/// Progress on stderr when it is a terminal, quiet otherwise.
-void showProgress(const char *what, uint64_t done, uint64_t total) {
-  if (!llvm::sys::Process::StandardErrIsDisplayed())
-    return;
-  llvm::errs() << llvm::format("\r%s: %3u%% (%llu / %llu instructions)", what,
-                               unsigned(total ? 100 * done / total : 100),
-                               (unsigned long long)done,
-                               (unsigned long long)total);
-  progressLineOpen = done < total;
-  if (!progressLineOpen)
-    llvm::errs() << "\n";
-}
-
-void endProgress() {
-  if (progressLineOpen)
-    llvm::errs() << "\n";
-  progressLineOpen = false;
 }
 
 llvm::Expected<replay::Trace> readTrace(llvm::StringRef path) {

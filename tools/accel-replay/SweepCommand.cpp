@@ -272,6 +272,7 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
                << ") on " << std::min<uint64_t>(jobs, points.size())
                << " threads\n";
   const DialectRegistry &registry = ctx.getDialectRegistry();
+  Progress progress("accel-replay sweep");
   std::vector<SweepRow> rows = runSweep(
       *grid, *shard, sweepJobs,
       [&](uint64_t p) {
@@ -279,15 +280,22 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
                        : sweepProgramPoint(registry, bytes, *configs[p]);
       },
       [&](const SweepRow &r, uint64_t done, uint64_t total) {
-        llvm::errs() << "[" << done << "/" << total << "] point " << r.point
-                     << " (" << grid->describe(r.point) << "): ";
-        if (!r.ok)
-          llvm::errs() << "error: " << r.error << "\n";
-        else if (r.fdo)
-          llvm::errs() << r.totalCycles << " cycles, fdo " << r.fdo->bestCycles
-                       << "\n";
-        else
-          llvm::errs() << r.totalCycles << " cycles\n";
+        // The last point to finish: "[3/12] point 5 (vmem.bytes=16Mi):
+        // 5900993 cycles, fdo 3213012".
+        progress.update(
+            [&] {
+              std::string text = "[" + std::to_string(done) + "/" +
+                                 std::to_string(total) + "] point " +
+                                 std::to_string(r.point) + " (" +
+                                 grid->describe(r.point) + "): ";
+              if (!r.ok)
+                return text + "error";
+              text += std::to_string(r.totalCycles) + " cycles";
+              if (r.fdo)
+                text += ", fdo " + std::to_string(r.fdo->bestCycles);
+              return text;
+            },
+            done == total);
       });
   llvm::SmallString<256> csvPath(staged->path()), jsonPath(staged->path()),
       pngPath(staged->path());
@@ -329,6 +337,12 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
     return fail(llvm::toString(std::move(e)));
   uint64_t failures =
       llvm::count_if(rows, [](const SweepRow &r) { return !r.ok; });
+  progress.finish(
+      std::to_string(rows.size()) + " point" + (rows.size() == 1 ? "" : "s") +
+      (failures ? " (" + std::to_string(failures) + " failed)"
+                : std::string()) +
+      " on " + std::to_string(std::min<uint64_t>(jobs, points.size())) +
+      " threads");
   printSweepTable(*grid, rows, llvm::outs());
   llvm::outs() << "\nwrote " << dir << "/{sweep.csv,sweep.json"
                << (plotted ? ",sweep.png" : "")

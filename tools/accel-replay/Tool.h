@@ -22,6 +22,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -93,12 +94,55 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &ctx,
 /// loadModule, then the lowering of --entry; failure after a diagnostic.
 mlir::FailureOr<isa::Program> loadAndLower(mlir::MLIRContext &ctx,
                                            sim::MachineConfig &config);
-/// Progress of a long step on stderr when it is a terminal, quiet
-/// otherwise: "WHAT: P% (DONE / TOTAL instructions)".
-void showProgress(const char *what, uint64_t done, uint64_t total);
-/// Ends a progress line that stopped before 100% (a recording that reached
-/// HALT, a replay that failed), so that what follows starts a line.
-void endProgress();
+
+// Progress of long commands (Progress.cpp).
+enum class ProgressMode { Auto, Always, Never };
+extern cl::opt<ProgressMode> progressMode;
+
+/// Ends the progress line of the running command, if one is open (fail()
+/// calls it, so that an error starts its own line).
+void endProgressLine();
+
+/// `n` for a progress line: as it is below 10000, else "12.3 K", "4.5 M",
+/// "1.23 G".
+std::string formatCount(uint64_t n);
+
+/// Progress of one command on stderr, by --progress: on a terminal a line
+/// "accel-replay run: TEXT (S s)" redrawn in place at most ten times a
+/// second, then replaced by the summary; otherwise only the summary line,
+/// "accel-replay run: SUMMARY in S s". With --progress=auto (the default)
+/// neither shows for a command that ends within a second.
+class Progress {
+public:
+  /// `command`: the line's prefix, e.g. "accel-replay run".
+  explicit Progress(llvm::StringRef command);
+  /// Ends a line left open (a command that failed), so that an error
+  /// message starts its own line.
+  ~Progress();
+  /// The current state; `text` is called only when the line is redrawn:
+  /// at most every 0.1 s, or at once with `force` (a new step).
+  void update(llvm::function_ref<std::string()> text, bool force = false);
+  /// RunOptions::onProgress for this line: "PREFIXsimulating: N
+  /// instructions, C cycles", redrawn at once when the step changes.
+  std::function<void(llvm::StringRef, uint64_t, uint64_t)>
+  runCallback(std::string prefix = "");
+  /// The summary line (" in S s" is appended).
+  void finish(const llvm::Twine &summary);
+  /// Ends a line left open without a summary.
+  void endLine();
+  /// Erases a line left open, so that stdout can print a line in its
+  /// place (the next update redraws it).
+  void clear();
+  double getElapsedSeconds() const;
+
+private:
+  using Clock = std::chrono::steady_clock;
+  bool isShown(double elapsed) const;
+  std::string command;
+  Clock::time_point start, lastDraw;
+  bool terminal;
+  bool open = false;
+};
 /// The trace file at `path` (replay::Trace::deserialize); errors name it.
 llvm::Expected<replay::Trace> readTrace(llvm::StringRef path);
 /// A Python with matplotlib for the plot scripts; empty if none.

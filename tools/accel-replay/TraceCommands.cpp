@@ -19,6 +19,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
@@ -48,20 +49,38 @@ int cmdRecord(MLIRContext &ctx) {
                 " chips; record and replay cover a single chip (use "
                 "'accel-replay run' or 'fdo' for a system)");
   sim::Device device(*config, *program);
+  Progress progress("accel-replay record");
   if (!breakAt.empty()) {
     auto pc = sim::resolveBreakpoint(*program, breakAt);
     if (!pc)
       return fail(llvm::toString(pc.takeError()));
     device.setBreakpoint(*pc, hitCount);
-    if (auto e = device.continueToBreakpoint(instructionBudget()))
-      return fail("--break-at=" + breakAt + ": " +
-                  llvm::toString(std::move(e)));
+    if (auto e = device.continueToBreakpoint(
+            instructionBudget(), [&](uint64_t instructions, uint64_t cycle) {
+              progress.update([&] {
+                return "running to --break-at=" + breakAt + ": " +
+                       formatCount(instructions) + " instructions, " +
+                       formatCount(cycle) + " cycles";
+              });
+            })) {
+      std::string msg = llvm::toString(std::move(e));
+      if (llvm::StringRef(msg).starts_with("no breakpoint hit within"))
+        msg += " (--max-instructions)";
+      return fail("--break-at=" + breakAt + ": " + msg);
+    }
   }
-  auto trace = replay::record(device, *program, config->jsonText, recordCount,
-                              [](uint64_t done, uint64_t total) {
-                                showProgress("recording", done, total);
-                              });
-  endProgress();
+  uint64_t before = device.getInstructionCount();
+  auto trace = replay::record(
+      device, *program, config->jsonText, recordCount,
+      [&](uint64_t done, uint64_t total) {
+        progress.update([&] {
+          return llvm::formatv("recording: {0}% ({1} of {2} instructions)",
+                               total ? 100 * done / total : 100,
+                               formatCount(done), formatCount(total))
+              .str();
+        });
+      });
+  progress.endLine();
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
   std::vector<uint8_t> bytes = trace->serialize(compressTrace);
@@ -69,6 +88,10 @@ int cmdRecord(MLIRContext &ctx) {
           writeOutput(outputPath, llvm::StringRef((const char *)bytes.data(),
                                                   bytes.size())))
     return fail(llvm::toString(std::move(e)));
+  progress.finish(
+      formatCount(trace->pcs.size()) + " instructions recorded" +
+      (before ? " after " + formatCount(before) + " run to the breakpoint"
+              : ""));
   llvm::outs() << "recorded " << trace->pcs.size() << " instructions from pc "
                << trace->startPc << " (instruction " << trace->startIndex
                << " of the run): " << trace->registers.size()
@@ -115,10 +138,16 @@ int cmdReplay() {
   if (auto e = (*replayer)->load())
     return fail(inputFile + ": " + llvm::toString(std::move(e)));
   (*replayer)->getSimulator().setTimingOnly(timingOnly);
-  auto summary = (*replayer)->run([](uint64_t done, uint64_t total) {
-    showProgress("replaying", done, total);
+  Progress progress("accel-replay replay");
+  auto summary = (*replayer)->run([&](uint64_t done, uint64_t total) {
+    progress.update([&] {
+      return llvm::formatv("replaying: {0}% ({1} of {2} instructions)",
+                           total ? 100 * done / total : 100, formatCount(done),
+                           formatCount(total))
+          .str();
+    });
   });
-  endProgress();
+  progress.update([] { return std::string("analyzing"); }, true);
   if (!summary)
     return fail(inputFile + ": " + llvm::toString(summary.takeError()) +
                 (timingOnly ? " (a --timing-only replay skips the MXU/VPU "
@@ -160,6 +189,8 @@ int cmdReplay() {
     return fail(llvm::toString(std::move(e)));
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
+  progress.finish(formatCount(trace->pcs.size()) +
+                  " instructions replayed and analyzed");
   llvm::outs() << report << "\nreplayed " << trace->pcs.size()
                << " instructions; PC sequence matches the trace; ";
   if (timingOnly)

@@ -15,8 +15,10 @@
 // Exit codes: 0 success; 1 bad input or a simulated fault (for fdo: in the
 // unoptimized program); 2 (fdo) an optimized iteration was rejected (a pass
 // failed or crashed, the IR did not verify, it faulted, or its results
-// differ from iteration 0's): the best earlier program is kept; 2 (sweep)
-// some points failed (their rows say why; the others are written).
+// differ from iteration 0's): the best earlier program is kept, or
+// iteration 0 reached --max-instructions (its truncated metrics are
+// written; no optimized iteration runs); 2 (sweep) some points failed
+// (their rows say why; the others are written).
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,9 +101,12 @@ int cmdRun(MLIRContext &ctx) {
   if (!options)
     return 1;
   options->stopAtBudget = true;
+  Progress progress("accel-replay run");
+  options->onProgress = progress.runCallback();
   auto r = simulateModule(*module, *config, *options);
   if (!r)
     return fail(llvm::toString(r.takeError()));
+  progress.update([] { return std::string("writing the outputs"); }, true);
   std::string dir = outputDirectory();
   auto staged = StagedDirectory::create(dir);
   if (!staged)
@@ -114,6 +119,11 @@ int cmdRun(MLIRContext &ctx) {
     if (auto e = writeHbmOutputs(outputTensorDir,
                                  findEntryFunction(*module, entryName), *r))
       return fail("--output-dir: " + llvm::toString(std::move(e)));
+  progress.finish(
+      formatCount(r->summary.instructions) + " instructions, " +
+      formatCount(r->summary.totalCycles) + " cycles simulated and analyzed" +
+      (r->summary.truncated ? ", stopped at the instruction budget (truncated)"
+                            : ""));
   analysis::writeReport(r->metrics, llvm::outs());
   llvm::outs() << "\nhbm hash: " << formatHbmHash(r->hbmHash) << "\n";
   llvm::outs() << "wrote " << dir << "/{metrics.json,"
@@ -159,6 +169,26 @@ static std::string describeTransforms(const FdoIteration &it) {
   return text;
 }
 
+/// One stdout line naming the iterations whose timeline.json draws only
+/// the start of the run (TimelineCoverage); nothing if none.
+static void printTimelineTruncation(llvm::ArrayRef<FdoIteration> iterations) {
+  std::string list;
+  for (const FdoIteration &it : iterations) {
+    if (!it.metrics.contains("timeline") ||
+        !it.metrics["timeline"]["truncated"].get<bool>())
+      continue;
+    uint64_t until = it.metrics["timeline"]["complete_until_cycle"];
+    list +=
+        llvm::formatv("{0}iteration {1} up to cycle {2} of {3} ({4:F1}%)",
+                      list.empty() ? "" : ", ", it.index, until, it.totalCycles,
+                      it.totalCycles ? 100.0 * until / it.totalCycles : 0)
+            .str();
+  }
+  if (!list.empty())
+    llvm::outs() << "timeline.json is complete only for " << list
+                 << " (report.txt says what it draws)\n";
+}
+
 int cmdFdo(MLIRContext &ctx) {
   auto config = configOrFail();
   if (!config)
@@ -201,7 +231,39 @@ int cmdFdo(MLIRContext &ctx) {
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
                                "results");
-  options.onIteration = [](const FdoIteration &it) {
+  llvm::outs().flush();
+  // Progress: "iteration 2: trial: simulating: N instructions, C cycles".
+  Progress progress("accel-replay fdo");
+  std::string where;
+  unsigned runs = 0;
+  uint64_t simulated = 0;
+  options.onStep = [&](unsigned index, llvm::StringRef step) {
+    where = "iteration " + std::to_string(index) + ": " +
+            (step.starts_with("trial") ? "trial: " : "");
+    if (step.ends_with("running"))
+      ++runs;
+    progress.update(
+        [&] {
+          return "iteration " + std::to_string(index) + ": " + step.str();
+        },
+        true);
+  };
+  options.run.onProgress =
+      [&, lastStep = std::string()](llvm::StringRef step, uint64_t instructions,
+                                    uint64_t cycle) mutable {
+        bool changed = step != lastStep;
+        lastStep = step.str();
+        if (step == "analyzing")
+          simulated += instructions;
+        progress.update(
+            [&] {
+              return where + step.str() + ": " + formatCount(instructions) +
+                     " instructions, " + formatCount(cycle) + " cycles";
+            },
+            changed);
+      };
+  options.onIteration = [&progress](const FdoIteration &it) {
+    progress.clear();
     if (it.ran)
       llvm::outs() << llvm::format(
           "%-4u %12llu %12llu %10llu %10llu %6.1f%% %10llu %-34s %s\n",
@@ -214,6 +276,7 @@ int cmdFdo(MLIRContext &ctx) {
           describeTransforms(it).c_str(),
           !it.resultsMatch                        ? "DIFFER"
           : it.failure && !it.trialPasses.empty() ? "FAILED (trial)"
+          : it.truncated                          ? "TRUNCATED"
                                                   : "identical");
     else
       llvm::outs() << llvm::format(
@@ -227,6 +290,21 @@ int cmdFdo(MLIRContext &ctx) {
   const FdoIteration &best = result->iterations[result->bestIteration];
   const FdoIteration &last = result->iterations.back();
   const FdoIteration *failedIt = result->getFailedIteration();
+  const FdoIteration &first = result->iterations.front();
+  progress.finish(std::to_string(result->iterations.size()) + " iteration" +
+                  (result->iterations.size() == 1 ? "" : "s") + ", " +
+                  std::to_string(runs) + " run" + (runs == 1 ? "" : "s") +
+                  ", " + formatCount(simulated) +
+                  " instructions simulated and analyzed");
+  if (first.truncated)
+    llvm::outs()
+        << "iteration 0 reached the instruction budget of "
+        << first.metrics["truncated"]["max_instructions"].get<uint64_t>()
+        << " (--max-instructions) before its halt: its metrics "
+           "cover the instructions that ran and are marked "
+           "truncated; no optimized iteration ran, as FDO "
+           "compares the results of complete runs\n";
+  printTimelineTruncation(result->iterations);
   if (!failedIt && last.index != best.index)
     llvm::outs() << "iteration " << last.index
                  << (last.totalCycles > best.totalCycles ? " is slower than"
@@ -248,7 +326,8 @@ int cmdFdo(MLIRContext &ctx) {
       100 * summary["dma_stall_reduction"].get<double>(),
       failedIt && failedIt->failure->kind == FdoFailure::Kind::Mismatch
           ? "DIFFER (iteration rejected)"
-          : "identical",
+      : first.truncated ? "not compared (iteration 0 truncated)"
+                        : "identical",
       std::string(fdoPath).c_str());
   if (summary.contains("latency_lower_bound_cycles"))
     llvm::outs() << llvm::formatv(
@@ -275,6 +354,8 @@ int cmdFdo(MLIRContext &ctx) {
                  << result->bestIteration << ")\n";
   }
   llvm::outs().flush();
+  if (first.truncated && !failedIt)
+    return 2;
   if (failedIt) {
     const FdoFailure &f = *failedIt->failure;
     llvm::WithColor::error(llvm::errs(), "accel-replay")

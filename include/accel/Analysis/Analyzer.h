@@ -237,6 +237,28 @@ public:
 // The analyzer
 //===----------------------------------------------------------------------===//
 
+/// What timeline.json draws of a run. Chrome's and Perfetto's viewers slow
+/// to a crawl past a few hundred thousand events, so a chip's timeline
+/// draws at most kMaxSlices MXU/VPU slices per unit and kMaxDmas DMAs (with
+/// their ISSUE, WAIT stall and backtail), the first ones in time; its
+/// counters (utilization, VMEM) always cover the whole run.
+struct TimelineCoverage {
+  static constexpr uint64_t kMaxSlices = 100000, kMaxDmas = 50000;
+  uint64_t drawnDmas = 0, omittedDmas = 0;
+  uint64_t drawnSlices = 0, omittedSlices = 0;
+  /// Every event that starts before this cycle is drawn: the run's total
+  /// cycles when nothing is omitted, else the start of the first omitted
+  /// slice or DMA.
+  uint64_t completeUntilCycle = 0;
+  uint64_t totalCycles = 0;
+
+  bool isTruncated() const { return omittedDmas || omittedSlices; }
+  /// Adds another chip's (a system's timeline is one file).
+  void merge(const TimelineCoverage &other);
+  /// metrics.json's "timeline" (docs/metrics.md#timeline).
+  nlohmann::json toJson() const;
+};
+
 struct AnalyzerOptions {
   /// Width of a time bucket in cycles; 0 chooses about 200 buckets.
   uint64_t bucketCycles = 0;
@@ -259,18 +281,18 @@ public:
   /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md).
   void addToMetrics(nlohmann::json &metrics,
                     const AnalyzerOptions &options = {}) const;
+  /// What writeTimeline draws of this run (after onHalt).
+  TimelineCoverage getTimelineCoverage() const;
   /// Writes timeline.json in the Chrome Trace Event format (Perfetto);
   /// `metrics` is the result of addToMetrics (its counters are drawn).
   void writeTimeline(llvm::raw_ostream &os,
                      const nlohmann::json &metrics) const;
   /// The events of this chip's timeline as Perfetto process `pid` named
-  /// `processName`, each passed to `emit`; adds the MXU/VPU slices and DMAs
-  /// left out of long runs to `omittedSlices` / `omittedDmas`.
-  void writeTimelineEvents(llvm::function_ref<void(const nlohmann::json &)> emit,
-                           const nlohmann::json &metrics, int pid,
-                           const std::string &processName,
-                           uint64_t &omittedSlices,
-                           uint64_t &omittedDmas) const;
+  /// `processName`, each passed to `emit` (TimelineCoverage says which).
+  void
+  writeTimelineEvents(llvm::function_ref<void(const nlohmann::json &)> emit,
+                      const nlohmann::json &metrics, int pid,
+                      const std::string &processName) const;
   friend void writeSystemTimeline(llvm::raw_ostream &os,
                                   llvm::ArrayRef<const Analyzer *> chips,
                                   llvm::ArrayRef<const nlohmann::json *> metrics);

@@ -55,6 +55,11 @@ struct FdoOptions {
   std::string inputName;
   /// Called after each iteration (ran or failed), e.g. to print its row.
   std::function<void(const struct FdoIteration &)> onIteration;
+  /// Called as each iteration starts a step, for a progress line:
+  /// "transforming" (the passes), "running" (lower, simulate, analyze:
+  /// run.onProgress follows), and "trial: transforming", "trial: running"
+  /// for the trial passes' candidate.
+  std::function<void(unsigned iteration, llvm::StringRef step)> onStep;
 };
 
 /// One pass of an iteration's pipeline and what it reported.
@@ -113,8 +118,14 @@ struct FdoIteration {
   /// Set when the iteration was rejected; the fields below are then only
   /// valid if `ran`.
   std::optional<FdoFailure> failure;
-  /// Whether the program ran to its halt.
+  /// Whether the program ran (to its halt, or to the instruction budget:
+  /// `truncated`).
   bool ran = false;
+  /// Iteration 0 reached the instruction budget (RunOptions::
+  /// maxInstructions) before its halt: its numbers and metrics cover the
+  /// instructions that ran (metrics "truncated") and the loop stops, as
+  /// results cannot be compared with those of a partial run.
+  bool truncated = false;
   uint64_t totalCycles = 0, instructions = 0;
   uint64_t dmaStallBaseCycles = 0, dmaStallTransferCycles = 0;
   double mxuUtilization = 0;
@@ -168,7 +179,9 @@ getFdoTrialPipelines(mlir::MLIRContext *context, const FdoOptions &options);
 /// the first iteration that is not faster than the best so far (the
 /// passes are deterministic: another iteration would repeat it), or at the
 /// first rejected iteration (FdoResult::getFailedIteration): the best
-/// earlier program is kept.
+/// earlier program is kept. Iteration 0 runs to the instruction budget at
+/// most (FdoIteration::truncated: the loop ends after it); an optimized
+/// iteration that goes past it faults (it is rejected).
 ///
 /// Errors (bad input, nothing kept): the pipeline does not parse, the
 /// module does not verify, iteration 0 fails to lower or faults, or an

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -77,6 +78,14 @@ struct RunOptions {
   std::vector<HbmInput> inputs;
   /// Keep the final contents of every HBM buffer (RunResult::hbmBuffers).
   bool keepHbm = false;
+  /// Progress of a long run, for a tool's progress line: called with the
+  /// step "simulating" every sim::kProgressInterval instructions (the
+  /// instructions executed so far, over all chips, and the cycle reached),
+  /// then once with "analyzing" (the trackers' results and the timeline)
+  /// and the run's totals. Empty: not called.
+  std::function<void(llvm::StringRef step, uint64_t instructions,
+                     uint64_t cycle)>
+      onProgress;
 };
 
 /// One simulated run and its analysis.

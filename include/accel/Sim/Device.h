@@ -32,8 +32,10 @@ public:
 
   /// Runs until the breakpoint. Errors: a fault of the program; halting
   /// first ("the program halted after N instructions; pc P was reached H of
-  /// K times"); more than `maxInstructions` executed.
-  llvm::Error continueToBreakpoint(uint64_t maxInstructions = 1ull << 32);
+  /// K times"); more than `maxInstructions` executed. `progress`, if given,
+  /// is called every kProgressInterval instructions.
+  llvm::Error continueToBreakpoint(uint64_t maxInstructions = 1ull << 32,
+                                   ProgressFn progress = nullptr);
 
   /// Executes one instruction. Errors: a fault, or the program has halted.
   llvm::Error step() {

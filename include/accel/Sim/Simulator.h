@@ -25,6 +25,7 @@
 #include "accel/Sim/Memory.h"
 #include "accel/Sim/Units.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -136,6 +137,13 @@ struct RunSummary {
 
 class System;
 
+/// Progress of a long run, for a tool's progress line: the instructions
+/// executed so far and the cycle reached (the last instruction's issue).
+using ProgressFn =
+    llvm::function_ref<void(uint64_t instructions, uint64_t cycle)>;
+/// Instructions between two calls of a ProgressFn.
+constexpr uint64_t kProgressInterval = 1 << 16;
+
 class Simulator {
 public:
   /// `program` and `config` must outlive the simulator. `initHbm`: whether
@@ -163,9 +171,11 @@ public:
   /// access to memory that a DMA issued but not yet WAITed reads or
   /// writes), and exceeding `maxInstructions`.
   /// With `stopAtBudget`, reaching `maxInstructions` before HALT ends the
-  /// run (summary.truncated) instead of being a fault.
+  /// run (summary.truncated) instead of being a fault. `progress`, if
+  /// given, is called every kProgressInterval instructions.
   llvm::Expected<RunSummary> run(uint64_t maxInstructions = 1ull << 32,
-                                 bool stopAtBudget = false);
+                                 bool stopAtBudget = false,
+                                 ProgressFn progress = nullptr);
 
   /// Executes one instruction (the faults of run(), and a sem.wait that no
   /// DMA can satisfy: a deadlock). At HALT the simulator stops with the PC
@@ -204,6 +214,8 @@ public:
   bool isHalted() const { return halted; }
   uint32_t getPc() const { return pc; }
   uint64_t getInstructionCount() const { return instCount; }
+  /// The issue cycle of the last instruction executed (0 before the first).
+  uint64_t getLastIssueCycle() const { return lastIssue; }
 
   /// Replay: start at `pc` instead of 0.
   void setPc(uint32_t newPc) { pc = newPc; }

@@ -58,9 +58,11 @@ public:
   /// any chip ("fault at chip C pc N ..."), or a deadlock: "deadlock: no
   /// chip can go on: chip C at pc N (...): waits for K signals of
   /// semaphore S and has H; ..." (every blocked chip, then the halted
-  /// ones).
+  /// ones). `progress`, if given, is called every kProgressInterval
+  /// instructions (of all chips; the cycle of the chip that went last).
   llvm::Expected<SystemSummary> run(uint64_t maxInstructions = 1ull << 32,
-                                    bool stopAtBudget = false);
+                                    bool stopAtBudget = false,
+                                    ProgressFn progress = nullptr);
   /// Commits the instruction that issues first; sets `done` when every chip
   /// has halted (nothing was executed then). Errors as run() (without the
   /// budget).
