@@ -1,4 +1,4 @@
-// Three DMAs showing the three scenarios of seed 000 Fig. 4 on the default
+// Three DMAs showing the three scenarios of SnR Fig. 4 on the default
 // config (hbm->vmem link: base latency T_b = 500 cycles, 1024 bytes/cycle;
 // each DMA moves 256x256 f32 = 262144 bytes, a 256-cycle transfer):
 //   %ta: WAIT right after ISSUE, before T_b ends: base + transfer stall.

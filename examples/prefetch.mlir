@@ -1,4 +1,4 @@
-// The prefetch case of seed 000 §5.3.1 (Fig. 7): a chain of MXU matmuls
+// The prefetch case of SnR §5.3.1 (Fig. 7): a chain of MXU matmuls
 // whose weight DMAs are issued just before each use, so the MXU idles on
 // every DMA's base latency and transfer. accel-hoist-dma moves each ISSUE
 // to the top (the weights are read-only and every weight has its own VMEM

@@ -1,6 +1,7 @@
-//===- AnalyzerTest.cpp - Analyzer: VMEM, dependencies, suggestions --------===//
+//===- AnalyzerTest.cpp - Analyzer: VMEM, dependencies, suggestions
+//--------===//
 //
-// Unit tests of the analyzer of seed 000 §5.2-§5.4 (Analyzer.h): RangeMap,
+// Unit tests of the analyzer of SnR §5.2-§5.4 (Analyzer.h): RangeMap,
 // VmemTracker (Fig. 8), DependencyTracker (Fig. 9, conservative vs relaxed),
 // and, through sim::Simulator runs of hand-written programs, Algorithm 2
 // (hoist), pin, parallelize, the roofline and utilization series.
@@ -433,7 +434,7 @@ TEST(DependencyTrackerTest, DirectCalls) {
 /// chip 1's VMEM [0,64) does not depend on chip 0's readers of its own
 /// VMEM [0,64). Its chip register comes from an sld of bytes DMA 0 brought,
 /// so the relaxed model binds it at DMA 0's WAIT through the address (the
-/// setup-group dependence of seed 000 §5.2.1, Fig. 5).
+/// setup-group dependence of SnR §5.2.1, Fig. 5).
 TEST(DependencyTrackerTest, ChipsDoNotAliasAndLoadedAddressesBind) {
   DependencyTracker t;
   sim::AddrRange chip0{MemSpace::VMEM, 0, 64, 0};

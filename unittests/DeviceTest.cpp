@@ -1,6 +1,6 @@
 //===- DeviceTest.cpp - The step-debugger API of the device ---------------===//
 //
-// The device of seed 000 §4.1 as the recorder sees it: attach, breakpoints
+// The device of SnR §4.1 as the recorder sees it: attach, breakpoints
 // with hit counts, continue, step, and the read-only probes (registers,
 // memory, instructions, DMA engine state), plus resolveBreakpoint.
 //

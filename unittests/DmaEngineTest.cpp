@@ -1,4 +1,4 @@
-//===- DmaEngineTest.cpp - DMA timing model (seed 000 Fig. 4) -------------===//
+//===- DmaEngineTest.cpp - DMA timing model (SnR Fig. 4) -------------===//
 //
 // Every expected cycle below is computed by hand from the link parameters of
 // the override config (not from the default config), with the arithmetic in

@@ -121,6 +121,15 @@ TEST(MachineConfigTest, DefaultHasDocumentedValues) {
     EXPECT_TRUE((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')) << h;
 }
 
+// The hash is xxh3-64 of the merged text (docs/config.md, "The config
+// hash"): XXH3_64bits of no bytes is 0x2d06800538d394c2 in the xxHash
+// reference implementation.
+TEST(MachineConfigTest, HashIsXxh3OfTheText) {
+  MachineConfig c = MachineConfig::getDefault();
+  c.jsonText = "";
+  EXPECT_EQ(c.hash(), "2d06800538d394c2");
+}
+
 TEST(MachineConfigTest, DefaultJsonIsTheEmbeddedText) {
   llvm::StringRef text = MachineConfig::defaultJson();
   EXPECT_TRUE(text.starts_with("{"));

@@ -1,6 +1,6 @@
 //===- RecorderTest.cpp - Algorithm 1: minimal-state recording ------------===//
 //
-// seed 000 §4.1, Algorithm 1: the recorder saves a register or memory range
+// SnR §4.1, Algorithm 1: the recorder saves a register or memory range
 // only if a traced instruction reads it before any traced instruction wrote
 // it, and saves it once. Each test writes out the exact expected set with the
 // reason each entry is a first-read-before-write, and checks that nothing

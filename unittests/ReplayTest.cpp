@@ -1,7 +1,7 @@
 //===- ReplayTest.cpp - Trace files and the replayer ----------------------===//
 //
 // The trace file (serialize / deserialize and their errors) and the
-// replayer of seed 000 §4.2: after the trace-load step the window replays
+// replayer of SnR §4.2: after the trace-load step the window replays
 // with the same functional results and PC sequence as the full run; when it
 // starts with no DMA in flight and every unit idle, with the same timing
 // relative to its first instruction; and a PC that differs from the

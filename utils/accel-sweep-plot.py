@@ -10,7 +10,7 @@ panels over the first swept field (x axis; logarithmic when its values span
 more than a factor of 8), one line per combination of the other fields:
   left   total cycles (solid) and, for a program sweep, the FDO loop's best
          cycles (dashed, same colour)
-  right  DMA stall cycles (seed 000 Fig. 4: base + transfer)
+  right  DMA stall cycles (SnR Fig. 4: base + transfer)
 Points that failed (status "error") are left out. 1200x500 pixels. Exit 1
 with one error line when a file cannot be read, is not a sweep.csv, the
 files disagree, or matplotlib is missing.

@@ -29,7 +29,7 @@ import tempfile
 # Each entry: (name, kernel path[, machine config path]), paths relative to
 # the source tree; without a config the embedded default machine is used.
 KERNELS = [
-    ("prefetch (seed 000 §5.3.1)", "examples/prefetch.mlir"),
+    ("prefetch (SnR §5.3.1)", "examples/prefetch.mlir"),
     ("Llama-2-7B MLP, decode (8 tokens)", "examples/llama2_mlp.mlir"),
     ("Llama-2-7B MLP, prefill (64 tokens)", "bench/fdo/kernels/llama2_mlp_prefill.mlir"),
     ("Llama-2-7B MLP, decode, bf16", "examples/llama2_mlp_bf16.mlir"),

@@ -1,9 +1,9 @@
 //===- AnalyzerReport.cpp - metrics.json sections and suggestions ---------===//
 //
-// Algorithm 2 of seed 000 §5.4 (extended): hoist a stalled DMA when its
+// Algorithm 2 of SnR §5.4 (extended): hoist a stalled DMA when its
 // relaxed push limit covers its stall and VMEM has a contiguous free run of
 // its size over the cycles it would move across; pin a buffer re-DMA'd from
-// unchanged source bytes (a capacity-constrained choice, cf. seed 003
+// unchanged source bytes (a capacity-constrained choice, cf. FAST
 // §5.5); issue independent DMAs serialized by ISSUE->WAIT->ISSUE together.
 // Hoist and parallelize savings count the DMA slots (dma.max_outstanding):
 // an ISSUE moved earlier saves only the cycles before it would meet

@@ -1,6 +1,6 @@
 //===- Dependencies.cpp - Conservative and relaxed dependencies -----------===//
 //
-// Seed 000 §5.4, Fig. 9: the conservative model binds a DMA ISSUE to the
+// SnR §5.4, Fig. 9: the conservative model binds a DMA ISSUE to the
 // producer of each of its inputs; the relaxed model follows lightweight
 // scalar chains (address arithmetic the compiler could recompute anywhere)
 // back to the data they came from, so only a scalar load of DMA'd data

@@ -347,7 +347,7 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
      << llvm::format("%.1f", 100.0 * ratio(base + transfer, chipCycles))
      << ofRun << "): " << base << " waiting on base latency, " << transfer
      << " waiting on transfer latency\n";
-  // Every other cause the simulator records (seed 000 §4.2: stalls by
+  // Every other cause the simulator records (SnR §4.2: stalls by
   // cause), and the DMA slots in the paper's words.
   const json &causes = m["stall_cycles"];
   uint64_t slots = causes.value("dma_slots", uint64_t(0));

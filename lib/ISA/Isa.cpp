@@ -385,9 +385,9 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
   ByteReader r(bytes, 0, "truncated image at byte offset ");
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kImageMagic, 8) != 0)
     return llvm::createStringError("not an accel image: bad magic at byte offset 0");
-  r.pos = 8;
+  r.setPos(8);
   Program p;
-  size_t versionAt = r.pos;
+  size_t versionAt = r.getPos();
   p.isaVersion = r.u32("ISA version");
   if (r.err.empty() && p.isaVersion != kIsaVersion)
     return llvm::createStringError(
@@ -400,16 +400,16 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
   // file, checked record by record below.
   p.code.reserve(std::min<uint64_t>(n, r.rest().size() / kInstBytes));
   for (uint32_t i = 0; i < n && r.err.empty(); ++i) {
-    size_t at = r.pos;
+    size_t at = r.getPos();
     if (!r.need(kInstBytes, "instruction"))
       break;
-    auto inst = decode(bytes.slice(r.pos, kInstBytes));
+    auto inst = decode(bytes.slice(r.getPos(), kInstBytes));
     if (!inst)
       return llvm::createStringError(
           "byte offset %zu (instruction %u): %s", at, i,
           llvm::toString(inst.takeError()).c_str());
     p.code.push_back(*inst);
-    r.pos += kInstBytes;
+    r.skip(kInstBytes);
   }
   uint32_t nb = r.u32("buffer count");
   for (uint32_t i = 0; i < nb && r.err.empty(); ++i) {
@@ -419,7 +419,7 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     uint8_t init = r.u8("buffer init");
     b.zeroInit = init == 1;
     b.iota = init == 2;
-    size_t typeAt = r.pos;
+    size_t typeAt = r.getPos();
     uint8_t type = r.u8("buffer element type");
     if (r.ok() && type > uint8_t(ElemType::BF16))
       return llvm::createStringError(
@@ -434,7 +434,7 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
           "elements; iota holds 32-bit indices",
           typeAt, i, b.name.c_str());
     b.seed = r.u32("buffer seed");
-    size_t baseAt = r.pos;
+    size_t baseAt = r.getPos();
     b.base = r.u64("buffer base");
     b.bytes = r.u64("buffer size");
     // [base, base + size) must be a range of addresses: the simulator's
@@ -450,7 +450,7 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
       b.shape.push_back(int64_t(r.u64("buffer shape")));
     p.buffers.push_back(std::move(b));
   }
-  size_t originsAt = r.pos;
+  size_t originsAt = r.getPos();
   uint32_t no = r.u32("origin count");
   // One origin per instruction (docs/isa.md, "Origin table"): tools index
   // the table by PC.

@@ -1,4 +1,4 @@
-//===- Recorder.cpp - Algorithm 1 (seed 000 §4.1) -------------------------===//
+//===- Recorder.cpp - Algorithm 1 (SnR §4.1) -------------------------===//
 
 #include "accel/Replay/Recorder.h"
 #include "accel/Sim/Access.h"

@@ -1,4 +1,4 @@
-//===- Replayer.cpp - Trace-load and timed replay (seed 000 §4.2) ---------===//
+//===- Replayer.cpp - Trace-load and timed replay (SnR §4.2) ---------===//
 
 #include "accel/Replay/Replayer.h"
 

@@ -156,7 +156,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
     return llvm::createStringError(
         "not an accel trace (bad magic at byte 0)");
   ByteReader h(bytes, 0, "truncated trace at byte ");
-  h.pos = 8;
+  h.setPos(8);
   Trace t;
   t.formatVersion = h.u32("format version");
   if (h.err.empty() && t.formatVersion != kTraceFormatVersion)

@@ -1,4 +1,4 @@
-//===- DmaEngine.cpp - DMA timing model (seed 000 §5.2, Fig. 4) -----------===//
+//===- DmaEngine.cpp - DMA timing model (SnR §5.2, Fig. 4) -----------===//
 
 #include "accel/Sim/DmaEngine.h"
 

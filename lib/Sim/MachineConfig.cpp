@@ -9,6 +9,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,8 +53,8 @@ static const char kDefaultConfig[] = R"json({
     "hbm.bytes": "TPU v4: 32 GiB HBM2 per chip (Jouppi et al., ISCA 2023)",
     "hbm.bytes_per_cycle": "TPU v4 HBM: 1200 GB/s (Jouppi et al., ISCA 2023, Table 1) at 1.05 GHz",
     "dma.burst_bytes": "assumed: 64-byte access granularity of the HBM controller (two 32-byte HBM2 pseudo-channel bursts)",
-    "vmem.bytes": "seed 000 §5.3.2: 128 blocks x 256 pages; 1 KiB pages assumed, giving 32 MiB (TPU v4 CMEM/VMEM order of magnitude)",
-    "vmem.page_bytes": "assumed (seed 000 gives the page count, not the size)",
+    "vmem.bytes": "SnR §5.3.2: 128 blocks x 256 pages; 1 KiB pages assumed, giving 32 MiB (TPU v4 CMEM/VMEM order of magnitude)",
+    "vmem.page_bytes": "assumed (SnR gives the page count, not the size)",
     "mxu.rows": "TPU v2-v4 MXU is a 128x128 systolic array (Jouppi et al., ISCA 2023; Norrie et al., IEEE Micro 2021)",
     "mxu.dataflow": "TPU MXUs are weight-stationary (Jouppi et al., ISCA 2017, §2)",
     "mxu.overlap": "TPU weights are double-buffered, the next tile loading while the current one computes (Jouppi et al., ISCA 2017, §2)",
@@ -63,7 +64,7 @@ static const char kDefaultConfig[] = R"json({
     "vpu.cost": "assumed: cycles per lane-pass; transcendental and divide ops take 4 passes",
     "scalar.latency": "assumed: in-order scalar core, one instruction per cycle",
     "dma.max_outstanding": "assumed",
-    "dma.links.base_latency": "assumed: seed 000 §5.2 says constant and non-accumulative but gives no value; 500 cycles is ~0.5 us",
+    "dma.links.base_latency": "assumed: SnR §5.2 says constant and non-accumulative but gives no value; 500 cycles is ~0.5 us",
     "dma.links.bytes_per_cycle": "TPU v4 HBM 1200 GB/s at 1.05 GHz is ~1143 B/cycle, rounded down to 1024; VMEM-local copies assumed 2x",
     "calibration": "none: every latency comes from the formulas above; a config may name CSV tables of measured latencies that replace them (docs/config.md, Calibration)",
     "chips": "one chip unless a system is asked for; SnR's All-Gather case (Zarkadas et al., SoCC '25, §5.2.1) runs on several",
@@ -89,9 +90,7 @@ std::string MachineConfig::getLinkName(unsigned link) const {
 }
 
 std::string MachineConfig::hash() const {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : jsonText)
-    h = (h ^ c) * 0x100000001b3ULL;
+  uint64_t h = llvm::xxh3_64bits(jsonText);
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::format_hex_no_prefix(h, 16);

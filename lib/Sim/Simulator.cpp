@@ -8,7 +8,7 @@
 //    with the binding cause. This file is that issue stage.
 //  - MXU and VPU latencies: TimingModel (Units.cpp), by the opcode's cost
 //    class in Opcodes.def.
-//  - DMA ISSUE: DmaEngine (seed 000 Fig. 4); WAIT stalls until completion.
+//  - DMA ISSUE: DmaEngine (SnR Fig. 4); WAIT stalls until completion.
 //
 //===----------------------------------------------------------------------===//
 

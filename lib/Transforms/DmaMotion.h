@@ -178,7 +178,7 @@ inline bool warnIfNoMetrics(func::FuncOp func, StringRef pass, bool all,
 }
 
 /// Cycles the WAITs of `dma` stalled over all its executions (base +
-/// transfer, seed 000 Fig. 4), from its attached metrics; 0 without them.
+/// transfer, SnR Fig. 4), from its attached metrics; 0 without them.
 inline int64_t getStallCycles(Operation *dma) {
   return getMetric(dma, "accel.stall_base") +
          getMetric(dma, "accel.stall_transfer");

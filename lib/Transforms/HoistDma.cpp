@@ -1,6 +1,6 @@
 //===- HoistDma.cpp - Move stalled DMA ISSUEs earlier ---------------------===//
 //
-// Seed 000 §5.3.1 (prefetch the weights of a matmul chain earlier) and §5.4
+// SnR §5.3.1 (prefetch the weights of a matmul chain earlier) and §5.4
 // (Algorithm 2: hoist a DMA by its push limit). Legality is proved here on
 // the IR; the metrics only choose which DMAs to try.
 //

@@ -1,7 +1,7 @@
 //===- PinVmem.cpp - Keep re-DMA'd unchanged data resident in VMEM --------===//
 //
-// Seed 000 §5.2.1 (pinning the node addresses of All-Gather in VMEM) and
-// seed 003 §5.5 (weight pinning as a capacity-constrained choice): a DMA in
+// SnR §5.2.1 (pinning the node addresses of All-Gather in VMEM) and
+// FAST §5.5 (weight pinning as a capacity-constrained choice): a DMA in
 // a loop that brings the same, unchanged bytes on every iteration into a
 // buffer that other data also passes through becomes one load, before the
 // loop, into a dedicated resident buffer; the ops that read those bytes
@@ -79,8 +79,8 @@ static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
 ///   such that sum of weights[i] <= capacity  (resident buffer bytes against
 ///             the VMEM the function's allocations leave free, bytes)
 ///
-/// over the items chosen, each taken at most once. This is seed 003 §5.5's
-/// weight pinning as a capacity-constrained choice (seed 003 states it as
+/// over the items chosen, each taken at most once. This is FAST §5.5's
+/// weight pinning as a capacity-constrained choice (FAST states it as
 /// an ILP). Returns one bit per item. The result is deterministic: the
 /// dynamic program returns, among optimal choices, the one taking the
 /// earliest items (op order); the branch-and-bound the first optimum it

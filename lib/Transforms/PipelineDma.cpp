@@ -1,7 +1,7 @@
 //===- PipelineDma.cpp - Software-pipelined DMAs on scf::pipelineForLoop --===//
 //
 // Overlaps each iteration's DMAs with the work of earlier iterations (issue
-// 5 item 4, issue 10 item 2; seed 000 §5.3.1 "prefetch more aggressively").
+// 5 item 4, issue 10 item 2; SnR §5.3.1 "prefetch more aggressively").
 // accel's own code chooses the schedule (a stage per op) and proves it
 // legal; upstream's scf::pipelineForLoop builds the prologue, the kernel
 // loop and the peeled epilogue; the buffers whose lifetime the schedule
@@ -309,7 +309,7 @@ struct PipelineDmaPass
             {getRoot(dma.getSrc()), dma.getSrc(), false});
         b.accesses[j].push_back({getRoot(dma.getDst()), dma.getDst(), true});
       }
-      // Metrics: stall per execution (base + transfer, seed 000 Fig. 4).
+      // Metrics: stall per execution (base + transfer, SnR Fig. 4).
       int64_t ex = getMetric(dma, "accel.executions");
       if (getStallCycles(dma) > 0)
         b.hasStall = true;
@@ -933,7 +933,7 @@ struct PipelineDmaPass
       p = std::move(wide);
   }
 
-  /// Prefetch distances from the metrics (seed 000 §5.3.1): a tile's
+  /// Prefetch distances from the metrics (SnR §5.3.1): a tile's
   /// un-overlapped latency L (the largest stall per execution, T_b plus
   /// transfer) against the time an iteration takes once the DMAs overlap,
   /// P = max(work per iteration, transfer per iteration on the link):

@@ -7,7 +7,7 @@
 // replaces. Where such a reuse is what stops --accel-sink-dma-wait or
 // --accel-hoist-dma on a DMA whose metrics say it matters, the pass gives
 // the new contents a fresh `accel.alloc` (renaming, as a register renamer
-// does; seed 000 §5.3.2 trades VMEM for fewer DMA stalls the same way).
+// does; SnR §5.3.2 trades VMEM for fewer DMA stalls the same way).
 // Legality comes from DmaMotion.h; see Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//

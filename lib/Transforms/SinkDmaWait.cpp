@@ -1,7 +1,7 @@
 //===- SinkDmaWait.cpp - Move stalled DMA WAITs later ---------------------===//
 //
-// The mirror of --accel-hoist-dma (seed 000 §5.2: a WAIT before the DMA's
-// completion stalls; seed 000 §5.4: the slack a DMA has is what can run
+// The mirror of --accel-hoist-dma (SnR §5.2: a WAIT before the DMA's
+// completion stalls; SnR §5.4: the slack a DMA has is what can run
 // between its ISSUE and its WAIT): a WAIT moves down its block, past every
 // op that may run while the DMA is in flight, to just before the first op
 // that uses the DMA's data (or writes its source). Independent work and

@@ -1,7 +1,7 @@
 // RUN: accel-opt %s --accel-attach-metrics=%S/Inputs/metrics-analyzer.json | FileCheck %s
 
 // The analyzer's results come back too: each DMA op's smallest backtails
-// in both dependency models (seed 000 Fig. 9; relaxed_bound_op_id -1:
+// in both dependency models (SnR Fig. 9; relaxed_bound_op_id -1:
 // nothing binds) and every suggestion naming the op, with its expected savings.
 // Entry 77 of "dependencies" names no op and is ignored. From "dmas", each
 // DMA op gets its longest transfer (complete - transfer_start: 4 and

@@ -3,7 +3,7 @@
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Two independent DMAs serialized by ISSUE -> WAIT -> ISSUE (seed 000
+// Two independent DMAs serialized by ISSUE -> WAIT -> ISSUE (SnR
 // §5.2.1). With a parallelize suggestion, B moves up to right after A, so
 // their base latencies overlap; both WAITs stay where they were.
 // CHECK-LABEL: func.func @serialized

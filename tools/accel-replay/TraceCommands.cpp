@@ -108,7 +108,7 @@ int cmdReplay() {
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
   // --config: the recorded machine with the file's fields changed (the
-  // same instructions, new timing; seed 000 §4.2).
+  // same instructions, new timing; SnR §4.2).
   std::vector<std::string> changed;
   llvm::Expected<std::unique_ptr<replay::Replayer>> replayer = nullptr;
   if (configFile.empty()) {

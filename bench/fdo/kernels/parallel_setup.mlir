@@ -1,4 +1,4 @@
-// Parallel issue is the win (seed 000 §5.2.1, All-Gather setup): nine small
+// Parallel issue is the win (SnR §5.2.1, All-Gather setup): nine small
 // DMAs in three groups, each an initial DMA of an i32 offset table and two
 // dependent DMAs whose source offsets are loaded from it. The naive code
 // serializes every ISSUE behind the previous WAIT, so each pays the whole

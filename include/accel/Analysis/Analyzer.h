@@ -1,6 +1,7 @@
-//===- Analyzer.h - Utilization, VMEM, dependencies, suggestions -*- C++ -*-===//
+//===- Analyzer.h - Utilization, VMEM, dependencies, suggestions -*- C++
+//-*-===//
 //
-// The analyzer of seed 000 §4.3 and §5.2-§5.4, run as a performance tracker
+// The analyzer of SnR §4.3 and §5.2-§5.4, run as a performance tracker
 // (observer) on a run or a replay:
 //   - utilization of each unit (scalar, MXU, VPU, each DMA link) in time
 //     buckets and per op id (§5.3.1, Fig. 7);
@@ -12,7 +13,7 @@
 //     DMA's backtail (§5.4, Fig. 9);
 //   - suggestions: hoist (Algorithm 2), pin, parallelize (§5.2.1);
 //   - computation vs communication per op id and region, and the roofline
-//     lower bound on cycles (seed 004; seed 003 §4.1).
+//     lower bound on cycles (Kim & Edwards; FAST §4.1).
 // The analyses are streaming: each event is processed once, so analysis
 // time is linear in the number of instructions.
 //
@@ -40,7 +41,7 @@ namespace accel {
 namespace analysis {
 
 //===----------------------------------------------------------------------===//
-// VMEM occupancy (seed 000 §5.3.2)
+// VMEM occupancy (SnR §5.3.2)
 //===----------------------------------------------------------------------===//
 
 /// Page-level VMEM liveness. A page is live from a write until its last read
@@ -69,7 +70,7 @@ public:
     std::vector<uint32_t> blockUsed; ///< used pages per block
   };
   /// Occupancy per bucket of `bucketCycles` over [0, totalCycles), with
-  /// `blocks` blocks of pages (seed 000: 128 x 256).
+  /// `blocks` blocks of pages (SnR: 128 x 256).
   std::vector<Bucket> buckets(uint64_t bucketCycles, uint64_t totalCycles,
                               unsigned blocks) const;
   /// SnR's Fig. 8a (Zarkadas et al., SoCC '25, §5.3.2) at cycle
@@ -128,7 +129,7 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
-// Dynamic dependencies (seed 000 §5.4)
+// Dynamic dependencies (SnR §5.4)
 //===----------------------------------------------------------------------===//
 
 /// What bounds how early a DMA ISSUE could be: the latest instruction it
@@ -190,7 +191,7 @@ public:
   /// The DMA id the WAIT at instruction `index` completed (the first WAIT
   /// on each DMA; later WAITs on it produce nothing), or nullopt when
   /// `index` is no such WAIT. With it a binding WAIT names the DMA an
-  /// ISSUE depends on: seed 000 Fig. 5's setup-group arrows.
+  /// ISSUE depends on: SnR Fig. 5's setup-group arrows.
   std::optional<uint32_t> dmaWaitedAt(uint64_t index) const {
     auto it = waitDma.find(index);
     if (it == waitDma.end())

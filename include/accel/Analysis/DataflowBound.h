@@ -5,7 +5,7 @@
 // dataflow graph of the run: true (read-after-write) dependences through
 // registers, VMEM and HBM only, unlimited units, scalar instructions free,
 // MXU/VPU instructions their busy cycles, a DMA its link's T_b plus its
-// transfer (seed 000 §5.2, Fig. 4 on an idle link). From it:
+// transfer (SnR §5.2, Fig. 4 on an idle link). From it:
 //   - the critical path: the latest finish of any instruction;
 //   - per unit or link, the one-unit bound with heads and tails: a piece of
 //     work cannot start before its head (its earliest start in the model)

@@ -1,6 +1,7 @@
-//===- DmaStallAnalysis.h - Per-DMA stall split and metrics.json -*- C++ -*-===//
+//===- DmaStallAnalysis.h - Per-DMA stall split and metrics.json -*- C++
+//-*-===//
 //
-// The performance tracker of seed 000 §4.2 for the DMA stall analysis of
+// The performance tracker of SnR §4.2 for the DMA stall analysis of
 // §5.2: it observes ISSUE and WAIT events of a run and splits every WAIT's
 // stall into base-latency and transfer-latency parts, or slack (Fig. 4).
 // The result is written as metrics.json (schema: docs/metrics.md).
@@ -25,7 +26,7 @@ namespace analysis {
 constexpr int kMetricsSchemaVersion = 5;
 
 /// One DMA's lifetime (cycles) and, when it was waited on, the split of the
-/// first WAIT (seed 000 Fig. 4). Later WAITs on a completed DMA add nothing.
+/// first WAIT (SnR Fig. 4). Later WAITs on a completed DMA add nothing.
 struct DmaRecord {
   sim::DmaTiming timing;
   uint32_t issuePc = 0;
@@ -77,7 +78,7 @@ nlohmann::json buildMetrics(const isa::Program &program,
                             const DmaStallCollector &collector);
 
 /// Writes the human summary (report.txt): totals and the top stalled DMA
-/// ops with their locations, in the words of seed 000 §5.2.
+/// ops with their locations, in the words of SnR §5.2.
 void writeReport(const nlohmann::json &metrics, llvm::raw_ostream &os,
                  unsigned topN = 10);
 

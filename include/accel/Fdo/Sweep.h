@@ -6,7 +6,7 @@
 // config, the points run in parallel on a thread pool (or one shard of them,
 // for a cluster's array job), and the rows written as sweep.csv and
 // sweep.json. The what-if space of datapath parameters is FAST's (Zhang et
-// al., ASPLOS '22, seed 003); replaying one recorded trace on many machines
+// al., ASPLOS '22, FAST); replaying one recorded trace on many machines
 // is SnR's method (Zarkadas et al., SoCC '25, §4.2).
 //
 //===----------------------------------------------------------------------===//

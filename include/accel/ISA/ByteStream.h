@@ -2,9 +2,10 @@
 //
 // The binary files of accel (program images, docs/isa.md; traces,
 // docs/trace-format.md) are little-endian fields, strings with a u32 length
-// and byte blocks with a u64 length. ByteWriter appends them; ByteReader
-// reads them with bounds checks, and its first failure sticks as a message
-// naming the absolute byte offset and the field.
+// and byte blocks with a u64 length. ByteWriter appends them and ByteReader
+// reads them, both over LLVM's byte order and binary stream support; the
+// reader adds accel's rule for bad input: its first failure sticks as a
+// message naming the absolute byte offset and the field.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,20 +14,25 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/BinaryByteStream.h"
+#include "llvm/Support/BinaryStreamReader.h"
+#include "llvm/Support/Endian.h"
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace accel {
 
+/// Appends little-endian fields (llvm::support::endian) to `out`.
 class ByteWriter {
 public:
   std::vector<uint8_t> out;
 
   void u8(uint8_t v) { out.push_back(v); }
-  void u32(uint32_t v) { le(v, 4); }
-  void u64(uint64_t v) { le(v, 8); }
+  void u32(uint32_t v) { le(v); }
+  void u64(uint64_t v) { le(v); }
   /// A u32 length, then the characters.
   void str(llvm::StringRef s) {
     u32(uint32_t(s.size()));
@@ -37,39 +43,59 @@ public:
     u64(b.size());
     out.insert(out.end(), b.begin(), b.end());
   }
-  void raw(llvm::ArrayRef<uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); }
+  void raw(llvm::ArrayRef<uint8_t> b) {
+    out.insert(out.end(), b.begin(), b.end());
+  }
 
 private:
-  void le(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i)
-      out.push_back(uint8_t(v >> (8 * i)));
+  template <typename T> void le(T v) {
+    size_t at = out.size();
+    out.resize(at + sizeof(T));
+    llvm::support::endian::write<T, llvm::endianness::little>(&out[at], v);
   }
 };
 
+/// Reads little-endian fields with an llvm::BinaryStreamReader, checking
+/// each read against the bytes left first: its first failure sticks as a
+/// message naming the absolute byte offset in the file and the field
+/// ("truncated trace at byte 40 while reading register count").
 class ByteReader {
 public:
   /// Reads `in`, whose first byte is at `fileOffset` of the file; a
   /// truncation reads "<truncatedPrefix><offset> while reading <field>".
   ByteReader(llvm::ArrayRef<uint8_t> in, size_t fileOffset,
              std::string truncatedPrefix)
-      : in(in), base(fileOffset), prefix(std::move(truncatedPrefix)) {}
+      : stream(in, llvm::endianness::little), reader(stream), base(fileOffset),
+        prefix(std::move(truncatedPrefix)) {}
+  /// The reader refers to its own stream: not copyable.
+  ByteReader(const ByteReader &) = delete;
+  ByteReader &operator=(const ByteReader &) = delete;
+
   /// Sets the error, unless one is set already (the first one sticks).
   void fail(std::string message) {
     if (err.empty())
       err = std::move(message);
   }
 
-  size_t pos = 0; ///< offset in `in`
   std::string err;
 
   bool ok() const { return err.empty(); }
-  size_t fileOffset() const { return base + pos; }
+  /// The offset of the next field in `in`, and in the file.
+  size_t getPos() const { return size_t(reader.getOffset()); }
+  size_t fileOffset() const { return base + getPos(); }
+  /// Moves to offset `pos` of `in` (at most its size).
+  void setPos(size_t pos) {
+    assert(pos <= reader.getLength() && "setPos past the end");
+    reader.setOffset(pos);
+  }
+  /// Skips `n` bytes that need(n) found.
+  void skip(uint64_t n) { llvm::cantFail(reader.skip(n)); }
   /// Whether `n` more bytes are there; sets the error otherwise.
   bool need(uint64_t n, const char *what) {
     if (!err.empty())
       return false;
-    if (n > in.size() - pos) {
-      err = prefix + std::to_string(base + pos) + " while reading " + what;
+    if (n > reader.bytesRemaining()) {
+      err = prefix + std::to_string(fileOffset()) + " while reading " + what;
       return false;
     }
     return true;
@@ -82,10 +108,10 @@ public:
   bool needRecords(uint64_t count, uint64_t recordBytes, const char *what) {
     if (!err.empty())
       return false;
-    uint64_t left = in.size() - pos;
+    uint64_t left = reader.bytesRemaining();
     if (recordBytes && count > left / recordBytes) {
       // count * recordBytes may not fit in 64 bits: print it in two parts.
-      err = prefix + std::to_string(base + pos) + " while reading " + what +
+      err = prefix + std::to_string(fileOffset()) + " while reading " + what +
             ": " + std::to_string(count) + " announced, at least " +
             std::to_string(count) + " x " + std::to_string(recordBytes) +
             " bytes, but " + std::to_string(left) + " are left";
@@ -93,38 +119,43 @@ public:
     }
     return true;
   }
-  uint8_t u8(const char *what) { return need(1, what) ? in[pos++] : 0; }
-  uint32_t u32(const char *what) { return uint32_t(le(4, what)); }
-  uint64_t u64(const char *what) { return le(8, what); }
+  uint8_t u8(const char *what) { return read<uint8_t>(what); }
+  uint32_t u32(const char *what) { return read<uint32_t>(what); }
+  uint64_t u64(const char *what) { return read<uint64_t>(what); }
+  /// A u32 length, then the characters.
   std::string str(const char *what) {
     uint32_t n = u32(what);
     if (!need(n, what))
       return {};
-    std::string s(in.begin() + pos, in.begin() + pos + n);
-    pos += n;
-    return s;
+    llvm::StringRef s;
+    llvm::cantFail(reader.readFixedString(s, n));
+    return s.str();
   }
+  /// A u64 length, then the bytes (a view into `in`).
   llvm::ArrayRef<uint8_t> bytes(const char *what) {
     uint64_t n = u64(what);
     if (!need(n, what))
       return {};
-    auto r = in.slice(pos, n);
-    pos += n;
+    // Not readBytes, whose size is 32 bits: a block may be larger.
+    llvm::ArrayRef<uint8_t> r = rest().take_front(n);
+    skip(n);
     return r;
   }
-  llvm::ArrayRef<uint8_t> rest() const { return in.drop_front(pos); }
+  /// The bytes not read yet.
+  llvm::ArrayRef<uint8_t> rest() const {
+    return stream.data().drop_front(getPos());
+  }
 
 private:
-  uint64_t le(int n, const char *what) {
-    if (!need(n, what))
-      return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < n; ++i)
-      v |= uint64_t(in[pos++]) << (8 * i);
+  template <typename T> T read(const char *what) {
+    T v = 0;
+    if (need(sizeof(T), what))
+      llvm::cantFail(reader.readInteger(v));
     return v;
   }
 
-  llvm::ArrayRef<uint8_t> in;
+  llvm::BinaryByteStream stream;
+  llvm::BinaryStreamReader reader;
   size_t base;
   std::string prefix;
 };

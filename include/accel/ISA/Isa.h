@@ -177,7 +177,7 @@ uint64_t getFlops(const Inst &inst);
 /// Whether `op` is scalar register arithmetic (li, mov, add, ...: a scalar
 /// instruction that neither branches, halts nor touches memory). The
 /// analyzer treats such address math as movable with the DMA it feeds
-/// (seed 000 §5.2, "lightweight" scalar operations).
+/// (SnR §5.2, "lightweight" scalar operations).
 bool isScalarArithmetic(Opcode op);
 llvm::StringRef memSpaceName(MemSpace space);
 

@@ -13,7 +13,7 @@ namespace replay {
 
 /// Records `count` instructions from the device's current PC (the caller
 /// has stopped it at a breakpoint, or at attach) using only the
-/// step-debugger API, per seed 000 Algorithm 1: before each step, every
+/// step-debugger API, per SnR Algorithm 1: before each step, every
 /// input register or memory range that no earlier traced instruction wrote
 /// and that is not saved yet is read from the device and saved; the
 /// instruction's outputs join the written set. DMAs issued before the

@@ -15,7 +15,7 @@
 namespace accel {
 namespace replay {
 
-/// A trace loaded into the timing simulator (seed 000 §4.2): one trace-load
+/// A trace loaded into the timing simulator (SnR §4.2): one trace-load
 /// step installs the recorded registers, memory and in-flight DMAs into a
 /// simulator whose memory otherwise starts as zeros; run() then executes the
 /// window, checking before each instruction that the PC equals the recorded
@@ -28,7 +28,7 @@ public:
   /// ("trace config: ..."), a trace that does not fit its program or
   /// config ("invalid trace at byte N: ...").
   static llvm::Expected<std::unique_ptr<Replayer>> create(const Trace &trace);
-  /// The same on a modified machine (seed 000 §4.2: the same instructions,
+  /// The same on a modified machine (SnR §4.2: the same instructions,
   /// new timing): the trace's config with the JSON object `overrideText`
   /// merged into it field by field (`sourceName` names it in errors). The
   /// program, its buffers and the recorded state must still fit the

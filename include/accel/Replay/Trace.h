@@ -1,6 +1,6 @@
 //===- Trace.h - The trace file: minimal state of a window ------*- C++ -*-===//
 //
-// What the recorder (seed 000 §4.1, Algorithm 1) captures and the replayer
+// What the recorder (SnR §4.1, Algorithm 1) captures and the replayer
 // (§4.2) loads: the program (code image, origin table, buffer table), the
 // machine config it ran on, the PC sequence of the window, and the minimal
 // initial state: the registers and memory ranges the window reads before it

@@ -4,7 +4,7 @@
 // the registers it reads and writes, and the memory tiles it reads and
 // writes given the register values that hold their addresses. The simulator
 // uses it for bounds checks, data hazards and race detection; the recorder
-// (seed 000 §4.1, Algorithm 1) for deciding what minimal state to save.
+// (SnR §4.1, Algorithm 1) for deciding what minimal state to save.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,8 +3,8 @@
 // A machine config may name CSV tables of measured latencies
 // (docs/config.md, "Calibration"): where a table covers an instruction, its
 // interpolated value replaces the formula of the timing model. The habits
-// are those of a profiled latency database (seed 002, an LLM-serving
-// simulator's trace generator): tables are loaded once per process and
+// are those of the profiled latency databases of LLM-serving simulators
+// (their trace generators): tables are loaded once per process and
 // cached, times are converted to cycles once at load, lookups interpolate
 // linearly on the measured grid and extrapolate past it with one warning
 // per table, and a missing file or column is one error naming it.

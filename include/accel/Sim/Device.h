@@ -1,6 +1,6 @@
 //===- Device.h - The device and its step-debugger API ----------*- C++ -*-===//
 //
-// The "production device" of seed 000 §4.1, played by the functional
+// The "production device" of SnR §4.1, played by the functional
 // simulator, as a debugger sees it: attach (load a program, stop at pc 0),
 // set a breakpoint, continue to it, step one instruction, read a register,
 // read memory, fetch an instruction, and read the DMA engine's state. The

@@ -1,4 +1,4 @@
-//===- DmaEngine.h - DMA timing model (seed 000 Fig. 4) ---------*- C++ -*-===//
+//===- DmaEngine.h - DMA timing model (SnR Fig. 4) ---------*- C++ -*-===//
 
 #ifndef ACCEL_SIM_DMAENGINE_H
 #define ACCEL_SIM_DMAENGINE_H
@@ -16,7 +16,7 @@
 namespace accel {
 namespace sim {
 
-/// Timing of one DMA, in cycles (seed 000 §5.2, Fig. 4).
+/// Timing of one DMA, in cycles (SnR §5.2, Fig. 4).
 struct DmaTiming {
   uint32_t id = 0;
   /// The link it moved on: an index of MachineConfig::links for a DMA
@@ -44,7 +44,7 @@ struct DmaTiming {
   int semaphore = -1;
 };
 
-/// How a WAIT at some cycle relates to its DMA (seed 000 Fig. 4, DESIGN §2).
+/// How a WAIT at some cycle relates to its DMA (SnR Fig. 4, DESIGN §2).
 /// For WAIT at w, ISSUE at i, completion c, base latency T_b:
 ///   w < i + T_b:        stallBase = i + T_b - w, stallTransfer = c - (i+T_b)
 ///   i + T_b <= w < c:   stallTransfer = c - w

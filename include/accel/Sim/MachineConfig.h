@@ -57,7 +57,7 @@ inline uint64_t getTransferCycles(uint64_t bytes, uint64_t milliBytesPerCycle) {
 
 /// A DMA link: a (source memory, destination memory) pair. A link moves one
 /// transfer at a time (FIFO) at `bytesPerCycle`; every DMA on it first pays
-/// `baseLatency` cycles, constant and non-accumulative (seed 000 §5.2,
+/// `baseLatency` cycles, constant and non-accumulative (SnR §5.2,
 /// Fig. 4).
 struct LinkConfig {
   std::string name; ///< "hbm->vmem", ...
@@ -137,7 +137,7 @@ struct MachineConfig {
   }
   /// "hbm->vmem" for a link of `links`, "ici 0->1" for an ICI link.
   std::string getLinkName(unsigned link) const;
-  /// A 64-bit FNV-1a hash of `jsonText`, as 16 hex digits.
+  /// The xxh3-64 hash (llvm::xxh3_64bits) of `jsonText`, as 16 hex digits.
   std::string hash() const;
 
   /// The embedded default configuration as JSON text.

@@ -10,7 +10,7 @@
 // DmaEngine execute and time it; step() is both. A Simulator is one chip:
 // alone, or one of the chips of a System (System.h), which commits the
 // chips' instructions in cycle order.
-// Observers (the performance tracker of seed 000 §4.2) are called back on
+// Observers (the performance tracker of SnR §4.2) are called back on
 // events; no analysis lives in the loop.
 //
 //===----------------------------------------------------------------------===//
@@ -100,7 +100,7 @@ struct WaitEvent {
 };
 
 /// The performance tracker's interface: callbacks registered on the modelled
-/// components (seed 000 §4.2).
+/// components (SnR §4.2).
 class Observer {
 public:
   virtual ~Observer();

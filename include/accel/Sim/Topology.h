@@ -3,7 +3,7 @@
 // The chips of a system and the directed ICI links between them (issue 13):
 // a ring, a 2-D torus or a fully connected system, and the route a remote
 // DMA takes, as the list of directed links it crosses. Each directed link is
-// a FIFO of its own in the DMA timing model (seed 000 §5.2, Fig. 4, with
+// a FIFO of its own in the DMA timing model (SnR §5.2, Fig. 4, with
 // the ICI's per-hop latency as the base latency and its bandwidth as the
 // transfer rate).
 //

@@ -48,7 +48,7 @@ struct CoreState {
 ///            CostClass
 /// An instruction a calibration table of the config covers (docs/config.md,
 /// "Calibration") takes the table's cycles instead, at least 1.
-/// A DMA's timing is the DMA engine's (seed 000 Fig. 4). getLatency is
+/// A DMA's timing is the DMA engine's (SnR Fig. 4). getLatency is
 /// virtual so that another model can replace one unit's formula without
 /// touching the issue stage.
 class TimingModel {
