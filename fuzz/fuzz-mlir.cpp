@@ -15,18 +15,17 @@
 #include "FuzzBudget.h"
 
 #include "accel/Conversion/AccelToISA.h"
-#include "accel/Conversion/Frontend.h"
+#include "accel/Fdo/Load.h"
+#include "accel/Fdo/Run.h"
 #include "accel/InitAccel.h"
 #include "accel/Support/Nesting.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Simulator.h"
-#include "accel/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -109,27 +108,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
 
-  // The frontend, as `accel-replay run` runs it (setFrontendOptions there).
-  if (needsFrontend(*module)) {
-    FrontendOptions options;
-    options.tileCols = 4 * int64_t(h.config.mxuCols);
-    options.tileK = 4 * int64_t(h.config.mxuRows);
-    options.vmemBytes = h.config.vmemBytes;
-    PassManager pm(&ctx);
-    buildFrontendPipeline(pm, options);
-    if (failed(pm.run(*module)))
-      return 0;
-  }
-  PassManager pm(&ctx);
-  pm.addPass(createAccelAssignOpIds());
-  if (failed(pm.run(*module)))
+  // The frontend and op ids, then the lowering, as `accel-replay run` does
+  // them (lib/Fdo/Load.cpp, lib/Fdo/Run.cpp): the same code, so that the
+  // fuzzer cannot drift from the tools.
+  if (failed(accel::runFrontend(*module, h.config)) ||
+      failed(accel::assignOpIds(*module)))
     return 0;
-
-  // getLoweringOptions (lib/Fdo/Run.cpp).
-  LoweringOptions lowering;
-  lowering.vmemCapacity = h.config.vmemBytes;
-  lowering.vmemAlign = h.config.vmemPageBytes;
-  lowering.hbmCapacity = h.config.hbmBytes;
+  LoweringOptions lowering = accel::getLoweringOptions(h.config, "");
   FailureOr<isa::Program> program = lowerToIsa(*module, lowering);
   if (failed(program))
     return 0;

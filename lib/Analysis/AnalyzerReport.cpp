@@ -178,7 +178,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   };
   std::vector<Inst> insts;
   for (const Dma &d : dmas) {
-    Inst x{&d};
+    Inst x{&d, std::nullopt, {}, {}};
     auto it = depByIndex.find(d.index);
     if (!d.inFlightAtStart && it != depByIndex.end() &&
         d.index < issueCycles.size() && d.dst.tile.rows) {

@@ -7,7 +7,7 @@ using namespace accel::sim;
 
 System::System(const MachineConfig &config, const isa::Program &program,
                bool initHbm)
-    : config(config), iciFree(config.topology.getNumLinks(), 0) {
+    : iciFree(config.topology.getNumLinks(), 0) {
   chips.reserve(config.chips);
   for (unsigned c = 0; c < config.chips; ++c)
     chips.push_back(

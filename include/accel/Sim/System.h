@@ -72,7 +72,6 @@ public:
   uint64_t getInstructionCount() const { return instCount; }
 
 private:
-  const MachineConfig &config;
   std::vector<std::unique_ptr<Simulator>> chips;
   std::vector<uint64_t> iciFree;
   uint64_t instCount = 0;
