@@ -1,0 +1,417 @@
+//===- PipelineSchedule.cpp - The schedule of accel-pipeline-dma ----------===//
+//
+// A candidate loop's body as the schedule sees it (accesses, dependences,
+// DMA metrics) and the schedule: a stage per op and the copies of each
+// buffer whose lifetime it stretches over several stages. The method and
+// its legality rules are in PipelineDma.cpp's header.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineSchedule.h"
+
+using namespace mlir;
+using namespace accel;
+using namespace accel::detail;
+
+namespace accel::detail::pipeline {
+
+std::optional<int64_t> tripCount(scf::ForOp loop) {
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+}
+
+bool isPureOp(Operation *op) {
+  return op->getNumRegions() == 0 && !isa<DmaWaitOp>(op) &&
+         isMemoryEffectFree(op);
+}
+
+Operation *holderIn(Block *body, Operation *op) {
+  while (op && op->getBlock() != body)
+    op = op->getParentOp();
+  return op;
+}
+
+bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
+                     std::string &why) {
+  auto add = [&](Value v, bool write) {
+    out.push_back({getRoot(v), v, write});
+  };
+  WalkResult r = root->walk([&](Operation *op) {
+    if (isa<DmaWaitOp>(op))
+      return WalkResult::advance(); // its DMA's window: see collect()
+    if (auto m = dyn_cast<MatmulOp>(op)) {
+      // C is only written without `accumulate` (the op declares a read
+      // either way).
+      add(m.getA(), false);
+      add(m.getB(), false);
+      if (m.getAccumulate())
+        add(m.getC(), false);
+      add(m.getC(), true);
+      return WalkResult::advance();
+    }
+    if (forEachOwnAccess(op, [&](Value v, bool write) {
+          add(v, write);
+          return true;
+        }) == AccessWalk::Unknown) {
+      why = "an op with unknown memory effects in the loop";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted();
+}
+
+/// The stages edge kind `kind` spans under plan `p`.
+static int64_t weight(const Plan &p, unsigned kind) {
+  return kind == 1 ? p.d : kind == 2 ? p.ds : kind == 3 ? p.dc : 0;
+}
+
+Unit unitOf(Operation *op) {
+  if (isa<MatmulOp>(op))
+    return Unit::Mxu;
+  if (isa<AccelDialect>(op->getDialect()) &&
+      !isa<AllocOp, DmaStartOp, DmaWaitOp, LoadOp>(op))
+    return Unit::Vpu;
+  return Unit::None;
+}
+
+/// Whether some read of `readers` may see a write of `writers`.
+static bool readsWhatWrites(ArrayRef<Access> readers,
+                            ArrayRef<Access> writers) {
+  for (const Access &r : readers)
+    for (const Access &w : writers)
+      if (!r.write && w.write && mayAlias(r.root, w.root) &&
+          mayOverlap(r.view, w.view))
+        return true;
+  return false;
+}
+
+/// Whether two lists of accesses (of one iteration) may conflict.
+static bool conflict(ArrayRef<Access> x, ArrayRef<Access> y) {
+  for (const Access &a : x)
+    for (const Access &c : y)
+      if ((a.write || c.write) && mayAlias(a.root, c.root) &&
+          mayOverlap(a.view, c.view))
+        return true;
+  return false;
+}
+
+/// The allocations `root` may stand for, together with every allocation
+/// a nested loop of the body rotates with them through its iter_args
+/// (the rotating buffers of an inner loop pipelined earlier): one group
+/// gets copies together. Empty when a chain reaches an unknown buffer.
+static llvm::SmallSetVector<Value, 4> bufferGroup(const Body &b, Value root) {
+  llvm::SmallPtrSet<Value, 8> buffers;
+  llvm::SmallSetVector<Value, 4> group;
+  if (!collectBuffers(root, buffers))
+    return group;
+  group.insert(buffers.begin(), buffers.end());
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const SmallVector<Access> &list : b.accesses)
+      for (const Access &a : list) {
+        if (a.root.getDefiningOp<AllocOp>() || group.contains(a.root))
+          continue;
+        llvm::SmallPtrSet<Value, 8> other;
+        if (!collectBuffers(a.root, other))
+          continue; // an unknown root aliases everything: refused later
+        if (llvm::none_of(other, [&](Value v) { return group.contains(v); }))
+          continue;
+        for (Value v : other)
+          grew |= group.insert(v);
+      }
+  }
+  return group;
+}
+
+/// "the buffer allocated at LOC", "argument N", or "an iter_arg" (for
+/// remarks).
+static std::string describeBuffer(Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (Operation *def = v.getDefiningOp())
+    os << "the buffer allocated at " << def->getLoc();
+  else if (auto arg = dyn_cast<BlockArgument>(v);
+           arg &&
+           isa_and_nonnull<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    os << "argument " << arg.getArgNumber();
+  else
+    os << "a buffer carried in a loop's iter_args";
+  return s;
+}
+
+std::string collectBody(scf::ForOp loop, Body &b) {
+  b.loop = loop;
+  Block *body = loop.getBody();
+  for (Operation &op : body->without_terminator()) {
+    b.index[&op] = b.ops.size();
+    b.ops.push_back(&op);
+  }
+  b.accesses.resize(b.ops.size());
+  std::string why;
+  for (auto [i, op] : llvm::enumerate(b.ops))
+    if (!collectAccesses(op, b.accesses[i], why))
+      return why;
+  // WAITs: on a DMA of this iteration.
+  WalkResult r = loop.getBody()->walk([&](DmaWaitOp w) {
+    Value t = w.getToken();
+    while (auto arg = dyn_cast<BlockArgument>(t)) {
+      auto inner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!inner || inner == loop || arg.getArgNumber() == 0) {
+        why = "a WAIT on a DMA carried in from an earlier iteration";
+        return WalkResult::interrupt();
+      }
+      t = inner.getInitArgs()[arg.getArgNumber() - 1];
+    }
+    if (!loop->isAncestor(t.getDefiningOp())) {
+      // A DMA issued before the loop: its window ends at this WAIT's
+      // top-level op, which orders the accesses of the buffers after it
+      // (the cross-iteration check keeps every stage of later
+      // iterations behind it).
+      auto dma = t.getDefiningOp<DmaStartOp>();
+      if (!dma) {
+        why = "a WAIT on a token that is not a DMA's";
+        return WalkResult::interrupt();
+      }
+      unsigned h = b.index.lookup(holderIn(body, w));
+      b.accesses[h].push_back({getRoot(dma.getSrc()), dma.getSrc(), false});
+      b.accesses[h].push_back({getRoot(dma.getDst()), dma.getDst(), true});
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return why;
+  // SSA dependences, and each top-level DMA's window: from its ISSUE to
+  // every top-level op using its token.
+  auto addEdge = [&](unsigned from, unsigned to, unsigned kind) {
+    b.edges.push_back({from, to, kind});
+  };
+  for (auto [j, op] : llvm::enumerate(b.ops)) {
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (!def || def->getBlock() != body || def == op ||
+            isa<DmaStartOp>(def))
+          continue;
+        addEdge(b.index.lookup(def), j, 0);
+      }
+    });
+  }
+  for (auto [i, op] : llvm::enumerate(b.ops)) {
+    auto dma = dyn_cast<DmaStartOp>(op);
+    if (!dma)
+      continue;
+    Value token = dma.getToken();
+    if (token.use_empty())
+      return "a DMA is never waited for";
+    auto dst = getTileShape(dma.getDst().getType(), nullptr, true);
+    bool store = succeeded(dst) && dst->space == MemorySpace::HBM;
+    llvm::SmallSetVector<unsigned, 2> users;
+    for (Operation *user : token.getUsers()) {
+      Operation *h = holderIn(body, user);
+      if (!h)
+        return "a DMA's token is used outside the loop";
+      if (isa<scf::YieldOp>(h))
+        return "a DMA's token is carried to the next iteration";
+      users.insert(b.index.lookup(h));
+    }
+    for (unsigned j : users) {
+      addEdge(i, j, store ? 2 : 1);
+      b.accesses[j].push_back({getRoot(dma.getSrc()), dma.getSrc(), false});
+      b.accesses[j].push_back({getRoot(dma.getDst()), dma.getDst(), true});
+    }
+    // Metrics: stall per execution (base + transfer, SnR Fig. 4).
+    int64_t ex = getMetric(dma, "accel.executions");
+    if (getStallCycles(dma) > 0)
+      b.hasStall = true;
+    if (ex > 0) {
+      int64_t stall = getStallCycles(dma) / ex;
+      (store ? b.storeLatency : b.loadLatency) =
+          std::max(store ? b.storeLatency : b.loadLatency, stall);
+      b.transfer += getMetric(dma, "accel.stall_transfer") / ex;
+    }
+  }
+  // Memory dependences within an iteration; a unit op's result read by
+  // another unit or a DMA ISSUE is kind 3.
+  for (unsigned j = 0; j < b.ops.size(); ++j)
+    for (unsigned i = 0; i < j; ++i)
+      if (conflict(b.accesses[i], b.accesses[j])) {
+        Unit ui = unitOf(b.ops[i]), uj = unitOf(b.ops[j]);
+        bool crossUnit = ui != Unit::None && ui != uj &&
+                         (uj != Unit::None || isa<DmaStartOp>(b.ops[j])) &&
+                         readsWhatWrites(b.accesses[j], b.accesses[i]);
+        addEdge(i, j, crossUnit ? 3 : 0);
+      }
+  return "";
+}
+
+std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
+                     const llvm::DenseMap<Value, unsigned> &valueOrder,
+                     bool asyncCopies, Plan &p) {
+  int64_t trips = limits.trips;
+  unsigned n = b.ops.size();
+  p.stage.assign(n, 0);
+  p.copies.clear();
+  p.extraBytes = 0;
+  llvm::DenseMap<Value, bool> privacy;
+  SmallVector<SmallVector<std::pair<unsigned, unsigned>>> preds(n);
+  for (const Body::Edge &e : b.edges)
+    preds[e.to].push_back({e.from, e.kind});
+  for (unsigned j = 0; j < n; ++j)
+    for (auto [i, kind] : preds[j])
+      p.stage[j] = std::max<unsigned>(p.stage[j], p.stage[i] + weight(p, kind));
+  // Every op but an ISSUE then moves as late as its successors allow
+  // (compute next to the WAIT it needs, not a stage early with a buffer
+  // more; pure ops at the first stage using them, copied for later ones).
+  SmallVector<SmallVector<std::pair<unsigned, unsigned>>> succs(n);
+  for (const Body::Edge &e : b.edges)
+    succs[e.from].push_back({e.to, e.kind});
+  for (unsigned x = n; x-- > 0;) {
+    if (isa<DmaStartOp>(b.ops[x]) || succs[x].empty())
+      continue;
+    unsigned latest = UINT_MAX;
+    for (auto [y, kind] : succs[x])
+      latest = std::min<unsigned>(latest, p.stage[y] - weight(p, kind));
+    p.stage[x] = latest;
+  }
+  p.maxStage = 0;
+  for (unsigned s : p.stage)
+    p.maxStage = std::max(p.maxStage, s);
+  if (p.maxStage == 0)
+    return "no DMA of the body is waited for in a later stage";
+  if (int64_t(p.maxStage) >= trips)
+    return "the trip count (" + std::to_string(trips) +
+           ") is not larger than the last stage (" +
+           std::to_string(p.maxStage) + ")";
+  // iter_args: computed and used in one stage (upstream's loop-carried
+  // values of distance 1).
+  Block *body = b.loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (auto [arg, next] :
+       llvm::zip(b.loop.getRegionIterArgs(), yield.getOperands())) {
+    Operation *def = next.getDefiningOp();
+    if (!def || def->getBlock() != body)
+      return "an iter_arg is not computed in the loop body";
+    unsigned sd = p.stage[b.index.lookup(def)];
+    for (Operation *user : arg.getUsers()) {
+      Operation *h = holderIn(body, user);
+      if (h && !isa<scf::YieldOp>(h) && p.stage[b.index.lookup(h)] != sd)
+        return "an iter_arg is used in another stage than it is computed "
+               "in";
+    }
+  }
+  // Kernel order: (stage, body position).
+  SmallVector<unsigned> pos(n);
+  {
+    SmallVector<unsigned> order(n);
+    for (unsigned i = 0; i < n; ++i)
+      order[i] = i;
+    llvm::stable_sort(
+        order, [&](unsigned x, unsigned y) { return p.stage[x] < p.stage[y]; });
+    for (unsigned i = 0; i < n; ++i)
+      pos[order[i]] = i;
+  }
+  // Accesses of iteration k (op x) and k + m (op y) that the kernel would
+  // reorder: m in [1, mmax]. With `asyncCopies`, an MXU or VPU op x in a
+  // later stage than y also counts as running on past the op after it
+  // (the unit works after the core issued it: y of the next kernel
+  // iteration would wait for it, a data hazard), which a private buffer
+  // avoids with one more copy.
+  for (unsigned x = 0; x < n; ++x)
+    for (unsigned y = 0; y < n; ++y) {
+      int64_t mmax =
+          int64_t(p.stage[x]) - int64_t(p.stage[y]) - (pos[x] < pos[y] ? 1 : 0);
+      int64_t mAsync =
+          asyncCopies && mmax >= 1 && unitOf(b.ops[x]) != Unit::None ? mmax + 1
+                                                                     : mmax;
+      if (mAsync < 1)
+        continue;
+      for (const Access &a : b.accesses[x])
+        for (const Access &c : b.accesses[y]) {
+          if (!(a.write || c.write) || !mayAlias(a.root, c.root))
+            continue;
+          int64_t need = 0;
+          for (int64_t m = 1; m <= mAsync; ++m)
+            if (mayOverlapAcross(a.view, c.view, b.loop, m))
+              need = m;
+          if (need == 0)
+            continue;
+          llvm::SmallSetVector<Value, 4> set = bufferGroup(b, a.root);
+          for (Value v : bufferGroup(b, c.root))
+            set.insert(v);
+          // In program order (the sets above are ordered by pointer
+          // values), so the copies, and the kernel's iter_args, come out
+          // the same on every run.
+          SmallVector<Value> group(set.begin(), set.end());
+          llvm::sort(group, [&](Value x, Value y) {
+            return valueOrder.lookup(x) < valueOrder.lookup(y);
+          });
+          bool isPriv = false;
+          if (!group.empty()) { // empty: a chain to an unknown buffer
+            auto known = privacy.find(group[0]);
+            isPriv = known != privacy.end() ? known->second
+                                            : isPrivate(b, group, outside);
+          }
+          for (Value v : group)
+            privacy[v] = isPriv;
+          if (!isPriv) {
+            if (need > mmax)
+              continue; // only the optional copy
+            return "a buffer that is not private to an iteration is "
+                   "accessed in two stages (" +
+                   describeBuffer(group.empty() ? a.root : group[0]) + ")";
+          }
+          for (Value v : group) {
+            unsigned &copies = p.copies[v];
+            copies = std::max<unsigned>(std::max(copies, 1u),
+                                        std::max(mmax, need) + 1);
+          }
+        }
+    }
+  p.extraBytes = extraBytesOf(p, limits.vmemPage);
+  // Scalar registers: the kernel carries a value in one register per
+  // stage it crosses, and each buffer copy takes two (its address, set
+  // at function entry, and its rotating iter_arg), on top of what is
+  // live around the loop (`baseRegs`).
+  int64_t regs = limits.baseRegs;
+  for (unsigned x = 0; x < n; ++x) {
+    if (isPureOp(b.ops[x]))
+      continue; // copied into each stage that uses it
+    for (Value v : b.ops[x]->getResults()) {
+      unsigned last = p.stage[x];
+      for (Operation *user : v.getUsers())
+        if (Operation *h = holderIn(body, user); h && !isa<scf::YieldOp>(h))
+          last = std::max(last, p.stage[b.index.lookup(h)]);
+      regs += last - p.stage[x];
+    }
+  }
+  for (auto [root, copies] : p.copies)
+    regs += 2 * copies;
+  // A first filter (the lowering check in pipelineChecked decides): the
+  // estimate alone must fit the registers.
+  if (regs > kScalarRegs)
+    return "the schedule would need about " + std::to_string(regs) +
+           " scalar registers (the ISA has " + std::to_string(kScalarRegs) +
+           ")";
+  if (limits.vmemBytes + p.extraBytes > limits.vmemCapacity)
+    return "the extra buffers (" + std::to_string(p.extraBytes) +
+           " bytes) would exceed the VMEM capacity of " +
+           std::to_string(limits.vmemCapacity) + " bytes";
+  return "";
+}
+
+uint64_t extraBytesOf(const Plan &p, uint64_t vmemPage) {
+  uint64_t bytes = 0;
+  for (auto [root, copies] : p.copies)
+    bytes += uint64_t(copies - 1) *
+             llvm::alignTo(
+                 uint64_t(getTileShape(root.getType(), nullptr, true)->bytes()),
+                 std::max<uint64_t>(vmemPage, 1));
+  return bytes;
+}
+
+} // namespace accel::detail::pipeline

@@ -1,0 +1,158 @@
+//===- PipelineSchedule.h - accel-pipeline-dma internals --------*- C++ -*-===//
+//
+// The parts of --accel-pipeline-dma (PipelineDma.cpp, whose header explains
+// the method; internal to lib/Transforms): the body of a candidate loop as
+// the schedule sees it and the schedule itself (PipelineSchedule.cpp), the
+// check that a buffer is private to an iteration (PipelinePrivacy.cpp), and
+// the rewrite by upstream's scf::pipelineForLoop with multi-buffering and
+// modulo variable expansion (PipelineRewrite.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_LIB_TRANSFORMS_PIPELINESCHEDULE_H
+#define ACCEL_LIB_TRANSFORMS_PIPELINESCHEDULE_H
+
+#include "DmaMotion.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace accel::detail::pipeline {
+
+/// Scalar registers a program may use (accel::isa::kNumRegs, less r0; the
+/// ISA header is not included here: its namespace `isa` would shadow
+/// llvm::isa).
+constexpr int64_t kScalarRegs = 255;
+
+/// The most ops a loop unrolled by the pass (expandRotation, flatten)
+/// may have.
+constexpr int64_t kMaxUnrolledOps = 2048;
+
+/// The trip count of `loop` when its bounds and step are constants (a
+/// positive step), else nullopt.
+std::optional<int64_t> tripCount(scf::ForOp loop);
+
+/// Ops that only compute a value (address math): copied into every stage
+/// that uses them.
+bool isPureOp(Operation *op);
+
+/// The top-level op of `body` that contains `op`, or null.
+Operation *holderIn(Block *body, Operation *op);
+
+/// One memory access: `view` of buffer `root`.
+struct Access {
+  Value root, view;
+  bool write;
+};
+
+/// The body of a candidate loop, as the schedule sees it.
+struct Body {
+  scf::ForOp loop;
+  SmallVector<Operation *> ops; ///< top level, without the terminator
+  llvm::DenseMap<Operation *, unsigned> index;
+  /// Per op: its accesses, and those of the DMAs it WAITs for (the end of
+  /// their window).
+  SmallVector<SmallVector<Access>> accesses;
+  /// Dependences from -> to (from < to); kind 0: same stage allowed;
+  /// 1: a DMA into VMEM, ISSUE -> WAIT (d stages); 2: into HBM (ds stages);
+  /// 3: an MXU or VPU op's result read on another unit or by a DMA ISSUE
+  /// (dc stages: the reader would otherwise wait for the unit, idle
+  /// behind it, in the in-order core).
+  struct Edge {
+    unsigned from, to, kind;
+  };
+  SmallVector<Edge> edges;
+  bool hasStall = false;
+  int64_t loadLatency = 0, storeLatency = 0, transfer = 0;
+};
+
+/// The decision for one loop.
+struct Plan {
+  int64_t d = 1, ds = 1;
+  /// Stages between a unit op (MXU, VPU) and a reader of its result on
+  /// another unit or a DMA ISSUE: 0 or 1.
+  int64_t dc = 1;
+  SmallVector<unsigned> stage; ///< per op of Body::ops
+  unsigned maxStage = 0;
+  llvm::MapVector<Value, unsigned> copies; ///< buffer -> N (N > 1)
+  uint64_t extraBytes = 0;
+};
+
+/// The functional unit a top-level op of the body runs on.
+enum class Unit { None, Mxu, Vpu };
+Unit unitOf(Operation *op);
+
+/// Appends the accesses of `root` and its nested ops to `out`; false with
+/// `why` set for an op whose effects are unknown.
+bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
+                     std::string &why);
+
+/// Fills `b` for `loop` (the working copy: allocations hoisted, induction
+/// iter_args rewritten): its top-level ops, their accesses, the
+/// dependences between them and the DMA metrics; returns the refusal
+/// reason or "".
+std::string collectBody(scf::ForOp loop, Body &b);
+
+/// What a schedule must fit in.
+struct ScheduleLimits {
+  int64_t trips;         ///< the loop's trip count
+  uint64_t vmemBytes;    ///< VMEM the function allocates now, in bytes
+  uint64_t vmemCapacity; ///< VMEM capacity in bytes
+  uint64_t vmemPage;     ///< VMEM allocation granularity in bytes
+  int64_t baseRegs;      ///< scalar registers live around the loop
+};
+
+/// The schedule of `b` for the distances of `p` (its stages, and the
+/// copies of each private buffer), filled into `p`; returns the refusal
+/// reason or "". `outside`: the loop being replaced (the privacy check
+/// follows the paths after it). `valueOrder` numbers the function's values
+/// in program order, so that buffer groups come out the same on every run.
+/// With `asyncCopies`, an MXU or VPU op in a later stage than an access of
+/// a later iteration gets one more copy of its private buffers.
+std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
+                     const llvm::DenseMap<Value, unsigned> &valueOrder,
+                     bool asyncCopies, Plan &p);
+
+/// The VMEM the copies of plan `p` add, in bytes, each copy rounded up to
+/// `vmemPage`.
+uint64_t extraBytesOf(const Plan &p, uint64_t vmemPage);
+
+/// Whether the buffers of `group` may get a copy per iteration of the
+/// loop: VMEM allocations made outside the loop whose contents neither
+/// enter nor leave an iteration. Entering: every read of a member in an
+/// iteration reads bytes written earlier in the same iteration, by a
+/// whole-buffer write or by subview writes whose rectangles cover the
+/// read (SymbolicRun over the body). Leaving: the loop's last
+/// contents are dead after `outside` (the loop being replaced; see
+/// deadAfter), so the program may use the buffers before and after the
+/// loop for other tensors.
+bool isPrivate(const Body &b, ArrayRef<Value> group, scf::ForOp outside);
+
+/// Rewrites `loop` as the pipeline of plan `p` built on `copy` (its working
+/// copy, `b` its body): stages as attributes, scf::pipelineForLoop with a
+/// peeled epilogue, the copies of each private buffer rotated through the
+/// kernel's iter_args, one `accel.pipelined` marker (numbered from
+/// `nextMarker`, which is advanced) and the copies' op ids and metrics
+/// dropped. `loop`'s results are replaced; the caller erases it. Returns
+/// the kernel loop and sets `period` to its rotation's period; failure
+/// (the IR unchanged) when scf::pipelineForLoop refuses the schedule.
+FailureOr<scf::ForOp> buildPipeline(scf::ForOp loop, scf::ForOp copy,
+                                    const Body &b, const Plan &p, int64_t trips,
+                                    int64_t &nextMarker, unsigned &period);
+
+/// Modulo variable expansion of a kernel whose buffer iter_args rotate
+/// with period `period`: unrolled by the period (scf's
+/// loopUnrollByFactor; the remainder iterations, fewer than the period,
+/// unrolled after it), the
+/// rotation yields each buffer back to its own iter_arg, which scf.for's
+/// canonicalization then folds into the copy it starts with. Each unrolled
+/// body addresses its copies directly: the rotation cost one register
+/// move per copy and iteration (the ISA has no remainder instruction to
+/// index copy k mod N). Skipped when the kernel runs fewer than
+/// 2 * `period` times (the unrolled loop would run once, and a loop
+/// enclosing it would see its iterations as ops of its own body, without
+/// metrics) or the unrolled body would exceed kMaxUnrolledOps ops.
+void expandRotation(scf::ForOp kernel, unsigned period);
+
+} // namespace accel::detail::pipeline
+
+#endif // ACCEL_LIB_TRANSFORMS_PIPELINESCHEDULE_H
