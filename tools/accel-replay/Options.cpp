@@ -223,41 +223,32 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-/// Reads and parses the input file; nullptr after an error message or a
-/// diagnostic.
-OwningOpRef<ModuleOp> parseInput(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
+CommandInput::CommandInput(MLIRContext &ctx)
+    : ctx(ctx), handler(sourceMgr, &ctx) {}
+
+bool CommandInput::load(OpIds ids) {
+  auto loaded = configOrFail();
+  if (!loaded)
+    return false;
+  config = std::move(*loaded);
   std::string err;
   auto file = openInputFile(inputFile, &err);
   if (!file) {
     fail(err);
-    return nullptr;
+    return false;
   }
-  OwningOpRef<ModuleOp> module;
   if (llvm::Error e = parseProgram(ctx, sourceMgr, std::move(file), module)) {
     fail(llvm::toString(std::move(e)));
-    return nullptr;
+    return false;
   }
-  return module;
+  if (!module || failed(adoptModuleChips(config, *module)) ||
+      failed(runFrontend(*module, config)))
+    return false;
+  return ids == OpIds::Leave || succeeded(assignOpIds(*module));
 }
 
-/// Parses the input, runs the frontend if it needs it and gives every op
-/// its stable id; nullptr after a diagnostic on error.
-OwningOpRef<ModuleOp> loadModule(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
-                                 sim::MachineConfig &config) {
-  auto module = parseInput(ctx, sourceMgr);
-  if (!module || failed(prepareProgram(*module, config)))
-    return nullptr;
-  return module;
-}
-
-/// Parses the input, assigns op ids and lowers it; failure after a
-/// diagnostic.
-FailureOr<isa::Program> loadAndLower(MLIRContext &ctx,
-                                     sim::MachineConfig &config) {
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = loadModule(ctx, sourceMgr, config);
-  if (!module)
+FailureOr<isa::Program> CommandInput::lower() {
+  if (!load(OpIds::Assign))
     return failure();
   return lowerToIsa(*module, getLoweringOptions(config, entryName));
 }

@@ -17,6 +17,7 @@
 #include "accel/Sim/MachineConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -30,40 +31,17 @@ namespace accel::tool {
 namespace cl = llvm::cl;
 
 // The subcommands and options (Options.cpp).
-extern cl::SubCommand runCmd;
-extern cl::SubCommand fdoCmd;
-extern cl::SubCommand recordCmd;
-extern cl::SubCommand replayCmd;
-extern cl::SubCommand plotCmd;
-extern cl::SubCommand traceInfoCmd;
-extern cl::SubCommand sweepCmd;
-extern cl::SubCommand configCmd;
+extern cl::SubCommand runCmd, fdoCmd, recordCmd, replayCmd, plotCmd,
+    traceInfoCmd, sweepCmd, configCmd;
 extern cl::OptionCategory category;
-extern cl::opt<std::string> inputFile;
-extern cl::list<std::string> sweepSets;
-extern cl::opt<std::string> sweepShard;
-extern cl::opt<unsigned> sweepJobs;
-extern cl::opt<bool> sweepFdo;
-extern cl::opt<bool> sweepPlot;
-extern cl::opt<std::string> plotChip;
-extern cl::opt<std::string> plotDmas;
-extern cl::opt<std::string> outputPath;
-extern cl::opt<std::string> configFile;
-extern cl::opt<bool> printDefault;
-extern cl::opt<std::string> entryName;
-extern cl::opt<unsigned> iterations;
-extern cl::opt<std::string> fdoPasses;
-extern cl::opt<std::string> fdoTrialPasses;
-extern cl::list<std::string> inputTensors;
-extern cl::opt<std::string> outputTensorDir;
-extern cl::opt<uint64_t> maxInstructions;
-extern cl::opt<uint64_t> bucketCycles;
-extern cl::opt<bool> analyze;
-extern cl::opt<bool> timingOnly;
-extern cl::opt<std::string> breakAt;
-extern cl::opt<uint64_t> hitCount;
-extern cl::opt<bool> compressTrace;
-extern cl::opt<uint64_t> recordCount;
+extern cl::opt<std::string> inputFile, sweepShard, plotChip, plotDmas,
+    outputPath, configFile, entryName, fdoPasses, fdoTrialPasses,
+    outputTensorDir, breakAt;
+extern cl::list<std::string> sweepSets, inputTensors;
+extern cl::opt<unsigned> sweepJobs, iterations;
+extern cl::opt<bool> sweepFdo, sweepPlot, printDefault, analyze, timingOnly,
+    compressTrace;
+extern cl::opt<uint64_t> maxInstructions, bucketCycles, hitCount, recordCount;
 
 /// Prints "accel-replay: error: MSG" on stderr; returns 1 (the exit code of
 /// bad input).
@@ -82,18 +60,27 @@ std::optional<sim::MachineConfig> configOrFail();
 int writeTextOutput(llvm::StringRef text);
 /// The run options of the command line, without tensors.
 RunOptions baseRunOptions();
-/// Reads and parses the input file (accel::parseProgram); nullptr after an
-/// error message or a diagnostic.
-mlir::OwningOpRef<mlir::ModuleOp> parseInput(mlir::MLIRContext &ctx,
-                                             llvm::SourceMgr &sourceMgr);
-/// parseInput, then accel::prepareProgram (chips, frontend, op ids);
-/// nullptr after a diagnostic.
-mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &ctx,
-                                             llvm::SourceMgr &sourceMgr,
-                                             sim::MachineConfig &config);
-/// loadModule, then the lowering of --entry; failure after a diagnostic.
-mlir::FailureOr<isa::Program> loadAndLower(mlir::MLIRContext &ctx,
-                                           sim::MachineConfig &config);
+/// The input program of run, fdo and record and the machine config it runs
+/// on. load() reads --config, parses the input file (accel::parseProgram),
+/// adopts its chips and runs the frontend (accel/Fdo/Load.h); while the
+/// object lives, diagnostics are printed with their source lines.
+class CommandInput {
+public:
+  explicit CommandInput(mlir::MLIRContext &ctx);
+  /// Whether op ids are assigned (accel::assignOpIds): run and record need
+  /// them; the FDO loop assigns its own in each iteration.
+  enum class OpIds { Assign, Leave };
+  /// false after an error message or a diagnostic.
+  bool load(OpIds ids);
+  /// load, then the lowering of --entry; failure after an error.
+  mlir::FailureOr<isa::Program> lower();
+
+  mlir::MLIRContext &ctx;
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler;
+  sim::MachineConfig config;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
 
 // Progress of long commands (Progress.cpp).
 enum class ProgressMode { Auto, Always, Never };

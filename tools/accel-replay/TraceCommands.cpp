@@ -32,14 +32,13 @@ using json = nlohmann::json;
 namespace accel::tool {
 
 int cmdRecord(MLIRContext &ctx) {
-  auto config = configOrFail();
-  if (!config)
-    return 1;
   if (outputPath.empty())
     return fail("record needs -o TRACE");
-  FailureOr<isa::Program> program = loadAndLower(ctx, *config);
+  CommandInput input(ctx);
+  FailureOr<isa::Program> program = input.lower();
   if (failed(program))
     return 1;
+  const sim::MachineConfig *config = &input.config;
   // A trace holds one chip's state; a chip of a system also needs the
   // remote writes and semaphore signals other chips send it during the
   // window, which the trace format does not carry yet.

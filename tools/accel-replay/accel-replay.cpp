@@ -89,21 +89,16 @@ static std::optional<RunOptions> runOptions(ModuleOp module) {
 }
 
 int cmdRun(MLIRContext &ctx) {
-  auto config = configOrFail();
-  if (!config)
+  CommandInput input(ctx);
+  if (!input.load(CommandInput::OpIds::Assign))
     return 1;
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = loadModule(ctx, sourceMgr, *config);
-  if (!module)
-    return 1;
-  auto options = runOptions(*module);
+  auto options = runOptions(*input.module);
   if (!options)
     return 1;
   options->stopAtBudget = true;
   Progress progress("accel-replay run");
   options->onProgress = progress.runCallback();
-  auto r = simulateModule(*module, *config, *options);
+  auto r = simulateModule(*input.module, input.config, *options);
   if (!r)
     return fail(llvm::toString(r.takeError()));
   progress.update([] { return std::string("writing the outputs"); }, true);
@@ -111,13 +106,13 @@ int cmdRun(MLIRContext &ctx) {
   auto staged = StagedDirectory::create(dir);
   if (!staged)
     return fail(llvm::toString(staged.takeError()));
-  if (auto e = writeRunOutputs(staged->path(), *r, *module))
+  if (auto e = writeRunOutputs(staged->path(), *r, *input.module))
     return fail(llvm::toString(std::move(e)));
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
   if (!outputTensorDir.empty())
-    if (auto e = writeHbmOutputs(outputTensorDir,
-                                 findEntryFunction(*module, entryName), *r))
+    if (auto e = writeHbmOutputs(
+            outputTensorDir, findEntryFunction(*input.module, entryName), *r))
       return fail("--output-dir: " + llvm::toString(std::move(e)));
   progress.finish(
       formatCount(r->summary.instructions) + " instructions, " +
@@ -190,27 +185,21 @@ static void printTimelineTruncation(llvm::ArrayRef<FdoIteration> iterations) {
 }
 
 int cmdFdo(MLIRContext &ctx) {
-  auto config = configOrFail();
-  if (!config)
-    return 1;
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-  auto module = parseInput(ctx, sourceMgr);
-  if (!module || failed(adoptModuleChips(*config, *module)) ||
-      failed(runFrontend(*module, *config)))
+  CommandInput input(ctx);
+  if (!input.load(CommandInput::OpIds::Leave))
     return 1;
   FdoOptions options;
   options.iterations = iterations;
   options.passPipeline = fdoPasses;
   if (fdoTrialPasses.getNumOccurrences())
     options.trialPipeline = fdoTrialPasses;
-  auto run = runOptions(*module);
+  auto run = runOptions(*input.module);
   if (!run)
     return 1;
   options.run = std::move(*run);
   options.inputName = inputFile;
   // A bad pipeline: one error before anything runs or is written.
-  if (auto texts = getFdoPassPipelines(&ctx, options, *config); !texts)
+  if (auto texts = getFdoPassPipelines(&ctx, options, input.config); !texts)
     return fail("--passes: " + llvm::toString(texts.takeError()));
   if (auto texts = getFdoTrialPipelines(&ctx, options); !texts)
     return fail("--trial-passes: " + llvm::toString(texts.takeError()));
@@ -284,7 +273,8 @@ int cmdFdo(MLIRContext &ctx) {
           "-", "-", "-", "-", describeTransforms(it).c_str(), "FAILED");
     llvm::outs().flush();
   };
-  llvm::Expected<FdoResult> result = runFdoLoop(*module, *config, options);
+  llvm::Expected<FdoResult> result =
+      runFdoLoop(*input.module, input.config, options);
   if (!result)
     return fail(llvm::toString(result.takeError()));
   const FdoIteration &best = result->iterations[result->bestIteration];
@@ -313,7 +303,7 @@ int cmdFdo(MLIRContext &ctx) {
                  << (last.totalCycles > best.totalCycles ? " > " : " = ")
                  << best.totalCycles << " cycles): stopping; iteration "
                  << best.index << "'s program is the result\n";
-  json out = result->toJson(options, *config);
+  json out = result->toJson(options, input.config);
   const json &summary = out["summary"];
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
@@ -342,7 +332,7 @@ int cmdFdo(MLIRContext &ctx) {
     RunOptions o = options.run;
     o.keepHbm = true;
     o.analyze = false;
-    auto r = simulateModule(*result->bestProgram, *config, o);
+    auto r = simulateModule(*result->bestProgram, input.config, o);
     if (!r)
       return fail("--output-dir: " + llvm::toString(r.takeError()));
     if (auto e = writeHbmOutputs(

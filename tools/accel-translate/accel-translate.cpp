@@ -104,32 +104,38 @@ static FailureOr<isa::Program> lowerProgram(llvm::SourceMgr &sourceMgr,
   return lowerToIsa(*module, getLoweringOptions(config, entryName));
 }
 
+/// Registers a translation that lowers its MLIR input (lowerProgram) and
+/// writes the program with `emit`.
+static void registerLowering(llvm::StringRef name, llvm::StringRef description,
+                             void (*emit)(const isa::Program &,
+                                          llvm::raw_ostream &)) {
+  TranslateRegistration(
+      name, description,
+      [emit](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+             llvm::raw_ostream &os, MLIRContext *context) -> LogicalResult {
+        FailureOr<isa::Program> program = lowerProgram(*sourceMgr, context);
+        if (failed(program))
+          return failure();
+        emit(*program, os);
+        return success();
+      });
+}
+
 static void registerTranslations() {
-  static TranslateRegistration toAsm(
-      "mlir-to-accel-asm",
-      "Lower an accel (or linalg, tensor, affine) program and print its "
-      "assembler listing",
-      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-         llvm::raw_ostream &os, MLIRContext *context) -> LogicalResult {
-        FailureOr<isa::Program> program = lowerProgram(*sourceMgr, context);
-        if (failed(program))
-          return failure();
-        program->printListing(os);
-        return success();
-      });
-  static TranslateRegistration toImage(
-      "mlir-to-accel-image",
-      "Lower an accel (or linalg, tensor, affine) program to its binary "
-      "image (ACCELBIN, docs/isa.md)",
-      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-         llvm::raw_ostream &os, MLIRContext *context) -> LogicalResult {
-        FailureOr<isa::Program> program = lowerProgram(*sourceMgr, context);
-        if (failed(program))
-          return failure();
-        std::vector<uint8_t> image = program->toImage();
-        os.write(reinterpret_cast<const char *>(image.data()), image.size());
-        return success();
-      });
+  registerLowering("mlir-to-accel-asm",
+                   "Lower an accel (or linalg, tensor, affine) program and "
+                   "print its assembler listing",
+                   [](const isa::Program &program, llvm::raw_ostream &os) {
+                     program.printListing(os);
+                   });
+  registerLowering("mlir-to-accel-image",
+                   "Lower an accel (or linalg, tensor, affine) program to its "
+                   "binary image (ACCELBIN, docs/isa.md)",
+                   [](const isa::Program &program, llvm::raw_ostream &os) {
+                     std::vector<uint8_t> image = program.toImage();
+                     os.write(reinterpret_cast<const char *>(image.data()),
+                              image.size());
+                   });
   static TranslateRegistration toAccel(
       "mlir-to-accel",
       "Print the accel program that run and fdo lower: the frontend's "
