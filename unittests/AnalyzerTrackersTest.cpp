@@ -1,0 +1,397 @@
+//===- AnalyzerTrackersTest.cpp - RangeMap, VMEM and dependency trackers --===//
+//
+// Unit tests of the analyzer's trackers (Analyzer.h): RangeMap, VmemTracker
+// (SnR Fig. 8) and DependencyTracker (Fig. 9, conservative vs relaxed
+// backtails).
+//
+// The timing and analyzer rules behind the expected values are in
+// AnalyzerTestUtils.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AnalyzerTestUtils.h"
+
+#include "accel/Analysis/RangeMap.h"
+
+using namespace accel;
+using namespace accel::analysis;
+using namespace accel::test;
+using isa::MemSpace;
+
+namespace {
+
+/// Values of the ranges of `m` overlapping [b, e), in address order.
+std::vector<int64_t> overlaps(const RangeMap<int64_t> &m, uint64_t b,
+                              uint64_t e) {
+  std::vector<int64_t> out;
+  m.forEachOverlap(b, e, [&](int64_t v) { out.push_back(v); });
+  return out;
+}
+using V = std::vector<int64_t>;
+
+sim::AddrRange vmemRange(uint64_t b, uint64_t e) {
+  return {MemSpace::VMEM, b, e};
+}
+sim::AddrRange hbmRange(uint64_t b, uint64_t e) {
+  return {MemSpace::HBM, b, e};
+}
+
+//===----------------------------------------------------------------------===//
+// RangeMap
+//===----------------------------------------------------------------------===//
+
+TEST(RangeMapTest, AssignOverwriteSplit) {
+  RangeMap<int64_t> m;
+  EXPECT_TRUE(m.empty());
+  EXPECT_EQ(overlaps(m, 0, 1000), V{});
+  m.assign(5, 5, 9);  // empty: no-op
+  m.assign(10, 5, 9); // reversed: no-op
+  EXPECT_TRUE(m.empty());
+
+  // [0,100)=1, then [20,40)=2 splits it: [0,20)=1 [20,40)=2 [40,100)=1.
+  m.assign(0, 100, 1);
+  m.assign(20, 40, 2);
+  EXPECT_FALSE(m.empty());
+  EXPECT_EQ(overlaps(m, 0, 100), (V{1, 2, 1}));
+  EXPECT_EQ(overlaps(m, 10, 50), (V{1, 2, 1}));
+  EXPECT_EQ(overlaps(m, 19, 20), (V{1})); // last byte of the left part
+  EXPECT_EQ(overlaps(m, 20, 21), (V{2})); // first byte of the middle
+  EXPECT_EQ(overlaps(m, 39, 40), (V{2}));
+  EXPECT_EQ(overlaps(m, 40, 41), (V{1})); // first byte of the right part
+  EXPECT_EQ(overlaps(m, 20, 40), (V{2}));
+  EXPECT_EQ(overlaps(m, 99, 100), (V{1}));
+  EXPECT_EQ(overlaps(m, 100, 200), V{}); // past the end
+
+  // [10,60)=3 overwrites all of 2 and parts of both 1s:
+  // [0,10)=1 [10,60)=3 [60,100)=1.
+  m.assign(10, 60, 3);
+  EXPECT_EQ(overlaps(m, 0, 100), (V{1, 3, 1}));
+  EXPECT_EQ(overlaps(m, 9, 10), (V{1}));
+  EXPECT_EQ(overlaps(m, 10, 11), (V{3}));
+  EXPECT_EQ(overlaps(m, 59, 61), (V{3, 1}));
+  // Exactly the same range: replaced, no split: [10,60)=4.
+  m.assign(10, 60, 4);
+  EXPECT_EQ(overlaps(m, 0, 100), (V{1, 4, 1}));
+
+  // A disjoint range leaves a gap [100,150).
+  m.assign(150, 200, 5);
+  EXPECT_EQ(overlaps(m, 90, 160), (V{1, 5}));
+  EXPECT_EQ(overlaps(m, 100, 150), V{});
+  EXPECT_EQ(overlaps(m, 0, 1000), (V{1, 4, 1, 5}));
+
+  // [5,170)=6 covers the gap, 4, the right 1 and the start of 5:
+  // [0,5)=1 [5,170)=6 [170,200)=5.
+  m.assign(5, 170, 6);
+  EXPECT_EQ(overlaps(m, 0, 1000), (V{1, 6, 5}));
+  EXPECT_EQ(overlaps(m, 169, 170), (V{6}));
+  EXPECT_EQ(overlaps(m, 170, 171), (V{5}));
+
+  // Adjacent: [200,210)=7 right after [170,200)=5.
+  m.assign(200, 210, 7);
+  EXPECT_EQ(overlaps(m, 199, 201), (V{5, 7}));
+  EXPECT_EQ(overlaps(m, 210, 300), V{});
+
+  // Split of the first range only on its left: [0,3)=8 [3,5)=1.
+  m.assign(0, 3, 8);
+  EXPECT_EQ(overlaps(m, 0, 6), (V{8, 1, 6}));
+  EXPECT_EQ(overlaps(m, 0, 1000), (V{8, 1, 6, 5, 7}));
+}
+
+//===----------------------------------------------------------------------===//
+// VmemTracker
+//===----------------------------------------------------------------------===//
+
+/// 16 pages of 1024 bytes. Lifetimes (live over [write, last read]):
+///   page 3:     DMA op 7 writes the whole page at 1; a partial write by op 8
+///               at 8 keeps it live (and counts as a use)     -> [1, 8]
+///   pages 0-1:  DMA op 1 at 2; read [1000, 1100) at 15       -> [2, 15]
+///   page 7:     read at 3, never written: no lifetime
+///   pages 8-11: DMA op 3 at 5, never read, overwritten by DMA op 4 at 20
+///               -> no lifetime, 4 x 1024 = 4096 wasted bytes of op 3;
+///               then read at 22                              -> [20, 22]
+///   page 5:     non-DMA op 2 at 12; read at 25 and 30        -> [12, 30]
+///   page 14:    non-DMA op 5 at 30, never read: no lifetime, not wasted
+///   page 15:    DMA op 6 at 35, never read: 1024 wasted bytes of op 6
+void fillCraftedPattern(VmemTracker &v) {
+  v.write(3072, 4096, 1, 7, true);
+  v.write(0, 2048, 2, 1, true);
+  v.read(7168, 7200, 3);
+  v.write(8192, 12288, 5, 3, true);
+  v.write(3072, 3100, 8, 8, false);
+  v.write(5120, 6144, 12, 2, false);
+  v.read(1000, 1100, 15);
+  v.write(8192, 12288, 20, 4, true);
+  v.read(8192, 12288, 22);
+  v.read(5120, 5124, 25);
+  v.read(6000, 6100, 30);
+  v.write(14336, 15360, 30, 5, false);
+  v.write(15360, 16384, 35, 6, true);
+}
+
+TEST(VmemTrackerTest, CraftedPatternBuckets) {
+  VmemTracker v(16 * 1024, 1024);
+  EXPECT_EQ(v.pageCount(), 16u);
+  EXPECT_EQ(v.getPageBytes(), 1024u);
+  fillCraftedPattern(v);
+  // Before finish, only op 3's overwritten pages are known to be wasted.
+  EXPECT_EQ(v.wastedBytes(), (std::map<uint32_t, uint64_t>{{3, 4096}}));
+  v.finish();
+  // Page 15 (op 6) is closed unread at the end; page 14 (op 5, not a DMA)
+  // and the partially rewritten page 3 (op 7) are not wasted.
+  EXPECT_EQ(v.wastedBytes(),
+            (std::map<uint32_t, uint64_t>{{3, 4096}, {6, 1024}}));
+
+  // Buckets of 10 cycles over [0, 40): 4 buckets; 4 blocks of 4 pages.
+  std::vector<VmemTracker::Bucket> b = v.buckets(10, 40, 4);
+  ASSERT_EQ(b.size(), 4u);
+  // Bucket 0 [0,10): pages 0, 1 ([2,15]) and 3 ([1,8]): 3 used;
+  // free 13/16; free runs: page 2 (1), pages 4..15 (12).
+  EXPECT_EQ(b[0].start, 0u);
+  EXPECT_EQ(b[0].usedPages, 3u);
+  EXPECT_DOUBLE_EQ(b[0].freeFraction, 13.0 / 16.0);
+  EXPECT_EQ(b[0].largestFreeRun, 12u);
+  EXPECT_EQ(b[0].blockUsed, (std::vector<uint32_t>{3, 0, 0, 0}));
+  // Bucket 1 [10,20): pages 0, 1 and 5 ([12,30]); runs 2..4 (3), 6..15 (10).
+  EXPECT_EQ(b[1].start, 10u);
+  EXPECT_EQ(b[1].usedPages, 3u);
+  EXPECT_DOUBLE_EQ(b[1].freeFraction, 13.0 / 16.0);
+  EXPECT_EQ(b[1].largestFreeRun, 10u);
+  EXPECT_EQ(b[1].blockUsed, (std::vector<uint32_t>{2, 1, 0, 0}));
+  // Bucket 2 [20,30): page 5 and pages 8..11 ([20,22]): 5 used, free 11/16;
+  // runs 0..4 (5), 6..7 (2), 12..15 (4).
+  EXPECT_EQ(b[2].start, 20u);
+  EXPECT_EQ(b[2].usedPages, 5u);
+  EXPECT_DOUBLE_EQ(b[2].freeFraction, 11.0 / 16.0);
+  EXPECT_EQ(b[2].largestFreeRun, 5u);
+  EXPECT_EQ(b[2].blockUsed, (std::vector<uint32_t>{0, 1, 4, 0}));
+  // Bucket 3 [30,40): page 5 only (its last read at 30 starts the bucket);
+  // pages 14 and 15 were never read: not live. Runs 0..4 (5), 6..15 (10).
+  EXPECT_EQ(b[3].start, 30u);
+  EXPECT_EQ(b[3].usedPages, 1u);
+  EXPECT_DOUBLE_EQ(b[3].freeFraction, 15.0 / 16.0);
+  EXPECT_EQ(b[3].largestFreeRun, 10u);
+  EXPECT_EQ(b[3].blockUsed, (std::vector<uint32_t>{0, 1, 0, 0}));
+
+  // Buckets of 20 cycles, 2 blocks of 8 pages.
+  // [0,20): pages 0, 1, 3, 5 -> 4 used, blocks {4, 0}; run 6..15 (10).
+  // [20,40): pages 5, 8..11 -> 5 used, blocks {1, 4}; runs 0..4 (5) max.
+  std::vector<VmemTracker::Bucket> c = v.buckets(20, 40, 2);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].usedPages, 4u);
+  EXPECT_EQ(c[0].largestFreeRun, 10u);
+  EXPECT_EQ(c[0].blockUsed, (std::vector<uint32_t>{4, 0}));
+  EXPECT_DOUBLE_EQ(c[0].freeFraction, 12.0 / 16.0);
+  EXPECT_EQ(c[1].start, 20u);
+  EXPECT_EQ(c[1].usedPages, 5u);
+  EXPECT_EQ(c[1].largestFreeRun, 5u);
+  EXPECT_EQ(c[1].blockUsed, (std::vector<uint32_t>{1, 4}));
+}
+
+TEST(VmemTrackerTest, MinFreeRunOverCycleRange) {
+  VmemTracker v(16 * 1024, 1024);
+  fillCraftedPattern(v);
+  v.finish();
+  std::vector<VmemTracker::Bucket> b = v.buckets(10, 40, 4);
+  // Largest free runs per bucket: 12, 10, 5, 10.
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 0, 40), 5u);   // all: min 5
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 0, 10), 12u);  // bucket 0 only
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 0, 11), 10u);  // buckets 0, 1
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 9, 10), 12u);  // bucket 0
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 15, 25), 5u);  // buckets 1, 2
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 25, 30), 5u);  // bucket 2
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 30, 31), 10u); // bucket 3
+  EXPECT_EQ(VmemTracker::minFreeRun(b, 10, 10, 20), 10u); // bucket 1
+  EXPECT_EQ(VmemTracker::minFreeRun({}, 10, 0, 40), 0u);
+}
+
+TEST(VmemTrackerTest, NonDmaDeadPageIsNotWasted) {
+  VmemTracker v(4 * 1024, 1024);
+  // Page 0: written by a VPU op (op 1) and rewritten unread: dead, but not
+  // wasted DMA bytes. Page 1: written by DMA op 2, rewritten unread by DMA
+  // op 3 (wasted 1024 for op 2), which is then read (not wasted).
+  v.write(0, 1024, 0, 1, false);
+  v.write(0, 1024, 5, 1, false);
+  v.write(1024, 2048, 1, 2, true);
+  v.write(1024, 2048, 6, 3, true);
+  v.read(1024, 1028, 7);
+  v.finish();
+  EXPECT_EQ(v.wastedBytes(), (std::map<uint32_t, uint64_t>{{2, 1024}}));
+  // Only page 1's second lifetime [6, 7] is live: bucket [0,10) uses 1
+  // page; runs: page 0 (1), pages 2..3 (2).
+  std::vector<VmemTracker::Bucket> b = v.buckets(10, 10, 1);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].usedPages, 1u);
+  EXPECT_EQ(b[0].largestFreeRun, 2u);
+  EXPECT_EQ(b[0].blockUsed, (std::vector<uint32_t>{1}));
+}
+
+//===----------------------------------------------------------------------===//
+// DependencyTracker
+//===----------------------------------------------------------------------===//
+
+TEST(DependencyTrackerTest, DirectCalls) {
+  DependencyTracker t;
+  // 0: vfill writes VMEM [0,64) (reads register 2).
+  t.instruction(0, vfill(2, 1, 16, 16, 1.0f), {2}, {}, {}, {vmemRange(0, 64)});
+  // 1, 2: li r1, kOut; li r2, 0.
+  t.instruction(1, li(1, kOut), {}, {1}, {}, {});
+  t.instruction(2, li(2, 0), {}, {2}, {}, {});
+  // 3: DMA 0, VMEM [0,64) -> HBM [kOut, kOut+64).
+  //    conservative: max(writer r2 = 2, writer r1 = 1, source writer 0) = 2;
+  //    relaxed: the li chains do not bind; source writer 0 -> 0.
+  t.instruction(3,
+                dmaIssue(5, 2, 1, MemSpace::VMEM, MemSpace::HBM, 1, 16, 16, 16),
+                {2, 1}, {5}, {vmemRange(0, 64)}, {hbmRange(kOut, kOut + 64)});
+  t.noteDmaId(0, {vmemRange(0, 64)}, {hbmRange(kOut, kOut + 64)});
+  // 4: WAIT on DMA 0: HBM [kOut, kOut+64) now counts as produced by 4.
+  t.dmaWait(4, 0);
+  t.instruction(4, dmaWait(5), {5}, {}, {}, {});
+  // 5: li r6, kB; 6: addi r7, r1, 32 (a lightweight chain from li r1).
+  t.instruction(5, li(6, kB), {}, {6}, {}, {});
+  t.instruction(6, addi(7, 1, 32), {1}, {7}, {}, {});
+  // 7: DMA 1, HBM [kOut+32, kOut+96) -> VMEM [kB, kB+64): its source
+  //    overlaps DMA 0's destination (produced by WAIT 4).
+  //    conservative: max(r7 = 6, r6 = 5, 4) = 6; relaxed: max(none, 4) = 4.
+  t.instruction(
+      7, dmaIssue(8, 7, 6, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
+      {7, 6}, {8}, {hbmRange(kOut + 32, kOut + 96)}, {vmemRange(kB, kB + 64)});
+  // 8: a second WAIT on DMA 0, and a WAIT on an unknown id: no effect
+  //    (the destination stays produced by the first WAIT, 4).
+  t.dmaWait(8, 0);
+  t.dmaWait(8, 99);
+  t.instruction(8, dmaWait(5), {5}, {}, {}, {});
+  // 9: DMA, HBM [kOut, kOut+64) -> VMEM [0,64), addresses r1 and r0 (r0
+  //    never binds). Source writer 4; destination writer 0, reader 3.
+  //    conservative: max(r1 = 1, 4, 0, 3) = 4; relaxed: max(none, 4) = 4.
+  t.instruction(9,
+                dmaIssue(9, 1, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
+                {1, 0}, {9}, {hbmRange(kOut, kOut + 64)}, {vmemRange(0, 64)});
+
+  const std::vector<DmaDependence> &d = t.dmas();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].index, 3u);
+  EXPECT_EQ(d[0].conservative, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[0].relaxed, std::optional<uint64_t>(0));
+  EXPECT_EQ(d[1].index, 7u);
+  EXPECT_EQ(d[1].conservative, std::optional<uint64_t>(6));
+  EXPECT_EQ(d[1].relaxed, std::optional<uint64_t>(4));
+  EXPECT_EQ(d[2].index, 9u);
+  EXPECT_EQ(d[2].conservative, std::optional<uint64_t>(4));
+  EXPECT_EQ(d[2].relaxed, std::optional<uint64_t>(4));
+  // Which input binds: the li of r2 (address); the vfill's bytes (source);
+  // r7's addi (address), WAIT 4's bytes (source); source both times.
+  using Via = DmaDependence::Via;
+  EXPECT_EQ(d[0].conservativeVia, Via::Address);
+  EXPECT_EQ(d[0].relaxedVia, Via::Source);
+  EXPECT_EQ(d[1].conservativeVia, Via::Address);
+  EXPECT_EQ(d[1].relaxedVia, Via::Source);
+  EXPECT_EQ(d[2].conservativeVia, Via::Source);
+  EXPECT_EQ(d[2].relaxedVia, Via::Source);
+  // Only the first WAIT on DMA 0 completes it.
+  EXPECT_EQ(t.dmaWaitedAt(4), std::optional<uint32_t>(0));
+  EXPECT_EQ(t.dmaWaitedAt(8), std::nullopt);
+  EXPECT_EQ(t.dmaWaitedAt(0), std::nullopt);
+}
+
+/// The same address on two chips is two memories: a remote DMA writing
+/// chip 1's VMEM [0,64) does not depend on chip 0's readers of its own
+/// VMEM [0,64). Its chip register comes from an sld of bytes DMA 0 brought,
+/// so the relaxed model binds it at DMA 0's WAIT through the address (the
+/// setup-group dependence of SnR §5.2.1, Fig. 5).
+TEST(DependencyTrackerTest, ChipsDoNotAliasAndLoadedAddressesBind) {
+  DependencyTracker t;
+  sim::AddrRange chip0{MemSpace::VMEM, 0, 64, 0};
+  sim::AddrRange chip1{MemSpace::VMEM, 0, 64, 1};
+  sim::AddrRange table{MemSpace::HBM, kA, kA + 64, 0};
+  sim::AddrRange shard{MemSpace::VMEM, 64, 128, 0};
+  // 0: DMA 0, HBM table -> chip 0 VMEM [0,64); 1: its WAIT.
+  t.instruction(0,
+                dmaIssue(5, 1, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
+                {1}, {5}, {table}, {chip0});
+  t.noteDmaId(0, {table}, {chip0});
+  t.dmaWait(1, 0);
+  t.instruction(1, dmaWait(5), {5}, {}, {}, {});
+  // 2: sld r3 <- chip 0 VMEM [0,4): a peer's chip id from the table.
+  t.instruction(2, sld(3, 0, 0), {0}, {3}, {{MemSpace::VMEM, 0, 4, 0}}, {});
+  // 3: DMA 1, chip 0 VMEM [64,128) -> chip 1 VMEM [0,64), chip from r3.
+  t.instruction(
+      3, dmaIssue(6, 4, 0, MemSpace::VMEM, MemSpace::VMEM, 1, 16, 16, 16),
+      {4, 0, 3}, {6}, {shard}, {chip1});
+  t.noteDmaId(1, {shard}, {chip1});
+  // 4: DMA 2 overwrites chip 0 VMEM [0,64), which the sld (2) read last.
+  t.instruction(4,
+                dmaIssue(7, 0, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
+                {0}, {7}, {table}, {chip0});
+
+  using Via = DmaDependence::Via;
+  const std::vector<DmaDependence> &d = t.dmas();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].conservative, std::nullopt);
+  EXPECT_EQ(d[0].relaxed, std::nullopt);
+  // DMA 1: conservative at the sld (writer of r3); relaxed at the WAIT the
+  // sld's bytes came from, which completed DMA 0. Had chips aliased, the
+  // sld's read of chip 0's [0,4) would bind both at 2 via the destination.
+  EXPECT_EQ(d[1].conservative, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[1].conservativeVia, Via::Address);
+  EXPECT_EQ(d[1].relaxed, std::optional<uint64_t>(1));
+  EXPECT_EQ(d[1].relaxedVia, Via::Address);
+  EXPECT_EQ(t.dmaWaitedAt(*d[1].relaxed), std::optional<uint32_t>(0));
+  // DMA 2: its destination's last reader, the sld, in both models.
+  EXPECT_EQ(d[2].conservative, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[2].conservativeVia, Via::Destination);
+  EXPECT_EQ(d[2].relaxed, std::optional<uint64_t>(2));
+  EXPECT_EQ(d[2].relaxedVia, Via::Destination);
+}
+
+/// A DMA whose destination is the source of an earlier DMA: the earlier DMA
+/// reads its source until it completes (the simulator faults an access to
+/// it before its WAIT as a data race), so both models must bind the second
+/// ISSUE at the first DMA's WAIT, and the two DMAs are not independent (no
+/// "parallelize", no hoist across the WAIT).
+TEST(DependencyTrackerTest, DmaOverwritingAnotherDmasSourceBindsAtItsWait) {
+  sim::MachineConfig config = configFrom(kConfig, kConfigName);
+  isa::Program p = makeProgram({
+      {li(1, kX), 1},                  // 0  c0
+      {li(2, kA), 1},                  // 1  c1
+      {li(3, kOut), 1},                // 2  c2
+      {vfill(2, 1, 16, 16, 1.0f), 40}, // 3  c3, VPU [3, 12): a[0,64) = 1
+      // 4  DMA 0 a -> out: reads a, which the vfill writes: issues at 12;
+      //    complete 12 + 100 + 1 = 113.
+      {dmaIssue(5, 2, 3, MemSpace::VMEM, MemSpace::HBM, 1, 16, 16, 16), 41},
+      {dmaWait(5), 42}, // 5  ready 13: stall base 99 + transfer 1; at 113
+      // 6  DMA 1 x -> a at 114: overwrites DMA 0's source.
+      {dmaIssue(6, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16), 43},
+      {dmaWait(6), 44}, // 7  ready 115: stall base 99 + transfer 1; at 215
+      {halt(), 45},     // 8  c216
+  });
+  auto a = analyze(p, config);
+  ASSERT_TRUE(a->ok);
+  EXPECT_EQ(u64(a->m["total_cycles"]), 217u);
+  // Evidence that DMA 1 depends on DMA 0's completion: issued before the
+  // WAIT at pc 5, the program faults with a data race.
+  isa::Program early = p;
+  std::swap(early.code[5], early.code[6]);
+  std::swap(early.origins[5], early.origins[6]);
+  sim::Simulator sim(config, early);
+  auto r = sim.run();
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find("data race"), std::string::npos);
+
+  const std::vector<DmaDependence> &d = a->analyzer->getDependencies().dmas();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[1].index, 6u);
+  EXPECT_TRUE(suggestionsFor(a->m, "parallelize", 43).empty());
+  // Destination a: last writer the vfill (3), last reader DMA 0, whose read
+  // lasts until its WAIT (5): both models bind at 5.
+  EXPECT_EQ(d[1].conservative, std::optional<uint64_t>(5));
+  EXPECT_EQ(d[1].relaxed, std::optional<uint64_t>(5));
+  EXPECT_TRUE(suggestionsFor(a->m, "parallelize", 43).empty());
+  // The WAIT issues at 113 (done 114), DMA 1 at 114: push limit 0 < stall
+  // 100: no hoist either.
+  EXPECT_EQ(u64(a->m["dmas"][1]["push_limit"]), 0u);
+  EXPECT_TRUE(suggestionsFor(a->m, "hoist", 43).empty());
+}
+
+//===----------------------------------------------------------------------===//
+
+} // namespace
