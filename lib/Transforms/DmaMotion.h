@@ -42,62 +42,13 @@ using accel::isLoweredView;
 /// iter_arg or result (a rotating buffer, as --accel-pipeline-dma makes),
 /// the buffers of its init value and of its yielded value, transitively.
 /// Returns false when the chain reaches anything else (unknown buffers).
-inline bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out) {
-  SmallVector<Value> work = {root};
-  llvm::SmallPtrSet<Value, 8> seen;
-  while (!work.empty()) {
-    Value v = getRoot(work.pop_back_val());
-    if (!seen.insert(v).second)
-      continue;
-    scf::ForOp loop;
-    unsigned index = 0;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      Operation *owner = arg.getOwner()->getParentOp();
-      if (isa_and_nonnull<FunctionOpInterface>(owner) &&
-          arg.getOwner()->isEntryBlock()) {
-        out.insert(v);
-        continue;
-      }
-      loop = dyn_cast_or_null<scf::ForOp>(owner);
-      if (!loop || arg.getArgNumber() == 0)
-        return false;
-      index = arg.getArgNumber() - 1;
-    } else if (auto result = dyn_cast<OpResult>(v)) {
-      if (isa<AllocOp>(result.getOwner())) {
-        out.insert(v);
-        continue;
-      }
-      loop = dyn_cast<scf::ForOp>(result.getOwner());
-      if (!loop)
-        return false;
-      index = result.getResultNumber();
-    }
-    work.push_back(loop.getInitArgs()[index]);
-    work.push_back(loop.getBody()->getTerminator()->getOperand(index));
-  }
-  return true;
-}
+bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out);
 
 /// Whether roots `a` and `b` (getRoot results) may be one buffer: the same
 /// value, or buffers that collectBuffers cannot tell apart (an iter_arg
 /// that may hold the other buffer, or an unknown chain). Distinct
 /// allocations and function arguments never alias.
-inline bool mayAlias(Value a, Value b) {
-  if (a == b)
-    return true;
-  auto plain = [](Value v) {
-    return v.getDefiningOp<AllocOp>() ||
-           (isa<BlockArgument>(v) &&
-            isa_and_nonnull<FunctionOpInterface>(
-                cast<BlockArgument>(v).getOwner()->getParentOp()));
-  };
-  if (plain(a) && plain(b))
-    return false;
-  llvm::SmallPtrSet<Value, 8> sa, sb;
-  if (!collectBuffers(a, sa) || !collectBuffers(b, sb))
-    return true;
-  return llvm::any_of(sa, [&](Value v) { return sb.contains(v); });
-}
+bool mayAlias(Value a, Value b);
 
 /// How forEachOwnAccess ended.
 enum class AccessWalk { Done, Stopped, Unknown };
@@ -108,124 +59,50 @@ enum class AccessWalk { Done, Stopped, Unknown };
 /// accel.alloc make none. Returns Stopped as soon as fn returns false, and
 /// Unknown (before any call for the offending effect) when the effects are
 /// unknown: no interface, or an effect on no particular value.
-inline AccessWalk
-forEachOwnAccess(Operation *op, llvm::function_ref<bool(Value, bool)> fn) {
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-      isMemoryEffectFree(op) || isa<AllocOp>(op))
-    return AccessWalk::Done;
-  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!iface)
-    return AccessWalk::Unknown;
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  iface.getEffects(effects);
-  for (auto &e : effects) {
-    if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
-      continue;
-    if (!e.getValue())
-      return AccessWalk::Unknown;
-    if (!fn(e.getValue(), isa<MemoryEffects::Write>(e.getEffect())))
-      return AccessWalk::Stopped;
-  }
-  return AccessWalk::Done;
-}
+AccessWalk forEachOwnAccess(Operation *op,
+                            llvm::function_ref<bool(Value, bool)> fn);
 
 /// An i64 attribute set by --accel-attach-metrics (or written by hand); 0
 /// when absent or not an integer of at most 64 bits, and clamped to
 /// [-kMaxMetricValue, kMaxMetricValue] so that sums of a few never
 /// overflow.
-inline int64_t getMetric(Operation *op, StringRef name) {
-  auto a = op->getAttrOfType<IntegerAttr>(name);
-  if (!a || a.getValue().getSignificantBits() > 64)
-    return 0;
-  return std::clamp<int64_t>(a.getValue().getSExtValue(), -kMaxMetricValue,
-                             kMaxMetricValue);
-}
+int64_t getMetric(Operation *op, StringRef name);
 
 /// Whether some op under `root` (or `root`) carries a metric the FDO
 /// passes read: set by --accel-attach-metrics, or written by hand.
-inline bool hasAttachedMetrics(Operation *root) {
-  static constexpr llvm::StringLiteral kMetrics[] = {
-      "accel.executions",      "accel.stall_base", "accel.stall_transfer",
-      "accel.slack",           "accel.min_slack",  "accel.stall_slots",
-      "accel.transfer_cycles", "accel.dma_cycles", "accel.busy_cycles",
-      "accel.backtail",        "accel.costs",      "accel.suggestions"};
-  return root
-      ->walk([](Operation *op) {
-        for (llvm::StringLiteral name : kMetrics)
-          if (op->hasAttr(name))
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
+bool hasAttachedMetrics(Operation *root);
 
 /// The FDO passes act on measured stalls: without metrics (and without
 /// their `all` option, `hasAll`) they change nothing. Warns once per
 /// function, on `func`, when that is so; returns whether the pass should
 /// stop.
-inline bool warnIfNoMetrics(func::FuncOp func, StringRef pass, bool all,
-                            bool hasAll = true) {
-  if (all || hasAttachedMetrics(func))
-    return false;
-  InFlightDiagnostic w = func.emitWarning()
-                         << pass << ": no op of function '" << func.getSymName()
-                         << "' carries metrics, so nothing changes; run "
-                            "--accel-attach-metrics=metrics.json first (the "
-                            "metrics.json of accel-replay run)";
-  if (hasAll)
-    w << ", or pass all=true";
-  return true;
-}
+bool warnIfNoMetrics(func::FuncOp func, StringRef pass, bool all,
+                     bool hasAll = true);
 
 /// Cycles the WAITs of `dma` stalled over all its executions (base +
 /// transfer, SnR Fig. 4), from its attached metrics; 0 without them.
-inline int64_t getStallCycles(Operation *dma) {
-  return getMetric(dma, "accel.stall_base") +
-         getMetric(dma, "accel.stall_transfer");
-}
+int64_t getStallCycles(Operation *dma);
 
 /// Whether the attached metrics make `dma`'s WAIT worth moving down (and
 /// its buffers worth renaming): its WAITs stalled, or one came less than a
 /// transfer after the completion (`accel.min_slack` <
 /// `accel.transfer_cycles`), so any speedup of the work before it turns
 /// into a stall that the next FDO iteration would find.
-inline bool waitIsCritical(Operation *dma) {
-  if (getStallCycles(dma) > 0)
-    return true;
-  return dma->hasAttr("accel.min_slack") &&
-         getMetric(dma, "accel.min_slack") <
-             getMetric(dma, "accel.transfer_cycles");
-}
+bool waitIsCritical(Operation *dma);
 
 /// Bytes of VMEM the `accel.alloc` ops under `root` take (f32, bf16 or i32
 /// tiles), each rounded up to `page` bytes (the machine's VMEM page: the
 /// lowering aligns every allocation to it). Lowering places every
 /// allocation for the whole function, so this is the function's VMEM
 /// footprint whatever the order of its ops.
-inline uint64_t allocatedVmemBytes(Operation *root, uint64_t page = 1) {
-  uint64_t bytes = 0;
-  root->walk([&](AllocOp a) {
-    if (auto t = getTileShape(a.getType(), nullptr, /*allowI32=*/true);
-        succeeded(t))
-      bytes += llvm::alignTo(uint64_t(t->bytes()), std::max<uint64_t>(page, 1));
-  });
-  return bytes;
-}
+uint64_t allocatedVmemBytes(Operation *root, uint64_t page = 1);
 
 /// The only user of `dma`'s token when that user is a WAIT; null when the
 /// token has no user, several, or a user that is not a WAIT.
-inline DmaWaitOp getOnlyWait(DmaStartOp dma) {
-  Value token = dma.getToken();
-  if (!token.hasOneUse())
-    return nullptr;
-  return dyn_cast<DmaWaitOp>(*token.getUsers().begin());
-}
+DmaWaitOp getOnlyWait(DmaStartOp dma);
 
 /// Whether every user of `value` is inside `op` (nested at any depth).
-inline bool usedOnlyInside(Value value, Operation *op) {
-  return llvm::all_of(value.getUsers(),
-                      [&](Operation *user) { return op->isAncestor(user); });
-}
+bool usedOnlyInside(Value value, Operation *op);
 
 /// An index as a linear combination of opaque SSA values plus a constant,
 /// following arith.constant/addi/subi and muli by a constant (`valid` false
@@ -234,81 +111,18 @@ struct LinearIndex {
   llvm::SmallDenseMap<Value, int64_t, 4> terms;
   int64_t constant = 0;
 
-  static LinearIndex of(OpFoldResult ofr, unsigned depth = 0) {
-    LinearIndex r;
-    if (auto attr = dyn_cast<Attribute>(ofr)) {
-      r.constant = cast<IntegerAttr>(attr).getInt();
-      return r;
-    }
-    Value v = cast<Value>(ofr);
-    if (auto c = getConstantIntValue(v)) {
-      r.constant = *c;
-      return r;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def && depth < 8) {
-      if (isa<arith::AddIOp, arith::SubIOp>(def)) {
-        LinearIndex a = of(def->getOperand(0), depth + 1);
-        LinearIndex b = of(def->getOperand(1), depth + 1);
-        int64_t sign = isa<arith::SubIOp>(def) ? -1 : 1;
-        for (auto [t, c] : b.terms)
-          a.terms[t] += sign * c;
-        a.constant += sign * b.constant;
-        return a;
-      }
-      if (isa<arith::MulIOp>(def)) {
-        for (unsigned i = 0; i < 2; ++i)
-          if (auto c = getConstantIntValue(def->getOperand(1 - i))) {
-            LinearIndex a = of(def->getOperand(i), depth + 1);
-            for (auto &[t, coef] : a.terms)
-              coef *= *c;
-            a.constant *= *c;
-            return a;
-          }
-      }
-    }
-    r.terms[v] = 1;
-    return r;
-  }
+  /// The linear form of `ofr`, following at most 8 levels of arithmetic.
+  static LinearIndex of(OpFoldResult ofr, unsigned depth = 0);
 
   /// `other - this` when it is a constant.
-  std::optional<int64_t> distanceTo(const LinearIndex &other) const {
-    for (auto [t, c] : terms) {
-      auto it = other.terms.find(t);
-      if ((it == other.terms.end() ? 0 : it->second) != c)
-        return std::nullopt;
-    }
-    for (auto [t, c] : other.terms)
-      if (c != 0 && !terms.count(t))
-        return std::nullopt;
-    return other.constant - constant;
-  }
+  std::optional<int64_t> distanceTo(const LinearIndex &other) const;
 };
 
 /// Whether the views `a` and `b` of one buffer may overlap: false only when
 /// both are unit-stride memref.subviews of the same source whose offsets in
 /// some dimension differ by a constant at least the size of the lower one
 /// (e.g. rows 8k and 8(k+1) of an 8-row tile loop).
-inline bool mayOverlap(Value a, Value b) {
-  auto sa = a.getDefiningOp<memref::SubViewOp>();
-  auto sb = b.getDefiningOp<memref::SubViewOp>();
-  if (!sa || !sb || sa.getSource() != sb.getSource() ||
-      sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
-    return true;
-  auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
-  auto sizeA = sa.getStaticSizes(), sizeB = sb.getStaticSizes();
-  auto strideA = sa.getStaticStrides(), strideB = sb.getStaticStrides();
-  for (size_t d = 0; d < offA.size(); ++d) {
-    if (strideA[d] != 1 || strideB[d] != 1 || ShapedType::isDynamic(sizeA[d]) ||
-        ShapedType::isDynamic(sizeB[d]))
-      continue;
-    std::optional<int64_t> delta =
-        LinearIndex::of(offA[d]).distanceTo(LinearIndex::of(offB[d]));
-    if (delta && (*delta >= sizeA[d] || -*delta >= sizeB[d]))
-      return false;
-  }
-  return true;
-}
+bool mayOverlap(Value a, Value b);
 
 /// Whether view `a` in one iteration of `loop` and view `b` in the iteration
 /// `shift` iterations later (shift >= 1) may overlap. Like mayOverlap, with
@@ -320,102 +134,18 @@ inline bool mayOverlap(Value a, Value b) {
 /// two iterations), and differ by at least the lower view's size over all
 /// those values. Any other value of the loop (an iter_arg, a loaded index)
 /// may change between iterations: may overlap.
-inline bool mayOverlapAcross(Value a, Value b, scf::ForOp loop,
-                             int64_t shift) {
-  auto sa = a.getDefiningOp<memref::SubViewOp>();
-  auto sb = b.getDefiningOp<memref::SubViewOp>();
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!sa || !sb || !step || sa.getSource() != sb.getSource() ||
-      loop->isAncestor(sa.getSource().getParentRegion()->getParentOp()) ||
-      sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
-    return true;
-  Value iv = loop.getInductionVar();
-  // The range [lo, hi] of the induction variable of a loop nested in
-  // `loop` with constant bounds (it takes independent values in the two
-  // iterations compared).
-  auto innerRange =
-      [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
-    auto arg = dyn_cast<BlockArgument>(v);
-    auto inner =
-        arg ? dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp())
-            : scf::ForOp();
-    if (!inner || inner == loop || !loop->isAncestor(inner) ||
-        arg != inner.getInductionVar())
-      return std::nullopt;
-    auto lb = getConstantIntValue(inner.getLowerBound());
-    auto ub = getConstantIntValue(inner.getUpperBound());
-    auto st = getConstantIntValue(inner.getStep());
-    if (!lb || !ub || !st || *st <= 0 || *ub <= *lb)
-      return std::nullopt;
-    return std::make_pair(*lb, *lb + (*ub - *lb - 1) / *st * *st);
-  };
-  // Moves the inner induction variables' terms of `x` into [lo, hi]
-  // bounds; false when another term varies in the loop.
-  auto split = [&](LinearIndex &x, int64_t &lo, int64_t &hi) {
-    lo = hi = 0;
-    SmallVector<Value> inner;
-    for (auto &[t, c] : x.terms) {
-      if (t == iv || c == 0 ||
-          !loop->isAncestor(Value(t).getParentRegion()->getParentOp()))
-        continue;
-      auto range = innerRange(t);
-      if (!range)
-        return false;
-      lo += std::min(c * range->first, c * range->second);
-      hi += std::max(c * range->first, c * range->second);
-      inner.push_back(t);
-    }
-    for (Value t : inner)
-      x.terms.erase(t);
-    return true;
-  };
-  auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
-  auto sizeA = sa.getStaticSizes(), sizeB = sb.getStaticSizes();
-  auto strideA = sa.getStaticStrides(), strideB = sb.getStaticStrides();
-  for (size_t d = 0; d < offA.size(); ++d) {
-    if (strideA[d] != 1 || strideB[d] != 1 ||
-        ShapedType::isDynamic(sizeA[d]) || ShapedType::isDynamic(sizeB[d]))
-      continue;
-    LinearIndex ia = LinearIndex::of(offA[d]), ib = LinearIndex::of(offB[d]);
-    int64_t loA, hiA, loB, hiB;
-    if (!split(ia, loA, hiA) || !split(ib, loB, hiB))
-      continue;
-    auto it = ib.terms.find(iv);
-    if (it != ib.terms.end())
-      ib.constant += it->second * shift * *step;
-    std::optional<int64_t> delta = ia.distanceTo(ib);
-    // b's offset minus a's lies in [*delta + loB - hiA, *delta + hiB - loA].
-    if (delta && (*delta + loB - hiA >= sizeA[d] ||
-                  -(*delta + hiB - loA) >= sizeB[d]))
-      return false;
-  }
-  return true;
-}
+bool mayOverlapAcross(Value a, Value b, scf::ForOp loop, int64_t shift);
 
 /// Whether `loop` has constant bounds and a positive step and runs at least
 /// once (so work moved in front of it ran anyway).
-inline bool runsAtLeastOnce(scf::ForOp loop) {
-  auto lb = getConstantIntValue(loop.getLowerBound());
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  auto step = getConstantIntValue(loop.getStep());
-  return lb && ub && step && *step > 0 && *ub > *lb;
-}
+bool runsAtLeastOnce(scf::ForOp loop);
 
 /// Adds to `defs` the ops of `loop`'s body (its own block, not nested)
 /// that compute `values` through ops free of memory effects and without
 /// regions (and accel.alloc ops when `withAllocs`), transitively: what must
 /// move with the user of `values` when it leaves the loop.
-inline void collectLoopDefs(ValueRange values, scf::ForOp loop,
-                            llvm::SetVector<Operation *> &defs,
-                            bool withAllocs) {
-  for (Value v : values) {
-    Operation *def = v.getDefiningOp();
-    if (def && def->getBlock() == loop.getBody() &&
-        (isMemoryEffectFree(def) || (withAllocs && isa<AllocOp>(def))) &&
-        def->getNumRegions() == 0 && defs.insert(def))
-      collectLoopDefs(def->getOperands(), loop, defs, withAllocs);
-  }
-}
+void collectLoopDefs(ValueRange values, scf::ForOp loop,
+                     llvm::SetVector<Operation *> &defs, bool withAllocs);
 
 /// Whether `values` are loop-invariant in `loop`: each defined outside it,
 /// or computed only from such values by ops free of memory effects (added
@@ -423,28 +153,9 @@ inline void collectLoopDefs(ValueRange values, scf::ForOp loop,
 /// speculatable (e.g. a division) count only when the loop runs at least
 /// once, as they then ran anyway; when only such an op stands in the way,
 /// `*unsafe` (if given) is set to it.
-inline bool areLoopInvariant(ValueRange values, scf::ForOp loop,
-                             llvm::SetVector<Operation *> &defs,
-                             Operation **unsafe = nullptr) {
-  collectLoopDefs(values, loop, defs, /*withAllocs=*/false);
-  auto invariant = [&](Value v) {
-    return !loop->isAncestor(v.getParentRegion()->getParentOp()) ||
-           defs.contains(v.getDefiningOp());
-  };
-  if (!llvm::all_of(values, invariant))
-    return false;
-  for (Operation *def : defs)
-    if (!llvm::all_of(def->getOperands(), invariant))
-      return false;
-  if (!runsAtLeastOnce(loop))
-    for (Operation *def : defs)
-      if (!isPure(def)) {
-        if (unsafe)
-          *unsafe = def;
-        return false;
-      }
-  return true;
-}
+bool areLoopInvariant(ValueRange values, scf::ForOp loop,
+                      llvm::SetVector<Operation *> &defs,
+                      Operation **unsafe = nullptr);
 
 /// Why a DMA could not move further.
 struct Blocker {
@@ -627,9 +338,8 @@ public:
   /// `where` (e.g. back to where they were).
   void moveGroupBefore(Operation *where) {
     SmallVector<Operation *> ops(group.begin(), group.end());
-    llvm::sort(ops, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     for (Operation *op : ops)
       if (op != where)
         op->moveBefore(where);
@@ -675,13 +385,11 @@ public:
       return false;
     }
     for (Operation &op : *loop.getBody())
-      if (!group.contains(&op) &&
-          !canCross(&op, blocker, /*leavingLoop=*/true))
+      if (!group.contains(&op) && !canCross(&op, blocker, /*leavingLoop=*/true))
         return false;
     SmallVector<Operation *> ops(group.begin(), group.end());
-    llvm::sort(ops, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     for (Operation *op : ops)
       op->moveBefore(loop);
     return true;
@@ -724,7 +432,6 @@ private:
   /// all ops findInsertionPoint crossed.
   SmallVector<DmaStartOp> passing, passed;
 };
-
 
 } // namespace detail
 } // namespace accel
