@@ -50,8 +50,8 @@
 namespace accel::test {
 
 using json = nlohmann::json;
-using analysis::AnalyzerOptions;
 using analysis::Analyzer;
+using analysis::AnalyzerOptions;
 using analysis::buildMetrics;
 using analysis::DmaStallCollector;
 

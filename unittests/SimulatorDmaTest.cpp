@@ -146,7 +146,9 @@ TEST(SimulatorTest, TotalIncludesDmaDrain) {
 TEST(SimulatorTest, DmaFifoOnOneLink) {
   MachineConfig config = configFrom(kDmaConfig, kConfigName);
   isa::Program p = makeProgram({
-      li(1, kX), li(2, kA), li(5, kB),
+      li(1, kX),
+      li(2, kA),
+      li(5, kB),
       // 3: baseEnd 103, complete 107.
       dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
       // 4: baseEnd 104 (in parallel), start max(104, 107) = 107, done 111.
@@ -179,7 +181,9 @@ TEST(SimulatorTest, DmaSlotsStall) {
   })json",
                                     kConfigName);
   isa::Program p = makeProgram({
-      li(1, kX), li(2, kA), li(5, kB),
+      li(1, kX),
+      li(2, kA),
+      li(5, kB),
       // 3: baseEnd 103, complete 107.
       dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
       // ready 4, one DMA outstanding until 107: stall 103 (dma_slots);
@@ -203,7 +207,10 @@ TEST(SimulatorTest, DmaSlotsStall) {
 TEST(SimulatorTest, DmaRoundTripThroughVpu) {
   MachineConfig config = configFrom(kDmaConfig, kConfigName);
   isa::Program p = makeProgram({
-      li(1, kX), li(2, kA), li(5, kB), li(6, kOut),
+      li(1, kX),
+      li(2, kA),
+      li(5, kB),
+      li(6, kOut),
       // 4: 2 x 32 tile of x (row stride 64) -> a (dense): 256 bytes,
       //    baseEnd 104, complete 108.
       dmaIssue(3, 1, 2, MemSpace::HBM, MemSpace::VMEM, 2, 32, 64, 32),

@@ -226,7 +226,10 @@ TEST(SimulatorTest, MatmulLatencyFormula) {
 TEST(SimulatorTest, MxuBusyStall) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),
+      li(4, kC + 64),
       matmul(3, 1, 2, 2, 2, 2, 2, 2), // 4: [4, 4 + 383 = 387)
       matmul(4, 1, 2, 2, 2, 2, 2, 2), // ready 5, MXU busy until 387
       halt(),                         // ready 388
@@ -417,7 +420,10 @@ TEST(SimulatorTest, MaxAndRowMaxNanSemantics) {
 TEST(SimulatorTest, VpuLatencyAndBusyStall) {
   MachineConfig config = MachineConfig::getDefault();
   isa::Program p = makeProgram({
-      li(1, kA), li(2, kB), li(3, kC), li(4, kC + 64),
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),
+      li(4, kC + 64),
       // 4: 8 + ceil(6/1024) * 1 = 9 cycles: VPU busy [4, 13).
       vbinary(Opcode::VAdd, 3, 1, 2, 2, 3, 3, 3, 3),
       // Own output, so only the unit is contended: ready 5, VPU busy

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../LinalgToAccel/Spaces.h"
+#include "AffineFns.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
@@ -32,254 +33,13 @@ namespace accel {
 
 using namespace mlir;
 using namespace accel;
+using namespace accel::affinedma;
 
 namespace {
 
 /// Most iterations a DMA may be waited after it starts (tokens carried per
 /// DMA through a loop).
 constexpr int64_t kMaxDistance = 8;
-/// Most points evaluated to prove two index functions equal.
-constexpr int64_t kMaxEvaluations = 1 << 16;
-/// Longest period of a rotated `mod` slot value.
-constexpr int64_t kMaxPeriod = 16;
-
-//===----------------------------------------------------------------------===//
-// Affine functions of SSA values
-//===----------------------------------------------------------------------===//
-
-/// Affine functions of SSA values: one expression per result over dims that
-/// are `operands` (no symbols), with the affine.apply ops that produce the
-/// operands composed in and constant operands folded.
-struct AffineFns {
-  SmallVector<AffineExpr> exprs;
-  SmallVector<Value> operands;
-};
-
-/// The results of `map` applied to `operands` as AffineFns.
-AffineFns normalize(AffineMap map, ValueRange values) {
-  SmallVector<Value> operands(values);
-  affine::fullyComposeAffineMapAndOperands(&map, &operands);
-  MLIRContext *ctx = map.getContext();
-  AffineFns fns;
-  SmallVector<AffineExpr> dims, syms;
-  auto bind = [&](Value v) -> AffineExpr {
-    if (std::optional<int64_t> c = getConstantIntValue(v))
-      return getAffineConstantExpr(*c, ctx);
-    auto *it = llvm::find(fns.operands, v);
-    if (it == fns.operands.end()) {
-      fns.operands.push_back(v);
-      it = std::prev(fns.operands.end());
-    }
-    return getAffineDimExpr(it - fns.operands.begin(), ctx);
-  };
-  for (unsigned i = 0; i < map.getNumDims(); ++i)
-    dims.push_back(bind(operands[i]));
-  for (unsigned i = 0; i < map.getNumSymbols(); ++i)
-    syms.push_back(bind(operands[map.getNumDims() + i]));
-  for (AffineExpr e : map.getResults())
-    fns.exprs.push_back(simplifyAffineExpr(e.replaceDimsAndSymbols(dims, syms),
-                                           fns.operands.size(), 0));
-  return fns;
-}
-
-/// `expr` (over `from`'s operands) rewritten over `into`'s operands,
-/// appending the ones `into` lacks.
-AffineExpr remap(AffineExpr expr, ArrayRef<Value> from,
-                 SmallVectorImpl<Value> &into) {
-  SmallVector<AffineExpr> dims;
-  for (Value v : from) {
-    auto *it = llvm::find(into, v);
-    if (it == into.end()) {
-      into.push_back(v);
-      it = std::prev(into.end());
-    }
-    dims.push_back(getAffineDimExpr(it - into.begin(), expr.getContext()));
-  }
-  return expr.replaceDims(dims);
-}
-
-/// `fns` with loop IV `iv` replaced by `replacement`, an expression of the
-/// dim that is `iv` (e.g. `d - 2`) or a constant.
-AffineFns substitute(const AffineFns &fns, Value iv,
-                     llvm::function_ref<AffineExpr(AffineExpr)> replacement) {
-  AffineFns out = fns;
-  auto *it = llvm::find(fns.operands, iv);
-  if (it == fns.operands.end())
-    return out;
-  AffineExpr dim = getAffineDimExpr(it - fns.operands.begin(),
-                                    iv.getContext());
-  for (AffineExpr &e : out.exprs)
-    e = simplifyAffineExpr(e.replace(dim, replacement(dim)),
-                           out.operands.size(), 0);
-  return out;
-}
-
-/// The constant range of a loop IV.
-struct IvRange {
-  int64_t lb, ub, step;
-};
-
-/// The range of `v` when it is the IV of an affine.for with constant bounds.
-std::optional<IvRange> getIvRange(Value v) {
-  affine::AffineForOp loop = affine::getForInductionVarOwner(v);
-  if (!loop || !loop.hasConstantBounds())
-    return std::nullopt;
-  return IvRange{loop.getConstantLowerBound(), loop.getConstantUpperBound(),
-                 loop.getStepAsInt()};
-}
-
-/// Evaluates `e` with dim i set to `dims[i]`; nullopt for symbols or a
-/// division by a non-positive value.
-std::optional<int64_t> evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return c.getValue();
-  if (auto d = dyn_cast<AffineDimExpr>(e))
-    return dims[d.getPosition()];
-  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-  if (!bin)
-    return std::nullopt;
-  std::optional<int64_t> l = evaluate(bin.getLHS(), dims);
-  std::optional<int64_t> r = evaluate(bin.getRHS(), dims);
-  if (!l || !r)
-    return std::nullopt;
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    return *l + *r;
-  case AffineExprKind::Mul:
-    return *l * *r;
-  case AffineExprKind::Mod:
-    return *r > 0 ? std::optional<int64_t>(llvm::mod(*l, *r)) : std::nullopt;
-  case AffineExprKind::FloorDiv:
-    return *r > 0 ? std::optional<int64_t>(llvm::divideFloorSigned(*l, *r))
-                  : std::nullopt;
-  case AffineExprKind::CeilDiv:
-    return *r > 0 ? std::optional<int64_t>(llvm::divideCeilSigned(*l, *r))
-                  : std::nullopt;
-  default:
-    return std::nullopt;
-  }
-}
-
-/// Calls `fn` with the values of `operands` at every point of the ranges
-/// of the loop IVs that `e` uses, until `fn` returns false. Returns false
-/// when `e` uses an operand that is not such an IV, or the space has more
-/// than kMaxEvaluations points.
-bool forEachPoint(AffineExpr e, ArrayRef<Value> operands,
-                  llvm::function_ref<bool(ArrayRef<int64_t>)> fn) {
-  SmallVector<unsigned> used;
-  SmallVector<IvRange> ranges;
-  int64_t points = 1;
-  for (unsigned i = 0; i < operands.size(); ++i) {
-    if (!e.isFunctionOfDim(i))
-      continue;
-    std::optional<IvRange> range = getIvRange(operands[i]);
-    if (!range || range->step <= 0)
-      return false;
-    int64_t trips = range->ub > range->lb
-                        ? llvm::divideCeil(range->ub - range->lb, range->step)
-                        : 0;
-    if (trips == 0)
-      return true; // nothing to check: the code never runs
-    points *= trips;
-    if (points > kMaxEvaluations)
-      return false;
-    used.push_back(i);
-    ranges.push_back(*range);
-  }
-  SmallVector<int64_t> values(operands.size(), 0);
-  for (auto [i, range] : llvm::zip(used, ranges))
-    values[i] = range.lb;
-  while (true) {
-    if (!fn(values))
-      return true;
-    unsigned k = 0;
-    for (; k < used.size(); ++k) {
-      values[used[k]] += ranges[k].step;
-      if (values[used[k]] < ranges[k].ub)
-        break;
-      values[used[k]] = ranges[k].lb;
-    }
-    if (k == used.size())
-      return true;
-  }
-}
-
-/// Whether `a` and `b` (over the same operands) are provably equal: their
-/// difference simplifies to 0, or is 0 at every point of the loops it
-/// depends on.
-bool provablyEqual(AffineExpr a, AffineExpr b, ArrayRef<Value> operands) {
-  AffineExpr diff = simplifyAffineExpr(a - b, operands.size(), 0);
-  if (auto c = dyn_cast<AffineConstantExpr>(diff))
-    return c.getValue() == 0;
-  bool equal = true;
-  bool checked = forEachPoint(diff, operands, [&](ArrayRef<int64_t> point) {
-    std::optional<int64_t> v = evaluate(diff, point);
-    equal = v && *v == 0;
-    return equal;
-  });
-  return checked && equal;
-}
-
-/// Whether the index functions `a` and `b` are provably the same element.
-bool sameElement(const AffineFns &a, const AffineFns &b) {
-  if (a.exprs.size() != b.exprs.size())
-    return false;
-  SmallVector<Value> operands(a.operands);
-  for (auto [ea, eb] : llvm::zip(a.exprs, b.exprs))
-    if (!provablyEqual(remap(ea, a.operands, operands),
-                       remap(eb, b.operands, operands), operands))
-      return false;
-  return true;
-}
-
-/// The largest value of `e` over the loops it depends on, when it depends
-/// only on loop IVs with constant ranges.
-std::optional<int64_t> getMax(AffineExpr e, ArrayRef<Value> operands) {
-  std::optional<int64_t> best;
-  bool ok = true;
-  bool checked = forEachPoint(e, operands, [&](ArrayRef<int64_t> point) {
-    std::optional<int64_t> v = evaluate(e, point);
-    if (!v)
-      return ok = false;
-    best = best ? std::max(*best, *v) : *v;
-    return true;
-  });
-  if (!checked || !ok)
-    return std::nullopt;
-  return best;
-}
-
-/// Whether `e` divides (floordiv, ceildiv, mod): accel's scalar core
-/// multiplies and adds only.
-bool hasDivision(AffineExpr e) {
-  bool found = false;
-  e.walk([&](AffineExpr sub) {
-    found |= sub.getKind() == AffineExprKind::FloorDiv ||
-             sub.getKind() == AffineExprKind::CeilDiv ||
-             sub.getKind() == AffineExprKind::Mod;
-  });
-  return found;
-}
-
-std::string formatExpr(AffineExpr e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  e.print(os);
-  return s;
-}
-
-std::string formatFns(const AffineFns &fns) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "[";
-  llvm::interleaveComma(fns.exprs, os);
-  os << "]";
-  return s;
-}
-
-//===----------------------------------------------------------------------===//
-// DMA sides as 2-D tiles
-//===----------------------------------------------------------------------===//
 
 /// A transfer pattern: `rows` chunks of `cols` contiguous elements, the
 /// chunks `pitch` elements apart (pitch == cols: one contiguous block).
@@ -423,12 +183,12 @@ Value buildView(OpBuilder &b, Location loc, Value memref, const AffineFns &idx,
 
 /// A DMA that has started and not yet been waited.
 struct Pending {
-  Value tag;           ///< the tag memref it signals
-  AffineFns slot;      ///< the tag element
-  Value token;         ///< its accel token
-  Location loc;        ///< where it started (for diagnostics)
-  Operation *start;    ///< the affine.dma_start, while it exists
-  bool fromBody;       ///< started in the block being processed
+  Value tag;        ///< the tag memref it signals
+  AffineFns slot;   ///< the tag element
+  Value token;      ///< its accel token
+  Location loc;     ///< where it started (for diagnostics)
+  Operation *start; ///< the affine.dma_start, while it exists
+  bool fromBody;    ///< started in the block being processed
 };
 
 class Converter {
@@ -445,7 +205,6 @@ private:
                             SmallVectorImpl<Pending> &state);
   LogicalResult processLoop(affine::AffineForOp loop,
                             SmallVectorImpl<Pending> &state);
-  LogicalResult rotateModulos(func::FuncOp func);
 
   IRRewriter rewriter;
   /// The token of each converted affine.dma_start.
@@ -505,10 +264,9 @@ LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
        {std::make_tuple("source", op.getSrcMap(), srcType),
         std::make_tuple("destination", op.getDstMap(), dstType)})
     if (int64_t(map.getNumResults()) != type.getRank())
-      return op.emitError()
-             << "indexes its " << what << " " << type << " with "
-             << map.getNumResults() << " subscripts; it has rank "
-             << type.getRank();
+      return op.emitError() << "indexes its " << what << " " << type << " with "
+                            << map.getNumResults()
+                            << " subscripts; it has rank " << type.getRank();
   AffineFns srcIdx = normalize(op.getSrcMap(), op.getSrcIndices());
   AffineFns dstIdx = normalize(op.getDstMap(), op.getDstIndices());
 
@@ -558,10 +316,9 @@ LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
       continue;
     }
     if (srcPattern.rows > kMaxTileDim || srcPattern.cols > kMaxTileDim)
-      return op.emitError() << "moves a " << srcPattern.rows << " x "
-                            << srcPattern.cols
-                            << " tile: the ISA's tile dimensions are at most "
-                            << kMaxTileDim;
+      return op.emitError()
+             << "moves a " << srcPattern.rows << " x " << srcPattern.cols
+             << " tile: the ISA's tile dimensions are at most " << kMaxTileDim;
     rewriter.setInsertionPoint(op);
     Location loc = op.getLoc();
     Value src = buildView(rewriter, loc, op.getSrcMemRef(), srcIdx, *srcPlan,
@@ -646,9 +403,8 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
     auto signals = [&](affine::AffineDmaStartOp start, int64_t d) {
       if (start.getTagMemRef() != wait.getTagMemRef())
         return false;
-      AffineFns earlier = substitute(tagSlot(start), iv, [&](AffineExpr dim) {
-        return dim - d * step;
-      });
+      AffineFns earlier = substitute(
+          tagSlot(start), iv, [&](AffineExpr dim) { return dim - d * step; });
       return sameElement(earlier, slot);
     };
     if (llvm::any_of(starts, [&](auto s) { return signals(s, 0); }))
@@ -721,11 +477,11 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
   for (auto [op, d] : distance) {
     auto start = cast<affine::AffineDmaStartOp>(op);
     for (int64_t k = 1; k <= d; ++k)
-      body.push_back({start.getTagMemRef(),
-                      substitute(tagSlot(start), iv,
-                                 [&](AffineExpr dim) { return dim - k * step; }),
-                      loop.getRegionIterArgs()[arg++], start.getLoc(), nullptr,
-                      false});
+      body.push_back(
+          {start.getTagMemRef(),
+           substitute(tagSlot(start), iv,
+                      [&](AffineExpr dim) { return dim - k * step; }),
+           loop.getRegionIterArgs()[arg++], start.getLoc(), nullptr, false});
   }
   // tagSlot reads the op: note the carried starts' slots before they go.
   DenseMap<Operation *, AffineFns> carriedSlots;
@@ -750,15 +506,14 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
   // Each iteration yields its DMA's token and shifts the older ones; after
   // the loop the results are the last iterations' DMAs.
   auto yield = cast<affine::AffineYieldOp>(loop.getBody()->getTerminator());
-  int64_t trips = range->ub > range->lb
-                      ? llvm::divideCeil(range->ub - range->lb, step)
-                      : 0;
+  int64_t trips =
+      range->ub > range->lb ? llvm::divideCeil(range->ub - range->lb, step) : 0;
   int64_t last = range->lb + (trips - 1) * step;
   arg = firstArg;
   for (auto [op, d] : distance) {
     for (int64_t k = 1; k <= d; ++k) {
-      Value yielded = k == 1 ? tokens.lookup(op)
-                             : Value(loop.getRegionIterArgs()[arg - 1]);
+      Value yielded =
+          k == 1 ? tokens.lookup(op) : Value(loop.getRegionIterArgs()[arg - 1]);
       yield->setOperand(arg, yielded);
       const AffineFns &slot = carriedSlots[op];
       state.push_back({cast<affine::AffineDmaStartOp>(op).getTagMemRef(),
@@ -800,236 +555,7 @@ LogicalResult Converter::convertFunction(func::FuncOp func) {
       rewriter.eraseOp(user);
     rewriter.eraseOp(def);
   }
-  return rotateModulos(func);
-}
-
-//===----------------------------------------------------------------------===//
-// Slot arithmetic as rotating values
-//===----------------------------------------------------------------------===//
-
-/// The part of an index computation that divides, as a function `expr` of
-/// one loop IV (dim 0): it repeats every `period` iterations, up by
-/// `drift` (`(iv mod 2) * 4096` has period 2 and drift 0, `iv floordiv 2`
-/// period 2 and drift 1).
-struct Periodic {
-  AffineExpr expr;
-  int64_t period = 1, drift = 0;
-};
-
-/// Splits `e` (over `operands`) into the terms that divide, summed per
-/// loop IV in `parts`, and returns the rest; or an error at `op` for
-/// division the rotation cannot express.
-static FailureOr<AffineExpr>
-splitPeriodic(Operation *op, AffineExpr e, ArrayRef<Value> operands,
-              llvm::MapVector<Value, AffineExpr> &parts) {
-  SmallVector<AffineExpr> terms;
-  std::function<void(AffineExpr)> flatten = [&](AffineExpr t) {
-    if (t.getKind() == AffineExprKind::Add) {
-      auto add = cast<AffineBinaryOpExpr>(t);
-      flatten(add.getLHS());
-      flatten(add.getRHS());
-    } else {
-      terms.push_back(t);
-    }
-  };
-  flatten(e);
-  MLIRContext *ctx = e.getContext();
-  auto dimsOf = [&](AffineExpr term) {
-    SmallVector<unsigned> dims;
-    for (unsigned i = 0; i < operands.size(); ++i)
-      if (term.isFunctionOfDim(i))
-        dims.push_back(i);
-    return dims;
-  };
-  // The IVs that are divided; every term of one of them alone goes with
-  // its divisions (`d0 - (d0 floordiv 2) * 2` is `d0 mod 2`, which
-  // repeats).
-  llvm::SmallDenseSet<unsigned> divided;
-  for (AffineExpr term : terms) {
-    if (!hasDivision(term))
-      continue;
-    SmallVector<unsigned> dims = dimsOf(term);
-    affine::AffineForOp loop;
-    if (dims.size() == 1)
-      loop = affine::getForInductionVarOwner(operands[dims[0]]);
-    if (!loop || !loop.hasConstantLowerBound())
-      return op->emitError()
-             << "computes " << formatExpr(term)
-             << ": accel's scalar core has no division; only division of "
-                "one affine.for IV (with a constant lower bound) can become "
-                "a rotating loop value";
-    divided.insert(dims[0]);
-  }
-  AffineExpr rest = getAffineConstantExpr(0, ctx);
-  for (AffineExpr term : terms) {
-    SmallVector<unsigned> dims = dimsOf(term);
-    if (dims.size() != 1 || !divided.contains(dims[0])) {
-      rest = rest + term;
-      continue;
-    }
-    // Over the IV alone (dim 0).
-    SmallVector<AffineExpr> only(operands.size(),
-                                 getAffineConstantExpr(0, ctx));
-    only[dims[0]] = getAffineDimExpr(0, ctx);
-    AffineExpr &part = parts[operands[dims[0]]];
-    part = (part ? part : getAffineConstantExpr(0, ctx)) +
-           term.replaceDims(only);
-  }
-  for (auto &entry : parts)
-    entry.second = simplifyAffineExpr(entry.second, 1, 0);
-  return simplifyAffineExpr(rest, operands.size(), 0);
-}
-
-/// The period and drift of `expr` (of dim 0) over `loop`'s iterations.
-static FailureOr<Periodic> findPeriod(Operation *op, AffineExpr expr,
-                                      affine::AffineForOp loop) {
-  int64_t step = loop.getStepAsInt();
-  Value iv = loop.getInductionVar();
-  for (int64_t period = 1; period <= kMaxPeriod; ++period) {
-    AffineExpr d0 = getAffineDimExpr(0, expr.getContext());
-    AffineExpr diff = simplifyAffineExpr(
-        expr.replace(d0, d0 + period * step) - expr, 1, 0);
-    if (auto c = dyn_cast<AffineConstantExpr>(diff))
-      return Periodic{expr, period, c.getValue()};
-    // Not constant by simplification: check at every iteration.
-    std::optional<int64_t> drift;
-    bool constant = true;
-    bool checked = forEachPoint(diff, {iv}, [&](ArrayRef<int64_t> point) {
-      std::optional<int64_t> v = evaluate(diff, point);
-      constant = v && (!drift || *drift == *v);
-      drift = v;
-      return constant;
-    });
-    if (checked && constant && drift)
-      return Periodic{expr, period, *drift};
-  }
-  return op->emitError() << "computes " << formatExpr(expr)
-                         << " of a loop IV: accel's scalar core has no "
-                            "division, and its values do not repeat within "
-                         << kMaxPeriod << " iterations";
-}
-
-LogicalResult Converter::rotateModulos(func::FuncOp func) {
-  // Index computations nothing reads any more (upstream's pipelining
-  // leaves some; the tag indices went with the tags) need no values.
-  bool erased = true;
-  while (erased) {
-    erased = false;
-    func.walk([&](affine::AffineApplyOp apply) {
-      if (apply->use_empty()) {
-        rewriter.eraseOp(apply);
-        erased = true;
-      }
-    });
-  }
-
-  // Which loops need which periodic values.
-  llvm::MapVector<Operation *, SmallVector<Periodic>> wanted;
-  SmallVector<affine::AffineApplyOp> applies;
-  WalkResult walk = func.walk([&](affine::AffineApplyOp apply) {
-    AffineFns fns = normalize(apply.getAffineMap(), apply.getMapOperands());
-    llvm::MapVector<Value, AffineExpr> parts;
-    if (failed(splitPeriodic(apply, fns.exprs[0], fns.operands, parts)))
-      return WalkResult::interrupt();
-    if (parts.empty())
-      return WalkResult::advance();
-    applies.push_back(apply);
-    for (auto &[iv, expr] : parts) {
-      affine::AffineForOp loop = affine::getForInductionVarOwner(iv);
-      SmallVector<Periodic> &list = wanted[loop];
-      if (llvm::any_of(list, [&](const Periodic &p) { return p.expr == expr; }))
-        continue;
-      FailureOr<Periodic> periodic = findPeriod(apply, expr, loop);
-      if (failed(periodic))
-        return WalkResult::interrupt();
-      list.push_back(*periodic);
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-
-  // Each loop carries, per periodic value, its values in the next `period`
-  // iterations and rotates them (adding the drift to the one that comes
-  // round again); one that never changes is a constant.
-  DenseMap<Value, SmallVector<std::pair<AffineExpr, Value>>> values; // by IV
-  for (auto &[op, list] : wanted) {
-    auto loop = cast<affine::AffineForOp>(op);
-    int64_t lb = loop.getConstantLowerBound();
-    int64_t step = loop.getStepAsInt();
-    rewriter.setInsertionPoint(loop);
-    SmallVector<Value> carried;
-    SmallVector<std::pair<AffineExpr, Value>> fixed;
-    SmallVector<const Periodic *> rotated;
-    for (const Periodic &p : list) {
-      auto at = [&](int64_t j) {
-        return arith::ConstantIndexOp::create(
-            rewriter, loop.getLoc(),
-            *evaluate(p.expr, {lb + j * step}));
-      };
-      if (p.period == 1 && p.drift == 0) {
-        fixed.push_back({p.expr, at(0)});
-        continue;
-      }
-      for (int64_t j = 0; j < p.period; ++j)
-        carried.push_back(at(j));
-      rotated.push_back(&p);
-    }
-    Value iv = loop.getInductionVar();
-    if (!carried.empty()) {
-      FailureOr<LoopLikeOpInterface> replaced =
-          loop.replaceWithAdditionalYields(
-              rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
-              [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument> args) {
-                SmallVector<Value> yields;
-                unsigned first = 0;
-                for (const Periodic *p : rotated) {
-                  for (int64_t j = 1; j < p->period; ++j)
-                    yields.push_back(args[first + j]);
-                  Value again = args[first];
-                  if (p->drift != 0)
-                    again = arith::AddIOp::create(
-                        b, loc, again,
-                        arith::ConstantIndexOp::create(b, loc, p->drift));
-                  yields.push_back(again);
-                  first += p->period;
-                }
-                return yields;
-              });
-      if (failed(replaced))
-        return loop.emitError("cannot add the loop's rotating index values");
-      loop = cast<affine::AffineForOp>(replaced->getOperation());
-      iv = loop.getInductionVar();
-      unsigned arg = loop.getNumIterOperands() - carried.size();
-      for (const Periodic *p : rotated) {
-        values[iv].push_back({p->expr, loop.getRegionIterArgs()[arg]});
-        arg += p->period;
-      }
-    }
-    llvm::append_range(values[iv], fixed);
-  }
-
-  // Each index computation reads the rotating values instead of dividing.
-  for (affine::AffineApplyOp apply : applies) {
-    AffineFns fns = normalize(apply.getAffineMap(), apply.getMapOperands());
-    llvm::MapVector<Value, AffineExpr> parts;
-    FailureOr<AffineExpr> rest =
-        splitPeriodic(apply, fns.exprs[0], fns.operands, parts);
-    if (failed(rest))
-      return failure();
-    AffineExpr e = *rest;
-    SmallVector<Value> operands = fns.operands;
-    for (auto &[iv, expr] : parts) {
-      for (auto &[key, value] : values[iv])
-        if (key == expr)
-          operands.push_back(value);
-      e = e + getAffineDimExpr(operands.size() - 1, apply.getContext());
-    }
-    rewriter.setInsertionPoint(apply);
-    rewriter.replaceOpWithNewOp<affine::AffineApplyOp>(
-        apply, AffineMap::get(operands.size(), 0, e), operands);
-  }
-  return success();
+  return rotateModulos(func, rewriter);
 }
 
 struct ConvertAffineDmaToAccelPass
