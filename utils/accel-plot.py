@@ -31,6 +31,10 @@ For a system of several chips the pictures show one chip (--chip, default
 is 1200x700 pixels. Exit 1 with one error line when the directory has no
 metrics.json, the file is not an accel metrics.json, an option is out of
 range, or matplotlib is missing.
+
+Size (about 630 lines): the three figures share the loaded metrics, the
+timeline and the DMA window, and are drawn in one main(); one script, so
+that `accel-replay plot` finds a single file next to the executable.
 """
 import argparse
 import json

@@ -9,6 +9,10 @@
 // an ISSUE moved earlier saves only the cycles before it would meet
 // max_outstanding DMAs already in flight (docs/analyzer.md).
 //
+// Size (about 640 lines): the metrics.json sections of one Analyzer
+// (backtails, suggestions, roofline, utilization, VMEM), each a function
+// reading the same recorded state.
+//
 //===----------------------------------------------------------------------===//
 
 #include "accel/Analysis/Analyzer.h"

@@ -1,4 +1,15 @@
 //===- FdoLoop.cpp - The feedback-directed optimization loop --------------===//
+//
+// The feedback-directed loop of `accel-replay fdo` (README.md): run, attach the metrics, apply
+// the FDO passes, check the result, re-run while it gets faster; each
+// iteration's outputs, failures and reproducers.
+//
+// Size (about 750 lines): the pipeline parsing, the pass instrumentation
+// that counts each pass's changes, and FdoDriver, whose steps (transform,
+// trial, execute, compare) share one iteration's state; splitting them
+// would expose that state in a header for no other user.
+//
+//===----------------------------------------------------------------------===//
 
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Support/Json.h"

@@ -14,6 +14,11 @@
 //     (the other half is room for the transforms' extra buffers);
 //   - no NaN: sqrt only of squares, division only by sums of exponentials.
 //
+// Size (about 850 lines): the Emitter (an OpBuilder with the buffer and
+// loop helpers) and the five statement kinds built with it (one function
+// each, in the "Statements" section); splitting them would put Emitter in
+// a header for this file alone. The machine and program sections are short.
+//
 //===----------------------------------------------------------------------===//
 
 #include "accel/Gen/ProgramGenerator.h"

@@ -10,6 +10,10 @@
 //    class in Opcodes.def.
 //  - DMA ISSUE: DmaEngine (SnR Fig. 4); WAIT stalls until completion.
 //
+// Size (about 630 lines): the issue stage of one instruction per opcode
+// (a switch over Opcodes.def); the units, DMA engine and memory are in
+// their own files.
+//
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Simulator.h"

@@ -7,6 +7,11 @@
 // loop, into a dedicated resident buffer; the ops that read those bytes
 // read the resident buffer instead.
 //
+// Size (about 680 lines): one pass: the legality of pinning a DMA (same
+// bytes, unchanged source, buffer reuse), the capacity-constrained choice
+// among candidates, and the rewrite with the loop-invariant reads it
+// exposes; the legality uses DmaMotion.h like the other DMA passes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"

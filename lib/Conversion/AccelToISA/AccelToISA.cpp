@@ -1,4 +1,16 @@
 //===- AccelToISA.cpp - Lower accel programs to accel machine code --------===//
+//
+// The lowering of a whole accel program to machine code (docs/isa.md):
+// register allocation over a function's blocks, addresses of views, scf.for
+// as compare-and-branch loops, and one case per accel op in lowerOp.
+//
+// Size (about 820 lines): one Lowerer class whose register allocator,
+// emitters and per-op cases share its state (registers, live ranges, the
+// origin table); it is kept in one file so that each op's case sits beside
+// the allocator it relies on, as upstream's single-file LLVM dialect
+// translations do.
+//
+//===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Dialect/Accel/AccelOps.h"

@@ -6,6 +6,11 @@
 // checked completely before anything is rewritten, so a refusal leaves the
 // op as it was and names the reason at its location.
 //
+// Size (about 920 lines): copies, fills and matmuls take 240 lines; the
+// rest turns a linalg.generic body into a VPU sequence (classify each
+// operand, collect and fold the body, emit it), one algorithm whose parts
+// share the VpuValue and VpuEmitter types.
+//
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
