@@ -45,4 +45,6 @@ record table-loop-plain table-loop --count=200 --compress=false
 record table-loop-zstd table-loop --count=200
 record table-loop-mid table-loop --break-at=pc:17 --hit=2 --count=60 --compress=false
 record dma-scenarios-one dma-scenarios --count=1 --compress=false
-ls -l "$images" "$traces"
+# The .npy and CSV seeds need no build (make-input-seeds.py).
+python3 "$here/make-input-seeds.py"
+ls -l "$images" "$traces" "$here/corpus/fuzz-npy" "$here/corpus/fuzz-csv"

@@ -54,6 +54,15 @@ if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
 
 config.substitutions.append(("%no_leak_check", no_leak_check))
 
+# %limit_memory: caps the address space of the rest of the test's commands
+# at about 4 GB, so that a regression that reads an endless input (/dev/zero,
+# a pipe) aborts quickly instead of swapping (test/Support/inputs-*.test).
+# Not under ASan, whose shadow memory needs terabytes of address space.
+if "sanitize" in config.available_features:
+    config.substitutions.append(("%limit_memory", "true"))
+else:
+    config.substitutions.append(("%limit_memory", "ulimit -v 4000000"))
+
 tools = [
     "accel-opt",
     "accel-replay",
@@ -86,3 +95,25 @@ numpy_python = find_numpy_python()
 if numpy_python:
     config.available_features.add("numpy")
     config.substitutions.append(("%numpy_python", numpy_python))
+
+# A Python with matplotlib, found as accel-replay's findPlotPython finds one
+# ($ACCEL_PYTHON, Debian's /usr/bin/python3, the python3 on PATH): tests that
+# run the plot scripts themselves say REQUIRES: matplotlib and use
+# %plot_python.
+def find_matplotlib_python():
+    for candidate in [os.environ.get("ACCEL_PYTHON"), "/usr/bin/python3",
+                      shutil.which("python3")]:
+        if not candidate:
+            continue
+        try:
+            subprocess.run([candidate, "-c", "import matplotlib"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return candidate
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    return None
+
+plot_python = find_matplotlib_python()
+if plot_python:
+    config.available_features.add("matplotlib")
+    config.substitutions.append(("%plot_python", plot_python))

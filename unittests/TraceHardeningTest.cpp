@@ -24,6 +24,7 @@
 #include "TestPrograms.h"
 
 #include "llvm/Support/CRC.h"
+#include "llvm/Support/Compression.h"
 
 #include <gtest/gtest.h>
 
@@ -149,6 +150,75 @@ TEST_F(TraceHardeningTest, ZstdDeclaredSizeIsBoundedByTheFrame) {
   EXPECT_EQ(errorOf(Trace::deserialize(packed))
                 .rfind("cannot decompress the payload at byte 40: ", 0),
             0u);
+}
+
+TEST_F(TraceHardeningTest, ZstdDeclaredSizeMustBeExact) {
+  // Issue 31: a declared size one byte larger than the frame regenerates
+  // was accepted (the decompressor stops at the frame's end and the reader
+  // kept what came); it must equal the frame's size exactly.
+  if (!Trace::canCompress())
+    GTEST_SKIP() << "this LLVM has no zstd";
+  std::vector<uint8_t> packed = window().serialize(true);
+  ASSERT_EQ(packed[16], 1u);
+  uint64_t size = le64(packed, 32);
+  ASSERT_TRUE(bool(Trace::deserialize(packed)));
+  put64(packed, 32, size + 1);
+  resealHeader(packed);
+  EXPECT_EQ(errorOf(Trace::deserialize(packed)),
+            at(32) + "the uncompressed size is " + std::to_string(size + 1) +
+                " bytes but the zstd frame at byte 40 holds " +
+                std::to_string(size));
+  // One byte smaller: the frame does not fit, the decompressor's error.
+  put64(packed, 32, size - 1);
+  resealHeader(packed);
+  EXPECT_EQ(errorOf(Trace::deserialize(packed))
+                .rfind("cannot decompress the payload at byte 40: ", 0),
+            0u);
+}
+
+TEST_F(TraceHardeningTest, BytesAfterTheLastFieldAreRejected) {
+  // A payload one byte longer than its fields (the header's payload size
+  // and CRC-32 resealed): the byte was ignored.
+  std::vector<uint8_t> b = bytes;
+  b.push_back(0);
+  resealHeader(b);
+  EXPECT_EQ(errorOf(Trace::deserialize(b)),
+            at(bytes.size()) +
+                "1 byte after the last field (the written bytes CRC-32); "
+                "the payload ends there");
+  // The same inside a compressed payload, whose offsets are the payload's.
+  if (Trace::canCompress()) {
+    Trace t = window();
+    std::vector<uint8_t> plain = t.serialize();
+    std::vector<uint8_t> payload(plain.begin() + 32, plain.end());
+    payload.push_back(7);
+    llvm::SmallVector<uint8_t, 0> frame;
+    llvm::compression::zstd::compress(payload, frame);
+    std::vector<uint8_t> packed(plain.begin(), plain.begin() + 32);
+    packed[16] = 1; // the zstd flag
+    packed.resize(40);
+    put64(packed, 32, payload.size());
+    packed.insert(packed.end(), frame.begin(), frame.end());
+    resealHeader(packed);
+    EXPECT_EQ(errorOf(Trace::deserialize(packed)),
+              "invalid trace payload at byte " +
+                  std::to_string(payload.size() - 1) +
+                  ": 1 byte after the last field (the written bytes "
+                  "CRC-32); the payload ends there");
+  }
+  // A program image block one byte longer than the image: the image's own
+  // check, named by the block's offset.
+  std::vector<uint8_t> c = bytes;
+  uint64_t imageAt = read.layout.image;
+  uint64_t imageBytes = le64(c, imageAt - 8);
+  put64(c, imageAt - 8, imageBytes + 1);
+  c.insert(c.begin() + imageAt + imageBytes, uint8_t(0));
+  resealHeader(c);
+  EXPECT_EQ(errorOf(Trace::deserialize(c)),
+            "program image at byte " + std::to_string(imageAt) +
+                ": byte offset " + std::to_string(imageBytes) +
+                ": 1 byte after the last field (the loop table); the image "
+                "ends there");
 }
 
 TEST_F(TraceHardeningTest, CountsAreCheckedAgainstTheBytesLeft) {
@@ -489,6 +559,20 @@ TEST(ImageHardeningTest, BufferPastTwoTo64IsRejected) {
   EXPECT_FALSE(bool(isa::Program::fromImage(p.toImage())));
   p.buffers[0].base = ~uint64_t(0) - 8191;
   EXPECT_TRUE(bool(isa::Program::fromImage(p.toImage())));
+}
+
+TEST(ImageHardeningTest, BytesAfterTheLoopTableAreRejected) {
+  // Issue 31: an image is exactly its fields; a byte after the loop table
+  // was ignored.
+  isa::Program p = makeLoopProgram();
+  std::vector<uint8_t> image = p.toImage();
+  ASSERT_TRUE(bool(isa::Program::fromImage(image)));
+  size_t end = image.size();
+  image.push_back(0x42);
+  EXPECT_EQ(errorOf(isa::Program::fromImage(image)),
+            "byte offset " + std::to_string(end) +
+                ": 1 byte after the last field (the loop table); the image "
+                "ends there");
 }
 
 TEST(ImageHardeningTest, HugeInstructionCountAllocatesOnlyWhatIsThere) {

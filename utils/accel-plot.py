@@ -30,7 +30,11 @@ For a system of several chips the pictures show one chip (--chip, default
 0). --dmas FIRST:END draws DMAs FIRST..END-1 in issue order. Each picture
 is 1200x700 pixels. Exit 1 with one error line when the directory has no
 metrics.json, the file is not an accel metrics.json, an option is out of
-range, or matplotlib is missing.
+range, matplotlib is missing, or a picture cannot be written (a full disk,
+a file-size limit, a directory in its place). Each picture is written to a
+temporary beside it (NAME.accel-tmp-PID-XXXXXXXX) and renamed into place,
+as every accel output is (docs/output.md): an error, SIGINT, SIGTERM or
+SIGHUP leaves the previous picture or none, and no temporary.
 
 Size (about 630 lines): the three figures share the loaded metrics, the
 timeline and the DMA window, and are drawn in one main(); one script, so
@@ -39,7 +43,9 @@ that `accel-replay plot` finds a single file next to the executable.
 import argparse
 import json
 import os
+import signal
 import sys
+import tempfile
 
 WIDTH_IN, HEIGHT_IN, DPI = 12, 7, 100
 # Runs with at most this many DMAs are drawn whole; longer ones are zoomed
@@ -64,6 +70,65 @@ LINK_COLORS = ["#8e24aa", "#f9a825", "#6d4c41", "#d81b60", "#43a047"]
 def fail(msg):
     print("accel-plot: error: " + msg, file=sys.stderr)
     sys.exit(1)
+
+
+class Interrupted(BaseException):
+    """SIGINT, SIGTERM or SIGHUP, raised so that temporaries are removed
+    on the way out; the process then dies of the signal."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def on_signal(signum, _frame):
+    raise Interrupted(signum)
+
+
+def run_main(main):
+    """main(), with SIGINT, SIGTERM and SIGHUP unwinding it (a signal the
+    process started ignoring stays ignored) and then killing the process
+    with the same signal."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, on_signal)
+    try:
+        main()
+    except Interrupted as e:
+        signal.signal(e.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), e.signum)
+        raise SystemExit(128 + e.signum)
+
+
+def write_replacing(target, write):
+    """Calls write(f) on a temporary file beside `target` and renames it over
+    `target`; on any error (one error line, exit 1) or signal the temporary
+    is removed and `target` is left as it was."""
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=os.path.basename(target) + ".accel-tmp-%d-" % os.getpid(),
+            dir=os.path.dirname(target) or ".")
+    except OSError as e:
+        fail("cannot write %s: %s" % (target, e.strerror))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, target)  # never a half-written picture
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            fail("cannot write %s: %s" % (target, e.strerror or e))
+        raise
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def parse_window(text, count):
@@ -220,10 +285,11 @@ def main():
 
     def save(fig, name, note=None):
         target = os.path.join(out, name)
-        tmp = target + ".tmp.png"
-        fig.savefig(tmp, dpi=DPI)
-        plt.close(fig)
-        os.replace(tmp, target)  # never a half-written picture
+        try:
+            write_replacing(target, lambda f: fig.savefig(f, dpi=DPI,
+                                                          format="png"))
+        finally:
+            plt.close(fig)
         written.append(target + (" (%s)" % note if note else ""))
 
     # ------------------------------------------------------------------
@@ -634,4 +700,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -11,7 +11,7 @@
 #   DIR      the build directory (build-fuzz); the targets are DIR/bin/fuzz-*
 #   SECONDS  time per target (libFuzzer's -max_total_time)
 #   TARGET   only these (fuzz-trace fuzz-config fuzz-image fuzz-metrics
-#            fuzz-mlir; default: all)
+#            fuzz-mlir fuzz-output fuzz-npy fuzz-csv; default: all)
 #
 # A reproducer replays with: DIR/bin/TARGET REPRODUCER
 # Each target runs with -rss_limit_mb=2048 (and so -malloc_limit_mb=2048)
@@ -35,6 +35,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
   targets=(fuzz-trace fuzz-config fuzz-image fuzz-metrics fuzz-mlir)
+[ $# -gt 0 ] || targets+=(fuzz-output)
+[ $# -gt 0 ] || targets+=(fuzz-npy fuzz-csv)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/accel-fuzz.XXXXXX")
 failed=0

@@ -138,6 +138,16 @@ static std::string getPassArgument(llvm::StringRef text) {
 /// nesting do: "accel-hoist-dma,cse" is
 /// "func.func(accel-hoist-dma),cse".
 static llvm::Error parsePipeline(llvm::StringRef text, OpPassManager &pm) {
+  // An empty element (",", "a,,b", a trailing comma, only blanks) names no
+  // pass: MLIR's parser would take some of them as an empty pipeline.
+  llvm::SmallVector<llvm::StringRef> parts = splitTopLevel(text);
+  for (auto [index, part] : llvm::enumerate(parts))
+    if (part.empty())
+      return llvm::createStringError(
+          "element " + std::to_string(index + 1) + " of " +
+          std::to_string(parts.size()) + " in '" + text.str() +
+          "' is empty: a pass pipeline is passes separated by single commas "
+          "(e.g. 'accel-hoist-dma,cse')");
   // Whether the registered pass `arg` runs on func.func and not on
   // builtin.module (its anchor; the options do not matter).
   auto isFunctionPass = [](llvm::StringRef arg) {
@@ -150,7 +160,7 @@ static llvm::Error parsePipeline(llvm::StringRef text, OpPassManager &pm) {
            succeeded(info->addToPipeline(onFunc, "", quiet));
   };
   std::string nested;
-  for (llvm::StringRef part : splitTopLevel(text)) {
+  for (llvm::StringRef part : parts) {
     if (!nested.empty())
       nested += ",";
     llvm::StringRef arg = part.take_until([](char c) { return c == '{'; });

@@ -1,6 +1,7 @@
 //===- Load.cpp - Read a program as the accel tools do --------------------===//
 
 #include "accel/Fdo/Load.h"
+#include "accel/Dialect/Accel/TileShape.h"
 
 #include "accel/Sim/Topology.h"
 #include "accel/Support/Nesting.h"
@@ -43,8 +44,10 @@ llvm::Error accel::parseProgram(MLIRContext &context,
 
 void accel::setFrontendOptions(FrontendOptions &o,
                                const sim::MachineConfig &config) {
-  o.tileCols = 4 * int64_t(config.mxuCols);
-  o.tileK = 4 * int64_t(config.mxuRows);
+  // At most the ISA's largest tile dimension (the passes' option range):
+  // an MXU of more than kMaxTileDim / 4 columns gets the largest tiles.
+  o.tileCols = std::min<int64_t>(4 * int64_t(config.mxuCols), kMaxTileDim);
+  o.tileK = std::min<int64_t>(4 * int64_t(config.mxuRows), kMaxTileDim);
   o.vmemBytes = config.vmemBytes;
 }
 
@@ -69,6 +72,10 @@ LogicalResult accel::runFrontend(ModuleOp module,
                                  const sim::MachineConfig &config) {
   if (!needsFrontend(module))
     return success();
+  // Before any pass does arithmetic on them: shapes whose byte size
+  // passes 2^63 are one located error each.
+  if (failed(verifyShapeSizes(module)))
+    return failure();
   FrontendOptions options;
   setFrontendOptions(options, config);
   PassManager pm(module.getContext());

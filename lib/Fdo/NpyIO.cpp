@@ -2,8 +2,11 @@
 
 #include "accel/Fdo/NpyIO.h"
 #include "accel/Support/BFloat16.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Output.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -13,7 +16,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstring>
-#include <sstream>
+#include <optional>
 
 using namespace mlir;
 using namespace accel;
@@ -29,24 +32,12 @@ std::string describeArguments(func::FuncOp entry) {
   return text.empty() ? "none" : text;
 }
 
-/// The dtype string NumPy writes for the element type of `type`, or empty
-/// (bf16 has several; see loadHbmInput).
-std::string getDtype(MemRefType type) {
-  if (type.getElementType().isF32())
-    return "<f4";
-  if (type.getElementType().isInteger(32))
-    return "<i4";
-  if (type.getElementType().isBF16())
-    return "bf16";
-  return "";
-}
-
 /// The dtypes a bf16 argument reads: bit patterns, or f32 to round.
 bool isBf16Bits(llvm::StringRef dtype) {
   return dtype == "<u2" || dtype == "<V2" || dtype == "|V2";
 }
 
-std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+template <typename T> std::string formatShape(llvm::ArrayRef<T> shape) {
   std::string text = "(";
   for (auto [i, d] : llvm::enumerate(shape))
     text += (i ? ", " : "") + std::to_string(d);
@@ -87,6 +78,293 @@ llvm::Expected<unsigned> accel::parseArgumentName(func::FuncOp entry,
   return index;
 }
 
+//===----------------------------------------------------------------------===//
+// Reading: the header parsed and checked before anything is allocated
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The NumPy header dict, a Python literal, read by a recursive-descent-free
+/// scanner over `text` (the header's bytes, at file offset `base`). The first
+/// problem sticks in `err` with its file offset.
+class NpyHeaderParser {
+public:
+  NpyHeaderParser(llvm::StringRef text, size_t base) : text(text), base(base) {}
+
+  llvm::Error parse(NpyHeader &h) {
+    skipSpace();
+    expect('{', "the header dict");
+    bool seen[3] = {false, false, false};
+    skipSpace();
+    while (ok() && !peek('}')) {
+      size_t keyAt = pos;
+      std::string key = string("a key");
+      skipSpace();
+      expect(':', "':' after the key");
+      skipSpace();
+      int index = key == "descr"           ? 0
+                  : key == "fortran_order" ? 1
+                  : key == "shape"         ? 2
+                                           : -1;
+      if (ok() && index < 0)
+        failAt(keyAt, "unknown key '" + key +
+                          "' (the keys are 'descr', 'fortran_order' and "
+                          "'shape')");
+      if (ok() && seen[index])
+        failAt(keyAt, "the key '" + key + "' appears twice");
+      if (!ok())
+        break;
+      seen[index] = true;
+      if (index == 0) {
+        if (peek('['))
+          fail("'descr' is a structured dtype; save a plain array");
+        h.descr = string("the 'descr' string");
+      } else if (index == 1) {
+        h.fortranOrder = boolean();
+      } else {
+        shape(h.shape);
+      }
+      skipSpace();
+      if (!peek(','))
+        break;
+      ++pos;
+      skipSpace();
+    }
+    expect('}', "',' or '}' in the header dict");
+    skipSpace();
+    if (ok() && pos < text.size())
+      fail("bytes after the header dict (only spaces and a newline may "
+           "follow it)");
+    for (int i = 0; i < 3 && ok(); ++i)
+      if (!seen[i])
+        failAt(pos, std::string("no '") +
+                        (i == 0   ? "descr"
+                         : i == 1 ? "fortran_order"
+                                  : "shape") +
+                        "' key in the header dict");
+    if (!ok())
+      return llvm::createStringError(err);
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::StringRef text;
+  size_t base;
+  size_t pos = 0;
+  std::string err;
+
+  bool ok() const { return err.empty(); }
+  void failAt(size_t at, const std::string &what) {
+    if (err.empty())
+      err = "header byte " + std::to_string(base + at) + ": " + what;
+  }
+  void fail(const std::string &what) { failAt(pos, what); }
+  bool peek(char c) const { return pos < text.size() && text[pos] == c; }
+  void skipSpace() {
+    while (pos < text.size() &&
+           llvm::StringRef(" \t\n\r\f\v").contains(text[pos]))
+      ++pos;
+  }
+  void expect(char c, const char *what) {
+    if (!ok())
+      return;
+    if (!peek(c))
+      return fail(std::string("expected ") + what);
+    ++pos;
+  }
+  /// A quoted string without escapes: 'text' or "text".
+  std::string string(const char *what) {
+    if (!ok())
+      return {};
+    if (!peek('\'') && !peek('"')) {
+      fail(std::string("expected ") + what + " (a quoted string)");
+      return {};
+    }
+    char quote = text[pos++];
+    size_t end = text.find(quote, pos);
+    size_t escape = text.find('\\', pos);
+    if (end == llvm::StringRef::npos) {
+      fail("a string is not closed");
+      return {};
+    }
+    if (escape < end) {
+      failAt(escape, "an escape in a string (not a NumPy header)");
+      return {};
+    }
+    std::string value = text.slice(pos, end).str();
+    pos = end + 1;
+    return value;
+  }
+  bool boolean() {
+    if (!ok())
+      return false;
+    if (text.substr(pos).starts_with("True")) {
+      pos += 4;
+      return true;
+    }
+    if (text.substr(pos).starts_with("False")) {
+      pos += 5;
+      return false;
+    }
+    fail("'fortran_order' must be True or False");
+    return false;
+  }
+  /// A tuple of non-negative integers: (), (N,), (N, M), ...
+  void shape(std::vector<uint64_t> &dims) {
+    if (!ok())
+      return;
+    if (!peek('('))
+      return fail("'shape' must be a tuple of non-negative integers");
+    ++pos;
+    skipSpace();
+    bool comma = false; // a comma followed the last dimension
+    while (ok() && !peek(')')) {
+      if (!dims.empty() && !comma)
+        return fail("expected ',' or ')' in 'shape'");
+      if (pos >= text.size() || !llvm::isDigit(text[pos]))
+        return fail("'shape' must be a tuple of non-negative integers");
+      size_t start = pos;
+      while (pos < text.size() && llvm::isDigit(text[pos]))
+        ++pos;
+      uint64_t d;
+      if (text.slice(start, pos).getAsInteger(10, d))
+        return failAt(start, "a dimension of 'shape' passes 2^64");
+      if (peek('L')) // Python 2's long integers
+        ++pos;
+      if (pos < text.size() &&
+          !llvm::StringRef(" \t\n\r\f\v,)").contains(text[pos]))
+        return fail("'shape' must be a tuple of non-negative integers");
+      if (dims.size() == kMaxNpyRank)
+        return failAt(start, "'shape' has more than " +
+                                 std::to_string(kMaxNpyRank) + " dimensions");
+      dims.push_back(d);
+      skipSpace();
+      comma = peek(',');
+      if (comma) {
+        ++pos;
+        skipSpace();
+      }
+    }
+    // Python: (5) is 5, not a tuple.
+    if (ok() && dims.size() == 1 && !comma)
+      return fail("'shape' (N) is not a tuple; a 1-D shape is (N,)");
+    expect(')', "')' after 'shape'");
+  }
+};
+} // namespace
+
+llvm::Expected<NpyHeader> accel::parseNpyHeader(llvm::StringRef bytes) {
+  auto notNpy = [](const llvm::Twine &why) {
+    return llvm::createStringError("is not a NumPy .npy file: " + why);
+  };
+  static constexpr char kMagic[] = "\x93NUMPY";
+  if (bytes.size() < 8 || !bytes.starts_with(llvm::StringRef(kMagic, 6)))
+    return notNpy("no \\x93NUMPY magic at byte 0");
+  NpyHeader h;
+  h.major = uint8_t(bytes[6]);
+  unsigned minor = uint8_t(bytes[7]);
+  if (h.major < 1 || h.major > 3 || minor != 0)
+    return notNpy("format version " + llvm::Twine(h.major) + "." +
+                  llvm::Twine(minor) +
+                  " at byte 6 (this build reads 1.0, 2.0 and 3.0)");
+  size_t lengthBytes = h.major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + lengthBytes)
+    return notNpy("the file ends inside the header length at byte 8");
+  uint64_t length = 0;
+  for (size_t i = 0; i < lengthBytes; ++i)
+    length |= uint64_t(uint8_t(bytes[8 + i])) << (8 * i);
+  uint64_t start = 8 + lengthBytes;
+  if (length > bytes.size() - start)
+    return notNpy("the header length " + llvm::Twine(length) +
+                  " at byte 8 passes the end of the file (" +
+                  llvm::Twine(bytes.size()) + " bytes)");
+  h.dataOffset = start + length;
+  NpyHeaderParser parser(bytes.substr(start, length), start);
+  if (llvm::Error e = parser.parse(h))
+    return notNpy(llvm::toString(std::move(e)));
+  h.elements = 1;
+  for (uint64_t d : h.shape) {
+    std::optional<uint64_t> n = llvm::checkedMulUnsigned(h.elements, d);
+    if (!n)
+      return notNpy("'shape' " +
+                    formatShape(llvm::ArrayRef<uint64_t>(h.shape)) +
+                    " has more than 2^64 elements");
+    h.elements = *n;
+  }
+  return h;
+}
+
+llvm::Expected<HbmInput> accel::readNpyInput(llvm::StringRef bytes,
+                                             llvm::StringRef path,
+                                             unsigned argIndex,
+                                             NpyElement element,
+                                             llvm::ArrayRef<int64_t> argShape) {
+  std::string file = "'" + path.str() + "'";
+  auto fail = [&](const llvm::Twine &why) -> llvm::Error {
+    return llvm::createStringError(file + " " + why);
+  };
+  auto header = parseNpyHeader(bytes);
+  if (!header)
+    return fail(llvm::toString(header.takeError()));
+  const std::string &dtype = header->descr;
+  std::string arg = "%arg" + std::to_string(argIndex);
+  bool bf16 = element == NpyElement::BF16;
+  bool bf16Bits = bf16 && isBf16Bits(dtype);
+  if (bf16 && !bf16Bits && dtype != "<f4")
+    return fail("holds dtype '" + dtype + "' but " + arg +
+                " has bf16 elements: save them as '<f4' (rounded to "
+                "nearest even), as '<u2' bit patterns (a.view(np.uint16)) "
+                "or as ml_dtypes.bfloat16");
+  std::string want = element == NpyElement::I32 ? "<i4" : "<f4";
+  if (!bf16 && dtype != want)
+    return fail("holds dtype '" + dtype + "' but " + arg + " has '" + want +
+                "' elements (convert with numpy's astype)");
+  if (header->fortranOrder && header->shape.size() > 1)
+    return fail("is in Fortran (column-major) order; save a C-order array "
+                "(numpy.ascontiguousarray)");
+  bool sameShape = header->shape.size() == argShape.size();
+  for (size_t i = 0; sameShape && i < argShape.size(); ++i)
+    sameShape = argShape[i] >= 0 && header->shape[i] == uint64_t(argShape[i]);
+  if (!sameShape)
+    return fail("has shape " +
+                formatShape(llvm::ArrayRef<uint64_t>(header->shape)) + " but " +
+                arg + " has shape " + formatShape(argShape));
+  uint64_t itemBytes = bf16Bits ? 2 : 4;
+  std::optional<uint64_t> dataBytes =
+      llvm::checkedMulUnsigned(header->elements, itemBytes);
+  if (!dataBytes)
+    return fail("has " + llvm::Twine(header->elements) +
+                " elements, more than 2^64 bytes");
+  uint64_t left = bytes.size() - header->dataOffset;
+  if (*dataBytes > left)
+    return fail("is truncated (its header promises " + llvm::Twine(*dataBytes) +
+                " bytes of data)");
+  if (*dataBytes < left)
+    return fail("has bytes after its data");
+
+  // Checked: the data is there and is the argument's. Now copy it.
+  HbmInput input;
+  input.argIndex = argIndex;
+  input.source = file;
+  const char *data = bytes.data() + header->dataOffset;
+  if (bf16 && !bf16Bits) {
+    // f32 values: rounded to bf16, each inexact one counted.
+    uint64_t n = header->elements;
+    input.bytes.resize(2 * n);
+    for (uint64_t i = 0; i < n; ++i) {
+      float f;
+      std::memcpy(&f, data + 4 * i, 4);
+      uint16_t h = f32ToBf16(f);
+      float back = bf16ToF32(h);
+      if (std::memcmp(&back, &f, 4) != 0 && !(f != f))
+        ++input.roundedValues;
+      std::memcpy(input.bytes.data() + 2 * i, &h, 2);
+    }
+  } else {
+    input.bytes.assign(data, data + *dataBytes);
+  }
+  return input;
+}
+
 llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
                                              llvm::StringRef spec) {
   auto fail = [&](const llvm::Twine &why) -> llvm::Error {
@@ -101,81 +379,31 @@ llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
   auto type = getHbmArgument(entry, *index);
   if (!type)
     return fail(llvm::toString(type.takeError()));
+  NpyElement element = type->getElementType().isInteger(32) ? NpyElement::I32
+                       : type->getElementType().isBF16()    ? NpyElement::BF16
+                                                            : NpyElement::F32;
 
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
+  // Bounded: /dev/zero or a never-ending pipe is an error, not a hang.
+  auto file = readInputFile(path, InputKind::Npy);
   if (!file)
-    return fail("cannot open '" + path + "': " + file.getError().message());
-  std::string contents = (*file)->getBuffer().str();
-  file->reset();
-  // NumPy saves ml_dtypes.bfloat16 as the raw 2-byte type '<V2' (or
-  // '|V2'), which xtensor's reader does not parse: read it as the '<u2' of
-  // the same bits (the header keeps its length).
-  for (llvm::StringRef raw : {"'descr': '<V2'", "'descr': '|V2'"}) {
-    size_t at = contents.find(raw.str());
-    if (at != std::string::npos && at < contents.find('\n'))
-      contents.replace(at, raw.size(), "'descr': '<u2'");
-  }
-  std::istringstream stream(std::move(contents));
-  HbmInput input;
-  input.argIndex = *index;
-  input.source = ("--input '" + spec + "'").str();
-  std::string dtype = getDtype(*type);
-  std::vector<int64_t> shape;
-  try {
-    xt::detail::npy_file file = xt::detail::load_npy_file(stream);
-    if (!stream)
-      return fail("'" + path + "' is truncated (its header promises " +
-                  llvm::Twine(file.n_bytes()) + " bytes of data)");
-    if (stream.peek() != std::char_traits<char>::eof())
-      return fail("'" + path + "' has bytes after its data");
-    for (size_t d : file.m_shape)
-      shape.push_back(int64_t(d));
-    bool bf16 = dtype == "bf16";
-    if (bf16 && !isBf16Bits(file.m_typestring) && file.m_typestring != "<f4")
-      return fail("'" + path + "' holds dtype '" + file.m_typestring +
-                  "' but %arg" + llvm::Twine(*index) +
-                  " has bf16 elements: save them as '<f4' (rounded to "
-                  "nearest even), as '<u2' bit patterns (a.view(np.uint16)) "
-                  "or as ml_dtypes.bfloat16");
-    if (!bf16 && file.m_typestring != dtype)
-      return fail("'" + path + "' holds dtype '" + file.m_typestring +
-                  "' but %arg" + llvm::Twine(*index) + " has '" + dtype +
-                  "' elements (convert with numpy's astype)");
-    if (file.m_fortran_order && shape.size() > 1)
-      return fail("'" + path + "' is in Fortran (column-major) order; save "
-                  "a C-order array (numpy.ascontiguousarray)");
-    if (llvm::ArrayRef<int64_t>(shape) != type->getShape())
-      return fail("'" + path + "' has shape " + formatShape(shape) +
-                  " but %arg" + llvm::Twine(*index) + " has shape " +
-                  formatShape(type->getShape()));
-    if (bf16 && file.m_typestring == "<f4") {
-      // f32 values: rounded to bf16, each inexact one counted.
-      uint64_t n = file.n_bytes() / 4;
-      input.bytes.resize(2 * n);
-      for (uint64_t i = 0; i < n; ++i) {
-        float f;
-        std::memcpy(&f, file.ptr() + 4 * i, 4);
-        uint16_t h = f32ToBf16(f);
-        float back = bf16ToF32(h);
-        if (std::memcmp(&back, &f, 4) != 0 && !(f != f))
-          ++input.roundedValues;
-        std::memcpy(input.bytes.data() + 2 * i, &h, 2);
-      }
-    } else {
-      input.bytes.assign(file.ptr(), file.ptr() + file.n_bytes());
-    }
-  } catch (const std::exception &e) {
-    return fail("'" + path + "' is not a NumPy .npy file: " + e.what());
-  }
+    return fail("cannot open '" + path +
+                "': " + llvm::toString(file.takeError()));
+  auto input = readNpyInput((*file)->getBuffer(), path, *index, element,
+                            type->getShape());
+  if (!input)
+    return fail(llvm::toString(input.takeError()));
+  input->source = ("--input '" + spec + "'").str();
   return input;
 }
 
 llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
-                                   const RunResult &r) {
-  if (auto ec = llvm::sys::fs::create_directories(dir))
-    return llvm::createStringError("cannot create directory '%s': %s",
-                                   dir.str().c_str(), ec.message().c_str());
+                                   const RunResult &r, StagedFiles *staged) {
+  // Staged: StagedFiles::add creates the directory (and removes it again if
+  // the command fails).
+  if (!staged)
+    if (auto ec = llvm::sys::fs::create_directories(dir))
+      return llvm::createStringError("cannot create directory '%s': %s",
+                                     dir.str().c_str(), ec.message().c_str());
   size_t next = 0;
   for (const isa::Buffer &b : r.program.buffers) {
     if (b.space != isa::MemSpace::HBM)
@@ -205,7 +433,7 @@ llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
     }
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
-    if (auto e = writeOutput(path, text))
+    if (auto e = staged ? staged->add(path, text) : writeOutput(path, text))
       return e;
   }
   return llvm::Error::success();

@@ -3,6 +3,7 @@
 #include "accel/Fdo/Run.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
+#include "accel/Support/SystemMemory.h"
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
@@ -10,6 +11,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/xxhash.h"
@@ -34,24 +36,15 @@ LoweringOptions accel::getLoweringOptions(const sim::MachineConfig &config,
 }
 
 uint64_t accel::getDefaultInstructionBudget(bool analyze) {
-  uint64_t available = 0;
-  if (auto buf = llvm::MemoryBuffer::getFileAsStream("/proc/meminfo")) {
-    for (llvm::StringRef line : llvm::split((*buf)->getBuffer(), '\n')) {
-      uint64_t kib = 0;
-      if (line.consume_front("MemAvailable:") &&
-          !line.trim().split(' ').first.getAsInteger(10, kib))
-        available = kib * 1024;
-    }
-  }
-  if (available == 0) {
-    long pages = ::sysconf(_SC_AVPHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && size > 0)
-      available = uint64_t(pages) * uint64_t(size);
-  }
+  return getDefaultInstructionBudget(analyze, availableMemoryBytes());
+}
+
+uint64_t accel::getDefaultInstructionBudget(bool analyze,
+                                            uint64_t availableBytes) {
   uint64_t perInstruction =
       analyze ? kAnalyzerBytesPerInstruction : kCollectorBytesPerInstruction;
-  return std::clamp<uint64_t>(available / 2 / perInstruction, 1ull << 20,
-                              1ull << 32);
+  return std::clamp<uint64_t>(availableBytes / 2 / perInstruction,
+                              kMinInstructionBudget, kMaxInstructionBudget);
 }
 
 std::string accel::formatHbmHash(uint64_t hash) {
@@ -59,6 +52,40 @@ std::string accel::formatHbmHash(uint64_t hash) {
   llvm::raw_string_ostream(text) << llvm::format("0x%016llx",
                                                  (unsigned long long)hash);
   return text;
+}
+
+/// What a run holds beside the simulated memories (sim::FootprintExtras):
+/// per chip, its trackers (kAnalyzerBytesPerChip and
+/// kAnalyzerBytesPerVmemPage, or kCollectorBytesPerChip); once, the copy of
+/// the largest HBM buffer that hashHbm hashes, chip 0's written HBM pages
+/// (RunResult::hbm) and, with `keepHbm`, a copy of every HBM buffer
+/// (RunResult::hbmBuffers). Saturated. What the trackers record per
+/// instruction is the instruction budget's share (getDefaultInstructionBudget).
+static sim::FootprintExtras getRunExtras(const isa::Program &program,
+                                         const sim::MachineConfig &config,
+                                         const RunOptions &options) {
+  sim::FootprintExtras x;
+  uint64_t pages =
+      config.vmemBytes / std::max<uint64_t>(1, config.vmemPageBytes);
+  x.perChip = options.analyze
+                  ? llvm::SaturatingAdd(
+                        kAnalyzerBytesPerChip,
+                        llvm::SaturatingMultiply(pages,
+                                                 kAnalyzerBytesPerVmemPage))
+                  : kCollectorBytesPerChip;
+  x.perChipWhat = options.analyze ? "the analyses (their VMEM page tables)"
+                                  : "the DMA stall analysis";
+  uint64_t largest = 0, all = 0;
+  for (const isa::Buffer &b : program.buffers)
+    if (b.space == isa::MemSpace::HBM) {
+      largest = std::max(largest, b.bytes);
+      all = llvm::SaturatingAdd(all, b.bytes);
+    }
+  x.once = llvm::SaturatingAdd(largest, sim::getHbmPageBytes(program.buffers));
+  if (options.keepHbm)
+    x.once = llvm::SaturatingAdd(x.once, all);
+  x.onceWhat = "copies of the results";
+  return x;
 }
 
 /// Installs the `--input` contents into `memory` (one chip's).
@@ -112,6 +139,9 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
                                                 const sim::MachineConfig &config,
                                                 const RunOptions &options) {
   sim::System system(config, r.program);
+  // Before anything is allocated for the chips' memories.
+  if (auto e = system.checkMemory(getRunExtras(r.program, config, options)))
+    return std::move(e);
   unsigned n = system.getNumChips();
   auto simulating = [&](uint64_t instructions, uint64_t cycle) {
     options.onProgress("simulating", instructions, cycle);
@@ -224,6 +254,10 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   if (config.chips > 1)
     return simulateSystem(std::move(r), config, options);
   sim::Simulator simulator(config, r.program);
+  // Before anything is allocated for the memories.
+  if (auto e =
+          simulator.checkMemory(getRunExtras(r.program, config, options)))
+    return std::move(e);
   if (auto e = installInputs(simulator.getMemory(), r.program, options))
     return std::move(e);
   auto simulating = [&](uint64_t instructions, uint64_t cycle) {
@@ -274,7 +308,7 @@ uint64_t accel::getPeakVmemBytes(const isa::Program &program) {
   uint64_t bytes = 0;
   for (const isa::Buffer &b : program.buffers)
     if (b.space == isa::MemSpace::VMEM)
-      bytes = std::max(bytes, b.base + b.bytes);
+      bytes = std::max(bytes, llvm::SaturatingAdd(b.base, b.bytes));
   return bytes;
 }
 

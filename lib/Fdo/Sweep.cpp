@@ -112,10 +112,19 @@ llvm::Expected<SweepGrid> SweepGrid::create(std::vector<SweepAxis> axes) {
   g.points = 1;
   std::set<std::string> paths;
   for (const SweepAxis &a : axes) {
-    if (!paths.insert(*toPointer(a.path)).second)
+    std::string pointer = *toPointer(a.path);
+    if (!paths.insert(pointer).second)
       return llvm::createStringError("--set " + a.path +
                                      " is given twice: list its values in "
                                      "one --set");
+    // A field inside another --set's value: whichever is set last wins.
+    for (const SweepAxis &b : axes) {
+      std::string other = *toPointer(b.path);
+      if (&b != &a && llvm::StringRef(pointer).starts_with(other + "/"))
+        return llvm::createStringError(
+            "--set " + a.path + " is inside --set " + b.path +
+            ": each point would set it twice; sweep one of them");
+    }
     g.points *= a.values.size();
     if (g.points > kMaxSweepPoints)
       return llvm::createStringError(

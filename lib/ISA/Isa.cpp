@@ -478,5 +478,13 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
   }
   if (!r.err.empty())
     return llvm::createStringError(r.err);
+  // The image ends with its loop table: bytes after it mean a count that
+  // is too small (records left unread) or a block size that is too large
+  // (a trace's image block).
+  if (!r.rest().empty())
+    return llvm::createStringError(
+        "byte offset %zu: %zu byte%s after the last field (the loop table); "
+        "the image ends there",
+        r.getPos(), r.rest().size(), r.rest().size() == 1 ? "" : "s");
   return p;
 }

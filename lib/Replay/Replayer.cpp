@@ -14,6 +14,13 @@
 using namespace accel;
 using namespace accel::replay;
 
+/// Why a trace cannot replay on `config`, a system of several chips.
+static std::string describeChipsProblem(const sim::MachineConfig &config) {
+  return "a trace holds one chip's execution; replay runs on 1 chip, not " +
+         std::to_string(config.chips) +
+         " (record and replay cover a single chip)";
+}
+
 llvm::Expected<std::unique_ptr<Replayer>> Replayer::create(const Trace &trace) {
   auto config = sim::MachineConfig::fromJson(trace.configJson, "trace config");
   if (!config)
@@ -23,6 +30,11 @@ llvm::Expected<std::unique_ptr<Replayer>> Replayer::create(const Trace &trace) {
 
 llvm::Expected<std::unique_ptr<Replayer>>
 Replayer::build(const Trace &trace, sim::MachineConfig config) {
+  // A trace is one chip's window: replaying it under a system's config
+  // would run one chip under the system's hash and timing.
+  if (config.chips != 1)
+    return llvm::createStringError("field 'chips': " +
+                                   describeChipsProblem(config));
   std::unique_ptr<Replayer> r(new Replayer(trace));
   r->config = std::move(config);
   // Nothing below allocates or indexes by a number of the trace that this
@@ -70,6 +82,10 @@ Replayer::create(const Trace &trace, llvm::StringRef overrideText,
       sim::MachineConfig::fromJson(overrideText, sourceName, trace.configJson);
   if (!config)
     return config.takeError();
+  // The error names the override that asked for the chips.
+  if (config->chips != 1)
+    return llvm::createStringError(
+        sourceName + ": field 'chips': " + describeChipsProblem(*config));
   changed.clear();
   diffJson(nlohmann::json::parse(trace.configJson, nullptr, false),
            nlohmann::json::parse(config->jsonText, nullptr, false), "",

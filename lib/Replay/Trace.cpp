@@ -222,6 +222,15 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
       return llvm::createStringError(
           "cannot decompress the payload at byte 40: " +
           llvm::toString(std::move(e)));
+    // The declared size is exact: the frame regenerating fewer bytes than
+    // it (which the decompressor accepts) means a wrong header, not a
+    // shorter payload.
+    if (inflated.size() != rawSize)
+      return llvm::createStringError(
+          "invalid trace at byte %zu: the uncompressed size is %llu bytes but "
+          "the zstd frame at byte %zu holds %zu",
+          kHeaderBytes, (unsigned long long)rawSize, kHeaderBytes + 8,
+          inflated.size());
     payload = inflated;
     payloadBase = 0;
     truncated = "truncated trace payload at byte ";
@@ -346,6 +355,14 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   t.writtenCrc = r.u32("written bytes CRC-32");
   if (!r.err.empty())
     return llvm::createStringError(r.err);
+  // The payload ends with the last field: bytes after it mean a size or a
+  // count that is too small (records left unread), or a wrong payload.
+  if (!r.rest().empty())
+    return llvm::createStringError(
+        "%s%zu: %zu byte%s after the last field (the written bytes CRC-32); "
+        "the payload ends there",
+        invalid.c_str(), r.fileOffset(), r.rest().size(),
+        r.rest().size() == 1 ? "" : "s");
   return t;
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Calibration.h"
+#include "accel/Support/Input.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -218,24 +219,42 @@ LatencyTable::load(llvm::StringRef pathRef, llvm::ArrayRef<std::string> keys,
   if (cached != cache.tables.end())
     return cached->second;
 
-  // Only regular files of a bounded size: a config naming /dev/zero or a
-  // directory is an error, not a hang.
-  llvm::sys::fs::file_status status;
-  if (std::error_code ec = llvm::sys::fs::status(path, status))
-    return fail("cannot read: " + ec.message());
-  if (status.type() != llvm::sys::fs::file_type::regular_file)
-    return fail("cannot read: not a regular file");
-  if (status.getSize() > kMaxCalibrationFileBytes)
-    return fail("cannot read: larger than " +
-                std::to_string(kMaxCalibrationFileBytes >> 20) + " MiB");
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  // Bounded: a config naming /dev/zero or a directory is an error, not a
+  // hang.
+  auto buf = readInputFile(path, InputKind::Csv);
   if (!buf)
-    return fail("cannot read: " + buf.getError().message());
+    return fail("cannot read: " + llvm::toString(buf.takeError()));
+  auto table = parse((*buf)->getBuffer(), path, keys, timeColumn);
+  if (!table)
+    return table.takeError();
+  cache.tables.emplace(cacheKey, *table);
+  return std::move(*table);
+}
+
+llvm::Expected<std::shared_ptr<const LatencyTable>>
+LatencyTable::parse(llvm::StringRef text, llvm::StringRef pathRef,
+                    llvm::ArrayRef<std::string> keys,
+                    llvm::StringRef timeColumn) {
+  std::string path = pathRef.str();
+  auto fail = [&](const std::string &what) -> llvm::Error {
+    return llvm::createStringError(path + ": " + what);
+  };
+  if (keys.empty() || keys.size() > kMaxCalibrationKeys)
+    return fail("a table has 1 to " + std::to_string(kMaxCalibrationKeys) +
+                " keys");
+  if (text.size() > kMaxCalibrationFileBytes)
+    return fail("larger than " +
+                std::to_string(kMaxCalibrationFileBytes >> 20) + " MiB");
+  // The CSV reader ends a field at a NUL byte: the rest of the field would
+  // be ignored, not read.
+  size_t nul = findNulByte(text);
+  if (nul != llvm::StringRef::npos)
+    return fail(describeNulByte(text, nul));
 
   std::vector<std::string> names(keys.begin(), keys.end());
   names.push_back(timeColumn.str());
   Rows rows;
-  if (llvm::Error e = readCsv(path, (*buf)->getBuffer(), names, rows))
+  if (llvm::Error e = readCsv(path, text, names, rows))
     return std::move(e);
   if (rows.fields.empty())
     return fail("no data rows after the header");
@@ -338,7 +357,6 @@ LatencyTable::load(llvm::StringRef pathRef, llvm::ArrayRef<std::string> keys,
     }
     return fail("internal error: grid check");
   }
-  cache.tables.emplace(cacheKey, table);
   return std::shared_ptr<const LatencyTable>(std::move(table));
 }
 

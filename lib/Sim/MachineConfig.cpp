@@ -1,6 +1,7 @@
 //===- MachineConfig.cpp - Default machine and JSON overrides -------------===//
 
 #include "accel/Sim/MachineConfig.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Json.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -117,6 +118,26 @@ static uint64_t toMilli(double bytesPerCycle) {
       uint64_t(std::llround(bytesPerCycle * double(kBandwidthScale))), 1);
 }
 
+/// The path of the first null in the merge patch `patch` whose key `doc`
+/// (the document it patches) does not have, or "": such a null deletes
+/// nothing, and the key would otherwise escape the unknown-field check
+/// (the keys inside `sources` are free-form and not checked).
+static std::string findNullOfAbsentField(const json &patch, const json &doc,
+                                         const std::string &path) {
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    std::string field = path.empty() ? it.key() : path + "." + it.key();
+    const json *old = JsonReader::find(doc, it.key());
+    if (it->is_null() && !old)
+      return field;
+    // Inside sources, keys are free-form: deleting one it lacks is no typo.
+    if (it->is_object() && old && old->is_object() && field != "sources")
+      if (std::string inner = findNullOfAbsentField(*it, *old, field);
+          !inner.empty())
+        return inner;
+  }
+  return "";
+}
+
 static bool parseSpace(const std::string &s, isa::MemSpace &out) {
   if (s == "hbm")
     out = isa::MemSpace::HBM;
@@ -150,13 +171,10 @@ static std::vector<CalibrationKey> allowedKeys(const isa::OpcodeInfo &info) {
 /// directory of `sourceName`.
 static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
                             llvm::StringRef sourceName) {
-  json *tables = doc.contains("calibration") ? &doc["calibration"] : nullptr;
-  if (!tables || !r.ok())
+  // Required, like every field but sources (null deletes it: "missing").
+  if (!r.ok() || !r.array(doc, "calibration", ""))
     return;
-  if (!tables->is_array()) {
-    r.fail("calibration", "must be an array");
-    return;
-  }
+  json *tables = &doc["calibration"];
   for (size_t i = 0; r.ok() && i < tables->size(); ++i) {
     std::string path = "calibration[" + std::to_string(i) + "]";
     json &t = (*tables)[i];
@@ -293,6 +311,12 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       return llvm::createStringError("%s: byte 0: the config must be a JSON "
                                      "object",
                                      sourceName.str().c_str());
+    // A null deletes a field: one that is not there is not a field.
+    if (std::string unknown = findNullOfAbsentField(*patch, doc, "");
+        !unknown.empty())
+      return llvm::createStringError("%s: field '%s': unknown field",
+                                     sourceName.str().c_str(),
+                                     unknown.c_str());
     doc.merge_patch(*patch);
   }
 
@@ -438,6 +462,16 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
         c.topology = std::move(*topology);
     }
   }
+  // Free-form provenance, but of the documented shape: an object of texts
+  // (it may be deleted).
+  if (const json *sources = JsonReader::find(doc, "sources"); sources && r.ok()) {
+    if (!sources->is_object())
+      r.fail("sources", "must be an object");
+    else
+      for (auto it = sources->begin(); r.ok() && it != sources->end(); ++it)
+        if (!it->is_string())
+          r.fail("sources." + it.key(), "must be a string");
+  }
   if (!r.error.empty())
     return llvm::createStringError(r.error);
   c.jsonText = dumpJson(doc, 2);
@@ -468,9 +502,9 @@ MachineConfig::forProgramChips(unsigned programChips) const {
 }
 
 llvm::Expected<MachineConfig> MachineConfig::fromFile(llvm::StringRef path) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buf = readInputFile(path, InputKind::Json);
   if (!buf)
     return llvm::createStringError("%s: cannot read: %s", path.str().c_str(),
-                                   buf.getError().message().c_str());
+                                   llvm::toString(buf.takeError()).c_str());
   return fromJson((*buf)->getBuffer(), path);
 }

@@ -2,8 +2,10 @@
 
 #include "accel/Sim/Memory.h"
 #include "accel/Support/BFloat16.h"
+#include "accel/Support/SystemMemory.h"
 
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,7 +23,7 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
         (b.iota && b.elemType == isa::ElemType::BF16))
       continue;
     uint64_t lo = std::max(pageAddr, b.base);
-    uint64_t hi = std::min(pageEnd, b.base + b.bytes);
+    uint64_t hi = std::min(pageEnd, llvm::SaturatingAdd(b.base, b.bytes));
     unsigned size = isa::getElemBytes(b.elemType);
     // The first whole element at or after lo (buffers are 4-byte aligned;
     // a page boundary falls between elements).
@@ -45,7 +47,8 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
 
 Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
                bool initHbm, unsigned chip)
-    : vmem(vmemBytes), initHbm(initHbm), buffers(bufs) {
+    : vmemBytes(vmemBytes), vmemExtent(getVmemExtent(vmemBytes, bufs)),
+      initHbm(initHbm), buffers(bufs) {
   for (isa::Buffer &b : buffers)
     b.seed = isa::getChipSeed(b.seed, chip);
   std::sort(buffers.begin(), buffers.end(),
@@ -61,12 +64,39 @@ static uint64_t bufferEnd(const isa::Buffer &b) {
   return llvm::SaturatingAdd(b.base, b.bytes);
 }
 
+uint64_t Memory::getVmemExtent(uint64_t vmemBytes,
+                               const std::vector<isa::Buffer> &buffers) {
+  // Every VMEM access lies in a buffer and below vmemBytes (findBuffer,
+  // accessible), so no address at or past this is ever touched.
+  uint64_t end = 0;
+  for (const isa::Buffer &b : buffers)
+    if (b.space == isa::MemSpace::VMEM)
+      end = std::max(end, bufferEnd(b));
+  return std::min(end, vmemBytes);
+}
+
+llvm::Error Memory::allocateVmem() {
+  if (vmem.data())
+    return llvm::Error::success();
+  if (vmemExtent > SIZE_MAX || !vmem.allocate(size_t(vmemExtent)))
+    return llvm::createStringError(
+        "cannot allocate %llu bytes of VMEM (the span of the program's VMEM "
+        "buffers): out of memory",
+        (unsigned long long)vmemExtent);
+  return llvm::Error::success();
+}
+
+void Memory::allocateVmemOrDie() {
+  if (llvm::Error e = allocateVmem())
+    llvm::report_fatal_error(std::move(e));
+}
+
 const isa::Buffer *Memory::findBuffer(const AddrRange &r,
                                       const isa::Buffer *hint) const {
   auto holds = [&](const isa::Buffer &b) {
     return b.space == r.space && r.begin >= b.base && r.begin <= r.end &&
            r.end <= bufferEnd(b) &&
-           (r.space != isa::MemSpace::VMEM || bufferEnd(b) <= vmem.size());
+           (r.space != isa::MemSpace::VMEM || bufferEnd(b) <= vmemBytes);
   };
   if (hint && holds(*hint))
     return hint;
@@ -128,24 +158,29 @@ static bool accessible(const std::vector<isa::Buffer> &buffers,
 
 llvm::Error Memory::read(isa::MemSpace space, uint64_t addr, uint64_t n,
                          uint8_t *out) {
-  if (!accessible(buffers, vmem.size(), space, addr, n))
+  if (!accessible(buffers, vmemBytes, space, addr, n))
     return noBuffer(space, addr, n);
   if (n == 0) // `out` may be null: memcpy's arguments may not
     return llvm::Error::success();
-  if (space == isa::MemSpace::VMEM)
+  if (space == isa::MemSpace::VMEM) {
+    if (llvm::Error e = allocateVmem())
+      return e;
     std::memcpy(out, vmem.data() + addr, n);
-  else
+  } else {
     readHbm(addr, out, n);
+  }
   return llvm::Error::success();
 }
 
 llvm::Error Memory::install(isa::MemSpace space, uint64_t addr,
                             llvm::ArrayRef<uint8_t> bytes) {
-  if (!accessible(buffers, vmem.size(), space, addr, bytes.size()))
+  if (!accessible(buffers, vmemBytes, space, addr, bytes.size()))
     return noBuffer(space, addr, bytes.size());
   if (bytes.empty()) // an empty chunk of a trace: data() may be null
     return llvm::Error::success();
   if (space == isa::MemSpace::VMEM) {
+    if (llvm::Error e = allocateVmem())
+      return e;
     std::memcpy(vmem.data() + addr, bytes.data(), bytes.size());
     return llvm::Error::success();
   }
@@ -268,7 +303,7 @@ bool TileRef::rowsOverlap(const TileRef &o) const {
 void Memory::readBytes(isa::MemSpace space, uint64_t addr, void *out,
                        uint64_t n) {
   if (space == isa::MemSpace::VMEM)
-    std::memcpy(out, vmem.data() + addr, n);
+    std::memcpy(out, vmemData() + addr, n);
   else
     readHbm(addr, out, n);
 }
@@ -276,7 +311,7 @@ void Memory::readBytes(isa::MemSpace space, uint64_t addr, void *out,
 void Memory::writeBytes(isa::MemSpace space, uint64_t addr, const void *in,
                         uint64_t n) {
   if (space == isa::MemSpace::VMEM)
-    std::memcpy(vmem.data() + addr, in, n);
+    std::memcpy(vmemData() + addr, in, n);
   else
     writeHbm(addr, in, n);
 }
@@ -295,7 +330,7 @@ void Memory::copyTile(const TileRef &src, const TileRef &dst) {
       staging.resize(rowBytes);
     for (uint64_t r = 0; r < src.rows; ++r) {
       if (direct) {
-        std::memcpy(vmem.data() + dstRow(r), vmem.data() + srcRow(r), rowBytes);
+        std::memcpy(vmemData() + dstRow(r), vmemData() + srcRow(r), rowBytes);
         continue;
       }
       readBytes(src.space, srcRow(r), staging.data(), rowBytes);
@@ -367,6 +402,84 @@ std::map<uint64_t, std::vector<uint8_t>> Memory::dirtyHbmPages() const {
     if (entry.second->dirty)
       out[entry.first] = entry.second->bytes;
   return out;
+}
+
+uint64_t MemoryFootprint::total() const {
+  uint64_t perChip = llvm::SaturatingAdd(
+      llvm::SaturatingAdd(vmemPerChip, hbmPerChip), extras.perChip);
+  return llvm::SaturatingAdd(llvm::SaturatingMultiply(chips, perChip),
+                             extras.once);
+}
+
+uint64_t sim::getHbmPageBytes(const std::vector<isa::Buffer> &buffers) {
+  // The buffers' page ranges [first, last] (page numbers), merged.
+  std::vector<std::pair<uint64_t, uint64_t>> pages;
+  for (const isa::Buffer &b : buffers)
+    if (b.space == isa::MemSpace::HBM && b.bytes != 0)
+      pages.push_back({b.base / Memory::kHbmPageBytes,
+                       (bufferEnd(b) - 1) / Memory::kHbmPageBytes});
+  std::sort(pages.begin(), pages.end());
+  uint64_t count = 0, next = 0; // pages before `next` are counted
+  for (auto [first, last] : pages) {
+    first = std::max(first, next);
+    if (first > last)
+      continue;
+    count = llvm::SaturatingAdd(count, last - first + 1);
+    next = last + 1; // last < 2^64 / kHbmPageBytes: no wrap
+  }
+  return llvm::SaturatingMultiply(count, Memory::kHbmPageBytes);
+}
+
+MemoryFootprint sim::getMemoryFootprint(uint64_t chips, uint64_t vmemBytes,
+                                        const std::vector<isa::Buffer> &bufs) {
+  MemoryFootprint f;
+  f.chips = chips;
+  f.vmemBytes = vmemBytes;
+  f.vmemPerChip = Memory::getVmemExtent(vmemBytes, bufs);
+  uint64_t hbm = getHbmPageBytes(bufs);
+  uint64_t pages = hbm / Memory::kHbmPageBytes;
+  f.hbmPerChip = llvm::SaturatingAdd(
+      hbm, llvm::SaturatingMultiply(pages, Memory::kHbmPageOverheadBytes));
+  return f;
+}
+
+/// `bytes` in whole MiB (rounded down), for the available memory.
+static std::string formatMiB(uint64_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
+
+llvm::Error sim::checkMemoryFootprint(const MemoryFootprint &f,
+                                      uint64_t availableBytes,
+                                      llvm::StringRef availableSource) {
+  uint64_t total = f.total();
+  if (total <= availableBytes)
+    return llvm::Error::success();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "machine config: chips \u00d7 vmem.bytes = " << f.chips << " \u00d7 "
+     << formatBytes(f.vmemBytes) << " needs up to " << formatBytes(total)
+     << ", more than the memory available to this process ("
+     << formatMiB(availableBytes) << ": " << availableSource
+     << "); per chip: " << formatBytes(f.vmemPerChip) << " of VMEM ("
+     << (f.vmemPerChip == f.vmemBytes
+             ? "all of vmem.bytes"
+             : "the span of the program's VMEM buffers")
+     << "), " << formatBytes(f.hbmPerChip) << " of HBM pages";
+  const FootprintExtras &x = f.extras;
+  if (x.perChip)
+    os << ", " << formatBytes(x.perChip) << " for "
+       << (x.perChipWhat.empty() ? "the analyses" : x.perChipWhat);
+  if (x.once)
+    os << "; once: " << formatBytes(x.once) << " for "
+       << (x.onceWhat.empty() ? "the results" : x.onceWhat);
+  os << "; use fewer chips, a smaller vmem.bytes or smaller buffers, or "
+        "raise the limit";
+  return llvm::createStringError(text);
+}
+
+llvm::Error sim::checkMemoryFootprint(const MemoryFootprint &footprint) {
+  AvailableMemory available = getAvailableMemory();
+  return checkMemoryFootprint(footprint, available.bytes, available.source);
 }
 
 std::optional<uint64_t>

@@ -348,6 +348,24 @@ llvm::Error Simulator::checkRemoteAccess(const TileRef &tile, bool writes,
   return llvm::Error::success();
 }
 
+llvm::Error Simulator::checkMemory(const FootprintExtras &extras) {
+  // A buffer table that does not fit the config is prepare()'s fault.
+  if (llvm::Error e =
+          program.checkBuffersFit(config.vmemBytes, config.hbmBytes)) {
+    llvm::consumeError(std::move(e));
+    return llvm::Error::success();
+  }
+  if (!memoryChecked) {
+    MemoryFootprint f =
+        getMemoryFootprint(1, config.vmemBytes, program.buffers);
+    f.extras = extras;
+    if (llvm::Error e = checkMemoryFootprint(f))
+      return e;
+    memoryChecked = true;
+  }
+  return memory.allocateVmem();
+}
+
 llvm::Error Simulator::prepare() {
   if (halted)
     return llvm::createStringError("the program has halted");
@@ -359,6 +377,17 @@ llvm::Error Simulator::prepare() {
             program.checkBuffersFit(config.vmemBytes, config.hbmBytes))
       return fault(pc, llvm::toString(std::move(e)));
     buffersChecked = true;
+  }
+  // The memories: checked against the memory available (a chip of a system
+  // was checked with the system), then VMEM allocated, before anything
+  // touches them.
+  if (!vmemAllocated) {
+    if (!system)
+      if (llvm::Error e = checkMemory())
+        return e;
+    if (llvm::Error e = memory.allocateVmem())
+      return e;
+    vmemAllocated = true;
   }
   if (pc >= program.code.size())
     return fault(pc, "pc outside the code (" +

@@ -7,14 +7,36 @@ using namespace accel::sim;
 
 System::System(const MachineConfig &config, const isa::Program &program,
                bool initHbm)
-    : iciFree(config.topology.getNumLinks(), 0) {
+    : config(config), program(program),
+      iciFree(config.topology.getNumLinks(), 0) {
   chips.reserve(config.chips);
   for (unsigned c = 0; c < config.chips; ++c)
     chips.push_back(
         std::make_unique<Simulator>(config, program, initHbm, c, this));
 }
 
+llvm::Error System::checkMemory(const FootprintExtras &extras) {
+  if (memoryChecked)
+    return llvm::Error::success();
+  // A buffer table that does not fit the config is the chips' fault
+  // (Simulator::prepare).
+  if (llvm::Error e =
+          program.checkBuffersFit(config.vmemBytes, config.hbmBytes)) {
+    llvm::consumeError(std::move(e));
+    return llvm::Error::success();
+  }
+  MemoryFootprint f =
+      getMemoryFootprint(chips.size(), config.vmemBytes, program.buffers);
+  f.extras = extras;
+  if (llvm::Error e = checkMemoryFootprint(f))
+    return e;
+  memoryChecked = true;
+  return llvm::Error::success();
+}
+
 llvm::Error System::step(bool &done) {
+  if (llvm::Error e = checkMemory())
+    return e;
   // Prepare every chip whose next instruction is not known yet (after its
   // own last commit, or after another chip's DMA signalled or touched it),
   // then commit the earliest.

@@ -1,6 +1,7 @@
 //===- Json.cpp - JSON read without exceptions ----------------------------===//
 
 #include "accel/Support/Json.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Nesting.h"
 
 #include <cmath>
@@ -42,6 +43,12 @@ public:
 llvm::Expected<json> accel::parseJson(llvm::StringRef text,
                                       llvm::StringRef source,
                                       unsigned maxDepth) {
+  // nlohmann's lexer ends the input at a NUL byte: what follows one would be
+  // ignored, not read.
+  size_t nul = findNulByte(text);
+  if (nul != llvm::StringRef::npos)
+    return llvm::createStringError("%s: %s", source.str().c_str(),
+                                   describeNulByte(text, nul).c_str());
   size_t deep = findTooDeep(text, maxDepth, "[{", "]}", /*lineComments=*/false);
   if (deep != llvm::StringRef::npos)
     return llvm::createStringError(

@@ -8,6 +8,7 @@
 
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Json.h"
 #include "accel/Transforms/Passes.h"
 
@@ -377,11 +378,11 @@ struct AttachMetricsPass
                                        "--accel-attach-metrics=metrics.json");
       return signalPassFailure();
     }
-    auto buf = llvm::MemoryBuffer::getFile(metricsFile, /*IsText=*/true);
+    auto buf = readInputFile(metricsFile, InputKind::Metrics);
     if (!buf) {
       mlir::emitError(module.getLoc())
           << "cannot read metrics file '" << metricsFile
-          << "': " << buf.getError().message();
+          << "': " << llvm::toString(buf.takeError());
       return signalPassFailure();
     }
     auto m = parseJson((*buf)->getBuffer(), metricsFile);

@@ -8,6 +8,7 @@
 
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 #include "DmaMotion.h"
 
@@ -30,6 +31,21 @@ using namespace accel::detail;
 struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
       public ReportsChanges {
   using Base::Base;
+
+  /// An error message for an option outside its range, or "".
+  std::string checkOptions() const {
+    return checkVmemOptions(vmemCapacity, vmemPage);
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   void runOnOperation() override {
     resetCounts({"num-hoisted", "num-hoisted-out-of-loops"});

@@ -1,6 +1,7 @@
 //===- Passes.cpp - accel pass pipelines ----------------------------------===//
 
 #include "accel/Transforms/Passes.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -50,10 +51,26 @@ void accel::buildAccelFdoPipeline(OpPassManager &pm,
 }
 
 void accel::registerAccelFdoPipeline() {
-  PassPipelineRegistration<FdoPipelineOptions>(
+  // PassPipelineRegistration, with the options checked when they are
+  // parsed: a bad value is one error naming it, before anything runs.
+  registerPassPipeline(
       "accel-fdo-pipeline",
       "The feedback-directed transforms: accel-pin-vmem, "
       "accel-parallelize-dma, accel-rename-vmem, accel-hoist-dma, accel-sink-dma-wait, "
       "accel-pipeline-dma (hints from accel-attach-metrics), then cse",
-      buildAccelFdoPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        FdoPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string problem =
+                checkVmemOptions(options.vmemCapacity, options.vmemPage);
+            !problem.empty())
+          return errorHandler("accel-fdo-pipeline: " + problem);
+        buildAccelFdoPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(FdoPipelineOptions());
+      });
 }

@@ -16,6 +16,7 @@
 
 #include "DmaMotion.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -222,6 +223,24 @@ struct Candidate {
 struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
       public ReportsChanges {
   using Base::Base;
+
+  /// An error message for an option outside its range (or an unknown
+  /// solver), or "".
+  std::string checkOptions() const {
+    if (solver != "exact" && solver != "greedy")
+      return "solver must be 'exact' or 'greedy'; got '" + solver + "'";
+    return checkVmemOptions(vmemCapacity, vmemPage);
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   /// Whether `op` (or an op nested in it) reads or writes `buffer`; sets
   /// `read` / `write` for the kinds of access.
@@ -447,13 +466,9 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     resetCounts({"num-pinned", "total-cycles-saved", "pinned-bytes"});
     if (warnIfNoMetrics(getOperation(), getArgument(), pinAll))
       return;
+    // The solver is 'exact' or 'greedy' (checkOptions, before any run).
     if (solver == "greedy")
       return runGreedy();
-    if (solver != "exact") {
-      getOperation().emitError() << "accel-pin-vmem: unknown solver '" << solver
-                                 << "' (expected 'exact' or 'greedy')";
-      return signalPassFailure();
-    }
     runExact();
   }
 

@@ -52,6 +52,7 @@
 
 #include "LoweringCheck.h"
 #include "PipelineSchedule.h"
+#include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -85,10 +86,35 @@ static int64_t workPerIteration(scf::ForOp loop) {
 }
 
 namespace {
+/// Largest prefetch distance the options may ask for (iterations in
+/// flight; each needs its own copy of the loop's VMEM tiles).
+constexpr int64_t kMaxPrefetchDistance = 1024;
+
 struct PipelineDmaPass
     : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass>,
       public ReportsChanges {
   using Base::Base;
+
+  /// An error message for an option outside its range, or "".
+  std::string checkOptions() const {
+    return firstOptionProblem(
+        {checkOptionRange("distance", distance, 0, kMaxPrefetchDistance,
+                          "iterations in flight; 0: from the metrics"),
+         checkOptionRange("max-distance", maxDistance, 1,
+                          kMaxPrefetchDistance, "iterations in flight"),
+         checkOptionRange("compute-distance", computeDistance, 0, 1),
+         checkVmemOptions(vmemCapacity, vmemPage)});
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   /// Work per iteration of every loop, read before any loop changes (the
   /// clones of an inner loop lose its metrics).
@@ -191,16 +217,6 @@ struct PipelineDmaPass
 
   void runOnOperation() override {
     resetCounts({"num-pipelined", "num-stages", "num-buffers"});
-    if (distance < 0 || maxDistance < 1 || computeDistance < 0 ||
-        computeDistance > 1) {
-      getOperation().emitError()
-          << "accel-pipeline-dma: distance must be >= 0 (0: from the "
-             "metrics), max-distance >= 1 and compute-distance 0 or 1; got "
-             "distance="
-          << int64_t(distance) << " max-distance=" << int64_t(maxDistance)
-          << " compute-distance=" << int64_t(computeDistance);
-      return signalPassFailure();
-    }
     if (warnIfNoMetrics(getOperation(), getArgument(), pipelineAll))
       return;
     nextMarker = 0;

@@ -14,6 +14,7 @@
 
 #include "DmaMotion.h"
 #include "LoweringCheck.h"
+#include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -62,6 +63,21 @@ struct RenameVmemPass
     : public accel::impl::AccelRenameVmemBase<RenameVmemPass>,
       public ReportsChanges {
   using Base::Base;
+
+  /// An error message for an option outside its range, or "".
+  std::string checkOptions() const {
+    return checkVmemOptions(vmemCapacity, vmemPage);
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   /// Why `buffer` cannot be renamed from `from` on (empty: it can). The
   /// buffer must be an accel.alloc whose every use is an op (or a

@@ -16,6 +16,7 @@
 
 #include "DmaMotion.h"
 #include "LoweringCheck.h"
+#include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -447,6 +448,21 @@ private:
 struct SchedulePass : public accel::impl::AccelScheduleBase<SchedulePass>,
                       public ReportsChanges {
   using Base::Base;
+
+  /// An error message for an option outside its range, or "".
+  std::string checkOptions() const {
+    return checkVmemOptions(vmemCapacity, vmemPage);
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   void runOnOperation() override {
     resetCounts({"num-blocks-scheduled"});

@@ -11,7 +11,7 @@
 // capacity.
 // The remarks expected here are the exact solver's (first RUN line). The
 // sizes are exact bytes (vmem-page=1: no rounding to a VMEM page).
-// BAD: unknown solver 'ilp' (expected 'exact' or 'greedy')
+// BAD: error: accel-pin-vmem: solver must be 'exact' or 'greedy'; got 'ilp'
 
 // Dynamic programming (unit: gcd(12288, 4096, 4096, 12288) = 4096 bytes).
 // Allocations: 134184960 (%pad) + 12288 + 4096 + 4096 = 134205440 bytes, so

@@ -13,28 +13,31 @@
 
 #include "accel/Gen/ProgramGenerator.h"
 #include "accel/InitAccel.h"
+#include "accel/Support/Output.h"
 #include "accel/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Support/FileUtilities.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
 
 static llvm::cl::OptionCategory category("accel-gen options");
+/// The largest --size.
+static constexpr uint64_t kMaxSize = 1000;
 static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Random seed"),
                                     llvm::cl::init(0),
                                     llvm::cl::cat(category));
-static llvm::cl::opt<unsigned>
+// 64-bit, so that a value past 2^32 gets the range check below rather
+// than llvm::cl's unsigned parser.
+static llvm::cl::opt<uint64_t>
     size("size",
          llvm::cl::desc("Scales the number of statements and the loop trip "
-                        "counts (>= 1, default 2)"),
+                        "counts (1 to 1000, default 2)"),
          llvm::cl::init(2), llvm::cl::cat(category));
-static llvm::cl::list<unsigned>
+static llvm::cl::list<uint64_t>
     drop("drop",
          llvm::cl::desc("Top-level statements of the plan to leave out "
                         "(comma-separated indices)"),
@@ -67,25 +70,30 @@ static int fail(const llvm::Twine &msg) {
   return 1;
 }
 
+/// Writes `path` ("-": stdout) by the output rule (accel/Support/Output.h:
+/// a temporary beside it, renamed into place); the exit code.
 static int writeText(llvm::StringRef path,
                      llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  std::string err;
-  auto file = openOutputFile(path, &err);
-  if (!file)
-    return fail(err);
-  write(file->os());
-  file->keep();
+  if (llvm::Error e = accel::writeOutput(path, [&](llvm::raw_ostream &os) {
+        write(os);
+        return llvm::Error::success();
+      }))
+    return fail(llvm::toString(std::move(e)));
   return 0;
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  accel::initToolOutputs("accel-gen");
   llvm::cl::AddExtraVersionPrinter(accel::printVersion);
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "accel-gen: random accel programs for differential testing\n");
-  if (size < 1)
-    return fail("--size must be at least 1");
+  // A plan has 2 to 2 + size statements, each with an equal share of VMEM:
+  // past 1000 they no longer fit (and 2 + size would wrap).
+  if (size < 1 || size > kMaxSize)
+    return fail("--size must be in [1, " + llvm::Twine(kMaxSize) +
+                "]; got " + llvm::Twine(uint64_t(size)));
 
   DialectRegistry registry;
   accel::registerAccelDialects(registry);
@@ -102,12 +110,21 @@ int main(int argc, char **argv) {
   if (failed(program))
     return fail("seed " + llvm::Twine(seed) +
                 ": the generated program does not verify (a generator bug)");
+  // A statement that is not in the plan cannot be left out.
+  for (uint64_t d : drop)
+    if (d >= program->numStatements)
+      return fail("--drop: statement " + llvm::Twine(d) +
+                  " is not in the plan: seed " + llvm::Twine(seed) +
+                  " with --size " + llvm::Twine(uint64_t(size)) + " has " +
+                  llvm::Twine(program->numStatements) +
+                  " statements, 0 to " +
+                  llvm::Twine(program->numStatements - 1));
 
   if (listPlan)
     for (const std::string &line : program->summary)
       llvm::errs() << line << "\n";
   std::string dropText;
-  for (unsigned d : drop)
+  for (uint64_t d : drop)
     dropText += (dropText.empty() ? "" : ",") + std::to_string(d);
   if (int rc = writeText(outputFile, [&](llvm::raw_ostream &os) {
         os << "// accel-gen --seed " << seed << " --size " << size;

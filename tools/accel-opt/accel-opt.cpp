@@ -18,6 +18,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
+#include "accel/Support/Input.h"
 #include "accel/Support/Nesting.h"
 #include "accel/Support/Output.h"
 #include "accel/Version.h"
@@ -40,6 +41,7 @@ void registerTestFdoFailuresPass();
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  accel::initToolOutputs("accel-opt");
   llvm::cl::AddExtraVersionPrinter(accel::printVersion);
   mlir::DialectRegistry registry;
   accel::registerFrontendDialects(registry);
@@ -75,13 +77,15 @@ int main(int argc, char **argv) {
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(mlir::MlirOptMain(
         int(args.size()), cargs.data(), inputFile, outputFile, registry));
-  std::string message;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      mlir::openInputFile(inputFile, &message);
-  if (!file) {
-    llvm::WithColor::error(llvm::errs(), "accel-opt") << message << "\n";
+  // Bounded: /dev/zero or a never-ending pipe is an error, not a hang.
+  auto read = accel::readInputFile(inputFile, accel::InputKind::Program);
+  if (!read) {
+    llvm::WithColor::error(llvm::errs(), "accel-opt")
+        << "cannot open input file '" << inputFile
+        << "': " << llvm::toString(read.takeError()) << "\n";
     return 1;
   }
+  std::unique_ptr<llvm::MemoryBuffer> file = std::move(*read);
   // MLIR's parser recurses per nesting level: refuse what would overflow
   // its stack.
   if (llvm::Error e = accel::checkMlirNesting(file->getBuffer(), inputFile)) {

@@ -11,6 +11,7 @@
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Replay/Trace.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Output.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -73,7 +74,10 @@ cl::opt<std::string> sweepShard(
              "array job (docs/sweep.md); default 0/1, every point"),
     cl::value_desc("I/N"), cl::init("0/1"), cl::sub(sweepCmd),
     cl::cat(category));
-cl::opt<unsigned> sweepJobs(
+// The counts are 64-bit options (a value past 2^32 is not wrapped by
+// llvm::cl's unsigned parser) checked against their ranges before any
+// subcommand runs (checkOptions in accel-replay.cpp).
+cl::opt<uint64_t> sweepJobs(
     "j",
     cl::desc("sweep: points run at once (default 0: every hardware thread)"),
     cl::value_desc("N"), cl::init(0), cl::sub(sweepCmd), cl::cat(category));
@@ -120,7 +124,7 @@ cl::opt<std::string> entryName("entry",
                                cl::sub(runCmd), cl::sub(fdoCmd),
                                cl::sub(recordCmd), cl::sub(sweepCmd),
                                cl::cat(category));
-cl::opt<unsigned> iterations("iterations",
+cl::opt<uint64_t> iterations("iterations",
                              cl::desc("At most this many FDO "
                                       "iterations after the baseline; "
                                       "the loop stops earlier at the "
@@ -166,8 +170,10 @@ cl::opt<uint64_t> maxInstructions(
              "and write the metrics of what ran, marked truncated (fdo then "
              "runs no optimized iteration); an optimized iteration that "
              "goes past it is rejected; record fails if the breakpoint is "
-             "not reached within it (default: what half of the available "
-             "memory lets the analyses record, clamped to [2^20, 2^32])"),
+             "not reached within it (default: what half of the memory "
+             "available to the process (MemAvailable, ulimit -v, the "
+             "cgroup's limit) lets the analyses record, clamped to "
+             "[2^16, 2^32])"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
     cl::sub(sweepCmd), cl::cat(category));
 cl::opt<uint64_t> bucketCycles(
@@ -231,13 +237,14 @@ bool CommandInput::load(OpIds ids) {
   if (!loaded)
     return false;
   config = std::move(*loaded);
-  std::string err;
-  auto file = openInputFile(inputFile, &err);
+  // Bounded: /dev/zero or a never-ending pipe is an error, not a hang.
+  auto file = readInputFile(inputFile, InputKind::Program);
   if (!file) {
-    fail(err);
+    fail("cannot open input file '" + inputFile +
+         "': " + llvm::toString(file.takeError()));
     return false;
   }
-  if (llvm::Error e = parseProgram(ctx, sourceMgr, std::move(file), module)) {
+  if (llvm::Error e = parseProgram(ctx, sourceMgr, std::move(*file), module)) {
     fail(llvm::toString(std::move(e)));
     return false;
   }
@@ -281,13 +288,17 @@ int writeTextOutput(llvm::StringRef text) {
 }
 
 llvm::Expected<replay::Trace> readTrace(llvm::StringRef path) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  auto buf = readInputFile(path, InputKind::Trace);
   if (!buf)
     return llvm::createStringError("%s: %s", path.str().c_str(),
-                                   buf.getError().message().c_str());
+                                   llvm::toString(buf.takeError()).c_str());
+  return decodeTrace(path, (*buf)->getBuffer());
+}
+
+llvm::Expected<replay::Trace> decodeTrace(llvm::StringRef path,
+                                          llvm::StringRef contents) {
   llvm::ArrayRef<uint8_t> bytes(
-      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
-      (*buf)->getBufferSize());
+      reinterpret_cast<const uint8_t *>(contents.data()), contents.size());
   auto trace = replay::Trace::deserialize(bytes);
   if (!trace)
     return llvm::createStringError("%s: %s", path.str().c_str(),

@@ -10,10 +10,12 @@
 
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/Sweep.h"
 #include "accel/Replay/Replayer.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Nesting.h"
 #include "accel/Support/Output.h"
@@ -141,6 +143,42 @@ static SweepRow sweepTracePoint(const replay::Trace &trace,
   return row;
 }
 
+/// What a program sweep checks once, before any point runs (docs/sweep.md):
+/// the program parses and the frontend converts it (on `config`, the first
+/// point's machine), the entry function exists, and --passes and
+/// --trial-passes parse with valid options. Each point would otherwise fail
+/// alike, as a row of errors; here it is one error (with its location),
+/// exit 1, and nothing is written. The exit code, 0 when all is well.
+static int checkSweepProgram(MLIRContext &ctx, llvm::StringRef source,
+                             sim::MachineConfig config) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, inputFile), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module || failed(adoptModuleChips(config, *module)) ||
+      failed(runFrontend(*module, config)))
+    return 1;
+  if (!findEntryFunction(*module, entryName)) {
+    if (!entryName.empty())
+      return fail("--entry: " + inputFile + " has no function named '" +
+                  entryName + "'");
+    return fail(inputFile +
+                ": cannot choose an entry function: no function is named "
+                "'main' and there is not exactly one function with a body "
+                "(--entry)");
+  }
+  FdoOptions fdo;
+  fdo.passPipeline = fdoPasses;
+  if (fdoTrialPasses.getNumOccurrences())
+    fdo.trialPipeline = fdoTrialPasses;
+  if (auto texts = getFdoPassPipelines(&ctx, fdo, config); !texts)
+    return fail("--passes: " + llvm::toString(texts.takeError()));
+  if (auto texts = getFdoTrialPipelines(&ctx, fdo); !texts)
+    return fail("--trial-passes: " + llvm::toString(texts.takeError()));
+  return 0;
+}
+
 /// The sweep's rows as an aligned table (sweep.csv has every column).
 static void printSweepTable(const SweepGrid &grid,
                             const std::vector<SweepRow> &rows,
@@ -215,24 +253,32 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
   auto shard = parseSweepShard(sweepShard);
   if (!shard)
     return fail(llvm::toString(shard.takeError()));
-  auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
+  // A program or a trace: read with a trace's limits, then a program's.
+  auto buf = readInputFile(inputFile, InputKind::Trace);
   if (!buf)
-    return fail(inputFile + ": cannot read: " + buf.getError().message());
+    return fail(inputFile +
+                ": cannot read: " + llvm::toString(buf.takeError()));
   llvm::StringRef bytes = (*buf)->getBuffer();
   bool isTrace = bytes.starts_with("ACCELTRC");
+  uint64_t programLimit = getInputLimits(InputKind::Program).fileBytes;
+  if (!isTrace && bytes.size() > programLimit)
+    return fail(inputFile + ": cannot read: input is larger than the " +
+                formatByteLimit(programLimit) + " limit for " +
+                getInputKindName(InputKind::Program));
   // The base config: the trace's (a replay's machine), else the default,
   // each with --config merged in.
   std::optional<replay::Trace> trace;
   std::string baseText;
   std::string overrideText;
   if (!configFile.empty()) {
-    auto cbuf = llvm::MemoryBuffer::getFile(configFile, /*IsText=*/true);
+    auto cbuf = readInputFile(configFile, InputKind::Json);
     if (!cbuf)
-      return fail(configFile + ": cannot read: " + cbuf.getError().message());
+      return fail(configFile +
+                  ": cannot read: " + llvm::toString(cbuf.takeError()));
     overrideText = (*cbuf)->getBuffer().str();
   }
   if (isTrace) {
-    auto t = readTrace(inputFile);
+    auto t = decodeTrace(inputFile, bytes);
     if (!t)
       return fail(llvm::toString(t.takeError()));
     trace = std::move(*t);
@@ -258,6 +304,19 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
       return fail(llvm::toString(c.takeError()));
     configs[p] = std::move(*c);
   }
+  // The program, its entry and the passes: once, before any point. A trace
+  // is one chip's window: a point of several chips is a bad grid.
+  if (!isTrace)
+    if (int rc = checkSweepProgram(
+            ctx, bytes, points.empty() ? *base : *configs[points.front()]))
+      return rc;
+  if (isTrace)
+    for (uint64_t p : points)
+      if (configs[p]->chips != 1)
+        return fail("point " + std::to_string(p) + " (" + grid->describe(p) +
+                    "): field 'chips': a trace holds one chip's execution; "
+                    "it replays on 1 chip, not " +
+                    std::to_string(configs[p]->chips));
   std::string dir = outputDirectory();
   auto staged = StagedDirectory::create(dir);
   if (!staged)
@@ -303,11 +362,11 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
   llvm::sys::path::append(jsonPath, "sweep.json");
   llvm::sys::path::append(pngPath, "sweep.png");
   if (auto e = writeOutput(csvPath, writeSweepCsv(*grid, rows)))
-    return fail(llvm::toString(std::move(e)));
+    return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   json out = writeSweepJson(*grid, *shard, inputFile,
                             isTrace ? "trace" : "program", rows);
   if (auto e = writeOutput(jsonPath, dumpJson(out, 2) + "\n"))
-    return fail(llvm::toString(std::move(e)));
+    return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   bool plotted = false;
   if (sweepPlot) {
     auto script = findScript(argv0, "accel-sweep-plot.py");

@@ -38,10 +38,10 @@ extern cl::opt<std::string> inputFile, sweepShard, plotChip, plotDmas,
     outputPath, configFile, entryName, fdoPasses, fdoTrialPasses,
     outputTensorDir, breakAt;
 extern cl::list<std::string> sweepSets, inputTensors;
-extern cl::opt<unsigned> sweepJobs, iterations;
 extern cl::opt<bool> sweepFdo, sweepPlot, printDefault, analyze, timingOnly,
     compressTrace;
-extern cl::opt<uint64_t> maxInstructions, bucketCycles, hitCount, recordCount;
+extern cl::opt<uint64_t> sweepJobs, iterations, maxInstructions, bucketCycles,
+    hitCount, recordCount;
 
 /// Prints "accel-replay: error: MSG" on stderr; returns 1 (the exit code of
 /// bad input).
@@ -130,8 +130,13 @@ private:
   bool terminal;
   bool open = false;
 };
-/// The trace file at `path` (replay::Trace::deserialize); errors name it.
+/// The trace file at `path` ("-": standard input; accel::readInputFile,
+/// kind Trace), decoded by decodeTrace; errors name it.
 llvm::Expected<replay::Trace> readTrace(llvm::StringRef path);
+/// The trace in `bytes`, the contents of `path` (replay::Trace::
+/// deserialize); errors name `path`.
+llvm::Expected<replay::Trace> decodeTrace(llvm::StringRef path,
+                                          llvm::StringRef bytes);
 /// A Python with matplotlib for the plot scripts; empty if none.
 std::string findPlotPython();
 /// The script `name` copied next to this executable by the build.

@@ -14,6 +14,7 @@
 #include "accel/Replay/Recorder.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Sim/Device.h"
+#include "accel/Support/Input.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
 
@@ -113,9 +114,10 @@ int cmdReplay() {
   if (configFile.empty()) {
     replayer = replay::Replayer::create(*trace);
   } else {
-    auto buf = llvm::MemoryBuffer::getFile(configFile, /*IsText=*/true);
+    auto buf = readInputFile(configFile, InputKind::Json);
     if (!buf)
-      return fail(configFile + ": cannot read: " + buf.getError().message());
+      return fail(configFile +
+                  ": cannot read: " + llvm::toString(buf.takeError()));
     replayer = replay::Replayer::create(*trace, (*buf)->getBuffer(), configFile,
                                         changed);
   }
@@ -178,14 +180,14 @@ int cmdReplay() {
   llvm::sys::path::append(timelinePath, "timeline.json");
   if (!r.timeline.empty())
     if (auto e = writeOutput(timelinePath, r.timeline))
-      return fail(llvm::toString(std::move(e)));
+      return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(r.metrics, ros);
   if (auto e = writeOutput(metricsPath, dumpJson(r.metrics, 2) + "\n"))
-    return fail(llvm::toString(std::move(e)));
+    return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = writeOutput(reportPath, report))
-    return fail(llvm::toString(std::move(e)));
+    return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
   progress.finish(formatCount(trace->pcs.size()) +
@@ -205,11 +207,15 @@ int cmdReplay() {
 }
 
 int cmdTraceInfo() {
-  auto trace = readTrace(inputFile);
+  // Read here rather than by readTrace: the size of what was read (a file
+  // or standard input).
+  auto buf = readInputFile(inputFile, InputKind::Trace);
+  if (!buf)
+    return fail(inputFile + ": " + llvm::toString(buf.takeError()));
+  uint64_t fileBytes = (*buf)->getBufferSize();
+  auto trace = decodeTrace(inputFile, (*buf)->getBuffer());
   if (!trace)
     return fail(llvm::toString(trace.takeError()));
-  uint64_t fileBytes = 0;
-  llvm::sys::fs::file_size(inputFile, fileBytes);
   const replay::Trace &t = *trace;
   uint64_t memBytes = t.stateBytes() - t.registers.size() * 8;
   llvm::outs()

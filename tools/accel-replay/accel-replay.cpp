@@ -57,7 +57,12 @@ namespace accel::tool {
 /// Largest values of the count options (so that no vector is sized from a
 /// number the user typed).
 constexpr uint64_t kMaxRecordCount = 1ull << 28;
-constexpr unsigned kMaxIterations = 1000;
+constexpr uint64_t kMaxIterations = 1000;
+/// Threads of a sweep (-j; 0: every hardware thread).
+constexpr uint64_t kMaxSweepJobs = 1024;
+/// Instructions and cycles the options may name: the largest count a
+/// metrics.json carries (kMaxMetricValue, 2^48).
+constexpr uint64_t kMaxOptionCount = uint64_t(kMaxMetricValue);
 
 /// The run options of the command line, with the `--input` tensors read
 /// for `module`'s entry function; nullopt after an error message.
@@ -71,6 +76,24 @@ static std::optional<RunOptions> runOptions(ModuleOp module) {
     fail("--input: the input has no entry function to give tensors to "
          "(--entry)");
     return std::nullopt;
+  }
+  // One --input per argument, whatever its name (N, argN, %argN): a second
+  // one would silently replace the first. Checked before any file is read.
+  llvm::DenseMap<unsigned, const std::string *> given;
+  for (const std::string &spec : inputTensors) {
+    auto index = parseArgumentName(entry, llvm::StringRef(spec).split('=').first);
+    if (!index) {
+      llvm::consumeError(index.takeError()); // loadHbmInput names it below
+      continue;
+    }
+    auto [it, inserted] = given.try_emplace(*index, &spec);
+    if (!inserted) {
+      fail("--input '" + *it->second + "' and --input '" + spec +
+           "' both give argument " + llvm::Twine(*index) + " (%arg" +
+           llvm::Twine(*index) + ") of @" + entry.getSymName() +
+           ": give each argument once");
+      return std::nullopt;
+    }
   }
   for (const std::string &spec : inputTensors) {
     auto input = loadHbmInput(entry, spec);
@@ -96,24 +119,34 @@ int cmdRun(MLIRContext &ctx) {
   if (!options)
     return 1;
   options->stopAtBudget = true;
+  // -o and --output-dir are checked (and -o staged) before the run, written
+  // after it, and committed together when both are written
+  // (docs/output.md): a failure leaves both as they were.
+  std::string dir = outputDirectory();
+  if (!outputTensorDir.empty())
+    if (auto e = checkOutputDirectory(outputTensorDir))
+      return fail("--output-dir: " + llvm::toString(std::move(e)));
+  auto staged = StagedDirectory::create(dir);
+  if (!staged)
+    return fail(llvm::toString(staged.takeError()));
   Progress progress("accel-replay run");
   options->onProgress = progress.runCallback();
   auto r = simulateModule(*input.module, input.config, *options);
   if (!r)
     return fail(llvm::toString(r.takeError()));
   progress.update([] { return std::string("writing the outputs"); }, true);
-  std::string dir = outputDirectory();
-  auto staged = StagedDirectory::create(dir);
-  if (!staged)
-    return fail(llvm::toString(staged.takeError()));
   if (auto e = writeRunOutputs(staged->path(), *r, *input.module))
-    return fail(llvm::toString(std::move(e)));
+    return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
+  StagedFiles tensors;
+  if (!outputTensorDir.empty())
+    if (auto e = writeHbmOutputs(outputTensorDir,
+                                 findEntryFunction(*input.module, entryName),
+                                 *r, &tensors))
+      return fail("--output-dir: " + llvm::toString(std::move(e)));
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
-  if (!outputTensorDir.empty())
-    if (auto e = writeHbmOutputs(
-            outputTensorDir, findEntryFunction(*input.module, entryName), *r))
-      return fail("--output-dir: " + llvm::toString(std::move(e)));
+  if (auto e = tensors.commit())
+    return fail("--output-dir: " + llvm::toString(std::move(e)));
   progress.finish(
       formatCount(r->summary.instructions) + " instructions, " +
       formatCount(r->summary.totalCycles) + " cycles simulated and analyzed" +
@@ -204,18 +237,18 @@ int cmdFdo(MLIRContext &ctx) {
   if (auto texts = getFdoTrialPipelines(&ctx, options); !texts)
     return fail("--trial-passes: " + llvm::toString(texts.takeError()));
   // Every iteration is written beside the output directory and moved into
-  // place at the end: a failed or killed loop leaves the previous one.
+  // place at the end, with --output-dir's files: a failed or killed loop
+  // leaves the previous ones (docs/output.md).
   std::string outputDir = outputDirectory();
+  if (!outputTensorDir.empty())
+    if (auto e = checkOutputDirectory(outputTensorDir))
+      return fail("--output-dir: " + llvm::toString(std::move(e)));
   auto staged = StagedDirectory::create(outputDir);
   if (!staged)
     return fail(llvm::toString(staged.takeError()));
   options.outputDir = staged->path().str();
   // Paths the loop reports (a reproducer) name the final directory.
-  auto finalPath = [&](llvm::StringRef p) {
-    return p.starts_with(staged->path())
-               ? outputDir + p.drop_front(staged->path().size()).str()
-               : p.str();
-  };
+  auto finalPath = [&](llvm::StringRef p) { return staged->toTargetPaths(p); };
   llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
@@ -276,7 +309,7 @@ int cmdFdo(MLIRContext &ctx) {
   llvm::Expected<FdoResult> result =
       runFdoLoop(*input.module, input.config, options);
   if (!result)
-    return fail(llvm::toString(result.takeError()));
+    return fail(finalPath(llvm::toString(result.takeError())));
   const FdoIteration &best = result->iterations[result->bestIteration];
   const FdoIteration &last = result->iterations.back();
   const FdoIteration *failedIt = result->getFailedIteration();
@@ -305,8 +338,29 @@ int cmdFdo(MLIRContext &ctx) {
                  << best.index << "'s program is the result\n";
   json out = result->toJson(options, input.config);
   const json &summary = out["summary"];
+  // --output-dir: the best program's final HBM arguments, from one more run
+  // that keeps them; staged, and committed with -o.
+  StagedFiles tensors;
+  std::string tensorsLine;
+  if (!outputTensorDir.empty()) {
+    RunOptions o = options.run;
+    o.keepHbm = true;
+    o.analyze = false;
+    auto r = simulateModule(*result->bestProgram, input.config, o);
+    if (!r)
+      return fail("--output-dir: " + llvm::toString(r.takeError()));
+    if (auto e = writeHbmOutputs(
+            outputTensorDir, findEntryFunction(*result->bestProgram, entryName),
+            *r, &tensors))
+      return fail("--output-dir: " + llvm::toString(std::move(e)));
+    tensorsLine = "hbm hash: " + formatHbmHash(r->hbmHash) + "; wrote " +
+                  outputTensorDir + "/arg*.npy (iteration " +
+                  std::to_string(result->bestIteration) + ")\n";
+  }
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
+  if (auto e = tensors.commit())
+    return fail("--output-dir: " + llvm::toString(std::move(e)));
   llvm::SmallString<256> fdoPath(outputDir);
   llvm::sys::path::append(fdoPath, "fdo.json");
   llvm::outs() << llvm::format(
@@ -327,22 +381,7 @@ int cmdFdo(MLIRContext &ctx) {
         summary["best_over_lower_bound"].get<double>(),
         summary["latency_lower_bound_cycles"].get<uint64_t>(),
         summary["best_over_latency_bound"].get<double>());
-  if (!outputTensorDir.empty()) {
-    // The best program's final HBM arguments: one more run that keeps them.
-    RunOptions o = options.run;
-    o.keepHbm = true;
-    o.analyze = false;
-    auto r = simulateModule(*result->bestProgram, input.config, o);
-    if (!r)
-      return fail("--output-dir: " + llvm::toString(r.takeError()));
-    if (auto e = writeHbmOutputs(
-            outputTensorDir, findEntryFunction(*result->bestProgram, entryName),
-            *r))
-      return fail("--output-dir: " + llvm::toString(std::move(e)));
-    llvm::outs() << "hbm hash: " << formatHbmHash(r->hbmHash) << "; wrote "
-                 << outputTensorDir << "/arg*.npy (iteration "
-                 << result->bestIteration << ")\n";
-  }
+  llvm::outs() << tensorsLine;
   llvm::outs().flush();
   if (first.truncated && !failedIt)
     return 2;
@@ -362,13 +401,31 @@ int cmdFdo(MLIRContext &ctx) {
 
 /// Range checks of the numeric options; an error message or "".
 static std::string checkOptions() {
-  if (iterations > kMaxIterations)
-    return "--iterations must be at most " + std::to_string(kMaxIterations) +
-           " (the loop also stops at the first iteration that is not faster)";
-  if (recordCount == 0 || recordCount > kMaxRecordCount)
-    return "--count must be in [1, " + std::to_string(kMaxRecordCount) + "]";
-  if (hitCount == 0)
-    return "--hit must be at least 1";
+  // "OPTION must be in [LO, HI] (WHY); got V" for a value out of range.
+  auto range = [](llvm::StringRef name, const cl::opt<uint64_t> &opt,
+                  uint64_t lo, uint64_t hi, llvm::StringRef why) {
+    uint64_t v = opt;
+    if (v >= lo && v <= hi)
+      return std::string();
+    return (name + " must be in [" + llvm::Twine(lo) + ", " +
+            llvm::Twine(hi) + "] (" + why + "); got " + llvm::Twine(v))
+        .str();
+  };
+  for (const std::string &bad :
+       {range("--iterations", iterations, 0, kMaxIterations,
+              "the loop also stops at the first iteration that is not "
+              "faster"),
+        range("-j", sweepJobs, 0, kMaxSweepJobs,
+              "threads; 0: every hardware thread"),
+        range("--max-instructions", maxInstructions, 0, kMaxOptionCount,
+              "0: what the available memory allows"),
+        range("--bucket-cycles", bucketCycles, 0, kMaxOptionCount,
+              "0: about 200 buckets"),
+        range("--count", recordCount, 1, kMaxRecordCount, "instructions"),
+        range("--hit", hitCount, 1, kMaxOptionCount,
+              "arrivals at the breakpoint")})
+    if (!bad.empty())
+      return bad;
   return "";
 }
 
@@ -419,6 +476,7 @@ void registerTestFdoFailuresPass();
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  accel::initToolOutputs("accel-replay");
   cl::AddExtraVersionPrinter(accel::printVersion);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(

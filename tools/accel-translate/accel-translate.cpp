@@ -32,6 +32,7 @@
 #include "accel/InitAccel.h"
 #include "accel/Version.h"
 
+#include "accel/Support/Input.h"
 #include "accel/Support/Output.h"
 
 #include "mlir/IR/AsmState.h"
@@ -172,6 +173,7 @@ static void registerTranslations() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  accel::initToolOutputs("accel-translate");
   cl::AddExtraVersionPrinter(accel::printVersion);
   // Every option registered so far is libLLVM's own (code generation for
   // other targets, ...): hidden from --help, as are those of the MLIR
@@ -218,13 +220,14 @@ int main(int argc, char **argv) {
                "(see --help)");
     return 1;
   }
-  std::string message;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFile, &message);
-  if (!input) {
-    (void)fail(message);
+  // Bounded: /dev/zero or a never-ending pipe is an error, not a hang.
+  auto read = readInputFile(inputFile, InputKind::Program);
+  if (!read) {
+    (void)fail("cannot open input file '" + inputFile +
+               "': " + llvm::toString(read.takeError()));
     return 1;
   }
+  std::unique_ptr<llvm::MemoryBuffer> input = std::move(*read);
   auto processChunk = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
                           const llvm::MemoryBufferRef &,
                           llvm::raw_ostream &os) -> LogicalResult {

@@ -42,15 +42,27 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
 };
 
 /// Adds the frontend to `pm` (anchored on builtin.module):
+/// accel-decompose-linalg and accel-fuse-linalg, canonicalize,
 /// one-shot-bufferize (function boundaries, identity layouts),
-/// buffer-results-to-out-params, canonicalize, then on each function
+/// accel-check-out-params, buffer-results-to-out-params, canonicalize, then
+/// on each function affine-loop-normalize, canonicalize,
+/// accel-raise-affine-loops,
 /// accel-tile-linalg, scf-for-loop-peeling, canonicalize, cse and
 /// accel-stage-operands, then convert-memory-spaces-to-accel,
-/// convert-linalg-to-accel, canonicalize and cse.
+/// convert-affine-dma-to-accel, lower-affine, convert-linalg-to-accel,
+/// canonicalize and cse. Each upstream step gets only what it supports:
+/// the accel passes before it refuse the rest with a located error.
 void buildFrontendPipeline(mlir::OpPassManager &pm,
                            const FrontendOptions &options);
 
-/// Registers --accel-from-linalg.
+/// Why `options` cannot configure the frontend (a tile size outside
+/// [1, kMaxTileDim], a VMEM size outside [1, 2^32], VMEM space 0), as
+/// "OPTION must be in [LO, HI] ...; got V"; "" when they can. The passes
+/// check their own options again when a pass manager starts.
+std::string checkFrontendOptions(const FrontendOptions &options);
+
+/// Registers --accel-from-linalg; its options are checked
+/// (checkFrontendOptions) when they are parsed.
 void registerFrontendPipeline();
 
 /// Whether `module` is not yet an accel program: a function has a tensor

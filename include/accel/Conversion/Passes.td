@@ -105,6 +105,22 @@ def AccelDecomposeLinalg
                            "mlir::math::MathDialect"];
 }
 
+def AccelCheckOutParams
+    : Pass<"accel-check-out-params", "mlir::func::FuncOp"> {
+  let summary = "Refuse what buffer-results-to-out-params cannot convert: "
+                "one allocation returned twice";
+  let description = [{
+    The frontend step between `one-shot-bufferize` and upstream's
+    `buffer-results-to-out-params{hoist-static-allocs}`, which turns each
+    returned buffer into an output argument and, for a static
+    allocation, replaces the allocation by that argument. One allocation
+    returned as two results (a tensor returned twice) would become two
+    arguments of one buffer, which upstream does not handle (it crashes):
+    such a `func.return` is one error naming both results. Return the
+    value once, or return a copy.
+  }];
+}
+
 def AccelFuseLinalg : Pass<"accel-fuse-linalg", "mlir::func::FuncOp"> {
   let summary = "Tile elementwise consumers of a matmul and fuse the matmul "
                 "into their tile loop (on tensors)";

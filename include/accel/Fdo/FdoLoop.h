@@ -157,7 +157,10 @@ struct FdoResult {
 /// of `options.passPipeline` (or of the default FDO pipeline): a function
 /// pass comes as "func.func(PASS)", a group the user nested stays one
 /// element ("func.func(A,B)"). Errors name
-/// the problem ("--passes: ..." style, from MLIR's pipeline parser).
+/// the problem ("--passes: ..." style, from MLIR's pipeline parser): an
+/// empty element (",", "a,,b", a trailing comma, only blanks), an unknown
+/// pass, or an option value a pass refuses (its name, the option and the
+/// values it accepts; each accel pass checks its options when parsed).
 llvm::Expected<std::vector<std::string>>
 getFdoPassPipelines(mlir::MLIRContext *context, const FdoOptions &options,
                     const sim::MachineConfig &config);

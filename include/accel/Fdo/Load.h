@@ -42,7 +42,7 @@ llvm::Error parseProgram(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
 
 /// Sets the frontend options a machine config implies: VMEM-sized tiles
 /// (config.vmemBytes) of MXU-shaped blocks (four MXU widths of columns and
-/// of reduction depth).
+/// of reduction depth, at most the ISA's kMaxTileDim).
 void setFrontendOptions(FrontendOptions &options,
                         const sim::MachineConfig &config);
 
@@ -56,7 +56,8 @@ mlir::LogicalResult adoptModuleChips(sim::MachineConfig &config,
 /// The frontend (--accel-from-linalg with setFrontendOptions(config)) on a
 /// module that is not yet an accel program (linalg, tensors, affine loops,
 /// upstream memory spaces); nothing on an accel program. Failure after a
-/// diagnostic.
+/// diagnostic; first, one located error for each memref or tensor whose
+/// byte size passes 2^63 - 1 (accel::verifyShapeSizes).
 mlir::LogicalResult runFrontend(mlir::ModuleOp module,
                                 const sim::MachineConfig &config);
 

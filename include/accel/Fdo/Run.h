@@ -50,13 +50,30 @@ struct HbmInput {
 /// analyzer, a few hundred bytes without.
 constexpr uint64_t kAnalyzerBytesPerInstruction = 2048;
 constexpr uint64_t kCollectorBytesPerInstruction = 512;
+/// Bytes the trackers and a chip's metrics hold per chip whatever the
+/// program, and the analyzer per VMEM page (vmem.bytes / vmem.page_bytes),
+/// measured with 1024 chips (issue 31): about 470 KiB and 43 bytes with the
+/// analyzer, 230 KiB without. The footprint check (sim::checkMemoryFootprint)
+/// counts them per chip.
+constexpr uint64_t kAnalyzerBytesPerChip = 512 * 1024;
+constexpr uint64_t kAnalyzerBytesPerVmemPage = 64;
+constexpr uint64_t kCollectorBytesPerChip = 256 * 1024;
+
+/// The range of the default instruction budget. The floor is low: under a
+/// tight memory limit a short run is better than an abort.
+constexpr uint64_t kMinInstructionBudget = 1ull << 16;
+constexpr uint64_t kMaxInstructionBudget = 1ull << 32;
 
 /// The default instruction budget: as many instructions as half of the
-/// memory available now (MemAvailable of /proc/meminfo, else the free
-/// pages) can record at the bytes per instruction above, clamped to
-/// [2^20, 2^32]. A run that reaches it stops (RunOptions::stopAtBudget)
-/// instead of growing until the machine runs out of memory.
+/// memory available to this process now (accel::availableMemoryBytes: the
+/// least of MemAvailable, RLIMIT_AS and RLIMIT_DATA less what the process
+/// uses, and its cgroup's limit less the cgroup's usage) can record at the
+/// bytes per instruction above, clamped to [kMinInstructionBudget,
+/// kMaxInstructionBudget]. A run that reaches it stops
+/// (RunOptions::stopAtBudget) instead of growing until an allocation fails.
 uint64_t getDefaultInstructionBudget(bool analyze);
+/// The same for `availableBytes` bytes of available memory (pure).
+uint64_t getDefaultInstructionBudget(bool analyze, uint64_t availableBytes);
 
 /// How a program is run.
 struct RunOptions {

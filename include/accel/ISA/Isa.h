@@ -270,7 +270,8 @@ struct Program {
   /// passes 2^64"), or an origin count other than the instruction count
   /// ("byte offset N: the origin count is O but the program has C
   /// instructions (one origin per instruction)"), so a decoded program's
-  /// origin table can be indexed by any PC of its code.
+  /// origin table can be indexed by any PC of its code; and bytes after
+  /// the loop table ("byte offset N: K bytes after the last field").
   static llvm::Expected<Program> fromImage(llvm::ArrayRef<uint8_t> bytes);
 };
 

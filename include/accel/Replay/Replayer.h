@@ -34,14 +34,17 @@ public:
   /// program, its buffers and the recorded state must still fit the
   /// machine (Trace::validate). `changed` receives one "FIELD: OLD -> NEW"
   /// per leaf field that differs from the recorded config ("sources"
-  /// left out), in field order. Errors: as create(), and the config
-  /// errors of MachineConfig::fromJson naming `sourceName`.
+  /// left out), in field order. Errors: as create(), the config
+  /// errors of MachineConfig::fromJson naming `sourceName`, and a config of
+  /// more than one chip ("SOURCE: field 'chips': ..."; a trace is one
+  /// chip's).
   static llvm::Expected<std::unique_ptr<Replayer>>
   create(const Trace &trace, llvm::StringRef overrideText,
          llvm::StringRef sourceName, std::vector<std::string> &changed);
 
   /// The same on the whole machine `config` (a sweep point's): the trace's
-  /// own config is not used. Errors: as create().
+  /// own config is not used. Errors: as create(), and a config of more
+  /// than one chip ("field 'chips': ...").
   static llvm::Expected<std::unique_ptr<Replayer>>
   create(const Trace &trace, sim::MachineConfig config) {
     return build(trace, std::move(config));

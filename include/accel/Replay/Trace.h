@@ -115,7 +115,9 @@ struct Trace {
   /// (bad magic at byte 0)", "unsupported trace format version 9 at byte
   /// 8", "truncated trace at byte N while reading X", "checksum mismatch
   /// ...", "invalid trace at byte N: ..." (docs/trace-format.md, "Errors").
-  /// Never throws; allocates at most the file's size plus, for a compressed
+  /// Every size is exact: a compressed payload's declared size must be what
+  /// its frame regenerates, and the payload must end with its last field
+  /// (the program image with its own, Program::fromImage). Never throws; allocates at most the file's size plus, for a compressed
   /// payload, its declared uncompressed size (at most kMaxZstdRatio times
   /// the compressed bytes).
   static llvm::Expected<Trace> deserialize(llvm::ArrayRef<uint8_t> bytes);

@@ -64,6 +64,17 @@ public:
   load(llvm::StringRef path, llvm::ArrayRef<std::string> keys,
        llvm::StringRef timeColumn);
 
+  /// The table in the CSV `text` (the contents of file `path`, which errors
+  /// name), as load reads it, without the file and the cache: the errors of
+  /// load after reading, and "PATH: byte N: a NUL byte at line L, column
+  /// C" for a NUL byte anywhere in `text` (the CSV reader would end the
+  /// field at it and ignore the rest). The file reading (accel::
+  /// readInputFile, kind Csv) refuses a non-regular file or one larger than
+  /// kMaxCalibrationFileBytes (64 MiB); the text is bounded the same way.
+  static llvm::Expected<std::shared_ptr<const LatencyTable>>
+  parse(llvm::StringRef text, llvm::StringRef path,
+        llvm::ArrayRef<std::string> keys, llvm::StringRef timeColumn);
+
   /// The time at `point` (one value per key, in key order): multilinear
   /// interpolation between the grid's neighbouring values (1-D linear,
   /// 2-D bilinear, 3-D trilinear), extended linearly past the grid's first

@@ -167,7 +167,9 @@ struct MachineConfig {
   /// (accel.chips) but the config has M"), or a topology that cannot hold
   /// them (the fromJson errors).
   llvm::Expected<MachineConfig> forProgramChips(unsigned programChips) const;
-  /// Reads and parses a JSON override file.
+  /// Reads and parses a JSON override file (accel::readInputFile, kind
+  /// Json: at most 64 MiB; "-" is standard input). Errors: "PATH: cannot
+  /// read: REASON" (missing, not a regular file, too large), or fromJson's.
   static llvm::Expected<MachineConfig> fromFile(llvm::StringRef path);
 };
 

@@ -8,12 +8,16 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <cassert>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace accel {
@@ -82,18 +86,40 @@ struct TileRef {
 };
 
 /// HBM is sparse (pages materialise on first touch, initialised from the
-/// program's buffer table: isa::initValue or zeros); VMEM is dense. Every
-/// access must lie inside one buffer of the program's buffer table.
+/// program's buffer table: isa::initValue or zeros). VMEM is dense but
+/// spans only the program's VMEM buffers (every access lies in one, so the
+/// addresses past the highest buffer's end are never touched), and is
+/// allocated on first use as zero pages that the OS provides on first
+/// touch. Nothing is allocated up front: a memory of 4 GiB of VMEM costs
+/// what its program's buffers use. Every access must lie inside one buffer
+/// of the program's buffer table.
 class Memory {
 public:
   static constexpr uint64_t kHbmPageBytes = 64 * 1024;
+  /// Bytes of bookkeeping per materialised HBM page (its map entry, Page
+  /// and heap headers), counted by getMemoryFootprint.
+  static constexpr uint64_t kHbmPageOverheadBytes = 128;
 
   /// With `initHbm` false, HBM pages start as zeros instead of the buffer
   /// table's initial values (replay installs the recorded state instead).
   /// The memory of chip `chip` of a system starts HBM buffers from
-  /// isa::getChipSeed of their seeds.
+  /// isa::getChipSeed of their seeds. `vmemBytes` is the VMEM capacity (the
+  /// config's vmem.bytes); nothing is allocated here.
   Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &buffers,
          bool initHbm = true, unsigned chip = 0);
+
+  /// The bytes of VMEM a memory of `vmemBytes` bytes allocates for
+  /// `buffers`: the end of the highest VMEM buffer, at most `vmemBytes`.
+  static uint64_t getVmemExtent(uint64_t vmemBytes,
+                                const std::vector<isa::Buffer> &buffers);
+  /// Allocates VMEM (getVmemExtent bytes, zeroed) unless done already.
+  /// Errors: "cannot allocate N bytes of VMEM: out of memory" when the
+  /// allocation fails (the caller checks the footprint first:
+  /// checkMemoryFootprint). read() and install() call it; the simulator
+  /// calls it before the first instruction.
+  llvm::Error allocateVmem();
+  /// Bytes of VMEM allocated (0 or getVmemExtent).
+  uint64_t vmemAllocatedBytes() const { return vmem.size(); }
 
   /// Reads `n` bytes at `addr` of `space`; fails unless buffers of the
   /// program cover the range ("no buffer holds HBM [a, b)").
@@ -127,11 +153,18 @@ public:
   /// buffer holding the source (a stride-0 tile of 65535 x 65535 elements
   /// copies 65535 x 4 bytes, not 16 GiB).
   void copyTile(const TileRef &src, const TileRef &dst);
-  /// Direct pointer to a VMEM byte address (the caller checked bounds).
+  /// Direct pointer to a VMEM byte address (the caller checked bounds: the
+  /// address lies in a VMEM buffer). Allocates VMEM if allocateVmem() has
+  /// not (a failure then is fatal: the simulator allocates before it
+  /// executes anything, so only a caller that skips it can get there).
   float *vmemPtr(uint64_t addr) {
-    return reinterpret_cast<float *>(vmem.data() + addr);
+    return reinterpret_cast<float *>(vmemBytePtr(addr));
   }
-  uint8_t *vmemBytePtr(uint64_t addr) { return vmem.data() + addr; }
+  uint8_t *vmemBytePtr(uint64_t addr) {
+    uint8_t *base = vmemData();
+    assert(addr <= vmemExtent && "VMEM address past the VMEM buffers");
+    return base + addr;
+  }
 
   /// Reads `n` bytes of HBM at `addr` (materialising pages).
   void readHbm(uint64_t addr, void *out, uint64_t n);
@@ -150,12 +183,15 @@ private:
   Page &hbmPage(uint64_t pageAddr);
 
   /// Zeroed bytes from calloc: a large block comes as untouched zero pages
-  /// from the OS, so a run does not pay for clearing all of VMEM up front.
+  /// from the OS, so a run does not pay for clearing all of VMEM up front,
+  /// and pages it never touches cost no memory. Empty until allocate().
   struct ZeroedBytes {
-    explicit ZeroedBytes(size_t n)
-        : bytes(static_cast<uint8_t *>(std::calloc(n ? n : 1, 1))), n(n) {
-      if (!bytes)
-        llvm::report_bad_alloc_error("VMEM allocation failed");
+    /// Allocates `n` zeroed bytes; false (and still empty) when calloc
+    /// fails.
+    bool allocate(size_t n) {
+      bytes.reset(static_cast<uint8_t *>(std::calloc(n ? n : 1, 1)));
+      this->n = bytes ? n : 0;
+      return bool(bytes);
     }
     uint8_t *data() const { return bytes.get(); }
     size_t size() const { return n; }
@@ -165,14 +201,24 @@ private:
       void operator()(uint8_t *p) const { std::free(p); }
     };
     std::unique_ptr<uint8_t, Free> bytes;
-    size_t n;
+    size_t n = 0;
   };
+  /// VMEM's bytes, allocated on first use.
+  uint8_t *vmemData() {
+    if (LLVM_UNLIKELY(!vmem.data()))
+      allocateVmemOrDie();
+    return vmem.data();
+  }
+  void allocateVmemOrDie();
   /// Reads or writes `n` bytes of `space` at `addr` (bounds checked by
   /// the caller).
   void readBytes(isa::MemSpace space, uint64_t addr, void *out, uint64_t n);
   void writeBytes(isa::MemSpace space, uint64_t addr, const void *in,
                   uint64_t n);
 
+  /// The VMEM capacity (vmem.bytes) and the bytes allocated for it
+  /// (getVmemExtent).
+  uint64_t vmemBytes = 0, vmemExtent = 0;
   ZeroedBytes vmem;
   /// copyTile's staging: one row, or an overlapping source's snapshot.
   std::vector<uint8_t> staging;
@@ -180,6 +226,58 @@ private:
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
 };
+
+/// What a caller adds to a run's footprint beside the simulated memories,
+/// in bytes: per chip (e.g. the analyses' tables) and once (e.g. copies of
+/// the results), with what for, for the message.
+struct FootprintExtras {
+  uint64_t perChip = 0;
+  std::string perChipWhat;
+  uint64_t once = 0;
+  std::string onceWhat;
+};
+
+/// The most memory, in bytes, the simulated memories of a run can hold:
+/// `chips` chips, each with the VMEM its buffers span
+/// (Memory::getVmemExtent) and the HBM pages its HBM buffers cover (with
+/// their bookkeeping), plus what the caller adds per chip (e.g. the
+/// analyses' tables) and once (e.g. copies of the results). A run reaches
+/// it when every chip touches all of its buffers.
+struct MemoryFootprint {
+  uint64_t chips = 1;
+  /// The config's vmem.bytes, and the VMEM each chip's buffers span (at
+  /// most vmem.bytes).
+  uint64_t vmemBytes = 0, vmemPerChip = 0;
+  /// HBM pages each chip's buffers cover, with their bookkeeping.
+  uint64_t hbmPerChip = 0;
+  /// What the caller adds.
+  FootprintExtras extras;
+  /// chips * (vmemPerChip + hbmPerChip + extras.perChip) + extras.once,
+  /// saturated at 2^64 - 1.
+  uint64_t total() const;
+};
+
+/// The footprint of a run of a program with `buffers` on `chips` chips of
+/// `vmemBytes` bytes of VMEM each. Overflow-safe for any buffer table
+/// (sums saturate).
+MemoryFootprint getMemoryFootprint(uint64_t chips, uint64_t vmemBytes,
+                                   const std::vector<isa::Buffer> &buffers);
+/// The bytes of the distinct kHbmPageBytes pages that the HBM buffers of
+/// `buffers` cover (without bookkeeping; saturated).
+uint64_t getHbmPageBytes(const std::vector<isa::Buffer> &buffers);
+
+/// Checks `footprint` against `availableBytes`, the memory available to
+/// the process (accel::getAvailableMemory; `availableSource` names its
+/// bound, e.g. "RLIMIT_AS"). Errors: one, naming the config's fields:
+/// "machine config: chips × vmem.bytes = 1024 × 32 MiB needs up to 34.6
+/// GiB, more than the memory available to this process (3906 MiB:
+/// RLIMIT_AS); per chip: 32 MiB of VMEM (all of vmem.bytes), 64.1 KiB of
+/// HBM pages, ...".
+llvm::Error checkMemoryFootprint(const MemoryFootprint &footprint,
+                                 uint64_t availableBytes,
+                                 llvm::StringRef availableSource);
+/// The same against the memory available now (accel::getAvailableMemory).
+llvm::Error checkMemoryFootprint(const MemoryFootprint &footprint);
 
 /// Compares the final HBM contents of two runs bit for bit: every page
 /// written by either run must be identical (an unwritten page holds its

@@ -189,6 +189,16 @@ public:
   /// (System re-prepares a chip that a remote DMA signals or touches).
   /// Errors: the faults of run() that the issue stage finds.
   llvm::Error prepare();
+  /// Checks, once, that this chip's simulated memories fit the memory
+  /// available to the process (sim::checkMemoryFootprint of the program's
+  /// buffers on one chip, plus `extras`: what the caller holds beside them,
+  /// e.g. the analyses and copies of the results), then allocates VMEM.
+  /// prepare() calls it without extras before the first instruction of a
+  /// chip alone (a system checks all its chips at once:
+  /// System::checkMemory); call it first to count more, or before
+  /// installing large contents. Errors: checkMemoryFootprint's ("machine
+  /// config: chips × vmem.bytes = ...") or Memory::allocateVmem's.
+  llvm::Error checkMemory(const FootprintExtras &extras = {});
   bool isPrepared() const { return prep.valid; }
   /// The issue cycle of the prepared instruction; UINT64_MAX when blocked.
   uint64_t getPreparedCycle() const {
@@ -333,8 +343,12 @@ private:
   ScalarUnit scalarUnit;
   MatrixUnit mxu;
   VectorUnit vpu;
-  /// Whether step() has checked the buffer table against the config.
+  /// Whether step() has checked the buffer table against the config, the
+  /// footprint against the available memory (checkMemory), and allocated
+  /// VMEM.
   bool buffersChecked = false;
+  bool memoryChecked = false;
+  bool vmemAllocated = false;
   /// The earliest cycle an instruction may issue, and the cause that set
   /// it (the issue stage's bookkeeping).
   struct IssueAt {

@@ -65,17 +65,27 @@ public:
                                     ProgressFn progress = nullptr);
   /// Commits the instruction that issues first; sets `done` when every chip
   /// has halted (nothing was executed then). Errors as run() (without the
-  /// budget).
+  /// budget), and checkMemory's before the first instruction.
   llvm::Error step(bool &done);
+  /// Checks, once, that the simulated memories of all the chips fit the
+  /// memory available to the process (sim::checkMemoryFootprint for
+  /// getNumChips() chips, plus `extras`). step() calls it without extras
+  /// before the first instruction; call it first to count more, or before
+  /// installing large contents. Errors: one, "machine config: chips ×
+  /// vmem.bytes = ...".
+  llvm::Error checkMemory(const FootprintExtras &extras = {});
   /// Ends the run: every chip's finish() at the system's last cycle.
   SystemSummary finish();
   uint64_t getInstructionCount() const { return instCount; }
 
 private:
+  const MachineConfig &config;
+  const isa::Program &program;
   std::vector<std::unique_ptr<Simulator>> chips;
   std::vector<uint64_t> iciFree;
   uint64_t instCount = 0;
   bool truncated = false;
+  bool memoryChecked = false;
 };
 
 } // namespace sim

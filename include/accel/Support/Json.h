@@ -32,7 +32,10 @@ constexpr unsigned kMaxJsonDepth = 64;
 /// Parses `text` as one JSON value. Errors (one, the first):
 ///   "SOURCE: byte N: parse error at line L, column C: ..." (syntax, bad
 ///   UTF-8), "SOURCE: byte N: number overflow parsing '1e400'",
-///   "SOURCE: byte N: nesting deeper than 64 arrays and objects".
+///   "SOURCE: byte N: nesting deeper than 64 arrays and objects",
+///   "SOURCE: byte N: a NUL byte at line L, column C" (anywhere in `text`;
+///   the parser would otherwise stop at it), and anything but whitespace
+///   after the value ("... expected end of input").
 /// Byte offsets are 0-based.
 llvm::Expected<nlohmann::json> parseJson(llvm::StringRef text,
                                          llvm::StringRef source,

@@ -15,13 +15,17 @@
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/CheckedSize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/APInt.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <bitset>
 #include <map>
@@ -32,6 +36,15 @@ using namespace mlir;
 using namespace accel;
 using isa::Inst;
 using isa::Opcode;
+
+/// `a + b` in decimal, exact (also past 2^64), for messages.
+static std::string describeSum(uint64_t a, uint64_t b) {
+  llvm::APInt sum(65, a);
+  sum += llvm::APInt(65, b);
+  llvm::SmallString<24> text;
+  sum.toStringUnsigned(text, 10);
+  return std::string(text);
+}
 
 std::string accel::formatLocation(Location loc) {
   if (auto flc = loc->findInstanceOf<FileLineColLoc>())
@@ -223,7 +236,17 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     b.space = isa::MemSpace::HBM;
     b.base = hbmNext;
     b.elemType = getElemType(type.getElementType());
-    b.bytes = uint64_t(type.getNumElements()) * isa::getElemBytes(b.elemType);
+    // The dimensions are the user's: their product may pass 2^64.
+    std::optional<uint64_t> bytes =
+        getCheckedByteSize(type.getShape(), isa::getElemBytes(b.elemType));
+    if (!bytes) {
+      mlir::emitError(arg.getLoc())
+          << "argument " << i << " of type " << type << " holds "
+          << describeByteSize(type.getShape(), isa::getElemBytes(b.elemType))
+          << ", more than the 2^63 - 1 bytes a buffer can have";
+      return failure();
+    }
+    b.bytes = *bytes;
     b.shape.assign(type.getShape().begin(), type.getShape().end());
     b.seed = uint32_t(i);
     if (auto init = func.getArgAttrOfType<StringAttr>(i, "accel.init")) {
@@ -243,13 +266,21 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
       b.zeroInit = init.getValue() == "zero";
       b.iota = init.getValue() == "iota";
     }
-    if (b.base + b.bytes > options.hbmCapacity) {
-      func.emitError() << "HBM buffers need " << b.base + b.bytes
-                       << " bytes, more than the HBM capacity of "
-                       << options.hbmCapacity << " bytes";
+    // The arguments are laid out one after another: their sum may pass
+    // 2^64 too.
+    std::optional<uint64_t> end =
+        checkedAdd(b.base, b.bytes, options.hbmCapacity);
+    std::optional<uint64_t> next = end ? checkedAlignTo(*end, 4096) : end;
+    if (!next) {
+      mlir::emitError(arg.getLoc())
+          << "HBM buffers need "
+          << describeSum(b.base, b.bytes)
+          << " bytes up to argument " << i
+          << ", more than the HBM capacity of " << options.hbmCapacity
+          << " bytes";
       return failure();
     }
-    hbmNext = llvm::alignTo(b.base + b.bytes, 4096);
+    hbmNext = *next;
     program.buffers.push_back(b);
     FailureOr<uint8_t> r = newReg(funcOp);
     if (failed(r))
@@ -269,13 +300,21 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     b.bytes = uint64_t(tile->bytes());
     b.shape.assign(alloc.getType().getShape().begin(),
                    alloc.getType().getShape().end());
-    vmemNext = llvm::alignTo(b.base + b.bytes, options.vmemAlign);
-    if (b.base + b.bytes > options.vmemCapacity) {
-      alloc.emitError() << "VMEM allocations need " << b.base + b.bytes
+    std::optional<uint64_t> end =
+        checkedAdd(b.base, b.bytes, options.vmemCapacity);
+    std::optional<uint64_t> next =
+        end ? checkedAlignTo(*end, std::max<uint64_t>(1, options.vmemAlign))
+            : end;
+    if (!end) {
+      alloc.emitError() << "VMEM allocations need "
+                        << describeSum(b.base, b.bytes)
                         << " bytes, more than the VMEM capacity of "
                         << options.vmemCapacity << " bytes";
       return WalkResult::interrupt();
     }
+    // The next allocation starts past the end (2^64 when the alignment
+    // passes it: that one then does not fit).
+    vmemNext = next ? *next : UINT64_MAX;
     program.buffers.push_back(b);
     // An allocation in the function body gets its address where it stands
     // (its register is live from there to its last use); one nested in a
@@ -334,10 +373,26 @@ FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
   int64_t staticBytes = 0;
   int64_t elemBytes =
       getElementTypeOrSelf(base.getType()).isBF16() ? 2 : isa::kWordBytes;
+  // Strides and offsets are the user's: the byte offset may pass 2^63.
+  auto overflow = [&](const Twine &what) {
+    op->emitError() << "the byte offset of this address (" << what
+                    << ") overflows 64 bits";
+    return failure();
+  };
   for (auto [i, ofr] : llvm::enumerate(offsets)) {
-    int64_t scale = strides[i] * elemBytes;
+    std::optional<int64_t> scale = llvm::checkedMul(strides[i], elemBytes);
+    if (!scale)
+      return overflow("stride " + Twine(strides[i]) + " × " +
+                      Twine(elemBytes) + " bytes");
     if (auto attr = dyn_cast<Attribute>(ofr)) {
-      staticBytes += cast<IntegerAttr>(attr).getInt() * scale;
+      int64_t offset = cast<IntegerAttr>(attr).getInt();
+      std::optional<int64_t> bytes = llvm::checkedMul(offset, *scale);
+      std::optional<int64_t> sum =
+          bytes ? llvm::checkedAdd(staticBytes, *bytes) : bytes;
+      if (!sum)
+        return overflow("offset " + Twine(offset) + " × " + Twine(*scale) +
+                        " bytes");
+      staticBytes = *sum;
       continue;
     }
     FailureOr<uint8_t> idx = reg(op, cast<Value>(ofr));
@@ -348,7 +403,7 @@ FailureOr<uint8_t> Lowerer::emitAddress(Operation *op, Value base,
     mul.op = Opcode::Muli;
     mul.rd = *tmp;
     mul.rs1 = *idx;
-    mul.setImm(scale);
+    mul.setImm(*scale);
     emit(op, mul);
     Inst add;
     add.op = Opcode::Add;
@@ -433,6 +488,10 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   back.op = Opcode::Jmp;
   back.setImm(headPc);
   emit(op, back);
+  // Branch targets are 32 bits (docs/isa.md, "jmp").
+  if (program.code.size() > UINT32_MAX)
+    return op.emitError() << "the program needs more than 2^32 - 1 "
+                             "instructions; branch targets are 32 bits";
   program.code[headPc].setImm(int64_t(program.code.size()));
   return success();
 }
@@ -558,6 +617,10 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         if (!attr)
           return c.emitError("only integer and index constants can be "
                              "lowered to the accel ISA");
+        // li's immediate is 64 bits: a wider value would be truncated.
+        if (attr.getValue().getSignificantBits() > 64)
+          return c.emitError() << "the constant " << attr
+                               << " does not fit li's 64-bit immediate";
         FailureOr<uint8_t> rd = newReg(op);
         if (failed(rd))
           return failure();

@@ -561,6 +561,9 @@ LogicalResult Converter::convertFunction(func::FuncOp func) {
 struct ConvertAffineDmaToAccelPass
     : accel::impl::ConvertAffineDmaToAccelBase<ConvertAffineDmaToAccelPass> {
   void runOnOperation() override {
+    // Shapes whose byte size passes 2^63 would wrap in planView.
+    if (failed(accel::verifyShapeSizes(getOperation())))
+      return signalPassFailure();
     Converter converter(&getContext());
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (failed(converter.convertFunction(func)))

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/ThreadDiagnostics.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -473,6 +474,9 @@ struct AccelRaiseAffineLoopsPass
   using Base::Base;
 
   void runOnOperation() override {
+    // Shapes whose byte size passes 2^63 would wrap below.
+    if (failed(accel::verifyShapeSizes(getOperation())))
+      return signalPassFailure();
     SmallVector<NestPlan, 1> plans;
     bool failedAny = false;
     getOperation().walk<WalkOrder::PreOrder>([&](affine::AffineForOp loop) {

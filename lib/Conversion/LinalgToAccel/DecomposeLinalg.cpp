@@ -59,6 +59,38 @@ void useNegInfForMaxNum(func::FuncOp func) {
   });
 }
 
+/// Why upstream's decomposeOperation cannot take `op`, or "". Softmax's
+/// decomposition builds a floating-point identity (-inf or NaN for the max
+/// reduction) of the element type and tensor.empty results: on integer,
+/// index, complex or vector elements it crashes, and on buffers it has no
+/// result to give.
+std::string getDecompositionProblem(linalg::AggregatedOpInterface op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op.getOperation());
+  if (!dps || !dps.hasPureTensorSemantics()) {
+    os << "'" << op->getName()
+       << "' on buffers: only its form on tensors is decomposed (write it on "
+          "tensors, before bufferization)";
+    return text;
+  }
+  for (Value v : op->getOperands()) {
+    auto shaped = dyn_cast<ShapedType>(v.getType());
+    if (!shaped) {
+      os << "'" << op->getName() << "' on " << v.getType()
+         << ": only ranked tensor operands are supported";
+      return text;
+    }
+    Type elem = shaped.getElementType();
+    if (isa<linalg::SoftmaxOp>(op) && !isa<FloatType>(elem)) {
+      os << "'" << op->getName() << "' on " << elem
+         << " elements: only floating-point softmax is supported";
+      return text;
+    }
+  }
+  return text;
+}
+
 struct AccelDecomposeLinalgPass
     : accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass> {
   void runOnOperation() override {
@@ -71,6 +103,12 @@ struct AccelDecomposeLinalgPass
       if (ops.empty())
         return useNegInfForMaxNum(getOperation());
       for (linalg::AggregatedOpInterface op : ops) {
+        // Upstream's decomposition sees only what it supports.
+        if (std::string problem = getDecompositionProblem(op);
+            !problem.empty()) {
+          op->emitError() << problem;
+          return signalPassFailure();
+        }
         rewriter.setInsertionPoint(op);
         FailureOr<SmallVector<Value>> parts =
             op.decomposeOperation(rewriter);

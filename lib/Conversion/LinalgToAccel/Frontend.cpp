@@ -3,6 +3,8 @@
 #include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
+#include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
@@ -32,6 +34,8 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Upstream's buffer-results-to-out-params sees only what it supports.
+  pm.addNestedPass<func::FuncOp>(createAccelCheckOutParams());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -68,15 +72,45 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+std::string accel::checkFrontendOptions(const FrontendOptions &options) {
+  auto tileDim = [](llvm::StringRef name, int64_t value) {
+    return checkOptionRange(name, value, 1, kMaxTileDim,
+                            "a tile dimension of the ISA");
+  };
+  return firstOptionProblem(
+      {tileDim("tile-rows", options.tileRows),
+       tileDim("tile-cols", options.tileCols),
+       tileDim("tile-k", options.tileK),
+       checkOptionRangeU("vmem-bytes", options.vmemBytes, 1,
+                         kMaxOptionVmemBytes),
+       checkOptionRangeU("vmem-space", options.vmemSpace, 1, UINT32_MAX,
+                         "space 0 is HBM")});
+}
+
 void accel::registerFrontendPipeline() {
-  PassPipelineRegistration<FrontendOptions>(
+  // PassPipelineRegistration, with the options checked when they are
+  // parsed: a bad value is one error naming it, before anything runs.
+  registerPassPipeline(
       "accel-from-linalg",
       "The frontend: linalg on tensors (or buffers), or affine loops with "
       "DMAs, to the simplest correct accel program (decompose softmax, fuse "
       "a matmul into its elementwise consumers' tile loop, bufferize, raise "
       "scalar affine loop nests, tile to VMEM-sized tiles, stage operands "
       "through VMEM, convert DMAs and ops)",
-      buildFrontendPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        FrontendOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string problem = checkFrontendOptions(options);
+            !problem.empty())
+          return errorHandler("accel-from-linalg: " + problem);
+        buildFrontendPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(FrontendOptions());
+      });
 }
 
 bool accel::needsFrontend(ModuleOp module) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,6 +56,26 @@ bool readsMatmul(Operation *op) {
 struct AccelFuseLinalgPass
     : accel::impl::AccelFuseLinalgBase<AccelFuseLinalgPass> {
   using Base::Base;
+
+  /// Tile sizes are ISA tile dimensions; space 0 is HBM, not VMEM.
+  std::string checkOptions() const {
+    return accel::firstOptionProblem(
+        {accel::checkOptionRange("tile-rows", tileRows, 1, accel::kMaxTileDim,
+                                 "a tile dimension of the ISA"),
+         accel::checkOptionRange("tile-cols", tileCols, 1, accel::kMaxTileDim,
+                                 "a tile dimension of the ISA"),
+         accel::checkOptionRangeU("vmem-space", vmemSpace, 1, UINT32_MAX,
+                                  "space 0 is HBM")});
+  }
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return accel::initializeCheckedOptions(*this, options, errorHandler,
+                                           [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return accel::checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   void runOnOperation() override {
     // Roots: the last elementwise op of each chain that reads a matmul.

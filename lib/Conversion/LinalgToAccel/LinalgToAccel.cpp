@@ -852,6 +852,9 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
 struct ConvertLinalgToAccelPass
     : accel::impl::ConvertLinalgToAccelBase<ConvertLinalgToAccelPass> {
   void runOnOperation() override {
+    // Shapes whose byte size passes 2^63 would wrap in the tile arithmetic.
+    if (failed(accel::verifyShapeSizes(getOperation())))
+      return signalPassFailure();
     SmallVector<Operation *> candidates;
     getOperation()->walk([&](Operation *op) {
       if (isa<memref::CopyOp, linalg::LinalgOp>(op))

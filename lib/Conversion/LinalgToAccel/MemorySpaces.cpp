@@ -8,6 +8,8 @@
 #include "Spaces.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,6 +32,21 @@ struct ConvertMemorySpacesToAccelPass
           ConvertMemorySpacesToAccelPass> {
   using Base::Base;
 
+  /// Space 0 is HBM, not VMEM.
+  std::string checkOptions() const {
+    return checkOptionRangeU("vmem-space", vmemSpace, 1, UINT32_MAX,
+                             "space 0 is HBM");
+  }
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
+
   /// The accel space of `space` (a memref's memory space attribute), or
   /// nullopt for one this pass does not map.
   std::optional<MemorySpace> mapSpace(Attribute space) const {
@@ -39,6 +56,10 @@ struct ConvertMemorySpacesToAccelPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    // Shapes whose byte size passes 2^63, at the values the user wrote
+    // (before an HBM allocation becomes an argument).
+    if (failed(accel::verifyShapeSizes(module)))
+      return signalPassFailure();
 
     // Every memory space must map; report the first op that holds one that
     // does not (in its result, operand or block argument types).

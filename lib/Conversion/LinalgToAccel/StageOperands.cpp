@@ -7,6 +7,7 @@
 
 #include "Spaces.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -26,6 +27,21 @@ namespace {
 struct AccelStageOperandsPass
     : accel::impl::AccelStageOperandsBase<AccelStageOperandsPass> {
   using Base::Base;
+
+  /// Space 0 is HBM, not VMEM.
+  std::string checkOptions() const {
+    return checkOptionRangeU("vmem-space", vmemSpace, 1, UINT32_MAX,
+                             "space 0 is HBM");
+  }
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;

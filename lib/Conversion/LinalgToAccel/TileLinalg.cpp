@@ -7,6 +7,8 @@
 
 #include "Spaces.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELTILELINALG
@@ -30,7 +33,8 @@ namespace {
 /// Bytes of VMEM the operand tiles of `op` take with `tile` sizes per loop
 /// (0: the whole loop range `ranges`): each operand's tile is the product
 /// of the sizes of the loops its indexing map reads, times its element
-/// size (2 bytes for bf16, else 4).
+/// size (2 bytes for bf16, else 4). Saturates at 2^64 - 1 (whole loop
+/// ranges are the user's dimensions: their product may pass it).
 uint64_t tileFootprint(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
                        ArrayRef<int64_t> tile) {
   uint64_t bytes = 0;
@@ -41,10 +45,13 @@ uint64_t tileFootprint(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
     for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
       if (auto d = dyn_cast<AffineDimExpr>(e)) {
         unsigned l = d.getPosition();
-        elements *= uint64_t(tile[l] ? tile[l] : ranges[l]);
+        elements = llvm::SaturatingMultiply(
+            elements, uint64_t(tile[l] ? tile[l] : ranges[l]));
       }
     Type elem = getElementTypeOrSelf(operand.get().getType());
-    bytes += elements * (elem.isBF16() ? 2 : 4);
+    bytes = llvm::SaturatingAdd(
+        bytes, llvm::SaturatingMultiply(elements,
+                                        uint64_t(elem.isBF16() ? 2 : 4)));
   }
   return bytes;
 }
@@ -52,6 +59,28 @@ uint64_t tileFootprint(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
 struct AccelTileLinalgPass
     : accel::impl::AccelTileLinalgBase<AccelTileLinalgPass> {
   using Base::Base;
+
+  /// The tile sizes are ISA tile dimensions and the VMEM capacity a
+  /// config's: a value outside them is an error, not tiling turned off.
+  std::string checkOptions() const {
+    return firstOptionProblem(
+        {checkOptionRange("tile-rows", tileRows, 1, kMaxTileDim,
+                          "a tile dimension of the ISA"),
+         checkOptionRange("tile-cols", tileCols, 1, kMaxTileDim,
+                          "a tile dimension of the ISA"),
+         checkOptionRange("tile-k", tileK, 1, kMaxTileDim,
+                          "a tile dimension of the ISA"),
+         checkOptionRangeU("vmem-bytes", vmemBytes, 1, kMaxOptionVmemBytes)});
+  }
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler,
+                                    [&] { return checkOptions(); });
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionsOnInitialize(*this, context, checkOptions());
+  }
 
   /// Tile sizes per loop of `op` (0: not tiled), or nullopt to leave it.
   std::optional<SmallVector<int64_t>> getTileSizes(linalg::LinalgOp op) {
@@ -91,6 +120,9 @@ struct AccelTileLinalgPass
   }
 
   void runOnOperation() override {
+    // Shapes whose byte size passes 2^63 would wrap in tileFootprint.
+    if (failed(accel::verifyShapeSizes(getOperation())))
+      return signalPassFailure();
     // A copy between two memrefs outside VMEM (bufferization's copies of
     // a tensor used twice) becomes a linalg.copy, tiled like the rest.
     IRRewriter rewriter(&getContext());

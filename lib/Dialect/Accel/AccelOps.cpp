@@ -9,6 +9,7 @@
 
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/CheckedSize.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -75,6 +76,44 @@ FailureOr<TileShape> accel::getTileShape(Type type, std::string *why,
   return t;
 }
 
+uint64_t accel::getElementBytes(Type elem) {
+  if (elem.isIndex())
+    return 8;
+  if (elem.isIntOrFloat())
+    return std::max(1u, (elem.getIntOrFloatBitWidth() + 7) / 8);
+  return 1;
+}
+
+LogicalResult accel::verifyShapeSizes(Operation *root) {
+  bool ok = true;
+  // Emits the error for `v` (named `what`) when its size does not fit.
+  auto check = [&](Value v, const Twine &what) {
+    auto shaped = dyn_cast<ShapedType>(v.getType());
+    if (!shaped || !isa<MemRefType, RankedTensorType>(shaped) ||
+        !shaped.hasStaticShape())
+      return;
+    uint64_t elemBytes = getElementBytes(shaped.getElementType());
+    if (getCheckedByteSize(shaped.getShape(), elemBytes))
+      return;
+    mlir::emitError(v.getLoc())
+        << what << " of type " << shaped << " holds "
+        << describeByteSize(shaped.getShape(), elemBytes)
+        << ", more than the 2^63 - 1 bytes a buffer can have";
+    ok = false;
+  };
+  // Pre-order: a function's arguments before the ops of its body.
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg, "argument " + Twine(arg.getArgNumber()));
+    for (OpResult result : op->getResults())
+      check(result, "result " + Twine(result.getResultNumber()) + " of '" +
+                        op->getName().getStringRef() + "'");
+  });
+  return success(ok);
+}
+
 /// Verifies operand `v` of `op` as a tile, optionally in a required space.
 static FailureOr<TileShape> verifyTile(Operation *op, Value v, StringRef name,
                                        std::optional<MemorySpace> required,
@@ -99,6 +138,14 @@ LogicalResult AllocOp::verify() {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !memref.getLayout().isIdentity())
     return emitOpError("result must have the identity layout");
+  // Its size first, exactly: the dimensions are the user's, and their
+  // product may pass 2^64 (and wrap to a small number).
+  uint64_t elemBytes = getElementBytes(memref.getElementType());
+  if (memref.hasStaticShape() &&
+      !getCheckedByteSize(memref.getShape(), elemBytes))
+    return emitOpError() << "result " << memref << " holds "
+                         << describeByteSize(memref.getShape(), elemBytes)
+                         << ", more than the 2^63 - 1 bytes a buffer can have";
   auto tile = verifyTile(*this, getBuffer(), "result", MemorySpace::VMEM,
                          /*allowI32=*/true);
   return success(succeeded(tile));

@@ -39,6 +39,21 @@ mlir::FailureOr<TileShape> getTileShape(mlir::Type type,
                                         std::string *why = nullptr,
                                         bool allowI32 = false);
 
+/// Bytes per element of a memref or tensor element type: an integer or
+/// float's bit width rounded up to bytes, 8 for index, 1 for anything else
+/// (a lower bound: sizes computed with it are checked, not used).
+uint64_t getElementBytes(mlir::Type elem);
+
+/// Checks that every statically shaped memref or tensor under `root` (block
+/// arguments, e.g. function arguments, and op results) is at most
+/// kMaxByteSize bytes (accel/Support/CheckedSize.h): the dimensions are the
+/// user's and their product may pass 2^64, which the size arithmetic of the
+/// frontend and the lowering would wrap. Emits one located error per such
+/// value, at its location ("argument 0 of type memref<...> holds 4294967296
+/// × 4294967296 × 4 bytes = 73786976294838206464 bytes (2^66), more than
+/// the 2^63 - 1 bytes a buffer can have") and fails if there was one.
+mlir::LogicalResult verifyShapeSizes(mlir::Operation *root);
+
 } // namespace accel
 
 #endif // ACCEL_DIALECT_ACCEL_TILESHAPE_H

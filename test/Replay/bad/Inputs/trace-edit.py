@@ -20,6 +20,8 @@ FIELD (VALUE is an integer, 0x... allowed):
   image.buffer.I.base | image.buffer.I.size
   zstd-size                   a compressed payload's declared size (the
                               payload is not decompressed)
+  zstd-size-plus              a compressed payload's declared size plus
+                              VALUE
 """
 import struct
 import sys
@@ -35,8 +37,11 @@ def reseal(buf):
     struct.pack_into("<I", buf, 20, zlib.crc32(bytes(buf[HEADER:])) & 0xFFFFFFFF)
 
 
-if field == "zstd-size":
+if field in ("zstd-size", "zstd-size-plus"):
     assert struct.unpack_from("<I", data, 16)[0] & 1, "not a compressed trace"
+    if field == "zstd-size-plus":
+        value += struct.unpack_from("<Q", data, HEADER)[0]
+        print("zstd-size %d" % value)
     struct.pack_into("<Q", data, HEADER, value)
     reseal(data)
     open(dst, "wb").write(bytes(data))
