@@ -8,6 +8,11 @@
 // a symbolic link. The same registry tells removeStaleTemporaries which of
 // this process's own temporaries are live.
 //
+// Over 600 lines on purpose: the removal, the registry, the signal handler
+// and the commits share the registry's private state (its slots, the
+// overflow flag, the fallback commit's pending paths), which a split would
+// have to expose in a header for this file alone.
+//
 //===----------------------------------------------------------------------===//
 
 #include "accel/Support/Output.h"
