@@ -23,7 +23,7 @@
 //           2 a stale file of a dead PID, bit 3 one of this process that no
 //           live output owns, bit 4 one of PID 1 (running: kept), bit 5
 //           a stale file in the resolved target's directory, bit 6 a chain
-//           of 100 nested directories in the old output and the stale
+//           of 64 nested directories in the old output and the stale
 //           "-old" (deeper than removeTree descends at once), bit 7 (a
 //           link to its own directory) a metrics.json there.
 //   rest    the new contents: up to four files (names, nesting and bytes
@@ -51,7 +51,6 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <map>
 #include <string>
 #include <sys/stat.h>
@@ -79,9 +78,10 @@ using Tree = std::map<std::string, Node>;
   __builtin_trap();
 }
 
-std::string readFile(const std::string &p) {
+/// The bytes of the file `name` in the directory `dirFd`.
+std::string readFileAt(int dirFd, const char *name) {
   std::string out;
-  int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = ::openat(dirFd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return out;
   char buf[4096];
@@ -92,35 +92,59 @@ std::string readFile(const std::string &p) {
   return out;
 }
 
-/// The tree at `root`, without following links; paths relative to `root`.
-void snapshot(const std::string &root, const std::string &rel, Tree &tree) {
-  std::string p = rel.empty() ? root : root + "/" + rel;
+/// The names in the directory `dir` (without "." and "..").
+std::vector<std::string> namesIn(DIR *dir) {
+  std::vector<std::string> names;
+  while (struct dirent *e = ::readdir(dir))
+    if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, ".."))
+      names.push_back(e->d_name);
+  return names;
+}
+
+/// Opens the directory `name` of `dirFd` without following a link; null
+/// when it is not a directory or cannot be opened.
+DIR *openDirAt(int dirFd, const char *name) {
+  int fd =
+      ::openat(dirFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return nullptr;
+  DIR *dir = ::fdopendir(fd);
+  if (!dir)
+    ::close(fd);
+  return dir;
+}
+
+/// Adds the entry `name` of the directory `dirFd`, at `rel` below the
+/// snapshot's root, and everything below it, without following links.
+/// Every lookup is relative to an open directory, so a chain of nested
+/// directories costs one lookup per level, not one path walk per level.
+void snapshotAt(int dirFd, const char *name, const std::string &rel,
+                Tree &tree) {
   struct stat st;
-  if (::lstat(p.c_str(), &st) != 0)
+  if (::fstatat(dirFd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return;
   if (S_ISLNK(st.st_mode)) {
     char buf[4096];
-    ssize_t n = ::readlink(p.c_str(), buf, sizeof buf);
+    ssize_t n = ::readlinkat(dirFd, name, buf, sizeof buf);
     tree[rel] = {'l', std::string(buf, n > 0 ? size_t(n) : 0)};
   } else if (S_ISDIR(st.st_mode)) {
     tree[rel] = {'d', ""};
-    std::vector<std::string> names;
-    if (DIR *dir = ::opendir(p.c_str())) {
-      while (struct dirent *e = ::readdir(dir))
-        if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, ".."))
-          names.push_back(e->d_name);
-      ::closedir(dir);
-    }
-    for (const std::string &n : names)
-      snapshot(root, rel.empty() ? n : rel + "/" + n, tree);
+    DIR *dir = openDirAt(dirFd, name);
+    if (!dir)
+      return;
+    for (const std::string &n : namesIn(dir))
+      snapshotAt(::dirfd(dir), n.c_str(), rel.empty() ? n : rel + "/" + n,
+                 tree);
+    ::closedir(dir);
   } else {
-    tree[rel] = {'f', readFile(p)};
+    tree[rel] = {'f', readFileAt(dirFd, name)};
   }
 }
 
+/// The tree at `root`, without following links; paths relative to `root`.
 Tree snapshotOf(const std::string &root) {
   Tree t;
-  snapshot(root, "", t);
+  snapshotAt(AT_FDCWD, root.c_str(), "", t);
   return t;
 }
 
@@ -155,19 +179,37 @@ void makeLink(const std::string &to, const std::string &at) {
     violation("harness: cannot symlink " + at);
 }
 
-/// Directories nested 100 deep in `p` (deeper than removeTree descends at
-/// once), with a file and a link to W/precious at the bottom.
-void makeDeepChain(const std::string &w, std::string p) {
-  for (int i = 0; i < 100; ++i) {
-    p += "/n";
-    makeDir(p);
+/// Levels of the deep chain: more than removeTree descends into at once
+/// (kMaxRemoveDepth, 48, in lib/Support/Output.cpp).
+constexpr int kChainDepth = 64;
+
+/// Directories nested kChainDepth deep in `p` (deeper than removeTree
+/// descends at once), with a file and a link to W/precious at the bottom; made
+/// level by level relative to the previous one (no path walk per level).
+void makeDeepChain(const std::string &w, const std::string &p) {
+  int fd = ::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    violation("harness: cannot open " + p);
+  for (int i = 0; i < kChainDepth; ++i) {
+    if (::mkdirat(fd, "n", 0755) != 0)
+      violation("harness: cannot mkdir a level of the chain in " + p);
+    int next = ::openat(fd, "n", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    if (next < 0)
+      violation("harness: cannot open a level of the chain in " + p);
+    fd = next;
   }
-  writeText(p + "/bottom.txt", "bottom\n");
-  makeLink(w + "/precious", p + "/escape");
+  int file = ::openat(fd, "bottom.txt", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (file < 0 || ::write(file, "bottom\n", 7) != 7)
+    violation("harness: cannot write the chain's bottom.txt in " + p);
+  ::close(file);
+  if (::symlinkat((w + "/precious").c_str(), fd, "escape") != 0)
+    violation("harness: cannot symlink the chain's escape in " + p);
+  ::close(fd);
 }
 
 /// An accel output directory at `p`, with a link out of it to W/precious
-/// (and, with `deep`, a 100-deep chain of directories).
+/// (and, with `deep`, a 64-deep chain of directories).
 void makeAccelDir(const std::string &w, const std::string &p, bool deep) {
   makeDir(p);
   writeText(p + "/metrics.json", "{\"old\": true}\n");
@@ -178,15 +220,34 @@ void makeAccelDir(const std::string &w, const std::string &p, bool deep) {
     makeDeepChain(w, p + "/iter0");
 }
 
-int removeEntry(const char *p, const struct stat *, int, struct FTW *) {
-  return ::remove(p) == 0 ? 0 : 0;
+/// Empties the open directory `fd` depth first, never following links
+/// (each lookup relative to its directory): the harness's own removal,
+/// independent of the one under test.
+void emptyDirectoryAt(DIR *dir) {
+  int fd = ::dirfd(dir);
+  for (const std::string &n : namesIn(dir)) {
+    DIR *sub = openDirAt(fd, n.c_str());
+    if (!sub) {
+      ::unlinkat(fd, n.c_str(), 0);
+      continue;
+    }
+    emptyDirectoryAt(sub);
+    ::closedir(sub);
+    ::unlinkat(fd, n.c_str(), AT_REMOVEDIR);
+  }
 }
 
-/// Removes `root` with nftw (depth first, never following links): the
-/// harness's own removal, independent of the one under test.
-void removeAll(const std::string &root) {
-  ::nftw(root.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+/// Empties the directory `root` (kept, to be reused by the next input).
+void emptyDirectory(const std::string &root) {
+  DIR *dir = openDirAt(AT_FDCWD, root.c_str());
+  if (!dir)
+    violation("harness: cannot open " + root);
+  emptyDirectoryAt(dir);
+  ::closedir(dir);
 }
+
+/// W, for the exit handler that removes it.
+std::string scratchDir;
 
 /// The input as a stream of bytes (zeros past its end).
 struct Bytes {
@@ -229,14 +290,19 @@ enum Operation : uint8_t {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  // W: a fresh directory in $TMPDIR (a tmpfs such as /dev/shm runs many
-  // times faster than a journaling disk).
-  const char *tmpdir = std::getenv("TMPDIR");
-  std::string tmpl =
-      std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/fuzz-output-XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    violation("harness: mkdtemp in " + tmpl);
-  const std::string w = tmpl;
+  // W: one directory in $TMPDIR per process, empty at the start of every
+  // input (a tmpfs such as /dev/shm runs many times faster than a
+  // journaling disk).
+  static const std::string w = [] {
+    const char *tmpdir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
+                       "/fuzz-output-XXXXXX";
+    if (!::mkdtemp(tmpl.data()))
+      violation("harness: mkdtemp in " + tmpl);
+    scratchDir = tmpl;
+    std::atexit([] { ::rmdir(scratchDir.c_str()); });
+    return tmpl;
+  }();
   Bytes in{data, size};
   auto scenario = Scenario(in.next() % NumScenarios);
   auto op = Operation(in.next() % NumOperations);
@@ -505,6 +571,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (!committed && ok && op != DirDrop && op != FilesDrop)
     violation("harness: success without a commit");
-  removeAll(w);
+  emptyDirectory(w);
   return 0;
 }

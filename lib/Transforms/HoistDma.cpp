@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DmaMotion.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
-#include "DmaMotion.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -28,23 +28,15 @@ using namespace accel;
 namespace {
 using namespace accel::detail;
 
-struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
+struct HoistDmaPass
+    : public accel::CheckedOptionsPass<
+          HoistDmaPass, accel::impl::AccelHoistDmaBase<HoistDmaPass>>,
       public ReportsChanges {
-  using Base::Base;
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// An error message for an option outside its range, or "".
   std::string checkOptions() const {
     return checkVmemOptions(vmemCapacity, vmemPage);
-  }
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
   }
 
   void runOnOperation() override {
@@ -76,8 +68,8 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
       if (!vmemFits) {
         if (emitRemarks)
           d.emitRemark() << "not hoisted: VMEM allocations (" << vmemBytes
-                         << " bytes) exceed the capacity of " << uint64_t(vmemCapacity)
-                         << " bytes";
+                         << " bytes) exceed the capacity of "
+                         << uint64_t(vmemCapacity) << " bytes";
         continue;
       }
       DmaHoister h(d);
@@ -119,7 +111,8 @@ struct HoistDmaPass : public accel::impl::AccelHoistDmaBase<HoistDmaPass>,
       if (emitRemarks && blocker.op) {
         auto diag = d.emitRemark()
                     << (crossed ? "hoisted across " + std::to_string(crossed) +
-                                      " op(s)" + (leftLoop ? " and out of a loop" : "") +
+                                      " op(s)" +
+                                      (leftLoop ? " and out of a loop" : "") +
                                       "; stopped by "
                                 : std::string("not hoisted: blocked by "))
                     << blocker.reason;

@@ -48,7 +48,8 @@ static int64_t pinHint(DmaStartOp d) {
         if (auto kind = dict.getAs<StringAttr>("kind"))
           if (kind.getValue() == "pin")
             if (auto saved = dict.getAs<IntegerAttr>("expected_cycles_saved"))
-              best = std::max<int64_t>(best, std::max<int64_t>(1, saved.getInt()));
+              best =
+                  std::max<int64_t>(best, std::max<int64_t>(1, saved.getInt()));
   return best;
 }
 
@@ -220,9 +221,11 @@ struct Candidate {
   AllocOp resident;
 };
 
-struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
+struct PinVmemPass
+    : public accel::CheckedOptionsPass<
+          PinVmemPass, accel::impl::AccelPinVmemBase<PinVmemPass>>,
       public ReportsChanges {
-  using Base::Base;
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// An error message for an option outside its range (or an unknown
   /// solver), or "".
@@ -230,16 +233,6 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     if (solver != "exact" && solver != "greedy")
       return "solver must be 'exact' or 'greedy'; got '" + solver + "'";
     return checkVmemOptions(vmemCapacity, vmemPage);
-  }
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
   }
 
   /// Whether `op` (or an op nested in it) reads or writes `buffer`; sets
@@ -296,8 +289,7 @@ struct PinVmemPass : public accel::impl::AccelPinVmemBase<PinVmemPass>,
     if (!d.getToken().hasOneUse())
       return "its token has more than one WAIT";
     DmaWaitOp wait = getOnlyWait(d);
-    if (!wait || wait->getBlock() != d->getBlock() ||
-        !d->isBeforeInBlock(wait))
+    if (!wait || wait->getBlock() != d->getBlock() || !d->isBeforeInBlock(wait))
       return "its WAIT is not after it in the loop body";
     // The loop must not write the source.
     bool srcWritten = false;

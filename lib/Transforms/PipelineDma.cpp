@@ -91,29 +91,22 @@ namespace {
 constexpr int64_t kMaxPrefetchDistance = 1024;
 
 struct PipelineDmaPass
-    : public accel::impl::AccelPipelineDmaBase<PipelineDmaPass>,
+    : public accel::CheckedOptionsPass<
+          PipelineDmaPass, accel::impl::AccelPipelineDmaBase<PipelineDmaPass>>,
       public ReportsChanges {
-  using Base::Base;
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// An error message for an option outside its range, or "".
   std::string checkOptions() const {
     return firstOptionProblem(
-        {checkOptionRange("distance", distance, 0, kMaxPrefetchDistance,
-                          "iterations in flight; 0: from the metrics"),
-         checkOptionRange("max-distance", maxDistance, 1,
-                          kMaxPrefetchDistance, "iterations in flight"),
-         checkOptionRange("compute-distance", computeDistance, 0, 1),
+        {checkOptionRange<int64_t>("distance", distance, 0,
+                                   kMaxPrefetchDistance,
+                                   "iterations in flight; 0: from the metrics"),
+         checkOptionRange<int64_t>("max-distance", maxDistance, 1,
+                                   kMaxPrefetchDistance,
+                                   "iterations in flight"),
+         checkOptionRange<int64_t>("compute-distance", computeDistance, 0, 1),
          checkVmemOptions(vmemCapacity, vmemPage)});
-  }
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
   }
 
   /// Work per iteration of every loop, read before any loop changes (the

@@ -60,23 +60,14 @@ static Operation *ancestorIn(Block *block, Operation *op) {
 
 namespace {
 struct RenameVmemPass
-    : public accel::impl::AccelRenameVmemBase<RenameVmemPass>,
+    : public accel::CheckedOptionsPass<
+          RenameVmemPass, accel::impl::AccelRenameVmemBase<RenameVmemPass>>,
       public ReportsChanges {
-  using Base::Base;
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// An error message for an option outside its range, or "".
   std::string checkOptions() const {
     return checkVmemOptions(vmemCapacity, vmemPage);
-  }
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
   }
 
   /// Why `buffer` cannot be renamed from `from` on (empty: it can). The
@@ -111,7 +102,8 @@ struct RenameVmemPass
           work.push_back(user->getResult(0));
           continue;
         }
-        if (user->getNumRegions() != 0 || isa<RegionBranchTerminatorOpInterface>(user) ||
+        if (user->getNumRegions() != 0 ||
+            isa<RegionBranchTerminatorOpInterface>(user) ||
             user->hasTrait<OpTrait::IsTerminator>() ||
             isa<CallOpInterface>(user))
           return "the buffer flows into a region, a call or a terminator";
@@ -160,9 +152,9 @@ struct RenameVmemPass
         if (!bytes)
           why = "its buffer has no tile shape";
         else if (used + bytes > vmemCapacity)
-          why = "VMEM has no room for another copy (" +
-                std::to_string(used) + " of " +
-                std::to_string(uint64_t(vmemCapacity)) + " bytes allocated)";
+          why = "VMEM has no room for another copy (" + std::to_string(used) +
+                " of " + std::to_string(uint64_t(vmemCapacity)) +
+                " bytes allocated)";
       }
       if (!why.empty()) {
         if (emitRemarks)

@@ -22,7 +22,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
-
 namespace accel {
 #define GEN_PASS_DEF_ACCELSCHEDULE
 #include "accel/Transforms/Passes.h.inc"
@@ -129,8 +128,7 @@ public:
       return b;
     if (auto it = byLoc.find(key(op)); it != byLoc.end())
       return it->second;
-    if (auto it = byName.find(op->getName().getStringRef());
-        it != byName.end())
+    if (auto it = byName.find(op->getName().getStringRef()); it != byName.end())
       return it->second;
     return 1;
   }
@@ -238,8 +236,9 @@ public:
     // Priorities: the longest path of costs to the end of the block.
     for (int j = int(nodes.size()) - 1; j >= 0; --j) {
       Node &n = nodes[j];
-      int64_t own = n.isDma ? n.latency
-                            : (n.unit == UnitKind::Scalar ? n.issue : n.latency);
+      int64_t own = n.isDma
+                        ? n.latency
+                        : (n.unit == UnitKind::Scalar ? n.issue : n.latency);
       int64_t best = 0;
       for (unsigned s : n.succs)
         best = std::max(best, nodes[s].priority);
@@ -275,9 +274,9 @@ public:
         int64_t t = earliest(st, n);
         unsigned b = ready[bestPos];
         if (t < bestTime ||
-            (t == bestTime && (nodes[n].priority > nodes[b].priority ||
-                               (nodes[n].priority == nodes[b].priority &&
-                                n < b)))) {
+            (t == bestTime &&
+             (nodes[n].priority > nodes[b].priority ||
+              (nodes[n].priority == nodes[b].priority && n < b)))) {
           bestTime = t;
           bestPos = k;
         }
@@ -403,7 +402,7 @@ private:
     int64_t t = st.core;
     for (unsigned p : node.preds)
       t = std::max(t, nodes[p].isDma && !node.isWait ? st.start[p] + 1
-                                                      : st.done[p]);
+                                                     : st.done[p]);
     if (node.unit != UnitKind::Scalar)
       t = std::max(t, st.unitFree[int(node.unit)]);
     if (node.isDma && dmaSlots > 0) {
@@ -445,23 +444,15 @@ private:
   llvm::DenseMap<Operation *, unsigned> index;
 };
 
-struct SchedulePass : public accel::impl::AccelScheduleBase<SchedulePass>,
-                      public ReportsChanges {
-  using Base::Base;
+struct SchedulePass
+    : public accel::CheckedOptionsPass<
+          SchedulePass, accel::impl::AccelScheduleBase<SchedulePass>>,
+      public ReportsChanges {
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// An error message for an option outside its range, or "".
   std::string checkOptions() const {
     return checkVmemOptions(vmemCapacity, vmemPage);
-  }
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
   }
 
   void runOnOperation() override {

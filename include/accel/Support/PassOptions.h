@@ -8,19 +8,14 @@
 // value is one error that names the pass, the option and the values it
 // accepts, and nothing runs.
 //
-// A pass with checked options defines `std::string checkOptions() const`
-// (an error message, "" when every value is valid) and forwards its two
-// hooks here:
+// A pass with checked options derives from CheckedOptionsPass (below),
+// which forwards both hooks to the pass's `std::string checkOptions() const`
+// (an error message, "" when every value is valid):
 //
-//   LogicalResult initializeOptions(
-//       StringRef options,
-//       function_ref<LogicalResult(const Twine &)> errorHandler) override {
-//     return accel::initializeCheckedOptions(
-//         *this, options, errorHandler, [&] { return checkOptions(); });
-//   }
-//   LogicalResult initialize(MLIRContext *context) override {
-//     return accel::checkOptionsOnInitialize(*this, context, checkOptions());
-//   }
+//   struct MyPass : CheckedOptionsPass<MyPass, impl::MyPassBase<MyPass>> {
+//     using CheckedOptionsPass::CheckedOptionsPass;
+//     std::string checkOptions() const { ... }
+//   };
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +29,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace accel {
 
@@ -41,23 +37,23 @@ namespace accel {
 /// config's limit (sim::kMaxVmemBytes, docs/config.md).
 constexpr uint64_t kMaxOptionVmemBytes = 1ull << 32;
 
+namespace detail {
+/// T, in a context where it is not deduced (std::type_identity of C++20).
+template <typename T> struct NonDeduced { using type = T; };
+} // namespace detail
+
 /// "OPTION must be in [LO, HI]; got VALUE" when `value` is outside
 /// [lo, hi], else "". `why`, when given, follows the range in parentheses.
-inline std::string checkOptionRange(llvm::StringRef option, int64_t value,
-                                    int64_t lo, int64_t hi,
-                                    llvm::StringRef why = "") {
-  if (value >= lo && value <= hi)
-    return "";
-  return (llvm::Twine(option) + " must be in [" + llvm::Twine(lo) + ", " +
-          llvm::Twine(hi) + "]" + (why.empty() ? "" : " (") + why +
-          (why.empty() ? "" : ")") + "; got " + llvm::Twine(value))
-      .str();
-}
-
-/// The same for an unsigned option.
-inline std::string checkOptionRangeU(llvm::StringRef option, uint64_t value,
-                                     uint64_t lo, uint64_t hi,
-                                     llvm::StringRef why = "") {
+/// One template for signed and unsigned options, named explicitly
+/// (`checkOptionRange<int64_t>`, `checkOptionRange<uint64_t>`): an option
+/// object converts to its value, and value and bounds then compare in T.
+template <typename T>
+std::string checkOptionRange(llvm::StringRef option,
+                             typename detail::NonDeduced<T>::type value,
+                             typename detail::NonDeduced<T>::type lo,
+                             typename detail::NonDeduced<T>::type hi,
+                             llvm::StringRef why = "") {
+  static_assert(std::is_integral_v<T>, "an integer option");
   if (value >= lo && value <= hi)
     return "";
   return (llvm::Twine(option) + " must be in [" + llvm::Twine(lo) + ", " +
@@ -79,8 +75,9 @@ firstOptionProblem(std::initializer_list<std::string> messages) {
 /// both in [1, kMaxOptionVmemBytes].
 inline std::string checkVmemOptions(uint64_t capacity, uint64_t page) {
   return firstOptionProblem(
-      {checkOptionRangeU("vmem-capacity", capacity, 1, kMaxOptionVmemBytes),
-       checkOptionRangeU("vmem-page", page, 1, kMaxOptionVmemBytes)});
+      {checkOptionRange<uint64_t>("vmem-capacity", capacity, 1,
+                                  kMaxOptionVmemBytes),
+       checkOptionRange<uint64_t>("vmem-page", page, 1, kMaxOptionVmemBytes)});
 }
 
 /// Pass::initializeOptions with `pass`'s option check: parses `options`
@@ -113,6 +110,30 @@ inline mlir::LogicalResult checkOptionsOnInitialize(mlir::Pass &pass,
       << pass.getArgument() << ": " << problem;
   return mlir::failure();
 }
+
+/// The two option hooks above for a pass, once: derive a pass from
+/// `CheckedOptionsPass<PassT, impl::GeneratedBase<PassT>>` instead of
+/// `impl::GeneratedBase<PassT>`, inherit its constructors
+/// (`using CheckedOptionsPass::CheckedOptionsPass;`) and define
+/// `std::string checkOptions() const` ("" when every value is valid).
+template <typename PassT, typename GeneratedBase>
+class CheckedOptionsPass : public GeneratedBase {
+public:
+  using GeneratedBase::GeneratedBase;
+
+  mlir::LogicalResult
+  initializeOptions(llvm::StringRef options,
+                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+                        errorHandler) override {
+    return initializeCheckedOptions(*this, options, errorHandler, [&] {
+      return static_cast<const PassT &>(*this).checkOptions();
+    });
+  }
+  mlir::LogicalResult initialize(mlir::MLIRContext *context) override {
+    return checkOptionsOnInitialize(
+        *this, context, static_cast<const PassT &>(*this).checkOptions());
+  }
+};
 
 } // namespace accel
 

@@ -7,13 +7,13 @@
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -74,17 +74,16 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
 
 std::string accel::checkFrontendOptions(const FrontendOptions &options) {
   auto tileDim = [](llvm::StringRef name, int64_t value) {
-    return checkOptionRange(name, value, 1, kMaxTileDim,
-                            "a tile dimension of the ISA");
+    return checkOptionRange<int64_t>(name, value, 1, kMaxTileDim,
+                                     "a tile dimension of the ISA");
   };
   return firstOptionProblem(
       {tileDim("tile-rows", options.tileRows),
-       tileDim("tile-cols", options.tileCols),
-       tileDim("tile-k", options.tileK),
-       checkOptionRangeU("vmem-bytes", options.vmemBytes, 1,
-                         kMaxOptionVmemBytes),
-       checkOptionRangeU("vmem-space", options.vmemSpace, 1, UINT32_MAX,
-                         "space 0 is HBM")});
+       tileDim("tile-cols", options.tileCols), tileDim("tile-k", options.tileK),
+       checkOptionRange<uint64_t>("vmem-bytes", options.vmemBytes, 1,
+                                  kMaxOptionVmemBytes),
+       checkOptionRange<uint64_t>("vmem-space", options.vmemSpace, 1,
+                                  UINT32_MAX, "space 0 is HBM")});
 }
 
 void accel::registerFrontendPipeline() {

@@ -44,8 +44,8 @@ bool readsMatmul(Operation *op) {
     Operation *def = in.getDefiningOp();
     if (!def || !in.hasOneUse())
       continue;
-    if (isa<linalg::MatmulOp>(def) && cast<linalg::MatmulOp>(def)
-                                          .hasPureTensorSemantics())
+    if (isa<linalg::MatmulOp>(def) &&
+        cast<linalg::MatmulOp>(def).hasPureTensorSemantics())
       return true;
     if (isElementwise(def) && readsMatmul(def))
       return true;
@@ -54,27 +54,22 @@ bool readsMatmul(Operation *op) {
 }
 
 struct AccelFuseLinalgPass
-    : accel::impl::AccelFuseLinalgBase<AccelFuseLinalgPass> {
-  using Base::Base;
+    : accel::CheckedOptionsPass<
+          AccelFuseLinalgPass,
+          accel::impl::AccelFuseLinalgBase<AccelFuseLinalgPass>> {
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// Tile sizes are ISA tile dimensions; space 0 is HBM, not VMEM.
   std::string checkOptions() const {
     return accel::firstOptionProblem(
-        {accel::checkOptionRange("tile-rows", tileRows, 1, accel::kMaxTileDim,
-                                 "a tile dimension of the ISA"),
-         accel::checkOptionRange("tile-cols", tileCols, 1, accel::kMaxTileDim,
-                                 "a tile dimension of the ISA"),
-         accel::checkOptionRangeU("vmem-space", vmemSpace, 1, UINT32_MAX,
-                                  "space 0 is HBM")});
-  }
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return accel::initializeCheckedOptions(*this, options, errorHandler,
-                                           [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return accel::checkOptionsOnInitialize(*this, context, checkOptions());
+        {accel::checkOptionRange<int64_t>("tile-rows", tileRows, 1,
+                                          accel::kMaxTileDim,
+                                          "a tile dimension of the ISA"),
+         accel::checkOptionRange<int64_t>("tile-cols", tileCols, 1,
+                                          accel::kMaxTileDim,
+                                          "a tile dimension of the ISA"),
+         accel::checkOptionRange<uint64_t>("vmem-space", vmemSpace, 1,
+                                           UINT32_MAX, "space 0 is HBM")});
   }
 
   void runOnOperation() override {
@@ -84,8 +79,8 @@ struct AccelFuseLinalgPass
       if (!isElementwise(op) || !readsMatmul(op))
         return;
       Value result = op->getResult(0);
-      bool feedsChain = result.hasOneUse() &&
-                        isElementwise(*result.getUsers().begin());
+      bool feedsChain =
+          result.hasOneUse() && isElementwise(*result.getUsers().begin());
       if (!feedsChain)
         roots.push_back(cast<TilingInterface>(op));
     });
@@ -110,8 +105,8 @@ struct AccelFuseLinalgPass
       if (!whole)
         continue;
       scf::SCFTilingOptions tiling;
-      tiling.setTileSizes({rewriter.getIndexAttr(sizes[0]),
-                           rewriter.getIndexAttr(sizes[1])});
+      tiling.setTileSizes(
+          {rewriter.getIndexAttr(sizes[0]), rewriter.getIndexAttr(sizes[1])});
       scf::SCFTileAndFuseOptions options;
       options.setTilingOptions(tiling);
       // A producer is fused when all it computes goes to this root: its

@@ -28,23 +28,15 @@ using namespace accel;
 
 namespace {
 struct ConvertMemorySpacesToAccelPass
-    : accel::impl::ConvertMemorySpacesToAccelBase<
-          ConvertMemorySpacesToAccelPass> {
-  using Base::Base;
+    : accel::CheckedOptionsPass<ConvertMemorySpacesToAccelPass,
+                                accel::impl::ConvertMemorySpacesToAccelBase<
+                                    ConvertMemorySpacesToAccelPass>> {
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// Space 0 is HBM, not VMEM.
   std::string checkOptions() const {
-    return checkOptionRangeU("vmem-space", vmemSpace, 1, UINT32_MAX,
-                             "space 0 is HBM");
-  }
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
+    return checkOptionRange<uint64_t>("vmem-space", vmemSpace, 1, UINT32_MAX,
+                                      "space 0 is HBM");
   }
 
   /// The accel space of `space` (a memref's memory space attribute), or
@@ -123,8 +115,7 @@ struct ConvertMemorySpacesToAccelPass
       NamedAttrList attrs;
       attrs.set("accel.init", rewriter.getStringAttr("zero"));
       attrs.set("accel.temporary", rewriter.getUnitAttr());
-      if (failed(func.insertArgument(index, type,
-                                     attrs.getDictionary(ctx),
+      if (failed(func.insertArgument(index, type, attrs.getDictionary(ctx),
                                      alloc.getLoc())))
         return signalPassFailure();
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
@@ -177,9 +168,9 @@ struct ConvertMemorySpacesToAccelPass
       int64_t rows = 1;
       for (int64_t d : shape.drop_back())
         rows *= d;
-      auto flat = MemRefType::get({rows, shape.back()}, type.getElementType(),
-                                  MemRefLayoutAttrInterface(),
-                                  type.getMemorySpace());
+      auto flat =
+          MemRefType::get({rows, shape.back()}, type.getElementType(),
+                          MemRefLayoutAttrInterface(), type.getMemorySpace());
       Value buffer = AllocOp::create(rewriter, alloc.getLoc(), flat);
       SmallVector<ReassociationIndices> groups(1);
       for (int64_t d = 0; d + 1 < type.getRank(); ++d)

@@ -25,22 +25,15 @@ using namespace accel;
 namespace {
 
 struct AccelStageOperandsPass
-    : accel::impl::AccelStageOperandsBase<AccelStageOperandsPass> {
-  using Base::Base;
+    : accel::CheckedOptionsPass<
+          AccelStageOperandsPass,
+          accel::impl::AccelStageOperandsBase<AccelStageOperandsPass>> {
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// Space 0 is HBM, not VMEM.
   std::string checkOptions() const {
-    return checkOptionRangeU("vmem-space", vmemSpace, 1, UINT32_MAX,
-                             "space 0 is HBM");
-  }
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
+    return checkOptionRange<uint64_t>("vmem-space", vmemSpace, 1, UINT32_MAX,
+                                      "space 0 is HBM");
   }
 
   void runOnOperation() override {
@@ -78,10 +71,9 @@ struct AccelStageOperandsPass
         if (it != staged.end())
           return it->second;
         auto type = cast<MemRefType>(v.getType());
-        auto vmemType =
-            MemRefType::get(type.getShape(), type.getElementType(),
-                            MemRefLayoutAttrInterface(),
-                            rewriter.getI64IntegerAttr(vmemSpace));
+        auto vmemType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(),
+                                        rewriter.getI64IntegerAttr(vmemSpace));
         rewriter.setInsertionPoint(op);
         Value buffer = memref::AllocOp::create(rewriter, loc, vmemType);
         staged[v] = buffer;

@@ -50,36 +50,30 @@ uint64_t tileFootprint(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
       }
     Type elem = getElementTypeOrSelf(operand.get().getType());
     bytes = llvm::SaturatingAdd(
-        bytes, llvm::SaturatingMultiply(elements,
-                                        uint64_t(elem.isBF16() ? 2 : 4)));
+        bytes,
+        llvm::SaturatingMultiply(elements, uint64_t(elem.isBF16() ? 2 : 4)));
   }
   return bytes;
 }
 
 struct AccelTileLinalgPass
-    : accel::impl::AccelTileLinalgBase<AccelTileLinalgPass> {
-  using Base::Base;
+    : accel::CheckedOptionsPass<
+          AccelTileLinalgPass,
+          accel::impl::AccelTileLinalgBase<AccelTileLinalgPass>> {
+  using CheckedOptionsPass::CheckedOptionsPass;
 
   /// The tile sizes are ISA tile dimensions and the VMEM capacity a
   /// config's: a value outside them is an error, not tiling turned off.
   std::string checkOptions() const {
     return firstOptionProblem(
-        {checkOptionRange("tile-rows", tileRows, 1, kMaxTileDim,
-                          "a tile dimension of the ISA"),
-         checkOptionRange("tile-cols", tileCols, 1, kMaxTileDim,
-                          "a tile dimension of the ISA"),
-         checkOptionRange("tile-k", tileK, 1, kMaxTileDim,
-                          "a tile dimension of the ISA"),
-         checkOptionRangeU("vmem-bytes", vmemBytes, 1, kMaxOptionVmemBytes)});
-  }
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    return initializeCheckedOptions(*this, options, errorHandler,
-                                    [&] { return checkOptions(); });
-  }
-  LogicalResult initialize(MLIRContext *context) override {
-    return checkOptionsOnInitialize(*this, context, checkOptions());
+        {checkOptionRange<int64_t>("tile-rows", tileRows, 1, kMaxTileDim,
+                                   "a tile dimension of the ISA"),
+         checkOptionRange<int64_t>("tile-cols", tileCols, 1, kMaxTileDim,
+                                   "a tile dimension of the ISA"),
+         checkOptionRange<int64_t>("tile-k", tileK, 1, kMaxTileDim,
+                                   "a tile dimension of the ISA"),
+         checkOptionRange<uint64_t>("vmem-bytes", vmemBytes, 1,
+                                    kMaxOptionVmemBytes)});
   }
 
   /// Tile sizes per loop of `op` (0: not tiled), or nullopt to leave it.
@@ -150,21 +144,22 @@ struct AccelTileLinalgPass
     });
     for (linalg::LinalgOp op : deep) {
       unsigned n = op.getNumLoops();
-      SmallVector<utils::IteratorType> iterators =
-          op.getIteratorTypesArray();
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
       ReassociationIndices lead;
       for (unsigned l = 0; l + 1 < n; ++l)
         lead.push_back(l);
       SmallVector<ReassociationIndices> folds = {lead, {int64_t(n - 1)}};
-      if (llvm::any_of(lead, [&](int64_t l) {
-            return iterators[l] != utils::IteratorType::parallel;
-          }) ||
+      if (llvm::any_of(lead,
+                       [&](int64_t l) {
+                         return iterators[l] != utils::IteratorType::parallel;
+                       }) ||
           !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folds))
         continue;
       rewriter.setInsertionPoint(op);
       linalg::LinalgOp generic = op;
       if (!isa<linalg::GenericOp, linalg::CopyOp>(op)) {
-        FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+        FailureOr<linalg::GenericOp> g =
+            linalg::generalizeNamedOp(rewriter, op);
         if (failed(g))
           continue;
         generic = *g;
