@@ -67,8 +67,8 @@ void expectSameInst(const Inst &x, const Inst &y) {
 std::string errorText(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 TEST(IsaTest, OpcodeTableMatchesDef) {
-  // 17 scalar + 3 dma + 1 mxu + 11 vpu entries in Opcodes.def.
-  EXPECT_EQ(std::size(kAllOpcodes), 32u);
+  // 17 scalar + 3 dma + 1 mxu + 18 vpu entries in Opcodes.def.
+  EXPECT_EQ(std::size(kAllOpcodes), 39u);
   std::set<uint8_t> values;
   for (const OpcodeRow &row : kAllOpcodes) {
     SCOPED_TRACE(row.mnemonic);
@@ -119,7 +119,7 @@ TEST(IsaTest, EncodeDecodeRoundTripsEveryOpcode) {
 
 TEST(IsaTest, DecodeUnknownOpcodeFails) {
   for (uint8_t bad :
-       {uint8_t(0x13), uint8_t(0x0e), uint8_t(0x4b), uint8_t(0xff)}) {
+       {uint8_t(0x13), uint8_t(0x0e), uint8_t(0x58), uint8_t(0xff)}) {
     std::array<uint8_t, kInstBytes> bytes{};
     bytes[0] = bad;
     auto r = decode(bytes);
@@ -368,11 +368,11 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 7 (u32 LE), name length 6, "sample", an
+  // Header: "ACCELBIN", version 8 (u32 LE), name length 6, "sample", an
   // empty fingerprint (length 0).
   ASSERT_GE(image.size(), 26u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 7);
+  EXPECT_EQ(image[8], 8);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
@@ -426,7 +426,7 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 7)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 8)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -575,7 +575,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   llvm::raw_string_ostream os(text);
   p.printListing(os);
   EXPECT_EQ(
-      text.rfind("; accel ISA v7 listing of 'sample': 4 instructions\n", 0),
+      text.rfind("; accel ISA v8 listing of 'sample': 4 instructions\n", 0),
       0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),
             std::string::npos);

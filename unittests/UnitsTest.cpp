@@ -40,11 +40,19 @@ TEST(UnitsTest, VpuLatencyComesFromTheOpcodesCostClass) {
   EXPECT_EQ(latency(Opcode::VSub), 5u + 4 * 1);
   EXPECT_EQ(latency(Opcode::VMul), 5u + 4 * 1);
   EXPECT_EQ(latency(Opcode::VMax), 5u + 4 * 1);
+  EXPECT_EQ(latency(Opcode::VMin), 5u + 4 * 1);
+  EXPECT_EQ(latency(Opcode::VAbs), 5u + 4 * 1);
   EXPECT_EQ(latency(Opcode::VCopy), 5u + 4 * 1);
   EXPECT_EQ(latency(Opcode::VFill), 5u + 4 * 1);
   EXPECT_EQ(latency(Opcode::VDiv), 5u + 4 * 2);
   EXPECT_EQ(latency(Opcode::VExp), 5u + 4 * 3);
+  // The transcendental functions share exp's class, rsqrt sqrt's.
+  EXPECT_EQ(latency(Opcode::VTanh), 5u + 4 * 3);
+  EXPECT_EQ(latency(Opcode::VLog), 5u + 4 * 3);
+  EXPECT_EQ(latency(Opcode::VLog1p), 5u + 4 * 3);
+  EXPECT_EQ(latency(Opcode::VErf), 5u + 4 * 3);
   EXPECT_EQ(latency(Opcode::VSqrt), 5u + 4 * 4);
+  EXPECT_EQ(latency(Opcode::VRsqrt), 5u + 4 * 4);
   EXPECT_EQ(latency(Opcode::VRSum), 5u + 4 * 6);
   EXPECT_EQ(latency(Opcode::VRMax), 5u + 4 * 6);
 }

@@ -248,6 +248,8 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
       os << " rbcast";
     if (inst.op == Opcode::VMax && (inst.flags & kFlagMaxNum))
       os << " maxnum";
+    if (inst.op == Opcode::VMin && (inst.flags & kFlagMaxNum))
+      os << " minnum";
     printBf16(os, inst, {"x", "y", "out"});
     break;
   case InstFormat::VUnary:

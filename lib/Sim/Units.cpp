@@ -341,11 +341,39 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     else
       binaryOp(maximumF);
     break;
+  case Opcode::VMin:
+    if (in.flags & isa::kFlagMaxNum)
+      binaryOp(minNumF);
+    else
+      binaryOp(minimumF);
+    break;
   case Opcode::VExp:
     unaryOp([](float a) { return std::exp(a); });
     break;
   case Opcode::VSqrt:
     unaryOp([](float a) { return std::sqrt(a); });
+    break;
+  // The C library's single-precision functions (docs/isa.md, "VPU"):
+  // correctly rounded or within an ulp or two of it, deterministic on one
+  // build, with IEEE special values (log(0) = -inf, log(x < 0) = NaN,
+  // tanh(+-inf) = +-1, erf(+-inf) = +-1, log1p(-1) = -inf).
+  case Opcode::VRsqrt:
+    unaryOp(rsqrtF);
+    break;
+  case Opcode::VTanh:
+    unaryOp([](float a) { return std::tanh(a); });
+    break;
+  case Opcode::VLog:
+    unaryOp([](float a) { return std::log(a); });
+    break;
+  case Opcode::VLog1p:
+    unaryOp([](float a) { return std::log1p(a); });
+    break;
+  case Opcode::VErf:
+    unaryOp([](float a) { return std::erf(a); });
+    break;
+  case Opcode::VAbs:
+    unaryOp([](float a) { return std::fabs(a); });
     break;
   case Opcode::VCopy:
     // f32 -> bf16 rounds, bf16 -> f32 widens: the conversions.

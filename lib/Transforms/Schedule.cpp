@@ -62,7 +62,8 @@ struct Access {
 UnitKind unitOf(Operation *op) {
   if (isa<MatmulOp>(op))
     return UnitKind::Mxu;
-  if (isa<VAddOp, VSubOp, VMulOp, VDivOp, VMaxOp, VExpOp, VSqrtOp, VCopyOp,
+  if (isa<VAddOp, VSubOp, VMulOp, VDivOp, VMaxOp, VMinOp, VExpOp, VSqrtOp,
+          VCopyOp, VRsqrtOp, VTanhOp, VLogOp, VLog1pOp, VErfOp, VAbsOp,
           VReduceSumOp, VReduceMaxOp, VFillOp>(op))
     return UnitKind::Vpu;
   return UnitKind::Scalar;

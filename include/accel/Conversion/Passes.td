@@ -105,6 +105,39 @@ def AccelDecomposeLinalg
                            "mlir::math::MathDialect"];
 }
 
+def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
+  let summary = "Fold scalar and splat constants into the linalg ops that "
+                "read them (on tensors)";
+  let description = [{
+    The frontend's second step, on tensors. Frontends spell a scalar
+    constant as a rank-0 tensor (`arith.constant dense<0.5> : tensor<f32>`)
+    read by a `linalg.generic` through a map with no results
+    (`(d0, d1) -> ()`), or broadcast it into a full tensor first by a
+    generic with no inputs; a splat constant (`dense<1.0> :
+    tensor<32x128xf32>`) is the same value everywhere. Each becomes an
+    `arith.constant` scalar in the body of the op that reads it, where the
+    linalg-to-accel conversion folds it or emits a VPU fill, instead of a
+    buffer in HBM:
+
+      - a generic's input that is a scalar or splat constant, or a rank-0
+        constant read through a map with constant results, becomes a
+        scalar constant in its body (upstream's FoldScalarOrSplatConstant
+        and InlineScalarOperands patterns, then folding of the
+        `tensor.extract` they leave);
+      - a generic with no tensor inputs (a broadcast of constants, after
+        the step above) is fused into each elementwise consumer (upstream's
+        elementwise-op fusion, restricted to such producers), so the
+        broadcast tensor is never materialized; one read by anything else
+        stays, and is converted as a VPU fill.
+
+    Rank-0 tensors that are not constants (a rank-0 function argument or a
+    value computed into one) are left as they are.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def AccelCheckOutParams
     : Pass<"accel-check-out-params", "mlir::func::FuncOp"> {
   let summary = "Refuse what buffer-results-to-out-params cannot convert: "

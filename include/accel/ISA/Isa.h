@@ -32,8 +32,9 @@ namespace isa {
 
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions. Version 7: bf16 tiles (the
-/// element-type flag bits) and the element type of every buffer.
-constexpr uint32_t kIsaVersion = 7;
+/// element-type flag bits) and the element type of every buffer. Version
+/// 8: vpu.min, abs, rsqrt, tanh, log, log1p and erf.
+constexpr uint32_t kIsaVersion = 8;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -111,7 +112,8 @@ constexpr uint8_t kFlagAccumulate = 1; ///< mxu.matmul: C += A*B.
 constexpr uint8_t kFlagBroadcast = 1;  ///< vpu binary: y is rows x 1.
 constexpr uint8_t kFlagBroadcastRow = 2; ///< vpu binary: y is 1 x cols.
 /// vpu.max, vpu.rmax: IEEE 754-2008 maxNum (a NaN operand is ignored)
-/// instead of IEEE 754-2019 maximum (a NaN operand gives NaN).
+/// instead of IEEE 754-2019 maximum (a NaN operand gives NaN); vpu.min:
+/// minNum instead of minimum.
 constexpr uint8_t kFlagMaxNum = 4;
 /// mxu.matmul and vpu.*: the tile whose address is in rs1 / rs2 / rs3 holds
 /// bf16 elements instead of f32 (MXU: A / B / C; VPU: x / y / out).

@@ -1,9 +1,8 @@
-//===- FloatMax.h - The maximum operations of the VPU ------------*- C++
-//-*-===//
+//===- FloatMax.h - The VPU's maximum, minimum and rsqrt --------*- C++ -*-===//
 //
-// The NaN semantics of vpu.max and vpu.rmax (docs/isa.md, "NaN"), shared
-// by the simulator and by the frontend's constant folding so that both
-// compute the same f32.
+// The NaN semantics of vpu.max, vpu.rmax and vpu.min (docs/isa.md, "NaN")
+// and the arithmetic of vpu.rsqrt, shared by the simulator and by the
+// frontend's constant folding so that both compute the same f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +35,31 @@ inline float maxNumF(float a, float b) {
     return a;
   return maximumF(a, b);
 }
+
+/// vpu.min by default: IEEE 754-2019 minimum (arith.minimumf): NaN when
+/// either operand is NaN, otherwise the smaller, with -0.0 < +0.0.
+inline float minimumF(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<float>::quiet_NaN();
+  if (a == b) // -0.0 and +0.0 compare equal: the negative one wins
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+/// vpu.min with kFlagMaxNum: IEEE 754-2008 minNum (arith.minnumf): a NaN
+/// operand is ignored, NaN only when both are; otherwise minimumF.
+inline float minNumF(float a, float b) {
+  if (std::isnan(a))
+    return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
+  if (std::isnan(b))
+    return a;
+  return minimumF(a, b);
+}
+
+/// vpu.rsqrt: 1 / sqrt(x) in f32 (two roundings: the square root, then
+/// the division). +inf at +-0 (the sign of 1/sqrt(-0) = 1/-0 is -inf),
+/// NaN below 0, +0 at +inf.
+inline float rsqrtF(float a) { return 1.0f / std::sqrt(a); }
 
 } // namespace accel
 

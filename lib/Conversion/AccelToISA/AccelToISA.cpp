@@ -804,8 +804,33 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
           program.code.back().flags |= isa::kFlagMaxNum;
         return success();
       })
+      .Case<VMinOp>([&](VMinOp o) -> LogicalResult {
+        if (failed(lowerVpu(o, Opcode::VMin, o.getX(), o.getY(), o.getOut())))
+          return failure();
+        if (o.getIgnoreNan())
+          program.code.back().flags |= isa::kFlagMaxNum;
+        return success();
+      })
       .Case<VExpOp>([&](VExpOp o) {
         return lowerVpu(o, Opcode::VExp, o.getX(), Value(), o.getOut());
+      })
+      .Case<VRsqrtOp>([&](VRsqrtOp o) {
+        return lowerVpu(o, Opcode::VRsqrt, o.getX(), Value(), o.getOut());
+      })
+      .Case<VTanhOp>([&](VTanhOp o) {
+        return lowerVpu(o, Opcode::VTanh, o.getX(), Value(), o.getOut());
+      })
+      .Case<VLogOp>([&](VLogOp o) {
+        return lowerVpu(o, Opcode::VLog, o.getX(), Value(), o.getOut());
+      })
+      .Case<VLog1pOp>([&](VLog1pOp o) {
+        return lowerVpu(o, Opcode::VLog1p, o.getX(), Value(), o.getOut());
+      })
+      .Case<VErfOp>([&](VErfOp o) {
+        return lowerVpu(o, Opcode::VErf, o.getX(), Value(), o.getOut());
+      })
+      .Case<VAbsOp>([&](VAbsOp o) {
+        return lowerVpu(o, Opcode::VAbs, o.getX(), Value(), o.getOut());
       })
       .Case<VSqrtOp>([&](VSqrtOp o) {
         return lowerVpu(o, Opcode::VSqrt, o.getX(), Value(), o.getOut());

@@ -23,6 +23,7 @@ using namespace accel;
 void accel::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
+  pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
   AccelFuseLinalgOptions fuse;
   fuse.tileRows = options.tileRows;
   fuse.tileCols = options.tileCols;
@@ -92,7 +93,8 @@ void accel::registerFrontendPipeline() {
   registerPassPipeline(
       "accel-from-linalg",
       "The frontend: linalg on tensors (or buffers), or affine loops with "
-      "DMAs, to the simplest correct accel program (decompose softmax, fuse "
+      "DMAs, to the simplest correct accel program (decompose softmax, "
+      "fold scalar and rank-0 constants into the ops that read them, fuse "
       "a matmul into its elementwise consumers' tile loop, bufferize, raise "
       "scalar affine loop nests, tile to VMEM-sized tiles, stage operands "
       "through VMEM, convert DMAs and ops)",

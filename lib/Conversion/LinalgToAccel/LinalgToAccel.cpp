@@ -281,7 +281,26 @@ VpuValue::Kind joinKinds(VpuValue::Kind a, VpuValue::Kind b) {
 /// ignored): vpu.max without and with its maxnum flag (docs/isa.md, "NaN").
 /// Convert is arith.extf (bf16 -> f32, exact) or arith.truncf (f32 ->
 /// bf16, to nearest even): a vpu.copy between tiles of the two types.
-enum class VpuKind { Add, Sub, Mul, Div, Max, MaxNum, Exp, Sqrt, Neg, Convert };
+enum class VpuKind {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  MaxNum,
+  Min,
+  MinNum,
+  Exp,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Log,
+  Log1p,
+  Erf,
+  Abs,
+  Neg,
+  Convert
+};
 
 /// Whether `t` is an element type of accel's VPU tiles.
 bool isVpuFloat(Type t) { return t.isF32() || t.isBF16(); }
@@ -294,8 +313,16 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
       .Case<arith::DivFOp>([](auto) { return VpuKind::Div; })
       .Case<arith::MaximumFOp>([](auto) { return VpuKind::Max; })
       .Case<arith::MaxNumFOp>([](auto) { return VpuKind::MaxNum; })
+      .Case<arith::MinimumFOp>([](auto) { return VpuKind::Min; })
+      .Case<arith::MinNumFOp>([](auto) { return VpuKind::MinNum; })
       .Case<math::ExpOp>([](auto) { return VpuKind::Exp; })
       .Case<math::SqrtOp>([](auto) { return VpuKind::Sqrt; })
+      .Case<math::RsqrtOp>([](auto) { return VpuKind::Rsqrt; })
+      .Case<math::TanhOp>([](auto) { return VpuKind::Tanh; })
+      .Case<math::LogOp>([](auto) { return VpuKind::Log; })
+      .Case<math::Log1pOp>([](auto) { return VpuKind::Log1p; })
+      .Case<math::ErfOp>([](auto) { return VpuKind::Erf; })
+      .Case<math::AbsFOp>([](auto) { return VpuKind::Abs; })
       .Case<arith::NegFOp>([](auto) { return VpuKind::Neg; })
       .Case<arith::ExtFOp, arith::TruncFOp>(
           [](Operation *cvt) -> std::optional<VpuKind> {
@@ -314,12 +341,25 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
 
 bool isCommutative(VpuKind k) {
   return k == VpuKind::Add || k == VpuKind::Mul || k == VpuKind::Max ||
-         k == VpuKind::MaxNum;
+         k == VpuKind::MaxNum || k == VpuKind::Min || k == VpuKind::MinNum;
 }
 
 bool isUnary(VpuKind k) {
-  return k == VpuKind::Exp || k == VpuKind::Sqrt || k == VpuKind::Neg ||
-         k == VpuKind::Convert;
+  switch (k) {
+  case VpuKind::Exp:
+  case VpuKind::Sqrt:
+  case VpuKind::Rsqrt:
+  case VpuKind::Tanh:
+  case VpuKind::Log:
+  case VpuKind::Log1p:
+  case VpuKind::Erf:
+  case VpuKind::Abs:
+  case VpuKind::Neg:
+  case VpuKind::Convert:
+    return true;
+  default:
+    return false;
+  }
 }
 
 /// `kind` applied to constants, as the simulator computes it in f32 (a
@@ -338,10 +378,26 @@ float foldScalar(VpuKind kind, float x, float y) {
     return accel::maximumF(x, y);
   case VpuKind::MaxNum:
     return accel::maxNumF(x, y);
+  case VpuKind::Min:
+    return accel::minimumF(x, y);
+  case VpuKind::MinNum:
+    return accel::minNumF(x, y);
   case VpuKind::Exp:
     return std::exp(x);
   case VpuKind::Sqrt:
     return std::sqrt(x);
+  case VpuKind::Rsqrt:
+    return accel::rsqrtF(x);
+  case VpuKind::Tanh:
+    return std::tanh(x);
+  case VpuKind::Log:
+    return std::log(x);
+  case VpuKind::Log1p:
+    return std::log1p(x);
+  case VpuKind::Erf:
+    return std::erf(x);
+  case VpuKind::Abs:
+    return std::fabs(x);
   case VpuKind::Neg:
     return x * -1.0f;
   case VpuKind::Convert:
@@ -476,11 +532,34 @@ public:
       VMaxOp::create(rewriter, loc, x, y, dst,
                      /*ignore_nan=*/kind == VpuKind::MaxNum);
       return;
+    case VpuKind::Min:
+    case VpuKind::MinNum:
+      VMinOp::create(rewriter, loc, x, y, dst,
+                     /*ignore_nan=*/kind == VpuKind::MinNum);
+      return;
     case VpuKind::Exp:
       VExpOp::create(rewriter, loc, x, dst);
       return;
     case VpuKind::Sqrt:
       VSqrtOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Rsqrt:
+      VRsqrtOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Tanh:
+      VTanhOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Log:
+      VLogOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Log1p:
+      VLog1pOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Erf:
+      VErfOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Abs:
+      VAbsOp::create(rewriter, loc, x, dst);
       return;
     case VpuKind::Convert:
       VCopyOp::create(rewriter, loc, x, dst);
@@ -606,8 +685,9 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
       refusal.reason = "its body has '" +
                        bodyOp->getName().getStringRef().str() +
                        "', which has no VPU counterpart (the VPU adds, "
-                       "subtracts, multiplies, divides, takes the maximum, "
-                       "exp, sqrt and negates f32 and bf16, and converts "
+                       "subtracts, multiplies, divides, takes the maximum "
+                       "and minimum, exp, log, log1p, sqrt, rsqrt, tanh, "
+                       "erf, abs and negates f32 and bf16, and converts "
                        "between them to nearest even)";
       return failure();
     }

@@ -152,6 +152,18 @@ struct ConvertMemorySpacesToAccelPass
                              "shape and the identity layout)";
         return signalPassFailure();
       }
+      if (type.getRank() == 0) {
+        // A scalar this op computes (a reduction to rank 0, a 0-loop
+        // generic) or reads (a rank-0 argument staged for it): constants
+        // were folded by accel-fold-scalars.
+        alloc.emitError()
+            << "cannot hold a rank-0 value (" << type
+            << ") in VMEM for this op: accel's tiles have rank 1 or 2, and "
+               "only rank-0 constants are supported (they fold into the ops "
+               "that read them); pass or compute the value as a 1-element "
+               "tensor (tensor<1xf32>) instead";
+        return signalPassFailure();
+      }
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           rewriter.eraseOp(user);

@@ -244,9 +244,16 @@ LogicalResult VSubOp::verify() { return verifyBinary(*this); }
 LogicalResult VMulOp::verify() { return verifyBinary(*this); }
 LogicalResult VDivOp::verify() { return verifyBinary(*this); }
 LogicalResult VMaxOp::verify() { return verifyBinary(*this); }
+LogicalResult VMinOp::verify() { return verifyBinary(*this); }
 LogicalResult VExpOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VSqrtOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VCopyOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VRsqrtOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VTanhOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VLogOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VLog1pOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VErfOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VAbsOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VReduceSumOp::verify() { return verifyUnary(*this, true); }
 LogicalResult VReduceMaxOp::verify() { return verifyUnary(*this, true); }
 

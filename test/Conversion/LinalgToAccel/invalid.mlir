@@ -82,11 +82,11 @@ func.func @transposed_operand(%x: memref<8x8xf32, #vmem>, %y: memref<8x8xf32, #v
 
 #vmem = #accel.space<vmem>
 func.func @no_vpu_op(%x: memref<8x128xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'math.tanh', which has no VPU counterpart}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'math.sin', which has no VPU counterpart}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       outs(%x : memref<8x128xf32, #vmem>) {
   ^bb0(%a: f32):
-    %t = math.tanh %a : f32
+    %t = math.sin %a : f32
     linalg.yield %t : f32
   }
   return
@@ -256,7 +256,7 @@ func.func @no_accel_space(%a: memref<8x128xf32>, %b: memref<8x128xf32>) {
 // conversion to a type the VPU has not, have no VPU counterpart.
 #vmem = #accel.space<vmem>
 func.func @truncf_toward_zero(%x: memref<8x128xf32, #vmem>, %y: memref<8x128xbf16, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum, exp, sqrt and negates f32 and bf16, and converts between them to nearest even)}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum and minimum, exp, log, log1p, sqrt, rsqrt, tanh, erf, abs and negates f32 and bf16, and converts between them to nearest even)}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x128xf32, #vmem>) outs(%y : memref<8x128xbf16, #vmem>) {
   ^bb0(%a: f32, %o: bf16):

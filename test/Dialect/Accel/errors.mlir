@@ -745,6 +745,31 @@ func.func @vexp_out_hbm(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x
 
 // -----
 
+// vtanh, vmin: the new VPU ops verify like the others.
+func.func @vtanh_x_hbm(%x: memref<8x128xf32, #accel.space<hbm>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vtanh' op operand 'x' must be in vmem, not hbm}}
+  accel.vtanh %x, %o : memref<8x128xf32, #accel.space<hbm>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @vrsqrt_out_rows(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<4x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vrsqrt' op out must be 8x128, not 4x128}}
+  accel.vrsqrt %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<4x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @vmin_out_hbm(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<hbm>>) {
+  // expected-error @+1 {{'accel.vmin' op operand 'out' must be in vmem, not hbm}}
+  accel.vmin %x, %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<hbm>>
+  return
+}
+
+// -----
+
 // vexp: out columns differ.
 func.func @vexp_out_cols(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x1xf32, #accel.space<vmem>>) {
   // expected-error @+1 {{'accel.vexp' op out must be 8x128, not 8x1}}

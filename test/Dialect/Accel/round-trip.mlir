@@ -154,6 +154,26 @@ func.func @vunary(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xf3
   return
 }
 
+// CHECK-LABEL: func.func @vmath
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: memref<8x128xf32, #accel.space<vmem>>, %[[O:[a-zA-Z0-9_]+]]: memref<8x128xbf16, #accel.space<vmem>>)
+// CHECK: accel.vrsqrt %[[X]], %[[O]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xbf16, #accel.space<vmem>>
+// CHECK: accel.vtanh %[[O]], %[[X]] : memref<8x128xbf16, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.vlog %[[X]], %[[X]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.vlog1p %[[X]], %[[X]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.verf %[[X]], %[[X]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.vabs %[[X]], %[[X]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.vmin %[[X]], %[[X]], %[[X]] {ignore_nan} : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+func.func @vmath(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xbf16, #accel.space<vmem>>) {
+  accel.vrsqrt %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xbf16, #accel.space<vmem>>
+  accel.vtanh %o, %x : memref<8x128xbf16, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.vlog %x, %x : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.vlog1p %x, %x : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.verf %x, %x : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.vabs %x, %x : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.vmin %x, %x, %x {ignore_nan} : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
 // CHECK-LABEL: func.func @vunary_1d
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: memref<64xf32, #accel.space<vmem>>, %[[O:[a-zA-Z0-9_]+]]: memref<64xf32, #accel.space<vmem>>)
 // CHECK: accel.vexp %[[X]], %[[O]] : memref<64xf32, #accel.space<vmem>>, memref<64xf32, #accel.space<vmem>>

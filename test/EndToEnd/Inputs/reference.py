@@ -11,6 +11,7 @@
       right in f32; NumPy computes the reference in f64).
 """
 import argparse
+import math
 import os
 import sys
 
@@ -112,6 +113,45 @@ def affine_scalar_ref(a):
     return {2: x * w + x}
 
 
+def vpu_math_inputs(rng):
+    x = rand(rng, 64, 256, scale=2.0)
+    p = (np.abs(rand(rng, 64, 256, scale=3.0)) + 0.05).astype(np.float32)
+    return {0: x, 1: p}
+
+
+def erf(x):
+    return np.vectorize(math.erf)(x)
+
+
+def vpu_math_ref(a):
+    x, p = (a[i].astype(np.float64) for i in range(2))
+    return {2: np.tanh(x) + 0.5 * erf(x) - np.abs(x) / np.sqrt(p) +
+               np.log(p) + np.log1p(p) + np.minimum(x, 0.25) +
+               np.maximum(x, -0.25)}
+
+
+# IEEE special values through each function: one column per function
+# (vpu-math-special.mlir), one row per input value.
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, np.inf, -np.inf, np.nan,
+                    1e-30, -1e-30, 88.0, -88.0, 1e30], np.float32)
+
+
+def vpu_math_special_inputs(rng):
+    x = np.zeros((16, 8), np.float32)
+    x[:len(SPECIAL), :] = SPECIAL[:, None]
+    return {0: x}
+
+
+def vpu_math_special_ref(a):
+    x = a[0][:, 0].astype(np.float32)
+    with np.errstate(all="ignore"):
+        cols = [np.tanh(x), np.log(x), np.log1p(x),
+                np.float32(1) / np.sqrt(x), erf(x.astype(np.float64)),
+                np.abs(x), np.minimum(x, np.float32(0.0)),
+                np.fmin(x, np.float32(0.0))]
+    return {1: np.stack([c.astype(np.float64) for c in cols], axis=1)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -122,6 +162,9 @@ PROGRAMS = {
     "affine-matmul": (affine_matmul_inputs, affine_matmul_ref, 1e-5),
     "affine-rows": (affine_rows_inputs, affine_rows_ref, 1e-5),
     "affine-scalar": (affine_scalar_inputs, affine_scalar_ref, 1e-5),
+    "vpu-math": (vpu_math_inputs, vpu_math_ref, 1e-5),
+    "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
+                         "elementwise"),
 }
 
 
@@ -135,7 +178,10 @@ def main():
     p.add_argument("program", choices=sorted(PROGRAMS))
     p.add_argument("dirs", nargs="+")
     args = p.parse_args()
-    make_inputs, reference, rtol = PROGRAMS[args.program]
+    # A fourth entry "elementwise": the tolerance is relative to each
+    # element only (values of very different magnitudes side by side).
+    make_inputs, reference, rtol, *scale = PROGRAMS[args.program]
+    elementwise = scale == ["elementwise"]
     rng = np.random.default_rng(20261124)
     inputs = make_inputs(rng)
     if args.mode == "inputs":
@@ -153,10 +199,24 @@ def main():
                   f"want float32 {want.shape}")
             ok = False
             continue
-        err = np.abs(got.astype(np.float64) - want)
+        # IEEE special values must match exactly: a NaN where the reference
+        # has one, the same infinity.
+        special = ~np.isfinite(want)
+        g = got.astype(np.float64)
+        same = (np.isnan(g) & np.isnan(want)) | (g == want)
+        if not same[special].all():
+            bad = np.argwhere(special & ~same)[0]
+            print(f"{args.program}: arg{i}: at {tuple(bad)} got "
+                  f"{got[tuple(bad)]!r}, want {want[tuple(bad)]!r}: MISMATCH")
+            ok = False
+            continue
+        want = np.where(special, 0.0, want)
+        g = np.where(special, 0.0, g)
+        err = np.abs(g - want)
         # Relative to each element and to the largest (accumulation order
         # errors scale with the magnitude of the terms, not of the sum).
-        bound = rtol * (np.abs(want) + np.abs(want).max())
+        bound = rtol * (np.abs(want) +
+                        (0.0 if elementwise else np.abs(want).max()))
         worst = float((err / np.maximum(bound, 1e-30)).max())
         status = "ok" if worst <= 1.0 else "MISMATCH"
         ok &= worst <= 1.0

@@ -234,6 +234,16 @@ def Accel_VMaxOp : Accel_VBinaryOp<"vmax", "max", (ins UnitAttr:$ignore_nan),
     result is NaN only when both are.
   }]>;
 
+def Accel_VMinOp : Accel_VBinaryOp<"vmin", "min", (ins UnitAttr:$ignore_nan),
+                                   [{
+
+    NaN (docs/isa.md, "NaN"): by default the IEEE 754-2019 `minimum`
+    (`arith.minimumf`): the result is NaN when either operand is NaN, in
+    either position, and -0.0 < +0.0. With `ignore_nan` it is the IEEE
+    754-2008 `minNum` (`arith.minnumf`): a NaN operand is ignored, and the
+    result is NaN only when both are.
+  }]>;
+
 class Accel_VUnaryOp<string mnemonic, string what>
     : Accel_Op<mnemonic> {
   let summary = "VPU elementwise " # what # " of a VMEM tile";
@@ -254,6 +264,12 @@ class Accel_VUnaryOp<string mnemonic, string what>
 def Accel_VExpOp : Accel_VUnaryOp<"vexp", "exp">;
 def Accel_VSqrtOp : Accel_VUnaryOp<"vsqrt", "sqrt">;
 def Accel_VCopyOp : Accel_VUnaryOp<"vcopy", "copy">;
+def Accel_VRsqrtOp : Accel_VUnaryOp<"vrsqrt", "rsqrt">;
+def Accel_VTanhOp : Accel_VUnaryOp<"vtanh", "tanh">;
+def Accel_VLogOp : Accel_VUnaryOp<"vlog", "log">;
+def Accel_VLog1pOp : Accel_VUnaryOp<"vlog1p", "log1p">;
+def Accel_VErfOp : Accel_VUnaryOp<"verf", "erf">;
+def Accel_VAbsOp : Accel_VUnaryOp<"vabs", "abs">;
 
 class Accel_VReduceOp<string mnemonic, string what, dag extraArgs = (ins),
                       string extraDoc = "">
