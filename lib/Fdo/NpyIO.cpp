@@ -365,6 +365,20 @@ llvm::Expected<HbmInput> accel::readNpyInput(llvm::StringRef bytes,
   return input;
 }
 
+/// The shape the program declares for HBM argument `index` of `entry`
+/// (memref type `type`): () for the arguments the frontend's
+/// accel-expand-rank0 made one element (the function's `accel.rank0`),
+/// else the memref's shape.
+static llvm::SmallVector<int64_t> getDeclaredShape(func::FuncOp entry,
+                                                   unsigned index,
+                                                   MemRefType type) {
+  if (auto rank0 = entry->getAttrOfType<DenseI64ArrayAttr>("accel.rank0"))
+    if (llvm::is_contained(rank0.asArrayRef(), int64_t(index)) &&
+        type.getNumElements() == 1)
+      return {};
+  return llvm::to_vector(type.getShape());
+}
+
 llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
                                              llvm::StringRef spec) {
   auto fail = [&](const llvm::Twine &why) -> llvm::Error {
@@ -389,7 +403,7 @@ llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
     return fail("cannot open '" + path +
                 "': " + llvm::toString(file.takeError()));
   auto input = readNpyInput((*file)->getBuffer(), path, *index, element,
-                            type->getShape());
+                            getDeclaredShape(entry, *index, *type));
   if (!input)
     return fail(llvm::toString(input.takeError()));
   input->source = ("--input '" + spec + "'").str();
@@ -416,7 +430,8 @@ llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
     if (digits.getAsInteger(10, index) || index >= entry.getNumArguments())
       continue;
     auto type = cast<MemRefType>(entry.getArgument(index).getType());
-    std::vector<size_t> shape(type.getShape().begin(), type.getShape().end());
+    llvm::SmallVector<int64_t> declared = getDeclaredShape(entry, index, type);
+    std::vector<size_t> shape(declared.begin(), declared.end());
     std::string text;
     if (type.getElementType().isInteger(32)) {
       std::vector<int32_t> values(bytes.size() / 4);

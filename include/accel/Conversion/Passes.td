@@ -138,6 +138,37 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def AccelExpandRank0 : Pass<"accel-expand-rank0", "mlir::func::FuncOp"> {
+  let summary = "Give rank-0 tensors one dimension of size 1 (on tensors)";
+  let description = [{
+    The frontend's step after accel-fold-scalars. accel's tiles have rank 1
+    or 2, so a rank-0 tensor that is not a folded constant (a loss reduced
+    to a scalar, a rank-0 argument or result, a 0-loop `linalg.generic`)
+    becomes `tensor<1xT>`, and the ops on it follow:
+
+      - a `linalg.generic` operand that was rank 0 is indexed by
+        `(d...) -> (0)`; a generic with no loops gets one parallel loop of
+        one iteration (`(d0) -> (d0)` on each such operand);
+      - a generic whose only loop reduces into one element (a reduction to
+        a scalar) gets a leading parallel loop of one iteration that
+        indexes the output, so it is a row reduction of the VPU;
+      - `arith.constant`, `tensor.empty`, `linalg.fill`, `tensor.extract`
+        (index 0), `tensor.expand_shape` and `tensor.collapse_shape` follow
+        the new type;
+      - the function's rank-0 arguments and results become `tensor<1xT>`,
+        and its `accel.rank0` attribute lists them in the numbering of the
+        HBM arguments after buffer-results-to-out-params (the arguments,
+        then the results): `accel-replay --input` takes a .npy of shape ()
+        for them, and `--output-dir` writes one.
+
+    Any other op on a rank-0 tensor is one error at the op, and so is a
+    function with a rank-0 argument or result that is called.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def AccelCheckOutParams
     : Pass<"accel-check-out-params", "mlir::func::FuncOp"> {
   let summary = "Refuse what buffer-results-to-out-params cannot convert: "

@@ -24,6 +24,7 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
   pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
+  pm.addNestedPass<func::FuncOp>(createAccelExpandRank0());
   AccelFuseLinalgOptions fuse;
   fuse.tileRows = options.tileRows;
   fuse.tileCols = options.tileCols;

@@ -246,6 +246,8 @@ LogicalResult convertMatmul(IRRewriter &rewriter, linalg::MatmulOp op,
 struct VpuValue {
   enum Kind {
     Scalar, ///< the same constant everywhere
+    Element, ///< the same value everywhere, from a 1-element buffer (a
+             ///< rank-0 value of the program, accel-expand-rank0)
     Column, ///< one value per row: an R x 1 buffer (broadcast along j)
     Row,    ///< one value per column: a 1 x C buffer (broadcast along i)
     Tile,   ///< an R x C buffer
@@ -272,6 +274,11 @@ VpuValue::Kind joinKinds(VpuValue::Kind a, VpuValue::Kind b) {
   if (a == b || b == VpuValue::Scalar)
     return a;
   if (a == VpuValue::Scalar)
+    return b;
+  // One element broadcasts to anything.
+  if (b == VpuValue::Element)
+    return a;
+  if (a == VpuValue::Element)
     return b;
   return VpuValue::Tile; // Tile with anything, or Column with Row
 }
@@ -431,6 +438,8 @@ public:
       return temporary(rows, 1, type);
     case VpuValue::Row:
       return temporary(1, cols, type);
+    case VpuValue::Element:
+      return temporary(1, 1, type);
     default:
       return temporary(rows, cols, type);
     }
@@ -447,6 +456,21 @@ public:
     Value t = dst ? dst : temporary(kind, v.type);
     if (v.kind == VpuValue::Scalar) {
       VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(v.scalar));
+      return t;
+    }
+    if (v.kind == VpuValue::Element) {
+      // 0 + the element: into a column by the row broadcast (it is one
+      // row of one column), into a row by the column broadcast; a full
+      // tile from the column.
+      Value from = v.buffer;
+      if (kind == VpuValue::Tile) {
+        from = as(v, VpuValue::Column);
+        VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(0.0f));
+        VAddOp::create(rewriter, loc, t, from, t);
+        return t;
+      }
+      VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(0.0f));
+      VAddOp::create(rewriter, loc, t, from, t);
       return t;
     }
     assert(kind == VpuValue::Tile && "only a full tile broadcasts a buffer");
@@ -494,7 +518,8 @@ public:
       bool broadcastable = result == VpuValue::Tile &&
                            (b.kind == VpuValue::Column || b.kind == VpuValue::Row);
       y = broadcastable ? b.buffer
-          : b.kind == VpuValue::Scalar && result == VpuValue::Tile
+          : (b.kind == VpuValue::Scalar || b.kind == VpuValue::Element) &&
+                  result == VpuValue::Tile
               ? as(b, VpuValue::Column) // a filled R x 1 column
               : as(b, result);
     }
@@ -650,10 +675,9 @@ FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
       return transposed();
     return VpuValue::of(VpuValue::Row, v);
   }
-  refusal.reason = (role + " is one element read by every iteration; pass "
-                           "it as a constant")
-                       .str();
-  return failure();
+  // One element read by every iteration (every dimension has size 1): a
+  // value the VPU broadcasts.
+  return VpuValue::of(VpuValue::Element, v);
 }
 
 /// The body ops `result` depends on, in order, checked to be VPU ops on

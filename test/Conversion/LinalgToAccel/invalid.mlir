@@ -200,21 +200,6 @@ func.func @row_read_as_column(%x: memref<8x128xf32, #vmem>, %b: memref<1x8xf32, 
 // -----
 
 #vmem = #accel.space<vmem>
-func.func @one_element(%x: memref<8x128xf32, #vmem>, %b: memref<1x1xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is one element read by every iteration; pass it as a constant}}
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, 0)>, affine_map<(i, j) -> (i, j)>],
-                  iterator_types = ["parallel", "parallel"]}
-      ins(%x, %b : memref<8x128xf32, #vmem>, memref<1x1xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
-  ^bb0(%a: f32, %c: f32, %o: f32):
-    %s = arith.addf %a, %c : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-
-// -----
-
-#vmem = #accel.space<vmem>
 func.func @shifted_index(%x: memref<8x128xf32, #vmem>, %y: memref<8x129xf32, #vmem>) {
   // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0's indexing map (d0, d1) -> (d0, d1 + 1) indexes a dimension by neither a loop index nor 0}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j + 1)>, affine_map<(i, j) -> (i, j)>],

@@ -441,3 +441,26 @@ func.func @elementwise_max(%a: memref<8x128xf32, #vmem>, %b: memref<8x128xf32, #
   }
   return
 }
+
+// -----
+
+// One element read by every iteration (a rank-0 value of the program,
+// accel-expand-rank0): 0 + it into a column by the row broadcast, then the
+// column broadcast along the rows.
+// CHECK-LABEL: func.func @one_element(
+// CHECK-SAME:      %[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[B:.*]]: memref<1x1xf32, #accel.space<vmem>>
+// CHECK:         %[[C:.*]] = accel.alloc : memref<8x1xf32, #accel.space<vmem>>
+// CHECK:         accel.vfill %[[C]], 0.000000e+00
+// CHECK:         accel.vadd %[[C]], %[[B]], %[[C]] : memref<8x1xf32, #accel.space<vmem>>, memref<1x1xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>
+// CHECK:         accel.vadd %[[X]], %[[C]], %[[X]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+#vmem = #accel.space<vmem>
+func.func @one_element(%x: memref<8x128xf32, #vmem>, %b: memref<1x1xf32, #vmem>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, 0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<8x128xf32, #vmem>, memref<1x1xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -152,6 +152,16 @@ def vpu_math_special_ref(a):
     return {1: np.stack([c.astype(np.float64) for c in cols], axis=1)}
 
 
+def rank0_inputs(rng):
+    return {0: rand(rng, 16, 256) + 2.0, 1: np.array(1.5, np.float32)}
+
+
+def rank0_ref(a):
+    x, s = a[0].astype(np.float64), float(a[1])
+    mean = x.mean()
+    return {2: x / mean * s, 3: np.array(mean)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -163,6 +173,7 @@ PROGRAMS = {
     "affine-rows": (affine_rows_inputs, affine_rows_ref, 1e-5),
     "affine-scalar": (affine_scalar_inputs, affine_scalar_ref, 1e-5),
     "vpu-math": (vpu_math_inputs, vpu_math_ref, 1e-5),
+    "rank0": (rank0_inputs, rank0_ref, 1e-5),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
 }

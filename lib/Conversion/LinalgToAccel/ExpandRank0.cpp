@@ -1,0 +1,277 @@
+//===- ExpandRank0.cpp - rank-0 tensors as one element of rank 1 ----------===//
+//
+// Passes.td, accel-expand-rank0: accel's tiles have rank 1 or 2, so every
+// rank-0 tensor of a function (an argument, a result, a reduction to a
+// scalar, a 0-loop generic) becomes a tensor of one element, `tensor<1xT>`,
+// and the ops on it are rewritten to match: maps with no results index the
+// one element ((d...) -> (0)), a generic with no loops gets one loop of one
+// iteration, and a reduction of its only loop gets a leading parallel loop
+// of one iteration (the VPU reduces the rows of a 2-D tile). The function's
+// `accel.rank0` attribute lists the HBM arguments (in their order after
+// buffer-results-to-out-params: the arguments, then the results) that were
+// rank 0, so that .npy files of shape () go in and come out for them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace accel {
+#define GEN_PASS_DEF_ACCELEXPANDRANK0
+#include "accel/Conversion/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+
+namespace {
+
+bool isRank0Tensor(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && tensor.getRank() == 0;
+}
+
+/// `tensor<T>` as `tensor<1xT>`; any other type unchanged.
+Type expanded(Type t) {
+  if (!isRank0Tensor(t))
+    return t;
+  auto tensor = cast<RankedTensorType>(t);
+  return RankedTensorType::get({1}, tensor.getElementType(),
+                               tensor.getEncoding());
+}
+
+/// The generic `op` rebuilt with `maps` and `iterators` (same operands,
+/// result types from the inits, region moved).
+linalg::GenericOp rebuildGeneric(OpBuilder &b, linalg::GenericOp op,
+                                 ArrayRef<AffineMap> maps,
+                                 ArrayRef<utils::IteratorType> iterators) {
+  b.setInsertionPoint(op);
+  SmallVector<Type> resultTypes;
+  for (Value init : op.getDpsInits())
+    resultTypes.push_back(init.getType());
+  auto generic = linalg::GenericOp::create(
+      b, op.getLoc(), resultTypes, op.getDpsInputs(), op.getDpsInits(), maps,
+      iterators);
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  generic.getRegion().takeBody(op.getRegion());
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+  return generic;
+}
+
+/// A generic that reads or writes a tensor<1xT> that was rank 0: its maps
+/// with no results index element 0; with no loops, it gets one loop of one
+/// iteration.
+void expandGeneric(OpBuilder &b, linalg::GenericOp op,
+                   const llvm::DenseSet<OpOperand *> &wasRank0) {
+  MLIRContext *ctx = op.getContext();
+  unsigned numLoops = op.getNumLoops();
+  bool addLoop = numLoops == 0;
+  unsigned newLoops = addLoop ? 1 : numLoops;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (wasRank0.contains(&operand)) {
+      // The one element: the new loop itself when it was added (its
+      // extent then comes from this operand), else element 0.
+      AffineExpr e = addLoop ? getAffineDimExpr(0, ctx)
+                             : getAffineConstantExpr(0, ctx);
+      maps.push_back(AffineMap::get(newLoops, 0, e));
+      continue;
+    }
+    maps.push_back(AffineMap::get(newLoops, 0, map.getResults(), ctx));
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (addLoop)
+    iterators.push_back(utils::IteratorType::parallel);
+  rebuildGeneric(b, op, maps, iterators);
+}
+
+/// A generic whose only loop is a reduction into a one-element output
+/// (what a reduction to rank 0 becomes): a leading parallel loop of one
+/// iteration, which indexes the output, makes it a row reduction.
+void addRowLoop(OpBuilder &b, linalg::GenericOp op) {
+  MLIRContext *ctx = op.getContext();
+  AffineExpr row = getAffineDimExpr(0, ctx);
+  AffineExpr col = getAffineDimExpr(1, ctx);
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (op.isDpsInit(&operand)) {
+      maps.push_back(AffineMap::get(2, 0, row));
+      continue;
+    }
+    maps.push_back(map.replaceDimsAndSymbols({col}, {}, 2, 0));
+  }
+  rebuildGeneric(b, op, maps,
+                 {utils::IteratorType::parallel,
+                  utils::IteratorType::reduction});
+}
+
+/// Whether `op` reduces its only loop into outputs of one element each.
+bool reducesOnlyLoopToOneElement(linalg::GenericOp op) {
+  if (op.getNumLoops() != 1 || op.getNumReductionLoops() != 1)
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    auto type = dyn_cast<RankedTensorType>(init.get().getType());
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (!type || type.getRank() != 1 || type.getDimSize(0) != 1 ||
+        map.getNumResults() != 1 || !isa<AffineConstantExpr>(map.getResult(0)))
+      return false;
+  }
+  return true;
+}
+
+struct AccelExpandRank0Pass
+    : accel::impl::AccelExpandRank0Base<AccelExpandRank0Pass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    FunctionType type = func.getFunctionType();
+    bool signature = llvm::any_of(type.getInputs(), isRank0Tensor) ||
+                     llvm::any_of(type.getResults(), isRank0Tensor);
+    if (signature) {
+      auto module = func->getParentOfType<ModuleOp>();
+      if (module && !SymbolTable::symbolKnownUseEmpty(func, module)) {
+        func.emitError() << "@" << func.getSymName()
+                         << " takes or returns a rank-0 tensor and is "
+                            "called: only an entry function's rank-0 "
+                            "arguments and results become one element";
+        return signalPassFailure();
+      }
+    }
+
+    // Rank-0 values, in the order they are defined; each gets its type
+    // tensor<1xT>, and each op using one is rewritten below.
+    OpBuilder b(func.getContext());
+    llvm::DenseSet<Value> rank0Values; // before their types changed
+    llvm::DenseSet<OpOperand *> wasRank0;
+    SmallVector<linalg::GenericOp> generics;
+    bool failedOp = false;
+    for (BlockArgument arg : func.getArguments())
+      if (isRank0Tensor(arg.getType())) {
+        rank0Values.insert(arg);
+        arg.setType(expanded(arg.getType()));
+      }
+    func.walk([&](Operation *op) {
+      if (failedOp)
+        return WalkResult::interrupt();
+      for (OpOperand &use : op->getOpOperands())
+        if (rank0Values.contains(use.get()))
+          wasRank0.insert(&use);
+      bool hasRank0 =
+          llvm::any_of(op->getResultTypes(), isRank0Tensor) ||
+          llvm::any_of(op->getOpOperands(), [&](OpOperand &use) {
+            return wasRank0.contains(&use);
+          });
+      if (!hasRank0)
+        return WalkResult::advance();
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+        if (dense && isRank0Tensor(dense.getType())) {
+          auto shaped = cast<ShapedType>(expanded(dense.getType()));
+          constant.setValueAttr(dense.reshape(shaped));
+          rank0Values.insert(constant.getResult());
+          constant.getResult().setType(shaped);
+          return WalkResult::advance();
+        }
+      } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+        generics.push_back(generic);
+      } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+        if (extract.getIndices().empty()) {
+          b.setInsertionPoint(extract);
+          Value zero =
+              arith::ConstantIndexOp::create(b, extract.getLoc(), 0);
+          extract.getIndicesMutable().assign(zero);
+        }
+      } else if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
+        // tensor<T> -> tensor<1x...x1xT>: one group of every result dim.
+        SmallVector<ReassociationIndices> groups(1);
+        for (int64_t d = 0; d < reshape.getResultType().getRank(); ++d)
+          groups[0].push_back(d);
+        reshape.setReassociationAttr(b.getArrayAttr(llvm::map_to_vector(
+            groups, [&](const ReassociationIndices &g) -> Attribute {
+              return b.getI64ArrayAttr(g);
+            })));
+      } else if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
+        SmallVector<ReassociationIndices> groups(1);
+        for (int64_t d = 0; d < reshape.getSrcType().getRank(); ++d)
+          groups[0].push_back(d);
+        reshape.setReassociationAttr(b.getArrayAttr(llvm::map_to_vector(
+            groups, [&](const ReassociationIndices &g) -> Attribute {
+              return b.getI64ArrayAttr(g);
+            })));
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        // The callee's own run of this pass reports it (one error), unless
+        // it has no body.
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (!callee || callee.isExternal())
+          call.emitError() << "a rank-0 tensor passed to or returned by @"
+                           << call.getCallee()
+                           << ", which has no body: accel's tiles have rank "
+                              "1 or 2";
+        failedOp = true;
+        return WalkResult::interrupt();
+      } else if (!isa<tensor::EmptyOp, linalg::FillOp, func::ReturnOp>(op)) {
+        op->emitError() << "'" << op->getName()
+                        << "' on a rank-0 tensor: accel's tiles have rank 1 "
+                           "or 2, and rank-0 values are supported in "
+                           "linalg.generic, linalg.fill, tensor.empty, "
+                           "tensor.extract and reshapes only";
+        failedOp = true;
+        return WalkResult::interrupt();
+      }
+      for (OpResult result : op->getResults())
+        if (isRank0Tensor(result.getType())) {
+          rank0Values.insert(result);
+          result.setType(expanded(result.getType()));
+        }
+      return WalkResult::advance();
+    });
+    if (failedOp)
+      return signalPassFailure();
+    for (linalg::GenericOp generic : generics) {
+      llvm::DenseSet<OpOperand *> operands;
+      for (OpOperand &use : generic->getOpOperands())
+        if (wasRank0.contains(&use))
+          operands.insert(&use);
+      expandGeneric(b, generic, operands);
+    }
+    // Reductions to one element (rank 0 before) reduce a row.
+    SmallVector<linalg::GenericOp> reductions;
+    func.walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() && reducesOnlyLoopToOneElement(op))
+        reductions.push_back(op);
+    });
+    for (linalg::GenericOp op : reductions)
+      addRowLoop(b, op);
+
+    if (!signature)
+      return;
+    // The HBM arguments that were rank 0: the arguments, then the results
+    // (buffer-results-to-out-params appends one argument per result).
+    SmallVector<int64_t> rank0;
+    for (auto [i, t] : llvm::enumerate(type.getInputs()))
+      if (isRank0Tensor(t))
+        rank0.push_back(int64_t(i));
+    for (auto [i, t] : llvm::enumerate(type.getResults()))
+      if (isRank0Tensor(t))
+        rank0.push_back(int64_t(type.getNumInputs() + i));
+    func.setType(FunctionType::get(
+        func.getContext(), llvm::map_to_vector(type.getInputs(), expanded),
+        llvm::map_to_vector(type.getResults(), expanded)));
+    func->setAttr("accel.rank0", b.getDenseI64ArrayAttr(rank0));
+  }
+};
+
+} // namespace
