@@ -238,8 +238,18 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     the rest. An op with more than two loops whose leading loops are
     parallel and read in order by every operand (a batch of rows) first
     has them folded into one (upstream's `collapseOpIterationDims` on its
-    generic form, with `memref.collapse_shape` views); other ops with more
-    than two loops are left as they are (accel-stage-operands names them).
+    generic form, with `memref.collapse_shape` views). Any other op with
+    more than two loops (a contraction: more than three) becomes loops of
+    one iteration per leading index around an op on 2-D tiles: the batch
+    dimensions of a contraction (`linalg.batch_matmul`, an einsum with a
+    batch dimension; upstream's `inferContractionDims`) or every loop but
+    the last two of another op (heads split out of the rows, a broadcast
+    of a unit dimension) are tiled by 1, and the unit dimensions this
+    leaves are dropped with rank-reducing `memref.subview`s; a contraction
+    left in matmul form ((m, k) x (k, n) -> (m, n)) becomes `linalg.matmul`.
+    An op whose leading loops index an operand other than alone (a
+    convolution's `oh + kh`) is left as it is (accel-stage-operands names
+    it).
   }];
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",

@@ -45,6 +45,17 @@ struct AccelStageOperandsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       Location loc = op.getLoc();
+      if (op.getNumLoops() == 3 && !isa<linalg::MatmulOp>(op) &&
+          linalg::isaContractionOpInterface(op)) {
+        // accel-tile-linalg made every contraction in matmul form one.
+        op.emitError()
+            << "cannot stage a contraction whose operands are not in matmul "
+               "form ((m, k) x (k, n) -> (m, n)): the MXU computes A x B, "
+               "and a transposed operand (x @ w.T, an einsum contracting "
+               "the last dimensions of both sides) is not supported yet; "
+               "store the operand transposed instead";
+        return signalPassFailure();
+      }
       if (op.getNumLoops() > 2 && !isa<linalg::MatmulOp>(op)) {
         op.emitError() << "cannot stage an op with " << op.getNumLoops()
                        << " loops: accel's tiles have rank 1 or 2, and its "

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace accel {
@@ -113,6 +115,159 @@ struct AccelTileLinalgPass
     return tile;
   }
 
+  /// `generic` (on buffers) without its loops `drop`, each of one
+  /// iteration: every operand indexed by one of them is viewed without that
+  /// dimension (a rank-reducing memref.subview), and the maps and iterators
+  /// lose it. Failure (nothing created) when a dropped loop indexes an
+  /// operand other than alone in a dimension (d0 + d1) or a dimension is
+  /// not of size 1.
+  FailureOr<linalg::GenericOp>
+  dropUnitLoops(IRRewriter &rewriter, linalg::GenericOp generic,
+                const llvm::SmallDenseSet<unsigned> &drop) {
+    unsigned n = generic.getNumLoops();
+    llvm::SmallBitVector dropped(n);
+    for (unsigned l : drop)
+      dropped.set(l);
+    struct Plan {
+      SmallVector<AffineExpr> kept;
+      SmallVector<int64_t> keptShape;
+      bool reduce = false;
+    };
+    SmallVector<Plan> plans;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      Plan plan;
+      for (auto [k, e] : llvm::enumerate(map.getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (d && dropped.test(d.getPosition())) {
+          if (!type || type.getDimSize(k) != 1)
+            return failure();
+          plan.reduce = true;
+          continue;
+        }
+        for (unsigned l : drop)
+          if (e.isFunctionOfDim(l))
+            return failure();
+        plan.kept.push_back(e);
+        if (type)
+          plan.keptShape.push_back(type.getDimSize(k));
+      }
+      plans.push_back(std::move(plan));
+    }
+    Location loc = generic.getLoc();
+    SmallVector<Value> operands;
+    SmallVector<AffineMap> maps;
+    for (auto [operand, plan] : llvm::zip(generic->getOpOperands(), plans)) {
+      Value v = operand.get();
+      if (plan.reduce) {
+        auto type = cast<MemRefType>(v.getType());
+        SmallVector<int64_t> offsets(type.getRank(), 0),
+            strides(type.getRank(), 1);
+        auto reduced = memref::SubViewOp::inferRankReducedResultType(
+            plan.keptShape, type, offsets, type.getShape(), strides);
+        v = memref::SubViewOp::create(
+            rewriter, loc, cast<MemRefType>(reduced), v,
+            getAsIndexOpFoldResult(rewriter.getContext(), offsets),
+            getAsIndexOpFoldResult(rewriter.getContext(), type.getShape()),
+            getAsIndexOpFoldResult(rewriter.getContext(), strides));
+      }
+      operands.push_back(v);
+      maps.push_back(compressDims(
+          AffineMap::get(n, 0, plan.kept, rewriter.getContext()), dropped));
+    }
+    SmallVector<utils::IteratorType> iterators;
+    for (auto [l, it] : llvm::enumerate(generic.getIteratorTypesArray()))
+      if (!dropped.test(l))
+        iterators.push_back(it);
+    unsigned numInputs = generic.getNumDpsInputs();
+    auto result = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{}, ArrayRef(operands).take_front(numInputs),
+        ArrayRef(operands).drop_front(numInputs), maps, iterators);
+    result.getRegion().takeBody(generic.getRegion());
+    return result;
+  }
+
+  /// `op`, with more loops than a tile has dimensions and leading loops
+  /// that do not fold into rows, as a loop nest of one iteration per
+  /// leading index around an op on 2-D tiles: the batch dimensions of a
+  /// contraction (linalg::inferContractionDims) or every loop but the last
+  /// two of any other op are tiled by 1 (scf::tileUsingSCF), and the unit
+  /// dimensions this leaves are dropped (dropUnitLoops, rank-reducing
+  /// subviews); a contraction left with three loops in matmul form becomes
+  /// linalg.matmul again. An op this does
+  /// not apply to is left as it is (accel-stage-operands then refuses it
+  /// with its reason); a tiling that fails is an error at the op.
+  LogicalResult tileLeadingLoops(IRRewriter &rewriter, linalg::LinalgOp op) {
+    unsigned n = op.getNumLoops();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return success();
+    llvm::SmallDenseSet<unsigned> lead;
+    if (linalg::isaContractionOpInterface(op)) {
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(op);
+      if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+          dims->k.size() != 1 || dims->batch.empty())
+        return success();
+      lead.insert(dims->batch.begin(), dims->batch.end());
+    } else {
+      for (unsigned l = 0; l + 2 < n; ++l)
+        lead.insert(l);
+    }
+    rewriter.setInsertionPoint(op);
+    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(g))
+        return success();
+      generic = *g;
+    }
+    SmallVector<OpFoldResult> sizes;
+    for (unsigned l = 0; l < n; ++l)
+      sizes.push_back(rewriter.getIndexAttr(lead.contains(l) ? 1 : 0));
+    scf::SCFTilingOptions options;
+    options.setTileSizes(sizes);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(generic.getOperation()), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1) {
+      generic.emitError("cannot tile the leading loops of this op by one");
+      return failure();
+    }
+    rewriter.eraseOp(generic);
+    auto inner = dyn_cast<linalg::GenericOp>(tiled->tiledOps.front());
+    if (!inner)
+      return success();
+    rewriter.setInsertionPoint(inner);
+    FailureOr<linalg::GenericOp> dropped =
+        dropUnitLoops(rewriter, inner, lead);
+    if (failed(dropped))
+      return success();
+    rewriter.eraseOp(inner);
+    linalg::GenericOp result = *dropped;
+    if ( result.getNumLoops() != 3 ||
+        !linalg::isaContractionOpInterface(result))
+      return success();
+    // The matmul form (m, k) x (k, n) -> (m, n), a multiply-add body
+    // (isaContractionOpInterface): linalg.matmul, which the MXU runs. A
+    // contraction with a transposed operand stays a generic (accel-stage-
+    // operands names it).
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr m = getAffineDimExpr(0, ctx), nn = getAffineDimExpr(1, ctx),
+               k = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> matmulMaps = {AffineMap::get(3, 0, {m, k}, ctx),
+                                         AffineMap::get(3, 0, {k, nn}, ctx),
+                                         AffineMap::get(3, 0, {m, nn}, ctx)};
+    if (result.getIndexingMapsArray() != matmulMaps ||
+        result.getNumDpsInputs() != 2 || result.getNumDpsInits() != 1)
+      return success();
+    rewriter.setInsertionPoint(result);
+    linalg::MatmulOp::create(rewriter, result.getLoc(), result.getDpsInputs(),
+                             result.getDpsInits());
+    rewriter.eraseOp(result);
+    return success();
+  }
+
   void runOnOperation() override {
     // Shapes whose byte size passes 2^63 would wrap in tileFootprint.
     if (failed(accel::verifyShapeSizes(getOperation())))
@@ -149,9 +304,17 @@ struct AccelTileLinalgPass
       for (unsigned l = 0; l + 1 < n; ++l)
         lead.push_back(l);
       SmallVector<ReassociationIndices> folds = {lead, {int64_t(n - 1)}};
+      // Upstream's collapse handles projected permutations only: a map
+      // with a constant result ((d0, d1, 0), a broadcast of a unit
+      // dimension) makes an invalid collapse_shape; such ops get loops
+      // around 2-D tiles below.
       if (llvm::any_of(lead,
                        [&](int64_t l) {
                          return iterators[l] != utils::IteratorType::parallel;
+                       }) ||
+          llvm::any_of(op.getIndexingMapsArray(),
+                       [](AffineMap map) {
+                         return !map.isProjectedPermutation();
                        }) ||
           !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folds))
         continue;
@@ -169,6 +332,18 @@ struct AccelTileLinalgPass
       if (succeeded(collapsed))
         rewriter.eraseOp(generic);
     }
+
+    // What did not fold: loops around 2-D tiles (batch dimensions, heads,
+    // transposes of leading dimensions).
+    SmallVector<linalg::LinalgOp> batched;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() &&
+          op.getNumLoops() > (linalg::isaContractionOpInterface(op) ? 3 : 2))
+        batched.push_back(op);
+    });
+    for (linalg::LinalgOp op : batched)
+      if (failed(tileLeadingLoops(rewriter, op)))
+        return signalPassFailure();
 
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {

@@ -72,3 +72,54 @@ func.func @batched(%a: memref<2x8x128xf32>, %b: memref<128xf32>, %y: memref<2x8x
   linalg.exp ins(%y : memref<2x8x128xf32>) outs(%y : memref<2x8x128xf32>)
   return
 }
+
+// -----
+
+// A batched matmul: one iteration per batch index around a linalg.matmul on
+// rank-reduced 2-D views (then tiled like any matmul).
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: scf.for %[[B:.*]] = %c0 to %c8 step %c1
+// CHECK-DAG: memref.subview %arg0[%[[B]], 0, 0] [1, 64, 128] [1, 1, 1]
+// CHECK-DAG: memref.subview %{{.*}}[0, 0, 0] [1, 64, 128] [1, 1, 1] : memref<1x64x128xf32, strided<[8192, 128, 1], offset: ?>> to memref<64x128xf32, strided<[128, 1], offset: ?>>
+// CHECK: scf.for
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<32x128xf32, strided<[128, 1], offset: ?>>, memref<128x64xf32, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<32x64xf32, strided<[64, 1], offset: ?>>)
+// CHECK-NOT: linalg.generic
+// SMALL-LABEL: func.func @batch_matmul
+// SMALL: linalg.matmul
+func.func @batch_matmul(%a: memref<8x64x128xf32>, %b: memref<8x128x64xf32>, %c: memref<8x64x64xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<8x64x128xf32>, memref<8x128x64xf32>) outs(%c : memref<8x64x64xf32>)
+  return
+}
+
+// -----
+
+// A broadcast of a unit dimension ((d0, d1, 0), which upstream's collapse
+// cannot fold into rows): a loop over d0 around a 2-D column broadcast.
+// CHECK-LABEL: func.func @unit_broadcast
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : memref<32x1xf32, strided<[1, 1], offset: ?>>) outs(%{{.*}} : memref<32x64xf32, strided<[64, 1], offset: ?>>)
+// SMALL-LABEL: func.func @unit_broadcast
+func.func @unit_broadcast(%a: memref<4x64x1xf32>, %c: memref<4x64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : memref<4x64x1xf32>) outs(%c : memref<4x64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// Heads out of order (64 x 4 x 32 read as 4 x 64 x 32, a split into heads):
+// per head, a strided 2-D copy, no transpose.
+// CHECK-LABEL: func.func @heads
+// CHECK: scf.for %[[H:.*]] = %c0 to %c4 step %c1
+// CHECK: memref.subview %arg0[0, %[[H]], 0] [64, 1, 32] [1, 1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[ID:.*]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : memref<32x32xf32, strided<[128, 1], offset: ?>>) outs(%{{.*}} : memref<32x32xf32, strided<[32, 1], offset: ?>>)
+// SMALL-LABEL: func.func @heads
+func.func @heads(%a: memref<64x4x32xf32>, %c: memref<4x64x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : memref<64x4x32xf32>) outs(%c : memref<4x64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

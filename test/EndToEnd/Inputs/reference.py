@@ -162,6 +162,17 @@ def rank0_ref(a):
     return {2: x / mean * s, 3: np.array(mean)}
 
 
+def batched_heads_inputs(rng):
+    return {0: rand(rng, 64, 128), 1: rand(rng, 4, 32, 48, scale=1 / 4)}
+
+
+def batched_heads_ref(a):
+    x, w = a[0].astype(np.float64), a[1].astype(np.float64)
+    h = x.reshape(64, 4, 32).transpose(1, 0, 2)
+    p = h @ w
+    return {2: p - p.max(axis=2, keepdims=True)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -174,6 +185,7 @@ PROGRAMS = {
     "affine-scalar": (affine_scalar_inputs, affine_scalar_ref, 1e-5),
     "vpu-math": (vpu_math_inputs, vpu_math_ref, 1e-5),
     "rank0": (rank0_inputs, rank0_ref, 1e-5),
+    "batched-heads": (batched_heads_inputs, batched_heads_ref, 1e-5),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
 }
