@@ -41,7 +41,10 @@ def ConvertLinalgToAccel : Pass<"convert-linalg-to-accel"> {
         when the output was just filled with the identity (0.0, -inf; or NaN
         for `maxnumf`, whose identity it is) the
         fill goes, otherwise the row results are added to (or maxed with)
-        the output.
+        the output. A reduction of the first of two loops into a row
+        (`(i, j) -> (j)`, a sum or maximum over the rows) halves the rows:
+        the lower half combined with the upper half into an f32 temporary,
+        then that halved in place, ceil(log2 R) VPU ops on row subviews.
 
     Anything else that still touches memory fails with one error at the op
     naming what is not supported (a tensor operand: run
@@ -89,8 +92,8 @@ def ConvertMemorySpacesToAccel
 
 def AccelDecomposeLinalg
     : Pass<"accel-decompose-linalg", "mlir::func::FuncOp"> {
-  let summary = "Decompose aggregate linalg ops (linalg.softmax) into the "
-                "ops they are made of";
+  let summary = "Decompose aggregate linalg ops (linalg.softmax, 1x1 "
+                "convolutions) into the ops they are made of";
   let description = [{
     The first step of the frontend, on tensors: an op that implements
     upstream's `linalg::AggregatedOpInterface` (`linalg.softmax`: a max
@@ -98,6 +101,12 @@ def AccelDecomposeLinalg
     by the ops its `decomposeOperation` builds, which the rest of the
     frontend tiles and converts like any other. An op whose decomposition
     fails is one error at the op.
+
+    A 1x1 convolution (`linalg.conv_2d_nhwc_hwcf` with a 1 x 1 kernel,
+    strides and dilations 1, static shapes) is a matmul on the MXU: the
+    input collapsed to (N*H*W) x C, the filter to C x F and the init to
+    (N*H*W) x F (`tensor.collapse_shape`), one `linalg.matmul`, the result
+    expanded back. Other convolutions are left as they are.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
@@ -249,7 +258,10 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     left in matmul form ((m, k) x (k, n) -> (m, n)) becomes `linalg.matmul`.
     An op whose leading loops index an operand other than alone (a
     convolution's `oh + kh`) is left as it is (accel-stage-operands names
-    it).
+    it). A reduction over the first dimension written with its input read
+    transposed (`(d0, d1) -> (d1, d0)`, the reduced loop last: the
+    StableHLO conversion's `sum(x, 0)`) has its loops interchanged, so the
+    input is read in order and the rows of its tiles are reduced.
   }];
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",

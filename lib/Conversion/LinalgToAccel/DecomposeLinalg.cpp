@@ -91,10 +91,56 @@ std::string getDecompositionProblem(linalg::AggregatedOpInterface op) {
   return text;
 }
 
+/// A 1x1 convolution (`linalg.conv_2d_nhwc_hwcf` with a 1 x 1 kernel,
+/// strides and dilations 1, static shapes, on tensors) is a matmul of the
+/// pixels by the filter: (N*H*W) x C times C x F, with the input, the
+/// filter and the init collapsed (tensor.collapse_shape) and the result
+/// expanded back. Returns whether `conv` was rewritten.
+bool rewriteConv1x1AsMatmul(IRRewriter &rewriter,
+                            linalg::Conv2DNhwcHwcfOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return false;
+  auto input = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filter = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto init = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!input || !filter || !init || !input.hasStaticShape() ||
+      !filter.hasStaticShape() || !init.hasStaticShape() ||
+      filter.getDimSize(0) != 1 || filter.getDimSize(1) != 1 ||
+      input.getShape().take_front(3) != init.getShape().take_front(3))
+    return false;
+  auto allOnes = [](DenseIntElementsAttr attr) {
+    return !attr || llvm::all_of(attr.getValues<APInt>(),
+                                 [](const APInt &v) { return v == 1; });
+  };
+  if (!allOnes(conv.getStrides()) || !allOnes(conv.getDilations()))
+    return false;
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  SmallVector<ReassociationIndices> pixels = {{0, 1, 2}, {3}};
+  SmallVector<ReassociationIndices> taps = {{0, 1, 2}, {3}};
+  Value a = tensor::CollapseShapeOp::create(rewriter, loc, conv.getInputs()[0],
+                                            pixels);
+  Value b = tensor::CollapseShapeOp::create(rewriter, loc, conv.getInputs()[1],
+                                            taps);
+  Value c = tensor::CollapseShapeOp::create(rewriter, loc,
+                                            conv.getOutputs()[0], pixels);
+  Value product =
+      linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b}, ValueRange{c})
+          .getResult(0);
+  Value result = tensor::ExpandShapeOp::create(rewriter, loc, init, product,
+                                               pixels);
+  rewriter.replaceOp(conv, result);
+  return true;
+}
+
 struct AccelDecomposeLinalgPass
     : accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
+    getOperation().walk([&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
+    for (linalg::Conv2DNhwcHwcfOp conv : convs)
+      (void)rewriteConv1x1AsMatmul(rewriter, conv);
     // Decompositions may build further aggregates: until none is left.
     while (true) {
       SmallVector<linalg::AggregatedOpInterface> ops;

@@ -46,6 +46,13 @@ Type expanded(Type t) {
                                tensor.getEncoding());
 }
 
+/// The reassociation of a reshape between tensor<1xT> and a tensor of
+/// `rank` unit dimensions: one group of them all.
+ArrayAttr oneGroup(OpBuilder &b, int64_t rank) {
+  return b.getArrayAttr(
+      b.getI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank))));
+}
+
 /// The generic `op` rebuilt with `maps` and `iterators` (same operands,
 /// result types from the inits, region moved).
 linalg::GenericOp rebuildGeneric(OpBuilder &b, linalg::GenericOp op,
@@ -195,21 +202,11 @@ struct AccelExpandRank0Pass
         }
       } else if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
         // tensor<T> -> tensor<1x...x1xT>: one group of every result dim.
-        SmallVector<ReassociationIndices> groups(1);
-        for (int64_t d = 0; d < reshape.getResultType().getRank(); ++d)
-          groups[0].push_back(d);
-        reshape.setReassociationAttr(b.getArrayAttr(llvm::map_to_vector(
-            groups, [&](const ReassociationIndices &g) -> Attribute {
-              return b.getI64ArrayAttr(g);
-            })));
+        reshape.setReassociationAttr(
+            oneGroup(b, reshape.getResultType().getRank()));
       } else if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
-        SmallVector<ReassociationIndices> groups(1);
-        for (int64_t d = 0; d < reshape.getSrcType().getRank(); ++d)
-          groups[0].push_back(d);
-        reshape.setReassociationAttr(b.getArrayAttr(llvm::map_to_vector(
-            groups, [&](const ReassociationIndices &g) -> Attribute {
-              return b.getI64ArrayAttr(g);
-            })));
+        reshape.setReassociationAttr(
+            oneGroup(b, reshape.getSrcType().getRank()));
       } else if (auto call = dyn_cast<func::CallOp>(op)) {
         // The callee's own run of this pass reports it (one error), unless
         // it has no body.

@@ -528,6 +528,47 @@ public:
     return VpuValue::of(result, out);
   }
 
+  /// Rows [first, first + count) of the 2-D buffer `v` (a subview).
+  Value rowsOf(Value v, int64_t first, int64_t count) {
+    auto type = cast<MemRefType>(v.getType());
+    int64_t c = type.getDimSize(1);
+    return memref::SubViewOp::create(
+        rewriter, loc, v, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(first),
+                                                 rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(count),
+                               rewriter.getIndexAttr(c)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                               rewriter.getIndexAttr(1)});
+  }
+
+  /// The column reduction `kind` (Add, Max, MaxNum) of the R x C tile `x`
+  /// (a reduction over its first dimension): a 1 x C row, by halving — the
+  /// lower half of the rows combined with the upper half into an f32
+  /// temporary (the middle row of an odd count copied), then halving that
+  /// in place — in ceil(log2 R) VPU ops over R x C elements in all. The
+  /// order of the additions is the tree's (deterministic; not NumPy's).
+  Value emitColumnReduce(VpuKind kind, Value x) {
+    auto type = cast<MemRefType>(x.getType());
+    if (type.getRank() == 1 || type.getDimSize(0) == 1)
+      return x;
+    int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+    Value cur = x;
+    bool owned = false;
+    while (n > 1) {
+      int64_t half = n / 2, rest = n - half;
+      Value dst = owned ? cur : temporary(rest, c, rewriter.getF32Type());
+      emitOp(kind, rowsOf(cur, 0, half), rowsOf(cur, rest, half),
+             rowsOf(dst, 0, half));
+      if (rest > half && !owned)
+        VCopyOp::create(rewriter, loc, rowsOf(cur, half, 1),
+                        rowsOf(dst, half, 1));
+      cur = dst;
+      owned = true;
+      n = rest;
+    }
+    return rowsOf(cur, 0, 1);
+  }
+
   /// Emits the row reduction `kind` (Add: sum, Max) of the R x C tile `x`
   /// into the R x 1 column `out`.
   void emitReduce(VpuKind kind, Value x, Value out) {
@@ -818,7 +859,12 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   bool reduction = op.getNumReductionLoops() > 0;
-  if (reduction &&
+  // A reduction over the first loop into a row (accel-tile-linalg
+  // interchanges a transposed column reduction into this form).
+  bool columnReduction = numLoops == 2 &&
+                         iterators[0] == utils::IteratorType::reduction &&
+                         iterators[1] == utils::IteratorType::parallel;
+  if (reduction && !columnReduction &&
       (numLoops != 2 || iterators[0] != utils::IteratorType::parallel)) {
     refusal.reason = "it reduces " +
                      std::string(numLoops == 1 ? "its only loop"
@@ -840,13 +886,18 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   auto outValue = classifyOperand(op, *init, "the output", refusal);
   if (failed(outValue))
     return failure();
-  VpuValue::Kind wantOut = reduction ? VpuValue::Column : VpuValue::Tile;
+  VpuValue::Kind wantOut = columnReduction ? VpuValue::Row
+                           : reduction     ? VpuValue::Column
+                                           : VpuValue::Tile;
   if (outValue->kind != wantOut) {
     refusal.reason =
-        reduction ? "its output is not indexed by the rows alone ((i, j) -> "
-                    "(i)); the VPU reduces each row to one value"
-                  : "its output is not written in loop order (the output's "
-                    "indexing map is not the identity)";
+        columnReduction
+            ? "its output is not indexed by the columns alone ((i, j) -> "
+              "(j)); a reduction over the rows gives one value per column"
+        : reduction ? "its output is not indexed by the rows alone ((i, j) -> "
+                      "(i)); the VPU reduces each row to one value"
+                    : "its output is not written in loop order (the output's "
+                      "indexing map is not the identity)";
     return failure();
   }
   Block &body = op->getRegion(0).front();
@@ -939,7 +990,15 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
     VpuValue x = emitBody(emitter, *ops, result, values, Value(), false);
     Value tile = x.kind == VpuValue::Tile ? x.buffer
                                           : emitter.as(x, VpuValue::Tile);
-    if (identityFill) {
+    if (columnReduction) {
+      Value row = emitter.emitColumnReduce(*combine, tile);
+      if (identityFill) {
+        VCopyOp::create(rewriter, loc, row, outValue->buffer);
+        rewriter.eraseOp(identityFill);
+      } else {
+        emitter.emitOp(*combine, outValue->buffer, row, outValue->buffer);
+      }
+    } else if (identityFill) {
       emitter.emitReduce(*combine, tile, outValue->buffer);
       rewriter.eraseOp(identityFill);
     } else {

@@ -115,6 +115,38 @@ struct AccelTileLinalgPass
     return tile;
   }
 
+  /// Whether `op` has two loops, (parallel, reduction), and reads every
+  /// input transposed ((d0, d1) -> (d1, d0)) or along d0 only, and writes
+  /// along d0: a reduction over the first dimension of its inputs, whose
+  /// loops interchanged read them in order.
+  static bool readsFirstDimReduced(linalg::GenericOp op) {
+    if (op.getNumLoops() != 2 ||
+        op.getIteratorTypesArray() !=
+            SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                             utils::IteratorType::reduction})
+      return false;
+    MLIRContext *ctx = op.getContext();
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+    AffineMap transposed = AffineMap::get(2, 0, {d1, d0}, ctx);
+    AffineMap alongD0 = AffineMap::get(2, 0, {d0}, ctx);
+    bool anyTransposed = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<ShapedType>(operand.get().getType()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (op.isDpsInit(&operand)) {
+        if (map != alongD0)
+          return false;
+        continue;
+      }
+      if (map == transposed)
+        anyTransposed = true;
+      else if (map != alongD0)
+        return false;
+    }
+    return anyTransposed;
+  }
+
   /// `generic` (on buffers) without its loops `drop`, each of one
   /// iteration: every operand indexed by one of them is viewed without that
   /// dimension (a rank-reducing memref.subview), and the maps and iterators
@@ -152,6 +184,18 @@ struct AccelTileLinalgPass
         plan.kept.push_back(e);
         if (type)
           plan.keptShape.push_back(type.getDimSize(k));
+      }
+      // Dimensions of size 1 indexed by 0 (a broadcast, (d0, 0, 0, d3))
+      // go too while more than two are left: a tile has two.
+      for (size_t k = 0; type && plan.kept.size() > 2 && k < plan.kept.size();) {
+        auto c = dyn_cast<AffineConstantExpr>(plan.kept[k]);
+        if (c && c.getValue() == 0 && plan.keptShape[k] == 1) {
+          plan.kept.erase(plan.kept.begin() + k);
+          plan.keptShape.erase(plan.keptShape.begin() + k);
+          plan.reduce = true;
+          continue;
+        }
+        ++k;
       }
       plans.push_back(std::move(plan));
     }
@@ -344,6 +388,21 @@ struct AccelTileLinalgPass
     for (linalg::LinalgOp op : batched)
       if (failed(tileLeadingLoops(rewriter, op)))
         return signalPassFailure();
+
+    // A reduction over the first dimension of its input, as the StableHLO
+    // conversion writes it (the input read transposed, (d0, d1) -> (d1,
+    // d0), the reduced loop last): the loops interchanged, so the input is
+    // read in order and the reduction runs over the rows of its tiles
+    // (the conversion's column reduction).
+    SmallVector<linalg::GenericOp> columnReductions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && readsFirstDimReduced(op))
+        columnReductions.push_back(op);
+    });
+    for (linalg::GenericOp op : columnReductions) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::interchangeGenericOp(rewriter, op, {1, 0});
+    }
 
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {

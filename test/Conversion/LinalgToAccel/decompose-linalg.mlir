@@ -26,3 +26,32 @@ func.func @softmax(%x: tensor<16x32x64xf32>) -> tensor<16x32x64xf32> {
          outs(%init : tensor<16x32x64xf32>) -> tensor<16x32x64xf32>
   return %y : tensor<16x32x64xf32>
 }
+
+// -----
+
+// A 1x1 convolution: the pixels (N*H*W) times the filter (C x F) on the MXU.
+// CHECK-LABEL: func.func @conv1x1(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x8x12x24xf32>, %[[W:.*]]: tensor<1x1x24x40xf32>, %[[I:.*]]: tensor<2x8x12x40xf32>
+// CHECK-DAG:     %[[A:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]] : tensor<2x8x12x24xf32> into tensor<192x24xf32>
+// CHECK-DAG:     %[[B:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1, 2], [3]] : tensor<1x1x24x40xf32> into tensor<24x40xf32>
+// CHECK-DAG:     %[[C:.*]] = tensor.collapse_shape %[[I]] {{\[\[}}0, 1, 2], [3]] : tensor<2x8x12x40xf32> into tensor<192x40xf32>
+// CHECK:         %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<192x24xf32>, tensor<24x40xf32>) outs(%[[C]] : tensor<192x40xf32>)
+// CHECK:         %[[R:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2], [3]] output_shape [2, 8, 12, 40]
+// CHECK:         return %[[R]]
+func.func @conv1x1(%x: tensor<2x8x12x24xf32>, %w: tensor<1x1x24x40xf32>, %init: tensor<2x8x12x40xf32>) -> tensor<2x8x12x40xf32> {
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x8x12x24xf32>, tensor<1x1x24x40xf32>) outs(%init : tensor<2x8x12x40xf32>) -> tensor<2x8x12x40xf32>
+  return %y : tensor<2x8x12x40xf32>
+}
+
+// -----
+
+// A 1x1 convolution with stride 2, and a 3x3 one: left as they are.
+// CHECK-LABEL: func.func @not_1x1(
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}}strides = dense<2>
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT:     linalg.matmul
+func.func @not_1x1(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i: tensor<1x4x4x4xf32>, %w3: tensor<3x3x4x4xf32>, %i3: tensor<1x6x6x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x6x6x4xf32>) {
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<1x1x4x4xf32>) outs(%i : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %z = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w3 : tensor<1x8x8x4xf32>, tensor<3x3x4x4xf32>) outs(%i3 : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  return %y, %z : tensor<1x4x4x4xf32>, tensor<1x6x6x4xf32>
+}

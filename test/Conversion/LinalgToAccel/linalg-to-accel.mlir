@@ -464,3 +464,27 @@ func.func @one_element(%x: memref<8x128xf32, #vmem>, %b: memref<1x1xf32, #vmem>)
   }
   return
 }
+
+// -----
+
+// A reduction over the first loop into a row (a column sum): the rows
+// halved, 8 -> 4 -> 2 -> 1, into an f32 temporary, then added to the
+// output (not just filled with 0 here).
+// CHECK-LABEL: func.func @column_reduction(
+// CHECK-SAME:      %[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[O:.*]]: memref<128xf32, #accel.space<vmem>>
+// CHECK:         %[[T:.*]] = accel.alloc : memref<4x128xf32, #accel.space<vmem>>
+// CHECK:         accel.vadd {{.*}} : memref<4x128xf32, strided<[128, 1]>, #accel.space<vmem>>, memref<4x128xf32, strided<[128, 1], offset: 512>, #accel.space<vmem>>, memref<4x128xf32, strided<[128, 1]>, #accel.space<vmem>>
+// CHECK:         accel.vadd {{.*}} : memref<2x128xf32, strided<[128, 1]>, #accel.space<vmem>>, memref<2x128xf32, strided<[128, 1], offset: 256>, #accel.space<vmem>>, memref<2x128xf32, strided<[128, 1]>, #accel.space<vmem>>
+// CHECK:         accel.vadd {{.*}} : memref<1x128xf32, strided<[128, 1]>, #accel.space<vmem>>, memref<1x128xf32, strided<[128, 1], offset: 128>, #accel.space<vmem>>, memref<1x128xf32, strided<[128, 1]>, #accel.space<vmem>>
+// CHECK:         accel.vadd %[[O]], %{{.*}}, %[[O]] : memref<128xf32, #accel.space<vmem>>, memref<1x128xf32, strided<[128, 1]>, #accel.space<vmem>>, memref<128xf32, #accel.space<vmem>>
+#vmem = #accel.space<vmem>
+func.func @column_reduction(%x: memref<8x128xf32, #vmem>, %o: memref<128xf32, #vmem>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<128xf32, #vmem>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

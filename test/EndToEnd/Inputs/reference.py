@@ -173,6 +173,26 @@ def batched_heads_ref(a):
     return {2: p - p.max(axis=2, keepdims=True)}
 
 
+def column_reductions_inputs(rng):
+    return {0: rand(rng, 37, 200)}
+
+
+def column_reductions_ref(a):
+    x = a[0].astype(np.float64)
+    return {1: x.sum(axis=0), 2: (x * x).max(axis=0)}
+
+
+def conv1x1_inputs(rng):
+    return {0: rand(rng, 2, 8, 12, 24), 1: rand(rng, 1, 1, 24, 40),
+            2: rand(rng, 40)}
+
+
+def conv1x1_ref(a):
+    x, w, g = (a[i].astype(np.float64) for i in range(3))
+    y = np.einsum("nhwc,cf->nhwf", x, w[0, 0]) * g
+    return {3: np.minimum(np.maximum(y, 0.0), 6.0)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -186,6 +206,9 @@ PROGRAMS = {
     "vpu-math": (vpu_math_inputs, vpu_math_ref, 1e-5),
     "rank0": (rank0_inputs, rank0_ref, 1e-5),
     "batched-heads": (batched_heads_inputs, batched_heads_ref, 1e-5),
+    "column-reductions": (column_reductions_inputs, column_reductions_ref,
+                          1e-5),
+    "conv1x1": (conv1x1_inputs, conv1x1_ref, 1e-5),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
 }
