@@ -37,15 +37,17 @@ as every accel output is (docs/output.md): an error, SIGINT, SIGTERM or
 SIGHUP leaves the previous picture or none, and no temporary.
 
 Size (about 630 lines): the three figures share the loaded metrics, the
-timeline and the DMA window, and are drawn in one main(); one script, so
-that `accel-replay plot` finds a single file next to the executable.
+timeline and the DMA window, and are drawn in one main(). The output
+rule's helpers are in accel_output.py, next to this script.
 """
 import argparse
 import json
 import os
-import signal
 import sys
-import tempfile
+
+# The output rule's helpers, shared with the other script (utils/).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import accel_output  # noqa: E402
 
 WIDTH_IN, HEIGHT_IN, DPI = 12, 7, 100
 # Runs with at most this many DMAs are drawn whole; longer ones are zoomed
@@ -67,68 +69,10 @@ UNIT_COLORS = {"mxu": "#1565c0", "vpu": "#00897b", "scalar": "#9e9e9e"}
 LINK_COLORS = ["#8e24aa", "#f9a825", "#6d4c41", "#d81b60", "#43a047"]
 
 
-def fail(msg):
-    print("accel-plot: error: " + msg, file=sys.stderr)
-    sys.exit(1)
-
-
-class Interrupted(BaseException):
-    """SIGINT, SIGTERM or SIGHUP, raised so that temporaries are removed
-    on the way out; the process then dies of the signal."""
-
-    def __init__(self, signum):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def on_signal(signum, _frame):
-    raise Interrupted(signum)
-
-
-def run_main(main):
-    """main(), with SIGINT, SIGTERM and SIGHUP unwinding it (a signal the
-    process started ignoring stays ignored) and then killing the process
-    with the same signal."""
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(s) is not signal.SIG_IGN:
-            signal.signal(s, on_signal)
-    try:
-        main()
-    except Interrupted as e:
-        signal.signal(e.signum, signal.SIG_DFL)
-        os.kill(os.getpid(), e.signum)
-        raise SystemExit(128 + e.signum)
-
-
-def write_replacing(target, write):
-    """Calls write(f) on a temporary file beside `target` and renames it over
-    `target`; on any error (one error line, exit 1) or signal the temporary
-    is removed and `target` is left as it was."""
-    try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=os.path.basename(target) + ".accel-tmp-%d-" % os.getpid(),
-            dir=os.path.dirname(target) or ".")
-    except OSError as e:
-        fail("cannot write %s: %s" % (target, e.strerror))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, target)  # never a half-written picture
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            fail("cannot write %s: %s" % (target, e.strerror or e))
-        raise
-
-
-def current_umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+accel_output.PROG = "accel-plot"
+fail = accel_output.fail
+run_main = accel_output.run_main
+write_replacing = accel_output.write_replacing
 
 
 def parse_window(text, count):

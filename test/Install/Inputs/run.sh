@@ -30,5 +30,13 @@ grep -q 'accel.vfill %0, 1.000000e+00 {accel.op_id = 2 : i64}' <<<"$out" || {
 "$work/prefix/bin/accel-translate" --mlir-to-accel-asm "$work/p.mlir" |
   grep -q 'vpu.fill' || { echo "run.sh: accel-translate gave no listing"; exit 1; }
 test -e "$work/prefix/bin/accel-plot.py"
+test -e "$work/prefix/bin/accel_output.py"
+# The installed plot script imports its helpers from beside itself: a
+# missing metrics.json is its own one-line error, not an ImportError.
+if python3 "$work/prefix/bin/accel-plot.py" "$work" 2> "$work/plot.err"; then
+  echo "run.sh: accel-plot.py accepted a directory without metrics.json"; exit 1
+fi
+grep -q '^accel-plot: error: ' "$work/plot.err" || {
+  echo "run.sh: accel-plot.py gave:"; cat "$work/plot.err"; exit 1; }
 test -e "$work/prefix/lib/AccelPlugin.so"
 echo "install: the package, a consumer built against it and the tools: ok"
