@@ -44,7 +44,9 @@ def ConvertLinalgToAccel : Pass<"convert-linalg-to-accel"> {
         the output. A reduction of the first of two loops into a row
         (`(i, j) -> (j)`, a sum or maximum over the rows) halves the rows:
         the lower half combined with the upper half into an f32 temporary,
-        then that halved in place, ceil(log2 R) VPU ops on row subviews.
+        then that halved in place, ceil(log2 R) VPU ops on row subviews. A
+        reduction of both loops into one element (`(i, j) -> (0)`) reduces
+        the rows into a column, then halves the column.
 
     Anything else that still touches memory fails with one error at the op
     naming what is not supported (a tensor operand: run

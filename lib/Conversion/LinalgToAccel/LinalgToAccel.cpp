@@ -864,7 +864,11 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   bool columnReduction = numLoops == 2 &&
                          iterators[0] == utils::IteratorType::reduction &&
                          iterators[1] == utils::IteratorType::parallel;
-  if (reduction && !columnReduction &&
+  // Both loops reduced into one element (jnp.sum(x), a mean's sum).
+  bool fullReduction = numLoops == 2 &&
+                       iterators[0] == utils::IteratorType::reduction &&
+                       iterators[1] == utils::IteratorType::reduction;
+  if (reduction && !columnReduction && !fullReduction &&
       (numLoops != 2 || iterators[0] != utils::IteratorType::parallel)) {
     refusal.reason = "it reduces " +
                      std::string(numLoops == 1 ? "its only loop"
@@ -886,12 +890,16 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   auto outValue = classifyOperand(op, *init, "the output", refusal);
   if (failed(outValue))
     return failure();
-  VpuValue::Kind wantOut = columnReduction ? VpuValue::Row
-                           : reduction     ? VpuValue::Column
-                                           : VpuValue::Tile;
+  VpuValue::Kind wantOut = fullReduction     ? VpuValue::Element
+                           : columnReduction ? VpuValue::Row
+                           : reduction       ? VpuValue::Column
+                                             : VpuValue::Tile;
   if (outValue->kind != wantOut) {
     refusal.reason =
-        columnReduction
+        fullReduction
+            ? "its output is not one element ((i, j) -> (0)); a reduction "
+              "over both loops gives one value"
+        : columnReduction
             ? "its output is not indexed by the columns alone ((i, j) -> "
               "(j)); a reduction over the rows gives one value per column"
         : reduction ? "its output is not indexed by the rows alone ((i, j) -> "
@@ -990,8 +998,14 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
     VpuValue x = emitBody(emitter, *ops, result, values, Value(), false);
     Value tile = x.kind == VpuValue::Tile ? x.buffer
                                           : emitter.as(x, VpuValue::Tile);
-    if (columnReduction) {
-      Value row = emitter.emitColumnReduce(*combine, tile);
+    if (columnReduction || fullReduction) {
+      // A full reduction: the rows reduced into a column first.
+      Value rowsDone = tile;
+      if (fullReduction) {
+        rowsDone = emitter.temporary(rows, 1, rewriter.getF32Type());
+        emitter.emitReduce(*combine, tile, rowsDone);
+      }
+      Value row = emitter.emitColumnReduce(*combine, rowsDone);
       if (identityFill) {
         VCopyOp::create(rewriter, loc, row, outValue->buffer);
         rewriter.eraseOp(identityFill);

@@ -128,11 +128,11 @@ func.func @captured_scalar(%x: memref<8x128xf32, #vmem>, %s: f32) {
 // -----
 
 #vmem = #accel.space<vmem>
-func.func @reduce_both(%x: memref<8x128xf32, #vmem>, %o: memref<1xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: it reduces its first loop; the VPU reduces the last dimension of a 2-D tile only (rows x cols -> rows x 1)}}
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>],
-                  iterator_types = ["reduction", "reduction"]}
-      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<1xf32, #vmem>) {
+func.func @reduce_only_loop(%x: memref<128xf32, #vmem>, %o: memref<1xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: it reduces its only loop; the VPU reduces the last dimension of a 2-D tile only (rows x cols -> rows x 1)}}
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (0)>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<128xf32, #vmem>) outs(%o : memref<1xf32, #vmem>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32

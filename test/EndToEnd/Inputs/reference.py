@@ -193,6 +193,15 @@ def conv1x1_ref(a):
     return {3: np.minimum(np.maximum(y, 0.0), 6.0)}
 
 
+def full_reduction_inputs(rng):
+    return {0: rand(rng, 300, 1024)}
+
+
+def full_reduction_ref(a):
+    x = a[0].astype(np.float64)
+    return {1: np.array(x.sum()), 2: np.array(x.max())}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -209,6 +218,7 @@ PROGRAMS = {
     "column-reductions": (column_reductions_inputs, column_reductions_ref,
                           1e-5),
     "conv1x1": (conv1x1_inputs, conv1x1_ref, 1e-5),
+    "full-reduction": (full_reduction_inputs, full_reduction_ref, 1e-5),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
 }
