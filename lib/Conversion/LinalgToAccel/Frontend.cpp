@@ -57,7 +57,11 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   tile.tileK = options.tileK;
   tile.vmemBytes = options.vmemBytes;
   func.addPass(createAccelTileLinalg(tile));
-  func.addPass(createSCFForLoopPeeling());
+  // Every partial tile static, also inside another loop's partial last
+  // iteration (a shape that neither tile dimension divides).
+  SCFForLoopPeelingOptions peeling;
+  peeling.skipPartial = false;
+  func.addPass(createSCFForLoopPeeling(peeling));
   func.addPass(createCanonicalizerPass());
   func.addPass(createCSEPass()); // one view per tile: one staged buffer
   AccelStageOperandsOptions stage;
