@@ -369,9 +369,8 @@ llvm::Expected<HbmInput> accel::readNpyInput(llvm::StringRef bytes,
 /// (memref type `type`): () for the arguments the frontend's
 /// accel-expand-rank0 made one element (the function's `accel.rank0`),
 /// else the memref's shape.
-static llvm::SmallVector<int64_t> getDeclaredShape(func::FuncOp entry,
-                                                   unsigned index,
-                                                   MemRefType type) {
+static llvm::SmallVector<int64_t>
+getDeclaredShape(func::FuncOp entry, unsigned index, MemRefType type) {
   if (auto rank0 = entry->getAttrOfType<DenseI64ArrayAttr>("accel.rank0"))
     if (llvm::is_contained(rank0.asArrayRef(), int64_t(index)) &&
         type.getNumElements() == 1)

@@ -348,32 +348,29 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
       binaryOp(minimumF);
     break;
   case Opcode::VExp:
-    unaryOp([](float a) { return std::exp(a); });
+    unaryOp([](float a) { return expF(a); });
     break;
   case Opcode::VSqrt:
     unaryOp([](float a) { return std::sqrt(a); });
     break;
-  // The C library's single-precision functions (docs/isa.md, "VPU"):
-  // correctly rounded or within an ulp or two of it, deterministic on one
-  // build, with IEEE special values (log(0) = -inf, log(x < 0) = NaN,
-  // tanh(+-inf) = +-1, erf(+-inf) = +-1, log1p(-1) = -inf).
+  // FloatMax.h: the same functions the frontend folds constants with.
   case Opcode::VRsqrt:
-    unaryOp(rsqrtF);
+    unaryOp([](float a) { return rsqrtF(a); });
     break;
   case Opcode::VTanh:
-    unaryOp([](float a) { return std::tanh(a); });
+    unaryOp([](float a) { return tanhF(a); });
     break;
   case Opcode::VLog:
-    unaryOp([](float a) { return std::log(a); });
+    unaryOp([](float a) { return logF(a); });
     break;
   case Opcode::VLog1p:
-    unaryOp([](float a) { return std::log1p(a); });
+    unaryOp([](float a) { return log1pF(a); });
     break;
   case Opcode::VErf:
-    unaryOp([](float a) { return std::erf(a); });
+    unaryOp([](float a) { return erfF(a); });
     break;
   case Opcode::VAbs:
-    unaryOp([](float a) { return std::fabs(a); });
+    unaryOp([](float a) { return absF(a); });
     break;
   case Opcode::VCopy:
     // f32 -> bf16 rounds, bf16 -> f32 widens: the conversions.

@@ -1,8 +1,11 @@
-//===- FloatMax.h - The VPU's maximum, minimum and rsqrt --------*- C++ -*-===//
+//===- FloatMax.h - The VPU's elementwise functions of one f32 --*- C++ -*-===//
 //
-// The NaN semantics of vpu.max, vpu.rmax and vpu.min (docs/isa.md, "NaN")
-// and the arithmetic of vpu.rsqrt, shared by the simulator and by the
-// frontend's constant folding so that both compute the same f32.
+// The f32 arithmetic of the VPU's opcodes that is more than one IEEE
+// operation (docs/isa.md, "NaN" and "Element types"): the maximum and
+// minimum with their NaN semantics, rsqrt, and the transcendental
+// functions. The simulator (lib/Sim/Units.cpp) and the frontend's constant
+// folding (lib/Conversion/LinalgToAccel) both call these, so a folded
+// constant is bit for bit what the VPU would have computed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +63,18 @@ inline float minNumF(float a, float b) {
 /// the division). +inf at +-0 (the sign of 1/sqrt(-0) = 1/-0 is -inf),
 /// NaN below 0, +0 at +inf.
 inline float rsqrtF(float a) { return 1.0f / std::sqrt(a); }
+
+/// vpu.exp, vpu.tanh, vpu.log, vpu.log1p, vpu.erf: the C library's
+/// single-precision functions (correctly rounded or within an ulp or two,
+/// deterministic on one build), with IEEE special values: exp(-inf) = 0,
+/// log(0) = -inf, log(x < 0) = NaN, log1p(-1) = -inf, tanh(+-inf) = +-1,
+/// erf(+-inf) = +-1. vpu.abs clears the sign bit (|-0| = +0, |NaN| a NaN).
+inline float expF(float a) { return std::exp(a); }
+inline float tanhF(float a) { return std::tanh(a); }
+inline float logF(float a) { return std::log(a); }
+inline float log1pF(float a) { return std::log1p(a); }
+inline float erfF(float a) { return std::erf(a); }
+inline float absF(float a) { return std::fabs(a); }
 
 } // namespace accel
 

@@ -120,15 +120,15 @@ bool rewriteConv1x1AsMatmul(IRRewriter &rewriter,
   SmallVector<ReassociationIndices> taps = {{0, 1, 2}, {3}};
   Value a = tensor::CollapseShapeOp::create(rewriter, loc, conv.getInputs()[0],
                                             pixels);
-  Value b = tensor::CollapseShapeOp::create(rewriter, loc, conv.getInputs()[1],
-                                            taps);
-  Value c = tensor::CollapseShapeOp::create(rewriter, loc,
-                                            conv.getOutputs()[0], pixels);
+  Value b =
+      tensor::CollapseShapeOp::create(rewriter, loc, conv.getInputs()[1], taps);
+  Value c = tensor::CollapseShapeOp::create(rewriter, loc, conv.getOutputs()[0],
+                                            pixels);
   Value product =
       linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b}, ValueRange{c})
           .getResult(0);
-  Value result = tensor::ExpandShapeOp::create(rewriter, loc, init, product,
-                                               pixels);
+  Value result =
+      tensor::ExpandShapeOp::create(rewriter, loc, init, product, pixels);
   rewriter.replaceOp(conv, result);
   return true;
 }
@@ -138,7 +138,8 @@ struct AccelDecomposeLinalgPass
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
-    getOperation().walk([&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
+    getOperation().walk(
+        [&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
     for (linalg::Conv2DNhwcHwcfOp conv : convs)
       (void)rewriteConv1x1AsMatmul(rewriter, conv);
     // Decompositions may build further aggregates: until none is left.

@@ -62,9 +62,9 @@ linalg::GenericOp rebuildGeneric(OpBuilder &b, linalg::GenericOp op,
   SmallVector<Type> resultTypes;
   for (Value init : op.getDpsInits())
     resultTypes.push_back(init.getType());
-  auto generic = linalg::GenericOp::create(
-      b, op.getLoc(), resultTypes, op.getDpsInputs(), op.getDpsInits(), maps,
-      iterators);
+  auto generic =
+      linalg::GenericOp::create(b, op.getLoc(), resultTypes, op.getDpsInputs(),
+                                op.getDpsInits(), maps, iterators);
   generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   generic.getRegion().takeBody(op.getRegion());
   op->replaceAllUsesWith(generic->getResults());
@@ -87,8 +87,8 @@ void expandGeneric(OpBuilder &b, linalg::GenericOp op,
     if (wasRank0.contains(&operand)) {
       // The one element: the new loop itself when it was added (its
       // extent then comes from this operand), else element 0.
-      AffineExpr e = addLoop ? getAffineDimExpr(0, ctx)
-                             : getAffineConstantExpr(0, ctx);
+      AffineExpr e =
+          addLoop ? getAffineDimExpr(0, ctx) : getAffineConstantExpr(0, ctx);
       maps.push_back(AffineMap::get(newLoops, 0, e));
       continue;
     }
@@ -116,9 +116,9 @@ void addRowLoop(OpBuilder &b, linalg::GenericOp op) {
     }
     maps.push_back(map.replaceDimsAndSymbols({col}, {}, 2, 0));
   }
-  rebuildGeneric(b, op, maps,
-                 {utils::IteratorType::parallel,
-                  utils::IteratorType::reduction});
+  rebuildGeneric(
+      b, op, maps,
+      {utils::IteratorType::parallel, utils::IteratorType::reduction});
 }
 
 /// Whether `op` reduces its only loop into outputs of one element each.
@@ -175,11 +175,10 @@ struct AccelExpandRank0Pass
       for (OpOperand &use : op->getOpOperands())
         if (rank0Values.contains(use.get()))
           wasRank0.insert(&use);
-      bool hasRank0 =
-          llvm::any_of(op->getResultTypes(), isRank0Tensor) ||
-          llvm::any_of(op->getOpOperands(), [&](OpOperand &use) {
-            return wasRank0.contains(&use);
-          });
+      bool hasRank0 = llvm::any_of(op->getResultTypes(), isRank0Tensor) ||
+                      llvm::any_of(op->getOpOperands(), [&](OpOperand &use) {
+                        return wasRank0.contains(&use);
+                      });
       if (!hasRank0)
         return WalkResult::advance();
       if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
@@ -196,8 +195,7 @@ struct AccelExpandRank0Pass
       } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
         if (extract.getIndices().empty()) {
           b.setInsertionPoint(extract);
-          Value zero =
-              arith::ConstantIndexOp::create(b, extract.getLoc(), 0);
+          Value zero = arith::ConstantIndexOp::create(b, extract.getLoc(), 0);
           extract.getIndicesMutable().assign(zero);
         }
       } else if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {

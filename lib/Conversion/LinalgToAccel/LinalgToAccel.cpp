@@ -245,12 +245,12 @@ LogicalResult convertMatmul(IRRewriter &rewriter, linalg::MatmulOp op,
 /// i, columns j; a 1-loop op is 1 x C), as the VPU sees it.
 struct VpuValue {
   enum Kind {
-    Scalar, ///< the same constant everywhere
+    Scalar,  ///< the same constant everywhere
     Element, ///< the same value everywhere, from a 1-element buffer (a
              ///< rank-0 value of the program, accel-expand-rank0)
-    Column, ///< one value per row: an R x 1 buffer (broadcast along j)
-    Row,    ///< one value per column: a 1 x C buffer (broadcast along i)
-    Tile,   ///< an R x C buffer
+    Column,  ///< one value per row: an R x 1 buffer (broadcast along j)
+    Row,     ///< one value per column: a 1 x C buffer (broadcast along i)
+    Tile,    ///< an R x C buffer
   } kind = Scalar;
   Value buffer;
   float scalar = 0;
@@ -390,21 +390,21 @@ float foldScalar(VpuKind kind, float x, float y) {
   case VpuKind::MinNum:
     return accel::minNumF(x, y);
   case VpuKind::Exp:
-    return std::exp(x);
+    return accel::expF(x);
   case VpuKind::Sqrt:
     return std::sqrt(x);
   case VpuKind::Rsqrt:
     return accel::rsqrtF(x);
   case VpuKind::Tanh:
-    return std::tanh(x);
+    return accel::tanhF(x);
   case VpuKind::Log:
-    return std::log(x);
+    return accel::logF(x);
   case VpuKind::Log1p:
-    return std::log1p(x);
+    return accel::log1pF(x);
   case VpuKind::Erf:
-    return std::erf(x);
+    return accel::erfF(x);
   case VpuKind::Abs:
-    return std::fabs(x);
+    return accel::absF(x);
   case VpuKind::Neg:
     return x * -1.0f;
   case VpuKind::Convert:
@@ -462,13 +462,7 @@ public:
       // 0 + the element: into a column by the row broadcast (it is one
       // row of one column), into a row by the column broadcast; a full
       // tile from the column.
-      Value from = v.buffer;
-      if (kind == VpuValue::Tile) {
-        from = as(v, VpuValue::Column);
-        VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(0.0f));
-        VAddOp::create(rewriter, loc, t, from, t);
-        return t;
-      }
+      Value from = kind == VpuValue::Tile ? as(v, VpuValue::Column) : v.buffer;
       VFillOp::create(rewriter, loc, t, rewriter.getF32FloatAttr(0.0f));
       VAddOp::create(rewriter, loc, t, from, t);
       return t;
@@ -533,8 +527,9 @@ public:
     auto type = cast<MemRefType>(v.getType());
     int64_t c = type.getDimSize(1);
     return memref::SubViewOp::create(
-        rewriter, loc, v, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(first),
-                                                 rewriter.getIndexAttr(0)},
+        rewriter, loc, v,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(first),
+                               rewriter.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(count),
                                rewriter.getIndexAttr(c)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),

@@ -17,8 +17,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/IR/PatternMatch.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -187,7 +187,8 @@ struct AccelTileLinalgPass
       }
       // Dimensions of size 1 indexed by 0 (a broadcast, (d0, 0, 0, d3))
       // go too while more than two are left: a tile has two.
-      for (size_t k = 0; type && plan.kept.size() > 2 && k < plan.kept.size();) {
+      for (size_t k = 0;
+           type && plan.kept.size() > 2 && k < plan.kept.size();) {
         auto c = dyn_cast<AffineConstantExpr>(plan.kept[k]);
         if (c && c.getValue() == 0 && plan.keptShape[k] == 1) {
           plan.kept.erase(plan.kept.begin() + k);
@@ -283,14 +284,12 @@ struct AccelTileLinalgPass
     if (!inner)
       return success();
     rewriter.setInsertionPoint(inner);
-    FailureOr<linalg::GenericOp> dropped =
-        dropUnitLoops(rewriter, inner, lead);
+    FailureOr<linalg::GenericOp> dropped = dropUnitLoops(rewriter, inner, lead);
     if (failed(dropped))
       return success();
     rewriter.eraseOp(inner);
     linalg::GenericOp result = *dropped;
-    if ( result.getNumLoops() != 3 ||
-        !linalg::isaContractionOpInterface(result))
+    if (result.getNumLoops() != 3 || !linalg::isaContractionOpInterface(result))
       return success();
     // The matmul form (m, k) x (k, n) -> (m, n), a multiply-add body
     // (isaContractionOpInterface): linalg.matmul, which the MXU runs. A
@@ -356,10 +355,9 @@ struct AccelTileLinalgPass
                        [&](int64_t l) {
                          return iterators[l] != utils::IteratorType::parallel;
                        }) ||
-          llvm::any_of(op.getIndexingMapsArray(),
-                       [](AffineMap map) {
-                         return !map.isProjectedPermutation();
-                       }) ||
+          llvm::any_of(
+              op.getIndexingMapsArray(),
+              [](AffineMap map) { return !map.isProjectedPermutation(); }) ||
           !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folds))
         continue;
       rewriter.setInsertionPoint(op);
