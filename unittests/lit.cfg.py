@@ -11,5 +11,8 @@ config.test_format = lit.formats.GoogleTest(".", "Tests")
 
 # ASan + UBSan builds (ACCEL_SANITIZE=ON): UBSan reports come with a stack
 # trace.
+# allow_user_poisoning=0: see test/lit.cfg.py (LLVM's allocator poisoning
+# from instrumented headers against the uninstrumented libMLIR.so).
 if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"

@@ -38,6 +38,9 @@ targets=("$@")
 [ $# -gt 0 ] || targets+=(fuzz-output)
 [ $# -gt 0 ] || targets+=(fuzz-npy fuzz-csv)
 
+# LLVM's allocator poisoning from instrumented headers does not agree with
+# the uninstrumented libMLIR.so (test/lit.cfg.py): user poisoning off.
+export ASAN_OPTIONS="allow_user_poisoning=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/accel-fuzz.XXXXXX")
 failed=0
 printf '%-14s %14s %8s %8s  %s\n' target executions seconds crashes reproducer
