@@ -1,6 +1,7 @@
 //===- IsaTest.cpp - Encoding, decoding, printing and images --------------===//
 
 #include "accel/ISA/Isa.h"
+#include "accel/Support/FloatMax.h"
 
 #include <gtest/gtest.h>
 
@@ -67,8 +68,8 @@ void expectSameInst(const Inst &x, const Inst &y) {
 std::string errorText(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 TEST(IsaTest, OpcodeTableMatchesDef) {
-  // 17 scalar + 3 dma + 1 mxu + 18 vpu entries in Opcodes.def.
-  EXPECT_EQ(std::size(kAllOpcodes), 39u);
+  // 17 scalar + 3 dma + 1 mxu + 22 vpu entries in Opcodes.def.
+  EXPECT_EQ(std::size(kAllOpcodes), 43u);
   std::set<uint8_t> values;
   for (const OpcodeRow &row : kAllOpcodes) {
     SCOPED_TRACE(row.mnemonic);
@@ -293,6 +294,51 @@ TEST(IsaTest, DisassembleOtherFormats) {
   i.s2 = 0x4020;
   EXPECT_EQ(i.fillBits(), 0x40200000u);
   EXPECT_EQ(toString(i), "vpu.fill r2, 2x3, s=3, 2.5");
+  // ISA version 9: the predicate of vpu.cmp (rd) by name, vpu.iota's base
+  // register and axis.
+  i = Inst();
+  i.op = Opcode::VCmp;
+  i.rd = 3; // oge
+  i.rs3 = 3, i.rs1 = 1, i.rs2 = 2;
+  i.a = 2, i.b = 3, i.s1 = 4, i.s2 = 1, i.s3 = 6;
+  i.flags = kFlagBroadcast;
+  EXPECT_EQ(toString(i), "vpu.cmp oge, r3, r1, r2, 2x3, s=4,1,6 bcast");
+  i.rd = 200;
+  EXPECT_EQ(toString(i), "vpu.cmp ?, r3, r1, r2, 2x3, s=4,1,6 bcast");
+  i = Inst();
+  i.op = Opcode::VIota;
+  i.rs3 = 5, i.rs1 = 7;
+  i.a = 8, i.b = 1, i.s3 = 1;
+  EXPECT_EQ(toString(i), "vpu.iota r5, r7, 8x1, s=1, rows");
+  i.flags = kFlagIotaCols | kFlagBf16Rs3;
+  EXPECT_EQ(toString(i), "vpu.iota r5, r7, 8x1, s=1, cols out:bf16");
+  i = Inst();
+  i.op = Opcode::VTranspose;
+  i.rs3 = 2, i.rs1 = 1;
+  i.a = 8, i.b = 128, i.s1 = 128, i.s3 = 8;
+  EXPECT_EQ(toString(i), "vpu.transpose r2, r1, 8x128, s=128,8");
+  EXPECT_EQ(getVpuOutputShape(i), std::make_pair(uint64_t(128), uint64_t(8)));
+}
+
+// vpu.cmp's predicates are arith.cmpf's: ordered ones are false and
+// unordered ones true when an operand is NaN (docs/isa.md, "NaN").
+TEST(IsaTest, CmpPredicatesFollowIeee) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  // false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true
+  const bool lessThan[] = {0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 1};
+  const bool equal[] = {0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1};
+  const bool unordered[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+  for (unsigned p = 0; p < kNumCmpPredicates; ++p) {
+    EXPECT_EQ(compareF(p, 1.0f, 2.0f), lessThan[p])
+        << cmpPredicateName(p).str();
+    EXPECT_EQ(compareF(p, 2.0f, 2.0f), equal[p]) << cmpPredicateName(p).str();
+    EXPECT_EQ(compareF(p, nan, 2.0f), unordered[p])
+        << cmpPredicateName(p).str();
+    EXPECT_EQ(compareF(p, 2.0f, nan), unordered[p])
+        << cmpPredicateName(p).str();
+  }
+  EXPECT_TRUE(compareF(1, -0.0f, 0.0f)); // oeq: -0 == +0
+  EXPECT_EQ(cmpPredicateName(15), "true");
 }
 
 Program sampleProgram() {
@@ -368,11 +414,11 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 8 (u32 LE), name length 6, "sample", an
+  // Header: "ACCELBIN", version 9 (u32 LE), name length 6, "sample", an
   // empty fingerprint (length 0).
   ASSERT_GE(image.size(), 26u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 8);
+  EXPECT_EQ(image[8], 9);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
@@ -426,7 +472,7 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 8)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 9)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -575,7 +621,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   llvm::raw_string_ostream os(text);
   p.printListing(os);
   EXPECT_EQ(
-      text.rfind("; accel ISA v8 listing of 'sample': 4 instructions\n", 0),
+      text.rfind("; accel ISA v9 listing of 'sample': 4 instructions\n", 0),
       0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),
             std::string::npos);

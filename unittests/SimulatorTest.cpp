@@ -342,6 +342,108 @@ TEST(SimulatorTest, VpuUnaryFillAndReductions) {
             (std::vector<float>{3, -7, -4, -7}));
 }
 
+// vpu.transpose (docs/isa.md "Transposes"): out[c][r] = x[r][c], with x
+// and out at their own strides; a 2 x 3 tile and back, the second time in
+// place over its own input (read in full before the output is written),
+// and a NaN's payload kept.
+TEST(SimulatorTest, VpuTranspose) {
+  MachineConfig config = MachineConfig::getDefault();
+  const uint64_t o = kC;
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(10, o),
+      li(11, o + 128),
+      vunary(Opcode::VTranspose, 10, 1, 2, 3, 4, 2),  // x 2x3 at stride 4
+      vunary(Opcode::VTranspose, 11, 10, 3, 2, 2, 3), // back, dense
+      vunary(Opcode::VTranspose, 11, 11, 2, 3, 3, 2), // in place, 3x2 out
+      halt(),
+  });
+  Simulator sim(config, p);
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  writeVmem(sim, kA, 2, 4, 4, {1, 2, 3, -7, 4, 5, nan, -7});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  std::vector<float> t = readVmem(sim, o, 3, 2, 2);
+  EXPECT_EQ(t[0], 1.0f);
+  EXPECT_EQ(t[1], 4.0f);
+  EXPECT_EQ(t[2], 2.0f);
+  EXPECT_EQ(t[3], 5.0f);
+  EXPECT_EQ(t[4], 3.0f);
+  EXPECT_TRUE(std::isnan(t[5]));
+  std::vector<float> again = readVmem(sim, o + 128, 3, 2, 2);
+  EXPECT_EQ(again[0], 1.0f);
+  EXPECT_EQ(again[1], 4.0f);
+  EXPECT_EQ(again[2], 2.0f);
+  EXPECT_EQ(again[3], 5.0f);
+  EXPECT_EQ(again[4], 3.0f);
+  EXPECT_TRUE(std::isnan(again[5]));
+}
+
+// Masks (ISA version 9): vpu.iota writes the base register plus the row or
+// column index; vpu.cmp 1.0 where the predicate holds (oge: false on NaN);
+// vpu.select keeps out where the mask is 0 and takes y elsewhere, here a
+// column broadcast. Together a causal mask: out[r][c] = c <= r + 1 ? x :
+// -inf, on a 3 x 4 tile whose rows start at 1.
+TEST(SimulatorTest, VpuIotaCompareSelect) {
+  MachineConfig config = MachineConfig::getDefault();
+  const uint64_t o = kC;
+  isa::Inst cmp = vbinary(Opcode::VCmp, 13, 12, 11, 3, 4, 4, 1, 4);
+  cmp.flags = isa::kFlagBroadcast; // y (the row index) is 3 x 1
+  cmp.rd = 5;                      // ole: column <= row
+  isa::Inst select = vbinary(Opcode::VSelect, 14, 13, 1, 3, 4, 4, 4, 4);
+  isa::Inst nanCmp = vbinary(Opcode::VCmp, 15, 1, 1, 3, 4, 4, 4, 4);
+  nanCmp.rd = 13; // une: true only on the NaN
+  isa::Inst badPredicate = cmp;
+  badPredicate.rd = 16;
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(2, 1), // the rows start at 1
+      li(3, 0),
+      li(11, o),       // 3 x 1 row index + 1
+      li(12, o + 64),  // 3 x 4 column index
+      li(13, o + 128), // mask
+      li(14, o + 256), // out, filled with -inf first
+      li(15, o + 320),
+      viota(11, 2, 3, 1, false),
+      viota(12, 3, 3, 4, true),
+      cmp,
+      vfill(14, 3, 4, 4, -std::numeric_limits<float>::infinity()),
+      select,
+      nanCmp,
+      halt(),
+  });
+  Simulator sim(config, p);
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  writeVmem(sim, kA, 3, 4, 4, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, nan});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(readVmem(sim, o, 3, 1, 1), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(readVmem(sim, o + 64, 3, 4, 4),
+            (std::vector<float>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}));
+  EXPECT_EQ(readVmem(sim, o + 128, 3, 4, 4),
+            (std::vector<float>{1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1}));
+  float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> out = readVmem(sim, o + 256, 3, 4, 4);
+  std::vector<float> want = {1, 2, -inf, -inf, 5, 6, 7, -inf, 9, 10, 11, nan};
+  for (size_t k = 0; k < want.size(); ++k)
+    if (std::isnan(want[k]))
+      EXPECT_TRUE(std::isnan(out[k])) << k;
+    else
+      EXPECT_EQ(out[k], want[k]) << k;
+  EXPECT_EQ(readVmem(sim, o + 320, 3, 4, 4),
+            (std::vector<float>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}));
+
+  // A predicate past the 16 is a fault at issue, not a silent "true".
+  isa::Program bad = makeProgram(
+      {li(11, o), li(12, o + 64), li(13, o + 128), badPredicate, halt()});
+  Simulator badSim(config, bad);
+  auto badRun = badSim.run();
+  ASSERT_FALSE(bool(badRun));
+  EXPECT_NE(llvm::toString(badRun.takeError())
+                .find("vpu.cmp predicate 16 is not one of the 16"),
+            std::string::npos);
+}
+
 /// `i` with the maxnum flag (vpu.max / vpu.rmax ignore NaN).
 static isa::Inst maxNum(isa::Inst i) {
   i.flags |= isa::kFlagMaxNum;

@@ -167,6 +167,20 @@ inline isa::Inst matmul(uint8_t rsC, uint8_t rsA, uint8_t rsB, uint16_t m,
   i.flags = acc ? isa::kFlagAccumulate : 0;
   return i;
 }
+/// vpu.iota into a dense rows x cols tile: R[rsBase] + the row (or, with
+/// `alongCols`, the column) index.
+inline isa::Inst viota(uint8_t rsOut, uint8_t rsBase, uint16_t rows,
+                       uint16_t cols, bool alongCols) {
+  isa::Inst i;
+  i.op = isa::Opcode::VIota;
+  i.rs3 = rsOut;
+  i.rs1 = rsBase;
+  i.a = rows;
+  i.b = cols;
+  i.s3 = cols;
+  i.flags = alongCols ? isa::kFlagIotaCols : 0;
+  return i;
+}
 inline isa::Inst vbinary(isa::Opcode op, uint8_t rsOut, uint8_t rsX,
                          uint8_t rsY, uint16_t rows, uint16_t cols, uint16_t sx,
                          uint16_t sy, uint16_t sout, bool bcast = false) {

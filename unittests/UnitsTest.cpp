@@ -25,7 +25,7 @@ constexpr const char *kUnitsConfig = R"json({
   "mxu": { "rows": 4, "cols": 8 },
   "vpu": { "sublanes": 2, "lanes": 16, "pipeline_depth": 5,
            "cost": { "simple": 1, "div": 2, "exp": 3, "sqrt": 4,
-                     "reduce": 6 } }
+                     "reduce": 6, "transpose": 7 } }
 })json";
 
 TEST(UnitsTest, VpuLatencyComesFromTheOpcodesCostClass) {
@@ -55,6 +55,30 @@ TEST(UnitsTest, VpuLatencyComesFromTheOpcodesCostClass) {
   EXPECT_EQ(latency(Opcode::VRsqrt), 5u + 4 * 4);
   EXPECT_EQ(latency(Opcode::VRSum), 5u + 4 * 6);
   EXPECT_EQ(latency(Opcode::VRMax), 5u + 4 * 6);
+}
+
+// vpu.transpose takes its own cost class, for the passes of its input or
+// of its output (cols x rows), whichever has more: a 3 x 20 tile on 2 x 16
+// registers reads ceil(3/2) * ceil(20/16) = 4 passes and writes 20 x 3,
+// ceil(20/2) * ceil(3/16) = 10. On the default 8 x 128 register, 128 x 128
+// and 128 x 8 read 16 passes, 8 x 128 writes 16 (docs/isa.md, "Transposes").
+TEST(UnitsTest, VpuTransposeCountsTheLargerSide) {
+  MachineConfig config = configFrom(kUnitsConfig, "units.json");
+  TimingModel timing(config);
+  EXPECT_EQ(timing.getLatency(vunary(Opcode::VTranspose, 3, 1, 3, 20, 20, 3)),
+            5u + 10 * 7);
+  EXPECT_EQ(timing.getLatency(vunary(Opcode::VTranspose, 3, 1, 20, 3, 3, 20)),
+            5u + 10 * 7);
+  TimingModel defaults(MachineConfig::getDefault());
+  auto transpose = [&](uint16_t rows, uint16_t cols) {
+    return defaults.getLatency(
+        vunary(Opcode::VTranspose, 3, 1, rows, cols, cols, rows));
+  };
+  EXPECT_EQ(transpose(128, 128), 8u + 16 * 2);
+  EXPECT_EQ(transpose(128, 8), 8u + 16 * 2);
+  EXPECT_EQ(transpose(8, 128), 8u + 16 * 2);
+  EXPECT_EQ(transpose(8, 8), 8u + 1 * 2);
+  EXPECT_EQ(isa::getFlops(vunary(Opcode::VTranspose, 3, 1, 8, 8, 8, 8)), 0u);
 }
 
 // The layout counts: on the default 8 x 128 vector register, vexp (cost 4,

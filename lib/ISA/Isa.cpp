@@ -36,6 +36,13 @@ const OpcodeInfo *isa::lookup(uint8_t opcodeByte) {
 
 const OpcodeInfo &isa::info(Opcode op) { return *lookup(uint8_t(op)); }
 
+llvm::StringRef isa::cmpPredicateName(unsigned predicate) {
+  static const char *const names[kNumCmpPredicates] = {
+      "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+      "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
+  return predicate < kNumCmpPredicates ? names[predicate] : "?";
+}
+
 uint64_t isa::getFlops(const Inst &inst) {
   switch (info(inst.op).flops) {
   case FlopCount::None:
@@ -46,6 +53,18 @@ uint64_t isa::getFlops(const Inst &inst) {
     return 2ull * inst.a * inst.b * inst.s1;
   }
   return 0;
+}
+
+std::pair<uint64_t, uint64_t> isa::getVpuOutputShape(const Inst &inst) {
+  switch (inst.op) {
+  case Opcode::VRSum:
+  case Opcode::VRMax:
+    return {inst.a, 1};
+  case Opcode::VTranspose:
+    return {inst.b, inst.a};
+  default:
+    return {inst.a, inst.b};
+  }
 }
 
 bool isa::isScalarArithmetic(Opcode op) {
@@ -98,6 +117,8 @@ unsigned Inst::getElemBytes(unsigned operand) const {
   case InstFormat::VBinary:
   case InstFormat::VUnary:
   case InstFormat::VFill:
+  case InstFormat::VCompare:
+  case InstFormat::VIota:
     return operand >= 1 && operand <= 3 &&
                    (flags & (kFlagBf16Rs1 << (operand - 1)))
                ? 2
@@ -173,6 +194,22 @@ static void printBf16(llvm::raw_ostream &os, const Inst &inst,
       os << ' ' << names[i] << ":bf16";
 }
 
+/// "rs3, rs1, rs2, AxB, s=S1,S2,S3" and the broadcast suffix of the
+/// VBinary and VCompare formats.
+static void printVBinaryOperands(llvm::raw_ostream &os, const Inst &inst) {
+  printReg(os, inst.rs3);
+  os << ", ";
+  printReg(os, inst.rs1);
+  os << ", ";
+  printReg(os, inst.rs2);
+  os << ", " << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s2
+     << "," << inst.s3;
+  if (inst.flags & kFlagBroadcast)
+    os << " bcast";
+  else if (inst.flags & kFlagBroadcastRow)
+    os << " rbcast";
+}
+
 void isa::print(const Inst &inst, llvm::raw_ostream &os) {
   const OpcodeInfo &oi = info(inst.op);
   os << oi.mnemonic;
@@ -237,15 +274,20 @@ void isa::print(const Inst &inst, llvm::raw_ostream &os) {
       os << " acc";
     printBf16(os, inst, {"a", "b", "c"});
     break;
-  case InstFormat::VBinary:
+  case InstFormat::VCompare:
+    sep(true), os << cmpPredicateName(inst.rd), sep();
+    printVBinaryOperands(os, inst);
+    printBf16(os, inst, {"x", "y", "out"});
+    break;
+  case InstFormat::VIota:
     sep(true), printReg(os, inst.rs3), sep(), printReg(os, inst.rs1), sep(),
-        printReg(os, inst.rs2), sep(),
-        os << inst.a << "x" << inst.b << ", s=" << inst.s1 << "," << inst.s2
-           << "," << inst.s3;
-    if (inst.flags & kFlagBroadcast)
-      os << " bcast";
-    else if (inst.flags & kFlagBroadcastRow)
-      os << " rbcast";
+        os << inst.a << "x" << inst.b << ", s=" << inst.s3 << ", "
+           << (inst.flags & kFlagIotaCols ? "cols" : "rows");
+    printBf16(os, inst, {nullptr, nullptr, "out"});
+    break;
+  case InstFormat::VBinary:
+    sep(true);
+    printVBinaryOperands(os, inst);
     if (inst.op == Opcode::VMax && (inst.flags & kFlagMaxNum))
       os << " maxnum";
     if (inst.op == Opcode::VMin && (inst.flags & kFlagMaxNum))

@@ -86,24 +86,31 @@ InstAccess sim::getAccesses(const isa::Inst &in,
     a.memWrites.push_back({vmem(3, m, n, in.s3), "MXU operand C"});
     break;
   }
-  case InstFormat::VBinary: {
+  case InstFormat::VBinary:
+  case InstFormat::VCompare: {
     bool bcast = in.flags & isa::kFlagBroadcast;
     bool rowBcast = !bcast && (in.flags & isa::kFlagBroadcastRow);
     a.regReads.append({in.rs1, in.rs2, in.rs3});
     a.memReads.push_back({vmem(1, in.a, in.b, in.s1), "VPU operand x"});
     a.memReads.push_back({vmem(2, rowBcast ? 1 : in.a, bcast ? 1 : in.b, in.s2),
                           "VPU operand y"});
+    // vpu.select keeps out where the mask is 0: it reads out too.
+    if (in.op == Opcode::VSelect)
+      a.memReads.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
     a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
     break;
   }
   case InstFormat::VUnary: {
-    bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
+    auto [outRows, outCols] = isa::getVpuOutputShape(in);
     a.regReads.append({in.rs1, in.rs3});
     a.memReads.push_back({vmem(1, in.a, in.b, in.s1), "VPU operand x"});
-    a.memWrites.push_back(
-        {vmem(3, in.a, reduce ? 1 : in.b, in.s3), "VPU output"});
+    a.memWrites.push_back({vmem(3, outRows, outCols, in.s3), "VPU output"});
     break;
   }
+  case InstFormat::VIota:
+    a.regReads.append({in.rs1, in.rs3}); // the base value, out's address
+    a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
+    break;
   case InstFormat::VFill:
     a.regReads.push_back(in.rs3);
     a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});

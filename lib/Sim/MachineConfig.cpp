@@ -31,7 +31,7 @@ static const char kDefaultConfig[] = R"json({
   "mxu": { "rows": 128, "cols": 128, "dataflow": "ws", "overlap": true },
   "vpu": { "sublanes": 8, "lanes": 128, "pipeline_depth": 8,
            "cost": { "simple": 1, "div": 4, "exp": 4, "sqrt": 4,
-                     "reduce": 2 } },
+                     "reduce": 2, "transpose": 2 } },
   "scalar": { "latency": 1 },
   "dma": {
     "max_outstanding": 64,
@@ -62,7 +62,7 @@ static const char kDefaultConfig[] = R"json({
     "vpu.sublanes": "a TPU vector register is 8 sublanes x 128 lanes (Norrie et al., IEEE Micro 2021: TPU v2 vector unit)",
     "vpu.lanes": "8 sublanes x 128 lanes per cycle (Norrie et al., IEEE Micro 2021: TPU v2 vector unit)",
     "vpu.pipeline_depth": "assumed",
-    "vpu.cost": "assumed: cycles per lane-pass; transcendental and divide ops take 4 passes",
+    "vpu.cost": "assumed: cycles per lane-pass; transcendental and divide ops take 4 passes, a transpose 2 (each pass is read and written through the core's transpose unit, Norrie et al., IEEE Micro 2021)",
     "scalar.latency": "assumed: in-order scalar core, one instruction per cycle",
     "dma.max_outstanding": "assumed",
     "dma.links.base_latency": "assumed: SnR §5.2 says constant and non-accumulative but gives no value; 500 cycles is ~0.5 us",
@@ -375,14 +375,16 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
     c.vpuSublanes = r.u32(*vpu, "sublanes", "vpu.", 1, kMaxUnitSize);
     c.vpuLanes = r.u32(*vpu, "lanes", "vpu.", 1, kMaxUnitSize);
     c.vpuPipelineDepth = r.u32(*vpu, "pipeline_depth", "vpu.", 0, kMaxUnitLatency);
-    if (const json *cost = r.object(*vpu, "cost", "vpu.",
-                                    {"simple", "div", "exp", "sqrt",
-                                     "reduce"})) {
+    if (const json *cost =
+            r.object(*vpu, "cost", "vpu.",
+                     {"simple", "div", "exp", "sqrt", "reduce", "transpose"})) {
       c.vpuCostSimple = r.u32(*cost, "simple", "vpu.cost.", 1, kMaxUnitLatency);
       c.vpuCostDiv = r.u32(*cost, "div", "vpu.cost.", 1, kMaxUnitLatency);
       c.vpuCostExp = r.u32(*cost, "exp", "vpu.cost.", 1, kMaxUnitLatency);
       c.vpuCostSqrt = r.u32(*cost, "sqrt", "vpu.cost.", 1, kMaxUnitLatency);
       c.vpuCostReduce = r.u32(*cost, "reduce", "vpu.cost.", 1, kMaxUnitLatency);
+      c.vpuCostTranspose =
+          r.u32(*cost, "transpose", "vpu.cost.", 1, kMaxUnitLatency);
     }
   }
   if (const json *scalar = r.object(doc, "scalar", "", {"latency"}))

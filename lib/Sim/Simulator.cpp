@@ -412,6 +412,10 @@ llvm::Error Simulator::prepare() {
   if ((in.op == Opcode::DivU || in.op == Opcode::RemU) && regs[in.rs2] == 0)
     return fault(pc, "division by zero (r" + llvm::Twine(unsigned(in.rs2)) +
                          " is 0)");
+  if (in.op == Opcode::VCmp && in.rd >= isa::kNumCmpPredicates)
+    return fault(pc, "vpu.cmp predicate " + llvm::Twine(unsigned(in.rd)) +
+                         " is not one of the " +
+                         llvm::Twine(isa::kNumCmpPredicates));
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   prep.vmemReads.size = prep.vmemWrites.size = 0;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;

@@ -38,6 +38,8 @@ unsigned TimingModel::getVpuCost(isa::CostClass cost) const {
     return config.vpuCostSqrt;
   case isa::CostClass::VpuReduce:
     return config.vpuCostReduce;
+  case isa::CostClass::VpuTranspose:
+    return config.vpuCostTranspose;
   default:
     return config.vpuCostSimple;
   }
@@ -74,11 +76,19 @@ uint64_t TimingModel::getLatency(const isa::Inst &in) const {
     return 0;
   case isa::Unit::Mxu:
     return getMxuCycles(config, in.a, in.b, in.s1);
-  case isa::Unit::Vpu:
+  case isa::Unit::Vpu: {
+    // Lane-passes: register tiles of the input, or of the output when it
+    // takes more (a transpose of a tall, narrow tile writes more passes
+    // than it reads; docs/isa.md, "VPU").
+    auto passes = [&](uint64_t rows, uint64_t cols) {
+      return llvm::divideCeil(rows, config.vpuSublanes) *
+             llvm::divideCeil(cols, config.vpuLanes);
+    };
+    auto [outRows, outCols] = isa::getVpuOutputShape(in);
     return config.vpuPipelineDepth +
-           llvm::divideCeil(uint64_t(in.a), config.vpuSublanes) *
-               llvm::divideCeil(uint64_t(in.b), config.vpuLanes) *
+           std::max(passes(in.a, in.b), passes(outRows, outCols)) *
                getVpuCost(info.cost);
+  }
   }
   return 0;
 }
@@ -231,13 +241,19 @@ void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
 void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   uint64_t rows = in.a, cols = in.b;
   bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
-  bool binary = isa::info(in.op).format == isa::InstFormat::VBinary;
+  bool transpose = in.op == Opcode::VTranspose;
+  isa::InstFormat format = isa::info(in.op).format;
+  bool binary =
+      format == isa::InstFormat::VBinary || format == isa::InstFormat::VCompare;
+  bool noInput = in.op == Opcode::VFill || in.op == Opcode::VIota;
   bool bcast = binary && (in.flags & isa::kFlagBroadcast);
   bool rowBcast = binary && !bcast && (in.flags & isa::kFlagBroadcastRow);
   bool xBf16 = in.isBf16(1), yBf16 = binary && in.isBf16(2),
        oBf16 = in.isBf16(3);
+  std::pair<uint64_t, uint64_t> outShape = isa::getVpuOutputShape(in);
+  uint64_t outCols = outShape.second;
   TileRef out =
-      vmemTile(state, in.rs3, rows, reduce ? 1 : cols, in.s3, oBf16 ? 2 : 4);
+      vmemTile(state, in.rs3, outShape.first, outCols, in.s3, oBf16 ? 2 : 4);
   TileRef x = vmemTile(state, in.rs1, rows, cols, in.s1, xBf16 ? 2 : 4);
   TileRef y = vmemTile(state, in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols,
                        in.s2, yBf16 ? 2 : 4);
@@ -262,7 +278,7 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     return snapshot.data();
   };
   const uint8_t *xp =
-      in.op == Opcode::VFill ? nullptr : inputRows(x, snapshots[0], !reduce);
+      noInput ? nullptr : inputRows(x, snapshots[0], !reduce && !transpose);
   const uint8_t *yp =
       binary ? inputRows(y, snapshots[1], !bcast && !rowBcast) : nullptr;
   // Rows of the three tiles. Contiguous tiles of an elementwise op without
@@ -271,8 +287,8 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   auto contiguous = [&](const TileRef &t) {
     return t.rows == 1 || t.rowStride == t.cols;
   };
-  if (!reduce && !bcast && !rowBcast && contiguous(out) &&
-      (in.op == Opcode::VFill || contiguous(x)) &&
+  if (!reduce && !transpose && !bcast && !rowBcast && contiguous(out) &&
+      in.op != Opcode::VIota && (noInput || contiguous(x)) &&
       (!binary || contiguous(y))) {
     nCols = rows * cols;
     nRows = 1;
@@ -287,7 +303,7 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   auto outRow = [&](uint64_t r) -> float * {
     if (!oBf16)
       return reinterpret_cast<float *>(o0 + r * oStride);
-    rowBufs[2].resize(nCols);
+    rowBufs[2].resize(std::max<uint64_t>(nCols, outCols));
     return rowBufs[2].data();
   };
   auto finishRow = [&](uint64_t r, const float *o, uint64_t n) {
@@ -387,6 +403,67 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     }
     break;
   }
+  case Opcode::VCmp: {
+    unsigned predicate = in.rd; // < kNumCmpPredicates: checked at issue
+    binaryOp([predicate](float a, float b) {
+      return compareF(predicate, a, b) ? 1.0f : 0.0f;
+    });
+    break;
+  }
+  case Opcode::VSelect:
+    // out keeps its value where the mask x is 0.0 (+0 or -0), takes y
+    // elsewhere (a NaN mask selects y).
+    for (uint64_t r = 0; r < nRows; ++r) {
+      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
+      float *o = outRow(r);
+      if (oBf16)
+        widenBf16(o0 + r * oStride, o, nCols);
+      const float *yr = nullptr;
+      float yv = 0.0f;
+      if (bcast)
+        yv = yBf16 ? bf16ToF32(
+                         *reinterpret_cast<const uint16_t *>(yp + r * yStride))
+                   : *reinterpret_cast<const float *>(yp + r * yStride);
+      else
+        yr = widenRow(rowBcast ? yp : yp + r * yStride, yBf16, nCols,
+                      rowBufs[1]);
+      for (uint64_t c = 0; c < nCols; ++c)
+        if (xr[c] != 0.0f)
+          o[c] = bcast ? yv : yr[c];
+      finishRow(r, o, nCols);
+    }
+    break;
+  case Opcode::VIota: {
+    // The signed base plus the row (or column) index, rounded to f32 (exact
+    // below 2^24 in magnitude).
+    int64_t base = int64_t(state.regs[in.rs1]);
+    bool alongCols = in.flags & isa::kFlagIotaCols;
+    for (uint64_t r = 0; r < rows; ++r) {
+      float *o = outRow(r);
+      for (uint64_t c = 0; c < cols; ++c)
+        o[c] = float(base + int64_t(alongCols ? c : r));
+      finishRow(r, o, cols);
+    }
+    break;
+  }
+  case Opcode::VTranspose:
+    // Row c of out is column c of x: read element by element (the values
+    // move unchanged; a bf16 x into an f32 out widens, the reverse rounds).
+    for (uint64_t c = 0; c < cols; ++c) {
+      float *o = outRow(c);
+      for (uint64_t r = 0; r < rows; ++r) {
+        const uint8_t *e = xp + r * xStride + c * x.elemBytes;
+        if (xBf16) {
+          uint16_t h;
+          std::memcpy(&h, e, 2);
+          o[r] = bf16ToF32(h);
+        } else {
+          std::memcpy(&o[r], e, 4);
+        }
+      }
+      finishRow(c, o, rows);
+    }
+    break;
   case Opcode::VRSum:
   case Opcode::VRMax:
     // Rows are summed left to right from 0.0 in f32, and folded left to

@@ -64,7 +64,8 @@ UnitKind unitOf(Operation *op) {
     return UnitKind::Mxu;
   if (isa<VAddOp, VSubOp, VMulOp, VDivOp, VMaxOp, VMinOp, VExpOp, VSqrtOp,
           VCopyOp, VRsqrtOp, VTanhOp, VLogOp, VLog1pOp, VErfOp, VAbsOp,
-          VReduceSumOp, VReduceMaxOp, VFillOp>(op))
+          VReduceSumOp, VReduceMaxOp, VFillOp, VTransposeOp, VCmpOp, VSelectOp,
+          VIotaOp>(op))
     return UnitKind::Vpu;
   return UnitKind::Scalar;
 }

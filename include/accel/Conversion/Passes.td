@@ -47,13 +47,29 @@ def ConvertLinalgToAccel : Pass<"convert-linalg-to-accel"> {
         then that halved in place, ceil(log2 R) VPU ops on row subviews. A
         reduction of both loops into one element (`(i, j) -> (0)`) reduces
         the rows into a column, then halves the column.
+      - An input read transposed (`(i, j) -> (j, i)`) is transposed into a
+        VMEM temporary first (`accel.vtranspose`, docs/isa.md
+        "Transposes"); `linalg.transpose`, or a generic that only yields
+        such an input, is one `accel.vtranspose` into the output.
+      - Masks: `arith.cmpf` becomes `accel.vcmp` (a 1.0 / 0.0 tile, the
+        same predicate), `arith.select` `accel.vselect` into the output
+        after the false value, `arith.andi` / `ori` of masks `vmul` /
+        `vmax`. Integer values of the body (`linalg.index`, integer
+        constants and values defined outside it such as tile offsets,
+        `addi`, `subi`, `muli` by a constant, integer casts) are read as
+        affine functions of the row and the column and become f32 values
+        where `arith.cmpi` (signed or equality predicates) or
+        `arith.sitofp` / `uitofp` uses them: `accel.viota` along the rows
+        or the columns, based at the tile's offset (exact below 2^24).
 
     Anything else that still touches memory fails with one error at the op
     naming what is not supported (a tensor operand: run
     one-shot-bufferize first; an HBM operand of a compute op: stage it
-    through VMEM; a transposed read; a reduction of the first loop or by
-    another combiner; a body op without a VPU counterpart; a non-f32
-    element type; a dynamic shape; more than two loops).
+    through VMEM; an output written transposed; a reduction of the first
+    loop or by another combiner; a body op without a VPU counterpart; index
+    arithmetic that is not affine (a product of indices, a remainder); an
+    unsigned comparison of indices; a non-f32 element type; a dynamic
+    shape; more than two loops).
   }];
   let dependentDialects = ["accel::AccelDialect"];
 }
@@ -94,7 +110,7 @@ def ConvertMemorySpacesToAccel
 
 def AccelDecomposeLinalg
     : Pass<"accel-decompose-linalg", "mlir::func::FuncOp"> {
-  let summary = "Decompose aggregate linalg ops (linalg.softmax, 1x1 "
+  let summary = "Decompose aggregate linalg ops (linalg.softmax, "
                 "convolutions) into the ops they are made of";
   let description = [{
     The first step of the frontend, on tensors: an op that implements
@@ -108,7 +124,14 @@ def AccelDecomposeLinalg
     strides and dilations 1, static shapes) is a matmul on the MXU: the
     input collapsed to (N*H*W) x C, the filter to C x F and the init to
     (N*H*W) x F (`tensor.collapse_shape`), one `linalg.matmul`, the result
-    expanded back. Other convolutions are left as they are.
+    expanded back. Any other `linalg.conv_2d_nhwc_hwcf` on floats (strides,
+    dilations; SAME padding comes as a `tensor.pad` of its input) with
+    static shapes is a sum of shifted matmuls: for each kernel tap (kh, kw)
+    a contraction of the input pixels the tap reads (a strided
+    `tensor.extract_slice`, N x OH x OW x C) with the tap's C x F filter,
+    accumulated into the output tap after tap. accel-tile-linalg runs its
+    n and oh loops one iteration at a time around an OW x C by C x F
+    matmul; the pixel rows of a strided convolution are strided DMAs.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
@@ -249,11 +272,14 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     the rest. An op with more than two loops whose leading loops are
     parallel and read in order by every operand (a batch of rows) first
     has them folded into one (upstream's `collapseOpIterationDims` on its
-    generic form, with `memref.collapse_shape` views). Any other op with
+    generic form, with `memref.collapse_shape` views), unless its body
+    reads `linalg.index`. Any other op with
     more than two loops (a contraction: more than three) becomes loops of
     one iteration per leading index around an op on 2-D tiles: the batch
     dimensions of a contraction (`linalg.batch_matmul`, an einsum with a
-    batch dimension; upstream's `inferContractionDims`) or every loop but
+    batch dimension; upstream's `inferContractionDims`) and all but the
+    last of several M or N dimensions (a convolution tap's n, oh, ow) or
+    every loop but
     the last two of another op (heads split out of the rows, a broadcast
     of a unit dimension) are tiled by 1, and the unit dimensions this
     leaves are dropped with rank-reducing `memref.subview`s; a contraction
@@ -293,6 +319,14 @@ def AccelStageOperands : Pass<"accel-stage-operands", "mlir::func::FuncOp"> {
     after the op; a `linalg.copy` gets its source staged only (it becomes
     one DMA from VMEM). The copies become synchronous DMAs in
     `--convert-linalg-to-accel`; the FDO passes overlap them.
+
+    A contraction of three loops not in matmul form, its operands read
+    transposed (`x @ w.T`: `(m, k) x (n, k)`; `u.T @ v`: `(k, m)`; an
+    einsum contracting the last dimensions of both sides), becomes a
+    `linalg.matmul`: each transposed operand, once staged, is transposed
+    into a VMEM buffer in matmul order by a `linalg.transpose` (the VPU's
+    `accel.vtranspose`, docs/isa.md "Transposes"). A tile of the operand
+    is transposed each time it is staged.
   }];
   let options = [
     Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",

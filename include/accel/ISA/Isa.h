@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace accel {
@@ -33,8 +34,9 @@ namespace isa {
 /// Version of the instruction encoding and semantics. Traces and images
 /// record it; readers refuse other versions. Version 7: bf16 tiles (the
 /// element-type flag bits) and the element type of every buffer. Version
-/// 8: vpu.min, abs, rsqrt, tanh, log, log1p and erf.
-constexpr uint32_t kIsaVersion = 8;
+/// 8: vpu.min, abs, rsqrt, tanh, log, log1p and erf. Version 9:
+/// vpu.transpose, vpu.cmp, vpu.select and vpu.iota.
+constexpr uint32_t kIsaVersion = 9;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -71,6 +73,8 @@ enum class InstFormat : uint8_t {
   VBinary,
   VUnary,
   VFill,
+  VCompare,
+  VIota,
   Load,
   SemWait,
 };
@@ -88,6 +92,7 @@ enum class CostClass : uint8_t {
   VpuExp,
   VpuSqrt,
   VpuReduce,
+  VpuTranspose,
 };
 
 /// The arithmetic an instruction does, as the roofline counts it
@@ -111,6 +116,14 @@ enum class MemSpace : uint8_t { HBM = 0, VMEM = 1 };
 constexpr uint8_t kFlagAccumulate = 1; ///< mxu.matmul: C += A*B.
 constexpr uint8_t kFlagBroadcast = 1;  ///< vpu binary: y is rows x 1.
 constexpr uint8_t kFlagBroadcastRow = 2; ///< vpu binary: y is 1 x cols.
+/// vpu.iota: the column index instead of the row index.
+constexpr uint8_t kFlagIotaCols = 1;
+/// vpu.cmp's predicates (field rd), arith.cmpf's numbering: false, oeq,
+/// ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true.
+constexpr unsigned kNumCmpPredicates = 16;
+/// The predicate's name ("olt"), or "?" past the last. Its semantics:
+/// accel::compareF (FloatMax.h).
+llvm::StringRef cmpPredicateName(unsigned predicate);
 /// vpu.max, vpu.rmax: IEEE 754-2008 maxNum (a NaN operand is ignored)
 /// instead of IEEE 754-2019 maximum (a NaN operand gives NaN); vpu.min:
 /// minNum instead of minimum.
@@ -176,6 +189,11 @@ llvm::StringRef unitName(Unit unit);
 /// The floating-point operations `inst` performs (its FlopCount column):
 /// 0, rows * cols (fields a and b), or 2 * m * n * k (a, b, s1).
 uint64_t getFlops(const Inst &inst);
+/// The shape, in elements, of the tile a VPU instruction writes (docs/isa.md,
+/// "VUnary"): rows x 1 for vpu.rsum / vpu.rmax, cols x rows for
+/// vpu.transpose, rows x cols (fields a and b) for any other VPU
+/// instruction. Meaningless for other units.
+std::pair<uint64_t, uint64_t> getVpuOutputShape(const Inst &inst);
 /// Whether `op` is scalar register arithmetic (li, mov, add, ...: a scalar
 /// instruction that neither branches, halts nor touches memory). The
 /// analyzer treats such address math as movable with the DMA it feeds

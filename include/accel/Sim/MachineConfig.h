@@ -104,8 +104,9 @@ struct MachineConfig {
   /// rows x vpuLanes columns (docs/isa.md, "VPU").
   unsigned vpuSublanes = 0, vpuLanes = 0;
   unsigned vpuPipelineDepth = 0; ///< cycles added to every VPU op
-  unsigned vpuCostSimple = 1, vpuCostDiv = 1, vpuCostExp = 1,
-           vpuCostSqrt = 1, vpuCostReduce = 1; ///< cycles per lane-pass
+  unsigned vpuCostSimple = 1, vpuCostDiv = 1, vpuCostExp = 1, vpuCostSqrt = 1,
+           vpuCostReduce = 1,
+           vpuCostTranspose = 1; ///< cycles per lane-pass
   unsigned scalarLatency = 1;    ///< cycles per scalar instruction
   unsigned maxOutstandingDmas = 0;
   std::vector<LinkConfig> links;

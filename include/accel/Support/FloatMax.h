@@ -76,6 +76,50 @@ inline float log1pF(float a) { return std::log1p(a); }
 inline float erfF(float a) { return std::erf(a); }
 inline float absF(float a) { return std::fabs(a); }
 
+/// vpu.cmp: whether `x PRED y` holds, PRED in arith.cmpf's numbering (0
+/// false, 1 oeq, 2 ogt, 3 oge, 4 olt, 5 ole, 6 one, 7 ord, 8 ueq, 9 ugt,
+/// 10 uge, 11 ult, 12 ule, 13 une, 14 uno, 15 true; a larger value, which
+/// the simulator refuses at issue, holds). IEEE 754: an ordered predicate
+/// is false and an unordered one true when either operand is NaN; -0 == +0.
+inline bool compareF(unsigned predicate, float x, float y) {
+  bool unordered = std::isnan(x) || std::isnan(y);
+  bool ordered = !unordered;
+  switch (predicate) {
+  case 0:
+    return false;
+  case 1:
+    return ordered && x == y;
+  case 2:
+    return ordered && x > y;
+  case 3:
+    return ordered && x >= y;
+  case 4:
+    return ordered && x < y;
+  case 5:
+    return ordered && x <= y;
+  case 6:
+    return ordered && x != y;
+  case 7:
+    return ordered;
+  case 8:
+    return unordered || x == y;
+  case 9:
+    return unordered || x > y;
+  case 10:
+    return unordered || x >= y;
+  case 11:
+    return unordered || x < y;
+  case 12:
+    return unordered || x <= y;
+  case 13:
+    return unordered || x != y;
+  case 14:
+    return unordered;
+  default:
+    return true;
+  }
+}
+
 } // namespace accel
 
 #endif // ACCEL_SUPPORT_FLOATMAX_H

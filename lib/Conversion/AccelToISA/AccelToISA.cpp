@@ -573,7 +573,10 @@ LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
       return failure();
     in.rs1 = *rx;
     in.s1 = uint16_t(tx.rowStride);
-    in.b = uint16_t(tx.cols); // reductions: out is rows x 1
+    // a x b is x's shape (reductions: out is rows x 1; a transpose's out
+    // is cols x rows).
+    in.a = uint16_t(tx.rows);
+    in.b = uint16_t(tx.cols);
     if (tx.isBF16())
       in.flags |= isa::kFlagBf16Rs1;
   }
@@ -837,6 +840,28 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       })
       .Case<VCopyOp>([&](VCopyOp o) {
         return lowerVpu(o, Opcode::VCopy, o.getX(), Value(), o.getOut());
+      })
+      .Case<VCmpOp>([&](VCmpOp o) -> LogicalResult {
+        if (failed(lowerVpu(o, Opcode::VCmp, o.getX(), o.getY(), o.getOut())))
+          return failure();
+        program.code.back().rd = uint8_t(o.getPredicate());
+        return success();
+      })
+      .Case<VSelectOp>([&](VSelectOp o) {
+        return lowerVpu(o, Opcode::VSelect, o.getMask(), o.getY(), o.getOut());
+      })
+      .Case<VIotaOp>([&](VIotaOp o) -> LogicalResult {
+        FailureOr<uint8_t> base = reg(o, o.getBase());
+        if (failed(base) ||
+            failed(lowerVpu(o, Opcode::VIota, Value(), Value(), o.getOut())))
+          return failure();
+        program.code.back().rs1 = *base;
+        if (o.getColumns())
+          program.code.back().flags |= isa::kFlagIotaCols;
+        return success();
+      })
+      .Case<VTransposeOp>([&](VTransposeOp o) {
+        return lowerVpu(o, Opcode::VTranspose, o.getX(), Value(), o.getOut());
       })
       .Case<VReduceSumOp>([&](VReduceSumOp o) {
         return lowerVpu(o, Opcode::VRSum, o.getX(), Value(), o.getOut());

@@ -15,6 +15,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <array>
+#include <optional>
+
 namespace accel {
 #define GEN_PASS_DEF_ACCELDECOMPOSELINALG
 #include "accel/Conversion/Passes.h.inc"
@@ -96,16 +99,29 @@ std::string getDecompositionProblem(linalg::AggregatedOpInterface op) {
 /// pixels by the filter: (N*H*W) x C times C x F, with the input, the
 /// filter and the init collapsed (tensor.collapse_shape) and the result
 /// expanded back. Returns whether `conv` was rewritten.
+/// The input, filter and init types of `conv` when it works on tensors of
+/// static shapes; nullopt otherwise.
+std::optional<std::array<RankedTensorType, 3>>
+getStaticConvTypes(linalg::Conv2DNhwcHwcfOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return std::nullopt;
+  std::array<RankedTensorType, 3> types = {
+      dyn_cast<RankedTensorType>(conv.getInputs()[0].getType()),
+      dyn_cast<RankedTensorType>(conv.getInputs()[1].getType()),
+      dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType())};
+  for (RankedTensorType t : types)
+    if (!t || !t.hasStaticShape())
+      return std::nullopt;
+  return types;
+}
+
 bool rewriteConv1x1AsMatmul(IRRewriter &rewriter,
                             linalg::Conv2DNhwcHwcfOp conv) {
-  if (!conv.hasPureTensorSemantics())
+  auto types = getStaticConvTypes(conv);
+  if (!types)
     return false;
-  auto input = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
-  auto filter = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto init = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  if (!input || !filter || !init || !input.hasStaticShape() ||
-      !filter.hasStaticShape() || !init.hasStaticShape() ||
-      filter.getDimSize(0) != 1 || filter.getDimSize(1) != 1 ||
+  auto [input, filter, init] = *types;
+  if (filter.getDimSize(0) != 1 || filter.getDimSize(1) != 1 ||
       input.getShape().take_front(3) != init.getShape().take_front(3))
     return false;
   auto allOnes = [](DenseIntElementsAttr attr) {
@@ -133,6 +149,92 @@ bool rewriteConv1x1AsMatmul(IRRewriter &rewriter,
   return true;
 }
 
+/// A 2-D convolution (`linalg.conv_2d_nhwc_hwcf`, any strides and
+/// dilations, static shapes, on tensors) as a sum of shifted matmuls: for
+/// each kernel tap (kh, kw), the input pixels it reads (a strided
+/// tensor.extract_slice, N x OH x OW x C) times the tap's C x F filter,
+/// accumulated into the output. Each tap is a contraction whose M loops are
+/// (n, oh, ow): accel-tile-linalg runs n and oh as loops of one iteration
+/// around an OW x C by C x F matmul on the MXU. Returns whether `conv` was
+/// rewritten (not when an operand's type is not static or a tap would read
+/// past the input).
+bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
+                                 linalg::Conv2DNhwcHwcfOp conv) {
+  auto types = getStaticConvTypes(conv);
+  if (!types)
+    return false;
+  auto [input, filter, init] = *types;
+  auto pair = [](DenseIntElementsAttr attr) {
+    SmallVector<int64_t, 2> v = {1, 1};
+    if (attr)
+      for (auto [i, x] : llvm::enumerate(attr.getValues<APInt>()))
+        if (i < 2)
+          v[i] = x.getSExtValue();
+    return v;
+  };
+  SmallVector<int64_t, 2> stride = pair(conv.getStrides()),
+                          dilation = pair(conv.getDilations());
+  int64_t n = init.getDimSize(0), oh = init.getDimSize(1),
+          ow = init.getDimSize(2), f = init.getDimSize(3);
+  int64_t kh = filter.getDimSize(0), kw = filter.getDimSize(1),
+          c = filter.getDimSize(2);
+  // The last pixel a tap reads must lie in the input (the verifier checks
+  // the shapes' consistency, not this).
+  if ((kh - 1) * dilation[0] + (oh - 1) * stride[0] >= input.getDimSize(1) ||
+      (kw - 1) * dilation[1] + (ow - 1) * stride[1] >= input.getDimSize(2) ||
+      stride[0] < 1 || stride[1] < 1 || dilation[0] < 1 || dilation[1] < 1)
+    return false;
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.setInsertionPoint(conv);
+  AffineExpr dn, doh, dow, df, dc;
+  bindDims(ctx, dn, doh, dow, df, dc);
+  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {dn, doh, dow, dc}, ctx),
+                                 AffineMap::get(5, 0, {dc, df}, ctx),
+                                 AffineMap::get(5, 0, {dn, doh, dow, df}, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Type accType = init.getElementType();
+  auto pixelsType =
+      RankedTensorType::get({n, oh, ow, c}, input.getElementType());
+  auto tapType = RankedTensorType::get({c, f}, filter.getElementType());
+  auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+  Value acc = conv.getOutputs()[0];
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      Value pixels = tensor::ExtractSliceOp::create(
+          rewriter, loc, pixelsType, conv.getInputs()[0],
+          ArrayRef<OpFoldResult>{idx(0), idx(i * dilation[0]),
+                                 idx(j * dilation[1]), idx(0)},
+          ArrayRef<OpFoldResult>{idx(n), idx(oh), idx(ow), idx(c)},
+          ArrayRef<OpFoldResult>{idx(1), idx(stride[0]), idx(stride[1]),
+                                 idx(1)});
+      Value tap = tensor::ExtractSliceOp::create(
+          rewriter, loc, tapType, conv.getInputs()[1],
+          ArrayRef<OpFoldResult>{idx(i), idx(j), idx(0), idx(0)},
+          ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c), idx(f)},
+          ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1), idx(1)});
+      acc = linalg::GenericOp::create(
+                rewriter, loc, TypeRange{init}, ValueRange{pixels, tap},
+                ValueRange{acc}, maps, iterators,
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  auto widen = [&](Value v) {
+                    return v.getType() == accType
+                               ? v
+                               : arith::ExtFOp::create(b, l, accType, v)
+                                     .getResult();
+                  };
+                  Value product = arith::MulFOp::create(b, l, widen(args[0]),
+                                                        widen(args[1]));
+                  Value sum = arith::AddFOp::create(b, l, args[2], product);
+                  linalg::YieldOp::create(b, l, sum);
+                })
+                .getResult(0);
+    }
+  rewriter.replaceOp(conv, acc);
+  return true;
+}
+
 struct AccelDecomposeLinalgPass
     : accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass> {
   void runOnOperation() override {
@@ -140,8 +242,15 @@ struct AccelDecomposeLinalgPass
     SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
     getOperation().walk(
         [&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
-    for (linalg::Conv2DNhwcHwcfOp conv : convs)
-      (void)rewriteConv1x1AsMatmul(rewriter, conv);
+    for (linalg::Conv2DNhwcHwcfOp conv : convs) {
+      auto floats = [](Value v) {
+        return isa<FloatType>(getElementTypeOrSelf(v.getType()));
+      };
+      if (!llvm::all_of(conv->getOperands(), floats))
+        continue; // integer convolutions: refused later at the op
+      if (!rewriteConv1x1AsMatmul(rewriter, conv))
+        (void)rewriteConvAsShiftedMatmuls(rewriter, conv);
+    }
     // Decompositions may build further aggregates: until none is left.
     while (true) {
       SmallVector<linalg::AggregatedOpInterface> ops;

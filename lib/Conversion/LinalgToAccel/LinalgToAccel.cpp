@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IndexExpr.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
@@ -88,8 +89,14 @@ FailureOr<TileShape> getVmemTile(Value v, StringRef role, Refusal &refusal) {
 }
 
 /// The value of the f32 or bf16 constant `v`, if it is one (a bf16 is
-/// exact in f32).
+/// exact in f32); an i1 constant (a mask) is 1.0 or 0.0.
 std::optional<float> getConstantFloat(Value v) {
+  if (v.getType().isSignlessInteger(1)) {
+    IntegerAttr mask;
+    if (!matchPattern(v, m_Constant(&mask)))
+      return std::nullopt;
+    return mask.getValue().isZero() ? 0.0f : 1.0f;
+  }
   APFloat value(0.0f);
   if (!(v.getType().isF32() || v.getType().isBF16()) ||
       !matchPattern(v, m_ConstantFloat(&value)))
@@ -259,12 +266,17 @@ struct VpuValue {
   /// A rank-1 buffer of R elements read as a column: viewed as R x 1 (a
   /// memref.expand_shape) when the op is rewritten.
   bool needsColumnView = false;
+  /// A C x R buffer the op reads transposed ((i, j) -> (j, i)): copied
+  /// transposed into an R x C temporary (accel.vtranspose) when the op is
+  /// rewritten.
+  bool needsTranspose = false;
 
   static VpuValue ofScalar(float f, Type type) {
-    return {Scalar, Value(), f, type, false};
+    return {Scalar, Value(), f, type, false, false};
   }
   static VpuValue of(Kind kind, Value buffer) {
-    return {kind, buffer, 0.0f, getElementTypeOrSelf(buffer.getType()), false};
+    return {kind,  buffer, 0.0f, getElementTypeOrSelf(buffer.getType()),
+            false, false};
   }
 };
 
@@ -306,7 +318,9 @@ enum class VpuKind {
   Erf,
   Abs,
   Neg,
-  Convert
+  Convert,
+  Cmp,   ///< arith.cmpf: a 1.0 / 0.0 mask (vpu.cmp)
+  Select ///< arith.select on a mask (vpu.select)
 };
 
 /// Whether `t` is an element type of accel's VPU tiles.
@@ -331,6 +345,27 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
       .Case<math::ErfOp>([](auto) { return VpuKind::Erf; })
       .Case<math::AbsFOp>([](auto) { return VpuKind::Abs; })
       .Case<arith::NegFOp>([](auto) { return VpuKind::Neg; })
+      .Case<arith::CmpFOp>([](arith::CmpFOp cmp) -> std::optional<VpuKind> {
+        if (!isVpuFloat(cmp.getLhs().getType()))
+          return std::nullopt;
+        return VpuKind::Cmp;
+      })
+      .Case<arith::SelectOp>([](arith::SelectOp sel) -> std::optional<VpuKind> {
+        if (!isVpuFloat(sel.getType()) && !sel.getType().isSignlessInteger(1))
+          return std::nullopt;
+        return VpuKind::Select;
+      })
+      // Masks combine as 0.0 / 1.0 values: and is a product, or a maximum.
+      .Case<arith::AndIOp>([](arith::AndIOp op) -> std::optional<VpuKind> {
+        if (!op.getType().isSignlessInteger(1))
+          return std::nullopt;
+        return VpuKind::Mul;
+      })
+      .Case<arith::OrIOp>([](arith::OrIOp op) -> std::optional<VpuKind> {
+        if (!op.getType().isSignlessInteger(1))
+          return std::nullopt;
+        return VpuKind::Max;
+      })
       .Case<arith::ExtFOp, arith::TruncFOp>(
           [](Operation *cvt) -> std::optional<VpuKind> {
             // Only f32 <-> bf16, rounded to nearest even (the default).
@@ -369,8 +404,53 @@ bool isUnary(VpuKind k) {
   }
 }
 
+/// The predicate that holds for (y, x) where `p` holds for (x, y).
+CmpPredicate swapPredicate(CmpPredicate p) {
+  switch (p) {
+  case CmpPredicate::OGT:
+    return CmpPredicate::OLT;
+  case CmpPredicate::OLT:
+    return CmpPredicate::OGT;
+  case CmpPredicate::OGE:
+    return CmpPredicate::OLE;
+  case CmpPredicate::OLE:
+    return CmpPredicate::OGE;
+  case CmpPredicate::UGT:
+    return CmpPredicate::ULT;
+  case CmpPredicate::ULT:
+    return CmpPredicate::UGT;
+  case CmpPredicate::UGE:
+    return CmpPredicate::ULE;
+  case CmpPredicate::ULE:
+    return CmpPredicate::UGE;
+  default: // symmetric
+    return p;
+  }
+}
+
+/// arith.cmpi's signed and equality predicates as comparisons of the f32
+/// values (exact integers below 2^24); nullopt for the unsigned ones.
+std::optional<CmpPredicate> getFloatPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::eq:
+    return CmpPredicate::OEQ;
+  case arith::CmpIPredicate::ne:
+    return CmpPredicate::ONE;
+  case arith::CmpIPredicate::slt:
+    return CmpPredicate::OLT;
+  case arith::CmpIPredicate::sle:
+    return CmpPredicate::OLE;
+  case arith::CmpIPredicate::sgt:
+    return CmpPredicate::OGT;
+  case arith::CmpIPredicate::sge:
+    return CmpPredicate::OGE;
+  default:
+    return std::nullopt;
+  }
+}
+
 /// `kind` applied to constants, as the simulator computes it in f32 (a
-/// bf16 result is rounded by the caller).
+/// bf16 result is rounded by the caller). Cmp and Select fold in emit().
 float foldScalar(VpuKind kind, float x, float y) {
   switch (kind) {
   case VpuKind::Add:
@@ -409,6 +489,9 @@ float foldScalar(VpuKind kind, float x, float y) {
     return x * -1.0f;
   case VpuKind::Convert:
     return x;
+  case VpuKind::Cmp:
+  case VpuKind::Select:
+    break;
   }
   llvm_unreachable("unknown VPU kind");
 }
@@ -478,7 +561,10 @@ public:
   /// full tile of element type `type`) and returns the result, of element
   /// type `type`.
   VpuValue emit(VpuKind kind, SmallVector<VpuValue, 2> operands, Type type,
-                Value dst = {}) {
+                Value dst = {},
+                CmpPredicate predicate = CmpPredicate::AlwaysFalse) {
+    if (kind == VpuKind::Select)
+      return emitSelect(operands, type, dst);
     if (kind == VpuKind::Neg) {
       operands.push_back(VpuValue::ofScalar(-1.0f, type));
       kind = VpuKind::Mul;
@@ -487,8 +573,13 @@ public:
     VpuValue::Kind result =
         unary ? operands[0].kind : joinKinds(operands[0].kind, operands[1].kind);
     if (result == VpuValue::Scalar) {
-      float v = foldScalar(kind, operands[0].scalar,
-                           unary ? 0.0f : operands[1].scalar);
+      float v = kind == VpuKind::Cmp
+                    ? (compareF(unsigned(predicate), operands[0].scalar,
+                                operands[1].scalar)
+                           ? 1.0f
+                           : 0.0f)
+                    : foldScalar(kind, operands[0].scalar,
+                                 unary ? 0.0f : operands[1].scalar);
       VpuValue folded =
           VpuValue::ofScalar(type.isBF16() ? roundToBf16(v) : v, type);
       if (dst)
@@ -497,14 +588,16 @@ public:
     }
     if (dst && result != VpuValue::Tile) {
       // Computed in its own shape, then broadcast into the full tile.
-      VpuValue small = emit(kind, operands, type);
+      VpuValue small = emit(kind, operands, type, Value(), predicate);
       as(small, VpuValue::Tile, dst);
       return VpuValue::of(VpuValue::Tile, dst);
     }
     // x must have the result's shape; y may be a column or a row of it.
-    if (!unary && isCommutative(kind) && operands[0].kind != result &&
-        operands[1].kind == result)
+    if (!unary && (isCommutative(kind) || kind == VpuKind::Cmp) &&
+        operands[0].kind != result && operands[1].kind == result) {
       std::swap(operands[0], operands[1]);
+      predicate = swapPredicate(predicate);
+    }
     Value x = as(operands[0], result);
     Value y;
     if (!unary) {
@@ -518,8 +611,105 @@ public:
               : as(b, result);
     }
     Value out = dst ? dst : temporary(result, type);
-    emitOp(kind, x, y, out);
+    if (kind == VpuKind::Cmp)
+      VCmpOp::create(rewriter, loc, predicate, x, y, out);
+    else
+      emitOp(kind, x, y, out);
     return VpuValue::of(result, out);
+  }
+
+  /// arith.select: operands (mask, on true, on false). out = the false
+  /// value, then vpu.select writes the true one where the mask is set.
+  VpuValue emitSelect(ArrayRef<VpuValue> operands, Type type, Value dst) {
+    const VpuValue &mask = operands[0], &onTrue = operands[1],
+                   &onFalse = operands[2];
+    VpuValue::Kind result =
+        joinKinds(joinKinds(mask.kind, onTrue.kind), onFalse.kind);
+    if (result == VpuValue::Scalar) {
+      VpuValue folded = mask.scalar != 0.0f ? onTrue : onFalse;
+      folded.scalar =
+          type.isBF16() ? roundToBf16(folded.scalar) : folded.scalar;
+      folded.type = type;
+      if (dst)
+        as(folded, VpuValue::Tile, dst);
+      return dst ? VpuValue::of(VpuValue::Tile, dst) : folded;
+    }
+    if (dst && result != VpuValue::Tile) {
+      VpuValue small = emitSelect(operands, type, Value());
+      as(small, VpuValue::Tile, dst);
+      return VpuValue::of(VpuValue::Tile, dst);
+    }
+    // dst is written before the mask and the true value are read: not when
+    // it holds one of them.
+    bool clobbers = dst && (mask.buffer == dst || onTrue.buffer == dst);
+    Value out = dst && !clobbers ? dst : temporary(result, type);
+    as(onFalse, result, out);
+    Value m = as(mask, result);
+    bool broadcastable =
+        result == VpuValue::Tile &&
+        (onTrue.kind == VpuValue::Column || onTrue.kind == VpuValue::Row);
+    Value y = broadcastable ? onTrue.buffer
+              : (onTrue.kind == VpuValue::Scalar ||
+                 onTrue.kind == VpuValue::Element) &&
+                      result == VpuValue::Tile
+                  ? as(onTrue, VpuValue::Column)
+                  : as(onTrue, result);
+    VSelectOp::create(rewriter, loc, m, y, out);
+    if (clobbers) {
+      VCopyOp::create(rewriter, loc, out, dst);
+      out = dst;
+    }
+    return VpuValue::of(result, out);
+  }
+
+  /// The integer value `e` (IndexExpr.h) as f32 values of `type`: a scalar
+  /// when constant, else vpu.iota along the row (a column R x 1) and the
+  /// column (a row 1 x C) — a full tile when it depends on both — with the
+  /// uniform part (the tile offsets) as the iota's base where a
+  /// coefficient is 1.
+  VpuValue materialize(const IndexExpr &e, Type type) {
+    if (e.isConstant())
+      return VpuValue::ofScalar(float(e.constant), type);
+    auto iota = [&](unsigned axis, Value base) {
+      Value t = axis == 0 ? temporary(rows, 1, type) : temporary(1, cols, type);
+      VIotaOp::create(rewriter, loc, base, t, /*columns=*/axis == 1);
+      return VpuValue::of(axis == 0 ? VpuValue::Column : VpuValue::Row, t);
+    };
+    if (e.isUniform()) {
+      Value t = temporary(1, 1, type);
+      VIotaOp::create(rewriter, loc, buildIndexBase(rewriter, loc, e), t,
+                      /*columns=*/false);
+      return VpuValue::of(VpuValue::Element, t);
+    }
+    std::optional<VpuValue> value;
+    bool baseUsed = false;
+    for (unsigned axis : {0u, 1u}) {
+      if (e.coef[axis] == 0)
+        continue;
+      bool carryBase = !baseUsed && e.coef[axis] == 1;
+      VpuValue term = iota(
+          axis, carryBase ? buildIndexBase(rewriter, loc, e)
+                          : arith::ConstantIndexOp::create(rewriter, loc, 0));
+      baseUsed |= carryBase;
+      if (e.coef[axis] != 1)
+        term =
+            emit(VpuKind::Mul,
+                 {term, VpuValue::ofScalar(float(e.coef[axis]), type)}, type);
+      value = value ? emit(VpuKind::Add, {*value, term}, type) : term;
+    }
+    if (!baseUsed && !(e.terms.empty() && e.constant == 0)) {
+      VpuValue base = e.terms.empty()
+                          ? VpuValue::ofScalar(float(e.constant), type)
+                          : materialize(
+                                [&] {
+                                  IndexExpr uniform = e;
+                                  uniform.coef[0] = uniform.coef[1] = 0;
+                                  return uniform;
+                                }(),
+                                type);
+      value = emit(VpuKind::Add, {*value, base}, type);
+    }
+    return *value;
   }
 
   /// Rows [first, first + count) of the 2-D buffer `v` (a subview).
@@ -627,6 +817,9 @@ public:
       return;
     case VpuKind::Neg:
       llvm_unreachable("negf is emitted as a multiplication");
+    case VpuKind::Cmp:
+    case VpuKind::Select:
+      llvm_unreachable("emitted by emit() and emitSelect()");
     }
   }
 
@@ -683,9 +876,10 @@ FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
   unsigned numLoops = op.getNumLoops();
   bool rank1 = type.getRank() == 1;
   auto transposed = [&]() -> FailureOr<VpuValue> {
-    refusal.reason = (role + " is read transposed (its indexing map swaps "
-                             "rows and columns); the VPU reads tiles row by "
-                             "row: transpose it with the MXU or in HBM first")
+    refusal.reason = (role + " is a vector read along the other loop than "
+                             "its own dimension (its indexing map swaps "
+                             "rows and columns); write it as a 2-D operand "
+                             "read in loop order")
                          .str();
     return failure();
   };
@@ -697,7 +891,11 @@ FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
   } else if (loops.size() == 2) {
     if (follows[0] == 0 && follows[1] == 1)
       return VpuValue::of(VpuValue::Tile, v);
-    return transposed();
+    // (i, j) -> (j, i): the VPU transposes it first (docs/isa.md,
+    // "Transposes").
+    VpuValue t = VpuValue::of(VpuValue::Tile, v);
+    t.needsTranspose = true;
+    return t;
   } else if (loops.size() == 1 && loops[0] == 0) {
     // Indexed by the row i: R x 1, or R elements viewed as R x 1.
     if (follows[0] != 0)
@@ -720,6 +918,7 @@ FailureOr<VpuValue> classifyOperand(linalg::LinalgOp op, OpOperand &operand,
 /// `values` (operands), constants and earlier results; or the reason not.
 FailureOr<SmallVector<Operation *>>
 collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
+            unsigned numLoops, DenseMap<Value, IndexExpr> &indexExprs,
             Refusal &refusal) {
   llvm::SmallPtrSet<Operation *, 8> live;
   SmallVector<Value> worklist{result};
@@ -738,17 +937,47 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
     return values.count(v) || getConstantFloat(v) ||
            live.contains(v.getDefiningOp());
   };
+  auto analyze = [&](Value v) {
+    return succeeded(
+        analyzeIndexExpr(v, body, numLoops, indexExprs, refusal.reason));
+  };
   for (Operation *bodyOp : ops) {
     if (bodyOp->getNumResults() == 1 && getConstantFloat(bodyOp->getResult(0)))
       continue;
+    // Index arithmetic (IndexExpr.h): read where a comparison or a
+    // conversion to float uses it.
+    if (isIndexArithmetic(bodyOp)) {
+      if (!analyze(bodyOp->getResult(0)))
+        return failure();
+      continue;
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(bodyOp)) {
+      if (!getFloatPredicate(cmp.getPredicate())) {
+        refusal.reason =
+            "its body compares integers unsigned ('" +
+            arith::stringifyCmpIPredicate(cmp.getPredicate()).str() +
+            "'); the VPU compares index values as signed f32";
+        return failure();
+      }
+      if (!analyze(cmp.getLhs()) || !analyze(cmp.getRhs()))
+        return failure();
+      continue;
+    }
+    if (isa<arith::SIToFPOp, arith::UIToFPOp>(bodyOp) &&
+        isVpuFloat(bodyOp->getResult(0).getType())) {
+      if (!analyze(bodyOp->getOperand(0)))
+        return failure();
+      continue;
+    }
     if (!getVpuKind(bodyOp)) {
       refusal.reason = "its body has '" +
                        bodyOp->getName().getStringRef().str() +
                        "', which has no VPU counterpart (the VPU adds, "
                        "subtracts, multiplies, divides, takes the maximum "
                        "and minimum, exp, log, log1p, sqrt, rsqrt, tanh, "
-                       "erf, abs and negates f32 and bf16, and converts "
-                       "between them to nearest even)";
+                       "erf, abs and negates f32 and bf16, converts "
+                       "between them to nearest even, compares and selects, "
+                       "and reads linalg.index)";
       return failure();
     }
     for (Value v : bodyOp->getOperands()) {
@@ -770,6 +999,15 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
                      "constant nor computed in its body";
     return failure();
   }
+  if (!isVpuFloat(result.getType())) {
+    refusal.reason = "it yields a " + [&] {
+      std::string t;
+      llvm::raw_string_ostream os(t);
+      os << result.getType();
+      return t;
+    }() + "; accel's tiles hold f32 or bf16 values";
+    return failure();
+  }
   return ops;
 }
 
@@ -777,7 +1015,8 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
 VpuValue::Kind resultKind(VpuKind kind, ArrayRef<VpuValue> operands) {
   if (isUnary(kind))
     return operands[0].kind;
-  return joinKinds(operands[0].kind, operands[1].kind);
+  VpuValue::Kind k = joinKinds(operands[0].kind, operands[1].kind);
+  return kind == VpuKind::Select ? joinKinds(k, operands[2].kind) : k;
 }
 
 /// Emits `ops` (from collectBody) and returns the value of `result`;
@@ -786,8 +1025,10 @@ VpuValue::Kind resultKind(VpuKind kind, ArrayRef<VpuValue> operands) {
 /// intermediate results are also written to `dst` while the value it holds
 /// has no later use, instead of to temporaries.
 VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
-                  DenseMap<Value, VpuValue> &values, Value dst,
+                  DenseMap<Value, VpuValue> &values,
+                  const DenseMap<Value, IndexExpr> &indexExprs, Value dst,
                   bool dstIsScratch) {
+  Type f32 = Float32Type::get(result.getContext());
   auto lookup = [&](Value v) {
     auto it = values.find(v);
     if (it != values.end())
@@ -801,6 +1042,22 @@ VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
       ++usesLeft[v];
   Value inDst; // the body value dst holds, if any
   for (Operation *bodyOp : ops) {
+    if (isIndexArithmetic(bodyOp))
+      continue; // read by the comparisons and conversions below
+    if (auto cmp = dyn_cast<arith::CmpIOp>(bodyOp)) {
+      // A mask of 1.0 / 0.0 (f32) from the two index values as f32.
+      VpuValue lhs = emitter.materialize(indexExprs.at(cmp.getLhs()), f32);
+      VpuValue rhs = emitter.materialize(indexExprs.at(cmp.getRhs()), f32);
+      values[cmp] = emitter.emit(VpuKind::Cmp, {lhs, rhs}, f32, Value(),
+                                 *getFloatPredicate(cmp.getPredicate()));
+      continue;
+    }
+    if (isa<arith::SIToFPOp, arith::UIToFPOp>(bodyOp)) {
+      Value r = bodyOp->getResult(0);
+      values[r] = emitter.materialize(indexExprs.at(bodyOp->getOperand(0)),
+                                      r.getType());
+      continue;
+    }
     std::optional<VpuKind> kind = getVpuKind(bodyOp);
     if (!kind)
       continue; // a constant: looked up where it is used
@@ -808,6 +1065,11 @@ VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
     for (Value v : bodyOp->getOperands())
       operands.push_back(lookup(v));
     Value r = bodyOp->getResult(0);
+    // A mask (i1) is held as f32 1.0 / 0.0.
+    Type type = isVpuFloat(r.getType()) ? r.getType() : f32;
+    CmpPredicate predicate = CmpPredicate::AlwaysFalse;
+    if (auto cmp = dyn_cast<arith::CmpFOp>(bodyOp))
+      predicate = CmpPredicate(uint32_t(cmp.getPredicate()));
     Value to;
     if (r == result)
       to = dst;
@@ -818,7 +1080,7 @@ VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
               (usesLeft.lookup(inDst) == 1 &&
                llvm::is_contained(bodyOp->getOperands(), inDst))))
       to = dst; // in place: the op reads all of it before writing
-    values[r] = emitter.emit(*kind, operands, r.getType(), to);
+    values[r] = emitter.emit(*kind, operands, type, to, predicate);
     if (to)
       inDst = r;
     for (Value v : bodyOp->getOperands())
@@ -939,7 +1201,8 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
   } else if (!acc.use_empty()) {
     values[acc] = *outValue; // out = f(out, ...): read in place
   }
-  auto ops = collectBody(body, result, values, refusal);
+  DenseMap<Value, IndexExpr> indexExprs;
+  auto ops = collectBody(body, result, values, numLoops, indexExprs, refusal);
   if (failed(ops))
     return failure();
 
@@ -956,6 +1219,21 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
     v.needsColumnView = false;
   };
   Value outOriginal = init->get();
+  if (outValue->needsTranspose) {
+    refusal.reason = "it writes its output transposed ((i, j) -> (j, i)); "
+                     "write the output in loop order and transpose an input "
+                     "instead";
+    return failure();
+  }
+  // A transpose (linalg.transpose, or a generic yielding an operand read
+  // transposed): one accel.vtranspose into the output.
+  if (auto arg = dyn_cast<BlockArgument>(result);
+      arg && !reduction && values.count(arg) && values[arg].needsTranspose &&
+      arg.getOwner() == &body) {
+    VTransposeOp::create(rewriter, loc, values[arg].buffer, outValue->buffer);
+    rewriter.eraseOp(op);
+    return success();
+  }
   // A reduction into a buffer just filled with its identity reduces into it
   // directly (the fill is dropped); otherwise into a column it then
   // combines with. Both look before creating any view.
@@ -979,6 +1257,16 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
     values[acc] = *outValue;
 
   VpuEmitter emitter(rewriter, loc, rows, cols);
+  for (OpOperand *input : op.getDpsInputOperands()) { // in operand order
+    auto it = values.find(op.getMatchingBlockArgument(input));
+    if (it == values.end() || !it->second.needsTranspose)
+      continue;
+    VpuValue &v = it->second;
+    Value t = emitter.temporary(rows, cols, v.type);
+    VTransposeOp::create(rewriter, loc, v.buffer, t);
+    v.buffer = t;
+    v.needsTranspose = false;
+  }
   if (!reduction) {
     // The output is scratch space for intermediate tiles when the op reads
     // nothing that may be (part of) it.
@@ -987,10 +1275,12 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
       if (isa<MemRefType>(input->get().getType()) &&
           mayShareMemory(input->get(), outValue->buffer))
         outIsScratch = false;
-    emitBody(emitter, *ops, result, values, outValue->buffer, outIsScratch);
+    emitBody(emitter, *ops, result, values, indexExprs, outValue->buffer,
+             outIsScratch);
   } else {
     // The elementwise expression as a full tile, then its row reduction.
-    VpuValue x = emitBody(emitter, *ops, result, values, Value(), false);
+    VpuValue x =
+        emitBody(emitter, *ops, result, values, indexExprs, Value(), false);
     Value tile = x.kind == VpuValue::Tile ? x.buffer
                                           : emitter.as(x, VpuValue::Tile);
     if (columnReduction || fullReduction) {

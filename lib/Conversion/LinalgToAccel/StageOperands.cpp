@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Contraction.h"
 #include "Spaces.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Support/PassOptions.h"
@@ -36,6 +37,33 @@ struct AccelStageOperandsPass
                                       "space 0 is HBM");
   }
 
+  /// Replaces contraction `op` (its operands in VMEM) by a linalg.matmul
+  /// that reads each transposed operand from a VMEM copy of it in matmul
+  /// order, made by a linalg.transpose (accel.vtranspose, docs/isa.md
+  /// "Transposes"). The inputs' order follows the roles: A x B.
+  void rewriteAsMatmul(IRRewriter &rewriter, linalg::LinalgOp op,
+                       const ContractionRoles &roles) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto inOrder = [&](unsigned input, bool transposed) -> Value {
+      Value v = op.getDpsInputOperand(input)->get();
+      if (!transposed)
+        return v;
+      auto type = cast<MemRefType>(v.getType());
+      auto tType = MemRefType::get(
+          {type.getDimSize(1), type.getDimSize(0)}, type.getElementType(),
+          MemRefLayoutAttrInterface(), type.getMemorySpace());
+      Value t = memref::AllocOp::create(rewriter, loc, tType);
+      linalg::TransposeOp::create(rewriter, loc, v, t, ArrayRef<int64_t>{1, 0});
+      return t;
+    };
+    Value a = inOrder(roles.aInput, roles.aTransposed);
+    Value b = inOrder(roles.bInput, roles.bTransposed);
+    linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b},
+                             ValueRange{op.getDpsInitOperand(0)->get()});
+    rewriter.eraseOp(op);
+  }
+
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -45,18 +73,23 @@ struct AccelStageOperandsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       Location loc = op.getLoc();
-      if (op.getNumLoops() == 3 && !isa<linalg::MatmulOp>(op) &&
+      // A contraction not in matmul form (an operand read transposed)
+      // becomes one below, once its operands are in VMEM.
+      auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+      bool plainMatmul = matmul && !matmul.hasUserDefinedMaps();
+      std::optional<ContractionRoles> roles;
+      if (!plainMatmul)
+        roles = getContractionRoles(op);
+      if (op.getNumLoops() == 3 && !plainMatmul && !roles &&
           linalg::isaContractionOpInterface(op)) {
-        // accel-tile-linalg made every contraction in matmul form one.
         op.emitError()
-            << "cannot stage a contraction whose operands are not in matmul "
-               "form ((m, k) x (k, n) -> (m, n)): the MXU computes A x B, "
-               "and a transposed operand (x @ w.T, an einsum contracting "
-               "the last dimensions of both sides) is not supported yet; "
-               "store the operand transposed instead";
+            << "cannot stage this contraction: the MXU computes C[m, n] += "
+               "A[m, k] * B[k, n], and this op's operands are not two "
+               "matrices indexed by (m, k) and (k, n), either in order or "
+               "transposed, with the output indexed by (m, n)";
         return signalPassFailure();
       }
-      if (op.getNumLoops() > 2 && !isa<linalg::MatmulOp>(op)) {
+      if (op.getNumLoops() > 2 && !plainMatmul && !roles) {
         op.emitError() << "cannot stage an op with " << op.getNumLoops()
                        << " loops: accel's tiles have rank 1 or 2, and its "
                           "leading loops could not be folded into rows (an "
@@ -126,6 +159,8 @@ struct AccelStageOperandsPass
       rewriter.setInsertionPointAfter(op);
       for (auto [buffer, hbm] : copyOut)
         memref::CopyOp::create(rewriter, loc, buffer, hbm);
+      if (roles)
+        rewriteAsMatmul(rewriter, op, *roles);
     }
   }
 };

@@ -5,12 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Contraction.h"
 #include "Spaces.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -85,9 +87,13 @@ struct AccelTileLinalgPass
         llvm::any_of(ranges, ShapedType::isDynamic))
       return std::nullopt;
     SmallVector<int64_t> want;
-    if (isa<linalg::MatmulOp>(op))
-      want = {tileRows, tileCols, tileK};
-    else if (ranges.size() == 2)
+    if (std::optional<ContractionRoles> roles = getContractionRoles(op)) {
+      // linalg.matmul, or a contraction reading an operand transposed.
+      want.assign(3, 0);
+      want[roles->m] = tileRows;
+      want[roles->n] = tileCols;
+      want[roles->k] = tileK;
+    } else if (ranges.size() == 2)
       want = {tileRows, tileCols};
     else if (ranges.size() == 1)
       want = {tileCols};
@@ -230,6 +236,22 @@ struct AccelTileLinalgPass
         rewriter, loc, TypeRange{}, ArrayRef(operands).take_front(numInputs),
         ArrayRef(operands).drop_front(numInputs), maps, iterators);
     result.getRegion().takeBody(generic.getRegion());
+    // linalg.index of a dropped loop (one iteration: tiling added its
+    // offset outside the index) is 0; the others count the loops kept.
+    SmallVector<linalg::IndexOp> indices;
+    result.getRegion().walk([&](linalg::IndexOp op) { indices.push_back(op); });
+    for (linalg::IndexOp index : indices) {
+      unsigned d = index.getDim();
+      rewriter.setInsertionPoint(index);
+      if (dropped.test(d)) {
+        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(index, 0);
+        continue;
+      }
+      unsigned before = 0;
+      for (unsigned l = 0; l < d; ++l)
+        before += dropped.test(l);
+      rewriter.modifyOpInPlace(index, [&] { index.setDim(d - before); });
+    }
     return result;
   }
 
@@ -252,10 +274,16 @@ struct AccelTileLinalgPass
     if (linalg::isaContractionOpInterface(op)) {
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(op);
-      if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-          dims->k.size() != 1 || dims->batch.empty())
+      // Batch loops, and all but the last of several M or N loops (a
+      // convolution tap's (n, oh, ow) x (f), accel-decompose-linalg), run
+      // one iteration at a time around the matmul of the last ones.
+      if (failed(dims) || dims->m.empty() || dims->n.empty() ||
+          dims->k.size() != 1 ||
+          (dims->batch.empty() && dims->m.size() == 1 && dims->n.size() == 1))
         return success();
       lead.insert(dims->batch.begin(), dims->batch.end());
+      lead.insert(dims->m.begin(), dims->m.end() - 1);
+      lead.insert(dims->n.begin(), dims->n.end() - 1);
     } else {
       for (unsigned l = 0; l + 2 < n; ++l)
         lead.insert(l);
@@ -293,8 +321,8 @@ struct AccelTileLinalgPass
       return success();
     // The matmul form (m, k) x (k, n) -> (m, n), a multiply-add body
     // (isaContractionOpInterface): linalg.matmul, which the MXU runs. A
-    // contraction with a transposed operand stays a generic (accel-stage-
-    // operands names it).
+    // contraction with a transposed operand stays a generic; accel-stage-
+    // operands transposes that operand's tiles in VMEM.
     MLIRContext *ctx = rewriter.getContext();
     AffineExpr m = getAffineDimExpr(0, ctx), nn = getAffineDimExpr(1, ctx),
                k = getAffineDimExpr(2, ctx);
@@ -351,7 +379,11 @@ struct AccelTileLinalgPass
       // with a constant result ((d0, d1, 0), a broadcast of a unit
       // dimension) makes an invalid collapse_shape; such ops get loops
       // around 2-D tiles below.
-      if (llvm::any_of(lead,
+      // An op that reads linalg.index keeps its loops: a collapsed index
+      // would be a division and a remainder of the folded one, which the
+      // VPU's iota cannot give (IndexExpr.h).
+      if (op.hasIndexSemantics() ||
+          llvm::any_of(lead,
                        [&](int64_t l) {
                          return iterators[l] != utils::IteratorType::parallel;
                        }) ||

@@ -199,29 +199,35 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult verifyBinary(OpTy op) {
-  auto x = verifyTile(op, op.getX(), "x", MemorySpace::VMEM);
-  if (failed(x))
+/// An elementwise VPU op on VMEM tiles: `x` (named `xName`) and `out` of one
+/// shape, `y` that shape or a column (Rx1) or row (1xC) broadcast of it.
+static LogicalResult verifyElementwise(Operation *op, Value x, StringRef xName,
+                                       Value y, Value out) {
+  auto tx = verifyTile(op, x, xName, MemorySpace::VMEM);
+  if (failed(tx))
     return failure();
-  auto y = verifyTile(op, op.getY(), "y", MemorySpace::VMEM);
-  if (failed(y))
+  auto ty = verifyTile(op, y, "y", MemorySpace::VMEM);
+  if (failed(ty))
     return failure();
-  auto out = verifyTile(op, op.getOut(), "out", MemorySpace::VMEM);
-  if (failed(out))
+  auto to = verifyTile(op, out, "out", MemorySpace::VMEM);
+  if (failed(to))
     return failure();
-  if (x->rows != out->rows || x->cols != out->cols)
-    return op.emitOpError() << "x is " << x->rows << "x" << x->cols
-                            << " but out is " << out->rows << "x" << out->cols;
-  bool same = y->rows == x->rows && y->cols == x->cols;
-  bool bcast = y->rows == x->rows && y->cols == 1;
-  bool rowBcast = y->rows == 1 && y->cols == x->cols;
+  if (tx->rows != to->rows || tx->cols != to->cols)
+    return op->emitOpError() << xName << " is " << tx->rows << "x" << tx->cols
+                             << " but out is " << to->rows << "x" << to->cols;
+  bool same = ty->rows == tx->rows && ty->cols == tx->cols;
+  bool bcast = ty->rows == tx->rows && ty->cols == 1;
+  bool rowBcast = ty->rows == 1 && ty->cols == tx->cols;
   if (!same && !bcast && !rowBcast)
-    return op.emitOpError() << "y must be " << x->rows << "x" << x->cols
-                            << ", " << x->rows << "x1 (column broadcast) or 1x"
-                            << x->cols << " (row broadcast), not " << y->rows
-                            << "x" << y->cols;
+    return op->emitOpError()
+           << "y must be " << tx->rows << "x" << tx->cols << ", " << tx->rows
+           << "x1 (column broadcast) or 1x" << tx->cols
+           << " (row broadcast), not " << ty->rows << "x" << ty->cols;
   return success();
+}
+
+template <typename OpTy> static LogicalResult verifyBinary(OpTy op) {
+  return verifyElementwise(op, op.getX(), "x", op.getY(), op.getOut());
 }
 
 template <typename OpTy>
@@ -256,6 +262,31 @@ LogicalResult VErfOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VAbsOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VReduceSumOp::verify() { return verifyUnary(*this, true); }
 LogicalResult VReduceMaxOp::verify() { return verifyUnary(*this, true); }
+
+LogicalResult VCmpOp::verify() { return verifyBinary(*this); }
+
+LogicalResult VSelectOp::verify() {
+  return verifyElementwise(*this, getMask(), "mask", getY(), getOut());
+}
+
+LogicalResult VIotaOp::verify() {
+  return success(
+      succeeded(verifyTile(*this, getOut(), "out", MemorySpace::VMEM)));
+}
+
+LogicalResult VTransposeOp::verify() {
+  auto x = verifyTile(*this, getX(), "x", MemorySpace::VMEM);
+  if (failed(x))
+    return failure();
+  auto out = verifyTile(*this, getOut(), "out", MemorySpace::VMEM);
+  if (failed(out))
+    return failure();
+  if (out->rows != x->cols || out->cols != x->rows)
+    return emitOpError() << "out must be " << x->cols << "x" << x->rows
+                         << " (x transposed), not " << out->rows << "x"
+                         << out->cols;
+  return success();
+}
 
 LogicalResult LoadOp::verify() {
   auto memref = cast<MemRefType>(getBuffer().getType());

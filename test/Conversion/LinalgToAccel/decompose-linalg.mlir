@@ -45,13 +45,30 @@ func.func @conv1x1(%x: tensor<2x8x12x24xf32>, %w: tensor<1x1x24x40xf32>, %init: 
 
 // -----
 
-// A 1x1 convolution with stride 2, and a 3x3 one: left as they are.
-// CHECK-LABEL: func.func @not_1x1(
-// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}}strides = dense<2>
-// CHECK:         linalg.conv_2d_nhwc_hwcf
-// CHECK-NOT:     linalg.matmul
-func.func @not_1x1(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i: tensor<1x4x4x4xf32>, %w3: tensor<3x3x4x4xf32>, %i3: tensor<1x6x6x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x6x6x4xf32>) {
+// Any other convolution is a sum of shifted matmuls, one contraction per
+// kernel tap (kh, kw): the input pixels the tap reads (a strided
+// extract_slice at (kh * dilation, kw * dilation)) times its C x F filter,
+// accumulated tap after tap into the output. A 1x1 kernel with stride 2 is
+// one tap; a 3x3 kernel with dilations [1, 2] and strides [1, 2] nine,
+// the last at (2, 4).
+// CHECK-LABEL: func.func @shifted_matmuls(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<1x1x4x4xf32>, %[[I:.*]]: tensor<1x4x4x4xf32>, %[[W3:.*]]: tensor<3x3x4x4xf32>, %[[I3:.*]]: tensor<1x4x2x4xf32>
+// CHECK:         %[[P:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 4, 4] [1, 2, 2, 1] : tensor<1x8x8x4xf32> to tensor<1x4x4x4xf32>
+// CHECK:         %[[T:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x1x4x4xf32> to tensor<4x4xf32>
+// CHECK:         %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[T]] : tensor<1x4x4x4xf32>, tensor<4x4xf32>) outs(%[[I]] : tensor<1x4x4x4xf32>)
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 2, 4] [1, 1, 2, 1]
+// CHECK:         %[[Z0:.*]] = linalg.generic {{.*}} outs(%[[I3]] : tensor<1x4x2x4xf32>)
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 2, 0] [1, 4, 2, 4] [1, 1, 2, 1]
+// CHECK:         tensor.extract_slice %[[W3]][0, 1, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1]
+// CHECK:         linalg.generic {{.*}} outs(%[[Z0]] : tensor<1x4x2x4xf32>)
+// CHECK-COUNT-6: linalg.generic
+// CHECK:         tensor.extract_slice %[[X]][0, 2, 4, 0] [1, 4, 2, 4] [1, 1, 2, 1]
+// CHECK:         tensor.extract_slice %[[W3]][2, 2, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1]
+// CHECK:         %[[Z:.*]] = linalg.generic
+// CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
+// CHECK:         return %[[Y]], %[[Z]]
+func.func @shifted_matmuls(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i: tensor<1x4x4x4xf32>, %w3: tensor<3x3x4x4xf32>, %i3: tensor<1x4x2x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x2x4xf32>) {
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<1x1x4x4xf32>) outs(%i : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
-  %z = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w3 : tensor<1x8x8x4xf32>, tensor<3x3x4x4xf32>) outs(%i3 : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
-  return %y, %z : tensor<1x4x4x4xf32>, tensor<1x6x6x4xf32>
+  %z = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %w3 : tensor<1x8x8x4xf32>, tensor<3x3x4x4xf32>) outs(%i3 : tensor<1x4x2x4xf32>) -> tensor<1x4x2x4xf32>
+  return %y, %z : tensor<1x4x4x4xf32>, tensor<1x4x2x4xf32>
 }

@@ -18,18 +18,6 @@ func.func @dynamic(%a: memref<?x128xf32>, %b: memref<?x128xf32>) {
 
 // -----
 
-// Leading dimensions out of order are loops around 2-D tiles (see
-// tile-linalg.mlir); the last two swapped are a transpose of each tile,
-// which the VPU cannot do.
-func.func @swap_last(%a: tensor<2x8x128xf32>) -> tensor<2x128x8xf32> {
-  %e = tensor.empty() : tensor<2x128x8xf32>
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0 is read transposed (its indexing map swaps rows and columns)}}
-  %t = linalg.transpose ins(%a : tensor<2x8x128xf32>) outs(%e : tensor<2x128x8xf32>) permutation = [0, 2, 1]
-  return %t : tensor<2x128x8xf32>
-}
-
-// -----
-
 // A rank-0 tensor in an op accel-expand-rank0 does not rewrite: one error at
 // that op.
 func.func @rank0_insert(%x: tensor<f32>, %v: f32) -> tensor<f32> {
@@ -49,21 +37,4 @@ func.func private @scale(%x: tensor<8x128xf32>, %s: tensor<f32>) -> tensor<8x128
 func.func @caller(%x: tensor<8x128xf32>, %s: tensor<f32>) -> tensor<8x128xf32> {
   %r = func.call @scale(%x, %s) : (tensor<8x128xf32>, tensor<f32>) -> tensor<8x128xf32>
   return %r : tensor<8x128xf32>
-}
-
-// -----
-
-// A contraction with a transposed operand (x @ w.T): named as such.
-func.func @transposed_b(%x: tensor<128x256xf32>, %w: tensor<512x256xf32>) -> tensor<128x512xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<128x512xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x512xf32>) -> tensor<128x512xf32>
-  // expected-error @below {{cannot stage a contraction whose operands are not in matmul form ((m, k) x (k, n) -> (m, n)): the MXU computes A x B, and a transposed operand (x @ w.T, an einsum contracting the last dimensions of both sides) is not supported yet; store the operand transposed instead}}
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<128x256xf32>, tensor<512x256xf32>) outs(%f : tensor<128x512xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %m = arith.mulf %a, %b : f32
-    %s = arith.addf %o, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<128x512xf32>
-  return %r : tensor<128x512xf32>
 }

@@ -67,9 +67,9 @@ func.func @fill_not_constant(%c: memref<8x128xf32, #vmem>, %v: f32) {
 // -----
 
 #vmem = #accel.space<vmem>
-func.func @transposed_operand(%x: memref<8x8xf32, #vmem>, %y: memref<8x8xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0 is read transposed (its indexing map swaps rows and columns); the VPU reads tiles row by row: transpose it with the MXU or in HBM first}}
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+func.func @transposed_output(%x: memref<8x8xf32, #vmem>, %y: memref<8x8xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: it writes its output transposed ((i, j) -> (j, i)); write the output in loop order and transpose an input instead}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x8xf32, #vmem>) outs(%y : memref<8x8xf32, #vmem>) {
   ^bb0(%a: f32, %o: f32):
@@ -186,7 +186,7 @@ func.func @reduction_reads_acc(%x: memref<8x128xf32, #vmem>, %o: memref<8xf32, #
 
 #vmem = #accel.space<vmem>
 func.func @row_read_as_column(%x: memref<8x128xf32, #vmem>, %b: memref<1x8xf32, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is read transposed}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #1 is a vector read along the other loop than its own dimension}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, i)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%x, %b : memref<8x128xf32, #vmem>, memref<1x8xf32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
@@ -241,12 +241,90 @@ func.func @no_accel_space(%a: memref<8x128xf32>, %b: memref<8x128xf32>) {
 // conversion to a type the VPU has not, have no VPU counterpart.
 #vmem = #accel.space<vmem>
 func.func @truncf_toward_zero(%x: memref<8x128xf32, #vmem>, %y: memref<8x128xbf16, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum and minimum, exp, log, log1p, sqrt, rsqrt, tanh, erf, abs and negates f32 and bf16, and converts between them to nearest even)}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum and minimum, exp, log, log1p, sqrt, rsqrt, tanh, erf, abs and negates f32 and bf16, converts between them to nearest even, compares and selects, and reads linalg.index)}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x128xf32, #vmem>) outs(%y : memref<8x128xbf16, #vmem>) {
   ^bb0(%a: f32, %o: bf16):
     %t = arith.truncf %a toward_zero : f32 to bf16
     linalg.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+// An unsigned comparison of indices: the VPU compares f32 values, signed.
+func.func @unsigned_index_compare(%x: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body compares integers unsigned ('ult'); the VPU compares index values as signed f32}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c = arith.cmpi ult, %i, %j : index
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %c, %o, %z : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+// i * j is no affine function of the indices.
+func.func @index_product(%x: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body multiplies two index values}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %p = arith.muli %i, %j : index
+    %pi = arith.index_cast %p : index to i32
+    %f = arith.sitofp %pi : i32 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+// i mod 4 (a block pattern) is not affine either: the op is named.
+func.func @index_remainder(%x: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body computes an index with 'arith.remsi'}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %four = arith.constant 4 : index
+    %r = arith.remsi %i, %four : index
+    %ri = arith.index_cast %r : index to i32
+    %f = arith.sitofp %ri : i32 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+// An i32 operand compared in the body (a table of labels): the VPU holds
+// f32 and bf16 tiles only, and says so at the operand.
+func.func @integer_operand(%labels: memref<8x128xi32, #vmem>, %x: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: operand #0 must have f32 or bf16 elements}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%labels : memref<8x128xi32, #vmem>) outs(%x : memref<8x128xf32, #vmem>) {
+  ^bb0(%l: i32, %o: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %c = arith.cmpi eq, %l, %ji : i32
+    %one = arith.constant 1.0 : f32
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %c, %one, %z : f32
+    linalg.yield %s : f32
   }
   return
 }

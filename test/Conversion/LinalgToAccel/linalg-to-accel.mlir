@@ -488,3 +488,106 @@ func.func @column_reduction(%x: memref<8x128xf32, #vmem>, %o: memref<128xf32, #v
   }
   return
 }
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// An operand read transposed ((i, j) -> (j, i)) is transposed into a
+// temporary first (docs/isa.md, "Transposes"); a generic that only yields
+// it, or linalg.transpose, is one vtranspose into the output.
+// CHECK-LABEL: func.func @transposes
+// CHECK-SAME: (%[[X:.*]]: memref<8x16xf32, #accel.space<vmem>>, %[[Y:.*]]: memref<16x8xf32, #accel.space<vmem>>, %[[O:.*]]: memref<16x8xf32, #accel.space<vmem>>)
+// CHECK-NEXT: %[[T:.*]] = accel.alloc : memref<16x8xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vtranspose %[[X]], %[[T]] : memref<8x16xf32, #accel.space<vmem>>, memref<16x8xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vadd %[[T]], %[[Y]], %[[O]]
+// CHECK-NEXT: accel.vtranspose %[[X]], %[[O]] : memref<8x16xf32, #accel.space<vmem>>, memref<16x8xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vtranspose %[[X]], %[[O]] : memref<8x16xf32, #accel.space<vmem>>, memref<16x8xf32, #accel.space<vmem>>
+// CHECK-NEXT: return
+func.func @transposes(%x: memref<8x16xf32, #vmem>, %y: memref<16x8xf32, #vmem>, %o: memref<16x8xf32, #vmem>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : memref<8x16xf32, #vmem>, memref<16x8xf32, #vmem>) outs(%o : memref<16x8xf32, #vmem>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x16xf32, #vmem>) outs(%o : memref<16x8xf32, #vmem>) {
+  ^bb0(%a: f32, %out: f32):
+    linalg.yield %a : f32
+  }
+  linalg.transpose ins(%x : memref<8x16xf32, #vmem>) outs(%o : memref<16x8xf32, #vmem>) permutation = [1, 0]
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// torch-mlir's ReLU (cmpf ugt, select): the mask is a vcmp against a filled
+// column of 0.0, the output starts as the false value (a fill) and vselect
+// writes x where the mask is set.
+// CHECK-LABEL: func.func @relu_select
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[O:.*]]: memref<8x128xf32, #accel.space<vmem>>)
+// CHECK: %[[Z:.*]] = accel.alloc : memref<8x1xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vfill %[[Z]], 0.000000e+00
+// CHECK-NEXT: %[[M:.*]] = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
+// CHECK-NEXT: accel.vcmp ugt, %[[X]], %[[Z]], %[[M]]
+// CHECK-NEXT: accel.vfill %[[O]], 0.000000e+00
+// CHECK-NEXT: accel.vselect %[[M]], %[[X]], %[[O]]
+// CHECK-NEXT: return
+func.func @relu_select(%x: memref<8x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %out: f32):
+    %c = arith.cmpf ugt, %a, %zero : f32
+    %s = arith.select %c, %a, %zero : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// linalg.index with the tile's offsets (values defined outside the body):
+// the row index is a column iota based at %r0 + 1, the column index a row
+// iota based at %c0; cmpi sge compares them as f32 (a full tile from the
+// column, the row broadcast). sitofp of 2 * j is a row iota times 2.
+// CHECK-LABEL: func.func @causal
+// CHECK-SAME: (%[[X:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[O:.*]]: memref<8x128xf32, #accel.space<vmem>>, %[[R0:.*]]: index, %[[C0:.*]]: index)
+// CHECK: %[[RB:.*]] = arith.addi %{{.*}}, %[[R0]] : index
+// CHECK: accel.viota %[[RB]], %[[ROWS:.*]] : memref<8x1xf32, #accel.space<vmem>>
+// CHECK: %[[CB:.*]] = arith.addi %{{.*}}, %[[C0]] : index
+// CHECK: accel.viota %[[CB]], %[[COLS:.*]] {columns} : memref<1x128xf32, #accel.space<vmem>>
+// CHECK: accel.vadd %{{.*}}, %[[ROWS]], %[[FULL:.*]] :
+// CHECK: accel.vcmp oge, %[[FULL]], %[[COLS]], %[[M:.*]] : memref<8x128xf32, #accel.space<vmem>>, memref<1x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.viota %{{.*}}, %[[J:.*]] {columns} : memref<1x128xf32, #accel.space<vmem>>
+// CHECK: accel.vmul %[[J]], %{{.*}}, %[[J2:.*]] : memref<1x128xf32, #accel.space<vmem>>
+// CHECK: accel.vselect %[[M]], %{{.*}}, %[[O]]
+func.func @causal(%x: memref<8x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>, %r0: index, %c0: index) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x128xf32, #vmem>) outs(%o : memref<8x128xf32, #vmem>) {
+  ^bb0(%a: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %one = arith.constant 1 : index
+    %two = arith.constant 2 : index
+    %gi0 = arith.addi %i, %r0 : index
+    %gi = arith.addi %gi0, %one : index
+    %gj = arith.addi %j, %c0 : index
+    %c = arith.cmpi sge, %gi, %gj : index
+    %j2 = arith.muli %j, %two : index
+    %j2i = arith.index_cast %j2 : index to i32
+    %f = arith.sitofp %j2i : i32 to f32
+    %s = arith.select %c, %a, %f : f32
+    linalg.yield %s : f32
+  }
+  return
+}

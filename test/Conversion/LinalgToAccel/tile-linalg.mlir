@@ -123,3 +123,46 @@ func.func @heads(%a: memref<64x4x32xf32>, %c: memref<4x64x32xf32>) {
   }
   return
 }
+
+// -----
+
+// An op reading linalg.index keeps its loops (a collapsed index would be a
+// division and a remainder): the leading loop runs around 2-D tiles, its
+// index becomes the loop's induction variable, and linalg.index 2 becomes
+// linalg.index 1 of the 2-loop op.
+// CHECK-LABEL: func.func @indexed_3d
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<8x16xf32, strided<[16, 1], offset: ?>>) outs(%{{.*}} : memref<8x16xf32, strided<[16, 1], offset: ?>>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT: arith.cmpi sge, %[[H]], %[[J]] : index
+func.func @indexed_3d(%x: memref<2x8x16xf32>, %o: memref<2x8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(h, i, j) -> (h, i, j)>, affine_map<(h, i, j) -> (h, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x8x16xf32>) outs(%o : memref<2x8x16xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %h = linalg.index 0 : index
+    %j = linalg.index 2 : index
+    %c = arith.cmpi sge, %h, %j : index
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %c, %a, %z : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A contraction reading B transposed is tiled by its roles: M by tile-rows,
+// N by tile-cols, K by tile-k, whatever the loops' order ((n, m, k) here).
+// CHECK-LABEL: func.func @transposed_b_roles
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<32x128xf32, strided<[300, 1], offset: ?>>, memref<256x128xf32, strided<[300, 1], offset: ?>>) outs(%{{.*}} : memref<32x256xf32, strided<[512, 1], offset: ?>>)
+func.func @transposed_b_roles(%x: memref<64x300xf32>, %w: memref<512x300xf32>, %c: memref<64x512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<64x300xf32>, memref<512x300xf32>) outs(%c : memref<64x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -1183,3 +1183,66 @@ func.func @sem_wait_count_type(%n: i32) {
   accel.sem_wait 0, %n
   return
 }
+
+// -----
+
+// vtranspose: out has x's shape instead of its transpose.
+func.func @vtranspose_not_transposed(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vtranspose' op out must be 128x8 (x transposed), not 8x128}}
+  accel.vtranspose %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// vtranspose: x in HBM (the transpose unit reads VMEM).
+func.func @vtranspose_x_hbm(%x: memref<8x128xf32, #accel.space<hbm>>, %o: memref<128x8xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vtranspose' op operand 'x' must be in vmem, not hbm}}
+  accel.vtranspose %x, %o : memref<8x128xf32, #accel.space<hbm>>, memref<128x8xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// vcmp: x must be the full tile (only y broadcasts).
+func.func @vcmp_x_column(%x: memref<8x1xf32, #accel.space<vmem>>, %y: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vcmp' op x is 8x1 but out is 8x128}}
+  accel.vcmp olt, %x, %y, %o : memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// vcmp: a predicate that is not one of arith.cmpf's.
+func.func @vcmp_bad_predicate(%x: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'predicate' [false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true]}}
+  accel.vcmp slt, %x, %x, %x : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// vselect: the mask has out's shape.
+func.func @vselect_mask_shape(%m: memref<8x1xf32, #accel.space<vmem>>, %y: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vselect' op mask is 8x1 but out is 8x128}}
+  accel.vselect %m, %y, %o : memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// vselect: y neither out's shape nor a broadcast of it.
+func.func @vselect_y_shape(%m: memref<8x128xf32, #accel.space<vmem>>, %y: memref<4x128xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vselect' op y must be 8x128, 8x1 (column broadcast) or 1x128 (row broadcast), not 4x128}}
+  accel.vselect %m, %y, %m : memref<8x128xf32, #accel.space<vmem>>, memref<4x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// viota: out in HBM.
+func.func @viota_hbm(%i: index, %o: memref<8x128xf32, #accel.space<hbm>>) {
+  // expected-error @+1 {{'accel.viota' op operand 'out' must be in vmem, not hbm}}
+  accel.viota %i, %o : memref<8x128xf32, #accel.space<hbm>>
+  return
+}

@@ -174,6 +174,31 @@ func.func @vmath(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<8x128xbf1
   return
 }
 
+// CHECK-LABEL: func.func @vtranspose
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: memref<8x128xf32, #accel.space<vmem>>, %[[O:[a-zA-Z0-9_]+]]: memref<128x8xbf16, #accel.space<vmem>>)
+// CHECK: accel.vtranspose %[[X]], %[[O]] : memref<8x128xf32, #accel.space<vmem>>, memref<128x8xbf16, #accel.space<vmem>>
+// CHECK: accel.vtranspose %[[O]], %[[X]] : memref<128x8xbf16, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+func.func @vtranspose(%x: memref<8x128xf32, #accel.space<vmem>>, %o: memref<128x8xbf16, #accel.space<vmem>>) {
+  accel.vtranspose %x, %o : memref<8x128xf32, #accel.space<vmem>>, memref<128x8xbf16, #accel.space<vmem>>
+  accel.vtranspose %o, %x : memref<128x8xbf16, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
+// CHECK-LABEL: func.func @vmasks
+// CHECK: accel.viota %{{.*}}, %[[R:.*]] : memref<8x1xf32, #accel.space<vmem>>
+// CHECK: accel.viota %{{.*}}, %[[C:.*]] {columns} : memref<8x128xbf16, #accel.space<vmem>>
+// CHECK: accel.vcmp oge, %[[C]], %[[R]], %[[M:.*]] : memref<8x128xbf16, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+// CHECK: accel.vcmp true, %[[M]], %[[M]], %[[M]] :
+// CHECK: accel.vselect %[[M]], %[[R]], %[[M]] : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+func.func @vmasks(%i: index, %r: memref<8x1xf32, #accel.space<vmem>>, %c: memref<8x128xbf16, #accel.space<vmem>>, %m: memref<8x128xf32, #accel.space<vmem>>) {
+  accel.viota %i, %r : memref<8x1xf32, #accel.space<vmem>>
+  accel.viota %i, %c {columns} : memref<8x128xbf16, #accel.space<vmem>>
+  accel.vcmp oge, %c, %r, %m : memref<8x128xbf16, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.vcmp true, %m, %m, %m : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  accel.vselect %m, %r, %m : memref<8x128xf32, #accel.space<vmem>>, memref<8x1xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+  return
+}
+
 // CHECK-LABEL: func.func @vunary_1d
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: memref<64xf32, #accel.space<vmem>>, %[[O:[a-zA-Z0-9_]+]]: memref<64xf32, #accel.space<vmem>>)
 // CHECK: accel.vexp %[[X]], %[[O]] : memref<64xf32, #accel.space<vmem>>, memref<64xf32, #accel.space<vmem>>

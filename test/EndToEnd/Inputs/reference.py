@@ -202,6 +202,64 @@ def full_reduction_ref(a):
     return {1: np.array(x.sum()), 2: np.array(x.max())}
 
 
+def transposes_inputs(rng):
+    return {0: rand(rng, 300, 600), 1: rand(rng, 130, 600),
+            2: rand(rng, 2, 40, 64), 3: rand(rng, 2, 50, 64),
+            4: rand(rng, 30, 20), 5: rand(rng, 20, 30),
+            6: rand(rng, 200, 96), 7: rand(rng, 200, 72)}
+
+
+def transposes_ref(a):
+    x, w, q, k, p, b, u, v = (a[i].astype(np.float64) for i in range(8))
+    return {8: x @ w.T, 9: np.einsum("hsd,htd->hst", q, k) * 0.125,
+            10: p + b.T, 11: p.T, 12: u.T @ v, 13: k.transpose(0, 2, 1)}
+
+
+def masks_inputs(rng):
+    x = rand(rng, 150, 600)
+    x[3, 7] = np.nan  # a NaN through ReLU's ugt and the causal select
+    return {0: x, 1: rand(rng, 150), 2: rand(rng, 700)}
+
+
+def masks_ref(a):
+    x, y, v = (a[i].astype(np.float64) for i in range(3))
+    i, j = np.indices(x.shape)
+    band = np.abs(i - j) <= 2
+    with np.errstate(invalid="ignore"):
+        relu = np.where(x > 0, x, 0.0)
+        relu[np.isnan(x)] = np.nan  # cmpf ugt: true on NaN, selects x
+        where = np.where(x > y[:, None], 2 * x, y[:, None])
+    return {3: np.where(i >= j, x, -np.inf), 4: relu, 5: where,
+            6: np.where(band, 3.0 * i + j - 5, 0.0),
+            7: v * np.arange(700)}
+
+
+def conv_inputs(rng):
+    return {0: rand(rng, 2, 10, 12, 8), 1: rand(rng, 3, 3, 8, 16, scale=0.3),
+            2: rand(rng, 16), 3: rand(rng, 2, 2, 8, 16, scale=0.3)}
+
+
+def conv2d(x, w, stride=1, dilation=1):
+    """NHWC x HWCF, VALID: the sum over taps of shifted matmuls."""
+    kh, kw = w.shape[:2]
+    oh = (x.shape[1] - (kh - 1) * dilation - 1) // stride + 1
+    ow = (x.shape[2] - (kw - 1) * dilation - 1) // stride + 1
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]))
+    for i in range(kh):
+        for j in range(kw):
+            p = x[:, i * dilation:i * dilation + (oh - 1) * stride + 1:stride,
+                  j * dilation:j * dilation + (ow - 1) * stride + 1:stride, :]
+            out += np.einsum("nhwc,cf->nhwf", p, w[i, j])
+    return out
+
+
+def conv_ref(a):
+    x, w, b, w2 = (a[i].astype(np.float64) for i in range(4))
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    return {4: np.maximum(conv2d(padded, w) + b, 0.0),
+            5: conv2d(x, w, stride=2), 6: conv2d(x, w2, dilation=2)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -219,6 +277,9 @@ PROGRAMS = {
                           1e-5),
     "conv1x1": (conv1x1_inputs, conv1x1_ref, 1e-5),
     "full-reduction": (full_reduction_inputs, full_reduction_ref, 1e-5),
+    "transposes": (transposes_inputs, transposes_ref, 1e-5),
+    "masks": (masks_inputs, masks_ref, 1e-6),
+    "conv": (conv_inputs, conv_ref, 1e-5),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
 }

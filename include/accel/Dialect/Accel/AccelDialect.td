@@ -64,6 +64,23 @@ def Accel_MemorySpaceAttr : EnumAttr<Accel_Dialect, Accel_MemorySpace, "space"> 
   let assemblyFormat = "`<` $value `>`";
 }
 
+/// arith.cmpf's predicates, in its numbering (the ISA's vpu.cmp encodes the
+/// number, docs/isa.md).
+def Accel_CmpPredicate : I32EnumAttr<"CmpPredicate",
+    "vcmp predicate: IEEE 754 comparison, ordered (o*) or unordered (u*)", [
+    I32EnumAttrCase<"AlwaysFalse", 0, "false">,
+    I32EnumAttrCase<"OEQ", 1, "oeq">, I32EnumAttrCase<"OGT", 2, "ogt">,
+    I32EnumAttrCase<"OGE", 3, "oge">, I32EnumAttrCase<"OLT", 4, "olt">,
+    I32EnumAttrCase<"OLE", 5, "ole">, I32EnumAttrCase<"ONE", 6, "one">,
+    I32EnumAttrCase<"ORD", 7, "ord">, I32EnumAttrCase<"UEQ", 8, "ueq">,
+    I32EnumAttrCase<"UGT", 9, "ugt">, I32EnumAttrCase<"UGE", 10, "uge">,
+    I32EnumAttrCase<"ULT", 11, "ult">, I32EnumAttrCase<"ULE", 12, "ule">,
+    I32EnumAttrCase<"UNE", 13, "une">, I32EnumAttrCase<"UNO", 14, "uno">,
+    I32EnumAttrCase<"AlwaysTrue", 15, "true">
+  ]> {
+  let cppNamespace = "::accel";
+}
+
 def Accel_TokenType : TypeDef<Accel_Dialect, "Token"> {
   let mnemonic = "token";
   let summary = "Completion token of an in-flight DMA";

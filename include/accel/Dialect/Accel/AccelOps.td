@@ -298,6 +298,95 @@ def Accel_VReduceMaxOp : Accel_VReduceOp<"vreduce_max", "max",
     and only a row of NaNs gives NaN.
   }]>;
 
+def Accel_VTransposeOp : Accel_Op<"vtranspose"> {
+  let summary = "VPU transpose of a VMEM tile";
+  let description = [{
+    `out[c, r] = x[r, c]`: x is RxC, out is CxR, each f32 or bf16 (a value
+    moves unchanged, rounded to nearest even into a bf16 out). It runs on
+    the VPU's cross-lane path, as a TPU's transpose unit (XLU) does, and
+    costs `vpu.cost.transpose` cycles per lane-pass of x or of out,
+    whichever has more (docs/isa.md, "Transposes"). The frontend uses it
+    for an operand a linalg op reads transposed (`x @ w.T`, `q @ k.T`, a
+    `linalg.transpose`), once per staged tile.
+
+    ```mlir
+    accel.vtranspose %x, %xt : memref<128x256xf32, #accel.space<vmem>>, memref<256x128xf32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "x", [MemRead]>:$x,
+                       Arg<AnyMemRef, "out", [MemWrite]>:$out);
+  let assemblyFormat = [{
+    $x `,` $out attr-dict `:` type($x) `,` type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+def Accel_VCmpOp : Accel_Op<"vcmp"> {
+  let summary = "VPU comparison of two VMEM tiles into a mask";
+  let description = [{
+    `out = (x PRED y) ? 1.0 : 0.0` elementwise on the VPU, with `arith.cmpf`'s
+    predicates and IEEE 754 semantics: an ordered predicate (`olt`, `oge`,
+    ...) is false and an unordered one (`ult`, `une`, ...) true when either
+    operand is NaN. Shapes as for `vadd` (y may be a column or a row
+    broadcast); each operand f32 or bf16. The mask feeds `vselect`.
+
+    ```mlir
+    accel.vcmp oge, %x, %y, %mask : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Accel_CmpPredicate:$predicate,
+                       Arg<AnyMemRef, "x", [MemRead]>:$x,
+                       Arg<AnyMemRef, "y", [MemRead]>:$y,
+                       Arg<AnyMemRef, "out", [MemWrite]>:$out);
+  let assemblyFormat = [{
+    $predicate `,` $x `,` $y `,` $out attr-dict `:` type($x) `,` type($y) `,`
+    type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+def Accel_VSelectOp : Accel_Op<"vselect"> {
+  let summary = "VPU select by a mask: out = mask != 0 ? y : out";
+  let description = [{
+    Where `mask` is not 0.0 (a `vcmp` result is 1.0 there), `out` takes `y`'s
+    value; where it is 0.0 (or -0.0), `out` keeps its own. `arith.select %m,
+    %a, %b` is `out = b` then `vselect %m, %a, %out`. Shapes as for `vadd`
+    with x = mask (y may be a column or a row broadcast); each operand f32
+    or bf16.
+
+    ```mlir
+    accel.vselect %mask, %y, %out : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "mask", [MemRead]>:$mask,
+                       Arg<AnyMemRef, "y", [MemRead]>:$y,
+                       Arg<AnyMemRef, "out", [MemRead, MemWrite]>:$out);
+  let assemblyFormat = [{
+    $mask `,` $y `,` $out attr-dict `:` type($mask) `,` type($y) `,` type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+def Accel_VIotaOp : Accel_Op<"viota"> {
+  let summary = "VPU iota: out[r, c] = base + r (or base + c)";
+  let description = [{
+    Writes `base + r` (with `columns`, `base + c`) to every element of `out`
+    (f32 or bf16), converted from the signed integer to the nearest float:
+    exact while the magnitude is below 2^24 in f32, 2^8 in bf16. `base` is
+    an index, typically a tile's offset, so a linalg body's `linalg.index`
+    is the global index (docs/isa.md, "vpu.iota").
+
+    ```mlir
+    accel.viota %i0, %rows : memref<8x1xf32, #accel.space<vmem>>
+    accel.viota %j0, %cols {columns} : memref<1x128xf32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Index:$base, Arg<AnyMemRef, "out", [MemWrite]>:$out,
+                       UnitAttr:$columns);
+  let assemblyFormat = "$base `,` $out attr-dict `:` type($out)";
+  let hasVerifier = 1;
+}
+
 def Accel_VFillOp : Accel_Op<"vfill"> {
   let summary = "VPU fill of a VMEM tile with a constant";
   let description = [{
