@@ -131,7 +131,10 @@ def AccelDecomposeLinalg
     `tensor.extract_slice`, N x OH x OW x C) with the tap's C x F filter,
     accumulated into the output tap after tap. accel-tile-linalg runs its
     n and oh loops one iteration at a time around an OW x C by C x F
-    matmul; the pixel rows of a strided convolution are strided DMAs.
+    matmul; the pixel rows of a strided convolution are strided DMAs. A
+    `linalg.depthwise_conv_2d_nhwc_hwc` is the same sum with an elementwise
+    product per tap (the pixels times the tap's C weights, broadcast along
+    the pixels) on the VPU.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

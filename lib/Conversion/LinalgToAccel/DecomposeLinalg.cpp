@@ -101,8 +101,8 @@ std::string getDecompositionProblem(linalg::AggregatedOpInterface op) {
 /// expanded back. Returns whether `conv` was rewritten.
 /// The input, filter and init types of `conv` when it works on tensors of
 /// static shapes; nullopt otherwise.
-std::optional<std::array<RankedTensorType, 3>>
-getStaticConvTypes(linalg::Conv2DNhwcHwcfOp conv) {
+template <typename ConvOp>
+std::optional<std::array<RankedTensorType, 3>> getStaticConvTypes(ConvOp conv) {
   if (!conv.hasPureTensorSemantics())
     return std::nullopt;
   std::array<RankedTensorType, 3> types = {
@@ -149,74 +149,75 @@ bool rewriteConv1x1AsMatmul(IRRewriter &rewriter,
   return true;
 }
 
-/// A 2-D convolution (`linalg.conv_2d_nhwc_hwcf`, any strides and
-/// dilations, static shapes, on tensors) as a sum of shifted matmuls: for
-/// each kernel tap (kh, kw), the input pixels it reads (a strided
-/// tensor.extract_slice, N x OH x OW x C) times the tap's C x F filter,
-/// accumulated into the output. Each tap is a contraction whose M loops are
-/// (n, oh, ow): accel-tile-linalg runs n and oh as loops of one iteration
-/// around an OW x C by C x F matmul on the MXU. Returns whether `conv` was
-/// rewritten (not when an operand's type is not static or a tap would read
-/// past the input).
-bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
-                                 linalg::Conv2DNhwcHwcfOp conv) {
-  auto types = getStaticConvTypes(conv);
-  if (!types)
-    return false;
-  auto [input, filter, init] = *types;
-  auto pair = [](DenseIntElementsAttr attr) {
-    SmallVector<int64_t, 2> v = {1, 1};
+/// A 2-D convolution's window: strides and dilations (1 when absent), and
+/// its kernel and output sizes.
+struct ConvWindow {
+  int64_t stride[2] = {1, 1}, dilation[2] = {1, 1};
+  int64_t kh = 0, kw = 0, n = 0, oh = 0, ow = 0;
+};
+
+/// The window of a convolution on NHWC `input` with a kh x kw kernel and an
+/// N x OH x OW x ... `init`, when every tap's pixels lie in the input (the
+/// verifier checks the shapes' consistency, not this) and the strides and
+/// dilations are positive; nullopt otherwise.
+std::optional<ConvWindow> getConvWindow(DenseIntElementsAttr strides,
+                                        DenseIntElementsAttr dilations,
+                                        RankedTensorType input, int64_t kh,
+                                        int64_t kw, RankedTensorType init) {
+  ConvWindow w;
+  for (auto [attr, out] : {std::make_pair(strides, w.stride),
+                           std::make_pair(dilations, w.dilation)})
     if (attr)
-      for (auto [i, x] : llvm::enumerate(attr.getValues<APInt>()))
+      for (auto [i, v] : llvm::enumerate(attr.getValues<APInt>()))
         if (i < 2)
-          v[i] = x.getSExtValue();
-    return v;
-  };
-  SmallVector<int64_t, 2> stride = pair(conv.getStrides()),
-                          dilation = pair(conv.getDilations());
-  int64_t n = init.getDimSize(0), oh = init.getDimSize(1),
-          ow = init.getDimSize(2), f = init.getDimSize(3);
-  int64_t kh = filter.getDimSize(0), kw = filter.getDimSize(1),
-          c = filter.getDimSize(2);
-  // The last pixel a tap reads must lie in the input (the verifier checks
-  // the shapes' consistency, not this).
-  if ((kh - 1) * dilation[0] + (oh - 1) * stride[0] >= input.getDimSize(1) ||
-      (kw - 1) * dilation[1] + (ow - 1) * stride[1] >= input.getDimSize(2) ||
-      stride[0] < 1 || stride[1] < 1 || dilation[0] < 1 || dilation[1] < 1)
-    return false;
-  Location loc = conv.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  rewriter.setInsertionPoint(conv);
-  AffineExpr dn, doh, dow, df, dc;
-  bindDims(ctx, dn, doh, dow, df, dc);
-  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {dn, doh, dow, dc}, ctx),
-                                 AffineMap::get(5, 0, {dc, df}, ctx),
-                                 AffineMap::get(5, 0, {dn, doh, dow, df}, ctx)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  Type accType = init.getElementType();
+          out[i] = v.getSExtValue();
+  w.kh = kh, w.kw = kw;
+  w.n = init.getDimSize(0), w.oh = init.getDimSize(1),
+  w.ow = init.getDimSize(2);
+  for (int d = 0; d < 2; ++d)
+    if (w.stride[d] < 1 || w.dilation[d] < 1)
+      return std::nullopt;
+  if ((kh - 1) * w.dilation[0] + (w.oh - 1) * w.stride[0] >=
+          input.getDimSize(1) ||
+      (kw - 1) * w.dilation[1] + (w.ow - 1) * w.stride[1] >=
+          input.getDimSize(2))
+    return std::nullopt;
+  return w;
+}
+
+/// The sum over the kernel taps (kh, kw) of `window` of multiply-adds into
+/// `init`, one linalg.generic per tap, each accumulating into the previous
+/// one's result: `acc += pixels * tap`, with `pixels` the N x OH x OW x C
+/// input pixels the tap reads (a strided tensor.extract_slice of `input`)
+/// and `tap` = tapOf(kh, kw); `maps` and `iterators` are the generic's,
+/// operands (pixels, tap, acc). Operands narrower than the accumulator are
+/// widened (arith.extf). Returns the last result.
+Value emitTapSum(IRRewriter &rewriter, Location loc, Value input, Value init,
+                 const ConvWindow &window, int64_t c,
+                 function_ref<Value(int64_t, int64_t)> tapOf,
+                 ArrayRef<AffineMap> maps,
+                 ArrayRef<utils::IteratorType> iterators) {
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type accType = initType.getElementType();
   auto pixelsType =
-      RankedTensorType::get({n, oh, ow, c}, input.getElementType());
-  auto tapType = RankedTensorType::get({c, f}, filter.getElementType());
+      RankedTensorType::get({window.n, window.oh, window.ow, c},
+                            getElementTypeOrSelf(input.getType()));
   auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
-  Value acc = conv.getOutputs()[0];
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
+  Value acc = init;
+  for (int64_t i = 0; i < window.kh; ++i)
+    for (int64_t j = 0; j < window.kw; ++j) {
       Value pixels = tensor::ExtractSliceOp::create(
-          rewriter, loc, pixelsType, conv.getInputs()[0],
-          ArrayRef<OpFoldResult>{idx(0), idx(i * dilation[0]),
-                                 idx(j * dilation[1]), idx(0)},
-          ArrayRef<OpFoldResult>{idx(n), idx(oh), idx(ow), idx(c)},
-          ArrayRef<OpFoldResult>{idx(1), idx(stride[0]), idx(stride[1]),
-                                 idx(1)});
-      Value tap = tensor::ExtractSliceOp::create(
-          rewriter, loc, tapType, conv.getInputs()[1],
-          ArrayRef<OpFoldResult>{idx(i), idx(j), idx(0), idx(0)},
-          ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c), idx(f)},
-          ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1), idx(1)});
+          rewriter, loc, pixelsType, input,
+          ArrayRef<OpFoldResult>{idx(0), idx(i * window.dilation[0]),
+                                 idx(j * window.dilation[1]), idx(0)},
+          ArrayRef<OpFoldResult>{idx(window.n), idx(window.oh), idx(window.ow),
+                                 idx(c)},
+          ArrayRef<OpFoldResult>{idx(1), idx(window.stride[0]),
+                                 idx(window.stride[1]), idx(1)});
       acc = linalg::GenericOp::create(
-                rewriter, loc, TypeRange{init}, ValueRange{pixels, tap},
-                ValueRange{acc}, maps, iterators,
+                rewriter, loc, TypeRange{initType},
+                ValueRange{pixels, tapOf(i, j)}, ValueRange{acc}, maps,
+                iterators,
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   auto widen = [&](Value v) {
                     return v.getType() == accType
@@ -231,7 +232,95 @@ bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
                 })
                 .getResult(0);
     }
-  rewriter.replaceOp(conv, acc);
+  return acc;
+}
+
+/// A 2-D convolution (`linalg.conv_2d_nhwc_hwcf`, any strides and
+/// dilations, static shapes, on tensors) as a sum of shifted matmuls: for
+/// each kernel tap (kh, kw), the input pixels it reads (N x OH x OW x C)
+/// times the tap's C x F filter, accumulated into the output
+/// (emitTapSum). Each tap is a contraction whose M loops are (n, oh, ow):
+/// accel-tile-linalg runs n and oh as loops of one iteration around an
+/// OW x C by C x F matmul on the MXU. Returns whether `conv` was rewritten
+/// (not when a type is not static or a tap would read past the input).
+bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
+                                 linalg::Conv2DNhwcHwcfOp conv) {
+  auto types = getStaticConvTypes(conv);
+  if (!types)
+    return false;
+  auto [input, filter, init] = *types;
+  int64_t c = filter.getDimSize(2), f = filter.getDimSize(3);
+  std::optional<ConvWindow> window =
+      getConvWindow(conv.getStrides(), conv.getDilations(), input,
+                    filter.getDimSize(0), filter.getDimSize(1), init);
+  if (!window)
+    return false;
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.setInsertionPoint(conv);
+  AffineExpr dn, doh, dow, df, dc;
+  bindDims(ctx, dn, doh, dow, df, dc);
+  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {dn, doh, dow, dc}, ctx),
+                                 AffineMap::get(5, 0, {dc, df}, ctx),
+                                 AffineMap::get(5, 0, {dn, doh, dow, df}, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto tapType = RankedTensorType::get({c, f}, filter.getElementType());
+  auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+  Location loc = conv.getLoc();
+  auto tapOf = [&](int64_t i, int64_t j) -> Value {
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, tapType, conv.getInputs()[1],
+        ArrayRef<OpFoldResult>{idx(i), idx(j), idx(0), idx(0)},
+        ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c), idx(f)},
+        ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1), idx(1)});
+  };
+  rewriter.replaceOp(conv, emitTapSum(rewriter, loc, conv.getInputs()[0],
+                                      conv.getOutputs()[0], *window, c, tapOf,
+                                      maps, iterators));
+  return true;
+}
+
+/// A depthwise convolution (`linalg.depthwise_conv_2d_nhwc_hwc`, any
+/// strides and dilations, static shapes, on float tensors) as a sum of
+/// shifted elementwise products on the VPU: for each kernel tap, the input
+/// pixels it reads times the tap's C weights (a row broadcast along the
+/// pixels), added into the output (emitTapSum). Returns whether `conv` was
+/// rewritten.
+bool rewriteDepthwiseAsShiftedProducts(IRRewriter &rewriter,
+                                       linalg::DepthwiseConv2DNhwcHwcOp conv) {
+  auto types = getStaticConvTypes(conv);
+  if (!types)
+    return false;
+  auto [input, filter, init] = *types;
+  if (!isa<FloatType>(init.getElementType()))
+    return false;
+  int64_t c = init.getDimSize(3);
+  std::optional<ConvWindow> window =
+      getConvWindow(conv.getStrides(), conv.getDilations(), input,
+                    filter.getDimSize(0), filter.getDimSize(1), init);
+  if (!window)
+    return false;
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.setInsertionPoint(conv);
+  AffineExpr dn, doh, dow, dc;
+  bindDims(ctx, dn, doh, dow, dc);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {dn, doh, dow, dc}, ctx),
+                                 AffineMap::get(4, 0, {dc}, ctx),
+                                 AffineMap::get(4, 0, {dn, doh, dow, dc}, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  auto tapType = RankedTensorType::get({c}, filter.getElementType());
+  auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+  Location loc = conv.getLoc();
+  auto tapOf = [&](int64_t i, int64_t j) -> Value {
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, tapType, conv.getInputs()[1],
+        ArrayRef<OpFoldResult>{idx(i), idx(j), idx(0)},
+        ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c)},
+        ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)});
+  };
+  rewriter.replaceOp(conv, emitTapSum(rewriter, loc, conv.getInputs()[0],
+                                      conv.getOutputs()[0], *window, c, tapOf,
+                                      maps, iterators));
   return true;
 }
 
@@ -251,6 +340,11 @@ struct AccelDecomposeLinalgPass
       if (!rewriteConv1x1AsMatmul(rewriter, conv))
         (void)rewriteConvAsShiftedMatmuls(rewriter, conv);
     }
+    SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> depthwise;
+    getOperation().walk(
+        [&](linalg::DepthwiseConv2DNhwcHwcOp c) { depthwise.push_back(c); });
+    for (linalg::DepthwiseConv2DNhwcHwcOp conv : depthwise)
+      (void)rewriteDepthwiseAsShiftedProducts(rewriter, conv);
     // Decompositions may build further aggregates: until none is left.
     while (true) {
       SmallVector<linalg::AggregatedOpInterface> ops;

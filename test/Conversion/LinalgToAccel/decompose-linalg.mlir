@@ -72,3 +72,21 @@ func.func @shifted_matmuls(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i:
   %z = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %w3 : tensor<1x8x8x4xf32>, tensor<3x3x4x4xf32>) outs(%i3 : tensor<1x4x2x4xf32>) -> tensor<1x4x2x4xf32>
   return %y, %z : tensor<1x4x4x4xf32>, tensor<1x4x2x4xf32>
 }
+
+// -----
+
+// A depthwise convolution: one elementwise multiply-add per tap, the tap's
+// C weights indexed by the channel (broadcast along the pixels).
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4xf32>, %[[I:.*]]: tensor<1x3x3x4xf32>
+// CHECK:         %[[P:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 3, 3, 4] [1, 2, 2, 1] : tensor<1x8x8x4xf32> to tensor<1x3x3x4xf32>
+// CHECK:         %[[T:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<3x3x4xf32> to tensor<4xf32>
+// CHECK:         %[[A:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[T]] : tensor<1x3x3x4xf32>, tensor<4xf32>) outs(%[[I]] : tensor<1x3x3x4xf32>)
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK-COUNT-8: linalg.generic
+// CHECK-NOT:     linalg.depthwise_conv_2d_nhwc_hwc
+func.func @depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>, %i: tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32> {
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%i : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return %y : tensor<1x3x3x4xf32>
+}

@@ -236,7 +236,8 @@ def masks_ref(a):
 
 def conv_inputs(rng):
     return {0: rand(rng, 2, 10, 12, 8), 1: rand(rng, 3, 3, 8, 16, scale=0.3),
-            2: rand(rng, 16), 3: rand(rng, 2, 2, 8, 16, scale=0.3)}
+            2: rand(rng, 16), 3: rand(rng, 2, 2, 8, 16, scale=0.3),
+            4: rand(rng, 3, 3, 8)}
 
 
 def conv2d(x, w, stride=1, dilation=1):
@@ -254,10 +255,14 @@ def conv2d(x, w, stride=1, dilation=1):
 
 
 def conv_ref(a):
-    x, w, b, w2 = (a[i].astype(np.float64) for i in range(4))
+    x, w, b, w2, wd = (a[i].astype(np.float64) for i in range(5))
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    return {4: np.maximum(conv2d(padded, w) + b, 0.0),
-            5: conv2d(x, w, stride=2), 6: conv2d(x, w2, dilation=2)}
+    # Depthwise: channel c of the output from channel c of the input.
+    depthwise = sum(x[:, i:i + 7:2, j:j + 9:2, :] * wd[i, j]
+                    for i in range(3) for j in range(3))
+    return {5: np.maximum(conv2d(padded, w) + b, 0.0),
+            6: conv2d(x, w, stride=2), 7: conv2d(x, w2, dilation=2),
+            8: depthwise}
 
 
 PROGRAMS = {
