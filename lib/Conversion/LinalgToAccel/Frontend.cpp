@@ -22,6 +22,12 @@ using namespace accel;
 
 void accel::buildFrontendPipeline(OpPassManager &pm,
                                   const FrontendOptions &options) {
+  // Helpers reached by func.call (JAX's jitted jax.nn.* functions, a
+  // module exported without --inline) are inlined into their callers and
+  // dropped once unused, so the rest sees one function. No cleanup
+  // pipeline runs on the way: the IR is otherwise the user's.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
   pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
   pm.addNestedPass<func::FuncOp>(createAccelExpandRank0());
@@ -98,7 +104,8 @@ void accel::registerFrontendPipeline() {
   registerPassPipeline(
       "accel-from-linalg",
       "The frontend: linalg on tensors (or buffers), or affine loops with "
-      "DMAs, to the simplest correct accel program (decompose softmax, "
+      "DMAs, to the simplest correct accel program (inline func.call, "
+      "decompose softmax and convolutions, "
       "fold scalar and rank-0 constants into the ops that read them, fuse "
       "a matmul into its elementwise consumers' tile loop, bufferize, raise "
       "scalar affine loop nests, tile to VMEM-sized tiles, stage operands "

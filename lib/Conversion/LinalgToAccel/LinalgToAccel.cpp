@@ -1107,6 +1107,10 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
                      "(--one-shot-bufferize)";
     return failure();
   }
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic)) {
+    refusal.reason = "its loop bounds are dynamic; tiles have static shapes";
+    return failure();
+  }
   unsigned numLoops = op.getNumLoops();
   if (numLoops > 2 || numLoops < 1) {
     refusal.reason = "it has " + std::to_string(numLoops) +
@@ -1135,10 +1139,6 @@ LogicalResult convertGeneric(IRRewriter &rewriter, linalg::LinalgOp op,
     return failure();
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    refusal.reason = "its loop bounds are dynamic; tiles have static shapes";
-    return failure();
-  }
   int64_t rows = numLoops == 2 ? ranges[0] : 1, cols = ranges.back();
 
   // Operands, the output included.

@@ -159,7 +159,12 @@ struct AccelStageOperandsPass
       rewriter.setInsertionPointAfter(op);
       for (auto [buffer, hbm] : copyOut)
         memref::CopyOp::create(rewriter, loc, buffer, hbm);
-      if (roles)
+      // (A dynamic operand stays as it is: convert-linalg-to-accel names
+      // it.)
+      if (roles && llvm::all_of(op->getOperandTypes(), [](Type t) {
+            auto memref = dyn_cast<MemRefType>(t);
+            return memref && memref.hasStaticShape();
+          }))
         rewriteAsMatmul(rewriter, op, *roles);
     }
   }

@@ -28,13 +28,30 @@ func.func @rank0_insert(%x: tensor<f32>, %v: f32) -> tensor<f32> {
 
 // -----
 
-// A called function with a rank-0 argument: its signature cannot change
-// under its callers.
+// A recursive function with a rank-0 argument: the inliner leaves its
+// calls, and its signature cannot change under its callers.
 // expected-error @below {{@scale takes or returns a rank-0 tensor and is called: only an entry function's rank-0 arguments and results become one element}}
 func.func private @scale(%x: tensor<8x128xf32>, %s: tensor<f32>) -> tensor<8x128xf32> {
-  return %x : tensor<8x128xf32>
+  %r = func.call @scale(%x, %s) : (tensor<8x128xf32>, tensor<f32>) -> tensor<8x128xf32>
+  return %r : tensor<8x128xf32>
 }
 func.func @caller(%x: tensor<8x128xf32>, %s: tensor<f32>) -> tensor<8x128xf32> {
   %r = func.call @scale(%x, %s) : (tensor<8x128xf32>, tensor<f32>) -> tensor<8x128xf32>
   return %r : tensor<8x128xf32>
+}
+
+// -----
+
+// A contraction reading B transposed with a dynamic M: named as dynamic,
+// not by its loop count.
+func.func @dynamic_transposed(%x: memref<?x64xf32>, %w: memref<32x64xf32>, %c: memref<?x32xf32>) {
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its loop bounds are dynamic; tiles have static shapes}}
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x64xf32>, memref<32x64xf32>) outs(%c : memref<?x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
 }
