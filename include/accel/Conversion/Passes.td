@@ -260,8 +260,10 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     The first step of the frontend on buffers (after one-shot-bufferize):
     every linalg op with one or two loops is tiled with upstream's
     `scf::tileUsingSCF` into `scf.for` loops over `memref.subview` tiles.
-    `linalg.matmul` gets `tile-rows` x `tile-cols` output tiles and a
-    reduction loop of `tile-k` (rows of B); other ops `tile-rows` x
+    `linalg.matmul`, and any contraction of two matrices (its operands
+    in order or transposed, its loops in any order: by their M, N and K
+    roles), gets `tile-rows` x `tile-cols` output tiles and a reduction
+    loop of `tile-k` (rows of B); other ops `tile-rows` x
     `tile-cols` (a 1-loop op: `tile-cols`). A dimension no larger than its
     tile size is not tiled. The sizes then shrink (halving the largest)
     until the tile's operands, all staged in VMEM at once, take at most a
