@@ -69,7 +69,9 @@ TEST(UnitsTest, VpuTransposeCountsTheLargerSide) {
             5u + 10 * 7);
   EXPECT_EQ(timing.getLatency(vunary(Opcode::VTranspose, 3, 1, 20, 3, 3, 20)),
             5u + 10 * 7);
-  TimingModel defaults(MachineConfig::getDefault());
+  // TimingModel keeps a reference to its config: the config outlives it.
+  MachineConfig defaultConfig = MachineConfig::getDefault();
+  TimingModel defaults(defaultConfig);
   auto transpose = [&](uint16_t rows, uint16_t cols) {
     return defaults.getLatency(
         vunary(Opcode::VTranspose, 3, 1, rows, cols, cols, rows));
