@@ -26,7 +26,7 @@ traces="$here/corpus/fuzz-trace"
 cd "$mlir"
 
 rm -f "$images"/*.bin "$traces"/*.trace
-for program in tiny table-loop dma-scenarios matmul-loop; do
+for program in tiny table-loop dma-scenarios matmul-loop constants; do
   "$translate" --mlir-to-accel-image "$program.mlir" --config "$config" \
     -o "$images/$program.bin"
 done
@@ -45,6 +45,7 @@ record table-loop-plain table-loop --count=200 --compress=false
 record table-loop-zstd table-loop --count=200
 record table-loop-mid table-loop --break-at=pc:17 --hit=2 --count=60 --compress=false
 record dma-scenarios-one dma-scenarios --count=1 --compress=false
+record constants-plain constants --count=20 --compress=false
 # The .npy and CSV seeds need no build (make-input-seeds.py).
 python3 "$here/make-input-seeds.py"
 ls -l "$images" "$traces" "$here/corpus/fuzz-npy" "$here/corpus/fuzz-csv"

@@ -80,7 +80,7 @@ inline isa::Program makeProgram(const std::vector<Line> &lines) {
     p.origins.push_back(o);
   }
   isa::Buffer idx = hbmBuffer("idx", kIdx, 4096, 0);
-  idx.iota = true;
+  idx.init = isa::BufferInit::Iota;
   p.buffers = {hbmBuffer("x", kX, 4096, kSeed),
                hbmBuffer("out", kOut, 4096, 0, /*zero=*/true),
                idx,

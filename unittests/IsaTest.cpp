@@ -370,7 +370,7 @@ Program sampleProgram() {
   out.base = 0x200000000ULL;
   out.bytes = 64;
   out.shape = {4, 4};
-  out.zeroInit = true;
+  out.init = isa::BufferInit::Zero;
   Buffer v;
   v.name = "v0";
   v.space = MemSpace::VMEM;
@@ -398,7 +398,8 @@ void expectSameProgram(const Program &x, const Program &y) {
     EXPECT_EQ(x.buffers[i].base, y.buffers[i].base);
     EXPECT_EQ(x.buffers[i].bytes, y.buffers[i].bytes);
     EXPECT_EQ(x.buffers[i].shape, y.buffers[i].shape);
-    EXPECT_EQ(x.buffers[i].zeroInit, y.buffers[i].zeroInit);
+    EXPECT_EQ(x.buffers[i].init, y.buffers[i].init);
+    EXPECT_EQ(x.buffers[i].getData(), y.buffers[i].getData());
     EXPECT_EQ(x.buffers[i].seed, y.buffers[i].seed);
     EXPECT_EQ(x.buffers[i].elemType, y.buffers[i].elemType);
   }
@@ -414,11 +415,11 @@ void expectSameProgram(const Program &x, const Program &y) {
 TEST(IsaTest, ImageRoundTrip) {
   Program p = sampleProgram();
   std::vector<uint8_t> image = p.toImage();
-  // Header: "ACCELBIN", version 9 (u32 LE), name length 6, "sample", an
+  // Header: "ACCELBIN", version 10 (u32 LE), name length 6, "sample", an
   // empty fingerprint (length 0).
   ASSERT_GE(image.size(), 26u);
   EXPECT_EQ(std::string(image.begin(), image.begin() + 8), "ACCELBIN");
-  EXPECT_EQ(image[8], 9);
+  EXPECT_EQ(image[8], 10);
   EXPECT_EQ(image[9], 0);
   EXPECT_EQ(image[12], 6);
   EXPECT_EQ(std::string(image.begin() + 16, image.begin() + 22), "sample");
@@ -472,7 +473,7 @@ TEST(IsaTest, ImageWrongIsaVersion) {
   auto r = Program::fromImage(image);
   ASSERT_FALSE(bool(r));
   EXPECT_EQ(errorText(r.takeError()),
-            "unsupported ISA version 1 at byte offset 8 (this build reads 9)");
+            "unsupported ISA version 1 at byte offset 8 (this build reads 10)");
 }
 
 TEST(IsaTest, ImageUnknownOpcode) {
@@ -579,6 +580,65 @@ TEST(IsaTest, ImageHugeCountsFailCleanly) {
             "truncated image at byte offset 16 while reading program name");
 }
 
+// ISA version 10: a constant of the program is an HBM buffer whose data the
+// image carries right after its record (docs/isa.md, "Binary image
+// format"); init bytes past 3 and data on a VMEM buffer are errors.
+TEST(IsaTest, ImageCarriesBufferData) {
+  Program p;
+  p.name = "k";
+  Buffer c;
+  c.name = "@c";
+  c.space = MemSpace::HBM;
+  c.base = 65536;
+  c.bytes = 8;
+  c.shape = {2};
+  c.init = BufferInit::Data;
+  c.data = std::make_shared<const std::vector<uint8_t>>(
+      std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  p.buffers = {c};
+  std::vector<uint8_t> image = p.toImage();
+  // 8 magic + 4 version + (4+1) name + 4 fingerprint + 4 count + 4 buffer
+  // count + the record (4+2) + 1 + 1 + 1 + 4 + 8 + 8 + 4 + 8 = 41, its 8
+  // data bytes, 4 origin count, 4 loop count.
+  ASSERT_EQ(image.size(), 8u + 4 + 5 + 4 + 4 + 4 + 41 + 8 + 4 + 4);
+  EXPECT_EQ(image[8], 10);
+  const size_t initAt = 29 + 6 + 1, dataAt = 29 + 41;
+  EXPECT_EQ(image[initAt], 3);
+  EXPECT_EQ(
+      std::vector<uint8_t>(image.begin() + dataAt, image.begin() + dataAt + 8),
+      c.getData().vec());
+  auto back = Program::fromImage(image);
+  ASSERT_TRUE(bool(back)) << errorText(back.takeError());
+  expectSameProgram(p, *back);
+  EXPECT_EQ(back->toImage(), image);
+
+  // The data stops short of the size.
+  auto r =
+      Program::fromImage(llvm::ArrayRef<uint8_t>(image).take_front(dataAt + 7));
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorText(r.takeError()), "truncated image at byte offset " +
+                                          std::to_string(dataAt) +
+                                          " while reading buffer data");
+  // An init byte no version defines.
+  std::vector<uint8_t> bad = image;
+  bad[initAt] = 4;
+  r = Program::fromImage(bad);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorText(r.takeError()),
+            "byte offset " + std::to_string(initAt) +
+                " (buffer 0 '@c'): init 4 is none of 0 (initValue), 1 "
+                "(zeros), 2 (iota), 3 (data)");
+  // Initial data on a VMEM buffer.
+  bad = image;
+  bad[initAt - 1] = 1;
+  r = Program::fromImage(bad);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(errorText(r.takeError()),
+            "byte offset " + std::to_string(initAt) +
+                " (buffer 0 '@c'): a VMEM buffer with initial data (init "
+                "3); only HBM buffers have initial contents");
+}
+
 TEST(IsaTest, InitValueIsDeterministicAndInRange) {
   // splitmix64 of index + 0x9e3779b97f4a7c15 * (seed + 1). For seed 0 and
   // index 0 this is the first splitmix64 output of state 0,
@@ -621,7 +681,7 @@ TEST(IsaTest, ListingNamesEveryInstruction) {
   llvm::raw_string_ostream os(text);
   p.printListing(os);
   EXPECT_EQ(
-      text.rfind("; accel ISA v9 listing of 'sample': 4 instructions\n", 0),
+      text.rfind("; accel ISA v10 listing of 'sample': 4 instructions\n", 0),
       0u);
   EXPECT_NE(text.find("; buffer x hbm [0x100000000, 0x100001000) 4096 bytes\n"),
             std::string::npos);

@@ -200,3 +200,23 @@ TEST(MemoryBoundsTest, EmptyAccessesTouchNothing) {
   }
   EXPECT_EQ(m.hbmResidentBytes(), 0u);
 }
+
+// ISA version 10: an HBM buffer of BufferInit::Data holds the image's bytes,
+// also across a page boundary, and its neighbours keep their own contents.
+TEST(MemoryInitTest, DataBuffersHoldTheirBytes) {
+  const uint64_t page = Memory::kHbmPageBytes;
+  std::vector<uint8_t> bytes(page + 64);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(i * 7 + 3);
+  isa::Buffer c = test::hbmBuffer("@c", page - 32, bytes.size(), /*seed=*/0);
+  c.init = isa::BufferInit::Data;
+  c.data = std::make_shared<const std::vector<uint8_t>>(bytes);
+  isa::Buffer r = test::hbmBuffer("%arg0", 3 * page, 64, /*seed=*/5);
+  Memory m(4096, {c, r});
+  std::vector<uint8_t> got(bytes.size());
+  m.readHbm(c.base, got.data(), got.size());
+  EXPECT_EQ(got, bytes);
+  float first;
+  m.readHbm(r.base, &first, 4);
+  EXPECT_EQ(first, isa::initValue(5, 0));
+}

@@ -247,7 +247,7 @@ inline isa::Buffer hbmBuffer(std::string name, uint64_t base, uint64_t bytes,
   b.bytes = bytes;
   b.shape = {int64_t(bytes / 4)};
   b.seed = seed;
-  b.zeroInit = zero;
+  b.init = zero ? isa::BufferInit::Zero : isa::BufferInit::Random;
   return b;
 }
 /// A 1-D f32 VMEM buffer that starts as zeros.
@@ -258,7 +258,7 @@ inline isa::Buffer vmemBuffer(std::string name, uint64_t base, uint64_t bytes) {
   b.base = base;
   b.bytes = bytes;
   b.shape = {int64_t(bytes / 4)};
-  b.zeroInit = true;
+  b.init = isa::BufferInit::Zero;
   return b;
 }
 

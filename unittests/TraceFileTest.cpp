@@ -47,7 +47,7 @@ Trace makeFullTrace() {
   idx.base = 0x20000;
   idx.bytes = 256;
   idx.shape = {8, 8};
-  idx.iota = true;
+  idx.init = isa::BufferInit::Iota;
   t.program.buffers.push_back(idx);
   t.startIndex = 0x123456789ull;
   t.startPc = 19;
@@ -95,8 +95,8 @@ void expectSameProgram(const isa::Program &a, const isa::Program &b) {
     EXPECT_EQ(a.buffers[i].base, b.buffers[i].base);
     EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
     EXPECT_EQ(a.buffers[i].shape, b.buffers[i].shape);
-    EXPECT_EQ(a.buffers[i].zeroInit, b.buffers[i].zeroInit);
-    EXPECT_EQ(a.buffers[i].iota, b.buffers[i].iota);
+    EXPECT_EQ(a.buffers[i].init, b.buffers[i].init);
+    EXPECT_EQ(a.buffers[i].getData(), b.buffers[i].getData());
     EXPECT_EQ(a.buffers[i].seed, b.buffers[i].seed);
   }
 }

@@ -531,7 +531,7 @@ TEST(ImageHardeningTest, ElementTypesAreCheckedAgainstTheInit) {
             "byte offset " + std::to_string(typeAt) +
                 " (buffer 0 'x'): element type 3 is none of 0 (f32), 1 "
                 "(i32), 2 (bf16)");
-  p.buffers[0].iota = true;
+  p.buffers[0].init = isa::BufferInit::Iota;
   p.buffers[0].elemType = isa::ElemType::BF16;
   EXPECT_EQ(errorOf(isa::Program::fromImage(p.toImage())),
             "byte offset " + std::to_string(typeAt) +

@@ -69,7 +69,8 @@ LogicalResult accel::adoptModuleChips(sim::MachineConfig &config,
 }
 
 LogicalResult accel::runFrontend(ModuleOp module,
-                                 const sim::MachineConfig &config) {
+                                 const sim::MachineConfig &config,
+                                 llvm::ArrayRef<std::string> bind) {
   if (!needsFrontend(module))
     return success();
   // Before any pass does arithmetic on them: shapes whose byte size
@@ -78,6 +79,7 @@ LogicalResult accel::runFrontend(ModuleOp module,
     return failure();
   FrontendOptions options;
   setFrontendOptions(options, config);
+  options.bind = bind;
   PassManager pm(module.getContext());
   buildFrontendPipeline(pm, options);
   return pm.run(module);

@@ -16,6 +16,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstring>
+#include <map>
 #include <optional>
 
 using namespace mlir;
@@ -407,6 +408,87 @@ llvm::Expected<HbmInput> accel::loadHbmInput(func::FuncOp entry,
     return fail(llvm::toString(input.takeError()));
   input->source = ("--input '" + spec + "'").str();
   return input;
+}
+
+llvm::Expected<std::vector<std::string>>
+accel::getShapeBindings(llvm::ArrayRef<std::string> inputSpecs,
+                        llvm::ArrayRef<std::string> bindSpecs) {
+  std::vector<std::string> out;
+  std::map<unsigned, std::string> from; // argument -> the spec that gave it
+  auto add = [&](llvm::StringRef option, llvm::StringRef spec,
+                 llvm::StringRef name,
+                 const std::string &shape) -> llvm::Error {
+    llvm::StringRef digits = name;
+    digits.consume_front("%");
+    digits.consume_front("arg");
+    unsigned index;
+    if (digits.empty() || digits.getAsInteger(10, index))
+      return llvm::createStringError(
+          "%s '%s': '%s' names no argument (name one by position N, argN or "
+          "%%argN)",
+          option.str().c_str(), spec.str().c_str(), name.str().c_str());
+    std::string self = (option + " '" + spec + "'").str();
+    auto [it, inserted] = from.try_emplace(index, self);
+    if (!inserted)
+      return llvm::createStringError(
+          "%s and %s both give the shape of argument %u: give it once",
+          it->second.c_str(), self.c_str(), index);
+    out.push_back(std::to_string(index) + "=" + shape);
+    return llvm::Error::success();
+  };
+  // An --input that names no argument, cannot be read or has a bad
+  // header gives no shape: loadHbmInput names its problem with the
+  // program's arguments once the program is there (and two --input for one
+  // argument there, too).
+  for (const std::string &spec : inputSpecs) {
+    auto [name, path] = llvm::StringRef(spec).split('=');
+    llvm::StringRef digits = name;
+    digits.consume_front("%");
+    digits.consume_front("arg");
+    unsigned index;
+    if (name.empty() || path.empty() || digits.getAsInteger(10, index) ||
+        from.count(index))
+      continue;
+    auto file = readInputFile(path, InputKind::Npy);
+    if (!file) {
+      llvm::consumeError(file.takeError());
+      continue;
+    }
+    auto header = parseNpyHeader((*file)->getBuffer());
+    if (!header) {
+      llvm::consumeError(header.takeError());
+      continue;
+    }
+    std::string shape =
+        header->shape.empty()
+            ? std::string("()")
+            : llvm::join(
+                  llvm::map_range(header->shape,
+                                  [](uint64_t d) { return std::to_string(d); }),
+                  "x");
+    if (auto e = add("--input", spec, name, shape))
+      return std::move(e);
+  }
+  for (const std::string &spec : bindSpecs) {
+    auto [name, shape] = llvm::StringRef(spec).split('=');
+    bool ok = !name.empty() && !shape.empty();
+    if (ok && shape != "()") {
+      llvm::SmallVector<llvm::StringRef> dims;
+      shape.split(dims, 'x');
+      for (llvm::StringRef d : dims) {
+        uint64_t v;
+        ok &= !d.getAsInteger(10, v) && v <= uint64_t(INT64_MAX);
+      }
+    }
+    if (!ok)
+      return llvm::createStringError(
+          "--bind '%s': expected NAME=D0xD1x... (an argument and its whole "
+          "shape, e.g. 0=16x128, or 0=() for rank 0)",
+          spec.c_str());
+    if (auto e = add("--bind", spec, name, shape.str()))
+      return std::move(e);
+  }
+  return out;
 }
 
 llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,

@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -345,10 +346,23 @@ uint32_t isa::getChipSeed(uint32_t seed, unsigned chip) {
 void Program::printListing(llvm::raw_ostream &os) const {
   os << "; accel ISA v" << isaVersion << " listing of '" << name << "': "
      << code.size() << " instructions\n";
-  for (const Buffer &b : buffers)
+  for (const Buffer &b : buffers) {
     os << "; buffer " << b.name << " " << memSpaceName(b.space) << " [0x"
        << llvm::utohexstr(b.base) << ", 0x" << llvm::utohexstr(b.base + b.bytes)
-       << ") " << b.bytes << " bytes\n";
+       << ") " << b.bytes << " bytes";
+    // A constant's data, by its first bytes and a hash of them all.
+    if (b.init == BufferInit::Data) {
+      llvm::ArrayRef<uint8_t> data = b.getData();
+      os << ", data";
+      for (uint8_t byte : data.take_front(8))
+        os << llvm::format(" %02x", byte);
+      if (data.size() > 8)
+        os << " ...";
+      os << " (xxh3 " << llvm::format_hex_no_prefix(llvm::xxh3_64bits(data), 16)
+         << ")";
+    }
+    os << "\n";
+  }
   for (size_t pc = 0; pc < code.size(); ++pc) {
     auto bytes = encode(code[pc]);
     os << llvm::format("%5zu: ", pc);
@@ -400,7 +414,7 @@ std::vector<uint8_t> Program::toImage() const {
   for (const Buffer &b : buffers) {
     w.str(b.name);
     w.u8(uint8_t(b.space));
-    w.u8(b.iota ? 2 : b.zeroInit ? 1 : 0);
+    w.u8(uint8_t(b.init));
     w.u8(uint8_t(b.elemType));
     w.u32(b.seed);
     w.u64(b.base);
@@ -408,6 +422,13 @@ std::vector<uint8_t> Program::toImage() const {
     w.u32(uint32_t(b.shape.size()));
     for (int64_t d : b.shape)
       w.u64(uint64_t(d));
+    // Version 10: a data buffer's contents follow its record, `size` bytes.
+    // (Exactly `size` bytes: data a hand-built program lacks reads as 0.)
+    if (b.init == BufferInit::Data) {
+      llvm::ArrayRef<uint8_t> data = b.getData().take_front(b.bytes);
+      w.out.insert(w.out.end(), data.begin(), data.end());
+      w.out.resize(w.out.size() + (b.bytes - data.size()), 0);
+    }
   }
   w.u32(uint32_t(origins.size()));
   for (const Origin &o : origins) {
@@ -460,9 +481,14 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     Buffer b;
     b.name = r.str("buffer name");
     b.space = MemSpace(r.u8("buffer space") & 1);
+    size_t initAt = r.getPos();
     uint8_t init = r.u8("buffer init");
-    b.zeroInit = init == 1;
-    b.iota = init == 2;
+    if (r.ok() && init > kMaxBufferInit)
+      return llvm::createStringError(
+          "byte offset %zu (buffer %u '%s'): init %u is none of 0 (initValue), "
+          "1 (zeros), 2 (iota), 3 (data)",
+          initAt, i, b.name.c_str(), unsigned(init));
+    b.init = BufferInit(init);
     size_t typeAt = r.getPos();
     uint8_t type = r.u8("buffer element type");
     if (r.ok() && type > uint8_t(ElemType::BF16))
@@ -472,7 +498,7 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
           typeAt, i, b.name.c_str(), unsigned(type));
     b.elemType = ElemType(type);
     // An iota buffer holds i32 indices: 4-byte elements.
-    if (b.iota && b.elemType == ElemType::BF16)
+    if (b.init == BufferInit::Iota && b.elemType == ElemType::BF16)
       return llvm::createStringError(
           "byte offset %zu (buffer %u '%s'): an iota buffer (init 2) of bf16 "
           "elements; iota holds 32-bit indices",
@@ -492,6 +518,20 @@ llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
     uint32_t rank = r.u32("buffer rank");
     for (uint32_t d = 0; d < rank && r.err.empty(); ++d)
       b.shape.push_back(int64_t(r.u64("buffer shape")));
+    if (r.ok() && b.init == BufferInit::Data) {
+      if (b.space != MemSpace::HBM)
+        return llvm::createStringError(
+            "byte offset %zu (buffer %u '%s'): a VMEM buffer with initial "
+            "data (init 3); only HBM buffers have initial contents",
+            initAt, i, b.name.c_str());
+      // Whatever the size claims, no more than the bytes that are left.
+      if (!r.need(b.bytes, "buffer data"))
+        break;
+      auto data = r.rest().take_front(b.bytes);
+      b.data = std::make_shared<const std::vector<uint8_t>>(data.begin(),
+                                                            data.end());
+      r.skip(b.bytes);
+    }
     p.buffers.push_back(std::move(b));
   }
   size_t originsAt = r.getPos();

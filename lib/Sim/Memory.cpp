@@ -19,11 +19,23 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
   uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
   for (const isa::Buffer &b : bufs) {
     // (An iota buffer has 4-byte elements: the image reader refuses bf16.)
-    if (b.space != isa::MemSpace::HBM || b.zeroInit ||
-        (b.iota && b.elemType == isa::ElemType::BF16))
+    if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero ||
+        (b.init == isa::BufferInit::Iota && b.elemType == isa::ElemType::BF16))
       continue;
     uint64_t lo = std::max(pageAddr, b.base);
     uint64_t hi = std::min(pageEnd, llvm::SaturatingAdd(b.base, b.bytes));
+    if (lo >= hi)
+      continue;
+    if (b.init == isa::BufferInit::Data) {
+      // The image's bytes (as many as it carries: a hand-built program may
+      // hold fewer, the rest stays 0).
+      llvm::ArrayRef<uint8_t> data = b.getData();
+      uint64_t have = std::min<uint64_t>(data.size(), hi - b.base);
+      if (lo - b.base < have)
+        std::memcpy(&bytes[lo - pageAddr], data.data() + (lo - b.base),
+                    have - (lo - b.base));
+      continue;
+    }
     unsigned size = isa::getElemBytes(b.elemType);
     // The first whole element at or after lo (buffers are 4-byte aligned;
     // a page boundary falls between elements).
@@ -31,7 +43,7 @@ static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
     for (uint64_t a = first; a + size <= hi; a += size) {
       uint64_t index = (a - b.base) / size;
       uint8_t *at = &bytes[a - pageAddr];
-      if (b.iota) {
+      if (b.init == isa::BufferInit::Iota) {
         int32_t v = int32_t(index);
         std::memcpy(at, &v, 4);
       } else if (b.elemType == isa::ElemType::BF16) {

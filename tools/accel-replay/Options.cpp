@@ -10,6 +10,7 @@
 
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
+#include "accel/Fdo/NpyIO.h"
 #include "accel/Replay/Trace.h"
 #include "accel/Support/Input.h"
 #include "accel/Support/Output.h"
@@ -159,6 +160,14 @@ cl::list<std::string> inputTensors(
              "other arguments keep their default initial values"),
     cl::value_desc("NAME=FILE.npy"), cl::sub(runCmd), cl::sub(fdoCmd),
     cl::cat(category));
+cl::list<std::string> bindShapes(
+    "bind",
+    cl::desc("The shape of an argument with dynamic dimensions (or no rank), "
+             "as NAME=D0xD1x... (NAME: N, argN or %argN; 0=() for rank 0). "
+             "An --input's .npy gives its argument's shape already; "
+             "repeatable"),
+    cl::value_desc("NAME=SHAPE"), cl::sub(runCmd), cl::sub(fdoCmd),
+    cl::sub(recordCmd), cl::sub(sweepCmd), cl::cat(category));
 cl::opt<std::string> outputTensorDir(
     "output-dir",
     cl::desc("Write every HBM argument's final contents to DIR/argN.npy "
@@ -248,8 +257,11 @@ bool CommandInput::load(OpIds ids) {
     fail(llvm::toString(std::move(e)));
     return false;
   }
-  if (!module || failed(adoptModuleChips(config, *module)) ||
-      failed(runFrontend(*module, config)))
+  if (!module)
+    return false;
+  std::optional<std::vector<std::string>> bind = shapeBindingsOrFail();
+  if (!bind || failed(adoptModuleChips(config, *module)) ||
+      failed(runFrontend(*module, config, *bind)))
     return false;
   return ids == OpIds::Leave || succeeded(assignOpIds(*module));
 }
@@ -258,6 +270,18 @@ FailureOr<isa::Program> CommandInput::lower() {
   if (!load(OpIds::Assign))
     return failure();
   return lowerToIsa(*module, getLoweringOptions(config, entryName));
+}
+
+std::optional<std::vector<std::string>> shapeBindingsOrFail() {
+  // (record and sweep have no --input.)
+  std::vector<std::string> inputs(inputTensors.begin(), inputTensors.end());
+  std::vector<std::string> shapes(bindShapes.begin(), bindShapes.end());
+  auto bind = getShapeBindings(inputs, shapes);
+  if (!bind) {
+    fail(llvm::toString(bind.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*bind);
 }
 
 std::optional<sim::MachineConfig> configOrFail() {

@@ -13,6 +13,7 @@
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/Load.h"
+#include "accel/Fdo/NpyIO.h"
 #include "accel/Fdo/Sweep.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Support/Input.h"
@@ -65,8 +66,13 @@ static SweepRow sweepProgramPoint(const DialectRegistry &registry,
     return row;
   };
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  // (--bind was checked by checkSweepProgram.)
+  std::vector<std::string> shapes(bindShapes.begin(), bindShapes.end());
+  auto bind = getShapeBindings({}, shapes);
+  if (!bind)
+    return failWith(llvm::toString(bind.takeError()));
   if (!module || failed(adoptModuleChips(config, *module)) ||
-      failed(runFrontend(*module, config)))
+      failed(runFrontend(*module, config, *bind)))
     return failWith("");
   row.configHash = config.hash();
   OwningOpRef<ModuleOp> original = module->clone();
@@ -156,8 +162,9 @@ static int checkSweepProgram(MLIRContext &ctx, llvm::StringRef source,
       llvm::MemoryBuffer::getMemBufferCopy(source, inputFile), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
-  if (!module || failed(adoptModuleChips(config, *module)) ||
-      failed(runFrontend(*module, config)))
+  std::optional<std::vector<std::string>> bind = shapeBindingsOrFail();
+  if (!module || !bind || failed(adoptModuleChips(config, *module)) ||
+      failed(runFrontend(*module, config, *bind)))
     return 1;
   if (!findEntryFunction(*module, entryName)) {
     if (!entryName.empty())

@@ -37,7 +37,7 @@ extern cl::OptionCategory category;
 extern cl::opt<std::string> inputFile, sweepShard, plotChip, plotDmas,
     outputPath, configFile, entryName, fdoPasses, fdoTrialPasses,
     outputTensorDir, breakAt;
-extern cl::list<std::string> sweepSets, inputTensors;
+extern cl::list<std::string> sweepSets, inputTensors, bindShapes;
 extern cl::opt<bool> sweepFdo, sweepPlot, printDefault, analyze, timingOnly,
     compressTrace;
 extern cl::opt<uint64_t> sweepJobs, iterations, maxInstructions, bucketCycles,
@@ -55,6 +55,9 @@ uint64_t instructionBudget();
 /// The machine config of --config (accel::loadMachineConfig); nullopt
 /// after an error message.
 std::optional<sim::MachineConfig> configOrFail();
+/// The shapes --input's .npy files and --bind give the arguments
+/// (accel::getShapeBindings), for the frontend; nullopt after an error.
+std::optional<std::vector<std::string>> shapeBindingsOrFail();
 /// Writes `text` to -o (atomically), or to stdout without -o or with "-";
 /// the exit code.
 int writeTextOutput(llvm::StringRef text);

@@ -39,14 +39,18 @@ struct FrontendOptions : public mlir::PassPipelineOptions<FrontendOptions> {
       *this, "vmem-space",
       llvm::cl::desc("The numbered memory space that is VMEM in the input"),
       llvm::cl::init(1)};
+  ListOption<std::string> bind{
+      *this, "bind",
+      llvm::cl::desc("Static shapes of arguments with dynamic dimensions, "
+                     "as ARG=D0xD1x... (accel-bind-shapes)")};
 };
 
-/// Adds the frontend to `pm` (anchored on builtin.module):
-/// accel-decompose-linalg and accel-fuse-linalg, canonicalize,
-/// one-shot-bufferize (function boundaries, identity layouts),
-/// accel-check-out-params, buffer-results-to-out-params, canonicalize, then
-/// on each function affine-loop-normalize, canonicalize,
-/// accel-raise-affine-loops,
+/// Adds the frontend to `pm` (anchored on builtin.module): the inliner,
+/// symbol-dce, accel-bind-shapes (the `bind` shapes), accel-decompose-linalg
+/// and accel-fuse-linalg, canonicalize, one-shot-bufferize (function
+/// boundaries, identity layouts), accel-check-out-params,
+/// buffer-results-to-out-params, canonicalize, then on each function
+/// affine-loop-normalize, canonicalize, accel-raise-affine-loops,
 /// accel-tile-linalg, scf-for-loop-peeling, canonicalize, cse and
 /// accel-stage-operands, then convert-memory-spaces-to-accel,
 /// convert-affine-dma-to-accel, lower-affine, convert-linalg-to-accel,

@@ -175,6 +175,41 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def AccelBindShapes : Pass<"accel-bind-shapes", "mlir::ModuleOp"> {
+  let summary = "Specialize dynamic dimensions of function arguments to given "
+                "shapes (on tensors or buffers)";
+  let description = [{
+    The frontend's first step after inlining. accel's programs have static
+    shapes; a frontend export may not (`tensor<?x128xf32>`, a batch size
+    left open, an unranked `tensor<*xf32>`). Each public function with a
+    body whose arguments have dynamic dimensions gets them from `shapes`,
+    a list of `ARG=D0xD1x...` (argument position, then the whole shape:
+    `0=16x128`, `2=256`; `()` for rank 0), which `accel-replay` fills from
+    the `.npy` files of `--input` and from `--bind`:
+
+      - the argument's type becomes the static one, and a `tensor.cast`
+        (`memref.cast`) back to the old type takes its uses;
+      - the canonicalization patterns of the loaded dialects then carry the
+        static shapes through the body (`tensor.dim` folds to a constant,
+        `tensor.empty` and linalg ops become static, cast chains, also
+        through unranked types, fold);
+      - a result returned through a cast from a more static type returns
+        that type.
+
+    Errors (one each, at the function): a dynamic argument that `shapes`
+    does not fix, naming the argument, its type and the dimension, and what
+    to pass; a shape of another rank, or one that contradicts a static
+    dimension; a malformed entry. Arguments with static shapes ignore
+    `shapes` (their `.npy` is checked against them later).
+  }];
+  let options = [
+    ListOption<"shapes", "shapes", "std::string",
+               "Shapes of arguments as ARG=D0xD1x... (e.g. 0=16x128)">,
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def AccelExpandRank0 : Pass<"accel-expand-rank0", "mlir::func::FuncOp"> {
   let summary = "Give rank-0 tensors one dimension of size 1 (on tensors)";
   let description = [{

@@ -57,9 +57,12 @@ mlir::LogicalResult adoptModuleChips(sim::MachineConfig &config,
 /// module that is not yet an accel program (linalg, tensors, affine loops,
 /// upstream memory spaces); nothing on an accel program. Failure after a
 /// diagnostic; first, one located error for each memref or tensor whose
-/// byte size passes 2^63 - 1 (accel::verifyShapeSizes).
+/// byte size passes 2^63 - 1 (accel::verifyShapeSizes). `bind` gives
+/// arguments with dynamic dimensions their shapes (FrontendOptions::bind,
+/// "ARG=D0xD1x...", e.g. from getShapeBindings).
 mlir::LogicalResult runFrontend(mlir::ModuleOp module,
-                                const sim::MachineConfig &config);
+                                const sim::MachineConfig &config,
+                                llvm::ArrayRef<std::string> bind = {});
 
 /// --accel-assign-op-ids on `module`: every op gets its stable id. Failure
 /// after a diagnostic.

@@ -85,6 +85,18 @@ llvm::Expected<HbmInput> readNpyInput(llvm::StringRef bytes,
 llvm::Expected<HbmInput> loadHbmInput(mlir::func::FuncOp entry,
                                       llvm::StringRef spec);
 
+/// The shapes the command line gives the program's arguments, for the
+/// frontend's accel-bind-shapes (its `shapes`, "ARG=D0xD1x...", "ARG=()"
+/// for rank 0): the shape of each `--input` NAME=FILE.npy (its header only;
+/// NAME is N, argN or %argN), then each `--bind` NAME=D0xD1x.... An
+/// --input whose name, file or header is bad gives no shape (loadHbmInput
+/// reports it, with the program's arguments). Errors (one line, naming the
+/// specs): a malformed --bind, a --bind for an argument an --input or
+/// another --bind gives.
+llvm::Expected<std::vector<std::string>>
+getShapeBindings(llvm::ArrayRef<std::string> inputSpecs,
+                 llvm::ArrayRef<std::string> bindSpecs);
+
 /// Writes DIR/argN.npy for every HBM argument of `entry`, from the final
 /// contents `r.hbmBuffers` (RunOptions::keepHbm), with the argument's shape
 /// and dtype ('<f4', '<i4'; a bf16 argument as '<f4', widened exactly, so

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,8 +36,10 @@ namespace isa {
 /// record it; readers refuse other versions. Version 7: bf16 tiles (the
 /// element-type flag bits) and the element type of every buffer. Version
 /// 8: vpu.min, abs, rsqrt, tanh, log, log1p and erf. Version 9:
-/// vpu.transpose, vpu.cmp, vpu.select and vpu.iota.
-constexpr uint32_t kIsaVersion = 9;
+/// vpu.transpose, vpu.cmp, vpu.select and vpu.iota. Version 10: HBM
+/// buffers with initial data in the image (BufferInit::Data: the constants
+/// of the program).
+constexpr uint32_t kIsaVersion = 10;
 /// Bytes per instruction.
 constexpr unsigned kInstBytes = 16;
 /// Number of scalar registers.
@@ -227,8 +230,26 @@ struct LoopInfo {
   std::string loc;
 };
 
-/// A named buffer of the program: an HBM function argument or a VMEM
-/// allocation. Sizes in bytes; shape in elements of `elemType`.
+/// How an HBM buffer's initial contents are made (the init byte of a buffer
+/// record of the image, docs/isa.md "Binary image format").
+enum class BufferInit : uint8_t {
+  /// Element i holds initValue(seed, i): the stand-in for an input.
+  Random = 0,
+  /// Zeros.
+  Zero = 1,
+  /// Element i holds the 32-bit integer i (index tables).
+  Iota = 2,
+  /// The bytes of Buffer::data, carried by the image (ISA version 10): a
+  /// constant of the program (an `arith.constant dense<[...]>` or a
+  /// `memref.global` with an initializer).
+  Data = 3,
+};
+/// The largest init byte a version-10 image may hold.
+constexpr uint8_t kMaxBufferInit = uint8_t(BufferInit::Data);
+
+/// A named buffer of the program: an HBM function argument, an HBM
+/// constant (`@SYMBOL`, a memref.global) or a VMEM allocation. Sizes in
+/// bytes; shape in elements of `elemType`.
 struct Buffer {
   std::string name;
   MemSpace space = MemSpace::HBM;
@@ -236,12 +257,18 @@ struct Buffer {
   uint64_t base = 0;
   uint64_t bytes = 0;
   std::vector<int64_t> shape;
-  /// HBM inputs: initial contents come from initValue(seed, index);
-  /// "zero" buffers start as zeros, "iota" ones hold 0, 1, 2, ... as i32.
-  bool zeroInit = false;
-  /// Element i holds the 32-bit integer i (index tables).
-  bool iota = false;
+  /// HBM buffers only: what they hold at the start of a run.
+  BufferInit init = BufferInit::Random;
   uint32_t seed = 0;
+  /// BufferInit::Data: the initial contents, `bytes` bytes in the
+  /// little-endian layout of `elemType` (null for every other init). Shared:
+  /// the copies of a program (a trace's, each chip's memory) hold one.
+  std::shared_ptr<const std::vector<uint8_t>> data;
+
+  /// The initial contents of a BufferInit::Data buffer; empty otherwise.
+  llvm::ArrayRef<uint8_t> getData() const {
+    return data ? llvm::ArrayRef<uint8_t>(*data) : llvm::ArrayRef<uint8_t>();
+  }
 };
 
 /// Deterministic initial value of element `index` of an HBM buffer with

@@ -21,9 +21,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -82,6 +87,7 @@ private:
                                  ArrayRef<int64_t> strides);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerYield(scf::YieldOp op);
+  LogicalResult placeGlobals(func::FuncOp func, uint64_t &hbmNext);
   template <typename OpTy>
   LogicalResult lowerVpu(OpTy op, Opcode opc, Value x, Value y, Value out);
 
@@ -111,8 +117,146 @@ private:
   /// VMEM base addresses of the allocations in the function body, whose
   /// addresses are loaded where they stand.
   llvm::DenseMap<Operation *, int64_t> inPlaceBase;
+  /// HBM base addresses of the memref.globals the function reads, by name.
+  llvm::StringMap<int64_t> globalBase;
 };
 } // namespace
+
+/// The initial contents of `global` (of memref type `type`, whose element
+/// type is f32, bf16 or i32) in the little-endian layout of the simulator's
+/// memory: `bytes` bytes. Its initializer is a dense elements attribute
+/// (splat or not) or a dense_resource blob of exactly that size. Errors
+/// (emitted at `user`, the memref.get_global that reads it): an elided or
+/// missing blob, a blob of another size, any other attribute.
+static FailureOr<std::vector<uint8_t>> getGlobalBytes(memref::GlobalOp global,
+                                                      MemRefType type,
+                                                      uint64_t bytes,
+                                                      Operation *user) {
+  Attribute init = global.getInitialValueAttr();
+  std::vector<uint8_t> out;
+  out.reserve(bytes);
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    Type elem = type.getElementType();
+    auto put = [&](uint64_t bits, unsigned size) {
+      for (unsigned i = 0; i < size; ++i)
+        out.push_back(uint8_t(bits >> (8 * i)));
+    };
+    if (elem.isSignlessInteger(32)) {
+      for (const APInt &v : dense.getValues<APInt>())
+        put(v.getZExtValue(), 4);
+    } else {
+      unsigned size = elem.isBF16() ? 2 : 4;
+      for (const APFloat &v : dense.getValues<APFloat>())
+        put(v.bitcastToAPInt().getZExtValue(), size);
+    }
+    if (out.size() == bytes)
+      return out;
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return user->emitError()
+             << "the data of '@" << global.getSymName()
+             << "' is not in the file (dense_resource '"
+             << resource.getRawHandle().getKey()
+             << "' has no blob in the file's dialect_resources section, e.g. "
+                "it was elided when printed); print the module with its "
+                "resources";
+    ArrayRef<char> data = blob->getData();
+    if (data.size() == bytes)
+      return std::vector<uint8_t>(data.begin(), data.end());
+    return user->emitError() << "the data of '@" << global.getSymName()
+                             << "' holds " << data.size() << " bytes, not the "
+                             << bytes << " of its type " << type;
+  }
+  return user->emitError() << "the initial value of '@" << global.getSymName()
+                           << "' is neither dense elements nor a "
+                              "dense_resource blob of its type "
+                           << type;
+}
+
+/// Places every memref.global that `func` reads (by memref.get_global) in
+/// HBM after the arguments, as a buffer named `@SYMBOL`: its initializer as
+/// the buffer's data (BufferInit::Data, part of the image), or zeros when
+/// `uninitialized`. Errors at the first get_global whose global is missing,
+/// external, of a type an HBM argument could not have (checkHbmArgument),
+/// or does not fit HBM.
+LogicalResult Lowerer::placeGlobals(func::FuncOp func, uint64_t &hbmNext) {
+  // The first reader of each global, in the order of the globals in the
+  // module: the transforms reorder the readers, not the globals, so every
+  // version of a program places its constants at the same addresses.
+  llvm::MapVector<memref::GlobalOp, memref::GetGlobalOp> readers;
+  WalkResult found = func.walk([&](memref::GetGlobalOp get) -> WalkResult {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    if (!global) {
+      get.emitError() << "no memref.global named '@" << get.getName() << "'";
+      return failure();
+    }
+    readers.insert({global, get});
+    return WalkResult::advance();
+  });
+  if (found.wasInterrupted())
+    return failure();
+  llvm::DenseMap<Operation *, unsigned> order;
+  if (auto module = func->getParentOfType<ModuleOp>())
+    for (Operation &op : module.getBody()->getOperations())
+      order[&op] = order.size();
+  auto globals = readers.takeVector();
+  llvm::stable_sort(globals, [&](const auto &a, const auto &b) {
+    return order.lookup(a.first) < order.lookup(b.first);
+  });
+  for (auto [global, get] : globals) {
+    auto type = global.getType();
+    std::string why = checkHbmArgument(type);
+    if (!why.empty()) {
+      get.emitError() << "'@" << get.getName()
+                      << "' must be an f32, bf16 or i32 HBM memref with a "
+                         "static shape and the identity layout to be placed "
+                         "in HBM (it "
+                      << why << ")";
+      return failure();
+    }
+    if (global.isExternal()) {
+      get.emitError() << "'@" << get.getName()
+                      << "' is an external memref.global (no initializer): "
+                         "give it an initial value or 'uninitialized', or "
+                         "pass the data as a function argument";
+      return failure();
+    }
+    isa::Buffer b;
+    b.name = ("@" + get.getName()).str();
+    b.space = isa::MemSpace::HBM;
+    b.base = hbmNext;
+    b.elemType = getElemType(type.getElementType());
+    b.shape.assign(type.getShape().begin(), type.getShape().end());
+    std::optional<uint64_t> bytes =
+        getCheckedByteSize(type.getShape(), isa::getElemBytes(b.elemType));
+    std::optional<uint64_t> end =
+        bytes ? checkedAdd(b.base, *bytes, options.hbmCapacity) : bytes;
+    std::optional<uint64_t> next = end ? checkedAlignTo(*end, 4096) : end;
+    if (!next) {
+      get.emitError() << "HBM buffers need more than the HBM capacity of "
+                      << options.hbmCapacity << " bytes up to '@"
+                      << get.getName() << "' (" << type << ")";
+      return failure();
+    }
+    b.bytes = *bytes;
+    if (global.isUninitialized()) {
+      b.init = isa::BufferInit::Zero;
+    } else {
+      FailureOr<std::vector<uint8_t>> data =
+          getGlobalBytes(global, type, b.bytes, get);
+      if (failed(data))
+        return failure();
+      b.init = isa::BufferInit::Data;
+      b.data = std::make_shared<const std::vector<uint8_t>>(std::move(*data));
+    }
+    hbmNext = *next;
+    globalBase[get.getName()] = int64_t(b.base);
+    program.buffers.push_back(std::move(b));
+  }
+  return success();
+}
 
 FailureOr<uint8_t> Lowerer::newReg(Operation *op) {
   unsigned limit = std::min<unsigned>(options.scalarRegisters + 1,
@@ -263,8 +407,10 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
                             "needs 32-bit elements, not bf16";
         return failure();
       }
-      b.zeroInit = init.getValue() == "zero";
-      b.iota = init.getValue() == "iota";
+      if (init.getValue() == "zero")
+        b.init = isa::BufferInit::Zero;
+      else if (init.getValue() == "iota")
+        b.init = isa::BufferInit::Iota;
     }
     // The arguments are laid out one after another: their sum may pass
     // 2^64 too.
@@ -288,6 +434,9 @@ FailureOr<isa::Program> Lowerer::run(func::FuncOp func) {
     regs[arg] = *r;
     (void)emitLi(funcOp, *r, int64_t(b.base));
   }
+  // HBM constants: the globals it reads, after the arguments.
+  if (failed(placeGlobals(func, hbmNext)))
+    return failure();
   // VMEM buffers: every accel.alloc, statically placed.
   uint64_t vmemNext = 0;
   WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
@@ -660,6 +809,14 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
           return failure();
         regs[alloc.getResult()] = *r;
         return emitLi(alloc, *r, it->second);
+      })
+      .Case<memref::GetGlobalOp>([&](memref::GetGlobalOp get) -> LogicalResult {
+        // Placed by placeGlobals before the code.
+        FailureOr<uint8_t> rd = newReg(op);
+        if (failed(rd))
+          return failure();
+        regs[get.getResult()] = *rd;
+        return emitLi(op, *rd, globalBase.lookup(get.getName()));
       })
       .Case<func::ReturnOp>([&](auto) -> LogicalResult {
         if (op->getParentOp() != op->getParentOfType<func::FuncOp>())

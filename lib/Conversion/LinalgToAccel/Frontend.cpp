@@ -28,6 +28,11 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   // pipeline runs on the way: the IR is otherwise the user's.
   pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
   pm.addPass(createSymbolDCEPass());
+  // Dynamic dimensions of the arguments from the shapes the tools know (the
+  // .npy inputs, --bind), carried through the body.
+  AccelBindShapesOptions bind;
+  bind.shapes.assign(options.bind.begin(), options.bind.end());
+  pm.addPass(createAccelBindShapes(bind));
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
   pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
   pm.addNestedPass<func::FuncOp>(createAccelExpandRank0());
@@ -104,7 +109,9 @@ void accel::registerFrontendPipeline() {
   registerPassPipeline(
       "accel-from-linalg",
       "The frontend: linalg on tensors (or buffers), or affine loops with "
-      "DMAs, to the simplest correct accel program (inline func.call, "
+      "DMAs, to the simplest correct accel program (inline func.call, bind "
+      "dynamic "
+      "argument shapes (bind=ARG=D0xD1,...), "
       "decompose softmax and convolutions, "
       "fold scalar and rank-0 constants into the ops that read them, fuse "
       "a matmul into its elementwise consumers' tile loop, bufferize, raise "

@@ -3,7 +3,9 @@
 #include "accel/Dialect/Accel/AccelDialect.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -116,6 +118,40 @@ std::string accel::getProgramFingerprint(Operation *root) {
   llvm::raw_string_ostream os(all);
   for (const auto &[id, text] : entries)
     os << id << ' ' << text << '\n';
+  // The program's constants (memref.global initializers, which become
+  // initialized HBM data of the image): name, type and a hash of the data.
+  root->walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "memref.global")
+      return;
+    auto name = op->getAttrOfType<StringAttr>("sym_name");
+    auto type = op->getAttrOfType<TypeAttr>("type");
+    Attribute init = op->getAttr("initial_value");
+    if (!name || !type)
+      return;
+    os << "global @" << name.getValue() << ' ' << type.getValue() << ' ';
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(init)) {
+      os << (dense.isSplat() ? "splat " : "dense ")
+         << llvm::format_hex_no_prefix(
+                llvm::xxh3_64bits(
+                    llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(
+                                                dense.getRawData().data()),
+                                            dense.getRawData().size())),
+                16);
+    } else if (auto resource =
+                   dyn_cast_or_null<DenseResourceElementsAttr>(init)) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      ArrayRef<char> data = blob ? blob->getData() : ArrayRef<char>();
+      os << "blob " << (blob ? "" : "missing ")
+         << llvm::format_hex_no_prefix(
+                llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+                    reinterpret_cast<const uint8_t *>(data.data()),
+                    data.size())),
+                16);
+    } else if (init) {
+      init.print(os);
+    }
+    os << '\n';
+  });
   std::string out;
   llvm::raw_string_ostream(out) << llvm::format_hex_no_prefix(
       llvm::xxh3_64bits(llvm::StringRef(all)), 16);

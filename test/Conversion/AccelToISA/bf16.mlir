@@ -26,7 +26,7 @@ func.func @main(%x: memref<16x256xbf16, #hbm>, %w: memref<256x128xbf16, #hbm>,
   return
 }
 
-// CHECK-LABEL: ; accel ISA v9 listing of 'main'
+// CHECK-LABEL: ; accel ISA v10 listing of 'main'
 // CHECK: ; buffer %arg0 hbm [0x10000, 0x12000) 8192 bytes
 // CHECK: ; buffer %arg1 hbm [0x12000, 0x22000) 65536 bytes
 // CHECK: ; buffer %arg2 hbm [0x22000, 0x24000) 8192 bytes

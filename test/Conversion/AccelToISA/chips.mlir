@@ -5,7 +5,7 @@
 // s3; accel.sem_wait takes the semaphore and the count's register;
 // arith.remui / divui lower to remu / divu.
 
-// CHECK-LABEL: ; accel ISA v9 listing of 'main'
+// CHECK-LABEL: ; accel ISA v10 listing of 'main'
 // CHECK: chip.id [[ME:r[0-9]+]]
 // CHECK: chip.count [[N:r[0-9]+]]
 // CHECK: add [[NEXT1:r[0-9]+]], [[ME]], [[ONE:r[0-9]+]]

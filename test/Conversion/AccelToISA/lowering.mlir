@@ -31,7 +31,7 @@ func.func @main(%w: memref<256x512xf32, #hbm>, %out: memref<8x128xf32, #hbm> {ac
 
 // Buffers: HBM arguments from 0x10000, 4 KiB aligned; VMEM allocations from 0,
 // aligned to the 1 KiB page.
-// CHECK: ; accel ISA v9 listing of 'main': 31 instructions
+// CHECK: ; accel ISA v10 listing of 'main': 31 instructions
 // CHECK-NEXT: ; buffer %arg0 hbm [0x10000, 0x90000) 524288 bytes
 // CHECK-NEXT: ; buffer %arg1 hbm [0x90000, 0x91000) 4096 bytes
 // CHECK-NEXT: ; buffer vmem@{{.*}}:12:8 vmem [0x0, 0x2000) 8192 bytes

@@ -10,8 +10,20 @@ func.func @half(%a: tensor<8x128xf16>) -> tensor<8x128xf16> {
 
 // -----
 
-func.func @dynamic(%a: memref<?x128xf32>, %b: memref<?x128xf32>) {
+// A size no argument's shape fixes (accel-bind-shapes fixes those).
+func.func @dynamic(%a: memref<64x128xf32>, %b: memref<64x128xf32>, %n: index) {
+  %sa = memref.subview %a[0, 0] [%n, 128] [1, 1] : memref<64x128xf32> to memref<?x128xf32, strided<[128, 1]>>
+  %sb = memref.subview %b[0, 0] [%n, 128] [1, 1] : memref<64x128xf32> to memref<?x128xf32, strided<[128, 1]>>
   // expected-error @below {{cannot convert 'linalg.exp' to accel: its loop bounds are dynamic; tiles have static shapes}}
+  linalg.exp ins(%sa : memref<?x128xf32, strided<[128, 1]>>) outs(%sb : memref<?x128xf32, strided<[128, 1]>>)
+  return
+}
+
+// -----
+
+// A dynamic argument nothing binds: one error naming it.
+// expected-error @below {{argument 0 ('memref<?x128xf32>') has a dynamic dimension 0 and nothing fixes it: give its contents (accel-replay --input 0=FILE.npy) or its shape (--bind 0=Nx128)}}
+func.func @dynamic_argument(%a: memref<?x128xf32>, %b: memref<?x128xf32>) {
   linalg.exp ins(%a : memref<?x128xf32>) outs(%b : memref<?x128xf32>)
   return
 }
@@ -44,10 +56,12 @@ func.func @caller(%x: tensor<8x128xf32>, %s: tensor<f32>) -> tensor<8x128xf32> {
 
 // A contraction reading B transposed with a dynamic M: named as dynamic,
 // not by its loop count.
-func.func @dynamic_transposed(%x: memref<?x64xf32>, %w: memref<32x64xf32>, %c: memref<?x32xf32>) {
+func.func @dynamic_transposed(%xs: memref<64x64xf32>, %w: memref<32x64xf32>, %cs: memref<64x32xf32>, %n: index) {
+  %x = memref.subview %xs[0, 0] [%n, 64] [1, 1] : memref<64x64xf32> to memref<?x64xf32, strided<[64, 1]>>
+  %c = memref.subview %cs[0, 0] [%n, 32] [1, 1] : memref<64x32xf32> to memref<?x32xf32, strided<[32, 1]>>
   // expected-error @below {{cannot convert 'linalg.generic' to accel: its loop bounds are dynamic; tiles have static shapes}}
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %w : memref<?x64xf32>, memref<32x64xf32>) outs(%c : memref<?x32xf32>) {
+      ins(%x, %w : memref<?x64xf32, strided<[64, 1]>>, memref<32x64xf32>) outs(%c : memref<?x32xf32, strided<[32, 1]>>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %o, %p : f32

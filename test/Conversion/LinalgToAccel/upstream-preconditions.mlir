@@ -24,10 +24,10 @@ func.func @softmax_index(%x: tensor<4x2x8x16x128xindex>) -> tensor<4x2x8x16x128x
 
 // -----
 
-func.func @softmax_complex(%x: tensor<?x128xcomplex<f32>>, %init: tensor<?x128xcomplex<f32>>) -> tensor<?x128xcomplex<f32>> {
+func.func @softmax_complex(%x: tensor<16x128xcomplex<f32>>, %init: tensor<16x128xcomplex<f32>>) -> tensor<16x128xcomplex<f32>> {
   // expected-error @below {{'linalg.softmax' on complex<f32> elements: only floating-point softmax is supported}}
-  %y = linalg.softmax dimension(1) ins(%x : tensor<?x128xcomplex<f32>>) outs(%init : tensor<?x128xcomplex<f32>>) -> tensor<?x128xcomplex<f32>>
-  return %y : tensor<?x128xcomplex<f32>>
+  %y = linalg.softmax dimension(1) ins(%x : tensor<16x128xcomplex<f32>>) outs(%init : tensor<16x128xcomplex<f32>>) -> tensor<16x128xcomplex<f32>>
+  return %y : tensor<16x128xcomplex<f32>>
 }
 
 // -----

@@ -162,6 +162,32 @@ def rank0_ref(a):
     return {2: x / mean * s, 3: np.array(mean)}
 
 
+def constants_inputs(rng):
+    return {0: rand(rng, 16, 32)}
+
+
+def constants_ref(a):
+    # The constants of constants.mlir, by the formulas in its header.
+    i, j = np.meshgrid(np.arange(32), np.arange(16), indexing="ij")
+    w = ((i * 16 + j) % 13 - 6) / 8
+    b = (np.arange(16) - 8) / 4
+    c = 1 + np.arange(16) / 16
+    i, j = np.meshgrid(np.arange(4), np.arange(16), indexing="ij")
+    x = a[0].astype(np.float64)
+    return {1: (x @ w + b) * c[:, None] * 0.5, 2: i - j / 2}
+
+
+def dynamic_inputs(rng):
+    return {0: rand(rng, 48, 64), 1: rand(rng, 64, 96, scale=1 / 8),
+            2: rand(rng, 96)}
+
+
+def dynamic_ref(a):
+    x, w, b = (a[i].astype(np.float64) for i in range(3))
+    r = x @ w + b
+    return {3: r - r.max(axis=1, keepdims=True)}
+
+
 def batched_heads_inputs(rng):
     return {0: rand(rng, 64, 128), 1: rand(rng, 4, 32, 48, scale=1 / 4)}
 
@@ -277,6 +303,8 @@ PROGRAMS = {
     "affine-scalar": (affine_scalar_inputs, affine_scalar_ref, 1e-5),
     "vpu-math": (vpu_math_inputs, vpu_math_ref, 1e-5),
     "rank0": (rank0_inputs, rank0_ref, 1e-5),
+    "constants": (constants_inputs, constants_ref, 1e-5),
+    "dynamic": (dynamic_inputs, dynamic_ref, 1e-5),
     "batched-heads": (batched_heads_inputs, batched_heads_ref, 1e-5),
     "column-reductions": (column_reductions_inputs, column_reductions_ref,
                           1e-5),

@@ -26,7 +26,9 @@ std::optional<MemorySpace> getMemorySpace(mlir::Type type);
 /// that has an accel.op_id, in id order, of its id, op name and location
 /// (file base name, line and column, so a module read back from
 /// program.mlir, printed with its locations, or from another directory
-/// matches). --accel-attach-metrics compares it with the module's to refuse
+/// matches), then of every memref.global: its name, type and a hash of its
+/// initial data (the program's constants, which the image carries as HBM
+/// data). --accel-attach-metrics compares it with the module's to refuse
 /// the metrics of another program.
 std::string getProgramFingerprint(mlir::Operation *root);
 } // namespace accel
