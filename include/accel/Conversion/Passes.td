@@ -111,7 +111,8 @@ def ConvertMemorySpacesToAccel
 def AccelDecomposeLinalg
     : Pass<"accel-decompose-linalg", "mlir::func::FuncOp"> {
   let summary = "Decompose aggregate linalg ops (linalg.softmax, "
-                "convolutions) into the ops they are made of";
+                "convolutions, pooling, vector contractions) into the ops "
+                "they are made of";
   let description = [{
     The first step of the frontend, on tensors: an op that implements
     upstream's `linalg::AggregatedOpInterface` (`linalg.softmax`: a max
@@ -135,6 +136,17 @@ def AccelDecomposeLinalg
     `linalg.depthwise_conv_2d_nhwc_hwc` is the same sum with an elementwise
     product per tap (the pixels times the tap's C weights, broadcast along
     the pixels) on the VPU.
+
+    A float pooling window on NHWC (`linalg.pooling_nhwc_max`, `_min` and
+    `_sum`: reduce_window, flax's max_pool and avg_pool) is the same
+    reduction without weights: per window tap, an elementwise maximum,
+    minimum or sum of the strided pixels it reads into the output.
+
+    A contraction with a vector operand is a matmul: `linalg.matvec` with
+    the vector as one column (K x 1), `linalg.vecmat` with it as one row
+    (1 x K), `linalg.dot` as a 1 x K row times a K x 1 column into a 1 x 1
+    result (rank 0 again after), the init reshaped alike
+    (`tensor.expand_shape`) and the result collapsed back.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
@@ -165,7 +177,11 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
         the step above) is fused into each elementwise consumer (upstream's
         elementwise-op fusion, restricted to such producers), so the
         broadcast tensor is never materialized; one read by anything else
-        stays, and is converted as a VPU fill.
+        stays, and is converted as a VPU fill;
+      - an elementwise generic whose result no VMEM tile can hold (a mask
+        of `i1` from a comparison, read by a later `arith.select`) is fused
+        into each elementwise consumer the same way, so the mask is
+        computed where it is used and never stored.
 
     Rank-0 tensors that are not constants (a rank-0 function argument or a
     value computed into one) are left as they are.

@@ -149,6 +149,64 @@ bool rewriteConv1x1AsMatmul(IRRewriter &rewriter,
   return true;
 }
 
+/// A contraction with a vector operand as a matmul on the MXU
+/// (`linalg.matvec`: A (M x K) times x (K) is A times x as K x 1;
+/// `linalg.vecmat`: x (K) as 1 x K times A (K x N); `linalg.dot`: x as
+/// 1 x K times y as K x 1 into a 1 x 1 result, rank 0 again after), the
+/// vectors and the init reshaped (tensor.expand_shape) and the result
+/// collapsed back. On float tensors of static shapes; returns whether `op`
+/// was rewritten.
+bool rewriteVectorContractionAsMatmul(IRRewriter &rewriter,
+                                      linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
+    return false;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || !isa<FloatType>(t.getElementType()))
+      return false;
+  }
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto vecType = [](Value v, bool column) {
+    auto t = cast<RankedTensorType>(v.getType());
+    int64_t n = t.getRank() ? t.getDimSize(0) : 1;
+    return RankedTensorType::get(column ? ArrayRef<int64_t>{n, 1}
+                                        : ArrayRef<int64_t>{1, n},
+                                 t.getElementType());
+  };
+  // A vector as a column (K x 1) or a row (1 x K); a rank-0 init as 1 x 1.
+  auto expand = [&](Value v, bool column) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<ReassociationIndices> groups;
+    if (t.getRank())
+      groups.push_back({0, 1});
+    return tensor::ExpandShapeOp::create(rewriter, loc, vecType(v, column), v,
+                                         groups);
+  };
+  Value lhs, rhs, acc;
+  if (isa<linalg::MatvecOp>(op)) {
+    lhs = a, rhs = expand(b, true), acc = expand(init, true);
+  } else if (isa<linalg::VecmatOp>(op)) {
+    lhs = expand(a, false), rhs = b, acc = expand(init, false);
+  } else if (isa<linalg::DotOp>(op)) {
+    lhs = expand(a, false), rhs = expand(b, true), acc = expand(init, true);
+  } else {
+    return false;
+  }
+  Value product = linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs, rhs},
+                                           ValueRange{acc})
+                      .getResult(0);
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<ReassociationIndices> groups;
+  if (initType.getRank())
+    groups.push_back({0, 1});
+  rewriter.replaceOp(op, tensor::CollapseShapeOp::create(
+                             rewriter, loc, initType, product, groups));
+  return true;
+}
+
 /// A 2-D convolution's window: strides and dilations (1 when absent), and
 /// its kernel and output sizes.
 struct ConvWindow {
@@ -185,20 +243,26 @@ std::optional<ConvWindow> getConvWindow(DenseIntElementsAttr strides,
   return w;
 }
 
-/// The sum over the kernel taps (kh, kw) of `window` of multiply-adds into
-/// `init`, one linalg.generic per tap, each accumulating into the previous
-/// one's result: `acc += pixels * tap`, with `pixels` the N x OH x OW x C
-/// input pixels the tap reads (a strided tensor.extract_slice of `input`)
-/// and `tap` = tapOf(kh, kw); `maps` and `iterators` are the generic's,
-/// operands (pixels, tap, acc). Operands narrower than the accumulator are
-/// widened (arith.extf). Returns the last result.
-Value emitTapSum(IRRewriter &rewriter, Location loc, Value input, Value init,
-                 const ConvWindow &window, int64_t c,
-                 function_ref<Value(int64_t, int64_t)> tapOf,
-                 ArrayRef<AffineMap> maps,
-                 ArrayRef<utils::IteratorType> iterators) {
+/// Combines one tap's input pixel (and its weight, null for a pooling
+/// window) into the accumulator, in a linalg.generic body; returns the new
+/// accumulator value.
+using TapCombiner = function_ref<Value(OpBuilder &, Location, Value pixel,
+                                       Value tap, Value acc)>;
+
+/// The reduction over the kernel taps (kh, kw) of `window` into `init`, one
+/// linalg.generic per tap, each accumulating into the previous one's
+/// result with `combine`: `acc = combine(pixels, tap, acc)`, with `pixels`
+/// the N x OH x OW x C input pixels the tap reads (a strided
+/// tensor.extract_slice of `input`) and `tap` = tapOf(kh, kw) (no tap
+/// operand without tapOf); `maps` and `iterators` are the generic's,
+/// operands (pixels[, tap], acc). Returns the last result.
+Value emitTapReduce(IRRewriter &rewriter, Location loc, Value input, Value init,
+                    const ConvWindow &window, int64_t c,
+                    function_ref<Value(int64_t, int64_t)> tapOf,
+                    ArrayRef<AffineMap> maps,
+                    ArrayRef<utils::IteratorType> iterators,
+                    TapCombiner combine) {
   auto initType = cast<RankedTensorType>(init.getType());
-  Type accType = initType.getElementType();
   auto pixelsType =
       RankedTensorType::get({window.n, window.oh, window.ow, c},
                             getElementTypeOrSelf(input.getType()));
@@ -206,40 +270,51 @@ Value emitTapSum(IRRewriter &rewriter, Location loc, Value input, Value init,
   Value acc = init;
   for (int64_t i = 0; i < window.kh; ++i)
     for (int64_t j = 0; j < window.kw; ++j) {
-      Value pixels = tensor::ExtractSliceOp::create(
+      SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
           rewriter, loc, pixelsType, input,
           ArrayRef<OpFoldResult>{idx(0), idx(i * window.dilation[0]),
                                  idx(j * window.dilation[1]), idx(0)},
           ArrayRef<OpFoldResult>{idx(window.n), idx(window.oh), idx(window.ow),
                                  idx(c)},
           ArrayRef<OpFoldResult>{idx(1), idx(window.stride[0]),
-                                 idx(window.stride[1]), idx(1)});
+                                 idx(window.stride[1]), idx(1)})};
+      if (tapOf)
+        ins.push_back(tapOf(i, j));
       acc = linalg::GenericOp::create(
-                rewriter, loc, TypeRange{initType},
-                ValueRange{pixels, tapOf(i, j)}, ValueRange{acc}, maps,
+                rewriter, loc, TypeRange{initType}, ins, ValueRange{acc}, maps,
                 iterators,
                 [&](OpBuilder &b, Location l, ValueRange args) {
-                  auto widen = [&](Value v) {
-                    return v.getType() == accType
-                               ? v
-                               : arith::ExtFOp::create(b, l, accType, v)
-                                     .getResult();
-                  };
-                  Value product = arith::MulFOp::create(b, l, widen(args[0]),
-                                                        widen(args[1]));
-                  Value sum = arith::AddFOp::create(b, l, args[2], product);
-                  linalg::YieldOp::create(b, l, sum);
+                  Value tap = tapOf ? args[1] : Value();
+                  linalg::YieldOp::create(
+                      b, l, combine(b, l, args[0], tap, args.back()));
                 })
                 .getResult(0);
     }
   return acc;
 }
 
+/// `v` as `type`, widened (arith.extf) when it is a narrower float.
+Value widenTo(OpBuilder &b, Location loc, Type type, Value v) {
+  return v.getType() == type
+             ? v
+             : arith::ExtFOp::create(b, loc, type, v).getResult();
+}
+
+/// The convolutions' combiner: acc += pixel * tap, operands narrower than
+/// the accumulator widened.
+Value multiplyAdd(OpBuilder &b, Location loc, Value pixel, Value tap,
+                  Value acc) {
+  Type type = acc.getType();
+  Value product = arith::MulFOp::create(b, loc, widenTo(b, loc, type, pixel),
+                                        widenTo(b, loc, type, tap));
+  return arith::AddFOp::create(b, loc, acc, product);
+}
+
 /// A 2-D convolution (`linalg.conv_2d_nhwc_hwcf`, any strides and
 /// dilations, static shapes, on tensors) as a sum of shifted matmuls: for
 /// each kernel tap (kh, kw), the input pixels it reads (N x OH x OW x C)
 /// times the tap's C x F filter, accumulated into the output
-/// (emitTapSum). Each tap is a contraction whose M loops are (n, oh, ow):
+/// (emitTapReduce). Each tap is a contraction whose M loops are (n, oh, ow):
 /// accel-tile-linalg runs n and oh as loops of one iteration around an
 /// OW x C by C x F matmul on the MXU. Returns whether `conv` was rewritten
 /// (not when a type is not static or a tap would read past the input).
@@ -274,9 +349,9 @@ bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c), idx(f)},
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1), idx(1)});
   };
-  rewriter.replaceOp(conv, emitTapSum(rewriter, loc, conv.getInputs()[0],
-                                      conv.getOutputs()[0], *window, c, tapOf,
-                                      maps, iterators));
+  rewriter.replaceOp(conv, emitTapReduce(rewriter, loc, conv.getInputs()[0],
+                                         conv.getOutputs()[0], *window, c,
+                                         tapOf, maps, iterators, multiplyAdd));
   return true;
 }
 
@@ -284,7 +359,7 @@ bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
 /// strides and dilations, static shapes, on float tensors) as a sum of
 /// shifted elementwise products on the VPU: for each kernel tap, the input
 /// pixels it reads times the tap's C weights (a row broadcast along the
-/// pixels), added into the output (emitTapSum). Returns whether `conv` was
+/// pixels), added into the output (emitTapReduce). Returns whether `conv` was
 /// rewritten.
 bool rewriteDepthwiseAsShiftedProducts(IRRewriter &rewriter,
                                        linalg::DepthwiseConv2DNhwcHwcOp conv) {
@@ -318,9 +393,44 @@ bool rewriteDepthwiseAsShiftedProducts(IRRewriter &rewriter,
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c)},
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)});
   };
-  rewriter.replaceOp(conv, emitTapSum(rewriter, loc, conv.getInputs()[0],
-                                      conv.getOutputs()[0], *window, c, tapOf,
-                                      maps, iterators));
+  rewriter.replaceOp(conv, emitTapReduce(rewriter, loc, conv.getInputs()[0],
+                                         conv.getOutputs()[0], *window, c,
+                                         tapOf, maps, iterators, multiplyAdd));
+  return true;
+}
+
+/// A float pooling window on NHWC (`linalg.pooling_nhwc_max`, `_min`,
+/// `_sum`: jax.lax.reduce_window, flax's max_pool and avg_pool; any
+/// strides and dilations, static shapes, on tensors) as a reduction of
+/// shifted inputs on the VPU, one elementwise maximum, minimum or sum per
+/// window tap (emitTapReduce), like a depthwise convolution without
+/// weights. `combine` is the pooling's: arith.maximumf, arith.minimumf or
+/// arith.addf (pixels narrower than the output widened). Returns whether
+/// `pool` was rewritten.
+template <typename PoolOp>
+bool rewritePoolingAsShiftedReduce(IRRewriter &rewriter, PoolOp pool,
+                                   TapCombiner combine) {
+  auto types = getStaticConvTypes(pool);
+  if (!types)
+    return false;
+  auto [input, window, init] = *types;
+  if (!isa<FloatType>(init.getElementType()) ||
+      !isa<FloatType>(input.getElementType()))
+    return false;
+  int64_t c = init.getDimSize(3);
+  std::optional<ConvWindow> w =
+      getConvWindow(pool.getStrides(), pool.getDilations(), input,
+                    window.getDimSize(0), window.getDimSize(1), init);
+  if (!w)
+    return false;
+  rewriter.setInsertionPoint(pool);
+  AffineMap id = rewriter.getMultiDimIdentityMap(4);
+  SmallVector<AffineMap> maps = {id, id};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  rewriter.replaceOp(pool,
+                     emitTapReduce(rewriter, pool.getLoc(), pool.getInputs()[0],
+                                   pool.getOutputs()[0], *w, c, nullptr, maps,
+                                   iterators, combine));
   return true;
 }
 
@@ -345,6 +455,42 @@ struct AccelDecomposeLinalgPass
         [&](linalg::DepthwiseConv2DNhwcHwcOp c) { depthwise.push_back(c); });
     for (linalg::DepthwiseConv2DNhwcHwcOp conv : depthwise)
       (void)rewriteDepthwiseAsShiftedProducts(rewriter, conv);
+    auto combineWith = [](auto make) {
+      return [make](OpBuilder &b, Location loc, Value pixel, Value,
+                    Value acc) -> Value {
+        return make(b, loc, acc, widenTo(b, loc, acc.getType(), pixel));
+      };
+    };
+    auto maxOf = combineWith([](OpBuilder &b, Location l, Value x, Value y) {
+      return arith::MaximumFOp::create(b, l, x, y).getResult();
+    });
+    auto minOf = combineWith([](OpBuilder &b, Location l, Value x, Value y) {
+      return arith::MinimumFOp::create(b, l, x, y).getResult();
+    });
+    auto sumOf = combineWith([](OpBuilder &b, Location l, Value x, Value y) {
+      return arith::AddFOp::create(b, l, x, y).getResult();
+    });
+    SmallVector<linalg::LinalgOp> vectorContractions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatvecOp, linalg::VecmatOp, linalg::DotOp>(op))
+        vectorContractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : vectorContractions)
+      (void)rewriteVectorContractionAsMatmul(rewriter, op);
+    SmallVector<Operation *> pools;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
+              linalg::PoolingNhwcSumOp>(op))
+        pools.push_back(op);
+    });
+    for (Operation *op : pools) {
+      if (auto p = dyn_cast<linalg::PoolingNhwcMaxOp>(op))
+        (void)rewritePoolingAsShiftedReduce(rewriter, p, maxOf);
+      else if (auto p = dyn_cast<linalg::PoolingNhwcMinOp>(op))
+        (void)rewritePoolingAsShiftedReduce(rewriter, p, minOf);
+      else if (auto p = dyn_cast<linalg::PoolingNhwcSumOp>(op))
+        (void)rewritePoolingAsShiftedReduce(rewriter, p, sumOf);
+    }
     // Decompositions may build further aggregates: until none is left.
     while (true) {
       SmallVector<linalg::AggregatedOpInterface> ops;

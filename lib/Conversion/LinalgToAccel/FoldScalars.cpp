@@ -7,7 +7,9 @@
 // set: FoldScalarOrSplatConstant, FoldFillWithGenericOp, FuseElementwiseOps
 // and the removal of unused operands), with fusion restricted to producers
 // that read no tensor, so that no computation is duplicated and the
-// structure the later steps tile (matmul chains, reductions) is kept.
+// structure the later steps tile (matmul chains, reductions) is kept, and
+// to producers of masks and other tensors no VMEM tile can hold (i1), which
+// are computed again in each consumer's body instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +46,19 @@ bool readsNoTensor(linalg::GenericOp producer) {
   return true;
 }
 
+/// Whether `producer` makes a tensor whose elements no VMEM tile can hold
+/// (a mask of i1 from a comparison, an i8 or index tensor): it cannot go
+/// through memory between two ops, so it is computed in its consumers'
+/// bodies (elementwise producers only: upstream's fusion checks that).
+bool hasNoTileType(linalg::GenericOp producer) {
+  if (!producer || !producer.hasPureTensorSemantics())
+    return false;
+  return llvm::any_of(producer->getResultTypes(), [](Type t) {
+    Type elem = cast<ShapedType>(t).getElementType();
+    return !elem.isF32() && !elem.isBF16() && !elem.isSignlessInteger(32);
+  });
+}
+
 struct AccelFoldScalarsPass
     : accel::impl::AccelFoldScalarsBase<AccelFoldScalarsPass> {
   using Base::Base;
@@ -53,7 +68,8 @@ struct AccelFoldScalarsPass
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
-          return readsNoTensor(fused->get().getDefiningOp<linalg::GenericOp>());
+          auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+          return readsNoTensor(producer) || hasNoTileType(producer);
         });
     // tensor.extract of a constant (what upstream leaves of a rank-0
     // constant read in a body) folds to the scalar.

@@ -90,3 +90,51 @@ func.func @depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>, %i: tensor<
   %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%i : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
   return %y : tensor<1x3x3x4xf32>
 }
+
+// -----
+
+// Pooling windows (reduce_window max and sum): one elementwise maximum (sum)
+// per window tap of the strided input pixels it reads, into the init.
+// CHECK-LABEL: func.func @pooling
+// CHECK-NOT:     linalg.pooling
+// CHECK:         %[[T00:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// CHECK:         %[[M0:.*]] = linalg.generic {{.*}} ins(%[[T00]] : tensor<2x4x4x8xf32>) outs(%arg1 : tensor<2x4x4x8xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         tensor.extract_slice %arg0[0, 0, 1, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// CHECK:         tensor.extract_slice %arg0[0, 1, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// CHECK:         tensor.extract_slice %arg0[0, 1, 1, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// CHECK:         %[[MAX:.*]] = linalg.generic
+// CHECK:           arith.maximumf
+// CHECK:         tensor.extract_slice %arg0[0, 0, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// CHECK:         linalg.generic {{.*}} outs(%arg1 : tensor<2x4x4x8xf32>)
+// CHECK:           arith.addf
+// CHECK:         return %[[MAX]]
+func.func @pooling(%x: tensor<2x8x8x8xf32>, %init: tensor<2x4x4x8xf32>) -> (tensor<2x4x4x8xf32>, tensor<2x4x4x8xf32>) {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %m = linalg.pooling_nhwc_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<2x8x8x8xf32>, tensor<2x2xf32>) outs(%init : tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32>
+  %s = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<2x8x8x8xf32>, tensor<2x2xf32>) outs(%init : tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32>
+  return %m, %s : tensor<2x4x4x8xf32>, tensor<2x4x4x8xf32>
+}
+
+// -----
+
+// Contractions with a vector operand as matmuls: the vector as one column
+// (matvec, dot's right side) or one row (vecmat, dot's left side), the init
+// reshaped alike, the result collapsed back (to rank 0 for dot).
+// CHECK-LABEL: func.func @vector_contractions
+// CHECK:         %[[X:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [128, 1] : tensor<128xf32> into tensor<128x1xf32>
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %arg3 {{\[\[}}0, 1]] output_shape [64, 1] : tensor<64xf32> into tensor<64x1xf32>
+// CHECK:         %[[MV:.*]] = linalg.matmul ins(%arg0, %[[X]] : tensor<64x128xf32>, tensor<128x1xf32>) outs(%[[Y]] : tensor<64x1xf32>)
+// CHECK:         tensor.collapse_shape %[[MV]] {{\[\[}}0, 1]] : tensor<64x1xf32> into tensor<64xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %arg0 : tensor<1x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<1x128xf32>)
+// CHECK:         %[[D:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x128xf32>, tensor<128x1xf32>) outs(%{{.*}} : tensor<1x1xf32>)
+// CHECK:         tensor.collapse_shape %[[D]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK-NOT:     linalg.matvec
+// CHECK-NOT:     linalg.vecmat
+// CHECK-NOT:     linalg.dot
+func.func @vector_contractions(%a: tensor<64x128xf32>, %x: tensor<128xf32>, %y: tensor<64xf32>, %iy: tensor<64xf32>, %ix: tensor<128xf32>, %s: tensor<f32>) -> (tensor<64xf32>, tensor<128xf32>, tensor<f32>) {
+  %0 = linalg.matvec ins(%a, %x : tensor<64x128xf32>, tensor<128xf32>) outs(%iy : tensor<64xf32>) -> tensor<64xf32>
+  %1 = linalg.vecmat ins(%y, %a : tensor<64xf32>, tensor<64x128xf32>) outs(%ix : tensor<128xf32>) -> tensor<128xf32>
+  %2 = linalg.dot ins(%x, %1 : tensor<128xf32>, tensor<128xf32>) outs(%s : tensor<f32>) -> tensor<f32>
+  return %0, %1, %2 : tensor<64xf32>, tensor<128xf32>, tensor<f32>
+}

@@ -109,3 +109,32 @@ func.func @rank0_argument(%x: tensor<8x128xf32>, %s: tensor<f32>) -> tensor<8x12
   } -> tensor<8x128xf32>
   return %m : tensor<8x128xf32>
 }
+
+// -----
+
+// A mask (i1) made by one generic and read by another is computed in the
+// reader's body: no tile holds i1. (jax.nn.elu's where(x > 0, x, ...).)
+// CHECK-LABEL: func.func @mask_fused
+// CHECK-NOT:     tensor<32x64xi1>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%arg0, %arg1 : tensor<32x64xf32>, tensor<32x64xf32>)
+// CHECK:           %[[M:.*]] = arith.cmpf ogt
+// CHECK:           arith.select %[[M]]
+// CHECK-NOT:     linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_fused(%x: tensor<32x64xf32>, %y: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xi1>
+  %m = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<32x64xf32>) outs(%e : tensor<32x64xi1>) {
+  ^bb0(%a: f32, %o: i1):
+    %c = arith.cmpf ogt, %a, %zero : f32
+    linalg.yield %c : i1
+  } -> tensor<32x64xi1>
+  %f = tensor.empty() : tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %x, %y : tensor<32x64xi1>, tensor<32x64xf32>, tensor<32x64xf32>) outs(%f : tensor<32x64xf32>) {
+  ^bb0(%c: i1, %a: f32, %b: f32, %o: f32):
+    %s = arith.select %c, %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}

@@ -188,6 +188,25 @@ def dynamic_ref(a):
     return {3: r - r.max(axis=1, keepdims=True)}
 
 
+def pool_inputs(rng):
+    return {0: rand(rng, 2, 16, 16, 32)}
+
+
+def pool_ref(a):
+    x = a[0].astype(np.float64).reshape(2, 8, 2, 8, 2, 32)
+    return {1: x.max(axis=(2, 4)), 2: x.mean(axis=(2, 4))}
+
+
+def matvec_inputs(rng):
+    return {0: rand(rng, 64, 128), 1: rand(rng, 128), 2: rand(rng, 64)}
+
+
+def matvec_ref(a):
+    m, x, y = (a[i].astype(np.float64) for i in range(3))
+    v = y @ m
+    return {3: m @ x, 4: v, 5: np.array(x @ v), 6: np.outer(y, x)}
+
+
 def batched_heads_inputs(rng):
     return {0: rand(rng, 64, 128), 1: rand(rng, 4, 32, 48, scale=1 / 4)}
 
@@ -305,6 +324,8 @@ PROGRAMS = {
     "rank0": (rank0_inputs, rank0_ref, 1e-5),
     "constants": (constants_inputs, constants_ref, 1e-5),
     "dynamic": (dynamic_inputs, dynamic_ref, 1e-5),
+    "pool": (pool_inputs, pool_ref, 1e-6),
+    "matvec": (matvec_inputs, matvec_ref, 1e-5),
     "batched-heads": (batched_heads_inputs, batched_heads_ref, 1e-5),
     "column-reductions": (column_reductions_inputs, column_reductions_ref,
                           1e-5),
