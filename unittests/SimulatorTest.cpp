@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -340,6 +341,65 @@ TEST(SimulatorTest, VpuUnaryFillAndReductions) {
   // Row max: 3 and -4 (all-negative row), written at stride 2.
   EXPECT_EQ(readVmem(sim, o + 256, 2, 2, 2),
             (std::vector<float>{3, -7, -4, -7}));
+}
+
+// ISA version 10: the rounding ops, expm1 and copysign on the values where
+// they differ (halves, negative zeros, NaN, infinities), each exactly as
+// docs/isa.md "Rounding" gives it.
+TEST(SimulatorTest, VpuRoundingExpm1AndCopySign) {
+  MachineConfig config = MachineConfig::getDefault();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {2.5f, -2.5f, 0.5f, -0.5f,
+                                1.5f, -0.0f, inf,  nan};
+  const uint64_t o = kC;
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(2, kB),
+      li(10, o),
+      li(11, o + 32),
+      li(12, o + 64),
+      li(13, o + 96),
+      li(14, o + 128),
+      li(15, o + 160),
+      vunary(Opcode::VFloor, 10, 1, 1, 8, 8, 8),
+      vunary(Opcode::VCeil, 11, 1, 1, 8, 8, 8),
+      vunary(Opcode::VRoundEven, 12, 1, 1, 8, 8, 8),
+      vunary(Opcode::VRound, 13, 1, 1, 8, 8, 8),
+      vunary(Opcode::VExpm1, 14, 1, 1, 8, 8, 8),
+      vbinary(Opcode::VCopySign, 15, 2, 1, 1, 8, 8, 8, 8),
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, 1, 8, 8, x);
+  writeVmem(sim, kB, 1, 8, 8, {1, 1, 1, 1, 1, 1, 1, 1});
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto bits = [](const std::vector<float> &v) {
+    std::vector<uint32_t> out;
+    for (float f : v) {
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      out.push_back(std::isnan(f) ? 0x7fc00000u : b);
+    }
+    return out;
+  };
+  // Compared as bits: -0.0 must be -0.0, and any NaN reads as one.
+  EXPECT_EQ(bits(readVmem(sim, o, 1, 8, 8)),
+            bits({2, -3, 0, -1, 1, -0.0f, inf, nan}));
+  EXPECT_EQ(bits(readVmem(sim, o + 32, 1, 8, 8)),
+            bits({3, -2, 1, -0.0f, 2, -0.0f, inf, nan}));
+  EXPECT_EQ(bits(readVmem(sim, o + 64, 1, 8, 8)),
+            bits({2, -2, 0, -0.0f, 2, -0.0f, inf, nan}));
+  EXPECT_EQ(bits(readVmem(sim, o + 96, 1, 8, 8)),
+            bits({3, -3, 1, -1, 2, -0.0f, inf, nan}));
+  std::vector<float> e = readVmem(sim, o + 128, 1, 8, 8);
+  EXPECT_FLOAT_EQ(e[0], std::expm1(2.5f));
+  EXPECT_FLOAT_EQ(e[3], std::expm1(-0.5f));
+  EXPECT_EQ(bits({e[5], e[6], e[7]}), bits({-0.0f, inf, nan}));
+  // copysign(1, x): 1 with each x's sign bit (also -0.0's and NaN's).
+  std::vector<float> c = readVmem(sim, o + 160, 1, 8, 8);
+  EXPECT_EQ(c, (std::vector<float>{1, -1, 1, -1, 1, -1, 1, 1}));
 }
 
 // vpu.transpose (docs/isa.md "Transposes"): out[c][r] = x[r][c], with x

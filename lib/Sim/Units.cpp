@@ -388,6 +388,24 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   case Opcode::VAbs:
     unaryOp([](float a) { return absF(a); });
     break;
+  case Opcode::VExpm1:
+    unaryOp([](float a) { return expm1F(a); });
+    break;
+  case Opcode::VFloor:
+    unaryOp([](float a) { return floorF(a); });
+    break;
+  case Opcode::VCeil:
+    unaryOp([](float a) { return ceilF(a); });
+    break;
+  case Opcode::VRoundEven:
+    unaryOp([](float a) { return roundEvenF(a); });
+    break;
+  case Opcode::VRound:
+    unaryOp([](float a) { return roundF(a); });
+    break;
+  case Opcode::VCopySign:
+    binaryOp(copySignF);
+    break;
   case Opcode::VCopy:
     // f32 -> bf16 rounds, bf16 -> f32 widens: the conversions.
     unaryOp([](float a) { return a; });

@@ -65,7 +65,8 @@ UnitKind unitOf(Operation *op) {
   if (isa<VAddOp, VSubOp, VMulOp, VDivOp, VMaxOp, VMinOp, VExpOp, VSqrtOp,
           VCopyOp, VRsqrtOp, VTanhOp, VLogOp, VLog1pOp, VErfOp, VAbsOp,
           VReduceSumOp, VReduceMaxOp, VFillOp, VTransposeOp, VCmpOp, VSelectOp,
-          VIotaOp>(op))
+          VIotaOp, VExpm1Op, VFloorOp, VCeilOp, VRoundEvenOp, VRoundOp,
+          VCopySignOp>(op))
     return UnitKind::Vpu;
   return UnitKind::Scalar;
 }

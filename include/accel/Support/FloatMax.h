@@ -76,6 +76,19 @@ inline float log1pF(float a) { return std::log1p(a); }
 inline float erfF(float a) { return std::erf(a); }
 inline float absF(float a) { return std::fabs(a); }
 
+/// vpu.expm1: exp(x) - 1 without the cancellation near 0 (the C library's
+/// expm1f): expm1(-inf) = -1, expm1(+-0) = +-0. vpu.floor, vpu.ceil,
+/// vpu.roundeven (to nearest, ties to even: jnp.round, math.roundeven) and
+/// vpu.round (ties away from zero: math.round) are exact; they keep the
+/// sign of a zero result (floor(-0.5) = -1, ceil(-0.5) = -0) and return
+/// NaN and +-inf unchanged. vpu.copysign: x's magnitude with y's sign bit.
+inline float expm1F(float a) { return std::expm1(a); }
+inline float floorF(float a) { return std::floor(a); }
+inline float ceilF(float a) { return std::ceil(a); }
+inline float roundEvenF(float a) { return std::nearbyint(a); }
+inline float roundF(float a) { return std::round(a); }
+inline float copySignF(float a, float b) { return std::copysign(a, b); }
+
 /// vpu.cmp: whether `x PRED y` holds, PRED in arith.cmpf's numbering (0
 /// false, 1 oeq, 2 ogt, 3 oge, 4 olt, 5 ole, 6 one, 7 ord, 8 ueq, 9 ugt,
 /// 10 uge, 11 ult, 12 ule, 13 une, 14 uno, 15 true; a larger value, which

@@ -992,6 +992,24 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
       .Case<VAbsOp>([&](VAbsOp o) {
         return lowerVpu(o, Opcode::VAbs, o.getX(), Value(), o.getOut());
       })
+      .Case<VExpm1Op>([&](VExpm1Op o) {
+        return lowerVpu(o, Opcode::VExpm1, o.getX(), Value(), o.getOut());
+      })
+      .Case<VFloorOp>([&](VFloorOp o) {
+        return lowerVpu(o, Opcode::VFloor, o.getX(), Value(), o.getOut());
+      })
+      .Case<VCeilOp>([&](VCeilOp o) {
+        return lowerVpu(o, Opcode::VCeil, o.getX(), Value(), o.getOut());
+      })
+      .Case<VRoundEvenOp>([&](VRoundEvenOp o) {
+        return lowerVpu(o, Opcode::VRoundEven, o.getX(), Value(), o.getOut());
+      })
+      .Case<VRoundOp>([&](VRoundOp o) {
+        return lowerVpu(o, Opcode::VRound, o.getX(), Value(), o.getOut());
+      })
+      .Case<VCopySignOp>([&](VCopySignOp o) {
+        return lowerVpu(o, Opcode::VCopySign, o.getX(), o.getY(), o.getOut());
+      })
       .Case<VSqrtOp>([&](VSqrtOp o) {
         return lowerVpu(o, Opcode::VSqrt, o.getX(), Value(), o.getOut());
       })

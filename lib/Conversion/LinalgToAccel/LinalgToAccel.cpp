@@ -317,6 +317,12 @@ enum class VpuKind {
   Log1p,
   Erf,
   Abs,
+  Expm1,
+  Floor,
+  Ceil,
+  RoundEven,
+  Round,
+  CopySign,
   Neg,
   Convert,
   Cmp,   ///< arith.cmpf: a 1.0 / 0.0 mask (vpu.cmp)
@@ -325,6 +331,14 @@ enum class VpuKind {
 
 /// Whether `t` is an element type of accel's VPU tiles.
 bool isVpuFloat(Type t) { return t.isF32() || t.isBF16(); }
+
+/// Whether `op` converts a mask (an i1 the VPU holds as 1.0 / 0.0) to a
+/// float: arith.uitofp or arith.sitofp from i1 to f32 or bf16.
+bool isMaskToFloat(Operation *op) {
+  return isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
+         op->getOperand(0).getType().isSignlessInteger(1) &&
+         isVpuFloat(op->getResult(0).getType());
+}
 
 std::optional<VpuKind> getVpuKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<VpuKind>>(op)
@@ -344,6 +358,12 @@ std::optional<VpuKind> getVpuKind(Operation *op) {
       .Case<math::Log1pOp>([](auto) { return VpuKind::Log1p; })
       .Case<math::ErfOp>([](auto) { return VpuKind::Erf; })
       .Case<math::AbsFOp>([](auto) { return VpuKind::Abs; })
+      .Case<math::ExpM1Op>([](auto) { return VpuKind::Expm1; })
+      .Case<math::FloorOp>([](auto) { return VpuKind::Floor; })
+      .Case<math::CeilOp>([](auto) { return VpuKind::Ceil; })
+      .Case<math::RoundEvenOp>([](auto) { return VpuKind::RoundEven; })
+      .Case<math::RoundOp>([](auto) { return VpuKind::Round; })
+      .Case<math::CopySignOp>([](auto) { return VpuKind::CopySign; })
       .Case<arith::NegFOp>([](auto) { return VpuKind::Neg; })
       .Case<arith::CmpFOp>([](arith::CmpFOp cmp) -> std::optional<VpuKind> {
         if (!isVpuFloat(cmp.getLhs().getType()))
@@ -396,6 +416,11 @@ bool isUnary(VpuKind k) {
   case VpuKind::Log1p:
   case VpuKind::Erf:
   case VpuKind::Abs:
+  case VpuKind::Expm1:
+  case VpuKind::Floor:
+  case VpuKind::Ceil:
+  case VpuKind::RoundEven:
+  case VpuKind::Round:
   case VpuKind::Neg:
   case VpuKind::Convert:
     return true;
@@ -485,6 +510,18 @@ float foldScalar(VpuKind kind, float x, float y) {
     return accel::erfF(x);
   case VpuKind::Abs:
     return accel::absF(x);
+  case VpuKind::Expm1:
+    return accel::expm1F(x);
+  case VpuKind::Floor:
+    return accel::floorF(x);
+  case VpuKind::Ceil:
+    return accel::ceilF(x);
+  case VpuKind::RoundEven:
+    return accel::roundEvenF(x);
+  case VpuKind::Round:
+    return accel::roundF(x);
+  case VpuKind::CopySign:
+    return accel::copySignF(x, y);
   case VpuKind::Neg:
     return x * -1.0f;
   case VpuKind::Convert:
@@ -812,6 +849,24 @@ public:
     case VpuKind::Abs:
       VAbsOp::create(rewriter, loc, x, dst);
       return;
+    case VpuKind::Expm1:
+      VExpm1Op::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Floor:
+      VFloorOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Ceil:
+      VCeilOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::RoundEven:
+      VRoundEvenOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::Round:
+      VRoundOp::create(rewriter, loc, x, dst);
+      return;
+    case VpuKind::CopySign:
+      VCopySignOp::create(rewriter, loc, x, y, dst);
+      return;
     case VpuKind::Convert:
       VCopyOp::create(rewriter, loc, x, dst);
       return;
@@ -965,6 +1020,10 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
     }
     if (isa<arith::SIToFPOp, arith::UIToFPOp>(bodyOp) &&
         isVpuFloat(bodyOp->getResult(0).getType())) {
+      // A mask as a number (stablehlo's sign: uitofp of x != 0) is the
+      // mask's own 1.0 / 0.0.
+      if (isMaskToFloat(bodyOp))
+        continue;
       if (!analyze(bodyOp->getOperand(0)))
         return failure();
       continue;
@@ -974,8 +1033,9 @@ collectBody(Block &body, Value result, const DenseMap<Value, VpuValue> &values,
                        bodyOp->getName().getStringRef().str() +
                        "', which has no VPU counterpart (the VPU adds, "
                        "subtracts, multiplies, divides, takes the maximum "
-                       "and minimum, exp, log, log1p, sqrt, rsqrt, tanh, "
-                       "erf, abs and negates f32 and bf16, converts "
+                       "and minimum, exp, expm1, log, log1p, sqrt, rsqrt, "
+                       "tanh, erf, abs, copysign, floor, ceil, round and "
+                       "roundeven, and negates f32 and bf16, converts "
                        "between them to nearest even, compares and selects, "
                        "and reads linalg.index)";
       return failure();
@@ -1050,6 +1110,17 @@ VpuValue emitBody(VpuEmitter &emitter, ArrayRef<Operation *> ops, Value result,
       VpuValue rhs = emitter.materialize(indexExprs.at(cmp.getRhs()), f32);
       values[cmp] = emitter.emit(VpuKind::Cmp, {lhs, rhs}, f32, Value(),
                                  *getFloatPredicate(cmp.getPredicate()));
+      continue;
+    }
+    if (isMaskToFloat(bodyOp)) {
+      // 1.0 / 0.0 as the result type (uitofp), or -1.0 / 0.0 (sitofp: i1
+      // true is -1). A value of its own, not the mask's tile, which the
+      // in-place reuse of dst tracks by value.
+      Value r = bodyOp->getResult(0);
+      VpuValue mask = lookup(bodyOp->getOperand(0));
+      values[r] = emitter.emit(isa<arith::SIToFPOp>(bodyOp) ? VpuKind::Neg
+                                                            : VpuKind::Convert,
+                               {mask}, r.getType());
       continue;
     }
     if (isa<arith::SIToFPOp, arith::UIToFPOp>(bodyOp)) {

@@ -249,6 +249,7 @@ LogicalResult VAddOp::verify() { return verifyBinary(*this); }
 LogicalResult VSubOp::verify() { return verifyBinary(*this); }
 LogicalResult VMulOp::verify() { return verifyBinary(*this); }
 LogicalResult VDivOp::verify() { return verifyBinary(*this); }
+LogicalResult VCopySignOp::verify() { return verifyBinary(*this); }
 LogicalResult VMaxOp::verify() { return verifyBinary(*this); }
 LogicalResult VMinOp::verify() { return verifyBinary(*this); }
 LogicalResult VExpOp::verify() { return verifyUnary(*this, false); }
@@ -260,6 +261,11 @@ LogicalResult VLogOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VLog1pOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VErfOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VAbsOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VExpm1Op::verify() { return verifyUnary(*this, false); }
+LogicalResult VFloorOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VCeilOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VRoundEvenOp::verify() { return verifyUnary(*this, false); }
+LogicalResult VRoundOp::verify() { return verifyUnary(*this, false); }
 LogicalResult VReduceSumOp::verify() { return verifyUnary(*this, true); }
 LogicalResult VReduceMaxOp::verify() { return verifyUnary(*this, true); }
 

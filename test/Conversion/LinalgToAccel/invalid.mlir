@@ -241,7 +241,7 @@ func.func @no_accel_space(%a: memref<8x128xf32>, %b: memref<8x128xf32>) {
 // conversion to a type the VPU has not, have no VPU counterpart.
 #vmem = #accel.space<vmem>
 func.func @truncf_toward_zero(%x: memref<8x128xf32, #vmem>, %y: memref<8x128xbf16, #vmem>) {
-  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum and minimum, exp, log, log1p, sqrt, rsqrt, tanh, erf, abs and negates f32 and bf16, converts between them to nearest even, compares and selects, and reads linalg.index)}}
+  // expected-error @below {{cannot convert 'linalg.generic' to accel: its body has 'arith.truncf', which has no VPU counterpart (the VPU adds, subtracts, multiplies, divides, takes the maximum and minimum, exp, expm1, log, log1p, sqrt, rsqrt, tanh, erf, abs, copysign, floor, ceil, round and roundeven, and negates f32 and bf16, converts between them to nearest even, compares and selects, and reads linalg.index)}}
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x128xf32, #vmem>) outs(%y : memref<8x128xbf16, #vmem>) {
   ^bb0(%a: f32, %o: bf16):

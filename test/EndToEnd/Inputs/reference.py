@@ -207,6 +207,38 @@ def matvec_ref(a):
     return {3: m @ x, 4: v, 5: np.array(x @ v), 6: np.outer(y, x)}
 
 
+SPECIALS = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 1e-8, -1e-8,
+            np.inf, -np.inf, np.nan, 3.7, -3.7, 1e30]
+
+
+def with_specials(x):
+    # The special values in the first row, the rest random.
+    x = x.copy()
+    x[0, :len(SPECIALS)] = SPECIALS
+    return x
+
+
+def elu_inputs(rng):
+    return {0: with_specials(rand(rng, 32, 256, scale=3.0))}
+
+
+def elu_ref(a):
+    x = a[0].astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return {1: np.where(x > 0, x, np.expm1(x)),
+                2: np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))}
+
+
+def clamp_round_inputs(rng):
+    return {0: with_specials(rand(rng, 16, 128, scale=4.0))}
+
+
+def clamp_round_ref(a):
+    x = a[0].astype(np.float64)
+    return {1: np.minimum(np.maximum(-1.5, x), 2.0), 2: np.floor(x),
+            3: np.round(x), 4: np.sign(x)}
+
+
 def batched_heads_inputs(rng):
     return {0: rand(rng, 64, 128), 1: rand(rng, 4, 32, 48, scale=1 / 4)}
 
@@ -326,6 +358,8 @@ PROGRAMS = {
     "dynamic": (dynamic_inputs, dynamic_ref, 1e-5),
     "pool": (pool_inputs, pool_ref, 1e-6),
     "matvec": (matvec_inputs, matvec_ref, 1e-5),
+    "elu": (elu_inputs, elu_ref, 1e-6, "elementwise"),
+    "clamp_round": (clamp_round_inputs, clamp_round_ref, 0.0, "elementwise"),
     "batched-heads": (batched_heads_inputs, batched_heads_ref, 1e-5),
     "column-reductions": (column_reductions_inputs, column_reductions_ref,
                           1e-5),

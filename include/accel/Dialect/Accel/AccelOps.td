@@ -224,6 +224,12 @@ def Accel_VAddOp : Accel_VBinaryOp<"vadd", "+">;
 def Accel_VSubOp : Accel_VBinaryOp<"vsub", "-">;
 def Accel_VMulOp : Accel_VBinaryOp<"vmul", "*">;
 def Accel_VDivOp : Accel_VBinaryOp<"vdiv", "/">;
+def Accel_VCopySignOp : Accel_VBinaryOp<"vcopysign", "copysign", (ins), [{
+
+    `copysign` is not an infix operator: `out = copysign(x, y)`, the
+    magnitude of `x` with the sign bit of `y` (`math.copysign`; also for
+    NaN and -0.0).
+  }]>;
 def Accel_VMaxOp : Accel_VBinaryOp<"vmax", "max", (ins UnitAttr:$ignore_nan),
                                    [{
 
@@ -270,6 +276,11 @@ def Accel_VLogOp : Accel_VUnaryOp<"vlog", "log">;
 def Accel_VLog1pOp : Accel_VUnaryOp<"vlog1p", "log1p">;
 def Accel_VErfOp : Accel_VUnaryOp<"verf", "erf">;
 def Accel_VAbsOp : Accel_VUnaryOp<"vabs", "abs">;
+def Accel_VExpm1Op : Accel_VUnaryOp<"vexpm1", "expm1">;
+def Accel_VFloorOp : Accel_VUnaryOp<"vfloor", "floor">;
+def Accel_VCeilOp : Accel_VUnaryOp<"vceil", "ceil">;
+def Accel_VRoundEvenOp : Accel_VUnaryOp<"vroundeven", "roundeven">;
+def Accel_VRoundOp : Accel_VUnaryOp<"vround", "round">;
 
 class Accel_VReduceOp<string mnemonic, string what, dag extraArgs = (ins),
                       string extraDoc = "">

@@ -1,6 +1,6 @@
 // jnp.clip(x, -1.5, 2.0), jnp.floor, jnp.round (round half to even) and
 // jnp.sign, as the StableHLO conversion emits clamp, floor,
-// round_nearest_even and sign.
+// round_nearest_even and sign (sign: copysign of the x != 0 mask, NaN kept).
 #map = affine_map<(d0, d1) -> ()>
 #map1 = affine_map<(d0, d1) -> (d0, d1)>
 module @jit_clamp_round {
@@ -27,12 +27,11 @@ module @jit_clamp_round {
     %4 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<16x128xf32>) outs(%0 : tensor<16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       %cst_1 = arith.constant 0.000000e+00 : f32
-      %cst_2 = arith.constant 1.000000e+00 : f32
-      %5 = arith.cmpf one, %in, %in : f32
-      %6 = arith.cmpf oeq, %in, %cst_1 : f32
-      %7 = arith.ori %5, %6 : i1
-      %8 = math.copysign %cst_2, %in : f32
-      %9 = arith.select %7, %in, %8 : f32
+      %5 = arith.cmpf one, %in, %cst_1 : f32
+      %6 = arith.uitofp %5 : i1 to f32
+      %7 = math.copysign %6, %in : f32
+      %8 = arith.cmpf uno, %in, %in : f32
+      %9 = arith.select %8, %in, %7 : f32
       linalg.yield %9 : f32
     } -> tensor<16x128xf32>
     return %1, %2, %3, %4 : tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x128xf32>
