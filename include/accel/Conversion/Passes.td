@@ -191,6 +191,50 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def AccelLowerGathers : Pass<"accel-lower-gathers", "mlir::func::FuncOp"> {
+  let summary = "Lower reads at data-dependent indices (gathers) and masks "
+                "computed from integer data to scalar code and DMAs (on "
+                "tensors)";
+  let description = [{
+    The frontend's step after accel-fold-scalars, on tensors. An embedding
+    lookup or a `stablehlo.gather` arrives as a `linalg.generic` whose body
+    reads a tensor with `tensor.extract` at indices computed from another
+    tensor's values (clamped, offset, selected), often with a mask from
+    the same integer indices. The VPU computes on float tiles; it cannot
+    read at addresses held in a tile, nor compare i32 values. So each such
+    generic (all loops parallel, static shape) gets a loop nest in front of
+    it over every loop but the last:
+
+      - a gathered read `T[f(i), k]` whose last index is the generic's last
+        loop becomes one DMA of that row per iteration, into a new tensor of
+        the generic's shape; other gathered reads become one DMA per
+        element, in a loop over the last dimension as well;
+      - an `i1` value made from integer data that a float op reads (the
+        condition of an `arith.select` between floats, a `uitofp` of it)
+        becomes a tensor of 0.0/1.0, one 4-byte DMA per element from a
+        two-element constant, compared with 0.0 again where it was read;
+      - the indices and masks are computed by scalar code: an operand of
+        the generic is read at the loop's indices, and a tensor an
+        elementwise generic made (a broadcast, an offset, a clamp of the
+        indices; a reduction over one element) is computed again from that
+        generic's body, down to the i32 data the scalar core loads with
+        `accel.load` (a function argument or a constant).
+
+    The generic then reads the new tensors elementwise and is converted
+    like any other; its old mask input and the index producers nothing
+    reads any more are removed.
+
+    Refused, with an error at the generic: an index computed from float
+    values, an integer value other than a mask used by float code, a
+    reduction over more than one element inside an index computation,
+    reads of f32 data by scalar code, dynamic loop bounds.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def AccelBindShapes : Pass<"accel-bind-shapes", "mlir::ModuleOp"> {
   let summary = "Specialize dynamic dimensions of function arguments to given "
                 "shapes (on tensors or buffers)";

@@ -27,12 +27,14 @@
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <bitset>
+#include <limits>
 #include <map>
 
 #include <cstring>
@@ -87,6 +89,12 @@ private:
                                  ArrayRef<int64_t> strides);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerYield(scf::YieldOp op);
+  LogicalResult lowerScalar(Operation *op);
+  uint32_t emitBranch(Operation *origin, Opcode opc, uint8_t rs1, uint8_t rs2);
+  /// Makes the branch at `pc` jump to the next instruction emitted.
+  void patchBranch(uint32_t pc) {
+    program.code[pc].setImm(int64_t(program.code.size()));
+  }
   LogicalResult placeGlobals(func::FuncOp func, uint64_t &hbmNext);
   template <typename OpTy>
   LogicalResult lowerVpu(OpTy op, Opcode opc, Value x, Value y, Value out);
@@ -645,6 +653,225 @@ LogicalResult Lowerer::lowerFor(scf::ForOp op) {
   return success();
 }
 
+uint32_t Lowerer::emitBranch(Operation *origin, Opcode opc, uint8_t rs1,
+                             uint8_t rs2) {
+  Inst in;
+  in.op = opc;
+  in.rs1 = rs1;
+  in.rs2 = rs2;
+  return emit(origin, in); // the target is patched by patchBranch
+}
+
+/// Scalar integer code (a gather's index arithmetic and masks, from
+/// accel-lower-gathers) on the 64-bit registers of docs/isa.md "Machine
+/// state": integers and indices are held sign-extended, i1 as 0 or 1.
+/// An i32 add, sub or mul wraps to 32 bits (sign-extended again) as arith
+/// defines; comparisons and select are compare-and-branch sequences
+/// (blt/bge); unsigned comparisons compare with the sign bit flipped (an
+/// add of 2^63). Errors: bitwise ops on integers wider than i1, unsigned
+/// casts from integers wider than i1.
+LogicalResult Lowerer::lowerScalar(Operation *op) {
+  Value result = op->getResult(0);
+  SmallVector<uint8_t, 3> in;
+  for (Value v : op->getOperands()) {
+    FailureOr<uint8_t> r = reg(op, v);
+    if (failed(r))
+      return failure();
+    in.push_back(*r);
+  }
+  // Temporaries first (the result's register may not alias an operand's
+  // while operands are still read: the sequences below write rd early).
+  SmallVector<uint8_t, 4> temps;
+  auto temp = [&]() -> FailureOr<uint8_t> {
+    FailureOr<uint8_t> r = newReg(op);
+    if (succeeded(r))
+      temps.push_back(*r);
+    return r;
+  };
+  FailureOr<uint8_t> work = temp();
+  FailureOr<uint8_t> rdOr = newReg(op);
+  if (failed(work) || failed(rdOr))
+    return failure();
+  uint8_t rd = *rdOr;
+  regs[result] = rd;
+  auto release = llvm::make_scope_exit([&] {
+    for (uint8_t t : temps)
+      releaseReg(t);
+  });
+  auto arith3 = [&](Opcode opc, uint8_t dst, uint8_t a, uint8_t b) {
+    Inst i;
+    i.op = opc;
+    i.rd = dst;
+    i.rs1 = a;
+    i.rs2 = b;
+    emit(op, i);
+  };
+  // dst = (a < b) as 0/1, signed; `flip` compares with the sign bit
+  // flipped (unsigned order).
+  auto less = [&](uint8_t dst, uint8_t a, uint8_t b,
+                  bool flip) -> LogicalResult {
+    if (flip) {
+      FailureOr<uint8_t> k = temp(), fa = temp(), fb = temp();
+      if (failed(k) || failed(fa) || failed(fb))
+        return failure();
+      (void)emitLi(op, *k, std::numeric_limits<int64_t>::min());
+      arith3(Opcode::Add, *fa, a, *k);
+      arith3(Opcode::Add, *fb, b, *k);
+      a = *fa;
+      b = *fb;
+    }
+    (void)emitLi(op, dst, 0);
+    uint32_t skip = emitBranch(op, Opcode::Bge, a, b);
+    (void)emitLi(op, dst, 1);
+    patchBranch(skip);
+    return success();
+  };
+  // rd = 1 - src.
+  auto negate = [&](uint8_t src) -> LogicalResult {
+    FailureOr<uint8_t> one = temp();
+    if (failed(one))
+      return failure();
+    (void)emitLi(op, *one, 1);
+    arith3(Opcode::Sub, rd, *one, src);
+    return success();
+  };
+  // rd = cond ? x : y, cond 0 or 1 (rd written last).
+  auto select = [&](uint8_t cond, uint8_t x, uint8_t y) -> LogicalResult {
+    FailureOr<uint8_t> zero = temp();
+    if (failed(zero))
+      return failure();
+    emitMov(op, *work, y);
+    (void)emitLi(op, *zero, 0);
+    uint32_t skip = emitBranch(op, Opcode::Bge, *zero, cond);
+    emitMov(op, *work, x);
+    patchBranch(skip);
+    emitMov(op, rd, *work);
+    return success();
+  };
+  // rd = src wrapped to a sign-extended i32 when the result is i32:
+  // ((src + 2^31) mod 2^32) - 2^31.
+  auto wrap32 = [&](uint8_t src) -> LogicalResult {
+    if (!result.getType().isInteger(32)) {
+      emitMov(op, rd, src);
+      return success();
+    }
+    FailureOr<uint8_t> k = temp();
+    if (failed(k))
+      return failure();
+    Inst addi;
+    addi.op = Opcode::Addi;
+    addi.rd = src;
+    addi.rs1 = src;
+    addi.setImm(int64_t(1) << 31);
+    emit(op, addi);
+    (void)emitLi(op, *k, int64_t(1) << 32);
+    arith3(Opcode::RemU, src, src, *k);
+    addi.rd = rd;
+    addi.setImm(-(int64_t(1) << 31));
+    emit(op, addi);
+    return success();
+  };
+  auto isBit = [](Type t) { return t.isInteger(1); };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<arith::AddIOp, arith::SubIOp, arith::MulIOp>([&](Operation *) {
+        Opcode opc = llvm::isa<arith::AddIOp>(op)   ? Opcode::Add
+                     : llvm::isa<arith::SubIOp>(op) ? Opcode::Sub
+                                                    : Opcode::Mul;
+        arith3(opc, *work, in[0], in[1]);
+        return wrap32(*work);
+      })
+      .Case<arith::CmpIOp>([&](arith::CmpIOp cmp) -> LogicalResult {
+        using P = arith::CmpIPredicate;
+        uint8_t a = in[0], b = in[1];
+        P p = cmp.getPredicate();
+        bool flip = p == P::ult || p == P::ugt || p == P::uge || p == P::ule;
+        switch (p) {
+        case P::slt:
+        case P::ult:
+          if (failed(less(*work, a, b, flip)))
+            return failure();
+          emitMov(op, rd, *work);
+          return success();
+        case P::sgt:
+        case P::ugt:
+          if (failed(less(*work, b, a, flip)))
+            return failure();
+          emitMov(op, rd, *work);
+          return success();
+        case P::sge:
+        case P::uge:
+          return failed(less(*work, a, b, flip)) ? failure() : negate(*work);
+        case P::sle:
+        case P::ule:
+          return failed(less(*work, b, a, flip)) ? failure() : negate(*work);
+        case P::eq:
+        case P::ne: {
+          // work = (a < b) + (b < a): 0 when equal.
+          FailureOr<uint8_t> other = temp();
+          if (failed(other) || failed(less(*other, b, a, false)) ||
+              failed(less(*work, a, b, false)))
+            return failure();
+          arith3(Opcode::Add, *work, *work, *other);
+          if (p == P::eq)
+            return negate(*work);
+          emitMov(op, rd, *work);
+          return success();
+        }
+        }
+        return cmp.emitError("unknown predicate");
+      })
+      .Case<arith::SelectOp>([&](auto) { return select(in[0], in[1], in[2]); })
+      .Case<arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(
+          [&](Operation *) -> LogicalResult {
+            bool flip = llvm::isa<arith::MaxUIOp, arith::MinUIOp>(op);
+            bool max = llvm::isa<arith::MaxSIOp, arith::MaxUIOp>(op);
+            // c = a < b; max: c ? b : a; min: c ? a : b.
+            FailureOr<uint8_t> c = temp();
+            if (failed(c) || failed(less(*c, in[0], in[1], flip)))
+              return failure();
+            return max ? select(*c, in[1], in[0]) : select(*c, in[0], in[1]);
+          })
+      .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(
+          [&](Operation *) -> LogicalResult {
+            if (!isBit(result.getType()))
+              return op->emitError()
+                     << "'" << op->getName()
+                     << "' on integers wider than i1 cannot be lowered to the "
+                        "accel ISA (it has no bitwise instructions)";
+            // and = a*b; or = a+b-a*b; xor = a+b-2*a*b.
+            arith3(Opcode::Mul, *work, in[0], in[1]);
+            if (llvm::isa<arith::AndIOp>(op)) {
+              emitMov(op, rd, *work);
+              return success();
+            }
+            FailureOr<uint8_t> sum = temp();
+            if (failed(sum))
+              return failure();
+            arith3(Opcode::Add, *sum, in[0], in[1]);
+            if (llvm::isa<arith::XOrIOp>(op))
+              arith3(Opcode::Add, *work, *work, *work);
+            arith3(Opcode::Sub, rd, *sum, *work);
+            return success();
+          })
+      .Case<arith::IndexCastOp, arith::ExtSIOp>([&](Operation *) {
+        // Values are held sign-extended: a cast keeps the register's value.
+        emitMov(op, rd, in[0]);
+        return success();
+      })
+      .Case<arith::IndexCastUIOp, arith::ExtUIOp>(
+          [&](Operation *) -> LogicalResult {
+            if (!isBit(op->getOperand(0).getType()))
+              return op->emitError()
+                     << "'" << op->getName()
+                     << "' from integers wider than i1 cannot be lowered to "
+                        "the accel ISA (registers hold integers sign-extended)";
+            emitMov(op, rd, in[0]);
+            return success();
+          })
+      .Default(
+          [&](Operation *) { return op->emitError("no scalar lowering"); });
+}
+
 /// The yielded values of an scf.for iteration move into the iter_args'
 /// registers as a parallel copy, sequentialized: a move goes out once no
 /// other pending move still reads its destination, and a cycle (a rotation
@@ -777,11 +1004,26 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
         if (failed(rd))
           return failure();
         regs[c.getResult()] = *rd;
+        // i1 true is 1 (a mask bit), not the sign-extended -1.
+        if (attr.getType().isInteger(1))
+          return emitLi(op, *rd, attr.getValue().getZExtValue());
         return emitLi(op, *rd, attr.getValue().getSExtValue());
       })
-      .Case<arith::AddIOp>([&](auto) { return binop(Opcode::Add); })
-      .Case<arith::SubIOp>([&](auto) { return binop(Opcode::Sub); })
-      .Case<arith::MulIOp>([&](auto) { return binop(Opcode::Mul); })
+      .Case<arith::AddIOp, arith::SubIOp, arith::MulIOp>(
+          [&](Operation *) -> LogicalResult {
+            // Index arithmetic (addresses, loop bounds) is one
+            // instruction; integer arithmetic wraps (lowerScalar).
+            if (!op->getResult(0).getType().isIndex())
+              return lowerScalar(op);
+            return binop(llvm::isa<arith::AddIOp>(op)   ? Opcode::Add
+                         : llvm::isa<arith::SubIOp>(op) ? Opcode::Sub
+                                                        : Opcode::Mul);
+          })
+      .Case<arith::CmpIOp, arith::SelectOp, arith::MaxSIOp, arith::MinSIOp,
+            arith::MaxUIOp, arith::MinUIOp, arith::AndIOp, arith::OrIOp,
+            arith::XOrIOp, arith::IndexCastOp, arith::IndexCastUIOp,
+            arith::ExtSIOp, arith::ExtUIOp>(
+          [&](Operation *) { return lowerScalar(op); })
       .Case<arith::DivUIOp>([&](auto) { return binop(Opcode::DivU); })
       .Case<arith::RemUIOp>([&](auto) { return binop(Opcode::RemU); })
       .Case<memref::SubViewOp>(

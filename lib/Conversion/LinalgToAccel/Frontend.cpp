@@ -35,6 +35,7 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createAccelBindShapes(bind));
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
   pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
+  pm.addNestedPass<func::FuncOp>(createAccelLowerGathers());
   pm.addNestedPass<func::FuncOp>(createAccelExpandRank0());
   AccelFuseLinalgOptions fuse;
   fuse.tileRows = options.tileRows;

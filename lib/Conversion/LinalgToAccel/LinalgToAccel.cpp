@@ -1425,6 +1425,24 @@ struct ConvertLinalgToAccelPass
         failed = true;
       }
     }
+    // Scalar reads of i32 data in VMEM (a gather's indices, staged by
+    // accel-stage-operands) are the scalar core's loads.
+    SmallVector<memref::LoadOp> indexLoads;
+    getOperation()->walk([&](memref::LoadOp load) {
+      auto type = load.getMemRefType();
+      auto space = dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace());
+      if (space && space.getValue() == MemorySpace::VMEM &&
+          type.getElementType().isSignlessInteger(32))
+        indexLoads.push_back(load);
+    });
+    for (memref::LoadOp load : indexLoads) {
+      rewriter.setInsertionPoint(load);
+      Value word =
+          LoadOp::create(rewriter, load.getLoc(), rewriter.getIndexType(),
+                         load.getMemRef(), load.getIndices());
+      rewriter.replaceOpWithNewOp<arith::IndexCastOp>(load, load.getType(),
+                                                      word);
+    }
     // Scalar float memory accesses (a loop nest no pattern raised to tile
     // ops) have no unit to run on: one error, at the first.
     getOperation()->walk([&](Operation *op) {

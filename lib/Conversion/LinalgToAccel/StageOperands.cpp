@@ -10,6 +10,7 @@
 #include "accel/Conversion/Passes.h"
 #include "accel/Support/PassOptions.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -64,7 +65,66 @@ struct AccelStageOperandsPass
     rewriter.eraseOp(op);
   }
 
+  /// Scalar reads of i32 data in HBM (the indices of a gather, from
+  /// accel-lower-gathers) read a VMEM copy instead, which the scalar core
+  /// loads (`accel.load`): each buffer is copied once, before the
+  /// outermost loop of the function body that reads it.
+  void stageIndexLoads(IRRewriter &rewriter) {
+    DenseMap<std::pair<Value, Operation *>, Value> copies;
+    Block &entry = getOperation().getBody().front();
+    getOperation().walk([&](memref::LoadOp load) {
+      auto type = load.getMemRefType();
+      if (!isInHbm(type) || !type.getElementType().isSignlessInteger(32) ||
+          !type.hasStaticShape() || !type.getLayout().isIdentity())
+        return; // left for convert-linalg-to-accel to name
+      Operation *top = entry.findAncestorOpInBlock(*load);
+      Location loc = load.getLoc();
+      // Tiles have rank 1 or 2: the leading dimensions of a deeper buffer
+      // fold into rows.
+      int64_t rank = type.getRank();
+      SmallVector<ReassociationIndices> folds;
+      if (rank > 2) {
+        ReassociationIndices lead;
+        for (int64_t d = 0; d + 1 < rank; ++d)
+          lead.push_back(d);
+        folds = {lead, {rank - 1}};
+      }
+      Value &buffer = copies[{load.getMemRef(), top}];
+      if (!buffer) {
+        rewriter.setInsertionPoint(top);
+        Value source = load.getMemRef();
+        if (!folds.empty())
+          source =
+              memref::CollapseShapeOp::create(rewriter, loc, source, folds);
+        auto sourceType = cast<MemRefType>(source.getType());
+        auto vmemType = MemRefType::get(
+            sourceType.getShape(), type.getElementType(),
+            MemRefLayoutAttrInterface(), rewriter.getI64IntegerAttr(vmemSpace));
+        buffer = memref::AllocOp::create(rewriter, loc, vmemType);
+        memref::CopyOp::create(rewriter, loc, source, buffer);
+      }
+      rewriter.setInsertionPoint(load);
+      SmallVector<Value> indices = load.getIndices();
+      if (!folds.empty()) {
+        // The row of the folded leading indices: sum of index * stride.
+        AffineExpr row = rewriter.getAffineConstantExpr(0);
+        int64_t stride = 1;
+        for (int64_t d = rank - 2; d >= 0; --d) {
+          row = row + rewriter.getAffineDimExpr(d) * stride;
+          stride *= type.getDimSize(d);
+        }
+        Value r = affine::AffineApplyOp::create(
+            rewriter, loc, AffineMap::get(rank - 1, 0, row),
+            ArrayRef<Value>(indices).drop_back());
+        indices = {r, indices.back()};
+      }
+      rewriter.replaceOpWithNewOp<memref::LoadOp>(load, buffer, indices);
+    });
+  }
+
   void runOnOperation() override {
+    IRRewriter indexRewriter(&getContext());
+    stageIndexLoads(indexRewriter);
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics())

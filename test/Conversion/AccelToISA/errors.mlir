@@ -12,7 +12,7 @@
 // RUN: not accel-translate --mlir-to-accel-asm %t/global-type.mlir 2>&1 | FileCheck %s --check-prefix=GLOBALTYPE --implicit-check-not=error:
 // RUN: not accel-translate --mlir-to-accel-asm %t/global-capacity.mlir 2>&1 | FileCheck %s --check-prefix=GLOBALCAP --implicit-check-not=error:
 
-// OPKIND: unsupported-op.mlir:3:8: error: 'arith.index_cast' cannot be lowered to the accel ISA
+// OPKIND: unsupported-op.mlir:3:8: error: 'arith.divsi' cannot be lowered to the accel ISA
 // ARG: vmem-arg.mlir:1:1: error: argument 0 must be an f32, bf16 or i32 HBM memref with a static shape and the identity layout
 // CAPACITY: capacity.mlir:3:8: error: VMEM allocations need 33558528 bytes, more than the VMEM capacity of 33554432 bytes
 // ENTRY: error: cannot choose an entry function: found 2 functions with bodies and none named 'main'
@@ -61,7 +61,7 @@ func.func @main() {
 //--- unsupported-op.mlir
 func.func @main() {
   %c = arith.constant 1 : index
-  %y = arith.index_cast %c : index to i32
+  %y = arith.divsi %c, %c : index
   return
 }
 //--- vmem-arg.mlir

@@ -342,6 +342,37 @@ def conv_ref(a):
             8: depthwise}
 
 
+def gathers_inputs(rng):
+    ids = rng.integers(-45, 45, size=(8, 12), dtype=np.int32)
+    pos = rng.integers(-5, 40, size=20, dtype=np.int32)
+    return {0: ids, 1: rand(rng, 40, 96), 2: pos, 3: rand(rng, 64)}
+
+
+def gathers_ref(a):
+    ids, emb, pos, vec = a[0], a[1].astype(np.float64), a[2], a[3]
+    wrapped = np.where(ids < 0, ids + 40, ids)
+    ok = (wrapped >= 0) & (wrapped < 40)
+    rows = emb[np.clip(wrapped, 0, 39)]
+    g = np.where(ok[:, :, None], rows, np.nan)
+    colg = np.clip(pos, 0, 29)[:, None] + np.arange(16)[None, :]
+    hot = (pos[:, None] == np.arange(24)[None, :]).astype(np.float64)
+    # arg8: i32 wrap of p * 2^30, unsigned p < 10 (negative p is large),
+    # or, xor, then max as unsigned 64-bit index (a negative p is huge,
+    # and minsi sees it negative again).
+    p = pos.astype(np.int64)
+    a = ((p * 2**30 + 2**31) % 2**32) - 2**31
+    b = a < 0
+    c = (p >= 0) & (p < 10)
+    d = b | c
+    e = d ^ (p != 5)
+    s = np.where(e, 3, 7) + np.where(d, 20, 0)
+    big = np.where((p < 0) | (p > s), p, s)  # maxui: negative p is largest
+    idx = np.maximum(np.minimum(big, 63), 0)  # minsi keeps negative p < 0
+    return {4: g, 5: colg.astype(np.float64), 6: hot,
+            7: vec[np.clip(pos * 2 + 1, 0, 63)].astype(np.float64),
+            8: vec[idx].astype(np.float64)}
+
+
 PROGRAMS = {
     "softmax": (softmax_inputs, softmax_ref, 1e-5),
     "mlp": (mlp_inputs, mlp_ref, 1e-5),
@@ -368,6 +399,7 @@ PROGRAMS = {
     "transposes": (transposes_inputs, transposes_ref, 1e-5),
     "masks": (masks_inputs, masks_ref, 1e-6),
     "conv": (conv_inputs, conv_ref, 1e-5),
+    "gathers": (gathers_inputs, gathers_ref, 0.0, "elementwise"),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
 }
