@@ -17,9 +17,11 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELLOWERGATHERS
@@ -106,6 +108,23 @@ private:
   DenseMap<Value, std::pair<Source, bool>> memo;
 };
 
+/// `expr` (over `loops.size()` loop indices) as an affine.apply of the
+/// loop values it uses only; null when one of them is null.
+Value applyExpr(OpBuilder &b, Location loc, AffineExpr expr,
+                ArrayRef<Value> loops) {
+  AffineMap map = AffineMap::get(loops.size(), 0, expr);
+  llvm::SmallBitVector unused = getUnusedDimsBitVector({map});
+  SmallVector<Value> operands;
+  for (auto [d, value] : llvm::enumerate(loops))
+    if (!unused.test(d)) {
+      if (!value)
+        return Value();
+      operands.push_back(value);
+    }
+  return affine::AffineApplyOp::create(b, loc, compressDims(map, unused),
+                                       operands);
+}
+
 /// Builds scalar code that computes values of linalg bodies at given loop
 /// indices: block arguments become reads of their operands, and reads of
 /// tensors that elementwise generics (or fills, or splat constants) compute
@@ -185,16 +204,12 @@ public:
       } else if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
         out.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
       } else {
-        SmallVector<Value> operands;
-        for (Value l : loops) {
-          if (!l) {
-            (void)fail("an index that depends on the innermost loop");
-            return failure();
-          }
-          operands.push_back(l);
+        Value v = applyExpr(b, loc, expr, loops);
+        if (!v) {
+          (void)fail("an index that depends on the innermost loop");
+          return failure();
         }
-        out.push_back(affine::AffineApplyOp::create(
-            b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands));
+        out.push_back(v);
       }
     }
     return out;
@@ -297,6 +312,136 @@ struct Materialized {
   }
 };
 
+/// Whether the tile pipeline reads an operand through `expr` (a result of
+/// its indexing map) as a subview: a sum of non-negative multiples of loop
+/// indices and a non-negative constant; for the last (lane) dimension a
+/// loop index with unit stride plus a constant, or a constant (DMAs move
+/// rows of unit innermost stride).
+bool isTileable(AffineExpr expr, bool lane) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return constant.getValue() >= 0;
+  if (isa<AffineDimExpr>(expr))
+    return true;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  if (lane)
+    return expr.getKind() == AffineExprKind::Add &&
+           isa<AffineDimExpr>(bin.getLHS()) &&
+           isa<AffineConstantExpr>(bin.getRHS()) &&
+           isTileable(bin.getRHS(), false);
+  if (expr.getKind() == AffineExprKind::Add)
+    return isTileable(bin.getLHS(), false) && isTileable(bin.getRHS(), false);
+  if (expr.getKind() == AffineExprKind::Mul) {
+    auto factor = dyn_cast<AffineConstantExpr>(bin.getRHS());
+    return factor && factor.getValue() > 0 && isTileable(bin.getLHS(), false);
+  }
+  return false;
+}
+
+/// `op` with each float input whose indexing map the tile pipeline cannot
+/// read (a reversal `127 - d1`, a lane stride `2 * d1`, a `mod`) read by a
+/// tensor.extract in the body at the map's indices instead, which the
+/// gather lowering then makes DMAs of; `op` itself when there is none.
+linalg::GenericOp readAsExtracts(IRRewriter &rewriter, linalg::GenericOp op) {
+  SmallVector<unsigned> moved;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!isa<FloatType>(getElementTypeOrSelf(in->get().getType())) ||
+        map.getNumResults() == 0)
+      continue;
+    bool tileable = true;
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      tileable &= isTileable(expr, i + 1 == map.getNumResults());
+    if (!tileable)
+      moved.push_back(in->getOperandNumber());
+  }
+  if (moved.empty())
+    return op;
+  Location loc = op.getLoc();
+  Block *body = op.getBody();
+  rewriter.setInsertionPointToStart(body);
+  SmallVector<Value> loops;
+  for (unsigned l = 0; l < op.getNumLoops(); ++l)
+    loops.push_back(linalg::IndexOp::create(rewriter, loc, l));
+  for (unsigned number : moved) {
+    OpOperand &in = op->getOpOperand(number);
+    AffineMap map = op.getMatchingIndexingMap(&in);
+    SmallVector<Value> indices;
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        indices.push_back(loops[dim.getPosition()]);
+      else
+        indices.push_back(applyExpr(rewriter, loc, expr, loops));
+    }
+    Value read = tensor::ExtractOp::create(rewriter, loc, in.get(), indices);
+    rewriter.replaceAllUsesWith(body->getArgument(number), read);
+  }
+  // The same op without those inputs.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!llvm::is_contained(moved, in->getOperandNumber())) {
+      inputs.push_back(in->get());
+      maps.push_back(op.getMatchingIndexingMap(in));
+    }
+  for (OpOperand &out : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&out));
+  rewriter.setInsertionPoint(op);
+  auto rebuilt = linalg::GenericOp::create(rewriter, loc, op.getResultTypes(),
+                                           inputs, op.getDpsInits(), maps,
+                                           op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().end());
+  for (unsigned number : llvm::reverse(moved))
+    rebuilt.getBody()->eraseArgument(number);
+  rewriter.replaceOp(op, rebuilt.getResults());
+  return rebuilt;
+}
+
+/// A tensor.extract_slice whose innermost stride is not 1 (`x[:, ::2]`),
+/// which no DMA moves, as a generic reading the source through the
+/// slice's map (offset + stride * index per dimension), which the gather
+/// lowering handles. Rank-reducing and dynamic slices are left as they
+/// are.
+void rewriteLaneStridedSlice(IRRewriter &rewriter,
+                             tensor::ExtractSliceOp slice) {
+  RankedTensorType type = slice.getType();
+  if (slice.getSourceType().getRank() != type.getRank() ||
+      !type.hasStaticShape() || !isa<FloatType>(type.getElementType()))
+    return;
+  std::optional<int64_t> lane =
+      getConstantIntValue(slice.getMixedStrides().back());
+  if (lane && *lane == 1)
+    return;
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, offsetAndStride] : llvm::enumerate(
+           llvm::zip(slice.getMixedOffsets(), slice.getMixedStrides()))) {
+    auto [offsetOfr, strideOfr] = offsetAndStride;
+    std::optional<int64_t> offset = getConstantIntValue(offsetOfr);
+    std::optional<int64_t> stride = getConstantIntValue(strideOfr);
+    if (!offset || !stride)
+      return;
+    exprs.push_back(getAffineDimExpr(d, ctx) * *stride + *offset);
+  }
+  unsigned rank = type.getRank();
+  rewriter.setInsertionPoint(slice);
+  Value init = tensor::EmptyOp::create(rewriter, slice.getLoc(),
+                                       type.getShape(), type.getElementType());
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      rewriter, slice.getLoc(), TypeRange{type}, ValueRange{slice.getSource()},
+      ValueRange{init}, maps, iterators,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  rewriter.replaceOp(slice, copy.getResults());
+}
+
 struct AccelLowerGathersPass
     : accel::impl::AccelLowerGathersBase<AccelLowerGathersPass> {
   using Base::Base;
@@ -310,12 +455,11 @@ struct AccelLowerGathersPass
     op.getBody()->walk(
         [&](Operation *inner) {
           if (auto read = dyn_cast<tensor::ExtractOp>(inner)) {
-            if (!isa<FloatType>(read.getType()))
-              return; // an index, computed by the scalar code
-            bool dataDependent = llvm::any_of(read.getIndices(), [&](Value i) {
-              return info.source(i) != Source::Uniform;
-            });
-            if (!dataDependent)
+            // Every float read in the body is a gather: at computed
+            // indices, or at the loop indices through a map no subview
+            // expresses. (An i32 read is an index, computed by the scalar
+            // code.)
+            if (!isa<FloatType>(read.getType()) || read.getIndices().empty())
               return;
             if (llvm::any_of(read.getIndices(), [&](Value i) {
                   return info.source(i) == Source::Vector ||
@@ -580,15 +724,20 @@ struct AccelLowerGathersPass
   }
 
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<tensor::ExtractSliceOp> slices;
+    getOperation().walk(
+        [&](tensor::ExtractSliceOp slice) { slices.push_back(slice); });
+    for (tensor::ExtractSliceOp slice : slices)
+      rewriteLaneStridedSlice(rewriter, slice);
     SmallVector<linalg::GenericOp> ops;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
           op.getNumParallelLoops() == op.getNumLoops())
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : ops)
-      if (failed(lower(rewriter, op)))
+      if (failed(lower(rewriter, readAsExtracts(rewriter, op))))
         return signalPassFailure();
     // Inputs the lowered generics no longer read (the mask they were
     // given) and the producers nothing reads any more.

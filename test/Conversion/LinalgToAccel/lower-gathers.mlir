@@ -141,3 +141,44 @@ func.func @untouched(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   } -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// Reads no subview expresses: a row flip is one DMA per row (the last
+// index is the last loop), a lane flip one per element; a lane-strided
+// slice becomes such a read first. Other operands stay operands.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (-d0 + 7, d1)>
+#lanes = affine_map<(d0, d1) -> (d0, -d1 + 15)>
+// CHECK-LABEL: func.func @flips
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK: scf.for %[[I:[a-z0-9_]+]] =
+// CHECK: %[[R:.*]] = affine.apply #{{.*}}(%[[I]])
+// CHECK: tensor.extract_slice %[[X]][%[[R]], 0] [1, 16] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<8x16xf32>, tensor<8x16xf32>)
+// CHECK: arith.addf
+// CHECK: scf.for %[[I2:[a-z0-9_]+]] =
+// CHECK: scf.for %[[J2:[a-z0-9_]+]] =
+// CHECK: %[[C:.*]] = affine.apply #{{.*}}(%[[J2]])
+// CHECK: tensor.extract_slice %[[X]][%[[I2]], %[[C]]] [1, 1] [1, 1]
+// CHECK: scf.for %[[I3:[a-z0-9_]+]] =
+// CHECK: scf.for %[[J3:[a-z0-9_]+]] =
+// CHECK: %[[S:.*]] = affine.apply #{{.*}}(%[[J3]])
+// CHECK: tensor.extract_slice %[[X]][%[[I3]], %[[S]]] [1, 1] [1, 1]
+// CHECK-NOT: tensor.extract_slice %[[X]][0, 0] [8, 8] [1, 2]
+func.func @flips(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #rows, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %x : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %b = linalg.generic {indexing_maps = [#lanes, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<8x16xf32>
+  %c = tensor.extract_slice %x[0, 0] [8, 8] [1, 2] : tensor<8x16xf32> to tensor<8x8xf32>
+  return %a, %b, %c : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x8xf32>
+}

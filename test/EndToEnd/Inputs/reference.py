@@ -239,6 +239,16 @@ def clamp_round_ref(a):
             3: np.round(x), 4: np.sign(x)}
 
 
+def reverse_pad_inputs(rng):
+    return {0: with_specials(rand(rng, 32, 128))}
+
+
+def reverse_pad_ref(a):
+    x = a[0].astype(np.float64)
+    return {1: x[:, ::-1], 2: np.pad(x, ((1, 1), (4, 4))), 3: x[:, ::2],
+            4: x + x[::-1, :], 5: x.T[::-1, ::-1]}
+
+
 def batched_heads_inputs(rng):
     return {0: rand(rng, 64, 128), 1: rand(rng, 4, 32, 48, scale=1 / 4)}
 
@@ -391,6 +401,7 @@ PROGRAMS = {
     "matvec": (matvec_inputs, matvec_ref, 1e-5),
     "elu": (elu_inputs, elu_ref, 1e-6, "elementwise"),
     "clamp_round": (clamp_round_inputs, clamp_round_ref, 0.0, "elementwise"),
+    "reverse_pad": (reverse_pad_inputs, reverse_pad_ref, 1e-7, "elementwise"),
     "batched-heads": (batched_heads_inputs, batched_heads_ref, 1e-5),
     "column-reductions": (column_reductions_inputs, column_reductions_ref,
                           1e-5),
