@@ -111,8 +111,8 @@ def ConvertMemorySpacesToAccel
 def AccelDecomposeLinalg
     : Pass<"accel-decompose-linalg", "mlir::func::FuncOp"> {
   let summary = "Decompose aggregate linalg ops (linalg.softmax, "
-                "convolutions, pooling, vector contractions) into the ops "
-                "they are made of";
+                "convolutions, pooling, vector contractions, transposes that "
+                "move the lanes) into the ops they are made of";
   let description = [{
     The first step of the frontend, on tensors: an op that implements
     upstream's `linalg::AggregatedOpInterface` (`linalg.softmax`: a max
@@ -147,11 +147,24 @@ def AccelDecomposeLinalg
     (1 x K), `linalg.dot` as a 1 x K row times a K x 1 column into a 1 x 1
     result (rank 0 again after), the init reshaped alike
     (`tensor.expand_shape`) and the result collapsed back.
+
+    NCHW, torch-mlir's layout (`linalg.conv_2d_nchw_fchw`,
+    `linalg.pooling_nchw_max` and `_sum`), is the NHWC op between
+    transposes: the input and init to NHWC, the FCHW filter to HWCF, the
+    result back to NCHW; the NHWC op is then decomposed as above.
+
+    A `linalg.transpose` of rank 3 or more that moves the lane (last)
+    dimension (those above, torch's `permute`) is 2-D transposes in a loop
+    nest over the other dimensions: each [A x L] slice of the input (rows
+    strided, lanes contiguous: one DMA) is transposed on the VPU into the
+    output's [L x A] slice. (A tile has rank 2; a transpose that keeps the
+    lanes is left to the tiles.)
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -434,10 +435,152 @@ bool rewritePoolingAsShiftedReduce(IRRewriter &rewriter, PoolOp pool,
   return true;
 }
 
+/// `v` (a static tensor) permuted: result dimension i is `v`'s dimension
+/// `perm[i]` (a linalg.transpose).
+Value transposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+}
+
+/// A convolution or pooling window on NCHW (torch-mlir's form:
+/// `linalg.conv_2d_nchw_fchw`, `linalg.pooling_nchw_max` / `_sum`) as the
+/// NHWC op between transposes: the input and init to NHWC, the filter (FCHW)
+/// to HWCF, the result back to NCHW. The NHWC op is then decomposed like any
+/// other (a sum of shifted matmuls, shifted maxima or sums), and each
+/// transpose runs as 2-D transposes (rewriteLaneTranspose). On static float
+/// tensors; returns the NHWC op, or null when `op` was left as it is.
+template <typename NhwcOp, typename NchwOp>
+Operation *rewriteNchwAsNhwc(IRRewriter &rewriter, NchwOp op,
+                             bool filterIsFchw) {
+  auto types = getStaticConvTypes(op);
+  if (!types || !llvm::all_of(op->getOperandTypes(), [](Type t) {
+        return isa<FloatType>(getElementTypeOrSelf(t));
+      }))
+    return nullptr;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  const SmallVector<int64_t> toNhwc = {0, 2, 3, 1}, toNchw = {0, 3, 1, 2},
+                             toHwcf = {2, 3, 1, 0};
+  Value input = transposed(rewriter, loc, op.getInputs()[0], toNhwc);
+  // A pooling window is only a shape: [KH, KW] either way.
+  Value filter = filterIsFchw
+                     ? transposed(rewriter, loc, op.getInputs()[1], toHwcf)
+                     : op.getInputs()[1];
+  Value init = transposed(rewriter, loc, op.getOutputs()[0], toNhwc);
+  auto nhwc = NhwcOp::create(rewriter, loc, TypeRange{init.getType()},
+                             ValueRange{input, filter}, ValueRange{init},
+                             op.getStridesAttr(), op.getDilationsAttr());
+  rewriter.replaceOp(op, transposed(rewriter, loc, nhwc.getResult(0), toNchw));
+  return nhwc;
+}
+
+/// A transpose of rank 3 or more that moves the lane (last) dimension
+/// (NCHW to NHWC, torch's permute) as 2-D transposes in a loop nest: for
+/// every index of the dimensions other than the input's last and the one
+/// that becomes the output's last, the [A x L] slice of the input (rows
+/// strided, lanes contiguous: one DMA) is transposed on the VPU to the
+/// output's [L x A] slice. No other shape is staged: a tile has rank 2.
+/// On static tensors; returns whether `op` was rewritten.
+bool rewriteLaneTranspose(IRRewriter &rewriter, linalg::TransposeOp op) {
+  if (!op.hasPureTensorSemantics())
+    return false;
+  auto inType = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto outType = dyn_cast<RankedTensorType>(op.getInit().getType());
+  ArrayRef<int64_t> perm = op.getPermutation();
+  int64_t rank = perm.size();
+  if (!inType || !outType || !inType.hasStaticShape() || rank < 3 ||
+      perm.back() == rank - 1)
+    return false;
+  int64_t a = perm.back(); // the input dimension that becomes the lanes
+  int64_t b = llvm::find(perm, rank - 1) - perm.begin(); // where lanes go
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  // Loops over the input dimensions other than a and the last.
+  SmallVector<int64_t> looped;
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    if (d != a) {
+      looped.push_back(d);
+      lbs.push_back(index(0));
+      ubs.push_back(index(inType.getDimSize(d)));
+      steps.push_back(index(1));
+    }
+  int64_t rows = inType.getDimSize(a), lanes = inType.getDimSize(rank - 1);
+  Type elem = inType.getElementType();
+  scf::LoopNest nest = scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps, ValueRange{op.getInit()},
+      [&](OpBuilder &nb, Location, ValueRange ivs,
+          ValueRange args) -> scf::ValueVector {
+        // Input index of each dimension: a loop, or 0 for a and the last.
+        SmallVector<OpFoldResult> inOffsets(rank, nb.getIndexAttr(0));
+        SmallVector<OpFoldResult> inSizes(rank, nb.getIndexAttr(1));
+        SmallVector<OpFoldResult> ones(rank, nb.getIndexAttr(1));
+        for (auto [k, d] : llvm::enumerate(looped))
+          inOffsets[d] = ivs[k];
+        inSizes[a] = nb.getIndexAttr(rows);
+        inSizes[rank - 1] = nb.getIndexAttr(lanes);
+        SmallVector<int64_t> inShape(rank, 1);
+        inShape[a] = rows;
+        inShape[rank - 1] = lanes;
+        Value slice = tensor::ExtractSliceOp::create(
+            nb, loc, RankedTensorType::get(inShape, elem), op.getInput(),
+            inOffsets, inSizes, ones);
+        // Unit dimensions folded without a rank-reducing slice (which
+        // would have to guess which unit dimensions it drops).
+        auto groups = [&](int64_t split) {
+          SmallVector<ReassociationIndices> g(2);
+          for (int64_t d = 0; d < rank; ++d)
+            g[d <= split ? 0 : 1].push_back(d);
+          return g;
+        };
+        Value tile = tensor::CollapseShapeOp::create(nb, loc, slice, groups(a));
+        Value t = transposed(nb, loc, tile, {1, 0});
+        // The output slice: dimension b holds the lanes, the last the rows.
+        SmallVector<int64_t> outShape(rank, 1);
+        outShape[b] = lanes;
+        outShape[rank - 1] = rows;
+        Value wide = tensor::ExpandShapeOp::create(
+            nb, loc, RankedTensorType::get(outShape, elem), t, groups(b));
+        SmallVector<OpFoldResult> outOffsets(rank, nb.getIndexAttr(0));
+        SmallVector<OpFoldResult> outSizes(rank, nb.getIndexAttr(1));
+        for (int64_t d = 0; d < rank; ++d)
+          if (d != b && d != rank - 1)
+            outOffsets[d] = inOffsets[perm[d]];
+        outSizes[b] = nb.getIndexAttr(lanes);
+        outSizes[rank - 1] = nb.getIndexAttr(rows);
+        return {tensor::InsertSliceOp::create(nb, loc, wide, args[0],
+                                              outOffsets, outSizes, ones)};
+      });
+  rewriter.replaceOp(op, nest.results);
+  return true;
+}
+
 struct AccelDecomposeLinalgPass
     : accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    // NCHW (torch-mlir) as NHWC between transposes.
+    SmallVector<Operation *> nchw;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+              linalg::PoolingNchwSumOp>(op))
+        nchw.push_back(op);
+    });
+    for (Operation *op : nchw) {
+      if (auto c = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+        rewriteNchwAsNhwc<linalg::Conv2DNhwcHwcfOp>(rewriter, c, true);
+      else if (auto p = dyn_cast<linalg::PoolingNchwMaxOp>(op))
+        rewriteNchwAsNhwc<linalg::PoolingNhwcMaxOp>(rewriter, p, false);
+      else if (auto p = dyn_cast<linalg::PoolingNchwSumOp>(op))
+        rewriteNchwAsNhwc<linalg::PoolingNhwcSumOp>(rewriter, p, false);
+    }
     SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
     getOperation().walk(
         [&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
@@ -491,6 +634,12 @@ struct AccelDecomposeLinalgPass
       else if (auto p = dyn_cast<linalg::PoolingNhwcSumOp>(op))
         (void)rewritePoolingAsShiftedReduce(rewriter, p, sumOf);
     }
+    // Transposes that move the lanes (the frontend's, and those above).
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation().walk(
+        [&](linalg::TransposeOp t) { transposes.push_back(t); });
+    for (linalg::TransposeOp t : transposes)
+      (void)rewriteLaneTranspose(rewriter, t);
     // Decompositions may build further aggregates: until none is left.
     while (true) {
       SmallVector<linalg::AggregatedOpInterface> ops;

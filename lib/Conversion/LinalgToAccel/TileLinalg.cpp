@@ -371,10 +371,6 @@ struct AccelTileLinalgPass
     for (linalg::LinalgOp op : deep) {
       unsigned n = op.getNumLoops();
       SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-      ReassociationIndices lead;
-      for (unsigned l = 0; l + 1 < n; ++l)
-        lead.push_back(l);
-      SmallVector<ReassociationIndices> folds = {lead, {int64_t(n - 1)}};
       // Upstream's collapse handles projected permutations only: a map
       // with a constant result ((d0, d1, 0), a broadcast of a unit
       // dimension) makes an invalid collapse_shape; such ops get loops
@@ -383,14 +379,40 @@ struct AccelTileLinalgPass
       // would be a division and a remainder of the folded one, which the
       // VPU's iota cannot give (IndexExpr.h).
       if (op.hasIndexSemantics() ||
-          llvm::any_of(lead,
-                       [&](int64_t l) {
-                         return iterators[l] != utils::IteratorType::parallel;
-                       }) ||
-          llvm::any_of(
-              op.getIndexingMapsArray(),
-              [](AffineMap map) { return !map.isProjectedPermutation(); }) ||
-          !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folds))
+          llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+            return !map.isProjectedPermutation();
+          }))
+        continue;
+      auto parallel = [&](ArrayRef<int64_t> loops) {
+        return llvm::all_of(loops, [&](int64_t l) {
+          return iterators[l] == utils::IteratorType::parallel;
+        });
+      };
+      // The leading loops into rows; failing that, the trailing loops
+      // into lanes from the last that keeps every operand in order, the
+      // loops before them left for loops around 2-D tiles (an NCHW bias
+      // read by (d1): (d0, d1, d2 * d3), the bias a column of each tile).
+      SmallVector<ReassociationIndices> folds;
+      ReassociationIndices lead;
+      for (unsigned l = 0; l + 1 < n; ++l)
+        lead.push_back(l);
+      if (parallel(lead) &&
+          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
+                                           {lead, {int64_t(n - 1)}}))
+        folds = {lead, {int64_t(n - 1)}};
+      for (unsigned k = 1; folds.empty() && k + 1 < n; ++k) {
+        SmallVector<ReassociationIndices> trailing;
+        for (unsigned l = 0; l < k; ++l)
+          trailing.push_back({int64_t(l)});
+        ReassociationIndices tail;
+        for (unsigned l = k; l < n; ++l)
+          tail.push_back(l);
+        trailing.push_back(tail);
+        if (parallel(tail) && linalg::areDimSequencesPreserved(
+                                  op.getIndexingMapsArray(), trailing))
+          folds = trailing;
+      }
+      if (folds.empty())
         continue;
       rewriter.setInsertionPoint(op);
       linalg::LinalgOp generic = op;

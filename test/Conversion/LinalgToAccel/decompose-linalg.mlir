@@ -138,3 +138,41 @@ func.func @vector_contractions(%a: tensor<64x128xf32>, %x: tensor<128xf32>, %y: 
   %2 = linalg.dot ins(%x, %1 : tensor<128xf32>, tensor<128xf32>) outs(%s : tensor<f32>) -> tensor<f32>
   return %0, %1, %2 : tensor<64xf32>, tensor<128xf32>, tensor<f32>
 }
+
+// NCHW (torch-mlir's form) as NHWC between transposes; each transpose that
+// moves the lanes becomes 2-D transposes in a loop nest over the other
+// dimensions: [A x L] slices of the input (one DMA each) to [L x A] slices
+// of the output.
+// CHECK-LABEL: func.func @nchw(
+// CHECK-SAME: %[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<3x4x3x3xf32>
+// The input to NHWC: loops over N and H, [C x W] = [4 x 5] slices.
+// CHECK: scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[H:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][%[[N]], 0, %[[H]], 0] [1, 4, 1, 5] [1, 1, 1, 1]
+// CHECK: %[[T:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1], [2, 3]] : tensor<1x4x1x5xf32> into tensor<4x5xf32>
+// CHECK: linalg.transpose ins(%[[T]] : tensor<4x5xf32>) outs(%{{.*}} : tensor<5x4xf32>) permutation = [1, 0]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2], [3]] {{.*}} : tensor<5x4xf32> into tensor<1x1x5x4xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 5, 4] [1, 1, 1, 1]
+// The filter to HWCF, the init to NHWC, the NHWC convolution's nine taps,
+// then the result back to NCHW.
+// CHECK: scf.for
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0]
+// CHECK: scf.for
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0]
+// CHECK-COUNT-9: linalg.generic
+// CHECK: scf.for
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0]
+// CHECK: return %{{.*}} : tensor<2x3x4x3xf32>
+func.func @nchw(%x: tensor<2x4x6x5xf32>, %w: tensor<3x4x3x3xf32>, %init: tensor<2x3x4x3xf32>) -> tensor<2x3x4x3xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<2x4x6x5xf32>, tensor<3x4x3x3xf32>) outs(%init : tensor<2x3x4x3xf32>) -> tensor<2x3x4x3xf32>
+  return %c : tensor<2x3x4x3xf32>
+}
+
+// A transpose that keeps the lanes is left to the tiles.
+// CHECK-LABEL: func.func @keeps_lanes(
+// CHECK-NOT: scf.for
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0, 2]
+func.func @keeps_lanes(%x: tensor<4x6x8xf32>, %init: tensor<6x4x8xf32>) -> tensor<6x4x8xf32> {
+  %t = linalg.transpose ins(%x : tensor<4x6x8xf32>) outs(%init : tensor<6x4x8xf32>) permutation = [1, 0, 2]
+  return %t : tensor<6x4x8xf32>
+}

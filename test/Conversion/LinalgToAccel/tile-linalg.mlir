@@ -166,3 +166,21 @@ func.func @transposed_b_roles(%x: memref<64x300xf32>, %w: memref<512x300xf32>, %
   }
   return
 }
+
+// -----
+
+// An NCHW bias read by (d1): the leading loops do not fold (the bias
+// would need a division), the trailing ones do: (n, c, h * w), a loop over
+// n around 2-D tiles that read the bias as a column.
+// CHECK-LABEL: func.func @nchw_bias
+// CHECK: scf.for %[[N:[a-z0-9_]+]] =
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<16xf32{{.*}}>, memref<16x120xf32{{.*}}>) outs(%{{.*}} : memref<16x120xf32{{.*}}>)
+func.func @nchw_bias(%b: memref<16xf32>, %x: memref<2x16x12x10xf32>, %o: memref<2x16x12x10xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b, %x : memref<16xf32>, memref<2x16x12x10xf32>) outs(%o : memref<2x16x12x10xf32>) {
+  ^bb0(%a: f32, %v: f32, %out: f32):
+    %s = arith.addf %a, %v : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -249,6 +249,23 @@ def reverse_pad_ref(a):
             4: x + x[::-1, :], 5: x.T[::-1, ::-1]}
 
 
+def nchw_inputs(rng):
+    return {0: rand(rng, 2, 8, 12, 10), 1: rand(rng, 16, 8, 3, 3, scale=0.3),
+            2: rand(rng, 16), 3: rand(rng, 8, 16, 3, 3, scale=0.3)}
+
+
+def nchw_ref(a):
+    x, w, b, w2 = (a[i].astype(np.float64) for i in range(4))
+    nhwc = x.transpose(0, 2, 3, 1)
+    padded = np.pad(nhwc, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    conv = conv2d(padded, w.transpose(2, 3, 1, 0)) + b
+    relu = np.maximum(conv, 0.0)
+    pool = relu.reshape(2, 6, 2, 5, 2, 16).max(axis=(2, 4))
+    conv2 = conv2d(relu, w2.transpose(2, 3, 1, 0), stride=2)
+    return {4: pool.transpose(0, 3, 1, 2), 5: conv2.transpose(0, 3, 1, 2),
+            6: nhwc}
+
+
 def batched_heads_inputs(rng):
     return {0: rand(rng, 64, 128), 1: rand(rng, 4, 32, 48, scale=1 / 4)}
 
@@ -410,6 +427,7 @@ PROGRAMS = {
     "transposes": (transposes_inputs, transposes_ref, 1e-5),
     "masks": (masks_inputs, masks_ref, 1e-6),
     "conv": (conv_inputs, conv_ref, 1e-5),
+    "nchw": (nchw_inputs, nchw_ref, 1e-5),
     "gathers": (gathers_inputs, gathers_ref, 0.0, "elementwise"),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
                          "elementwise"),
