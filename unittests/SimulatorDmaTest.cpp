@@ -254,6 +254,64 @@ TEST(SimulatorTest, DmaRoundTripThroughVpu) {
   EXPECT_EQ(dirty.begin()->first, kOut);
 }
 
+/// Local DMAs that signal a semaphore of their own chip (a gather's rows,
+/// accel-lower-gathers) are waited for by one sem.wait: it resumes at the
+/// last signal it consumes, and each DMA whose signal it consumed is no
+/// longer pending, so its destination may be read (docs/isa.md, "DMA
+/// synchronization"). A DMA whose signal is not consumed stays pending.
+TEST(SimulatorTest, SemWaitEndsLocalDmasItConsumes) {
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
+  auto signalled = [](uint8_t rd, uint8_t rsDst) {
+    Inst i =
+        dmaIssue(rd, 1, rsDst, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64);
+    i.flags |= isa::kFlagSignal;
+    i.s3 = 3;
+    return i;
+  };
+  auto program = [&](int64_t count) {
+    return makeProgram({
+        li(1, kX),
+        li(2, kA),
+        li(5, kB),
+        li(7, count),
+        li(8, kC),
+        // 5: 256 bytes: baseEnd 105, complete 109.
+        signalled(3, 2),
+        // 6: baseEnd 106; the link's FIFO: transfer from 109, complete 113.
+        signalled(4, 5),
+        // 7: ready 7, resumes at the count-th signal.
+        semWait(3, 7),
+        // c = a + b.
+        vbinary(Opcode::VAdd, 8, 2, 5, 1, 64, 64, 64, 64),
+        halt(),
+    });
+  };
+  {
+    isa::Program p = program(2);
+    Simulator sim(config, p);
+    EventLog rec;
+    sim.addObserver(&rec);
+    auto r = sim.run();
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    ASSERT_EQ(rec.retired.size(), 10u);
+    EXPECT_EQ(rec.retired[7].issueCycle, 113u);
+    EXPECT_EQ(stall(*r, StallCause::SemWait), 113u - 7);
+    std::vector<float> c = readVmem(sim, kC, 1, 64, 64);
+    for (uint64_t i = 0; i < 64; ++i)
+      ASSERT_EQ(c[i], 2 * isa::initValue(kSeed, i)) << i;
+  }
+  {
+    // One signal consumed: the second DMA is still pending at the read.
+    isa::Program p = program(1);
+    Simulator sim(config, p);
+    auto r = sim.run();
+    ASSERT_FALSE(bool(r));
+    std::string message = llvm::toString(r.takeError());
+    EXPECT_NE(message.find("data race"), std::string::npos) << message;
+    EXPECT_NE(message.find("DMA 1"), std::string::npos) << message;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Faults
 //===----------------------------------------------------------------------===//

@@ -613,6 +613,12 @@ llvm::Error Simulator::commit() {
     e.pc = pc;
     e.semaphore = prep.semaphore;
     e.consumed = llvm::ArrayRef(signals).take_front(prep.count);
+    // A DMA of this chip whose signal this WAIT consumes has completed: it
+    // is no longer pending (docs/isa.md, "DMA synchronization").
+    for (const Signal &sig : e.consumed)
+      if (sig.chip == chip)
+        llvm::erase_if(pendingDmas,
+                       [&](const PendingDma &p) { return p.id == sig.dmaId; });
     for (Observer *o : observers)
       o->onSemWait(e);
     signals.erase(signals.begin(), signals.begin() + prep.count);

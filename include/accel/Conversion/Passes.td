@@ -237,13 +237,31 @@ def AccelLowerGathers : Pass<"accel-lower-gathers", "mlir::func::FuncOp"> {
     like any other; its old mask input and the index producers nothing
     reads any more are removed.
 
+    When the new tensors of one generic take at most a quarter of
+    `vmem-bytes`, they are VMEM buffers (`bufferization.alloc_tensor` in
+    `vmem-space`, 2-D, viewed at the generic's rank), and the outermost
+    loop of the nest is marked `accel.gather`: convert-linalg-to-accel then
+    issues its copies as DMAs that signal semaphore 255 instead of waiting
+    each, and waits for all of them once after the loop (`accel.sem_wait`),
+    so the rows' DMAs overlap up to `dma.max_outstanding`. Larger ones are
+    HBM tensors, each copy staged through VMEM and waited.
+
     Refused, with an error at the generic: an index computed from float
     values, an integer value other than a mask used by float code, a
     reduction over more than one element inside an index computation,
     reads of f32 data by scalar code, dynamic loop bounds.
   }];
+  let options = [
+    Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
+           "The numbered memory space that is VMEM">,
+    Option<"vmemBytes", "vmem-bytes", "uint64_t", /*default=*/"33554432",
+           "VMEM capacity in bytes (the machine config's vmem.bytes); the "
+           "tensors one generic's gathers fill are in VMEM when they take "
+           "at most a quarter">,
+  ];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::tensor::TensorDialect"];
 }

@@ -35,7 +35,10 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createAccelBindShapes(bind));
   pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
   pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
-  pm.addNestedPass<func::FuncOp>(createAccelLowerGathers());
+  AccelLowerGathersOptions gathers;
+  gathers.vmemSpace = options.vmemSpace;
+  gathers.vmemBytes = options.vmemBytes;
+  pm.addNestedPass<func::FuncOp>(createAccelLowerGathers(gathers));
   pm.addNestedPass<func::FuncOp>(createAccelExpandRank0());
   AccelFuseLinalgOptions fuse;
   fuse.tileRows = options.tileRows;

@@ -26,10 +26,12 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -130,6 +132,23 @@ bool mayShareMemory(Value a, Value b) {
 //===----------------------------------------------------------------------===//
 
 /// memref.copy / linalg.copy `src` -> `dst`: a DMA and its WAIT.
+/// The semaphore the DMAs of a gather nest signal (accel-lower-gathers):
+/// the last of the 256, which the collectives of the examples leave free.
+constexpr uint32_t kGatherSemaphore = 255;
+
+/// The outermost loop of a gather nest (marked `accel.gather` by
+/// accel-lower-gathers) around `op`, or null.
+scf::ForOp getGatherLoop(Operation *op) {
+  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>())
+    if (loop->hasAttr("accel.gather"))
+      return loop;
+  return nullptr;
+}
+
+/// A copy between HBM and VMEM (either way, of equal tiles) as a DMA and
+/// its WAIT; inside a gather nest (getGatherLoop) as a DMA that signals
+/// kGatherSemaphore instead, which the nest waits for once after its end.
 LogicalResult convertCopy(IRRewriter &rewriter, Operation *op, Value src,
                           Value dst, Refusal &refusal) {
   auto s = getTile(src, "the source", refusal, /*allowI32=*/true);
@@ -150,8 +169,14 @@ LogicalResult convertCopy(IRRewriter &rewriter, Operation *op, Value src,
   }
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
-  Value token =
-      DmaStartOp::create(rewriter, loc, src, dst);
+  if (getGatherLoop(op)) {
+    DmaStartOp::create(rewriter, loc, TokenType::get(rewriter.getContext()),
+                       src, dst, Value(), Value(),
+                       rewriter.getI32IntegerAttr(kGatherSemaphore));
+    rewriter.eraseOp(op);
+    return success();
+  }
+  Value token = DmaStartOp::create(rewriter, loc, src, dst);
   DmaWaitOp::create(rewriter, loc, token);
   rewriter.eraseOp(op);
   return success();
@@ -1424,6 +1449,40 @@ struct ConvertLinalgToAccelPass
                         << "' to accel: " << refusal.reason;
         failed = true;
       }
+    }
+    // Each gather nest waits once after its end for every DMA it issued:
+    // the trip counts of the loops around each DMA up to the nest's
+    // (constant: the nest's loops run over static shapes).
+    llvm::MapVector<Operation *, int64_t> gatherDmas;
+    getOperation()->walk([&](DmaStartOp dma) {
+      scf::ForOp nest = getGatherLoop(dma);
+      if (!nest || !dma.getSignal())
+        return;
+      int64_t count = 1;
+      for (auto loop = dma->getParentOfType<scf::ForOp>();;
+           loop = loop->getParentOfType<scf::ForOp>()) {
+        std::optional<APInt> trips = loop.getStaticTripCount();
+        if (!trips) {
+          count = -1;
+          break;
+        }
+        count *= trips->getSExtValue();
+        if (loop == nest)
+          break;
+      }
+      int64_t &total = gatherDmas[nest];
+      total = (count < 0 || total < 0) ? -1 : total + count;
+    });
+    for (auto [nest, count] : gatherDmas) {
+      if (count < 0) {
+        nest->emitError("cannot convert this gather's loops to accel: a "
+                        "trip count is not constant");
+        failed = true;
+        continue;
+      }
+      rewriter.setInsertionPointAfter(nest);
+      Value n = arith::ConstantIndexOp::create(rewriter, nest->getLoc(), count);
+      SemWaitOp::create(rewriter, nest->getLoc(), kGatherSemaphore, n);
     }
     // Scalar reads of i32 data in VMEM (a gather's indices, staged by
     // accel-stage-operands) are the scalar core's loads.

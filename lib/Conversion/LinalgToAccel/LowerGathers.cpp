@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -31,6 +32,9 @@ namespace accel {
 using namespace mlir;
 
 namespace {
+
+/// Marks the outermost loop of a gather nest whose copies fill VMEM.
+constexpr llvm::StringLiteral kGatherAttr = "accel.gather";
 
 /// How a value of a generic's body can be computed.
 enum class Source {
@@ -312,31 +316,56 @@ struct Materialized {
   }
 };
 
-/// Whether the tile pipeline reads an operand through `expr` (a result of
-/// its indexing map) as a subview: a sum of non-negative multiples of loop
-/// indices and a non-negative constant; for the last (lane) dimension a
-/// loop index with unit stride plus a constant, or a constant (DMAs move
-/// rows of unit innermost stride).
-bool isTileable(AffineExpr expr, bool lane) {
-  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return constant.getValue() >= 0;
-  if (isa<AffineDimExpr>(expr))
-    return true;
+/// `expr` as coefficients of the loop indices and a constant (the last
+/// entry), or nullopt when it is not linear (mod, floordiv, ceildiv).
+std::optional<SmallVector<int64_t>> getLinearForm(AffineExpr expr,
+                                                  unsigned numDims) {
+  SmallVector<int64_t> form(numDims + 1, 0);
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    form[dim.getPosition()] = 1;
+    return form;
+  }
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+    form.back() = constant.getValue();
+    return form;
+  }
   auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
   if (!bin)
-    return false;
-  if (lane)
-    return expr.getKind() == AffineExprKind::Add &&
-           isa<AffineDimExpr>(bin.getLHS()) &&
-           isa<AffineConstantExpr>(bin.getRHS()) &&
-           isTileable(bin.getRHS(), false);
-  if (expr.getKind() == AffineExprKind::Add)
-    return isTileable(bin.getLHS(), false) && isTileable(bin.getRHS(), false);
-  if (expr.getKind() == AffineExprKind::Mul) {
-    auto factor = dyn_cast<AffineConstantExpr>(bin.getRHS());
-    return factor && factor.getValue() > 0 && isTileable(bin.getLHS(), false);
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> lhs =
+      getLinearForm(bin.getLHS(), numDims);
+  std::optional<SmallVector<int64_t>> rhs =
+      getLinearForm(bin.getRHS(), numDims);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (expr.getKind() == AffineExprKind::Add) {
+    for (unsigned k = 0; k <= numDims; ++k)
+      form[k] = (*lhs)[k] + (*rhs)[k];
+    return form;
   }
-  return false;
+  auto factor = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  if (expr.getKind() != AffineExprKind::Mul || !factor)
+    return std::nullopt;
+  for (unsigned k = 0; k <= numDims; ++k)
+    form[k] = (*lhs)[k] * factor.getValue();
+  return form;
+}
+
+/// Whether the tile pipeline reads an operand through `expr` (a result of
+/// its indexing map over `numDims` loops) as a subview: linear with
+/// non-negative coefficients, and for the last (lane) dimension with a
+/// loop of coefficient 1 among them (a DMA moves rows of unit innermost
+/// stride) or none. A reversal (`127 - d1`), a lane stride (`2 * d1`), a
+/// `mod` are not.
+bool isTileable(AffineExpr expr, unsigned numDims, bool lane) {
+  std::optional<SmallVector<int64_t>> form = getLinearForm(expr, numDims);
+  if (!form)
+    return false;
+  ArrayRef<int64_t> coefficients = ArrayRef<int64_t>(*form).drop_back();
+  if (llvm::any_of(coefficients, [](int64_t c) { return c < 0; }))
+    return false;
+  return !lane || llvm::is_contained(coefficients, 1) ||
+         llvm::all_of(coefficients, [](int64_t c) { return c == 0; });
 }
 
 /// `op` with each float input whose indexing map the tile pipeline cannot
@@ -352,7 +381,8 @@ linalg::GenericOp readAsExtracts(IRRewriter &rewriter, linalg::GenericOp op) {
       continue;
     bool tileable = true;
     for (auto [i, expr] : llvm::enumerate(map.getResults()))
-      tileable &= isTileable(expr, i + 1 == map.getNumResults());
+      tileable &=
+          isTileable(expr, map.getNumDims(), i + 1 == map.getNumResults());
     if (!tileable)
       moved.push_back(in->getOperandNumber());
   }
@@ -545,11 +575,35 @@ struct AccelLowerGathersPass
         DenseElementsAttr::get(
             RankedTensorType::get({2}, rewriter.getF32Type()),
             ArrayRef<float>{0.0f, 1.0f}));
+    // The tensors the nest fills: in VMEM when they fit a quarter of it
+    // (their copies then overlap: convert-linalg-to-accel), 2-D buffers
+    // (a tile's rank) viewed at their own rank; else in HBM.
+    uint64_t bytes = 0;
+    for (const Materialized &item : *items) {
+      RankedTensorType type = typeOf(op, item);
+      bytes +=
+          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+    }
+    bool inVmem = bytes <= vmemBytes / 4;
     SmallVector<Value> inits;
     for (const Materialized &item : *items) {
       RankedTensorType type = typeOf(op, item);
-      inits.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                              type.getElementType()));
+      if (!inVmem) {
+        inits.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                                type.getElementType()));
+        continue;
+      }
+      int64_t rank = type.getRank();
+      SmallVector<int64_t> flat = {type.getNumElements() /
+                                       type.getShape().back(),
+                                   type.getShape().back()};
+      if (rank == 1)
+        flat = {type.getShape().back()};
+      auto flatType = RankedTensorType::get(flat, type.getElementType());
+      auto alloc = bufferization::AllocTensorOp::create(rewriter, loc, flatType,
+                                                        ValueRange{});
+      alloc.setMemorySpaceAttr(rewriter.getI64IntegerAttr(vmemSpace));
+      inits.push_back(alloc);
     }
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
@@ -562,13 +616,16 @@ struct AccelLowerGathersPass
     }
     Scalarizer scalar(rewriter, loc);
     bool failed = false;
+    // The loop over the last dimension, when there is one.
+    scf::ForOp innermost;
     // Writes item `i` at `ivs` into `into`: a row of the gathered tensor,
     // or one element (of the gather, or 0.0/1.0 for a mask).
     auto write = [&](OpBuilder &b, unsigned i, ArrayRef<Value> loops,
                      IRMapping &map, Value into) -> Value {
       const Materialized &item = (*items)[i];
       auto intoType = cast<RankedTensorType>(into.getType());
-      unsigned rank = intoType.getRank();
+      RankedTensorType logical = typeOf(op, item);
+      unsigned rank = logical.getRank();
       SmallVector<OpFoldResult> offsets, sizes, strides;
       for (unsigned d = 0; d < rank; ++d) {
         bool rowDim = item.row && item.isGather() && d == rank - 1;
@@ -576,6 +633,22 @@ struct AccelLowerGathersPass
                                  : OpFoldResult(loops[d]));
         sizes.push_back(b.getIndexAttr(rowDim ? ranges.back() : 1));
         strides.push_back(b.getIndexAttr(1));
+      }
+      // A flat (2-D) VMEM buffer: the leading offsets linearized.
+      if (intoType.getRank() != int64_t(rank)) {
+        AffineExpr row = b.getAffineConstantExpr(0);
+        int64_t stride = 1;
+        for (int64_t d = int64_t(rank) - 2; d >= 0; --d) {
+          row = row + b.getAffineDimExpr(d) * stride;
+          stride *= logical.getDimSize(d);
+        }
+        SmallVector<Value> lead(loops.begin(), loops.begin() + rank - 1);
+        Value r = affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(rank - 1, 0, row), lead);
+        offsets = {r, offsets.back()};
+        sizes = {b.getIndexAttr(1), sizes.back()};
+        strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
+        rank = 2;
       }
       Value source;
       int64_t width = 1;
@@ -649,7 +722,7 @@ struct AccelLowerGathersPass
           SmallVector<Value> innerInits;
           for (unsigned i : perElement)
             innerInits.push_back(results[i]);
-          auto inner = scf::ForOp::create(
+          auto inner = innermost = scf::ForOp::create(
               b, loc, index(0), index(ranges.back()), index(1), innerInits,
               [&](OpBuilder &ib, Location, Value iv, ValueRange innerArgs) {
                 SmallVector<Value> all = loops;
@@ -667,6 +740,12 @@ struct AccelLowerGathersPass
         });
     if (failed)
       return op.emitError() << "cannot lower this gather: " << scalar.reason;
+    if (inVmem) {
+      Operation *outer = nest.loops.empty() ? innermost.getOperation()
+                                            : nest.loops.front().getOperation();
+      if (outer)
+        outer->setAttr(kGatherAttr, rewriter.getUnitAttr());
+    }
 
     // The generic reads the materialized tensors instead.
     SmallVector<Value> inputs = op.getDpsInputs();
@@ -675,7 +754,19 @@ struct AccelLowerGathersPass
       maps.push_back(op.getMatchingIndexingMap(in));
     MLIRContext *ctx = op.getContext();
     for (auto [i, item] : llvm::enumerate(*items)) {
-      inputs.push_back(nest.results[i]);
+      // A flat VMEM buffer viewed at the item's rank again.
+      Value result = nest.results[i];
+      RankedTensorType logical = typeOf(op, item);
+      if (cast<RankedTensorType>(result.getType()).getRank() !=
+          logical.getRank()) {
+        SmallVector<ReassociationIndices> groups(2);
+        for (int64_t d = 0; d + 1 < logical.getRank(); ++d)
+          groups[0].push_back(d);
+        groups[1].push_back(logical.getRank() - 1);
+        result = tensor::ExpandShapeOp::create(rewriter, loc, logical, result,
+                                               groups);
+      }
+      inputs.push_back(result);
       AffineMap map = AffineMap::getMultiDimIdentityMap(n, ctx);
       if (typeOf(op, item).getRank() < int64_t(n))
         map = map.getMajorSubMap(n - 1);

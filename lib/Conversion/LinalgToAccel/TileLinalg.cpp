@@ -388,10 +388,13 @@ struct AccelTileLinalgPass
           return iterators[l] == utils::IteratorType::parallel;
         });
       };
-      // The leading loops into rows; failing that, the trailing loops
-      // into lanes from the last that keeps every operand in order, the
-      // loops before them left for loops around 2-D tiles (an NCHW bias
-      // read by (d1): (d0, d1, d2 * d3), the bias a column of each tile).
+      // The leading loops into rows; failing that, when an operand reads
+      // neither of the last two loops (it would be a rank-0 tile of the
+      // loops around 2-D tiles below), the trailing loops into lanes from
+      // the last that keeps every operand in order, the loops before them
+      // left for loops around 2-D tiles (an NCHW bias read by (d1):
+      // (d0, d1, d2 * d3), the bias a column of each tile). Otherwise the
+      // tiles stay over the last two loops (a mask broadcast over heads).
       SmallVector<ReassociationIndices> folds;
       ReassociationIndices lead;
       for (unsigned l = 0; l + 1 < n; ++l)
@@ -400,7 +403,12 @@ struct AccelTileLinalgPass
           linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                            {lead, {int64_t(n - 1)}}))
         folds = {lead, {int64_t(n - 1)}};
-      for (unsigned k = 1; folds.empty() && k + 1 < n; ++k) {
+      bool rank0Tile =
+          llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap m) {
+            return m.getNumResults() > 0 && !m.isFunctionOfDim(n - 1) &&
+                   !m.isFunctionOfDim(n - 2);
+          });
+      for (unsigned k = 1; rank0Tile && folds.empty() && k + 1 < n; ++k) {
         SmallVector<ReassociationIndices> trailing;
         for (unsigned l = 0; l < k; ++l)
           trailing.push_back({int64_t(l)});

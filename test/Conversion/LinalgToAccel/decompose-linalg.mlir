@@ -176,3 +176,16 @@ func.func @keeps_lanes(%x: tensor<4x6x8xf32>, %init: tensor<6x4x8xf32>) -> tenso
   %t = linalg.transpose ins(%x : tensor<4x6x8xf32>) outs(%init : tensor<6x4x8xf32>) permutation = [1, 0, 2]
   return %t : tensor<6x4x8xf32>
 }
+
+// Rank 3, the lanes moved to the front (dimension 1 becomes the lanes): a
+// loop over dimension 0, [6 x 8] slices to [8 x 6] slices of the output
+// (its dimensions 0 and 2).
+// CHECK-LABEL: func.func @lanes_first(
+// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %c4
+// CHECK: tensor.extract_slice %{{.*}}[%[[I]], 0, 0] [1, 6, 8] [1, 1, 1]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<6x8xf32>) outs(%{{.*}} : tensor<8x6xf32>) permutation = [1, 0]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[I]], 0] [8, 1, 6] [1, 1, 1]
+func.func @lanes_first(%x: tensor<4x6x8xf32>, %init: tensor<8x4x6xf32>) -> tensor<8x4x6xf32> {
+  %t = linalg.transpose ins(%x : tensor<4x6x8xf32>) outs(%init : tensor<8x4x6xf32>) permutation = [2, 0, 1]
+  return %t : tensor<8x4x6xf32>
+}

@@ -591,3 +591,40 @@ func.func @causal(%x: memref<8x128xf32, #vmem>, %o: memref<8x128xf32, #vmem>, %r
   }
   return
 }
+
+// -----
+
+// A gather nest (accel.gather, from accel-lower-gathers): its copies are
+// DMAs that signal semaphore 255 and are not waited one by one; the nest
+// waits once after its end for all 3 x 4 of them. The i32 index loads
+// from VMEM are the scalar core's loads.
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+// CHECK-LABEL: func.func @gather_nest
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[W:.*]] = accel.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<3x4xi32, #accel.space<vmem>>
+// CHECK: arith.index_cast %[[W]] : index to i32
+// CHECK: accel.dma_start %{{.*}}, %{{.*}} signal 255 :
+// CHECK-NOT: accel.dma_wait
+// CHECK: } {accel.gather}
+// CHECK-NEXT: %[[N:.*]] = arith.constant 12 : index
+// CHECK-NEXT: accel.sem_wait 255, %[[N]]
+func.func @gather_nest(%ids: memref<3x4xi32, #vmem>, %t: memref<10x16xf32, #hbm>, %out: memref<12x16xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %id = memref.load %ids[%i, %j] : memref<3x4xi32, #vmem>
+      %r = arith.index_cast %id : i32 to index
+      %src = memref.subview %t[%r, 0] [1, 16] [1, 1] : memref<10x16xf32, #hbm> to memref<1x16xf32, strided<[16, 1], offset: ?>, #hbm>
+      %k = arith.muli %i, %c4 : index
+      %at = arith.addi %k, %j : index
+      %dst = memref.subview %out[%at, 0] [1, 16] [1, 1] : memref<12x16xf32, #vmem> to memref<1x16xf32, strided<[16, 1], offset: ?>, #vmem>
+      memref.copy %src, %dst : memref<1x16xf32, strided<[16, 1], offset: ?>, #hbm> to memref<1x16xf32, strided<[16, 1], offset: ?>, #vmem>
+    }
+  } {accel.gather}
+  return
+}

@@ -1,24 +1,41 @@
 // RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-lower-gathers,canonicalize))' | FileCheck %s
+// RUN: accel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(accel-lower-gathers{vmem-bytes=4096},canonicalize))' | FileCheck %s --check-prefix=HBM
 
 // A row gather: one slice of the table per (i, j), at an index computed
 // from an elementwise producer of the ids (forwarded, not stored).
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #pre = affine_map<(d0, d1, d2) -> (d0, d1)>
+// The gathered tensor (3 KiB) fits a quarter of VMEM: a 2-D VMEM buffer,
+// rows at the linearized (i, j), the nest marked for overlapped DMAs, the
+// result viewed at rank 3 again.
 // CHECK-LABEL: func.func @rows
 // CHECK-SAME: (%[[IDS:.*]]: tensor<4x6xi32>, %[[T:.*]]: tensor<50x32xf32>)
-// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step
-// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[BUF:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<24x32xf32>
+// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[BUF]])
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[AT:.*]] = affine.apply #{{.*}}(%[[I]], %[[J]])
 // CHECK: %[[ID:.*]] = tensor.extract %[[IDS]][%[[I]], %[[J]]] : tensor<4x6xi32>
 // CHECK: %[[UP:.*]] = arith.addi %[[ID]], %{{.*}} : i32
 // CHECK: %[[ROW:.*]] = arith.index_cast %[[UP]] : i32 to index
 // CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[T]][%[[ROW]], 0] [1, 32] [1, 1] : tensor<50x32xf32> to tensor<1x32xf32>
-// CHECK: %[[WIDE:.*]] = tensor.expand_shape %[[SLICE]] {{\[}}[0, 1], [2]]
-// CHECK: tensor.insert_slice %[[WIDE]] into %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 32] [1, 1, 1]
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x6x32xf32>)
+// CHECK: tensor.insert_slice %[[SLICE]] into %[[ACC]][%[[AT]], 0] [1, 32] [1, 1]
+// CHECK: } {accel.gather}
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [4, 6, 32]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[VIEW]] : tensor<4x6x32xf32>)
 // CHECK-NOT: tensor.extract
 // CHECK: arith.mulf
 // CHECK: return %[[G]]
+// With less VMEM, an HBM tensor of the generic's shape, filled unmarked.
+// HBM-LABEL: func.func @rows
+// HBM-NOT: alloc_tensor
+// HBM: scf.for %[[I:[a-z0-9_]+]] = {{.*}} -> (tensor<4x6x32xf32>)
+// HBM: scf.for %[[J:[a-z0-9_]+]] =
+// HBM: %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, 0] [1, 32] [1, 1] : tensor<50x32xf32> to tensor<1x32xf32>
+// HBM: %[[WIDE:.*]] = tensor.expand_shape %[[SLICE]] {{\[}}[0, 1], [2]]
+// HBM: tensor.insert_slice %[[WIDE]] into %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 32] [1, 1, 1]
+// HBM-NOT: accel.gather
+// HBM: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x6x32xf32>)
 func.func @rows(%ids: tensor<4x6xi32>, %t: tensor<50x32xf32>) -> tensor<4x6x32xf32> {
   %one = arith.constant 1 : i32
   %two = arith.constant 2.0 : f32
