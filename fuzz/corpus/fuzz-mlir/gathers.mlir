@@ -1,9 +1,11 @@
 // Gathers (accel-lower-gathers): a row gather with a wrap and a mask of the
-// ids in range, a lane flip, and an NCHW convolution with a permute.
+// ids in range, a lane flip, and an NCHW convolution (its transposes are
+// made by the frontend: linalg.transpose text is not in the seed, because
+// MLIR 22's parser of its `permutation =` crashes on a malformed list).
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 #flip = affine_map<(d0, d1) -> (d0, -d1 + 7)>
-func.func @main(%ids: tensor<4xi32>, %t: tensor<10x8xf32>, %x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>) {
+func.func @main(%ids: tensor<4xi32>, %t: tensor<10x8xf32>, %x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x2x2x2xf32>) {
   %c0 = arith.constant 0 : index
   %c9 = arith.constant 9 : index
   %n = arith.constant 10 : i32
@@ -34,7 +36,5 @@ func.func @main(%ids: tensor<4xi32>, %t: tensor<10x8xf32>, %x: tensor<1x2x4x4xf3
   %ce = tensor.empty() : tensor<1x2x2x2xf32>
   %cf = linalg.fill ins(%f0 : f32) outs(%ce : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) outs(%cf : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
-  %pe = tensor.empty() : tensor<1x4x4x2xf32>
-  %p = linalg.transpose ins(%x : tensor<1x2x4x4xf32>) outs(%pe : tensor<1x4x4x2xf32>) permutation = [0, 2, 3, 1]
-  return %g, %f, %conv, %p : tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>
+  return %g, %f, %conv : tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x2x2x2xf32>
 }
