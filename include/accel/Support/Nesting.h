@@ -4,7 +4,8 @@
 // MLIR's parser recurses once per nested region, attribute or type: a few
 // thousand nested scf.for (or brackets) overflow the stack inside libMLIR
 // before any accel code runs. Tools check the text first and refuse inputs
-// nested deeper than any real program with one located error.
+// nested deeper than any real program with one located error; and text on
+// which an upstream op parser crashes (findBadIntegerList).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +30,19 @@ size_t findTooDeep(llvm::StringRef text, unsigned maxDepth,
                    llvm::StringRef open, llvm::StringRef close,
                    bool lineComments);
 
-/// Checks that `text` nests `{`, `(` and `[` at most `maxDepth` deep.
-/// Error: "SOURCE:LINE:COL: nesting deeper than N braces, parentheses and
-/// brackets (regions, attributes, types)", at the first bracket too deep.
+/// The offset of the first value after `permutation =` or `dimensions =`
+/// (whole words, outside strings and `//` comments) that is not a list
+/// (`[`), an `array<` or a `dense<`, or StringRef::npos. MLIR 22's parsers
+/// of linalg.transpose and linalg.broadcast read such a value as a list
+/// and crash (a null attribute) when it is none.
+size_t findBadIntegerList(llvm::StringRef text);
+
+/// Checks that `text` nests `{`, `(` and `[` at most `maxDepth` deep, and
+/// has no value findBadIntegerList finds. Errors: "SOURCE:LINE:COL: nesting
+/// deeper than N braces, parentheses and brackets (regions, attributes,
+/// types)", at the first bracket too deep; "SOURCE:LINE:COL: expected '['
+/// (a list of integers) after 'permutation =' or 'dimensions ='", at the
+/// value.
 llvm::Error checkMlirNesting(llvm::StringRef text, llvm::StringRef source,
                              unsigned maxDepth = kMaxMlirNesting);
 

@@ -671,7 +671,8 @@ struct AccelLowerGathersPass
           srcStrides.push_back(b.getIndexAttr(1));
         }
         width = item.row ? ranges.back() : 1;
-        if (item.row && srcType.getShape().back() < width) {
+        if (item.row && !srcType.isDynamicDim(srcType.getRank() - 1) &&
+            srcType.getShape().back() < width) {
           failed = true;
           scalar.reason = "a row longer than the gathered tensor's";
           return into;

@@ -78,6 +78,8 @@ struct AccelStageOperandsPass
           !type.hasStaticShape() || !type.getLayout().isIdentity())
         return; // left for convert-linalg-to-accel to name
       Operation *top = entry.findAncestorOpInBlock(*load);
+      if (!top)
+        return; // in another block: left for the lowering to name
       Location loc = load.getLoc();
       // Tiles have rank 1 or 2: the leading dimensions of a deeper buffer
       // fold into rows.
