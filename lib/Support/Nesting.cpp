@@ -90,10 +90,29 @@ size_t accel::findBadIntegerList(llvm::StringRef text) {
     if (!value.consume_front("="))
       continue;
     value = value.ltrim();
-    if (value.starts_with("[") || value.starts_with("array<") ||
-        value.starts_with("dense<"))
+    if (value.starts_with("array<") || value.starts_with("dense<"))
+      continue; // the generic form: an attribute, parsed as one
+    // The custom form: `[` integers separated by commas `]`, each one that
+    // fits 64 bits (18 digits at most), whitespace anywhere between.
+    if (!value.consume_front("["))
+      return text.size() - value.size();
+    value = value.ltrim();
+    if (value.consume_front("]"))
       continue;
-    return text.size() - value.size();
+    while (true) {
+      value.consume_front("-");
+      size_t digits = 0;
+      while (digits < value.size() && llvm::isDigit(value[digits]))
+        ++digits;
+      if (digits == 0 || digits > 18)
+        return text.size() - value.size();
+      value = value.drop_front(digits).ltrim();
+      if (value.consume_front("]"))
+        break;
+      if (!value.consume_front(","))
+        return text.size() - value.size();
+      value = value.ltrim();
+    }
   }
   return llvm::StringRef::npos;
 }
@@ -112,8 +131,8 @@ llvm::Error accel::checkMlirNesting(llvm::StringRef text,
   if (at != llvm::StringRef::npos) {
     auto [line, col] = lineAndColumn(text, at);
     return llvm::createStringError(
-        "%s:%zu:%zu: expected '[' (a list of integers) after 'permutation =' "
-        "or 'dimensions ='",
+        "%s:%zu:%zu: expected a list of integers ('[1, 0]') after "
+        "'permutation =' or 'dimensions ='",
         source.str().c_str(), line, col);
   }
   return llvm::Error::success();

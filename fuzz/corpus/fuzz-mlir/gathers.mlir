@@ -1,7 +1,8 @@
 // Gathers (accel-lower-gathers): a row gather with a wrap and a mask of the
 // ids in range, a lane flip, and an NCHW convolution (its transposes are
-// made by the frontend: linalg.transpose text is not in the seed, because
-// MLIR 22's parser of its `permutation =` crashes on a malformed list).
+// made by the frontend: linalg.transpose text is not in the seed; MLIR 22's
+// parser of its `permutation =` crashes on a malformed list, which the
+// tools refuse before parsing, accel/Support/Nesting.h).
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 #flip = affine_map<(d0, d1) -> (d0, -d1 + 7)>

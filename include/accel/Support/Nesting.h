@@ -30,19 +30,21 @@ size_t findTooDeep(llvm::StringRef text, unsigned maxDepth,
                    llvm::StringRef open, llvm::StringRef close,
                    bool lineComments);
 
-/// The offset of the first value after `permutation =` or `dimensions =`
-/// (whole words, outside strings and `//` comments) that is not a list
-/// (`[`), an `array<` or a `dense<`, or StringRef::npos. MLIR 22's parsers
-/// of linalg.transpose and linalg.broadcast read such a value as a list
-/// and crash (a null attribute) when it is none.
+/// The offset of the first character that breaks the value after
+/// `permutation =` or `dimensions =` (whole words, outside strings and `//`
+/// comments): the value must be a list of integers of at most 18 digits
+/// (`[1, 0]`, `[]`), or an `array<` or a `dense<` attribute; or
+/// StringRef::npos. MLIR 22's parsers of linalg.transpose and
+/// linalg.broadcast read such a value as a list and crash (a null
+/// attribute) when it is none.
 size_t findBadIntegerList(llvm::StringRef text);
 
 /// Checks that `text` nests `{`, `(` and `[` at most `maxDepth` deep, and
 /// has no value findBadIntegerList finds. Errors: "SOURCE:LINE:COL: nesting
 /// deeper than N braces, parentheses and brackets (regions, attributes,
-/// types)", at the first bracket too deep; "SOURCE:LINE:COL: expected '['
-/// (a list of integers) after 'permutation =' or 'dimensions ='", at the
-/// value.
+/// types)", at the first bracket too deep; "SOURCE:LINE:COL: expected a
+/// list of integers ('[1, 0]') after 'permutation =' or 'dimensions ='", at
+/// the character that breaks it.
 llvm::Error checkMlirNesting(llvm::StringRef text, llvm::StringRef source,
                              unsigned maxDepth = kMaxMlirNesting);
 
