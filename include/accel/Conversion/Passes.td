@@ -142,6 +142,18 @@ def AccelDecomposeLinalg
     reduction without weights: per window tap, an elementwise maximum,
     minimum or sum of the strided pixels it reads into the output.
 
+    With stride 1 in both dimensions (and an output at least half as wide
+    as the input), these tap sums run over flattened rows instead: each
+    image's H x W pixels are H*W rows of C, the output is OH x W rows, and
+    tap (kh, kw) reads the OH*W contiguous rows from kh*dh*W + kw*dw on.
+    The W - OW columns per output row that read across a row's end are
+    computed and dropped (a final `tensor.extract_slice`); the input grows
+    by the zero rows the last tap reads past its end (the frontend's
+    `tensor.pad` of the halo grows instead when it is the input). One op of
+    N x OH*W rows per tap replaces OH ops of OW rows: for a convolution, a
+    tall matmul that pays the MXU's fill and drain once per 128 rows, not
+    once per output row.
+
     A contraction with a vector operand is a matmul: `linalg.matvec` with
     the vector as one column (K x 1), `linalg.vecmat` with it as one row
     (1 x K), `linalg.dot` as a 1 x K row times a K x 1 column into a 1 x 1
@@ -194,7 +206,14 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
       - an elementwise generic whose result no VMEM tile can hold (a mask
         of `i1` from a comparison, read by a later `arith.select`) is fused
         into each elementwise consumer the same way, so the mask is
-        computed where it is used and never stored.
+        computed where it is used and never stored;
+      - an elementwise generic (all loops parallel) read only by one
+        elementwise consumer (a scale, a bias, an activation after it), or
+        one that only moves its input (a broadcast: its body yields its
+        input), is fused into that consumer the same way, so a chain such
+        as batchnorm's broadcasts, multiply, add and ReLU is one op and its
+        intermediates never go through HBM. Contractions and reductions
+        are not fused into: their structure is what the later steps tile.
 
     Rank-0 tensors that are not constants (a rank-0 function argument or a
     value computed into one) are left as they are.

@@ -13,8 +13,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #include <array>
 #include <optional>
@@ -250,19 +252,164 @@ std::optional<ConvWindow> getConvWindow(DenseIntElementsAttr strides,
 using TapCombiner = function_ref<Value(OpBuilder &, Location, Value pixel,
                                        Value tap, Value acc)>;
 
+/// Whether emitTapReduce computes `window` over flattened rows: stride 1 in
+/// both dimensions, and an output at least half as wide as the input
+/// (padding columns computed and dropped cost less than a tap op per
+/// output row; see emitFlatTapReduce).
+bool usesFlatRows(const ConvWindow &window, RankedTensorType input) {
+  return window.stride[0] == 1 && window.stride[1] == 1 &&
+         input.getDimSize(2) <= 2 * window.ow;
+}
+
+/// `v` (a static tensor) with its dimension `dim` grown by `extra` at the
+/// end, filled with `pad` (a tensor.pad); when `v` is itself a tensor.pad
+/// with a constant value used once (the frontend's SAME halo), that pad
+/// grows instead, so no second copy is made.
+Value padAtEnd(IRRewriter &rewriter, Location loc, Value v, int64_t dim,
+               int64_t extra, Attribute padValue) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] += extra;
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  auto zero = rewriter.getIndexAttr(0);
+  SmallVector<OpFoldResult> low(type.getRank(), zero),
+      high(type.getRank(), zero);
+  Value source = v, value;
+  if (auto pad = v.getDefiningOp<tensor::PadOp>();
+      pad && v.hasOneUse() && pad.getConstantPaddingValue() &&
+      !pad.getNofold()) {
+    source = pad.getSource();
+    value = pad.getConstantPaddingValue();
+    low = pad.getMixedLowPad();
+    high = pad.getMixedHighPad();
+  } else {
+    value = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(padValue));
+  }
+  std::optional<int64_t> h = getConstantIntValue(high[dim]);
+  if (!h)
+    return Value();
+  high[dim] = rewriter.getIndexAttr(*h + extra);
+  return tensor::PadOp::create(rewriter, loc, resultType, source, low, high,
+                               value);
+}
+
+/// emitTapReduce for a window of stride 1 (usesFlatRows): each image's
+/// H x W x C pixels are viewed as H*W rows of C, and the output as OH x W
+/// rows (W, the input's width: the OW columns wanted and W - OW columns
+/// that read across the row's end, computed and dropped). A tap (i, j)
+/// then reads the OH*W contiguous rows from i*dh*W + j*dw on: one
+/// N x (OH*W) x C op per tap instead of one per output row, so a
+/// convolution's tap is one tall matmul (OH*W rows of the MXU's stream)
+/// rather than OH short ones that each pay the array's fill and drain
+/// (docs/isa.md, MXU). The input grows by the rows the last tap reads past
+/// its end (zeros; padAtEnd); `maps` are over (n, oh, ow, ...) as for
+/// emitTapReduce and lose ow. Returns the N x OH x OW x ... result (a
+/// slice of the N x OH x W x ... one), or null when a pad is dynamic.
+Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
+                        Value init, const ConvWindow &window, int64_t c,
+                        function_ref<Value(int64_t, int64_t)> tapOf,
+                        ArrayRef<AffineMap> maps,
+                        ArrayRef<utils::IteratorType> iterators,
+                        TapCombiner combine) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type inElem = inputType.getElementType(), outElem = initType.getElementType();
+  int64_t w = inputType.getDimSize(2), rows = window.oh * w,
+          f = initType.getDimSize(3);
+  int64_t last = (window.kh - 1) * window.dilation[0] * w +
+                 (window.kw - 1) * window.dilation[1] + rows;
+  int64_t have = inputType.getDimSize(1) * w;
+  if (last > have) {
+    input = padAtEnd(rewriter, loc, input, 1, llvm::divideCeil(last - have, w),
+                     rewriter.getZeroAttr(inElem));
+    if (!input)
+      return Value();
+    inputType = cast<RankedTensorType>(input.getType());
+  }
+  SmallVector<ReassociationIndices> hw = {{0}, {1, 2}, {3}};
+  Value flat = tensor::CollapseShapeOp::create(rewriter, loc, input, hw);
+  // The accumulator: OH x W rows; the W - OW extra columns start at the
+  // fill's value or zero.
+  Value acc;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{window.n, rows, f}, outElem);
+    acc = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+              .getResult(0);
+  } else {
+    Value wide = padAtEnd(rewriter, loc, init, 2, w - window.ow,
+                          rewriter.getZeroAttr(outElem));
+    if (!wide)
+      return Value();
+    acc = tensor::CollapseShapeOp::create(rewriter, loc, wide, hw);
+  }
+  // Each map over (n, oh, ow, rest) as one over (n, m, rest).
+  llvm::SmallBitVector ow(maps.front().getNumDims());
+  ow.set(2);
+  SmallVector<AffineMap> flatMaps;
+  for (AffineMap map : maps) {
+    SmallVector<AffineExpr> results;
+    for (AffineExpr e : map.getResults())
+      if (!e.isFunctionOfDim(2))
+        results.push_back(e);
+    flatMaps.push_back(compressDims(
+        AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext()),
+        ow));
+  }
+  SmallVector<utils::IteratorType> flatIterators(iterators);
+  flatIterators.erase(flatIterators.begin() + 2);
+  auto accType = cast<RankedTensorType>(acc.getType());
+  auto pixelsType = RankedTensorType::get({window.n, rows, c}, inElem);
+  auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+  for (int64_t i = 0; i < window.kh; ++i)
+    for (int64_t j = 0; j < window.kw; ++j) {
+      int64_t offset = i * window.dilation[0] * w + j * window.dilation[1];
+      SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
+          rewriter, loc, pixelsType, flat,
+          ArrayRef<OpFoldResult>{idx(0), idx(offset), idx(0)},
+          ArrayRef<OpFoldResult>{idx(window.n), idx(rows), idx(c)},
+          ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)})};
+      if (tapOf)
+        ins.push_back(tapOf(i, j));
+      acc = linalg::GenericOp::create(
+                rewriter, loc, TypeRange{accType}, ins, ValueRange{acc},
+                flatMaps, flatIterators,
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value tap = tapOf ? args[1] : Value();
+                  linalg::YieldOp::create(
+                      b, l, combine(b, l, args[0], tap, args.back()));
+                })
+                .getResult(0);
+    }
+  Value wide = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({window.n, window.oh, w, f}, outElem), acc, hw);
+  return tensor::ExtractSliceOp::create(
+      rewriter, loc, initType, wide,
+      ArrayRef<OpFoldResult>{idx(0), idx(0), idx(0), idx(0)},
+      ArrayRef<OpFoldResult>{idx(window.n), idx(window.oh), idx(window.ow),
+                             idx(f)},
+      ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1), idx(1)});
+}
+
 /// The reduction over the kernel taps (kh, kw) of `window` into `init`, one
 /// linalg.generic per tap, each accumulating into the previous one's
 /// result with `combine`: `acc = combine(pixels, tap, acc)`, with `pixels`
 /// the N x OH x OW x C input pixels the tap reads (a strided
 /// tensor.extract_slice of `input`) and `tap` = tapOf(kh, kw) (no tap
 /// operand without tapOf); `maps` and `iterators` are the generic's,
-/// operands (pixels[, tap], acc). Returns the last result.
+/// operands (pixels[, tap], acc). Returns the last result. A window of
+/// stride 1 is computed over flattened rows (emitFlatTapReduce).
 Value emitTapReduce(IRRewriter &rewriter, Location loc, Value input, Value init,
                     const ConvWindow &window, int64_t c,
                     function_ref<Value(int64_t, int64_t)> tapOf,
                     ArrayRef<AffineMap> maps,
                     ArrayRef<utils::IteratorType> iterators,
                     TapCombiner combine) {
+  if (usesFlatRows(window, cast<RankedTensorType>(input.getType())))
+    if (Value flat = emitFlatTapReduce(rewriter, loc, input, init, window, c,
+                                       tapOf, maps, iterators, combine))
+      return flat;
   auto initType = cast<RankedTensorType>(init.getType());
   auto pixelsType =
       RankedTensorType::get({window.n, window.oh, window.ow, c},

@@ -59,6 +59,53 @@ bool hasNoTileType(linalg::GenericOp producer) {
   });
 }
 
+/// Whether `op` is a generic on tensors whose loops are all parallel (an
+/// elementwise op, a broadcast, a transpose-free copy).
+bool isAllParallel(linalg::GenericOp op) {
+  return op && op.hasPureTensorSemantics() &&
+         op.getNumLoops() == op.getNumParallelLoops();
+}
+
+/// Whether `producer` only moves its input (its body yields an input
+/// argument: a broadcast or a reshape-like copy). Fusing it recomputes
+/// nothing: each consumer reads the input through the composed map.
+bool onlyMovesInput(linalg::GenericOp producer) {
+  auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+  return producer.getNumDpsInputs() == 1 && yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == producer.getBody()->getArgument(0);
+}
+
+/// Whether the elementwise `producer` of `fused` (an operand of an
+/// elementwise consumer) is fused into that consumer: when it reads no
+/// tensor or makes a tensor no VMEM tile holds (above), when it only
+/// moves its input (a broadcast) and every reader is elementwise, or when
+/// the consumer is its only reader (a chain of elementwise ops: the
+/// intermediate would otherwise go through HBM, and no work is repeated).
+/// Contractions and reductions are not consumers here: their structure is what
+/// the later steps tile.
+bool fuseIntoConsumer(OpOperand *fused) {
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  if (readsNoTensor(producer) || hasNoTileType(producer))
+    return true;
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  if (!isAllParallel(producer) || !isAllParallel(consumer) ||
+      producer->getNumResults() != 1 ||
+      producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
+    return false;
+  // Upstream's fusion keeps a result still read elsewhere (or one whose
+  // body reads its init, an accumulation) as a second output of the
+  // fused op, which nothing after this step converts: a
+  // broadcast is fused only when every reader is an elementwise generic,
+  // each then fusing it in turn.
+  Value result = producer->getResult(0);
+  if (result.hasOneUse())
+    return true;
+  return onlyMovesInput(producer) &&
+         llvm::all_of(result.getUsers(), [](Operation *user) {
+           return isAllParallel(dyn_cast<linalg::GenericOp>(user));
+         });
+}
+
 struct AccelFoldScalarsPass
     : accel::impl::AccelFoldScalarsBase<AccelFoldScalarsPass> {
   using Base::Base;
@@ -66,11 +113,7 @@ struct AccelFoldScalarsPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) {
-          auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
-          return readsNoTensor(producer) || hasNoTileType(producer);
-        });
+    linalg::populateElementwiseOpsFusionPatterns(patterns, fuseIntoConsumer);
     // tensor.extract of a constant (what upstream leaves of a rank-0
     // constant read in a body) folds to the scalar.
     tensor::ExtractOp::getCanonicalizationPatterns(patterns, context);

@@ -75,6 +75,76 @@ func.func @shifted_matmuls(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i:
 
 // -----
 
+// Stride 1: the taps run over flattened rows. The frontend's halo pad grows
+// by the one row the last tap reads past the image (8 x 9 pixels: 72 rows;
+// taps at 0, 1, 2, 9, ..., 20 read 6 x 9 = 54 rows each, the last up to row
+// 74); one 2 x 54 x 4 by 4 x 5 contraction per tap into a 2 x 54 x 5
+// accumulator filled like the init; the 7 of 9 columns wanted are sliced
+// out at the end.
+// CHECK-LABEL: func.func @flat_rows(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x6x7x4xf32>, %[[W:.*]]: tensor<3x3x4x5xf32>
+// CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 2, 1, 0]
+// CHECK:         } : tensor<2x6x7x4xf32> to tensor<2x9x9x4xf32>
+// CHECK:         %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2], [3]] : tensor<2x9x9x4xf32> into tensor<2x81x4xf32>
+// CHECK:         %[[A0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x54x5xf32>)
+// CHECK:         %[[S0:.*]] = tensor.extract_slice %[[F]][0, 0, 0] [2, 54, 4] [1, 1, 1]
+// CHECK:         %[[T0:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [1, 1, 4, 5]
+// CHECK:         %[[A1:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[S0]], %[[T0]] : tensor<2x54x4xf32>, tensor<4x5xf32>) outs(%[[A0]] : tensor<2x54x5xf32>)
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         tensor.extract_slice %[[F]][0, 1, 0] [2, 54, 4]
+// CHECK:         tensor.extract_slice %[[F]][0, 2, 0] [2, 54, 4]
+// CHECK:         tensor.extract_slice %[[F]][0, 9, 0] [2, 54, 4]
+// CHECK:         tensor.extract_slice %[[F]][0, 20, 0] [2, 54, 4]
+// CHECK:         %[[A9:.*]] = linalg.generic
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[A9]] {{\[}}[0], [1, 2], [3]] output_shape [2, 6, 9, 5] : tensor<2x54x5xf32> into tensor<2x6x9x5xf32>
+// CHECK:         %[[Y:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 0] [2, 6, 7, 5] [1, 1, 1, 1] : tensor<2x6x9x5xf32> to tensor<2x6x7x5xf32>
+// CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
+// CHECK:         return %[[Y]]
+func.func @flat_rows(%x: tensor<2x6x7x4xf32>, %w: tensor<3x3x4x5xf32>) -> tensor<2x6x7x5xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<2x6x7x4xf32> to tensor<2x8x9x4xf32>
+  %e = tensor.empty() : tensor<2x6x7x5xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<2x6x7x5xf32>) -> tensor<2x6x7x5xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x8x9x4xf32>, tensor<3x3x4x5xf32>) outs(%i : tensor<2x6x7x5xf32>) -> tensor<2x6x7x5xf32>
+  return %y : tensor<2x6x7x5xf32>
+}
+
+// Dilation 2, an input that is not a pad and an init that is not a fill:
+// taps 2 rows and 2 pixel rows (16) apart; the input gets one zero row
+// (tensor.pad, 8 -> 9 rows of 8), the init four zero columns (4 -> 8).
+// CHECK-LABEL: func.func @flat_rows_init(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4x5xf32>, %[[I:.*]]: tensor<1x4x4x5xf32>
+// CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 0, 0] high[0, 1, 0, 0]
+// CHECK:         %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2], [3]] : tensor<1x9x8x4xf32> into tensor<1x72x4xf32>
+// CHECK:         %[[PI:.*]] = tensor.pad %[[I]] low[0, 0, 0, 0] high[0, 0, 4, 0]
+// CHECK:         %[[A0:.*]] = tensor.collapse_shape %[[PI]] {{\[}}[0], [1, 2], [3]] : tensor<1x4x8x5xf32> into tensor<1x32x5xf32>
+// CHECK:         tensor.extract_slice %[[F]][0, 0, 0] [1, 32, 4]
+// CHECK:         linalg.generic {{.*}} outs(%[[A0]] : tensor<1x32x5xf32>)
+// CHECK:         tensor.extract_slice %[[F]][0, 2, 0] [1, 32, 4]
+// CHECK:         tensor.extract_slice %[[F]][0, 4, 0] [1, 32, 4]
+// CHECK:         tensor.extract_slice %[[F]][0, 16, 0] [1, 32, 4]
+// CHECK:         tensor.extract_slice %[[F]][0, 36, 0] [1, 32, 4]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 4, 5] [1, 1, 1, 1] : tensor<1x4x8x5xf32> to tensor<1x4x4x5xf32>
+func.func @flat_rows_init(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>, %i: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x5xf32>) outs(%i : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
+  return %y : tensor<1x4x4x5xf32>
+}
+
+// A narrow output (2 of 8 columns) keeps one op per output row.
+// CHECK-LABEL: func.func @narrow_output(
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 2, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> to tensor<1x2x2x4xf32>
+func.func @narrow_output(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>, %i: tensor<1x2x2x5xf32>) -> tensor<1x2x2x5xf32> {
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<3> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x5xf32>) outs(%i : tensor<1x2x2x5xf32>) -> tensor<1x2x2x5xf32>
+  return %y : tensor<1x2x2x5xf32>
+}
+
+// -----
+
 // A depthwise convolution: one elementwise multiply-add per tap, the tap's
 // C weights indexed by the channel (broadcast along the pixels).
 // CHECK-LABEL: func.func @depthwise(

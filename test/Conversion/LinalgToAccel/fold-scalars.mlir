@@ -138,3 +138,120 @@ func.func @mask_fused(%x: tensor<32x64xf32>, %y: tensor<32x64xf32>) -> tensor<32
   } -> tensor<32x64xf32>
   return %r : tensor<32x64xf32>
 }
+
+// -----
+
+// Batchnorm as the StableHLO conversion writes it (a 1-D scale broadcast to
+// 1x1x1xC, then to the full shape, a multiply, a bias add, a ReLU): the
+// chain is one generic; the broadcasts are read through the composed maps
+// ((d3) on the 1-D vectors) and no intermediate tensor is left.
+// CHECK-DAG:   #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG:   #[[C:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @elementwise_chain(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x4x8xf32>, %[[S:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>
+// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[C]], #[[C]], #[[ID]]], {{.*}}} ins(%[[X]], %[[S]], %[[B]] : tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[Y]]
+#v = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#u = affine_map<(d0, d1, d2, d3) -> (0, 0, 0, d3)>
+func.func @elementwise_chain(%x: tensor<1x4x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x1x1x8xf32>
+  %e = tensor.empty() : tensor<1x4x4x8xf32>
+  %s1 = linalg.generic {indexing_maps = [#v, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<8xf32>) outs(%e1 : tensor<1x1x1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x1x1x8xf32>
+  %sb = linalg.generic {indexing_maps = [#u, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s1 : tensor<1x1x1x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x4x4x8xf32>
+  %bb = linalg.generic {indexing_maps = [#v, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x4x4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %sb : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%m, %bb : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%p: f32, %c: f32, %out: f32):
+    %r = arith.addf %p, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%p: f32, %out: f32):
+    %r = arith.maximumf %p, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// What is not fused: an elementwise result read twice (%e2: computed once,
+// not per reader), an op read only by a reduction (the row sum keeps its
+// input: %ex stays), and an accumulation (its body reads its init) into
+// its reader.
+// CHECK-LABEL: func.func @not_fused(
+// CHECK:         %[[E2:.*]] = linalg.generic
+// CHECK:           arith.mulf
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} ins(%[[E2]] : tensor<4x8xf32>)
+// CHECK:           arith.addf
+// CHECK:         %[[Q:.*]] = linalg.generic {{.*}} ins(%[[E2]] : tensor<4x8xf32>)
+// CHECK:           arith.subf
+// CHECK:         %[[EX:.*]] = linalg.generic
+// CHECK:           math.exp
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EX]] : tensor<4x8xf32>)
+// CHECK:         %[[ACC:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK:           arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[ACC]] : tensor<4x8xf32>)
+// CHECK:           math.tanh
+// CHECK:         return %[[P]], %[[Q]], %[[SUM]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @not_fused(%x: tensor<4x8xf32>, %init: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %e2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%e2 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.addf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%e2 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.subf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %z = tensor.empty() : tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<4x8xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.addf %a, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %acc = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.addf %a, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%acc : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %p, %q, %sum, %t : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>
+}

@@ -358,6 +358,25 @@ def conv2d(x, w, stride=1, dilation=1):
     return out
 
 
+def stride1_inputs(rng):
+    return {0: rand(rng, 2, 11, 13, 8), 1: rand(rng, 3, 3, 8, 24, scale=0.3),
+            2: rand(rng, 24), 3: rand(rng, 3, 3, 8)}
+
+
+def stride1_ref(a):
+    x, w, b, wd = (a[i].astype(np.float64) for i in range(4))
+    zero = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    ninf = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)),
+                  constant_values=-np.inf)
+    depthwise = np.zeros_like(x)
+    pool = np.full_like(x, -np.inf)
+    for i in range(3):
+        for j in range(3):
+            depthwise += zero[:, i:i + 11, j:j + 13, :] * wd[i, j]
+            pool = np.maximum(pool, ninf[:, i:i + 11, j:j + 13, :])
+    return {4: conv2d(x, w, dilation=2) + b, 5: depthwise, 6: pool}
+
+
 def conv_ref(a):
     x, w, b, w2, wd = (a[i].astype(np.float64) for i in range(5))
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
@@ -427,6 +446,7 @@ PROGRAMS = {
     "transposes": (transposes_inputs, transposes_ref, 1e-5),
     "masks": (masks_inputs, masks_ref, 1e-6),
     "conv": (conv_inputs, conv_ref, 1e-5),
+    "stride1": (stride1_inputs, stride1_ref, 1e-5),
     "nchw": (nchw_inputs, nchw_ref, 1e-5),
     "gathers": (gathers_inputs, gathers_ref, 0.0, "elementwise"),
     "vpu-math-special": (vpu_math_special_inputs, vpu_math_special_ref, 1e-6,
