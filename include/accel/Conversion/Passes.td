@@ -152,7 +152,14 @@ def AccelDecomposeLinalg
     `tensor.pad` of the halo grows instead when it is the input). One op of
     N x OH*W rows per tap replaces OH ops of OW rows: for a convolution, a
     tall matmul that pays the MXU's fill and drain once per 128 rows, not
-    once per output row.
+    once per output row. The rows are cut into tiles of `tile-rows` per
+    image (an `scf.for` on tensors): each tile's accumulator is a VMEM
+    tensor (`bufferization.alloc_tensor` in `vmem-space`) that starts as the
+    init's fill or a copy of its rows, takes every tap in turn, and is
+    copied out once, so it goes through HBM once per tile rather than once
+    per tap. With `vmem-space=0`, or when a tile's accumulator, pixels and
+    tap would take more than a quarter of `vmem-bytes`, each tap is one op
+    over all rows instead.
 
     A contraction with a vector operand is a matmul: `linalg.matvec` with
     the vector as one column (K x 1), `linalg.vecmat` with it as one row
@@ -172,9 +179,21 @@ def AccelDecomposeLinalg
     output's [L x A] slice. (A tile has rank 2; a transpose that keeps the
     lanes is left to the tiles.)
   }];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",
+           "Output rows per tile of a stride-1 window's taps (its "
+           "accumulator tile stays in VMEM across the taps)">,
+    Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
+           "The numbered memory space that is VMEM (0: no accumulator "
+           "tiles in VMEM)">,
+    Option<"vmemBytes", "vmem-bytes", "uint64_t", /*default=*/"33554432",
+           "VMEM capacity in bytes (the machine config's vmem.bytes); a "
+           "tile's accumulator, pixels and tap take at most a quarter">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
                            "mlir::math::MathDialect",
                            "mlir::scf::SCFDialect"];
 }
@@ -428,10 +447,11 @@ def AccelTileLinalg : Pass<"accel-tile-linalg", "mlir::func::FuncOp"> {
     one iteration per leading index around an op on 2-D tiles: the batch
     dimensions of a contraction (`linalg.batch_matmul`, an einsum with a
     batch dimension; upstream's `inferContractionDims`) and all but the
-    last of several M or N dimensions (a convolution tap's n, oh, ow) or
-    every loop but
-    the last two of another op (heads split out of the rows, a broadcast
-    of a unit dimension) are tiled by 1, and the unit dimensions this
+    last of several M or N dimensions (a convolution tap's n, oh, ow) or,
+    of another op (heads split out of the rows or put back, a broadcast of
+    a unit dimension), every loop but the last (the lanes) and the longest
+    parallel loop before it (the tiles' rows; the loop before the last
+    when that one is a reduction) are tiled by 1, and the unit dimensions this
     leaves are dropped with rank-reducing `memref.subview`s; a contraction
     left in matmul form ((m, k) x (k, n) -> (m, n)) becomes `linalg.matmul`.
     An op whose leading loops index an operand other than alone (a

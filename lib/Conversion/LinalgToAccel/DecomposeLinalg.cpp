@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
+#include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -252,6 +255,16 @@ std::optional<ConvWindow> getConvWindow(DenseIntElementsAttr strides,
 using TapCombiner = function_ref<Value(OpBuilder &, Location, Value pixel,
                                        Value tap, Value acc)>;
 
+/// How emitFlatTapReduce cuts its rows: tiles of `rows` output rows whose
+/// accumulator stays in VMEM (memory space `vmemSpace`) across the taps,
+/// when the tiles take at most a quarter of `vmemBytes`; the pass's
+/// tile-rows, vmem-space and vmem-bytes options.
+struct TapTiling {
+  int64_t rows = 128;
+  unsigned vmemSpace = 1;
+  uint64_t vmemBytes = 32 << 20;
+};
+
 /// Whether emitTapReduce computes `window` over flattened rows: stride 1 in
 /// both dimensions, and an output at least half as wide as the input
 /// (padding columns computed and dropped cost less than a tap op per
@@ -293,6 +306,124 @@ Value padAtEnd(IRRewriter &rewriter, Location loc, Value v, int64_t dim,
                                value);
 }
 
+/// The taps of emitFlatTapReduce in tiles: for each image n and each
+/// `tiling.rows` rows from m0 (and a last, shorter tile), an accumulator
+/// tile in VMEM (a `bufferization.alloc_tensor` in `tiling.vmemSpace`)
+/// starts at `fillValue` or (without one) at the rows of `acc` (of
+/// `accType`, N x rows x F), takes
+/// every tap in turn (`combine` over the pixel rows m0 + the tap's offset of
+/// `flat`, N x rows' x C), and is copied into the result once. So a
+/// convolution's accumulator goes to HBM once per tile instead of once
+/// per tap, and its matmuls run back to back. `maps` and `iterators` are
+/// over (n, m, rest...) and lose n. Returns the N x rows x F result, or
+/// null (nothing created) when `tiling.vmemSpace` is 0 or a tile's
+/// accumulator, pixels and tap take more than a quarter of VMEM.
+Value emitTapTiles(IRRewriter &rewriter, Location loc, Value flat,
+                   RankedTensorType accType, Value acc, Value fillValue,
+                   const ConvWindow &window, int64_t w, int64_t c,
+                   function_ref<Value(int64_t, int64_t)> tapOf,
+                   ArrayRef<AffineMap> maps,
+                   ArrayRef<utils::IteratorType> iterators, TapCombiner combine,
+                   const TapTiling &tiling) {
+  Type inElem = getElementTypeOrSelf(flat.getType()),
+       outElem = accType.getElementType();
+  int64_t rows = accType.getDimSize(1), f = accType.getDimSize(2);
+  int64_t size = std::min(tiling.rows, rows);
+  auto bytes = [](Type t) -> uint64_t { return t.isBF16() ? 2 : 4; };
+  uint64_t footprint = uint64_t(size) * f * bytes(outElem) +
+                       uint64_t(size) * c * bytes(inElem) + uint64_t(c) * f * 4;
+  if (tiling.vmemSpace == 0 || size < 1 || footprint > tiling.vmemBytes / 4)
+    return Value();
+  llvm::SmallBitVector n(maps.front().getNumDims());
+  n.set(0);
+  SmallVector<AffineMap> tileMaps;
+  for (AffineMap map : maps) {
+    SmallVector<AffineExpr> results;
+    for (AffineExpr e : map.getResults())
+      if (!e.isFunctionOfDim(0))
+        results.push_back(e);
+    tileMaps.push_back(compressDims(
+        AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext()),
+        n));
+  }
+  SmallVector<utils::IteratorType> tileIterators(iterators.drop_front());
+  auto one = rewriter.getIndexAttr(1), zero = rewriter.getIndexAttr(0);
+  // One tile of `rows` rows at (image, m0) into `out`; returns the new out.
+  auto emitTile = [&](OpBuilder &b, Location l, Value image, Value m0,
+                      int64_t tileRows, Value out) -> Value {
+    auto tileType = RankedTensorType::get({tileRows, f}, outElem);
+    auto alloc =
+        bufferization::AllocTensorOp::create(b, l, tileType, ValueRange{});
+    alloc.setMemorySpaceAttr(b.getI64IntegerAttr(tiling.vmemSpace));
+    SmallVector<OpFoldResult> at = {image, m0, zero};
+    SmallVector<OpFoldResult> sizes = {one, b.getIndexAttr(tileRows),
+                                       b.getIndexAttr(f)};
+    SmallVector<OpFoldResult> ones = {one, one, one};
+    Value tile;
+    if (fillValue) {
+      tile = linalg::FillOp::create(b, l, fillValue, alloc.getResult())
+                 .getResult(0);
+    } else {
+      Value rowsOfInit =
+          tensor::ExtractSliceOp::create(b, l, tileType, acc, at, sizes, ones);
+      tile = linalg::CopyOp::create(b, l, rowsOfInit, alloc.getResult())
+                 .getResult(0);
+    }
+    auto pixelsType = RankedTensorType::get({tileRows, c}, inElem);
+    for (int64_t i = 0; i < window.kh; ++i)
+      for (int64_t j = 0; j < window.kw; ++j) {
+        int64_t offset = i * window.dilation[0] * w + j * window.dilation[1];
+        Value row = arith::AddIOp::create(
+            b, l, m0, arith::ConstantIndexOp::create(b, l, offset));
+        SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
+            b, l, pixelsType, flat, ArrayRef<OpFoldResult>{image, row, zero},
+            ArrayRef<OpFoldResult>{one, b.getIndexAttr(tileRows),
+                                   b.getIndexAttr(c)},
+            ones)};
+        if (tapOf)
+          ins.push_back(tapOf(i, j));
+        tile = linalg::GenericOp::create(
+                   b, l, TypeRange{tileType}, ins, ValueRange{tile}, tileMaps,
+                   tileIterators,
+                   [&](OpBuilder &bb, Location ll, ValueRange args) {
+                     Value tap = tapOf ? args[1] : Value();
+                     linalg::YieldOp::create(
+                         bb, ll, combine(bb, ll, args[0], tap, args.back()));
+                   })
+                   .getResult(0);
+      }
+    Value dst =
+        tensor::ExtractSliceOp::create(b, l, tileType, out, at, sizes, ones);
+    Value copied = linalg::CopyOp::create(b, l, tile, dst).getResult(0);
+    return tensor::InsertSliceOp::create(b, l, copied, out, at, sizes, ones);
+  };
+  int64_t whole = rows / size, rest = rows % size;
+  // Constants made one by one: the order of IR built in arguments is
+  // unspecified (utils/check-eval-order.py).
+  Value zeroIndex = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value oneIndex = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value images = arith::ConstantIndexOp::create(rewriter, loc, window.n);
+  Value wholeRows = arith::ConstantIndexOp::create(rewriter, loc, whole * size);
+  Value step = arith::ConstantIndexOp::create(rewriter, loc, size);
+  Value out0 =
+      tensor::EmptyOp::create(rewriter, loc, accType.getShape(), outElem);
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zeroIndex, images, oneIndex, ValueRange{out0},
+      [&](OpBuilder &b, Location l, Value image, ValueRange iter) {
+        auto tiles = scf::ForOp::create(
+            b, l, zeroIndex, wholeRows, step, ValueRange{iter[0]},
+            [&](OpBuilder &bb, Location ll, Value m0, ValueRange it) {
+              scf::YieldOp::create(bb, ll,
+                                   emitTile(bb, ll, image, m0, size, it[0]));
+            });
+        Value out = tiles.getResult(0);
+        if (rest)
+          out = emitTile(b, l, image, wholeRows, rest, out);
+        scf::YieldOp::create(b, l, out);
+      });
+  return loop.getResult(0);
+}
+
 /// emitTapReduce for a window of stride 1 (usesFlatRows): each image's
 /// H x W x C pixels are viewed as H*W rows of C, and the output as OH x W
 /// rows (W, the input's width: the OW columns wanted and W - OW columns
@@ -310,7 +441,7 @@ Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
                         function_ref<Value(int64_t, int64_t)> tapOf,
                         ArrayRef<AffineMap> maps,
                         ArrayRef<utils::IteratorType> iterators,
-                        TapCombiner combine) {
+                        TapCombiner combine, const TapTiling &tiling) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto initType = cast<RankedTensorType>(init.getType());
   Type inElem = inputType.getElementType(), outElem = initType.getElementType();
@@ -330,12 +461,10 @@ Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
   Value flat = tensor::CollapseShapeOp::create(rewriter, loc, input, hw);
   // The accumulator: OH x W rows; the W - OW extra columns start at the
   // fill's value or zero.
-  Value acc;
+  auto accType = RankedTensorType::get({window.n, rows, f}, outElem);
+  Value acc, fillValue;
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    Value empty = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{window.n, rows, f}, outElem);
-    acc = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
-              .getResult(0);
+    fillValue = fill.getInputs()[0];
   } else {
     Value wide = padAtEnd(rewriter, loc, init, 2, w - window.ow,
                           rewriter.getZeroAttr(outElem));
@@ -358,20 +487,31 @@ Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
   }
   SmallVector<utils::IteratorType> flatIterators(iterators);
   flatIterators.erase(flatIterators.begin() + 2);
-  auto accType = cast<RankedTensorType>(acc.getType());
   auto pixelsType = RankedTensorType::get({window.n, rows, c}, inElem);
   auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
-  for (int64_t i = 0; i < window.kh; ++i)
-    for (int64_t j = 0; j < window.kw; ++j) {
-      int64_t offset = i * window.dilation[0] * w + j * window.dilation[1];
-      SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
-          rewriter, loc, pixelsType, flat,
-          ArrayRef<OpFoldResult>{idx(0), idx(offset), idx(0)},
-          ArrayRef<OpFoldResult>{idx(window.n), idx(rows), idx(c)},
-          ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)})};
-      if (tapOf)
-        ins.push_back(tapOf(i, j));
-      acc = linalg::GenericOp::create(
+  if (Value tiled =
+          emitTapTiles(rewriter, loc, flat, accType, acc, fillValue, window, w,
+                       c, tapOf, flatMaps, flatIterators, combine, tiling)) {
+    acc = tiled;
+  } else {
+    if (fillValue) {
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, accType.getShape(), outElem);
+      acc =
+          linalg::FillOp::create(rewriter, loc, fillValue, empty).getResult(0);
+    }
+    for (int64_t i = 0; i < window.kh; ++i)
+      for (int64_t j = 0; j < window.kw; ++j) {
+        int64_t offset = i * window.dilation[0] * w + j * window.dilation[1];
+        SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
+            rewriter, loc, pixelsType, flat,
+            ArrayRef<OpFoldResult>{idx(0), idx(offset), idx(0)},
+            ArrayRef<OpFoldResult>{idx(window.n), idx(rows), idx(c)},
+            ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)})};
+        if (tapOf)
+          ins.push_back(tapOf(i, j));
+        acc =
+            linalg::GenericOp::create(
                 rewriter, loc, TypeRange{accType}, ins, ValueRange{acc},
                 flatMaps, flatIterators,
                 [&](OpBuilder &b, Location l, ValueRange args) {
@@ -380,7 +520,8 @@ Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
                       b, l, combine(b, l, args[0], tap, args.back()));
                 })
                 .getResult(0);
-    }
+      }
+  }
   Value wide = tensor::ExpandShapeOp::create(
       rewriter, loc,
       RankedTensorType::get({window.n, window.oh, w, f}, outElem), acc, hw);
@@ -405,10 +546,10 @@ Value emitTapReduce(IRRewriter &rewriter, Location loc, Value input, Value init,
                     function_ref<Value(int64_t, int64_t)> tapOf,
                     ArrayRef<AffineMap> maps,
                     ArrayRef<utils::IteratorType> iterators,
-                    TapCombiner combine) {
+                    TapCombiner combine, const TapTiling &tiling) {
   if (usesFlatRows(window, cast<RankedTensorType>(input.getType())))
     if (Value flat = emitFlatTapReduce(rewriter, loc, input, init, window, c,
-                                       tapOf, maps, iterators, combine))
+                                       tapOf, maps, iterators, combine, tiling))
       return flat;
   auto initType = cast<RankedTensorType>(init.getType());
   auto pixelsType =
@@ -467,7 +608,8 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value pixel, Value tap,
 /// OW x C by C x F matmul on the MXU. Returns whether `conv` was rewritten
 /// (not when a type is not static or a tap would read past the input).
 bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
-                                 linalg::Conv2DNhwcHwcfOp conv) {
+                                 linalg::Conv2DNhwcHwcfOp conv,
+                                 const TapTiling &tiling) {
   auto types = getStaticConvTypes(conv);
   if (!types)
     return false;
@@ -497,9 +639,10 @@ bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c), idx(f)},
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1), idx(1)});
   };
-  rewriter.replaceOp(conv, emitTapReduce(rewriter, loc, conv.getInputs()[0],
-                                         conv.getOutputs()[0], *window, c,
-                                         tapOf, maps, iterators, multiplyAdd));
+  rewriter.replaceOp(conv,
+                     emitTapReduce(rewriter, loc, conv.getInputs()[0],
+                                   conv.getOutputs()[0], *window, c, tapOf,
+                                   maps, iterators, multiplyAdd, tiling));
   return true;
 }
 
@@ -510,7 +653,8 @@ bool rewriteConvAsShiftedMatmuls(IRRewriter &rewriter,
 /// pixels), added into the output (emitTapReduce). Returns whether `conv` was
 /// rewritten.
 bool rewriteDepthwiseAsShiftedProducts(IRRewriter &rewriter,
-                                       linalg::DepthwiseConv2DNhwcHwcOp conv) {
+                                       linalg::DepthwiseConv2DNhwcHwcOp conv,
+                                       const TapTiling &tiling) {
   auto types = getStaticConvTypes(conv);
   if (!types)
     return false;
@@ -541,9 +685,10 @@ bool rewriteDepthwiseAsShiftedProducts(IRRewriter &rewriter,
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(c)},
         ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)});
   };
-  rewriter.replaceOp(conv, emitTapReduce(rewriter, loc, conv.getInputs()[0],
-                                         conv.getOutputs()[0], *window, c,
-                                         tapOf, maps, iterators, multiplyAdd));
+  rewriter.replaceOp(conv,
+                     emitTapReduce(rewriter, loc, conv.getInputs()[0],
+                                   conv.getOutputs()[0], *window, c, tapOf,
+                                   maps, iterators, multiplyAdd, tiling));
   return true;
 }
 
@@ -557,7 +702,8 @@ bool rewriteDepthwiseAsShiftedProducts(IRRewriter &rewriter,
 /// `pool` was rewritten.
 template <typename PoolOp>
 bool rewritePoolingAsShiftedReduce(IRRewriter &rewriter, PoolOp pool,
-                                   TapCombiner combine) {
+                                   TapCombiner combine,
+                                   const TapTiling &tiling) {
   auto types = getStaticConvTypes(pool);
   if (!types)
     return false;
@@ -578,7 +724,7 @@ bool rewritePoolingAsShiftedReduce(IRRewriter &rewriter, PoolOp pool,
   rewriter.replaceOp(pool,
                      emitTapReduce(rewriter, pool.getLoc(), pool.getInputs()[0],
                                    pool.getOutputs()[0], *w, c, nullptr, maps,
-                                   iterators, combine));
+                                   iterators, combine, tiling));
   return true;
 }
 
@@ -710,9 +856,27 @@ bool rewriteLaneTranspose(IRRewriter &rewriter, linalg::TransposeOp op) {
 }
 
 struct AccelDecomposeLinalgPass
-    : accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass> {
+    : accel::CheckedOptionsPass<
+          AccelDecomposeLinalgPass,
+          accel::impl::AccelDecomposeLinalgBase<AccelDecomposeLinalgPass>> {
+  using CheckedOptionsPass::CheckedOptionsPass;
+
+  /// The tile rows are an ISA tile dimension; VMEM a config's capacity.
+  std::string checkOptions() const {
+    return accel::firstOptionProblem(
+        {accel::checkOptionRange<int64_t>("tile-rows", tileRows, 1,
+                                          accel::kMaxTileDim,
+                                          "a tile dimension of the ISA"),
+         accel::checkOptionRange<uint64_t>("vmem-bytes", vmemBytes, 1,
+                                           accel::kMaxOptionVmemBytes)});
+  }
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    TapTiling tiling;
+    tiling.rows = tileRows;
+    tiling.vmemSpace = vmemSpace;
+    tiling.vmemBytes = vmemBytes;
     // NCHW (torch-mlir) as NHWC between transposes.
     SmallVector<Operation *> nchw;
     getOperation().walk([&](Operation *op) {
@@ -738,13 +902,13 @@ struct AccelDecomposeLinalgPass
       if (!llvm::all_of(conv->getOperands(), floats))
         continue; // integer convolutions: refused later at the op
       if (!rewriteConv1x1AsMatmul(rewriter, conv))
-        (void)rewriteConvAsShiftedMatmuls(rewriter, conv);
+        (void)rewriteConvAsShiftedMatmuls(rewriter, conv, tiling);
     }
     SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> depthwise;
     getOperation().walk(
         [&](linalg::DepthwiseConv2DNhwcHwcOp c) { depthwise.push_back(c); });
     for (linalg::DepthwiseConv2DNhwcHwcOp conv : depthwise)
-      (void)rewriteDepthwiseAsShiftedProducts(rewriter, conv);
+      (void)rewriteDepthwiseAsShiftedProducts(rewriter, conv, tiling);
     auto combineWith = [](auto make) {
       return [make](OpBuilder &b, Location loc, Value pixel, Value,
                     Value acc) -> Value {
@@ -775,11 +939,11 @@ struct AccelDecomposeLinalgPass
     });
     for (Operation *op : pools) {
       if (auto p = dyn_cast<linalg::PoolingNhwcMaxOp>(op))
-        (void)rewritePoolingAsShiftedReduce(rewriter, p, maxOf);
+        (void)rewritePoolingAsShiftedReduce(rewriter, p, maxOf, tiling);
       else if (auto p = dyn_cast<linalg::PoolingNhwcMinOp>(op))
-        (void)rewritePoolingAsShiftedReduce(rewriter, p, minOf);
+        (void)rewritePoolingAsShiftedReduce(rewriter, p, minOf, tiling);
       else if (auto p = dyn_cast<linalg::PoolingNhwcSumOp>(op))
-        (void)rewritePoolingAsShiftedReduce(rewriter, p, sumOf);
+        (void)rewritePoolingAsShiftedReduce(rewriter, p, sumOf, tiling);
     }
     // Transposes that move the lanes (the frontend's, and those above).
     SmallVector<linalg::TransposeOp> transposes;

@@ -33,7 +33,11 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   AccelBindShapesOptions bind;
   bind.shapes.assign(options.bind.begin(), options.bind.end());
   pm.addPass(createAccelBindShapes(bind));
-  pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg());
+  AccelDecomposeLinalgOptions decompose;
+  decompose.tileRows = options.tileRows;
+  decompose.vmemSpace = options.vmemSpace;
+  decompose.vmemBytes = options.vmemBytes;
+  pm.addNestedPass<func::FuncOp>(createAccelDecomposeLinalg(decompose));
   pm.addNestedPass<func::FuncOp>(createAccelFoldScalars());
   AccelLowerGathersOptions gathers;
   gathers.vmemSpace = options.vmemSpace;

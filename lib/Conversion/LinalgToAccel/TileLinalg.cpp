@@ -258,8 +258,9 @@ struct AccelTileLinalgPass
   /// `op`, with more loops than a tile has dimensions and leading loops
   /// that do not fold into rows, as a loop nest of one iteration per
   /// leading index around an op on 2-D tiles: the batch dimensions of a
-  /// contraction (linalg::inferContractionDims) or every loop but the last
-  /// two of any other op are tiled by 1 (scf::tileUsingSCF), and the unit
+  /// contraction (linalg::inferContractionDims), or of any other op every
+  /// loop but the last and its longest parallel loop before it, are tiled
+  /// by 1 (scf::tileUsingSCF), and the unit
   /// dimensions this leaves are dropped (dropUnitLoops, rank-reducing
   /// subviews); a contraction left with three loops in matmul form becomes
   /// linalg.matmul again. An op this does
@@ -285,8 +286,22 @@ struct AccelTileLinalgPass
       lead.insert(dims->m.begin(), dims->m.end() - 1);
       lead.insert(dims->n.begin(), dims->n.end() - 1);
     } else {
-      for (unsigned l = 0; l + 2 < n; ++l)
-        lead.insert(l);
+      // The tiles' rows are the longest parallel loop but the last (the
+      // lanes), not necessarily the one before it: a copy that moves heads
+      // ((h, s, d) -> (s, h, d), attention's heads put back) is then 4
+      // tiles of s x d, not 64 of h x d, each a DMA in and out.
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      auto parallel = [&](unsigned l) {
+        return iterators[l] == utils::IteratorType::parallel;
+      };
+      unsigned rows = n - 2;
+      if (parallel(rows))
+        for (unsigned l = 0; l + 2 < n; ++l)
+          if (parallel(l) && ranges[l] > ranges[rows])
+            rows = l;
+      for (unsigned l = 0; l + 1 < n; ++l)
+        if (l != rows)
+          lead.insert(l);
     }
     rewriter.setInsertionPoint(op);
     linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());

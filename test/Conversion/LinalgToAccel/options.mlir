@@ -11,6 +11,8 @@
 // RUN: not accel-opt %s --accel-fuse-linalg='tile-cols=0' 2>&1 | FileCheck %s --check-prefix=FUSE --implicit-check-not=error:
 // RUN: not accel-opt %s --accel-stage-operands='vmem-space=0' 2>&1 | FileCheck %s --check-prefix=STAGE --implicit-check-not=error:
 // RUN: not accel-opt %s --convert-memory-spaces-to-accel='vmem-space=0' 2>&1 | FileCheck %s --check-prefix=SPACES --implicit-check-not=error:
+// RUN: not accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{tile-rows=0}))' 2>&1 | FileCheck %s --check-prefix=DECOMPOSE --implicit-check-not=error:
+// RUN: not accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{vmem-bytes=0}))' 2>&1 | FileCheck %s --check-prefix=DECOMPOSE-VMEM --implicit-check-not=error:
 // The largest values are accepted.
 // RUN: accel-opt %s --accel-from-linalg='tile-rows=65535 tile-cols=1 tile-k=65535 vmem-bytes=4294967296' | FileCheck %s --check-prefix=OK
 
@@ -23,6 +25,8 @@
 // FUSE: error: accel-fuse-linalg: tile-cols must be in [1, 65535] (a tile dimension of the ISA); got 0
 // STAGE: error: accel-stage-operands: vmem-space must be in [1, 4294967295] (space 0 is HBM); got 0
 // SPACES: error: convert-memory-spaces-to-accel: vmem-space must be in [1, 4294967295] (space 0 is HBM); got 0
+// DECOMPOSE: error: accel-decompose-linalg: tile-rows must be in [1, 65535] (a tile dimension of the ISA); got 0
+// DECOMPOSE-VMEM: error: accel-decompose-linalg: vmem-bytes must be in [1, 4294967296]; got 0
 // OK: accel.vexp
 func.func @exp(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %e = tensor.empty() : tensor<8x128xf32>

@@ -126,6 +126,27 @@ func.func @heads(%a: memref<64x4x32xf32>, %c: memref<4x64x32xf32>) {
 
 // -----
 
+// Heads put back (4 x 64 x 32 read into 64 x 4 x 32, loops (s, h, d)): the
+// tiles' rows are the longest loop, s, not the loop before the lanes, h:
+// per head a strided 2-D copy of 64 rows (two tiles of 32), not 64 copies
+// of 4 rows.
+// CHECK-LABEL: func.func @heads_back
+// CHECK: scf.for %[[H:.*]] = %c0 to %c4 step %c1
+// CHECK: memref.subview %arg0[%[[H]], 0, 0] [1, 64, 32] [1, 1, 1]
+// CHECK: memref.subview %arg1[0, %[[H]], 0] [64, 1, 32] [1, 1, 1]
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<32x32xf32, strided<[32, 1], offset: ?>>) outs(%{{.*}} : memref<32x32xf32, strided<[128, 1], offset: ?>>)
+// SMALL-LABEL: func.func @heads_back
+func.func @heads_back(%a: memref<4x64x32xf32>, %c: memref<64x4x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : memref<4x64x32xf32>) outs(%c : memref<64x4x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
 // An op reading linalg.index keeps its loops (a collapsed index would be a
 // division and a remainder): the leading loop runs around 2-D tiles, its
 // index becomes the loop's induction variable, and linalg.index 2 becomes
