@@ -157,8 +157,15 @@ def AccelDecomposeLinalg
     tensor (`bufferization.alloc_tensor` in `vmem-space`) that starts as the
     init's fill or a copy of its rows, takes every tap in turn, and is
     copied out once, so it goes through HBM once per tile rather than once
-    per tap. With `vmem-space=0`, or when a tile's accumulator, pixels and
-    tap would take more than a quarter of `vmem-bytes`, each tap is one op
+    per tap. A tile holds whole output rows (`tile-rows` / W of them), and
+    only their OW columns are copied into the result, which is dense like
+    the init. Each image's pixel rows are themselves a VMEM tensor when
+    they take at most an eighth of `vmem-bytes`: filled with the pad's
+    value and the unpadded input rows copied in at their places, so a SAME
+    halo (the frontend's `tensor.pad`) is made in VMEM, never as a padded
+    copy in HBM, and the taps read VMEM. With `vmem-space=0`, or when a
+    tile's accumulator, pixels and tap would take more than a quarter of
+    `vmem-bytes` (or a row is wider than `tile-rows`), each tap is one op
     over all rows instead.
 
     A contraction with a vector operand is a matmul: `linalg.matvec` with
@@ -181,14 +188,16 @@ def AccelDecomposeLinalg
   }];
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",
-           "Output rows per tile of a stride-1 window's taps (its "
-           "accumulator tile stays in VMEM across the taps)">,
+           "Flattened rows per tile of a stride-1 window's taps (whole "
+           "output rows; the accumulator tile stays in VMEM across the "
+           "taps)">,
     Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
            "The numbered memory space that is VMEM (0: no accumulator "
            "tiles in VMEM)">,
     Option<"vmemBytes", "vmem-bytes", "uint64_t", /*default=*/"33554432",
            "VMEM capacity in bytes (the machine config's vmem.bytes); a "
-           "tile's accumulator, pixels and tap take at most a quarter">,
+           "tile's accumulator, pixels and tap take at most a quarter, an "
+           "image's pixels in VMEM at most an eighth">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

@@ -2,6 +2,7 @@
 // RUN: accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg))' | FileCheck %s
 // RUN: accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{vmem-space=0}))' | FileCheck %s --check-prefix=WHOLE
 // RUN: accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{tile-rows=32}))' | FileCheck %s --check-prefix=T32
+// RUN: accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{vmem-bytes=8192}))' | FileCheck %s --check-prefix=HBMROWS
 
 // linalg.softmax: the row max (fill with the identity, max reduction),
 // exp(x - max), the row sum (fill with 0, sum reduction), the division.
@@ -77,24 +78,31 @@ func.func @shifted_matmuls(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i:
 
 // -----
 
-// Stride 1: the taps run over flattened rows. The frontend's halo pad grows
-// by the one row the last tap reads past the image (8 x 9 pixels: 72 rows;
-// taps at 0, 1, 2, 9, ..., 20 read 6 x 9 = 54 rows each, the last up to row
-// 74). Per image and tile of rows (one of 54 rows by default), an
-// accumulator in VMEM (space 1) is filled like the init, takes the nine
-// taps' 54 x 4 by 4 x 5 contractions in turn, and is copied into the
-// result once; the 7 of 9 columns wanted are sliced out at the end.
+// Stride 1: the taps run over flattened rows. Per image, its 6 x 7 pixels
+// go into a VMEM tensor of the padded image's rows (9 x 9 = 81, the halo
+// and the one row the last tap reads past the image filled with the pad's
+// value): one copy per input row, at (r + 1) * 9 + 1. Then per tile of
+// whole output rows (all 6 rows of 9: 54, within 128), an accumulator in
+// VMEM filled like the init takes the nine taps' 54 x 4 by 4 x 5
+// contractions, each reading the image's rows from oh0 * 9 + the tap's
+// offset (0, 1, 2, 9, ..., 20); its rows r * 9 + [0, 7) are copied into
+// the 2 x 6 x 7 x 5 result, the other 2 of each 9 dropped.
 // CHECK-LABEL: func.func @flat_rows(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x6x7x4xf32>, %[[W:.*]]: tensor<3x3x4x5xf32>
-// CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 2, 1, 0]
-// CHECK:         } : tensor<2x6x7x4xf32> to tensor<2x9x9x4xf32>
-// CHECK:         %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2], [3]] : tensor<2x9x9x4xf32> into tensor<2x81x4xf32>
-// CHECK:         %[[R:.*]] = scf.for %[[N:.*]] = %{{.*}} to %c2 step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x54x5xf32>)
-// CHECK:           scf.for %[[M:.*]] = %{{.*}} to %c54{{.*}} step %c54
+// CHECK:         %[[R:.*]] = scf.for %[[N:.*]] = %{{.*}} to %c2 step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x6x7x5xf32>)
+// CHECK:           %[[IMG:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<81x4xf32>
+// CHECK:           %[[IMG0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[IMG]] : tensor<81x4xf32>)
+// CHECK:           %[[ROW0:.*]] = tensor.extract_slice %[[X]][%[[N]], 0, 0, 0] [1, 1, 7, 4]
+// CHECK:           %[[FLAT0:.*]] = tensor.collapse_shape %[[ROW0]] {{\[}}[0, 1, 2], [3]] : tensor<1x1x7x4xf32> into tensor<7x4xf32>
+// CHECK:           tensor.insert_slice %[[FLAT0]] into %[[IMG0]][10, 0] [7, 4] [1, 1]
+// CHECK:           tensor.extract_slice %[[X]][%[[N]], 5, 0, 0] [1, 1, 7, 4]
+// CHECK:           %[[IMG6:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[55, 0] [7, 4] [1, 1]
+// CHECK:           scf.for %[[OH:.*]] = %{{.*}} to %c6{{.*}} step %c6
 // CHECK:             %[[A:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<54x5xf32>
 // CHECK:             %[[A0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : tensor<54x5xf32>)
+// CHECK:             %[[M:.*]] = arith.muli %[[OH]], %c9{{.*}} : index
 // CHECK:             %[[R0:.*]] = arith.addi %[[M]], %c0{{.*}} : index
-// CHECK:             %[[S0:.*]] = tensor.extract_slice %[[F]][%[[N]], %[[R0]], 0] [1, 54, 4] [1, 1, 1] : tensor<2x81x4xf32> to tensor<54x4xf32>
+// CHECK:             %[[S0:.*]] = tensor.extract_slice %[[IMG6]][%[[R0]], 0] [54, 4] [1, 1] : tensor<81x4xf32> to tensor<54x4xf32>
 // CHECK:             %[[T0:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [1, 1, 4, 5]
 // CHECK:             %[[A1:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[S0]], %[[T0]] : tensor<54x4xf32>, tensor<4x5xf32>) outs(%[[A0]] : tensor<54x5xf32>)
 // CHECK:               arith.mulf
@@ -104,18 +112,31 @@ func.func @shifted_matmuls(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i:
 // CHECK:             arith.addi %[[M]], %c9{{.*}} : index
 // CHECK:             arith.addi %[[M]], %c20{{.*}} : index
 // CHECK:             %[[A9:.*]] = linalg.generic
-// CHECK:             %[[D:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[M]], 0] [1, 54, 5] [1, 1, 1] : tensor<2x54x5xf32> to tensor<54x5xf32>
-// CHECK:             %[[C:.*]] = linalg.copy ins(%[[A9]] : tensor<54x5xf32>) outs(%[[D]] : tensor<54x5xf32>)
-// CHECK:             tensor.insert_slice %[[C]] into %{{.*}}[%[[N]], %[[M]], 0] [1, 54, 5] [1, 1, 1]
-// CHECK:         %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0], [1, 2], [3]] output_shape [2, 6, 9, 5] : tensor<2x54x5xf32> into tensor<2x6x9x5xf32>
-// CHECK:         %[[Y:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 0] [2, 6, 7, 5] [1, 1, 1, 1] : tensor<2x6x9x5xf32> to tensor<2x6x7x5xf32>
+// CHECK:             %[[ROW:.*]] = tensor.extract_slice %[[A9]][0, 0] [7, 5] [1, 1] : tensor<54x5xf32> to tensor<7x5xf32>
+// CHECK:             %[[OH0:.*]] = arith.addi %[[OH]], %c0{{.*}} : index
+// CHECK:             %[[D:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[OH0]], 0, 0] [1, 1, 7, 5] [1, 1, 1, 1] : tensor<2x6x7x5xf32> to tensor<7x5xf32>
+// CHECK:             %[[C:.*]] = linalg.copy ins(%[[ROW]] : tensor<7x5xf32>) outs(%[[D]] : tensor<7x5xf32>)
+// CHECK:             tensor.insert_slice %[[C]] into %{{.*}}[%[[N]], %[[OH0]], 0, 0] [1, 1, 7, 5] [1, 1, 1, 1]
+// CHECK:             tensor.extract_slice %[[A9]][45, 0] [7, 5] [1, 1]
 // CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
-// CHECK:         return %[[Y]]
-// Tiles of 32 rows: one whole tile per image, then the last 22 rows.
+// CHECK:         return %[[R]]
+// Tiles of 32 rows: 3 whole output rows of 9 (27 rows) per tile, twice.
 // T32-LABEL: func.func @flat_rows(
-// T32:         scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c32
-// T32:           bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<32x5xf32>
-// T32:         bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<22x5xf32>
+// T32:         scf.for %{{.*}} = %{{.*}} to %c6{{.*}} step %c3
+// T32:           bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<27x5xf32>
+// T32-NOT:       bufferization.alloc_tensor
+// T32:         return
+// With 8 KiB of VMEM the image (81 x 4 x 4 bytes) takes more than an
+// eighth: the taps read its rows from the padded input in HBM, the
+// accumulator tiles (2 KiB with pixels and tap) still in VMEM.
+// HBMROWS-LABEL: func.func @flat_rows(
+// HBMROWS:         %[[P:.*]] = tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 2, 1, 0]
+// HBMROWS:         %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2], [3]] : tensor<2x9x9x4xf32> into tensor<2x81x4xf32>
+// HBMROWS:         scf.for %[[N:.*]] = %{{.*}} to %c2
+// HBMROWS-NOT:       bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<81x4xf32>
+// HBMROWS:           %[[IMG:.*]] = tensor.extract_slice %[[F]][%[[N]], 0, 0] [1, 81, 4] [1, 1, 1] : tensor<2x81x4xf32> to tensor<81x4xf32>
+// HBMROWS:           bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<54x5xf32>
+// HBMROWS:           tensor.extract_slice %[[IMG]][%{{.*}}, 0] [54, 4] [1, 1]
 // Without VMEM tiles (vmem-space=0), one 2 x 54 x 4 by 4 x 5 contraction
 // per tap over both images into a 2 x 54 x 5 accumulator.
 // WHOLE-LABEL: func.func @flat_rows(
@@ -140,25 +161,27 @@ func.func @flat_rows(%x: tensor<2x6x7x4xf32>, %w: tensor<3x3x4x5xf32>) -> tensor
 }
 
 // Dilation 2, an input that is not a pad and an init that is not a fill:
-// taps 2 rows and 2 pixel rows (16) apart; the input gets one zero row
-// (tensor.pad, 8 -> 9 rows of 8), the init four zero columns (4 -> 8),
-// and each accumulator tile starts as a copy of the init's rows.
+// taps 2 rows and 2 pixel rows (16) apart. The image's rows go into VMEM
+// whole (one copy of 64 rows: no padding of W), the row the last tap reads
+// past them zero; each accumulator tile starts at zero with the init's
+// rows of 4 copied in at r * 8.
 // CHECK-LABEL: func.func @flat_rows_init(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4x5xf32>, %[[I:.*]]: tensor<1x4x4x5xf32>
-// CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 0, 0] high[0, 1, 0, 0]
-// CHECK:         %[[F:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2], [3]] : tensor<1x9x8x4xf32> into tensor<1x72x4xf32>
-// CHECK:         %[[PI:.*]] = tensor.pad %[[I]] low[0, 0, 0, 0] high[0, 0, 4, 0]
-// CHECK:         %[[I0:.*]] = tensor.collapse_shape %[[PI]] {{\[}}[0], [1, 2], [3]] : tensor<1x4x8x5xf32> into tensor<1x32x5xf32>
-// CHECK:         scf.for %[[M:.*]] = %{{.*}} to %c32{{.*}} step %c32
-// CHECK:           %[[A:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<32x5xf32>
-// CHECK:           %[[IR:.*]] = tensor.extract_slice %[[I0]][%{{.*}}, %[[M]], 0] [1, 32, 5] [1, 1, 1] : tensor<1x32x5xf32> to tensor<32x5xf32>
-// CHECK:           %[[A0:.*]] = linalg.copy ins(%[[IR]] : tensor<32x5xf32>) outs(%[[A]] : tensor<32x5xf32>)
-// CHECK:           linalg.generic {{.*}} outs(%[[A0]] : tensor<32x5xf32>)
-// CHECK:           arith.addi %[[M]], %c2{{.*}} : index
-// CHECK:           arith.addi %[[M]], %c4{{.*}} : index
-// CHECK:           arith.addi %[[M]], %c16{{.*}} : index
-// CHECK:           arith.addi %[[M]], %c36{{.*}} : index
-// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 4, 5] [1, 1, 1, 1] : tensor<1x4x8x5xf32> to tensor<1x4x4x5xf32>
+// CHECK:           %[[IMG:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<72x4xf32>
+// CHECK:           %[[IMG0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[IMG]] : tensor<72x4xf32>)
+// CHECK:           %[[ALL:.*]] = tensor.extract_slice %[[X]][%{{.*}}, 0, 0, 0] [1, 8, 8, 4]
+// CHECK:           %[[FLAT:.*]] = tensor.collapse_shape %[[ALL]] {{\[}}[0, 1, 2], [3]] : tensor<1x8x8x4xf32> into tensor<64x4xf32>
+// CHECK:           tensor.insert_slice %[[FLAT]] into %[[IMG0]][0, 0] [64, 4] [1, 1]
+// CHECK:             %[[A:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<32x5xf32>
+// CHECK:             %[[A0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : tensor<32x5xf32>)
+// CHECK:             %[[IR:.*]] = tensor.extract_slice %[[I]][%{{.*}}, %{{.*}}, 0, 0] [1, 1, 4, 5] [1, 1, 1, 1] : tensor<1x4x4x5xf32> to tensor<4x5xf32>
+// CHECK:             tensor.insert_slice %[[IR]] into %[[A0]][0, 0] [4, 5] [1, 1]
+// CHECK:             tensor.insert_slice %{{.*}} into %{{.*}}[24, 0] [4, 5] [1, 1]
+// CHECK:             arith.addi %{{.*}}, %c2{{.*}} : index
+// CHECK:             arith.addi %{{.*}}, %c4{{.*}} : index
+// CHECK:             arith.addi %{{.*}}, %c16{{.*}} : index
+// CHECK:             arith.addi %{{.*}}, %c36{{.*}} : index
+// CHECK:             linalg.copy ins(%{{.*}} : tensor<4x5xf32>) outs(%{{.*}} : tensor<4x5xf32>)
 func.func @flat_rows_init(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>, %i: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x5xf32>) outs(%i : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
   return %y : tensor<1x4x4x5xf32>
