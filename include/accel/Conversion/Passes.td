@@ -241,7 +241,17 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
         input), is fused into that consumer the same way, so a chain such
         as batchnorm's broadcasts, multiply, add and ReLU is one op and its
         intermediates never go through HBM. Contractions and reductions
-        are not fused into: their structure is what the later steps tile.
+        are not fused into: their structure is what the later steps tile;
+      - except for a transpose of leading dimensions (a copy through a
+        permutation that keeps the lanes last: attention's heads split out
+        of the rows), which any generic reads in place, contractions
+        included (a `linalg.batch_matmul` reading one becomes a generic
+        first): its tiles then read strided rows;
+      - and an op whose only reader is such a transpose (the heads put back
+        after the per-head `P @ V`) writes in the transposed layout
+        instead: its output map is composed with the inverse permutation,
+        into a tensor of the transposed shape (filled like its init when
+        it accumulates).
 
     Rank-0 tensors that are not constants (a rank-0 function argument or a
     value computed into one) are left as they are.

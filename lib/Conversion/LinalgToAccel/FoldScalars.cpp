@@ -75,6 +75,23 @@ bool onlyMovesInput(linalg::GenericOp producer) {
          yield.getOperand(0) == producer.getBody()->getArgument(0);
 }
 
+/// Whether `producer` is a transpose of leading dimensions: it only moves
+/// its input, through a permutation (every dimension kept, none broadcast)
+/// that keeps the last dimension (the lanes) last, into an output indexed
+/// by the identity (attention's heads split out of the rows or put back).
+/// A transpose that moves the lanes is left to the steps that transpose
+/// tiles (accel-decompose-linalg, accel-stage-operands).
+bool isTranspose(linalg::GenericOp producer) {
+  if (!isAllParallel(producer) || !onlyMovesInput(producer) ||
+      producer->getNumResults() != 1)
+    return false;
+  AffineMap in = producer.getIndexingMapsArray()[0],
+            out = producer.getIndexingMapsArray()[1];
+  unsigned last = in.getNumDims() - 1;
+  return in.isPermutation() && !in.isIdentity() && out.isIdentity() &&
+         in.getResult(last) == getAffineDimExpr(last, in.getContext());
+}
+
 /// Whether the elementwise `producer` of `fused` (an operand of an
 /// elementwise consumer) is fused into that consumer: when it reads no
 /// tensor or makes a tensor no VMEM tile holds (above), when it only
@@ -88,6 +105,16 @@ bool fuseIntoConsumer(OpOperand *fused) {
   if (readsNoTensor(producer) || hasNoTileType(producer))
     return true;
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  // A transpose (a copy through a permutation, attention's heads split out
+  // of the rows) is read in place by any generic, contractions included:
+  // the reader's map composes with the permutation, and the tiles then
+  // read strided rows instead of a transposed copy going through HBM.
+  if (isTranspose(producer) && consumer && consumer.hasPureTensorSemantics() &&
+      llvm::all_of(producer->getResult(0).getUsers(), [](Operation *user) {
+        auto generic = dyn_cast<linalg::GenericOp>(user);
+        return generic && generic.hasPureTensorSemantics();
+      }))
+    return true;
   if (!isAllParallel(producer) || !isAllParallel(consumer) ||
       producer->getNumResults() != 1 ||
       producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
@@ -106,12 +133,90 @@ bool fuseIntoConsumer(OpOperand *fused) {
          });
 }
 
+/// A contraction (or any linalg op on tensors) whose only reader is a
+/// transpose writes in the transpose's layout instead: `producer` becomes a
+/// generic whose output map is the inverse of the transpose's permutation
+/// composed with its own, into a tensor of the transpose's shape (filled
+/// like its init when its body reads the init, which must then be a fill
+/// of an empty tensor); the transpose's result is replaced.
+/// Attention's heads put back ((h, s, d) -> (s, h, d) after the per-head
+/// P @ V) are then written by the matmuls as strided rows, not copied
+/// through HBM. Returns whether it rewrote.
+bool writeInTransposedLayout(IRRewriter &rewriter,
+                             linalg::GenericOp transpose) {
+  if (!isTranspose(transpose))
+    return false;
+  Value source = transpose.getDpsInputs()[0];
+  auto producer = source.getDefiningOp<linalg::LinalgOp>();
+  if (!producer || !source.hasOneUse() || producer->getNumResults() != 1 ||
+      !producer.hasPureTensorSemantics() ||
+      isa<linalg::FillOp, linalg::CopyOp>(producer.getOperation()))
+    return false;
+  OpOperand *init = producer.getDpsInitOperand(0);
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  bool readsInit = producer.payloadUsesValueFromOperand(init);
+  if (readsInit &&
+      (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()))
+    return false;
+  auto type = cast<RankedTensorType>(transpose->getResult(0).getType());
+  rewriter.setInsertionPoint(producer);
+  Value newInit = tensor::EmptyOp::create(
+      rewriter, producer.getLoc(), type.getShape(), type.getElementType());
+  if (readsInit)
+    newInit = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                     fill.getInputs()[0], newInit)
+                  .getResult(0);
+  rewriter.setInsertionPoint(producer);
+  FailureOr<linalg::GenericOp> generic =
+      isa<linalg::GenericOp>(producer.getOperation())
+          ? FailureOr<linalg::GenericOp>(
+                cast<linalg::GenericOp>(producer.getOperation()))
+          : linalg::generalizeNamedOp(rewriter, producer);
+  if (failed(generic))
+    return false;
+  SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
+  AffineMap permutation = transpose.getIndexingMapsArray()[0];
+  maps.back() = inversePermutation(permutation).compose(maps.back());
+  auto rewritten = linalg::GenericOp::create(
+      rewriter, generic->getLoc(), TypeRange{newInit.getType()},
+      generic->getDpsInputs(), ValueRange{newInit}, maps,
+      generic->getIteratorTypesArray());
+  rewritten.getRegion().takeBody(generic->getRegion());
+  rewriter.replaceOp(transpose, rewritten.getResult(0));
+  rewriter.eraseOp(*generic);
+  return true;
+}
+
 struct AccelFoldScalarsPass
     : accel::impl::AccelFoldScalarsBase<AccelFoldScalarsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    IRRewriter rewriter(context);
+    // A batch matmul reading a transpose becomes a generic, which can then
+    // read it in place (fuseIntoConsumer).
+    SmallVector<linalg::BatchMatmulOp> readers;
+    getOperation().walk([&](linalg::BatchMatmulOp op) {
+      if (op.hasPureTensorSemantics() &&
+          llvm::any_of(op.getDpsInputs(), [](Value v) {
+            return isTranspose(v.getDefiningOp<linalg::GenericOp>());
+          }))
+        readers.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : readers) {
+      rewriter.setInsertionPoint(op);
+      if (succeeded(linalg::generalizeNamedOp(rewriter, op)))
+        continue;
+    }
+    SmallVector<linalg::GenericOp> transposes;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (isTranspose(op))
+        transposes.push_back(op);
+    });
+    for (linalg::GenericOp op : transposes)
+      (void)writeInTransposedLayout(rewriter, op);
+
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, fuseIntoConsumer);
     // tensor.extract of a constant (what upstream leaves of a rank-0

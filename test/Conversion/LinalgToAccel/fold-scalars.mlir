@@ -255,3 +255,77 @@ func.func @not_fused(%x: tensor<4x8xf32>, %init: tensor<4x8xf32>) -> (tensor<4x8
   } -> tensor<4x8xf32>
   return %p, %q, %sum, %t : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Attention's heads: a transpose of leading dimensions (64 x 4 x 32 rows
+// split into 4 heads, the lanes kept last) is read in place by the
+// contraction after it, and by a batch matmul (made a generic for it); a
+// batch matmul whose only reader puts the heads back writes in that layout
+// (its output map composed with the inverse permutation, into a fill of
+// the transposed shape). A transpose the function returns stays, and so
+// does one that moves the lanes read by a reduction.
+// CHECK-DAG:   #[[QS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d3)>
+// CHECK-DAG:   #[[VT:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d2)>
+// CHECK-DAG:   #[[OB:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
+// CHECK-LABEL: func.func @heads(
+// CHECK-SAME:    %[[Q:.*]]: tensor<8x2x4xf32>, %[[K:.*]]: tensor<2x8x4xf32>, %[[V:.*]]: tensor<8x2x4xf32>, %[[P:.*]]: tensor<2x8x8xf32>
+// CHECK:         %[[S:.*]] = linalg.generic {indexing_maps = [#[[QS]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[Q]], %[[K]] : tensor<8x2x4xf32>, tensor<2x8x4xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x2x4xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<8x2x4xf32>)
+// CHECK:         %[[O:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[VT]], #[[OB]]], {{.*}}} ins(%[[P]], %[[V]] : tensor<2x8x8xf32>, tensor<8x2x4xf32>) outs(%[[F]] : tensor<8x2x4xf32>)
+// CHECK:         %[[KEPT:.*]] = linalg.generic {{.*}} ins(%[[Q]] : tensor<8x2x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>)
+// CHECK:         %[[LANES:.*]] = linalg.generic {{.*}} ins(%[[Q]] : tensor<8x2x4xf32>) outs(%{{.*}} : tensor<8x4x2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[LANES]] : tensor<8x4x2xf32>)
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         return %[[S]], %[[O]], %[[KEPT]]
+#qk_q = affine_map<(h, s, t, d) -> (h, s, d)>
+#qk_k = affine_map<(h, s, t, d) -> (h, t, d)>
+#qk_o = affine_map<(h, s, t, d) -> (h, s, t)>
+#split = affine_map<(h, s, d) -> (s, h, d)>
+#lanes = affine_map<(a, b, c) -> (a, c, b)>
+#id3 = affine_map<(h, s, d) -> (h, s, d)>
+func.func @heads(%q: tensor<8x2x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<8x2x4xf32>, %p: tensor<2x8x8xf32>) -> (tensor<2x8x8xf32>, tensor<8x2x4xf32>, tensor<2x8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  %qh = linalg.generic {indexing_maps = [#split, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%q : tensor<8x2x4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8x4xf32>
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%qh, %k : tensor<2x8x4xf32>, tensor<2x8x4xf32>) outs(%fs : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %vh = linalg.generic {indexing_maps = [#split, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v : tensor<8x2x4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8x4xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %o = linalg.batch_matmul ins(%p, %vh : tensor<2x8x8xf32>, tensor<2x8x4xf32>) outs(%fo : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %eb = tensor.empty() : tensor<8x2x4xf32>
+  %back = linalg.generic {indexing_maps = [#split, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%o : tensor<2x8x4xf32>) outs(%eb : tensor<8x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x2x4xf32>
+  %kept = linalg.generic {indexing_maps = [#split, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%q : tensor<8x2x4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8x4xf32>
+  %el = tensor.empty() : tensor<8x4x2xf32>
+  %lt = linalg.generic {indexing_maps = [#lanes, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%q : tensor<8x2x4xf32>) outs(%el : tensor<8x4x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4x2xf32>
+  %er = tensor.empty() : tensor<8x4xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %ex = linalg.generic {indexing_maps = [#id3, affine_map<(a, b, c) -> (a, b)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%lt : tensor<8x4x2xf32>) outs(%fr : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = arith.addf %in, %out : f32
+    linalg.yield %x : f32
+  } -> tensor<8x4xf32>
+  return %s, %back, %kept, %ex : tensor<2x8x8xf32>, tensor<8x2x4xf32>, tensor<2x8x4xf32>, tensor<8x4xf32>
+}
