@@ -168,6 +168,14 @@ def AccelDecomposeLinalg
     `vmem-bytes` (or a row is wider than `tile-rows`), each tap is one op
     over all rows instead.
 
+    A strided window (or one whose output is too narrow for flattened
+    rows) whose image fits an eighth of VMEM works the same way one output
+    row at a time: the image in VMEM, an accumulator of OW rows in VMEM,
+    and per tap the row's pixels read from the image as strided rows (every
+    stride-th pixel: a row stride the MXU and VPU take), then copied out
+    once. Otherwise it keeps the per-row ops on the input's strided slices
+    described above.
+
     A contraction with a vector operand is a matmul: `linalg.matvec` with
     the vector as one column (K x 1), `linalg.vecmat` with it as one row
     (1 x K), `linalg.dot` as a 1 x K row times a K x 1 column into a 1 x 1

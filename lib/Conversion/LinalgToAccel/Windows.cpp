@@ -73,6 +73,19 @@ bool usesFlatRows(const ConvWindow &window, RankedTensorType input) {
          input.getDimSize(2) <= 2 * window.ow;
 }
 
+/// Whether each image of `input` (N x H x W x C) fits an eighth of VMEM as
+/// its H*W rows, and `window` has no size 0: the strided form of
+/// emitTapReduce reads its taps from that image (emitTapTiles).
+bool fitsImageInVmem(const ConvWindow &window, RankedTensorType input,
+                     const TapTiling &tiling) {
+  uint64_t bytes = input.getElementType().isBF16() ? 2 : 4;
+  return tiling.vmemSpace != 0 && window.n > 0 && window.oh > 0 &&
+         window.ow > 0 && input.getDimSize(3) > 0 &&
+         uint64_t(input.getDimSize(1)) * input.getDimSize(2) *
+                 input.getDimSize(3) * bytes <=
+             tiling.vmemBytes / 8;
+}
+
 /// `v` (a static tensor) with its dimension `dim` grown by `extra` at the
 /// end, filled with `pad` (a tensor.pad); when `v` is itself a tensor.pad
 /// with a constant value used once (the frontend's SAME halo), that pad
@@ -184,56 +197,75 @@ Value emitImageInVmem(OpBuilder &b, Location loc, Value input, Value image,
 /// the builder's insertion point inside the loop over images.
 using ImageRows = function_ref<Value(OpBuilder &, Location, Value image)>;
 
-/// The taps of emitFlatTapReduce in tiles of whole output rows: for each
-/// image n and each R = `tiling.rows` / W output rows from oh0 (and a last,
-/// shorter tile), an accumulator tile of R*W rows in VMEM (a
-/// `bufferization.alloc_tensor` in `tiling.vmemSpace`) starts at
-/// `fillValue`, or at zero with the init's R rows of OW copied in, takes
-/// every tap in turn (`combine` over the R*W pixel rows from oh0*W + the
-/// tap's offset of the image's rows, `imageRows(n)`: rows x C, a slice of
-/// `flat` (N x rows x C) or the image in VMEM), and its R rows of OW are copied
-/// into the N x OH x OW x F result. So a convolution's accumulator leaves
-/// VMEM once per tile instead of going through HBM once per tap, its
-/// matmuls run back to back, and the result is as dense as `init` (no
-/// W - OW columns for the ops after it to step over). `maps` and
-/// `iterators` are over (n, m, rest...) and lose n. Returns the result, or
-/// null (nothing created) when `tiling.vmemSpace` is 0, a row is wider
-/// than a tile, or a tile's accumulator, pixels and tap take more than a
-/// quarter of VMEM.
+/// The taps of emitTapReduce in tiles of whole output rows, for each image
+/// n (its pixel rows `imageRows(n)`: H*W (+ extra) x C, the image in VMEM
+/// or a slice of the flattened input in HBM). With `flat` (stride 1), an
+/// output row is W accumulator rows (OW wanted, W - OW read across the
+/// row's end) and a tile of R = `tiling.rows` / W output rows takes one op
+/// per tap over its R*W contiguous pixel rows from oh0*W + the tap's
+/// offset; otherwise an output row is OW accumulator rows, a tile one
+/// output row, and each tap reads that row's pixels (image row oh*sh +
+/// i*dh, every sw-th pixel from j*dw) as strided rows. The accumulator
+/// tile is in VMEM (a `bufferization.alloc_tensor` in `tiling.vmemSpace`):
+/// it starts at `fillValue`, or at zero with the init's rows of OW copied
+/// in, takes every tap in turn (`combine`), and its output rows' OW
+/// columns are copied into the N x OH x OW x F result. So a convolution's
+/// accumulator leaves VMEM once per tile instead of going through HBM once
+/// per tap, its matmuls run back to back, and the result is as dense as
+/// `init`. `maps` and `iterators` are over (n, oh, ow, rest...). Returns
+/// the result, or null (nothing created) when `tiling.vmemSpace` is 0, an
+/// output row is longer than a tile, or a tile's accumulator, pixels and
+/// tap take more than a quarter of VMEM.
 // Long: the tile's IR (init rows in, taps, rows out) and the loops over
 // images and tiles share its index arithmetic; split, they would pass a
 // dozen values between them.
-Value emitTapTiles(IRRewriter &rewriter, Location loc, Value flat,
+Value emitTapTiles(IRRewriter &rewriter, Location loc, Type inElem,
                    ImageRows imageRows, Value init, Value fillValue,
                    const ConvWindow &window, int64_t w, int64_t c,
                    function_ref<Value(int64_t, int64_t)> tapOf,
                    ArrayRef<AffineMap> maps,
                    ArrayRef<utils::IteratorType> iterators, TapCombiner combine,
-                   const TapTiling &tiling) {
+                   const TapTiling &tiling, bool flat) {
   auto initType = cast<RankedTensorType>(init.getType());
-  Type inElem = getElementTypeOrSelf(flat.getType()),
-       outElem = initType.getElementType();
+  Type outElem = initType.getElementType();
   int64_t f = initType.getDimSize(3);
-  int64_t perTile = std::min(tiling.rows / w, window.oh);
+  // Flat (stride 1): an output row is W rows of the accumulator (OW
+  // wanted), and a tap reads the tile's rows as one contiguous run.
+  // Otherwise an output row is OW rows, and a tap reads each output row's
+  // pixels, every stride-th.
+  int64_t pitch = flat ? w : window.ow;
+  int64_t perTile = std::min(tiling.rows / pitch, window.oh);
+  // Strided, each output row is an op per tap: one row per tile keeps a
+  // tile's straight-line code (and the scalar registers its views take,
+  // which the lowering does not spill) as short as a stride-1 tile's.
+  if (!flat)
+    perTile = std::min<int64_t>(perTile, 1);
   auto bytes = [](Type t) -> uint64_t { return t.isBF16() ? 2 : 4; };
-  uint64_t size = uint64_t(std::max<int64_t>(perTile, 0)) * w;
+  uint64_t size = uint64_t(std::max<int64_t>(perTile, 0)) * pitch;
   uint64_t footprint = size * f * bytes(outElem) + size * c * bytes(inElem) +
                        uint64_t(c) * f * 4;
   if (tiling.vmemSpace == 0 || perTile < 1 || footprint > tiling.vmemBytes / 4)
     return Value();
-  llvm::SmallBitVector n(maps.front().getNumDims());
-  n.set(0);
+  // Each map over (n, oh, ow, rest) as one over (m, rest): m is the
+  // flattened (oh, ow) for stride 1, ow otherwise.
+  unsigned gone = flat ? 2 : 1;
+  llvm::SmallBitVector dropped(maps.front().getNumDims());
+  dropped.set(0);
+  dropped.set(gone);
   SmallVector<AffineMap> tileMaps;
   for (AffineMap map : maps) {
     SmallVector<AffineExpr> results;
     for (AffineExpr e : map.getResults())
-      if (!e.isFunctionOfDim(0))
+      if (!e.isFunctionOfDim(0) && !e.isFunctionOfDim(gone))
         results.push_back(e);
     tileMaps.push_back(compressDims(
         AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext()),
-        n));
+        dropped));
   }
-  SmallVector<utils::IteratorType> tileIterators(iterators.drop_front());
+  SmallVector<utils::IteratorType> tileIterators;
+  for (auto [l, it] : llvm::enumerate(iterators))
+    if (!dropped.test(l))
+      tileIterators.push_back(it);
   auto one = rewriter.getIndexAttr(1), zero = rewriter.getIndexAttr(0);
   Value zeroValue = arith::ConstantOp::create(
       rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(outElem)));
@@ -241,7 +273,7 @@ Value emitTapTiles(IRRewriter &rewriter, Location loc, Value flat,
   // N x OH x OW x F result so far); returns the new result.
   auto emitTile = [&](OpBuilder &b, Location l, Value image, Value pixels,
                       Value oh0, int64_t count, Value out) -> Value {
-    int64_t tileRows = count * w;
+    int64_t tileRows = count * pitch;
     auto tileType = RankedTensorType::get({tileRows, f}, outElem);
     auto rowType = RankedTensorType::get({window.ow, f}, outElem);
     auto alloc =
@@ -250,8 +282,8 @@ Value emitTapTiles(IRRewriter &rewriter, Location loc, Value flat,
     Value tile = linalg::FillOp::create(b, l, fillValue ? fillValue : zeroValue,
                                         alloc.getResult())
                      .getResult(0);
-    // Output row r of the tile: rows [r*W, r*W + OW) of the accumulator,
-    // [image, oh0 + r, 0:OW, :] of the init and of the result.
+    // Output row r of the tile: rows [r*pitch, r*pitch + OW) of the
+    // accumulator, [image, oh0 + r, 0:OW, :] of the init and of the result.
     auto outputRow = [&](int64_t r) -> SmallVector<OpFoldResult> {
       Value offset = arith::ConstantIndexOp::create(b, l, r);
       Value oh = arith::AddIOp::create(b, l, oh0, offset);
@@ -261,7 +293,7 @@ Value emitTapTiles(IRRewriter &rewriter, Location loc, Value flat,
                                           b.getIndexAttr(f)};
     SmallVector<OpFoldResult> ones4 = {one, one, one, one}, ones2 = {one, one};
     auto tileRow = [&](int64_t r) -> SmallVector<OpFoldResult> {
-      return {b.getIndexAttr(r * w), zero};
+      return {b.getIndexAttr(r * pitch), zero};
     };
     SmallVector<OpFoldResult> tileRowSizes = {b.getIndexAttr(window.ow),
                                               b.getIndexAttr(f)};
@@ -272,29 +304,69 @@ Value emitTapTiles(IRRewriter &rewriter, Location loc, Value flat,
         tile = tensor::InsertSliceOp::create(b, l, rowOfInit, tile, tileRow(r),
                                              tileRowSizes, ones2);
       }
+    // Combines one tap's pixels (`rows` rows from `start`, every `step`-th)
+    // into rows [at, at + rows) of the tile.
+    auto combineTap = [&](int64_t i, int64_t j, Value start, int64_t rows,
+                          int64_t step, int64_t at) {
+      auto pixelsType = RankedTensorType::get({rows, c}, inElem);
+      SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
+          b, l, pixelsType, pixels, ArrayRef<OpFoldResult>{start, zero},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(c)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(step), one})};
+      if (tapOf)
+        ins.push_back(tapOf(i, j));
+      auto partType = RankedTensorType::get({rows, f}, outElem);
+      bool whole = rows == tileRows;
+      SmallVector<OpFoldResult> partAt = {b.getIndexAttr(at), zero};
+      SmallVector<OpFoldResult> partSizes = {b.getIndexAttr(rows),
+                                             b.getIndexAttr(f)};
+      Value part = whole ? tile
+                         : tensor::ExtractSliceOp::create(
+                               b, l, partType, tile, partAt, partSizes, ones2)
+                               .getResult();
+      Value combined =
+          linalg::GenericOp::create(
+              b, l, TypeRange{partType}, ins, ValueRange{part}, tileMaps,
+              tileIterators,
+              [&](OpBuilder &bb, Location ll, ValueRange args) {
+                Value tap = tapOf ? args[1] : Value();
+                linalg::YieldOp::create(
+                    bb, ll, combine(bb, ll, args[0], tap, args.back()));
+              })
+              .getResult(0);
+      tile = whole ? combined
+                   : tensor::InsertSliceOp::create(b, l, combined, tile, partAt,
+                                                   partSizes, ones2)
+                         .getResult();
+    };
     Value width = arith::ConstantIndexOp::create(b, l, w);
     Value m0 = arith::MulIOp::create(b, l, oh0, width);
-    auto pixelsType = RankedTensorType::get({tileRows, c}, inElem);
     for (int64_t i = 0; i < window.kh; ++i)
       for (int64_t j = 0; j < window.kw; ++j) {
-        int64_t offset = i * window.dilation[0] * w + j * window.dilation[1];
-        Value shift = arith::ConstantIndexOp::create(b, l, offset);
-        Value row = arith::AddIOp::create(b, l, m0, shift);
-        SmallVector<Value> ins = {tensor::ExtractSliceOp::create(
-            b, l, pixelsType, pixels, ArrayRef<OpFoldResult>{row, zero},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(tileRows), b.getIndexAttr(c)},
-            ones2)};
-        if (tapOf)
-          ins.push_back(tapOf(i, j));
-        tile = linalg::GenericOp::create(
-                   b, l, TypeRange{tileType}, ins, ValueRange{tile}, tileMaps,
-                   tileIterators,
-                   [&](OpBuilder &bb, Location ll, ValueRange args) {
-                     Value tap = tapOf ? args[1] : Value();
-                     linalg::YieldOp::create(
-                         bb, ll, combine(bb, ll, args[0], tap, args.back()));
-                   })
-                   .getResult(0);
+        if (flat) {
+          // The tile's rows from oh0*W + the tap's offset, contiguous.
+          int64_t offset = i * window.dilation[0] * w + j * window.dilation[1];
+          Value shift = arith::ConstantIndexOp::create(b, l, offset);
+          Value start = arith::AddIOp::create(b, l, m0, shift);
+          combineTap(i, j, start, tileRows, 1, 0);
+          continue;
+        }
+        // Output row oh reads image row oh*sh + i*dh, pixels from j*dw on,
+        // every sw-th.
+        Value strideH = arith::ConstantIndexOp::create(b, l, window.stride[0]);
+        Value rowShift =
+            arith::ConstantIndexOp::create(b, l, i * window.dilation[0]);
+        Value pixelShift =
+            arith::ConstantIndexOp::create(b, l, j * window.dilation[1]);
+        for (int64_t r = 0; r < count; ++r) {
+          Value offset = arith::ConstantIndexOp::create(b, l, r);
+          Value oh = arith::AddIOp::create(b, l, oh0, offset);
+          Value scaled = arith::MulIOp::create(b, l, oh, strideH);
+          Value imageRow = arith::AddIOp::create(b, l, scaled, rowShift);
+          Value rowStart = arith::MulIOp::create(b, l, imageRow, width);
+          Value start = arith::AddIOp::create(b, l, rowStart, pixelShift);
+          combineTap(i, j, start, window.ow, window.stride[1], r * pitch);
+        }
       }
     for (int64_t r = 0; r < count; ++r) {
       Value rowOfTile = tensor::ExtractSliceOp::create(
@@ -412,8 +484,9 @@ Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
     return emitImageInVmem(b, l, input, image, rowsType, tiling.vmemSpace);
   };
   if (Value tiled =
-          emitTapTiles(rewriter, loc, flat, imageRows, init, fillValue, window,
-                       w, c, tapOf, flatMaps, flatIterators, combine, tiling))
+          emitTapTiles(rewriter, loc, inElem, imageRows, init, fillValue,
+                       window, w, c, tapOf, maps, iterators, combine, tiling,
+                       /*flat=*/true))
     return tiled;
   // The accumulator: OH x W rows; the W - OW extra columns start at the
   // fill's value or zero.
@@ -477,10 +550,29 @@ Value emitTapReduce(IRRewriter &rewriter, Location loc, Value input, Value init,
                     ArrayRef<AffineMap> maps,
                     ArrayRef<utils::IteratorType> iterators,
                     TapCombiner combine, const TapTiling &tiling) {
-  if (usesFlatRows(window, cast<RankedTensorType>(input.getType())))
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (usesFlatRows(window, inputType)) {
     if (Value flat = emitFlatTapReduce(rewriter, loc, input, init, window, c,
                                        tapOf, maps, iterators, combine, tiling))
       return flat;
+  } else if (fitsImageInVmem(window, inputType, tiling)) {
+    // Strided (or an output too narrow for flat rows): the image in VMEM,
+    // each output row's taps read from it.
+    int64_t w = inputType.getDimSize(2);
+    auto rowsType = RankedTensorType::get({inputType.getDimSize(1) * w, c},
+                                          inputType.getElementType());
+    auto imageRows = [&](OpBuilder &b, Location l, Value image) -> Value {
+      return emitImageInVmem(b, l, input, image, rowsType, tiling.vmemSpace);
+    };
+    Value fillValue;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>())
+      fillValue = fill.getInputs()[0];
+    if (Value tiled = emitTapTiles(rewriter, loc, inputType.getElementType(),
+                                   imageRows, init, fillValue, window, w, c,
+                                   tapOf, maps, iterators, combine, tiling,
+                                   /*flat=*/false))
+      return tiled;
+  }
   auto initType = cast<RankedTensorType>(init.getType());
   auto pixelsType =
       RankedTensorType::get({window.n, window.oh, window.ow, c},

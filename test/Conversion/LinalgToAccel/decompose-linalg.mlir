@@ -48,28 +48,51 @@ func.func @conv1x1(%x: tensor<2x8x12x24xf32>, %w: tensor<1x1x24x40xf32>, %init: 
 
 // -----
 
-// Any other convolution is a sum of shifted matmuls, one contraction per
+// Any other convolution is a sum of shifted matmuls (shown here without
+// VMEM tiles, vmem-space=0), one contraction per
 // kernel tap (kh, kw): the input pixels the tap reads (a strided
 // extract_slice at (kh * dilation, kw * dilation)) times its C x F filter,
 // accumulated tap after tap into the output. A 1x1 kernel with stride 2 is
 // one tap; a 3x3 kernel with dilations [1, 2] and strides [1, 2] nine,
 // the last at (2, 4).
+// WHOLE-LABEL: func.func @shifted_matmuls(
+// WHOLE-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<1x1x4x4xf32>, %[[I:.*]]: tensor<1x4x4x4xf32>, %[[W3:.*]]: tensor<3x3x4x4xf32>, %[[I3:.*]]: tensor<1x4x2x4xf32>
+// WHOLE:         %[[P:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 4, 4] [1, 2, 2, 1] : tensor<1x8x8x4xf32> to tensor<1x4x4x4xf32>
+// WHOLE:         %[[T:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x1x4x4xf32> to tensor<4x4xf32>
+// WHOLE:         %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[T]] : tensor<1x4x4x4xf32>, tensor<4x4xf32>) outs(%[[I]] : tensor<1x4x4x4xf32>)
+// WHOLE:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 2, 4] [1, 1, 2, 1]
+// WHOLE:         %[[Z0:.*]] = linalg.generic {{.*}} outs(%[[I3]] : tensor<1x4x2x4xf32>)
+// WHOLE:         tensor.extract_slice %[[X]][0, 0, 2, 0] [1, 4, 2, 4] [1, 1, 2, 1]
+// WHOLE:         tensor.extract_slice %[[W3]][0, 1, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1]
+// WHOLE:         linalg.generic {{.*}} outs(%[[Z0]] : tensor<1x4x2x4xf32>)
+// WHOLE-COUNT-6: linalg.generic
+// WHOLE:         tensor.extract_slice %[[X]][0, 2, 4, 0] [1, 4, 2, 4] [1, 1, 2, 1]
+// WHOLE:         tensor.extract_slice %[[W3]][2, 2, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1]
+// WHOLE:         %[[Z:.*]] = linalg.generic
+// WHOLE-NOT:     linalg.conv_2d_nhwc_hwcf
+// WHOLE:         return %[[Y]], %[[Z]]
+// By default (VMEM tiles), a strided window reads each output row's pixels
+// from its image in VMEM (8 x 8 pixels: 64 rows, one copy): per tap, the
+// row's OW pixels every stride-th (4 rows from (oh * 2 + kh) * 8 + kw,
+// step 2) by the tap's filter, into the output row's accumulator in VMEM,
+// which starts as the init's row and is copied into the result once.
 // CHECK-LABEL: func.func @shifted_matmuls(
-// CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<1x1x4x4xf32>, %[[I:.*]]: tensor<1x4x4x4xf32>, %[[W3:.*]]: tensor<3x3x4x4xf32>, %[[I3:.*]]: tensor<1x4x2x4xf32>
-// CHECK:         %[[P:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 4, 4] [1, 2, 2, 1] : tensor<1x8x8x4xf32> to tensor<1x4x4x4xf32>
-// CHECK:         %[[T:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x1x4x4xf32> to tensor<4x4xf32>
-// CHECK:         %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[T]] : tensor<1x4x4x4xf32>, tensor<4x4xf32>) outs(%[[I]] : tensor<1x4x4x4xf32>)
-// CHECK:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 2, 4] [1, 1, 2, 1]
-// CHECK:         %[[Z0:.*]] = linalg.generic {{.*}} outs(%[[I3]] : tensor<1x4x2x4xf32>)
-// CHECK:         tensor.extract_slice %[[X]][0, 0, 2, 0] [1, 4, 2, 4] [1, 1, 2, 1]
-// CHECK:         tensor.extract_slice %[[W3]][0, 1, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1]
-// CHECK:         linalg.generic {{.*}} outs(%[[Z0]] : tensor<1x4x2x4xf32>)
-// CHECK-COUNT-6: linalg.generic
-// CHECK:         tensor.extract_slice %[[X]][0, 2, 4, 0] [1, 4, 2, 4] [1, 1, 2, 1]
-// CHECK:         tensor.extract_slice %[[W3]][2, 2, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1]
-// CHECK:         %[[Z:.*]] = linalg.generic
+// CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<1x1x4x4xf32>, %[[I:.*]]: tensor<1x4x4x4xf32>
+// CHECK:         scf.for %[[N:.*]] = %{{.*}} to %c1
+// CHECK:           %[[IMG:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<64x4xf32>
+// CHECK:           %[[ROWS:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [64, 4] [1, 1] : tensor<64x4xf32> into tensor<64x4xf32>
+// CHECK:           scf.for %[[OH:.*]] = %{{.*}} to %c4{{.*}} step %c1
+// CHECK:             %[[A:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<4x4xf32>
+// CHECK:             %[[IROW:.*]] = tensor.extract_slice %[[I]][%[[N]], %{{.*}}, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x4x4x4xf32> to tensor<4x4xf32>
+// CHECK:             %[[A0:.*]] = tensor.insert_slice %[[IROW]] into %{{.*}}[0, 0] [4, 4] [1, 1]
+// CHECK:             arith.muli %{{.*}}, %c2{{.*}} : index
+// CHECK:             %[[P:.*]] = tensor.extract_slice %[[ROWS]][%{{.*}}, 0] [4, 4] [2, 1] : tensor<64x4xf32> to tensor<4x4xf32>
+// CHECK:             linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[A0]] : tensor<4x4xf32>)
+// CHECK:             linalg.copy ins(%{{.*}} : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// The second convolution: nine taps on 2-pixel rows taken every other one.
+// CHECK:           scf.for
+// CHECK-COUNT-9:     tensor.extract_slice %{{.*}}[%{{.*}}, 0] [2, 4] [2, 1] : tensor<64x4xf32> to tensor<2x4xf32>
 // CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
-// CHECK:         return %[[Y]], %[[Z]]
 func.func @shifted_matmuls(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %i: tensor<1x4x4x4xf32>, %w3: tensor<3x3x4x4xf32>, %i3: tensor<1x4x2x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x2x4xf32>) {
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<1x1x4x4xf32>) outs(%i : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   %z = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %w3 : tensor<1x8x8x4xf32>, tensor<3x3x4x4xf32>) outs(%i3 : tensor<1x4x2x4xf32>) -> tensor<1x4x2x4xf32>
@@ -187,10 +210,15 @@ func.func @flat_rows_init(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>, %i: 
   return %y : tensor<1x4x4x5xf32>
 }
 
-// A narrow output (2 of 8 columns) keeps one op per output row.
+// A narrow output (2 of 8 columns) keeps one op per output row: without
+// VMEM tiles on the input's slices, with them on rows of its image in VMEM
+// (per tap 2 pixels, the taps 3 pixels apart: dilation 3).
+// WHOLE-LABEL: func.func @narrow_output(
+// WHOLE-NOT:     tensor.collapse_shape
+// WHOLE:         tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 2, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> to tensor<1x2x2x4xf32>
 // CHECK-LABEL: func.func @narrow_output(
-// CHECK-NOT:     tensor.collapse_shape
-// CHECK:         tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 2, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> to tensor<1x2x2x4xf32>
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c2{{.*}} step %c1
+// CHECK-COUNT-9:      tensor.extract_slice %{{.*}}[%{{.*}}, 0] [2, 4] [1, 1] : tensor<64x4xf32> to tensor<2x4xf32>
 func.func @narrow_output(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>, %i: tensor<1x2x2x5xf32>) -> tensor<1x2x2x5xf32> {
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<3> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x5xf32>) outs(%i : tensor<1x2x2x5xf32>) -> tensor<1x2x2x5xf32>
   return %y : tensor<1x2x2x5xf32>
@@ -200,15 +228,22 @@ func.func @narrow_output(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>, %i: t
 
 // A depthwise convolution: one elementwise multiply-add per tap, the tap's
 // C weights indexed by the channel (broadcast along the pixels).
+// WHOLE-LABEL: func.func @depthwise(
+// WHOLE-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4xf32>, %[[I:.*]]: tensor<1x3x3x4xf32>
+// WHOLE:         %[[P:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 3, 3, 4] [1, 2, 2, 1] : tensor<1x8x8x4xf32> to tensor<1x3x3x4xf32>
+// WHOLE:         %[[T:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<3x3x4xf32> to tensor<4xf32>
+// WHOLE:         %[[A:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[T]] : tensor<1x3x3x4xf32>, tensor<4xf32>) outs(%[[I]] : tensor<1x3x3x4xf32>)
+// WHOLE:           arith.mulf
+// WHOLE:           arith.addf
+// WHOLE-COUNT-8: linalg.generic
+// WHOLE-NOT:     linalg.depthwise_conv_2d_nhwc_hwc
+// With VMEM tiles: per output row and tap, 3 pixels every other one of the
+// image in VMEM times the tap's weights, into the row's accumulator.
 // CHECK-LABEL: func.func @depthwise(
-// CHECK-SAME:    %[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4xf32>, %[[I:.*]]: tensor<1x3x3x4xf32>
-// CHECK:         %[[P:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 3, 3, 4] [1, 2, 2, 1] : tensor<1x8x8x4xf32> to tensor<1x3x3x4xf32>
-// CHECK:         %[[T:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<3x3x4xf32> to tensor<4xf32>
-// CHECK:         %[[A:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[T]] : tensor<1x3x3x4xf32>, tensor<4xf32>) outs(%[[I]] : tensor<1x3x3x4xf32>)
-// CHECK:           arith.mulf
-// CHECK:           arith.addf
-// CHECK-COUNT-8: linalg.generic
-// CHECK-NOT:     linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK:           bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<64x4xf32>
+// CHECK:           scf.for
+// CHECK:             bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<3x4xf32>
+// CHECK-COUNT-9:     tensor.extract_slice %{{.*}}[%{{.*}}, 0] [3, 4] [2, 1] : tensor<64x4xf32> to tensor<3x4xf32>
 func.func @depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>, %i: tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32> {
   %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%i : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
   return %y : tensor<1x3x3x4xf32>
@@ -218,20 +253,26 @@ func.func @depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>, %i: tensor<
 
 // Pooling windows (reduce_window max and sum): one elementwise maximum (sum)
 // per window tap of the strided input pixels it reads, into the init.
+// WHOLE-LABEL: func.func @pooling
+// WHOLE-NOT:     linalg.pooling
+// WHOLE:         %[[T00:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// WHOLE:         %[[M0:.*]] = linalg.generic {{.*}} ins(%[[T00]] : tensor<2x4x4x8xf32>) outs(%arg1 : tensor<2x4x4x8xf32>)
+// WHOLE:           arith.maximumf
+// WHOLE:         tensor.extract_slice %arg0[0, 0, 1, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// WHOLE:         tensor.extract_slice %arg0[0, 1, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// WHOLE:         tensor.extract_slice %arg0[0, 1, 1, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// WHOLE:         %[[MAX:.*]] = linalg.generic
+// WHOLE:           arith.maximumf
+// WHOLE:         tensor.extract_slice %arg0[0, 0, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
+// WHOLE:         linalg.generic {{.*}} outs(%arg1 : tensor<2x4x4x8xf32>)
+// WHOLE:           arith.addf
+// WHOLE:         return %[[MAX]]
+// With VMEM tiles: each of the two images in VMEM, per output row four
+// taps of 4 pixels every other one.
 // CHECK-LABEL: func.func @pooling
-// CHECK-NOT:     linalg.pooling
-// CHECK:         %[[T00:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
-// CHECK:         %[[M0:.*]] = linalg.generic {{.*}} ins(%[[T00]] : tensor<2x4x4x8xf32>) outs(%arg1 : tensor<2x4x4x8xf32>)
-// CHECK:           arith.maximumf
-// CHECK:         tensor.extract_slice %arg0[0, 0, 1, 0] [2, 4, 4, 8] [1, 2, 2, 1]
-// CHECK:         tensor.extract_slice %arg0[0, 1, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
-// CHECK:         tensor.extract_slice %arg0[0, 1, 1, 0] [2, 4, 4, 8] [1, 2, 2, 1]
-// CHECK:         %[[MAX:.*]] = linalg.generic
-// CHECK:           arith.maximumf
-// CHECK:         tensor.extract_slice %arg0[0, 0, 0, 0] [2, 4, 4, 8] [1, 2, 2, 1]
-// CHECK:         linalg.generic {{.*}} outs(%arg1 : tensor<2x4x4x8xf32>)
-// CHECK:           arith.addf
-// CHECK:         return %[[MAX]]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c2
+// CHECK:           bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<64x8xf32>
+// CHECK-COUNT-4:     tensor.extract_slice %{{.*}}[%{{.*}}, 0] [4, 8] [2, 1] : tensor<64x8xf32> to tensor<4x8xf32>
 func.func @pooling(%x: tensor<2x8x8x8xf32>, %init: tensor<2x4x4x8xf32>) -> (tensor<2x4x4x8xf32>, tensor<2x4x4x8xf32>) {
   %w = tensor.empty() : tensor<2x2xf32>
   %m = linalg.pooling_nhwc_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<2x8x8x8xf32>, tensor<2x2xf32>) outs(%init : tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32>
