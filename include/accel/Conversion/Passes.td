@@ -255,6 +255,9 @@ def AccelFoldScalars : Pass<"accel-fold-scalars", "mlir::func::FuncOp"> {
         of the rows), which any generic reads in place, contractions
         included (a `linalg.batch_matmul` reading one becomes a generic
         first): its tiles then read strided rows;
+      - a generic's input that is a `tensor.expand_shape` adding unit
+        dimensions (a vector expanded to 1x1x1xC, read through
+        `(d0, 0, 0, d3)`) is read from the vector itself (`(d3)`);
       - and an op whose only reader is such a transpose (the heads put back
         after the per-head `P @ V`) writes in the transposed layout
         instead: its output map is composed with the inverse permutation,
@@ -431,6 +434,11 @@ def AccelFuseLinalg : Pass<"accel-fuse-linalg", "mlir::func::FuncOp"> {
     are fused, and only where the tiles (no larger than the op) divide it:
     a partial last tile would give the intermediates dynamic shapes, so
     such an op is left to `accel-tile-linalg`, which peels the remainder.
+    An elementwise op of more loops reading a matmul's result through a
+    `tensor.expand_shape` (a 1x1 convolution's N x H x W x F pixels before
+    its batchnorm) is first collapsed to the matmul's two dimensions
+    (upstream's fold of the reshape by collapsing its consumer), so it is
+    such a consumer too.
   }];
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",

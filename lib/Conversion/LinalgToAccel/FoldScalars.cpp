@@ -187,6 +187,64 @@ bool writeInTransposedLayout(IRRewriter &rewriter,
   return true;
 }
 
+/// A generic's input that is a tensor.expand_shape adding unit dimensions
+/// (JAX's batchnorm scale: 64 -> 1x1x1x64, read through (d0, 0, 0, d3))
+/// is read from the expand's source instead, through a map without the
+/// unit dimensions' results, when each of those reads index 0 (a constant
+/// 0 or a loop of one iteration). The map is then a projected permutation
+/// ((d3)), which the later reshape folds and tiles handle. Returns whether
+/// `op` changed.
+bool readUnexpanded(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  bool changed = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand || !expand.getResultType().hasStaticShape())
+      continue;
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto readsZero = [&](AffineExpr e) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e))
+        return c.getValue() == 0;
+      auto d = dyn_cast<AffineDimExpr>(e);
+      return d && ranges[d.getPosition()] == 1;
+    };
+    // Per group of the reassociation: the one dimension that is not a
+    // unit one gives the source dimension's index (a group of unit
+    // dimensions: any of them, all reading 0).
+    SmallVector<AffineExpr> results;
+    bool ok = true;
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      std::optional<int64_t> kept;
+      for (int64_t d : group) {
+        if (shape[d] != 1) {
+          if (kept)
+            ok = false;
+          kept = d;
+        } else if (!readsZero(map.getResult(d))) {
+          ok = false;
+        }
+      }
+      results.push_back(map.getResult(kept.value_or(group.front())));
+    }
+    if (!ok)
+      continue;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[input->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+    op->setOperand(input->getOperandNumber(), expand.getSrc());
+    op.setIndexingMapsAttr(
+        ArrayAttr::get(op.getContext(),
+                       llvm::map_to_vector(maps, [](AffineMap m) -> Attribute {
+                         return AffineMapAttr::get(m);
+                       })));
+    changed = true;
+  }
+  return changed;
+}
+
 struct AccelFoldScalarsPass
     : accel::impl::AccelFoldScalarsBase<AccelFoldScalarsPass> {
   using Base::Base;
@@ -209,6 +267,7 @@ struct AccelFoldScalarsPass
       if (succeeded(linalg::generalizeNamedOp(rewriter, op)))
         continue;
     }
+    getOperation().walk([](linalg::GenericOp op) { (void)readUnexpanded(op); });
     SmallVector<linalg::GenericOp> transposes;
     getOperation().walk([&](linalg::GenericOp op) {
       if (isTranspose(op))

@@ -14,10 +14,12 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELFUSELINALG
@@ -73,6 +75,26 @@ struct AccelFuseLinalgPass
   }
 
   void runOnOperation() override {
+    // An elementwise op of more loops that reads a matmul's result through
+    // a tensor.expand_shape (a 1x1 convolution's pixels expanded back to
+    // N x H x W x F before its batchnorm and activation) is collapsed to
+    // the matmul's two dimensions (upstream's fold of the reshape by
+    // collapsing its consumer), so that it can be a root below.
+    {
+      RewritePatternSet patterns(&getContext());
+      linalg::populateFoldReshapeOpsByCollapsingPatterns(
+          patterns, [](OpOperand *fused) {
+            auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+            auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+            return expand && consumer && consumer.hasPureTensorSemantics() &&
+                   consumer.getNumLoops() == consumer.getNumParallelLoops() &&
+                   expand.getSrcType().getRank() == 2 &&
+                   isa_and_nonnull<linalg::MatmulOp>(
+                       expand.getSrc().getDefiningOp());
+          });
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
     // Roots: the last elementwise op of each chain that reads a matmul.
     SmallVector<TilingInterface> roots;
     getOperation().walk([&](Operation *op) {

@@ -329,3 +329,32 @@ func.func @heads(%q: tensor<8x2x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<8x2x4x
   } -> tensor<8x4xf32>
   return %s, %back, %kept, %ex : tensor<2x8x8xf32>, tensor<8x2x4xf32>, tensor<2x8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// JAX's batchnorm vectors: 64 expanded to 1x1x1x64 and read through
+// (d0, 0, 0, d3) (d0 a loop of one iteration) are read from the vector
+// through (d3); an expand that splits a dimension (64 into 8 x 8) stays.
+// CHECK-DAG:   #[[V:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @unexpanded(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x4x64xf32>, %[[S:.*]]: tensor<64xf32>
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[V]], #{{.*}}], {{.*}}} ins(%[[X]], %[[S]] : tensor<1x4x4x64xf32>, tensor<64xf32>)
+// CHECK:         %[[KEPT:.*]] = tensor.expand_shape %[[S]]
+// CHECK:         linalg.generic {{.*}} ins(%[[KEPT]] : tensor<8x8xf32>)
+func.func @unexpanded(%x: tensor<1x4x4x64xf32>, %s: tensor<64xf32>) -> (tensor<1x4x4x64xf32>, tensor<8x8xf32>) {
+  %v = tensor.expand_shape %s [[0, 1, 2, 3]] output_shape [1, 1, 1, 64] : tensor<64xf32> into tensor<1x1x1x64xf32>
+  %e = tensor.empty() : tensor<1x4x4x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %v : tensor<1x4x4x64xf32>, tensor<1x1x1x64xf32>) outs(%e : tensor<1x4x4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x64xf32>
+  %w = tensor.expand_shape %s [[0, 1]] output_shape [8, 8] : tensor<64xf32> into tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<8x8xf32>) outs(%e2 : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %y, %z : tensor<1x4x4x64xf32>, tensor<8x8xf32>
+}

@@ -66,3 +66,34 @@ func.func @partial_tiles(%x: tensor<100x64xf32>, %w: tensor<64x128xf32>) -> tens
   %r = linalg.exp ins(%h : tensor<100x128xf32>) outs(%e : tensor<100x128xf32>) -> tensor<100x128xf32>
   return %r : tensor<100x128xf32>
 }
+
+// -----
+
+// A 1x1 convolution's matmul expanded back to N x H x W x F before its
+// (fused) batchnorm and ReLU: the 4-D consumer is collapsed to the matmul's
+// two dimensions, its per-channel vectors read through (d1), and then fused
+// with the matmul like any 2-D consumer; the result is expanded at the end.
+// CHECK-LABEL: func.func @expanded_consumer(
+// CHECK-SAME:    %[[A:.*]]: tensor<64x8xf32>, %[[B:.*]]: tensor<8x128xf32>, %[[S:.*]]: tensor<128xf32>
+// CHECK:         %[[R:.*]] = scf.for
+// CHECK:           scf.for
+// CHECK:             %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x8xf32>, tensor<8x128xf32>)
+// CHECK:             %[[SS:.*]] = tensor.extract_slice %[[S]][%{{.*}}] [128] [1]
+// CHECK:             linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %[[SS]] : tensor<32x128xf32>, tensor<128xf32>)
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1, 2], [3]] output_shape [1, 8, 8, 128] : tensor<64x128xf32> into tensor<1x8x8x128xf32>
+// CHECK:         return %[[E]]
+func.func @expanded_consumer(%a: tensor<64x8xf32>, %b: tensor<8x128xf32>, %s: tensor<128xf32>) -> tensor<1x8x8x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x8xf32>, tensor<8x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %x = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 8, 8, 128] : tensor<64x128xf32> into tensor<1x8x8x128xf32>
+  %e4 = tensor.empty() : tensor<1x8x8x128xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %s : tensor<1x8x8x128xf32>, tensor<128xf32>) outs(%e4 : tensor<1x8x8x128xf32>) {
+  ^bb0(%in: f32, %sc: f32, %out: f32):
+    %p = arith.mulf %in, %sc : f32
+    %r = arith.maximumf %p, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x8x128xf32>
+  return %y : tensor<1x8x8x128xf32>
+}
