@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -340,6 +341,25 @@ struct AccelDecomposeLinalgPass
   }
 
   void runOnOperation() override {
+    // A negative pad (tensor.pad's crop) is refused at the pad: no step
+    // after this places it (bufferization writes the source at a negative
+    // offset).
+    WalkResult negative = getOperation().walk([](tensor::PadOp pad) {
+      for (OpFoldResult v : llvm::concat<const OpFoldResult>(
+               pad.getMixedLowPad(), pad.getMixedHighPad()))
+        if (std::optional<int64_t> size = getConstantIntValue(v);
+            size && *size < 0) {
+          pad.emitError() << "cannot convert a 'tensor.pad' with a negative "
+                             "pad ("
+                          << *size
+                          << ", a crop) to accel: write "
+                             "the crop as a 'tensor.extract_slice'";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (negative.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     accel::TapTiling tiling;
     tiling.rows = tileRows;

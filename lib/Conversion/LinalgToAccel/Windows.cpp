@@ -137,19 +137,22 @@ Value emitImageInVmem(OpBuilder &b, Location loc, Value input, Value image,
   Value source = input, padValue;
   int64_t lowH = 0, lowW = 0;
   if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    // Static pads of 0 or more (tensor.pad also takes negative ones, a
+    // crop, which this does not place).
     SmallVector<int64_t> low, high;
+    auto staticPads = [](ArrayRef<OpFoldResult> pads,
+                         SmallVector<int64_t> &out) {
+      for (OpFoldResult v : pads) {
+        std::optional<int64_t> size = getConstantIntValue(v);
+        if (!size || *size < 0)
+          return false;
+        out.push_back(*size);
+      }
+      return true;
+    };
     bool constant = pad.getConstantPaddingValue() &&
-                    llvm::all_of(pad.getMixedLowPad(),
-                                 [&](OpFoldResult v) {
-                                   auto c = getConstantIntValue(v);
-                                   low.push_back(c.value_or(-1));
-                                   return c.has_value();
-                                 }) &&
-                    llvm::all_of(pad.getMixedHighPad(), [&](OpFoldResult v) {
-                      auto c = getConstantIntValue(v);
-                      high.push_back(c.value_or(-1));
-                      return c.has_value();
-                    });
+                    staticPads(pad.getMixedLowPad(), low) &&
+                    staticPads(pad.getMixedHighPad(), high);
     if (constant && low[0] == 0 && high[0] == 0 && low[3] == 0 &&
         high[3] == 0 && pad.getSourceType().hasStaticShape()) {
       source = pad.getSource();

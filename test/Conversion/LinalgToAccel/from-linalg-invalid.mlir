@@ -69,3 +69,19 @@ func.func @dynamic_transposed(%xs: memref<64x64xf32>, %w: memref<32x64xf32>, %cs
   }
   return
 }
+
+// -----
+
+// A negative pad (a crop) is refused at the pad, not miscomputed.
+func.func @crop(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x3x4x4xf32> {
+  %z = arith.constant 0.0 : f32
+  // expected-error @below {{cannot convert a 'tensor.pad' with a negative pad (-1, a crop) to accel: write the crop as a 'tensor.extract_slice'}}
+  %p = tensor.pad %x low[0, -1, 0, 0] high[0, 0, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x6x6x2xf32> to tensor<1x5x6x2xf32>
+  %e = tensor.empty() : tensor<1x3x4x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x5x6x2xf32>, tensor<3x3x2x4xf32>) outs(%f : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
