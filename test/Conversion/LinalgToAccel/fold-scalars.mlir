@@ -358,3 +358,32 @@ func.func @unexpanded(%x: tensor<1x4x4x64xf32>, %s: tensor<64xf32>) -> (tensor<1
   } -> tensor<8x8xf32>
   return %y, %z : tensor<1x4x4x64xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A broadcast that is also the init of an elementwise op (an accumulation
+// into it) is fused into its other reader, which reads the vector, and
+// stays for the init; no op gets a second result.
+// CHECK-LABEL: func.func @broadcast_as_init(
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK:         %[[M:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<4x8xf32>) {
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>) outs(%[[B]] : tensor<4x8xf32>) {
+// CHECK:         return %[[M]], %[[A]] : tensor<4x8xf32>, tensor<4x8xf32>
+func.func @broadcast_as_init(%x: tensor<4x8xf32>, %v: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v : tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %acc = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%b : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.addf %a, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %m, %acc : tensor<4x8xf32>, tensor<4x8xf32>
+}
