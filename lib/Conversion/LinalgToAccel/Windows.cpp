@@ -63,6 +63,24 @@ std::optional<ConvWindow> getConvWindow(DenseIntElementsAttr strides,
 using TapCombiner = function_ref<Value(OpBuilder &, Location, Value pixel,
                                        Value tap, Value acc)>;
 
+/// One tap of a window: `combine(pixels, tap, acc)` elementwise over
+/// `ins` (the pixels, then the tap's weights when `hasTap`) into `acc`, a
+/// linalg.generic with `maps` and `iterators`; returns its result.
+Value emitTapOp(OpBuilder &b, Location loc, ValueRange ins, Value acc,
+                ArrayRef<AffineMap> maps,
+                ArrayRef<utils::IteratorType> iterators, TapCombiner combine,
+                bool hasTap) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{acc.getType()}, ins, ValueRange{acc}, maps,
+             iterators,
+             [&](OpBuilder &bb, Location l, ValueRange args) {
+               Value tap = hasTap ? args[1] : Value();
+               linalg::YieldOp::create(
+                   bb, l, combine(bb, l, args[0], tap, args.back()));
+             })
+      .getResult(0);
+}
+
 /// Whether emitTapReduce computes `window` over flattened rows: stride 1 in
 /// both dimensions, and an output at least half as wide as the input
 /// (padding columns computed and dropped cost less than a tap op per
@@ -327,16 +345,8 @@ Value emitTapTiles(IRRewriter &rewriter, Location loc, Type inElem,
                          : tensor::ExtractSliceOp::create(
                                b, l, partType, tile, partAt, partSizes, ones2)
                                .getResult();
-      Value combined =
-          linalg::GenericOp::create(
-              b, l, TypeRange{partType}, ins, ValueRange{part}, tileMaps,
-              tileIterators,
-              [&](OpBuilder &bb, Location ll, ValueRange args) {
-                Value tap = tapOf ? args[1] : Value();
-                linalg::YieldOp::create(
-                    bb, ll, combine(bb, ll, args[0], tap, args.back()));
-              })
-              .getResult(0);
+      Value combined = emitTapOp(b, l, ins, part, tileMaps, tileIterators,
+                                 combine, bool(tapOf));
       tile = whole ? combined
                    : tensor::InsertSliceOp::create(b, l, combined, tile, partAt,
                                                    partSizes, ones2)
@@ -518,15 +528,8 @@ Value emitFlatTapReduce(IRRewriter &rewriter, Location loc, Value input,
           ArrayRef<OpFoldResult>{idx(1), idx(1), idx(1)})};
       if (tapOf)
         ins.push_back(tapOf(i, j));
-      acc = linalg::GenericOp::create(
-                rewriter, loc, TypeRange{accType}, ins, ValueRange{acc},
-                flatMaps, flatIterators,
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value tap = tapOf ? args[1] : Value();
-                  linalg::YieldOp::create(
-                      b, l, combine(b, l, args[0], tap, args.back()));
-                })
-                .getResult(0);
+      acc = emitTapOp(rewriter, loc, ins, acc, flatMaps, flatIterators, combine,
+                      bool(tapOf));
     }
   Value wide = tensor::ExpandShapeOp::create(
       rewriter, loc,
@@ -576,7 +579,6 @@ Value emitTapReduce(IRRewriter &rewriter, Location loc, Value input, Value init,
                                    /*flat=*/false))
       return tiled;
   }
-  auto initType = cast<RankedTensorType>(init.getType());
   auto pixelsType =
       RankedTensorType::get({window.n, window.oh, window.ow, c},
                             getElementTypeOrSelf(input.getType()));
@@ -594,15 +596,8 @@ Value emitTapReduce(IRRewriter &rewriter, Location loc, Value input, Value init,
                                  idx(window.stride[1]), idx(1)})};
       if (tapOf)
         ins.push_back(tapOf(i, j));
-      acc = linalg::GenericOp::create(
-                rewriter, loc, TypeRange{initType}, ins, ValueRange{acc}, maps,
-                iterators,
-                [&](OpBuilder &b, Location l, ValueRange args) {
-                  Value tap = tapOf ? args[1] : Value();
-                  linalg::YieldOp::create(
-                      b, l, combine(b, l, args[0], tap, args.back()));
-                })
-                .getResult(0);
+      acc = emitTapOp(rewriter, loc, ins, acc, maps, iterators, combine,
+                      bool(tapOf));
     }
   return acc;
 }
