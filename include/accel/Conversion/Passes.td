@@ -416,6 +416,43 @@ def AccelCheckOutParams
   }];
 }
 
+def AccelPromoteBuffers
+    : Pass<"accel-promote-buffers", "mlir::func::FuncOp"> {
+  let summary = "Allocate intermediate buffers in VMEM when they fit (on "
+                "buffers)";
+  let description = [{
+    The frontend's step after bufferization (and
+    `buffer-results-to-out-params`), before tiling. Every value that is
+    neither an argument nor a result of the function (a norm's squares,
+    attention's scores and probabilities, an MLP's hidden activations) is a
+    `memref.alloc` in HBM there, which each op that writes it stores with
+    DMAs and each op that reads it loads again: one base latency out and
+    one in per op boundary (SnR, Zarkadas et al., SoCC '25, §5.2: a DMA's
+    base latency is paid however few its bytes). Such an allocation is
+    allocated in VMEM (`vmem-space`) instead when:
+
+      - it has a static shape, an identity layout and f32 or bf16
+        elements;
+      - every user, through its views (`memref.subview`, `expand_shape`,
+        `collapse_shape`, `cast`), is a linalg op on buffers, a
+        `memref.copy` or a `memref.dealloc` (a buffer returned, passed to a
+        call, carried by a loop or read by scalar code stays in HBM);
+      - it takes at most an eighth of `vmem-bytes`, and the buffers moved
+        so far, in program order, with it at most a quarter; the rest of
+        VMEM is left to the tiles the other ops stage through it
+        (accel-tile-linalg sizes each op's tiles to at most a quarter).
+
+    The ops then read and write the buffer in place: accel-stage-operands
+    stages only what is left in HBM, and the DMAs between the ops are gone.
+  }];
+  let options = [
+    Option<"vmemSpace", "vmem-space", "unsigned", /*default=*/"1",
+           "The numbered memory space that is VMEM">,
+    Option<"vmemBytes", "vmem-bytes", "uint64_t", /*default=*/"33554432",
+           "VMEM capacity in bytes (the machine config's vmem.bytes)">,
+  ];
+}
+
 def AccelFuseLinalg : Pass<"accel-fuse-linalg", "mlir::func::FuncOp"> {
   let summary = "Tile elementwise consumers of a matmul and fuse the matmul "
                 "into their tile loop (on tensors)";

@@ -71,6 +71,20 @@ firstOptionProblem(std::initializer_list<std::string> messages) {
   return "";
 }
 
+/// The check of a frontend pass's `vmem-space` option: a numbered memory
+/// space of 1 or above (space 0 is HBM).
+inline std::string checkVmemSpaceOption(uint64_t space) {
+  return checkOptionRange<uint64_t>("vmem-space", space, 1, UINT32_MAX,
+                                    "space 0 is HBM");
+}
+
+/// The check of a frontend pass's `vmem-bytes` option: in
+/// [1, kMaxOptionVmemBytes].
+inline std::string checkVmemBytesOption(uint64_t bytes) {
+  return checkOptionRange<uint64_t>("vmem-bytes", bytes, 1,
+                                    kMaxOptionVmemBytes);
+}
+
 /// The check of the vmem-capacity and vmem-page options of the FDO passes:
 /// both in [1, kMaxOptionVmemBytes].
 inline std::string checkVmemOptions(uint64_t capacity, uint64_t page) {

@@ -336,8 +336,7 @@ struct AccelDecomposeLinalgPass
         {accel::checkOptionRange<int64_t>("tile-rows", tileRows, 1,
                                           accel::kMaxTileDim,
                                           "a tile dimension of the ISA"),
-         accel::checkOptionRange<uint64_t>("vmem-bytes", vmemBytes, 1,
-                                           accel::kMaxOptionVmemBytes)});
+         accel::checkVmemBytesOption(vmemBytes)});
   }
 
   void runOnOperation() override {

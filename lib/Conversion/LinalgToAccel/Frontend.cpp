@@ -70,6 +70,10 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   func.addPass(affine::createAffineLoopNormalizePass());
   func.addPass(createCanonicalizerPass());
   func.addPass(createAccelRaiseAffineLoops());
+  AccelPromoteBuffersOptions promote;
+  promote.vmemSpace = options.vmemSpace;
+  promote.vmemBytes = options.vmemBytes;
+  func.addPass(createAccelPromoteBuffers(promote));
   AccelTileLinalgOptions tile;
   tile.tileRows = options.tileRows;
   tile.tileCols = options.tileCols;
@@ -102,13 +106,11 @@ std::string accel::checkFrontendOptions(const FrontendOptions &options) {
     return checkOptionRange<int64_t>(name, value, 1, kMaxTileDim,
                                      "a tile dimension of the ISA");
   };
-  return firstOptionProblem(
-      {tileDim("tile-rows", options.tileRows),
-       tileDim("tile-cols", options.tileCols), tileDim("tile-k", options.tileK),
-       checkOptionRange<uint64_t>("vmem-bytes", options.vmemBytes, 1,
-                                  kMaxOptionVmemBytes),
-       checkOptionRange<uint64_t>("vmem-space", options.vmemSpace, 1,
-                                  UINT32_MAX, "space 0 is HBM")});
+  return firstOptionProblem({tileDim("tile-rows", options.tileRows),
+                             tileDim("tile-cols", options.tileCols),
+                             tileDim("tile-k", options.tileK),
+                             checkVmemBytesOption(options.vmemBytes),
+                             checkVmemSpaceOption(options.vmemSpace)});
 }
 
 void accel::registerFrontendPipeline() {
@@ -123,7 +125,8 @@ void accel::registerFrontendPipeline() {
       "decompose softmax and convolutions, "
       "fold scalar and rank-0 constants into the ops that read them, fuse "
       "a matmul into its elementwise consumers' tile loop, bufferize, raise "
-      "scalar affine loop nests, tile to VMEM-sized tiles, stage operands "
+      "scalar affine loop nests, allocate intermediates that fit in VMEM "
+      "there, tile to VMEM-sized tiles, stage operands "
       "through VMEM, convert DMAs and ops)",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

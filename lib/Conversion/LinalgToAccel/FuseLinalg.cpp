@@ -70,8 +70,7 @@ struct AccelFuseLinalgPass
          accel::checkOptionRange<int64_t>("tile-cols", tileCols, 1,
                                           accel::kMaxTileDim,
                                           "a tile dimension of the ISA"),
-         accel::checkOptionRange<uint64_t>("vmem-space", vmemSpace, 1,
-                                           UINT32_MAX, "space 0 is HBM")});
+         accel::checkVmemSpaceOption(vmemSpace)});
   }
 
   void runOnOperation() override {

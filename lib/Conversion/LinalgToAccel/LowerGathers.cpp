@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Conversion/Passes.h"
+#include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -473,8 +474,15 @@ void rewriteLaneStridedSlice(IRRewriter &rewriter,
 }
 
 struct AccelLowerGathersPass
-    : accel::impl::AccelLowerGathersBase<AccelLowerGathersPass> {
-  using Base::Base;
+    : accel::CheckedOptionsPass<
+          AccelLowerGathersPass,
+          accel::impl::AccelLowerGathersBase<AccelLowerGathersPass>> {
+  using CheckedOptionsPass::CheckedOptionsPass;
+
+  std::string checkOptions() const {
+    return accel::firstOptionProblem({accel::checkVmemSpaceOption(vmemSpace),
+                                      accel::checkVmemBytesOption(vmemBytes)});
+  }
 
   /// What `op` needs materialized, or failure with an error at `op`.
   FailureOr<SmallVector<Materialized>> plan(linalg::GenericOp op) {

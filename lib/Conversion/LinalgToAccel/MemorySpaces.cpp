@@ -34,10 +34,7 @@ struct ConvertMemorySpacesToAccelPass
   using CheckedOptionsPass::CheckedOptionsPass;
 
   /// Space 0 is HBM, not VMEM.
-  std::string checkOptions() const {
-    return checkOptionRange<uint64_t>("vmem-space", vmemSpace, 1, UINT32_MAX,
-                                      "space 0 is HBM");
-  }
+  std::string checkOptions() const { return checkVmemSpaceOption(vmemSpace); }
 
   /// The accel space of `space` (a memref's memory space attribute), or
   /// nullopt for one this pass does not map.

@@ -33,10 +33,7 @@ struct AccelStageOperandsPass
   using CheckedOptionsPass::CheckedOptionsPass;
 
   /// Space 0 is HBM, not VMEM.
-  std::string checkOptions() const {
-    return checkOptionRange<uint64_t>("vmem-space", vmemSpace, 1, UINT32_MAX,
-                                      "space 0 is HBM");
-  }
+  std::string checkOptions() const { return checkVmemSpaceOption(vmemSpace); }
 
   /// Replaces contraction `op` (its operands in VMEM) by a linalg.matmul
   /// that reads each transposed operand from a VMEM copy of it in matmul
@@ -60,9 +57,29 @@ struct AccelStageOperandsPass
     };
     Value a = inOrder(roles.aInput, roles.aTransposed);
     Value b = inOrder(roles.bInput, roles.bTransposed);
-    linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b},
-                             ValueRange{op.getDpsInitOperand(0)->get()});
+    auto matmul =
+        linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b},
+                                 ValueRange{op.getDpsInitOperand(0)->get()});
     rewriter.eraseOp(op);
+    makeContiguousB(rewriter, matmul);
+  }
+
+  /// Gives matmul `op` a contiguous B: the MXU loads B's rows back to
+  /// back, so a strided view of a VMEM buffer (a tile of a wider buffer, a
+  /// head's columns) is copied to a VMEM buffer of its own first.
+  void makeContiguousB(IRRewriter &rewriter, linalg::MatmulOp op) {
+    OpOperand *b = op.getDpsInputOperand(1);
+    auto type = dyn_cast<MemRefType>(b->get().getType());
+    if (!type || !type.hasStaticShape() || type.getLayout().isIdentity() ||
+        type.areTrailingDimsContiguous(type.getRank()))
+      return;
+    rewriter.setInsertionPoint(op);
+    auto vmemType =
+        MemRefType::get(type.getShape(), type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    Value buffer = memref::AllocOp::create(rewriter, op.getLoc(), vmemType);
+    memref::CopyOp::create(rewriter, op.getLoc(), b->get(), buffer);
+    b->set(buffer);
   }
 
   /// Scalar reads of i32 data in HBM (the indices of a gather, from
@@ -223,6 +240,8 @@ struct AccelStageOperandsPass
         memref::CopyOp::create(rewriter, loc, buffer, hbm);
       // (A dynamic operand stays as it is: convert-linalg-to-accel names
       // it.)
+      if (plainMatmul)
+        makeContiguousB(rewriter, matmul);
       if (roles && llvm::all_of(op->getOperandTypes(), [](Type t) {
             auto memref = dyn_cast<MemRefType>(t);
             return memref && memref.hasStaticShape();

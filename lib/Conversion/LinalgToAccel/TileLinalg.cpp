@@ -76,8 +76,7 @@ struct AccelTileLinalgPass
                                    "a tile dimension of the ISA"),
          checkOptionRange<int64_t>("tile-k", tileK, 1, kMaxTileDim,
                                    "a tile dimension of the ISA"),
-         checkOptionRange<uint64_t>("vmem-bytes", vmemBytes, 1,
-                                    kMaxOptionVmemBytes)});
+         checkVmemBytesOption(vmemBytes)});
   }
 
   /// Tile sizes per loop of `op` (0: not tiled), or nullopt to leave it.
@@ -359,13 +358,16 @@ struct AccelTileLinalgPass
     if (failed(accel::verifyShapeSizes(getOperation())))
       return signalPassFailure();
     // A copy between two memrefs outside VMEM (bufferization's copies of
-    // a tensor used twice) becomes a linalg.copy, tiled like the rest.
+    // a tensor used twice), or of more than two dimensions (a result in a
+    // VMEM buffer, accel-promote-buffers, copied to its output argument),
+    // becomes a linalg.copy, tiled like the rest.
     IRRewriter rewriter(&getContext());
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (isInHbm(copy.getSource().getType()) &&
-          isInHbm(copy.getTarget().getType()) &&
-          cast<MemRefType>(copy.getSource().getType()).hasStaticShape())
+      auto type = cast<MemRefType>(copy.getSource().getType());
+      if (type.hasStaticShape() &&
+          ((isInHbm(type) && isInHbm(copy.getTarget().getType())) ||
+           type.getRank() > 2))
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {

@@ -13,6 +13,10 @@
 // RUN: not accel-opt %s --convert-memory-spaces-to-accel='vmem-space=0' 2>&1 | FileCheck %s --check-prefix=SPACES --implicit-check-not=error:
 // RUN: not accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{tile-rows=0}))' 2>&1 | FileCheck %s --check-prefix=DECOMPOSE --implicit-check-not=error:
 // RUN: not accel-opt %s --pass-pipeline='builtin.module(func.func(accel-decompose-linalg{vmem-bytes=0}))' 2>&1 | FileCheck %s --check-prefix=DECOMPOSE-VMEM --implicit-check-not=error:
+// RUN: not accel-opt %s --accel-promote-buffers='vmem-space=0' 2>&1 | FileCheck %s --check-prefix=PROMOTE --implicit-check-not=error:
+// RUN: not accel-opt %s --accel-promote-buffers='vmem-bytes=0' 2>&1 | FileCheck %s --check-prefix=PROMOTE-VMEM --implicit-check-not=error:
+// RUN: not accel-opt %s --accel-lower-gathers='vmem-space=0' 2>&1 | FileCheck %s --check-prefix=GATHERS --implicit-check-not=error:
+// RUN: not accel-opt %s --accel-lower-gathers='vmem-bytes=0' 2>&1 | FileCheck %s --check-prefix=GATHERS-VMEM --implicit-check-not=error:
 // The largest values are accepted.
 // RUN: accel-opt %s --accel-from-linalg='tile-rows=65535 tile-cols=1 tile-k=65535 vmem-bytes=4294967296' | FileCheck %s --check-prefix=OK
 
@@ -27,6 +31,10 @@
 // SPACES: error: convert-memory-spaces-to-accel: vmem-space must be in [1, 4294967295] (space 0 is HBM); got 0
 // DECOMPOSE: error: accel-decompose-linalg: tile-rows must be in [1, 65535] (a tile dimension of the ISA); got 0
 // DECOMPOSE-VMEM: error: accel-decompose-linalg: vmem-bytes must be in [1, 4294967296]; got 0
+// PROMOTE: error: accel-promote-buffers: vmem-space must be in [1, 4294967295] (space 0 is HBM); got 0
+// PROMOTE-VMEM: error: accel-promote-buffers: vmem-bytes must be in [1, 4294967296]; got 0
+// GATHERS: error: accel-lower-gathers: vmem-space must be in [1, 4294967295] (space 0 is HBM); got 0
+// GATHERS-VMEM: error: accel-lower-gathers: vmem-bytes must be in [1, 4294967296]; got 0
 // OK: accel.vexp
 func.func @exp(%a: tensor<8x128xf32>) -> tensor<8x128xf32> {
   %e = tensor.empty() : tensor<8x128xf32>
