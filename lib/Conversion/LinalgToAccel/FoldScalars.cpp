@@ -46,17 +46,20 @@ bool readsNoTensor(linalg::GenericOp producer) {
   return true;
 }
 
-/// Whether `producer` makes a tensor whose elements no VMEM tile can hold
-/// (a mask of i1 from a comparison, an i8 or index tensor): it cannot go
-/// through memory between two ops, so it is computed in its consumers'
-/// bodies (elementwise producers only: upstream's fusion checks that).
-bool hasNoTileType(linalg::GenericOp producer) {
+/// Whether `value`, a result of a generic on tensors, has elements no VMEM
+/// tile can hold (a mask of i1 from a comparison, an i8 or index tensor):
+/// it cannot go through memory between two ops, so it is computed in its
+/// consumers' bodies (elementwise producers only: upstream's fusion checks
+/// that). Only that result counts: a producer that also makes an f32 result
+/// (upstream's fusion keeps a mask still read elsewhere as a second result
+/// of its reader, a select) is not computed again in each reader of that
+/// result.
+bool hasNoTileType(Value value) {
+  auto producer = value.getDefiningOp<linalg::GenericOp>();
   if (!producer || !producer.hasPureTensorSemantics())
     return false;
-  return llvm::any_of(producer->getResultTypes(), [](Type t) {
-    Type elem = cast<ShapedType>(t).getElementType();
-    return !elem.isF32() && !elem.isBF16() && !elem.isSignlessInteger(32);
-  });
+  Type elem = cast<ShapedType>(value.getType()).getElementType();
+  return !elem.isF32() && !elem.isBF16() && !elem.isSignlessInteger(32);
 }
 
 /// Whether `op` is a generic on tensors whose loops are all parallel (an
@@ -102,7 +105,7 @@ bool isTranspose(linalg::GenericOp producer) {
 /// the later steps tile.
 bool fuseIntoConsumer(OpOperand *fused) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
-  if (readsNoTensor(producer) || hasNoTileType(producer))
+  if (readsNoTensor(producer) || hasNoTileType(fused->get()))
     return true;
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   // A transpose (a copy through a permutation, attention's heads split out

@@ -387,3 +387,80 @@ func.func @broadcast_as_init(%x: tensor<4x8xf32>, %v: tensor<8xf32>) -> (tensor<
   } -> tensor<4x8xf32>
   return %m, %acc : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A causal mask (an i1 tensor from iotas, broadcast over the heads) is
+// computed again in its reader, the select; the select's f32 result, read
+// by both the max and the subtraction of a softmax, is computed once. (The
+// mask, still read by its broadcast when fused into the select, is kept as
+// a second, i1 result of the select for a while: that result is no reason
+// to compute the select again in each of its readers.)
+
+// CHECK-LABEL: func.func @masked_scores(
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x8x8xf32>)
+// CHECK-DAG: linalg.index 1
+// CHECK-DAG: linalg.index 2
+// CHECK: arith.cmpi sge
+// CHECK: arith.select
+// CHECK: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x8x8xf32>)
+// CHECK-NOT: linalg.index
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %[[M]]
+// CHECK-NOT: linalg.index
+// CHECK: arith.subf
+func.func @masked_scores(%scores: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %zero = arith.constant dense<0> : tensor<i32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %ninf_s = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<8x8xi32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e0 : tensor<8x8xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    linalg.yield %c : i32
+  } -> tensor<8x8xi32>
+  %e1 = tensor.empty() : tensor<8x8xi32>
+  %cols = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e1 : tensor<8x8xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i32
+    linalg.yield %c : i32
+  } -> tensor<8x8xi32>
+  %e2 = tensor.empty() : tensor<8x8xi1>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%rows, %cols : tensor<8x8xi32>, tensor<8x8xi32>) outs(%e2 : tensor<8x8xi1>) {
+  ^bb0(%a: i32, %b: i32, %out: i1):
+    %c = arith.cmpi sge, %a, %b : i32
+    linalg.yield %c : i1
+  } -> tensor<8x8xi1>
+  %e3 = tensor.empty() : tensor<2x8x8xi1>
+  %mask3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mask : tensor<8x8xi1>) outs(%e3 : tensor<2x8x8xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    linalg.yield %in : i1
+  } -> tensor<2x8x8xi1>
+  %e4 = tensor.empty() : tensor<2x8x8xf32>
+  %fill = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ninf : tensor<f32>) outs(%e4 : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8x8xf32>
+  %e5 = tensor.empty() : tensor<2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mask3, %scores, %fill : tensor<2x8x8xi1>, tensor<2x8x8xf32>, tensor<2x8x8xf32>) outs(%e5 : tensor<2x8x8xf32>) {
+  ^bb0(%m: i1, %s: f32, %f: f32, %out: f32):
+    %r = arith.select %m, %s, %f : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %e6 = tensor.empty() : tensor<2x8xf32>
+  %init = linalg.fill ins(%ninf_s : f32) outs(%e6 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x8x8xf32>) outs(%init : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %e7 = tensor.empty() : tensor<2x8x8xf32>
+  %shifted = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %max : tensor<2x8x8xf32>, tensor<2x8xf32>) outs(%e7 : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  return %shifted : tensor<2x8x8xf32>
+}
