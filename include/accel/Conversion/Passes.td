@@ -453,6 +453,42 @@ def AccelPromoteBuffers
   ];
 }
 
+def AccelHoistInvariantOps
+    : Pass<"accel-hoist-invariant-ops", "mlir::func::FuncOp"> {
+  let summary = "Move ops that compute the same tile on every iteration in "
+                "front of their loop";
+  let description = [{
+    Loop-invariant code motion for accel's ops on buffers (upstream's
+    `--loop-invariant-code-motion` moves only ops without memory effects,
+    and every VPU op writes its output buffer). A tiled op that reads a
+    scalar broadcasts it with `accel.vfill` in every tile; a causal mask
+    (`viota`, `vcmp`) is made again for every head. Such ops, and the
+    buffers they write, move in front of the `scf.for` around them when:
+
+      - the loop runs at least once (constant bounds);
+      - the op has no results and no regions, and its only memory effects
+        are reads and writes of its operand buffers (not a DMA, a WAIT or
+        a scalar load);
+      - each buffer operand is the loop's own: an `accel.alloc` in the
+        loop body, used only by ops of the body itself (no view of it, no
+        use in a nested loop); each other operand is defined outside the
+        loop;
+      - for each of those buffers, every op that writes it moves too, the
+        first op in the body to touch it writes it without reading it (an
+        accel op writes the whole of its output tile, so no value flows
+        from one iteration to the next), and every op that stays and
+        touches it comes after the last writer that moves.
+
+    Every iteration then computes the same tiles; computed once before the
+    loop, every op that stays reads the same values, bit for bit. Inner
+    loops go first, so an op that leaves a loop may then leave the loop
+    around it. The frontend runs it after convert-linalg-to-accel.
+  }];
+  let statistics = [
+    Statistic<"numHoisted", "num-hoisted", "Ops moved in front of a loop">
+  ];
+}
+
 def AccelFuseLinalg : Pass<"accel-fuse-linalg", "mlir::func::FuncOp"> {
   let summary = "Tile elementwise consumers of a matmul and fuse the matmul "
                 "into their tile loop (on tensors)";

@@ -99,6 +99,7 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   pm.addPass(createConvertLinalgToAccel());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createAccelHoistInvariantOps());
 }
 
 std::string accel::checkFrontendOptions(const FrontendOptions &options) {
@@ -127,7 +128,7 @@ void accel::registerFrontendPipeline() {
       "a matmul into its elementwise consumers' tile loop, bufferize, raise "
       "scalar affine loop nests, allocate intermediates that fit in VMEM "
       "there, tile to VMEM-sized tiles, stage operands "
-      "through VMEM, convert DMAs and ops)",
+      "through VMEM, convert DMAs and ops, hoist loop-invariant ops)",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         FrontendOptions options;
