@@ -121,6 +121,11 @@ def AccelDecomposeLinalg
     frontend tiles and converts like any other. An op whose decomposition
     fails is one error at the op.
 
+    First, any linalg op with a loop of zero iterations (a convolution
+    over zero channels, a matmul over an empty reduction, an empty batch)
+    computes no element: on tensors its results are its inits (the fill it
+    writes into), on buffers it is erased.
+
     A 1x1 convolution (`linalg.conv_2d_nhwc_hwcf` with a 1 x 1 kernel,
     strides and dilations 1, static shapes) is a matmul on the MXU: the
     input collapsed to (N*H*W) x C, the filter to C x F and the init to

@@ -360,6 +360,20 @@ struct AccelDecomposeLinalgPass
     if (negative.wasInterrupted())
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
+    // A loop over zero iterations (a convolution over zero channels, an
+    // empty batch): no element of the result is computed, so the result is
+    // the init the op writes into (on buffers, the op does nothing).
+    SmallVector<linalg::LinalgOp> empty;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+        empty.push_back(op);
+    });
+    for (linalg::LinalgOp op : empty) {
+      if (op.hasPureTensorSemantics())
+        rewriter.replaceOp(op, op.getDpsInits());
+      else if (op.hasPureBufferSemantics())
+        rewriter.eraseOp(op);
+    }
     accel::TapTiling tiling;
     tiling.rows = tileRows;
     tiling.vmemSpace = vmemSpace;

@@ -353,3 +353,29 @@ func.func @lanes_first(%x: tensor<4x6x8xf32>, %init: tensor<8x4x6xf32>) -> tenso
   %t = linalg.transpose ins(%x : tensor<4x6x8xf32>) outs(%init : tensor<8x4x6xf32>) permutation = [2, 0, 1]
   return %t : tensor<8x4x6xf32>
 }
+
+// -----
+
+// A loop over zero iterations computes no element: a convolution over zero
+// channels, or a matmul over an empty reduction, gives its init (the fill);
+// an op on buffers with an empty loop does nothing.
+
+// CHECK-LABEL: func.func @empty_loops(
+// CHECK-SAME: %[[X:.*]]: tensor<1x8x8x0xf32>, %[[W:.*]]: tensor<3x3x0x4xf32>, %[[A:.*]]: tensor<16x0xf32>, %[[B:.*]]: tensor<0x8xf32>, %[[BUF:.*]]: memref<0x8xf32>)
+// CHECK-NOT: linalg.conv_2d
+// CHECK-NOT: linalg.matmul
+// CHECK-NOT: linalg.exp
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<1x6x6x4xf32>
+// CHECK: %[[G:.*]] = linalg.fill {{.*}} -> tensor<16x8xf32>
+// CHECK: return %[[F]], %[[G]]
+func.func @empty_loops(%x: tensor<1x8x8x0xf32>, %w: tensor<3x3x0x4xf32>, %a: tensor<16x0xf32>, %b: tensor<0x8xf32>, %buf: memref<0x8xf32>) -> (tensor<1x6x6x4xf32>, tensor<16x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x6x6x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x0xf32>, tensor<3x3x0x4xf32>) outs(%f : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  %e1 = tensor.empty() : tensor<16x8xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<16x0xf32>, tensor<0x8xf32>) outs(%f1 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  linalg.exp ins(%buf : memref<0x8xf32>) outs(%buf : memref<0x8xf32>)
+  return %c, %m : tensor<1x6x6x4xf32>, tensor<16x8xf32>
+}
