@@ -463,8 +463,15 @@ private:
   void runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
                 std::optional<RunResult> &r);
   /// Lowers, runs and compares `module`; fills `it`. Returns the run, or
-  /// nullopt with `it.failure` set.
+  /// nullopt with `it.failure` set. A program that does not lower, faults
+  /// or ends with other results gets a reproducer.
   std::optional<RunResult> execute(ModuleOp module, FdoIteration &it);
+  /// With an output directory: writes iteration `index`'s reproducer.mlir,
+  /// the comment lines `header` (each line prefixed with "// ") and then
+  /// `module`, and records its path in `failure`. A write that fails leaves
+  /// the path empty (the failure itself is what the loop reports).
+  void writeReproducer(unsigned index, llvm::StringRef header, ModuleOp module,
+                       FdoFailure &failure);
   llvm::Error writeIteration(const FdoIteration &it, const RunResult *r,
                              ModuleOp module);
 
@@ -529,24 +536,35 @@ void FdoDriver::transform(llvm::ArrayRef<std::string> texts, ModuleOp module,
       run.changes = run.statistics.front().second;
     runs.push_back(std::move(run));
     if (failure) {
-      if (!options.outputDir.empty()) {
-        llvm::SmallString<256> p(iterationDir(options.outputDir, it.index));
-        llvm::sys::path::append(p, "reproducer.mlir");
-        // The reproducer: the pass's input and the pipeline to run on it.
-        std::string reproducer =
-            "// The FDO loop's iteration " + std::to_string(it.index) +
-            " failed in this pass:\n" +
-            "//   accel-opt reproducer.mlir --pass-pipeline='builtin.module(" +
-            text + ")'\n" + printModule(*before);
-        if (!llvm::sys::fs::create_directories(
-                llvm::sys::path::parent_path(p)) &&
-            !writeOutput(p, reproducer))
-          failure->reproducer = std::string(p);
-      }
+      // The reproducer: the pass's input and the pipeline to run on it.
+      writeReproducer(it.index,
+                      "The FDO loop's iteration " + std::to_string(it.index) +
+                          " failed in this pass:\n"
+                          "  accel-opt reproducer.mlir "
+                          "--pass-pipeline='builtin.module(" +
+                          text + ")'",
+                      *before, *failure);
       it.failure = std::move(failure);
       return;
     }
   }
+}
+
+void FdoDriver::writeReproducer(unsigned index, llvm::StringRef header,
+                                ModuleOp module, FdoFailure &failure) {
+  if (options.outputDir.empty())
+    return;
+  llvm::SmallString<256> p(iterationDir(options.outputDir, index));
+  llvm::sys::path::append(p, "reproducer.mlir");
+  std::string text;
+  llvm::SmallVector<llvm::StringRef> lines;
+  header.split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    text += ("// " + line + "\n").str();
+  text += printModule(module);
+  if (!llvm::sys::fs::create_directories(llvm::sys::path::parent_path(p)) &&
+      !writeOutput(p, text))
+    failure.reproducer = std::string(p);
 }
 
 void FdoDriver::assignOpIds(ModuleOp module, FdoIteration &it) {
@@ -635,7 +653,24 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
         failure = FdoFailure{FdoFailure::Kind::Fault, "", msg, ""};
     }
   }
+  // The program as it was lowered, and how to see the failure again.
+  std::string origin =
+      llvm::StringRef(stepPrefix).empty()
+          ? "The FDO loop's iteration " + std::to_string(it.index) +
+                "'s program"
+          : "The FDO loop's iteration " + std::to_string(it.index) +
+                "'s trial program (" + llvm::join(trialTexts, ",") + ")";
+  std::string rerun =
+      "Run it with the fdo command's --config and --input options:\n"
+      "  accel-replay run reproducer.mlir";
   if (failure) {
+    writeReproducer(it.index,
+                    origin +
+                        (failure->kind == FdoFailure::Kind::Lower
+                             ? " did not lower:\n"
+                             : " faulted:\n") +
+                        failure->message + "\n" + rerun,
+                    module, *failure);
     it.failure = std::move(failure);
     return std::nullopt;
   }
@@ -656,12 +691,19 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
   std::optional<uint64_t> diff =
       sim::compareHbm(baselineHbm, r->hbm, baselineBuffers);
   it.resultsMatch = !diff;
-  if (diff)
+  if (diff) {
     it.failure = FdoFailure{FdoFailure::Kind::Mismatch, "",
                             "final HBM differs from iteration 0 at HBM "
                             "address 0x" +
                                 llvm::utohexstr(*diff),
                             ""};
+    writeReproducer(it.index,
+                    origin + " ends with other results than iteration 0:\n" +
+                        it.failure->message + "\n" + rerun +
+                        "\nand compare its hbm hash with iteration 0's "
+                        "(iter0/metrics.json)",
+                    module, *it.failure);
+  }
   it.metrics = m;
   return r;
 }
