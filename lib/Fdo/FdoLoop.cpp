@@ -660,9 +660,9 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
                 "'s program"
           : "The FDO loop's iteration " + std::to_string(it.index) +
                 "'s trial program (" + llvm::join(trialTexts, ",") + ")";
-  std::string rerun =
-      "Run it with the fdo command's --config and --input options:\n"
-      "  accel-replay run reproducer.mlir";
+  std::string rerun = "Run it with the fdo command's --config, --input and "
+                      "--max-instructions options:\n"
+                      "  accel-replay run reproducer.mlir";
   if (failure) {
     writeReproducer(it.index,
                     origin +
