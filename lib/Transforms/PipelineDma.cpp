@@ -309,6 +309,39 @@ struct PipelineDmaPass
     return true;
   }
 
+  /// Clones into the top of `loop`'s body every view of an allocation
+  /// (a chain of view ops) that is taken outside the loop and used in it,
+  /// and makes the uses in the loop read the clone: multi-buffering
+  /// replaces the allocation where the loop's ops name it, so a view taken
+  /// before the loop would keep every iteration on the first copy (issue
+  /// 33, miscompile 2). The clones are pure; the schedule places them like
+  /// the body's own views.
+  static void sinkViews(scf::ForOp loop) {
+    Block *body = loop.getBody();
+    OpBuilder b(body, body->begin());
+    DenseMap<Value, Value> sunk;
+    std::function<Value(Value)> inside = [&](Value v) -> Value {
+      Operation *def = v.getDefiningOp();
+      if (!def || loop->isAncestor(def) || !getViewSource(def) ||
+          !getRoot(v).getDefiningOp<AllocOp>())
+        return v;
+      Value &clone = sunk[v];
+      if (!clone) {
+        Value source = inside(getViewSource(def));
+        Operation *c = b.clone(*def);
+        c->setOperand(0, source);
+        clone = c->getResult(0);
+      }
+      return clone;
+    };
+    SmallVector<Operation *> ops;
+    body->walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops)
+      for (OpOperand &operand : op->getOpOperands())
+        if (isa<BaseMemRefType>(operand.get().getType()))
+          operand.set(inside(operand.get()));
+  }
+
   /// Pipelines `loop`, or returns why not (leaving it unchanged).
   std::string pipeline(scf::ForOp loop) {
     std::optional<int64_t> trips = tripCount(loop);
@@ -334,6 +367,7 @@ struct PipelineDmaPass
     copy.getBody()->walk([&](AllocOp op) { hoisted.push_back(op); });
     for (Operation *op : hoisted)
       op->moveBefore(copy);
+    sinkViews(copy);
     rewriteInductions(copy);
     valueOrder.clear();
     for (BlockArgument arg : func.getArguments())

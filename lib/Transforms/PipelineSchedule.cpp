@@ -334,10 +334,16 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
         for (const Access &c : b.accesses[y]) {
           if (!(a.write || c.write) || !mayAlias(a.root, c.root))
             continue;
-          int64_t need = 0;
+          // The largest distance that conflicts, and the largest within
+          // [1, mmax]: the pairs the kernel reorders (the others only ask
+          // for the optional copy).
+          int64_t need = 0, needReordered = 0;
           for (int64_t m = 1; m <= mAsync; ++m)
-            if (mayOverlapAcross(a.view, c.view, b.loop, m))
+            if (mayOverlapAcross(a.view, c.view, b.loop, m)) {
               need = m;
+              if (m <= mmax)
+                needReordered = m;
+            }
           if (need == 0)
             continue;
           llvm::SmallSetVector<Value, 4> set = bufferGroup(b, a.root);
@@ -359,7 +365,7 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
           for (Value v : group)
             privacy[v] = isPriv;
           if (!isPriv) {
-            if (need > mmax)
+            if (needReordered == 0)
               continue; // only the optional copy
             return "a buffer that is not private to an iteration is "
                    "accessed in two stages (" +
