@@ -14,8 +14,8 @@
 //     (the other half is room for the transforms' extra buffers);
 //   - no NaN: sqrt only of squares, division only by sums of exponentials.
 //
-// Size (about 850 lines): the Emitter (an OpBuilder with the buffer and
-// loop helpers) and the five statement kinds built with it (one function
+// Size (about 960 lines): the Emitter (an OpBuilder with the buffer and
+// loop helpers) and the seven statement kinds built with it (one function
 // each, in the "Statements" section); splitting them would put Emitter in
 // a header for this file alone. The machine and program sections are short.
 //
@@ -667,6 +667,105 @@ static std::string emitScratch(Emitter &e, Rng &r, Budget budget) {
       .str();
 }
 
+/// A decode-style step loop (issue 33): a state of `rows` x N in VMEM,
+/// multiplied each step by an N x N weight K tile by K tile (a nested loop
+/// reading column views of the state taken in it, or the K tiles written
+/// out with views taken before the step loop), squashed by tanh, and copied
+/// back into the state at the step's end (a VPU copy or a VMEM-to-VMEM
+/// DMA) for the next step to read: a buffer written late in one iteration
+/// and read early in the next, through views.
+static std::string emitCarriedState(Emitter &e, Rng &r, Budget budget) {
+  int64_t rows = r.pick<int64_t>({1, 2, 4, 8});
+  int64_t tk = r.pick<int64_t>({8, 16, 32, 64});
+  int64_t kTiles = r.range(1, 4);
+  int64_t trips = budget.trips;
+  int64_t steps = std::max<int64_t>(2, drawTrip(r, trips));
+  bool viewsBefore = r.chance(50);
+  bool copyByDma = r.chance(50);
+  bool accInLoop = e.allocInLoops && r.chance(50);
+  auto bytes = [&] {
+    int64_t n = tk * kTiles;
+    return 2 * e.vmemBytes(rows * n) + e.vmemBytes(tk * n);
+  };
+  if (!shrinkToFit({{&tk, 8}, {&rows, 1}}, bytes, budget.vmem))
+    return "";
+  int64_t n = tk * kTiles;
+  Value x0 = e.hbm({rows, n});
+  Value w = e.hbm({n, n});
+  Value o = e.out({rows, n});
+  Value xv = e.alloc({rows, n});
+  Value wt = e.alloc({tk, n});
+  Value acc = accInLoop ? Value() : e.alloc({rows, n});
+  e.copy(x0, xv);
+  SmallVector<Value> views;
+  if (viewsBefore)
+    for (int64_t k = 0; k < kTiles; ++k)
+      views.push_back(e.tile(xv, Value(), e.c(k * tk), rows, tk));
+  auto kStep = [&](Value k, Value view) {
+    e.copy(e.tile(w, k, Value(), tk, n), wt);
+    e.matmul(view, wt, acc, /*accumulate=*/true);
+  };
+  e.loop(0, steps, 1, {}, [&](Value, ValueRange) {
+    if (accInLoop)
+      acc = e.alloc({rows, n});
+    e.fill(acc, 0.0f);
+    if (viewsBefore) {
+      for (int64_t k = 0; k < kTiles; ++k)
+        kStep(e.c(k * tk), views[k]);
+    } else {
+      e.loop(0, n, tk, {}, [&](Value k, ValueRange) {
+        kStep(k, e.tile(xv, Value(), k, rows, tk));
+        return SmallVector<Value>();
+      });
+    }
+    VTanhOp::create(e.b, e.loc, acc, acc);
+    if (copyByDma)
+      e.copy(acc, xv);
+    else
+      VCopyOp::create(e.b, e.loc, acc, xv);
+    return SmallVector<Value>();
+  });
+  e.copy(xv, o);
+  return llvm::formatv("carried state {0}x{1}, {2} K tiles of {3}, {4} steps, "
+                       "{5}, copied back by {6}",
+                       rows, n, kTiles, tk, steps,
+                       viewsBefore ? "views before the loop"
+                                   : "views in the loop",
+                       copyByDma ? "a DMA" : "the VPU")
+      .str();
+}
+
+/// A 1-D stencil over row tiles (issue 33): each iteration DMAs two row
+/// tiles (the tile and its halo) into a window buffer and combines the
+/// window's halves, read through views taken once before the loop.
+static std::string emitWindowViews(Emitter &e, Rng &r, Budget budget) {
+  int64_t tr = r.pick<int64_t>({1, 2, 4, 8});
+  int64_t tc = r.pick<int64_t>({8, 16, 32, 64, 128});
+  int64_t trips = budget.trips;
+  int64_t trip = drawTrip(r, trips);
+  unsigned op = unsigned(r.next());
+  if (!shrinkToFit(
+          {{&tc, 8}, {&tr, 1}}, [&] { return 3 * e.vmemBytes(tr * tc); },
+          budget.vmem))
+    return "";
+  Value x = e.hbm({(trip + 1) * tr, tc});
+  Value y = e.out({trip * tr, tc});
+  Value win = e.alloc({2 * tr, tc});
+  Value vo = e.alloc({tr, tc});
+  Value lo = e.tile(win, Value(), Value(), tr, tc);
+  Value hi = e.tile(win, e.c(tr), Value(), tr, tc);
+  e.loop(0, trip, 1, {}, [&](Value i, ValueRange) {
+    Value row = e.mul(i, e.c(tr));
+    e.copy(e.tile(x, row, Value(), 2 * tr, tc), win);
+    e.binary(op, lo, hi, vo);
+    e.copy(vo, e.tile(y, row, Value(), tr, tc));
+    return SmallVector<Value>();
+  });
+  return llvm::formatv("window {0}x{1} with views before the loop, {2} trips",
+                       tr, tc, trip)
+      .str();
+}
+
 /// Row softmax over column bands: per row tile (buffers allocated in the
 /// outer loop and used in the nested ones), a running max over the bands,
 /// then exp(x - max) stored band by band and the row sums.
@@ -822,9 +921,16 @@ accel::gen::generateProgram(MLIRContext &ctx, const GenOptions &options) {
   using EmitFn = std::string (*)(Emitter &, Rng &, Budget);
   const EmitFn kinds[] = {emitElementwise, emitMatmul, emitGather,
                           emitScratch, emitRowReduce};
+  // Drawn from a stream of their own, one statement in four (issue 33's
+  // shapes), so the other statements of a seed stay what they were.
+  const EmitFn laterKinds[] = {emitCarriedState, emitWindowViews};
   for (unsigned i = 0; i < result.numStatements; ++i) {
     Rng r(streamSeed(options.seed, i));
     unsigned kind = unsigned(r.range(0, std::size(kinds) - 1));
+    Rng later(streamSeed(options.seed, 0x200000 + i));
+    EmitFn emit = kinds[kind];
+    if (later.chance(25))
+      emit = laterKinds[later.range(0, std::size(laterKinds) - 1)];
     if (llvm::is_contained(options.drop, i))
       continue;
     // A separate stream, so the statements of a seed are the ones they
@@ -833,7 +939,7 @@ accel::gen::generateProgram(MLIRContext &ctx, const GenOptions &options) {
     bool bf16 = options.bf16 && precision.range(0, 3) == 0;
     e.floatType = bf16 ? Type(b.getBF16Type()) : Type(b.getF32Type());
     uint64_t before = e.vmemUsed;
-    std::string what = kinds[kind](e, r, budget);
+    std::string what = emit(e, r, budget);
     if (bf16 && !what.empty())
       what += " (bf16)";
     if (what.empty())
