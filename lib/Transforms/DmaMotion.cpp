@@ -229,12 +229,31 @@ bool mayOverlap(Value a, Value b) {
   return true;
 }
 
+/// Whether memref `v` names the same memory on every iteration of `loop`:
+/// it is defined outside the loop, or it is a view op (a chain of them)
+/// in the loop whose other operands are defined outside it (a view taken
+/// again in the loop, accel-pipeline-dma's sinkViews).
+static bool isInvariantIn(Value v, scf::ForOp loop) {
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!loop->isAncestor(v.getParentRegion()->getParentOp()))
+      return true;
+    Value source = def ? getViewSource(def) : Value();
+    if (!source)
+      return false;
+    for (Value operand : def->getOperands().drop_front())
+      if (loop->isAncestor(operand.getParentRegion()->getParentOp()))
+        return false;
+    v = source;
+  }
+}
+
 bool mayOverlapAcross(Value a, Value b, scf::ForOp loop, int64_t shift) {
   auto sa = a.getDefiningOp<memref::SubViewOp>();
   auto sb = b.getDefiningOp<memref::SubViewOp>();
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!sa || !sb || !step || sa.getSource() != sb.getSource() ||
-      loop->isAncestor(sa.getSource().getParentRegion()->getParentOp()) ||
+      !isInvariantIn(sa.getSource(), loop) ||
       sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
     return true;
   Value iv = loop.getInductionVar();
