@@ -131,4 +131,59 @@ TEST(DataflowBoundTest, FarReleaseDatesAreRoundedDown) {
   EXPECT_EQ(b[kLoad]->bound, (1u << 20) + 5u);
 }
 
+TEST(DataflowBoundTest, TheCoreIssuesOneInstructionAtATime) {
+  // Track 1 is the core: every instruction takes issueCycles there.
+  constexpr int kCore = 1;
+  DataflowBound g(2, kCore, /*issueCycles=*/1);
+  // Five independent scalar instructions (free in the model): released at
+  // 0, one cycle each, the last followed by nothing: 0 + 5 + 0 = 5.
+  for (int i = 0; i < 5; ++i)
+    g.add({}, {uint8_t(i + 1)}, {}, {}, DataflowBound::Cost{});
+  auto b = g.trackBounds();
+  ASSERT_TRUE(b[kCore]);
+  EXPECT_EQ(b[kCore]->head, 0u);
+  EXPECT_EQ(b[kCore]->bound, 5u);
+  EXPECT_EQ(g.criticalPath(), 0u); // without the core, nothing bounds them
+
+  // Two cycles per issue: issued at 0, 2, 4, 6, 8, and the run ends one
+  // cycle after the last issue: 0 + 5 * 2 + 0 - (2 - 1) = 9.
+  DataflowBound slow(2, kCore, /*issueCycles=*/2);
+  for (int i = 0; i < 5; ++i)
+    slow.add({}, {uint8_t(i + 1)}, {}, {}, DataflowBound::Cost{});
+  EXPECT_EQ(slow.trackBounds()[kCore]->bound, 9u);
+}
+
+TEST(DataflowBoundTest, AnInstructionAfterAUnitWaitsForItsResult) {
+  constexpr int kCore = 1;
+  DataflowBound g(2, kCore, /*issueCycles=*/1);
+  // A VPU op writing VMEM (busy 20), then a scalar instruction reading it:
+  // the second is released at 20 and ends the run: 20 + 1 + 0 = 21.
+  g.add({}, {}, {}, {vmem(0, 64)}, vpu(20));
+  g.add({}, {1}, {vmem(0, 64)}, {}, DataflowBound::Cost{});
+  auto b = g.trackBounds();
+  EXPECT_EQ(b[kCore]->head, 0u);
+  EXPECT_EQ(b[kCore]->bound, 21u);
+  EXPECT_EQ(b[kVpu]->bound, 20u);
+}
+
+TEST(DataflowBoundTest, TransfersShareASecondTrack) {
+  // Two loads on links 1 and 2 (T_b 100, 10 cycles each), whose bytes
+  // also cross a shared bus (track 3) for 8 cycles each: every link is
+  // done at 110, but the bus moves both from 100 on: 100 + 16 = 116.
+  constexpr int kBus = 3;
+  DataflowBound g(4);
+  DataflowBound::Cost a = dma(kLoad, 100, 10), c = dma(kStore, 100, 10);
+  a.track2 = c.track2 = kBus;
+  a.busy2 = c.busy2 = 8;
+  g.add({}, {}, {hbm(0, 64)}, {vmem(0, 64)}, a);
+  g.add({}, {}, {hbm(64, 128)}, {vmem(64, 128)}, c);
+  EXPECT_EQ(g.criticalPath(), 110u);
+  auto b = g.trackBounds();
+  EXPECT_EQ(b[kLoad]->bound, 110u);
+  EXPECT_EQ(b[kStore]->bound, 110u);
+  ASSERT_TRUE(b[kBus]);
+  EXPECT_EQ(b[kBus]->head, 100u);
+  EXPECT_EQ(b[kBus]->bound, 116u);
+}
+
 } // namespace

@@ -18,9 +18,9 @@ using isa::Opcode;
 
 Analyzer::Analyzer(const isa::Program &program,
                    const sim::MachineConfig &config)
-    : program(program), config(config),
-      tracks(3 + config.getNumDmaLinks()),
-      vmem(config.vmemBytes, config.vmemPageBytes), dataflow(tracks.size()) {
+    : program(program), config(config), tracks(3 + config.getNumDmaLinks()),
+      vmem(config.vmemBytes, config.vmemPageBytes),
+      dataflow(tracks.size() + 1, /*issueTrack=*/0, config.scalarLatency) {
   deps.setReadyCycles(&doneCycles);
 }
 
@@ -177,7 +177,9 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   }
 
   // Dataflow: MXU/VPU work costs its busy cycles, a DMA its T_b and then
-  // its transfer on its link; scalar work is free.
+  // its transfer on its link (and on the HBM bus, for a DMA to or from
+  // HBM); scalar work is free, and every instruction takes its issue on the
+  // core (track 0).
   DataflowBound::Cost cost;
   if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
     cost.track = unit == isa::Unit::Mxu ? 1 : 2;
@@ -188,6 +190,19 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     cost.lead = t.baseEnd - t.issue;
     cost.busy = t.complete - t.transferStart;
     cost.holdsDmaSlot = true;
+    // The HBM bus the links share (the last track): its bursts at
+    // hbm.bytes_per_cycle, as in the roofline, rounded down (the DMA engine
+    // reserves HBM in fractions of a cycle, so rounding up each DMA would
+    // overstate the bus's work).
+    if (size_t(t.link) < config.links.size() &&
+        (config.links[t.link].src == isa::MemSpace::HBM ||
+         config.links[t.link].dst == isa::MemSpace::HBM) &&
+        config.hbmMilliBytesPerCycle) {
+      cost.track2 = int(tracks.size());
+      cost.busy2 =
+          uint64_t((unsigned __int128)t.busBytes * sim::kBandwidthScale /
+                   config.hbmMilliBytesPerCycle);
+    }
   }
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
   dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);

@@ -607,15 +607,19 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
        released = json::object();
   std::vector<std::optional<DataflowBound::TrackBound>> trackBound =
       dataflow.trackBounds();
-  for (size_t t = 0; t < tracks.size(); ++t) {
+  // The dataflow's tracks: the units and links, then the HBM bus.
+  std::vector<std::string> boundNames = trackNames;
+  boundNames.resize(tracks.size());
+  boundNames.push_back("hbm");
+  for (size_t t = 0; t < trackBound.size() && t < boundNames.size(); ++t) {
     if (!trackBound[t])
       continue;
-    heads[trackNames[t]] = trackBound[t]->head;
-    tails[trackNames[t]] = trackBound[t]->tail;
-    released[trackNames[t]] = trackBound[t]->bound;
+    heads[boundNames[t]] = trackBound[t]->head;
+    tails[boundNames[t]] = trackBound[t]->tail;
+    released[boundNames[t]] = trackBound[t]->bound;
     if (trackBound[t]->bound > tight)
       tight = trackBound[t]->bound,
-      tightBy = trackNames[t] + " with heads and tails";
+      tightBy = boundNames[t] + " with heads and tails";
   }
   m["roofline"] = {
       {"critical_path_cycles", criticalPath},

@@ -40,6 +40,12 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     work[size_t(cost.track)].push_back(
         {start + cost.lead, recording ? uint32_t(index) : kNoInst,
          uint32_t(std::min<uint64_t>(cost.busy, UINT32_MAX))});
+  if (cost.track2 >= 0 && cost.busy2 > 0)
+    work[size_t(cost.track2)].push_back(
+        {start + cost.lead, recording ? uint32_t(index) : kNoInst,
+         uint32_t(std::min<uint64_t>(cost.busy2, UINT32_MAX))});
+  if (issueTrack >= 0 && recording)
+    starts.push_back(uint32_t(std::min<uint64_t>(start, UINT32_MAX)));
 
   Producer out{int64_t(index), finish, false};
   for (uint8_t r : regWrites)
@@ -91,6 +97,8 @@ DataflowBound::trackBounds() const {
   for (const std::vector<Work> &track : work)
     for (const Work &w : track)
       maxHead = std::max(maxHead, w.head);
+  for (uint32_t s : starts)
+    maxHead = std::max<uint64_t>(maxHead, s);
   unsigned shift = 0;
   while ((maxHead >> shift) >= kMaxReleaseBins)
     ++shift;
@@ -99,19 +107,28 @@ DataflowBound::trackBounds() const {
   std::vector<std::optional<TrackBound>> result(work.size());
   std::vector<uint64_t> binBusy, binTail;
   for (size_t t = 0; t < work.size(); ++t) {
-    if (work[t].empty())
+    // The issue track holds only issues (scalar instructions cost no
+    // other work), which the subtraction below relies on.
+    bool issues = int(t) == issueTrack && !starts.empty() && issueCycles &&
+                  work[t].empty();
+    if (work[t].empty() && !issues)
       continue;
     binBusy.assign(bins, 0);
     binTail.assign(bins, UINT64_MAX);
     TrackBound tb{UINT64_MAX, UINT64_MAX, 0};
-    for (const Work &w : work[t]) {
-      uint64_t tail = tailOf(w);
-      size_t bin = size_t(w.head >> shift);
-      binBusy[bin] += w.busy;
+    auto addPiece = [&](uint64_t head, uint64_t busy, uint64_t tail) {
+      size_t bin = size_t(head >> shift);
+      binBusy[bin] += busy;
       binTail[bin] = std::min(binTail[bin], tail);
-      tb.head = std::min(tb.head, w.head);
+      tb.head = std::min(tb.head, head);
       tb.tail = std::min(tb.tail, tail);
-    }
+    };
+    for (const Work &w : work[t])
+      addPiece(w.head, w.busy, tailOf(w));
+    // Each instruction's issue, followed by the rest of its longest path.
+    if (issues)
+      for (size_t i = 0; i < starts.size() && i < n; ++i)
+        addPiece(starts[i], issueCycles, longest[i] - duration[i]);
     uint64_t busy = 0, tail = UINT64_MAX;
     for (size_t i = bins; i-- > 0;) {
       if (!binBusy[i])
@@ -120,6 +137,9 @@ DataflowBound::trackBounds() const {
       tail = std::min(tail, binTail[i]);
       tb.bound = std::max(tb.bound, (uint64_t(i) << shift) + busy + tail);
     }
+    // The last issue takes one cycle of the run, not issueCycles.
+    if (issues && tb.bound >= issueCycles)
+      tb.bound -= issueCycles - 1;
     result[t] = tb;
   }
   return result;

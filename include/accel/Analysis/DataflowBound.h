@@ -7,7 +7,9 @@
 // MXU/VPU instructions their busy cycles, a DMA its link's T_b plus its
 // transfer (SnR §5.2, Fig. 4 on an idle link). From it:
 //   - the critical path: the latest finish of any instruction;
-//   - per unit or link, the one-unit bound with heads and tails: a piece of
+//   - per unit or link (and, as tracks of their own, the in-order core,
+//     where every instruction takes its issue cycles, and a bus that DMAs
+//     share, HBM's), the one-unit bound with heads and tails: a piece of
 //     work cannot start before its head (its earliest start in the model)
 //     and is followed by at least its tail (the longest path from its end
 //     to the program's end), so for every release date r,
@@ -37,8 +39,9 @@ namespace accel {
 namespace analysis {
 
 /// The dataflow graph of a run, built one instruction at a time in program
-/// order, and the bounds above. Memory: 6 bytes per instruction plus 4 per
-/// dependence edge and 16 per piece of MXU, VPU or link work; the
+/// order, and the bounds above. Memory: 6 bytes per instruction (10 with an
+/// issue track) plus 4 per dependence edge and 16 per piece of MXU, VPU,
+/// link or HBM work; the
 /// heads-and-tails bound needs one more 8-byte word per instruction while
 /// it is computed.
 class DataflowBound {
@@ -58,9 +61,21 @@ public:
     /// It holds one of the machine's DMA slots (dma.max_outstanding) for
     /// its lead and busy cycles at least (a DMA, from ISSUE to completion).
     bool holdsDmaSlot = false;
+    /// A second track its transfer occupies at the same time, from the end
+    /// of its lead, for `busy2` cycles (a DMA to or from HBM: the HBM bus
+    /// the links share), or -1.
+    int track2 = -1;
+    uint64_t busy2 = 0;
   };
 
-  explicit DataflowBound(size_t numTracks) : work(numTracks) {}
+  /// `numTracks` units and links. With `issueTrack` >= 0, every
+  /// instruction also occupies that track (the in-order core) for
+  /// `issueCycles` at its start: the core issues one instruction at a time,
+  /// `issueCycles` (scalar.latency) apart, and the run ends one cycle after
+  /// the last issue, so that track's bound counts (issueCycles - 1) less.
+  explicit DataflowBound(size_t numTracks, int issueTrack = -1,
+                         uint64_t issueCycles = 0)
+      : work(numTracks), issueTrack(issueTrack), issueCycles(issueCycles) {}
 
   /// Adds the next instruction: `regReads`/`regWrites` are register
   /// numbers (register 0 is the constant zero and carries no dependence),
@@ -140,6 +155,12 @@ private:
   static constexpr uint32_t kNoInst = UINT32_MAX;
   /// Per track, its work in program order.
   std::vector<std::vector<Work>> work;
+  /// The issue track and the cycles each issue takes on it (see the
+  /// constructor); each recorded instruction's earliest start, saturated at
+  /// UINT32_MAX (an earlier head only weakens the bound).
+  int issueTrack = -1;
+  uint64_t issueCycles = 0;
+  std::vector<uint32_t> starts;
 };
 
 } // namespace analysis
