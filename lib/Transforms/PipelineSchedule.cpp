@@ -144,6 +144,42 @@ static std::string describeBuffer(Value v) {
   return s;
 }
 
+/// Marks Access::once: the destination writes that the WAITs of a DMA
+/// issued before the loop stand for, when only top-level WAITs of the
+/// body use its token there and no other access of the body writes its
+/// source or destination.
+static void markCopiesBeforeTheLoop(Body &b) {
+  llvm::SetVector<DmaStartOp> dmas;
+  for (Operation *op : b.ops)
+    if (auto wait = dyn_cast<DmaWaitOp>(op))
+      if (auto dma = wait.getToken().getDefiningOp<DmaStartOp>();
+          dma && !b.loop->isAncestor(dma))
+        dmas.insert(dma);
+  for (DmaStartOp dma : dmas) {
+    llvm::SmallSetVector<unsigned, 4> waits;
+    bool ok = true;
+    for (Operation *user : dma.getToken().getUsers()) {
+      if (!b.loop->isAncestor(user))
+        continue;
+      ok &= isa<DmaWaitOp>(user) && user->getBlock() == b.loop.getBody();
+      if (ok)
+        waits.insert(b.index.lookup(user));
+    }
+    Value src = getRoot(dma.getSrc()), dst = getRoot(dma.getDst());
+    for (auto [j, list] : llvm::enumerate(b.accesses))
+      for (const Access &a : list)
+        if (a.write && (mayAlias(a.root, src) || mayAlias(a.root, dst)) &&
+            !(waits.contains(j) && a.view == dma.getDst()))
+          ok = false;
+    if (!ok)
+      continue;
+    for (unsigned j : waits)
+      for (Access &a : b.accesses[j])
+        if (a.write && a.view == dma.getDst())
+          a.once = true;
+  }
+}
+
 std::string collectBody(scf::ForOp loop, Body &b) {
   b.loop = loop;
   Block *body = loop.getBody();
@@ -235,6 +271,7 @@ std::string collectBody(scf::ForOp loop, Body &b) {
       b.transfer += getMetric(dma, "accel.stall_transfer") / ex;
     }
   }
+  markCopiesBeforeTheLoop(b);
   // Memory dependences within an iteration; a unit op's result read by
   // another unit or a DMA ISSUE is kind 3.
   for (unsigned j = 0; j < b.ops.size(); ++j)
@@ -333,6 +370,10 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
       for (const Access &a : b.accesses[x])
         for (const Access &c : b.accesses[y]) {
           if (!(a.write || c.write) || !mayAlias(a.root, c.root))
+            continue;
+          // A copy made once before the loop, against a read or itself:
+          // no iteration but the first changes the bytes.
+          if ((a.write ? a.once : true) && (c.write ? c.once : true))
             continue;
           // The largest distance that conflicts, and the largest within
           // [1, mmax]: the pairs the kernel reorders (the others only ask

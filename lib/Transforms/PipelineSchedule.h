@@ -42,6 +42,12 @@ Operation *holderIn(Block *body, Operation *op);
 struct Access {
   Value root, view;
   bool write;
+  /// The write of a DMA issued before the loop and waited in it (a weight
+  /// or an input loaded once), whose source and destination nothing in the
+  /// loop writes: it happens before the first iteration's WAIT, so the
+  /// later iterations' WAITs change nothing and may move across reads of
+  /// the bytes.
+  bool once = false;
 };
 
 /// The body of a candidate loop, as the schedule sees it.
