@@ -92,7 +92,7 @@ unsigned hoistInvariants(scf::ForOp loop) {
   llvm::MapVector<Value, Own> own;
   for (Operation &op : *body) {
     auto alloc = dyn_cast<AllocOp>(op);
-    if (!alloc)
+    if (!alloc || alloc->use_empty())
       continue;
     Own o;
     bool local = true;

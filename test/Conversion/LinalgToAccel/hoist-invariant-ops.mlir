@@ -140,7 +140,8 @@ func.func @kept(%o: !h, %n: index) {
 !v = memref<8x128xf32, #accel.space<vmem>>
 
 // Inner loops first: a fill leaves the inner loop, then the outer one,
-// where the inner loop only reads its buffer.
+// where the inner loop only reads its buffer. An allocation nothing uses
+// stays where it is.
 
 // CHECK-LABEL: func.func @nested
 // CHECK: accel.alloc
@@ -148,6 +149,7 @@ func.func @kept(%o: !h, %n: index) {
 // CHECK-NEXT: accel.vfill %[[K]], 2.0
 // CHECK-NEXT: scf.for
 // CHECK-NEXT: scf.for
+// CHECK-NEXT: accel.alloc
 // CHECK-NEXT: accel.vadd %{{.*}}, %[[K]]
 func.func @nested() {
   %c0 = arith.constant 0 : index
@@ -157,6 +159,7 @@ func.func @nested() {
   accel.vfill %acc, 0.0 : !v
   scf.for %i = %c0 to %c4 step %c1 {
     scf.for %j = %c0 to %c4 step %c1 {
+      %unused = accel.alloc : !v
       %k = accel.alloc : !v
       accel.vfill %k, 2.0 : !v
       accel.vadd %acc, %k, %acc : !v, !v, !v
