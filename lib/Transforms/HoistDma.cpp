@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"
+#include "LoweringCheck.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/PassOptions.h"
@@ -44,6 +45,21 @@ struct HoistDmaPass
     func::FuncOp func = getOperation();
     if (warnIfNoMetrics(func, getArgument(), hoistAll))
       return;
+    LoweringGuard guard(func, vmemCapacity, vmemPage);
+    hoist(func);
+    if (getLastRunCounts()[0].second == 0)
+      return;
+    if (std::string error = guard.keepIfLowers(); !error.empty()) {
+      undoCounts({&numHoisted, &numHoistedOutOfLoops});
+      if (emitRemarks)
+        func.emitRemark() << "hoisted nothing: the hoisted program would "
+                             "not lower: "
+                          << error;
+    }
+  }
+
+  /// Hoists the stalled DMAs of `func` (every DMA with `all`).
+  void hoist(func::FuncOp func) {
     // VMEM: allocations are static for the whole function (see Passes.td).
     uint64_t vmemBytes = allocatedVmemBytes(func, vmemPage);
     bool vmemFits = vmemBytes <= vmemCapacity;

@@ -6,6 +6,9 @@
 #include "accel/Support/ThreadDiagnostics.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 
 using namespace mlir;
 
@@ -41,4 +44,37 @@ std::string accel::detail::checkLowers(func::FuncOp func, uint64_t vmemCapacity,
   OwningOpRef<ModuleOp> module = cloneIntoModule(func);
   return checkLowers(*module, func.getSymName(), vmemCapacity, vmemPage,
                      scalarRegisters);
+}
+
+accel::detail::LoweringGuard::LoweringGuard(func::FuncOp func,
+                                            uint64_t vmemCapacity,
+                                            uint64_t vmemPage)
+    : func(func), saved(cloneIntoModule(func)), vmemCapacity(vmemCapacity),
+      vmemPage(vmemPage) {}
+
+accel::detail::LoweringGuard::~LoweringGuard() = default;
+
+std::string accel::detail::LoweringGuard::keepIfLowers() {
+  LoweringOptions defaults;
+  std::string after =
+      checkLowers(func, vmemCapacity, vmemPage, defaults.scalarRegisters);
+  if (after.empty()) {
+    // And after cse, which the FDO pipeline runs last: merging equal
+    // constants and address math lengthens live ranges.
+    OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
+    IRRewriter rewriter(copy->getContext());
+    DominanceInfo dominance(*copy);
+    eliminateCommonSubExpressions(rewriter, dominance, *copy);
+    after = checkLowers(*copy, func.getSymName(), vmemCapacity, vmemPage,
+                        defaults.scalarRegisters);
+    if (after.empty())
+      return "";
+  }
+  auto original = cast<func::FuncOp>(saved->getBody()->front());
+  if (!checkLowers(*saved, original.getSymName(), vmemCapacity, vmemPage,
+                   defaults.scalarRegisters)
+           .empty())
+    return "";
+  func.getBody().takeBody(original.getBody());
+  return after;
 }

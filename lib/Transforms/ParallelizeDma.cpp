@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"
+#include "LoweringCheck.h"
 #include "accel/Transforms/Passes.h"
 
 namespace accel {
@@ -120,6 +121,25 @@ struct ParallelizeDmaPass
     resetCounts({"num-parallelized", "num-waits-moved"});
     if (warnIfNoMetrics(getOperation(), getArgument(), parallelizeAll))
       return;
+    // Moving DMAs moves no buffer: only the registers are checked.
+    LoweringGuard guard(getOperation(), /*vmemCapacity=*/UINT64_MAX,
+                        /*vmemPage=*/1);
+    parallelize();
+    if (getLastRunCounts()[0].second == 0)
+      return;
+    if (std::string error = guard.keepIfLowers(); !error.empty()) {
+      undoCounts({&numParallelized, &numWaitsMoved});
+      if (emitRemarks)
+        getOperation().emitRemark() << "parallelized nothing: the "
+                                       "parallelized program would not "
+                                       "lower: "
+                                    << error;
+    }
+  }
+
+  /// Moves each DMA the analyzer named up to its partner's ISSUE (every
+  /// DMA that can move with `all`).
+  void parallelize() {
     SmallVector<DmaStartOp> dmas;
     getOperation().walk([&](DmaStartOp d) { dmas.push_back(d); });
     Builder b(&getContext());

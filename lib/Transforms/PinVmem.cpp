@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"
+#include "LoweringCheck.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
@@ -458,10 +459,20 @@ struct PinVmemPass
     resetCounts({"num-pinned", "total-cycles-saved", "pinned-bytes"});
     if (warnIfNoMetrics(getOperation(), getArgument(), pinAll))
       return;
+    LoweringGuard guard(getOperation(), vmemCapacity, vmemPage);
     // The solver is 'exact' or 'greedy' (checkOptions, before any run).
     if (solver == "greedy")
-      return runGreedy();
-    runExact();
+      runGreedy();
+    else
+      runExact();
+    if (getLastRunCounts()[0].second == 0)
+      return;
+    if (std::string error = guard.keepIfLowers(); !error.empty()) {
+      undoCounts({&numPinned, &cyclesSaved, &bytesPinned});
+      if (emitRemarks)
+        getOperation().emitRemark()
+            << "pinned nothing: the pinned program would not lower: " << error;
+    }
   }
 
   /// `solver=exact`: per function, the pins that maximize the sum of

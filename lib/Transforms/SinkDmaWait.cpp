@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"
+#include "LoweringCheck.h"
 #include "accel/Transforms/Passes.h"
 
 namespace accel {
@@ -33,6 +34,23 @@ struct SinkDmaWaitPass
     resetCounts({"num-sunk"});
     if (warnIfNoMetrics(getOperation(), getArgument(), sinkAll))
       return;
+    // Sinking moves no buffer: only the registers are checked.
+    LoweringGuard guard(getOperation(), /*vmemCapacity=*/UINT64_MAX,
+                        /*vmemPage=*/1);
+    sink();
+    if (getLastRunCounts()[0].second == 0)
+      return;
+    if (std::string error = guard.keepIfLowers(); !error.empty()) {
+      undoCounts({&numSunk});
+      if (emitRemarks)
+        getOperation().emitRemark() << "sunk nothing: the program with "
+                                       "its WAITs sunk would not lower: "
+                                    << error;
+    }
+  }
+
+  /// Sinks the WAITs of stalled DMAs (every WAIT with `all`).
+  void sink() {
     SmallVector<DmaWaitOp> waits;
     getOperation().walk([&](DmaWaitOp w) { waits.push_back(w); });
     Builder b(&getContext());

@@ -47,6 +47,20 @@ protected:
       lastRun[index].second += n;
   }
 
+  /// Takes back this run's counts when the run was undone: `stats[i]` is
+  /// the ODS statistic of count i; each loses what bump added, and every
+  /// count of the run is 0 again.
+  void undoCounts(std::initializer_list<mlir::Pass::Statistic *> stats) {
+    unsigned i = 0;
+    for (mlir::Pass::Statistic *stat : stats) {
+      if (i < lastRun.size())
+        *stat -= lastRun[i].second;
+      ++i;
+    }
+    for (auto &count : lastRun)
+      count.second = 0;
+  }
+
 private:
   std::vector<std::pair<std::string, uint64_t>> lastRun;
 };

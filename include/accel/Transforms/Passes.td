@@ -103,6 +103,14 @@ def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::func::FuncOp"> {
     hoist never raises peak VMEM; the pass refuses every hoist when the
     function's allocations exceed `vmem-capacity`.
 
+    Registers: the lowering does not spill, and a hoisted ISSUE keeps its
+    token and addresses live longer. When the function lowered before the
+    pass and would not after (more than 255 scalar registers live at
+    once), every hoist of the run is undone, with a remark (`remarks=true`)
+    giving the lowering's error; the same holds for `accel-sink-dma-wait`,
+    `accel-parallelize-dma` and `accel-pin-vmem` (docs/transforms.md,
+    "Register budget").
+
     Each moved op gets `accel.hoisted` (i64: how many ops it crossed). With
     `remarks=true` every refusal is reported as a remark on the DMA naming
     the reason.
@@ -163,6 +171,9 @@ def AccelParallelizeDma : Pass<"accel-parallelize-dma", "mlir::func::FuncOp"> {
     that DMA (it then costs no stall) and B follows. If B still cannot
     reach that DMA, the WAIT goes back. Otherwise WAITs never move, so the
     program still waits for each DMA before using its data.
+
+    As in `accel-hoist-dma`, a run whose result would need more than 255
+    scalar registers (and whose input did not) is undone, with a remark.
 
     Each moved op gets `accel.parallelized` (i64: the op id of A). With
     `remarks=true` every refusal is reported as a remark naming the reason.
@@ -328,6 +339,9 @@ def AccelSinkDmaWait : Pass<"accel-sink-dma-wait", "mlir::func::FuncOp"> {
     of one buffer do not stop the WAIT). WAITs never leave their block, and
     a WAIT moves only past ops that do work (not past only allocations or
     other WAITs).
+
+    As in `accel-hoist-dma`, a run whose result would need more than 255
+    scalar registers (and whose input did not) is undone, with a remark.
 
     Each moved WAIT gets `accel.sunk` (i64: the ops crossed). With
     `remarks=true` the pass reports where each WAIT stopped and why.
@@ -559,6 +573,10 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::func::FuncOp"> {
     gap). Refusals, and legal candidates left out for capacity ("its N
     bytes do not fit the VMEM capacity of C bytes"), are remarks with
     `remarks=true`.
+
+    As in `accel-hoist-dma`, a run whose result would not lower (more than
+    255 scalar registers live at once, or the VMEM capacity passed) while
+    its input did is undone, with a remark.
 
     Runs on each `func.func`, on its own (functions run in parallel):
     `--pass-pipeline='builtin.module(func.func(accel-pin-vmem))'`, or `--accel-pin-vmem`,
