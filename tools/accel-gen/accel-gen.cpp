@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
           os << " --bf16=false";
         if (!dropText.empty())
           os << " --drop=" << dropText;
-        os << "\n// statements: " << program->numStatements << "\n";
+        os << "\n// statements: " << program->numStatements
+           << (program->vmemTight ? " (VMEM-tight: 7/8 of VMEM)" : "") << "\n";
         for (const std::string &line : program->summary)
           os << "// " << line << "\n";
         program->module->print(os);

@@ -70,6 +70,9 @@ struct GeneratedProgram {
   GenMachine machine;
   /// Statements of the plan (before dropping) and those emitted.
   unsigned numStatements = 0;
+  /// Whether the statements share 7/8 of VMEM rather than half (one seed
+  /// in five), leaving the transforms little room for extra buffers.
+  bool vmemTight = false;
   llvm::SmallVector<unsigned> kept;
   /// One line per kept statement: its index and what it is.
   llvm::SmallVector<std::string> summary;
