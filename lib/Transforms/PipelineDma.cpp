@@ -56,12 +56,18 @@
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
+#include <numeric>
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELPIPELINEDMA
@@ -89,6 +95,12 @@ namespace {
 /// Largest prefetch distance the options may ask for (iterations in
 /// flight; each needs its own copy of the loop's VMEM tiles).
 constexpr int64_t kMaxPrefetchDistance = 1024;
+/// Why a loop is not pipelined as it is: stripMine then tries its chunks.
+constexpr const char *kDynamicBounds = "the loop bounds are not constant";
+/// Why a loop with iter_args that only rotate is not pipelined as it is:
+/// unrollRotating then tries it unrolled.
+constexpr const char *kNotInBody =
+    "an iter_arg is not computed in the loop body";
 
 struct PipelineDmaPass
     : public accel::CheckedOptionsPass<
@@ -163,51 +175,6 @@ struct PipelineDmaPass
                : 1;
   }
 
-  /// Rewrites the induction iter_args of `loop` (off' = off + c: the
-  /// yielded value is linear in the iter_arg with coefficient 1 through
-  /// arith.addi/subi/muli by constants, c a multiple of the step, so an
-  /// offset counting down works too) as off = init + (c / step) (iv - lb)
-  /// wherever they are read, the increment included: the loop-carried
-  /// dependence then no longer ties the address math to one stage, and
-  /// each stage computes its own offsets. The iter_arg itself stays,
-  /// unread.
-  static void rewriteInductions(scf::ForOp loop) {
-    int64_t lb = *getConstantIntValue(loop.getLowerBound());
-    int64_t step = *getConstantIntValue(loop.getStep());
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    for (auto [arg, init, next] :
-         llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs(),
-                   yield.getOperands())) {
-      if (!arg.getType().isIndex() || arg.use_empty())
-        continue;
-      LinearIndex li = LinearIndex::of(next);
-      auto it = li.terms.find(arg);
-      if (it == li.terms.end() || it->second != 1 ||
-          llvm::any_of(li.terms, [&](auto &term) {
-            return term.first != arg && term.second != 0;
-          }))
-        continue;
-      std::optional<int64_t> c = li.constant;
-      // Only the increment reads it, and only the yield the increment:
-      // nothing to gain.
-      if (*c % step != 0 ||
-          (arg.hasOneUse() && next.getDefiningOp() &&
-           *arg.getUsers().begin() == next.getDefiningOp() && next.hasOneUse()))
-        continue;
-      OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
-      Location loc = loop.getLoc();
-      Value t = loop.getInductionVar();
-      if (lb != 0)
-        t = arith::SubIOp::create(b, loc, t,
-                                  arith::ConstantIndexOp::create(b, loc, lb));
-      if (*c / step != 1)
-        t = arith::MulIOp::create(
-            b, loc, t, arith::ConstantIndexOp::create(b, loc, *c / step));
-      Value off = arith::AddIOp::create(b, loc, init, t);
-      arg.replaceAllUsesWith(off);
-    }
-  }
-
   void runOnOperation() override {
     resetCounts({"num-pipelined", "num-stages", "num-buffers"});
     if (warnIfNoMetrics(getOperation(), getArgument(), pipelineAll))
@@ -248,6 +215,18 @@ struct PipelineDmaPass
         continue;
       if (StringRef(why).starts_with("the trip count") && flatten(loop))
         continue; // its enclosing loop schedules the iterations' DMAs
+      if (why == kNotInBody) {
+        std::string unrollWhy = unrollRotating(loop, lowersNow);
+        if (unrollWhy.empty())
+          continue; // unrolled so that its iter_args stop rotating
+        why += "; " + unrollWhy;
+      }
+      if (why == kDynamicBounds) {
+        std::string chunkWhy = stripMine(loop, lowersNow);
+        if (chunkWhy.empty())
+          continue; // its chunks of a constant trip count are pipelined
+        why += "; " + chunkWhy;
+      }
       if (emitRemarks)
         loop.emitRemark() << "not pipelined: " << why;
     }
@@ -309,44 +288,137 @@ struct PipelineDmaPass
     return true;
   }
 
-  /// Clones into the top of `loop`'s body every view of an allocation
-  /// (a chain of view ops) that is taken outside the loop and used in it,
-  /// and makes the uses in the loop read the clone: multi-buffering
-  /// replaces the allocation where the loop's ops name it, so a view taken
-  /// before the loop would keep every iteration on the first copy (issue
-  /// 33, miscompile 2). The clones are pure; the schedule places them like
-  /// the body's own views.
-  static void sinkViews(scf::ForOp loop) {
-    Block *body = loop.getBody();
-    OpBuilder b(body, body->begin());
-    DenseMap<Value, Value> sunk;
-    std::function<Value(Value)> inside = [&](Value v) -> Value {
-      Operation *def = v.getDefiningOp();
-      if (!def || loop->isAncestor(def) || !getViewSource(def) ||
-          !getRoot(v).getDefiningOp<AllocOp>())
-        return v;
-      Value &clone = sunk[v];
-      if (!clone) {
-        Value source = inside(getViewSource(def));
-        Operation *c = b.clone(*def);
-        c->setOperand(0, source);
-        clone = c->getResult(0);
+  /// Replaces `loop` by the loop `build` makes in front of it (one that
+  /// keeps every iteration and its order: strip-mined, unrolled), whose
+  /// uses of `loop`'s results `build` has redirected, and pipelines that
+  /// loop (a loop whose iter_args only rotate is unrolled first). Returns
+  /// "" when it was pipelined (`loop` is gone), else why not, with the
+  /// function as it was: `loop` back in its place with its uses, and all
+  /// that `build` made erased. `loop` leaves the function while its
+  /// replacement is tried: a trial lowers the whole function. Ops `build`
+  /// makes must lie between `loop`'s neighbours (hoist anything `loop`
+  /// keeps using before calling).
+  std::string
+  replaceAndPipeline(scf::ForOp loop, bool lowersNow,
+                     llvm::function_ref<FailureOr<scf::ForOp>()> build) {
+    Operation *before = loop->getPrevNode(), *after = loop->getNextNode();
+    SmallVector<std::tuple<Operation *, unsigned, unsigned>> uses;
+    for (auto [i, result] : llvm::enumerate(loop.getResults()))
+      for (OpOperand &use : result.getUses())
+        uses.push_back({use.getOwner(), use.getOperandNumber(), unsigned(i)});
+    auto restore = [&](std::string why) {
+      if (!loop->getBlock()) {
+        Block *block = after->getBlock();
+        Operation *first = before ? before->getNextNode() : &block->front();
+        block->getOperations().insert(Block::iterator(first), loop);
       }
-      return clone;
+      for (auto [owner, operand, i] : uses)
+        owner->setOperand(operand, loop->getResult(i));
+      SmallVector<Operation *> made;
+      for (Operation *op = loop->getNextNode(); op != after;
+           op = op->getNextNode())
+        made.push_back(op);
+      for (Operation *op = before ? before->getNextNode()
+                                  : &loop->getBlock()->front();
+           op != loop.getOperation(); op = op->getNextNode())
+        made.push_back(op);
+      for (Operation *op : llvm::reverse(made)) {
+        forgetLoops(op);
+        op->dropAllUses();
+        op->erase();
+      }
+      return why;
     };
-    SmallVector<Operation *> ops;
-    body->walk([&](Operation *op) { ops.push_back(op); });
-    for (Operation *op : ops)
-      for (OpOperand &operand : op->getOpOperands())
-        if (isa<BaseMemRefType>(operand.get().getType()))
-          operand.set(inside(operand.get()));
+    FailureOr<scf::ForOp> target = build();
+    if (failed(target))
+      return restore("it could not be rewritten");
+    forgetLoops(loop);
+    loop->remove();
+    work[*target] = workPerIteration(*target);
+    std::string why = pipelineChecked(*target, lowersNow);
+    if (why == kNotInBody)
+      why = unrollRotating(*target, lowersNow);
+    if (!why.empty())
+      return restore(why);
+    loop->destroy();
+    return "";
+  }
+
+  /// Pipelines a loop whose bounds are known only at run time (issue 33,
+  /// item 3) by strip-mining it (stripMineLoop) into chunks of T: the
+  /// trip count its metrics show per entry (at most kMaxChunk), so the
+  /// profiled input runs as one pipelined chunk; 8 without metrics
+  /// (`all`). Other inputs run whole chunks pipelined and the rest (fewer
+  /// than T) as written. Returns "" when the chunk loop was pipelined,
+  /// else why not, with `loop` as it was (its allocations hoisted).
+  std::string stripMine(scf::ForOp loop, bool lowersNow) {
+    static constexpr int64_t kMaxChunk = 4096;
+    if (loop->hasAttr(kStripMinedAttr))
+      return "it is the chunk loop of a strip-mined loop";
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!step || *step <= 0)
+      return "the step is not a constant";
+    int64_t chunk = pipelineAll ? 8 : 0;
+    if (int64_t profiled = profiledTrips(loop))
+      chunk = std::min(profiled, kMaxChunk);
+    if (chunk < 2)
+      return chunk ? "its metrics show fewer than 2 iterations per entry"
+                   : "its metrics do not show its trip count";
+    if (!llvm::checkedMul(chunk, *step))
+      return "a chunk's span overflows";
+    SmallVector<AllocOp> allocs;
+    loop.getBody()->walk([&](AllocOp a) { allocs.push_back(a); });
+    for (AllocOp a : allocs)
+      a->moveBefore(loop);
+    Location loc = loop.getLoc();
+    std::string why = replaceAndPipeline(loop, lowersNow, [&] {
+      return FailureOr<scf::ForOp>(stripMineLoop(loop, chunk));
+    });
+    if (!why.empty())
+      return "a chunk of " + std::to_string(chunk) +
+             " iterations was not pipelined: " + why;
+    if (emitRemarks)
+      mlir::emitRemark(loc) << "strip-mined into chunks of " << chunk
+                            << " iterations (its bounds are known at run "
+                               "time only); each chunk is pipelined";
+    return "";
+  }
+
+  /// Pipelines a loop whose iter_args only rotate (issue 33, item 3:
+  /// ping-pong accumulators passed as memref iter_args) by unrolling it
+  /// by the rotation's period P first (unrollRotatingLoop, on a copy);
+  /// it must run at least 2P times. Returns "" when the unrolled loop was
+  /// pipelined, else why not, with `loop` as it was.
+  std::string unrollRotating(scf::ForOp loop, bool lowersNow) {
+    unsigned period = rotationPeriod(loop);
+    if (!period)
+      return "its iter_args do not only rotate";
+    std::optional<int64_t> trips = tripCount(loop);
+    if (!trips || *trips < 2 * int64_t(period))
+      return "it has fewer than two periods of its iter_args' rotation";
+    Location loc = loop.getLoc();
+    std::string why = replaceAndPipeline(loop, lowersNow, [&] {
+      OpBuilder b(loop);
+      auto copy = cast<scf::ForOp>(b.clone(*loop));
+      for (auto [o, c] : llvm::zip(loop.getResults(), copy.getResults()))
+        o.replaceAllUsesWith(c);
+      return unrollRotatingLoop(copy, period);
+    });
+    if (!why.empty())
+      return "unrolled by its rotation's period " + std::to_string(period) +
+             ", it was not pipelined: " + why;
+    if (emitRemarks)
+      mlir::emitRemark(loc) << "unrolled by " << period
+                            << ", the period of its rotating iter_args, and "
+                               "pipelined";
+    return "";
   }
 
   /// Pipelines `loop`, or returns why not (leaving it unchanged).
   std::string pipeline(scf::ForOp loop) {
     std::optional<int64_t> trips = tripCount(loop);
     if (!trips)
-      return "the loop bounds are not constant";
+      return kDynamicBounds;
     if (*trips < 2)
       return "the trip count is less than 2";
     auto func = loop->getParentOfType<FunctionOpInterface>();

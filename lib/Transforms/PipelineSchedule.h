@@ -159,6 +159,82 @@ FailureOr<scf::ForOp> buildPipeline(scf::ForOp loop, scf::ForOp copy,
 /// metrics) or the unrolled body would exceed kMaxUnrolledOps ops.
 void expandRotation(scf::ForOp kernel, unsigned period);
 
+//===----------------------------------------------------------------------===//
+// Loops reshaped so that they can be pipelined (PipelineLoops.cpp). Each
+// keeps every iteration and its order, so it is legal whatever the body
+// does (issue 33, item 3).
+//===----------------------------------------------------------------------===//
+
+/// Marks the loop over the chunks of a strip-mined loop (unit attribute).
+constexpr const char *kStripMinedAttr = "accel.strip_mined";
+
+/// The longest rotation of iter_args unrollRotatingLoop unrolls.
+constexpr unsigned kMaxRotation = 8;
+
+/// The trip count per entry of `loop` that its metrics show: the
+/// executions of its body (the largest accel.executions of an op in it)
+/// over those of its block (the largest of an op beside it; 1 in the
+/// function body), counting ops without regions only (a loop's own count
+/// is of its iterations); 0 when the metrics do not say.
+int64_t profiledTrips(scf::ForOp loop);
+
+/// Strip-mines `loop` (a constant positive step; bounds of any kind) into
+/// chunks of `chunk` iterations, built in front of it:
+///
+///   n = max(ub - lb, 0) ceildiv step
+///   scf.for %c = lb to lb + (n / T) * T * step step T * step {   // marked
+///     scf.for %j = 0 to T step 1 { body(%c + %j * step) }
+///   }
+///   scf.for %i = lb + (n / T) * T * step to ub step step { body(%i) }
+///
+/// iter_args threaded through all three; the uses of `loop`'s results
+/// read the last loop's. `loop` is left in place, unused (the caller
+/// erases it or restores its uses). The body's allocations must have been
+/// hoisted out of `loop` (each has one static address). The rest's ops
+/// lose their op ids and execution counts. Returns the chunk loop.
+scf::ForOp stripMineLoop(scf::ForOp loop, int64_t chunk);
+
+/// The period of `loop`'s rotating iter_args: those whose yielded value is
+/// an iter_arg of the loop (ping-pong buffers `yield %b, %a`), which must
+/// map the rotating set onto itself; 0 when no iter_arg rotates, or the
+/// rotation is not a permutation or its period exceeds kMaxRotation.
+unsigned rotationPeriod(scf::ForOp loop);
+
+/// `loop` without the iter_args it yields unchanged: each reads its init
+/// value instead, and so does each use of its result. Returns the new loop
+/// (`loop` is erased), or `loop` when every iter_arg changes.
+scf::ForOp dropInvariantIterArgs(scf::ForOp loop);
+
+/// Unrolls `loop`, whose iter_args rotate with period `period`
+/// (rotationPeriod), by the period (upstream's loopUnrollByFactor: the
+/// trips % period left over in a loop after it), so that each copy names
+/// its buffers directly and the rotation yields every iter_arg unchanged;
+/// they are dropped (dropInvariantIterArgs). Buffers allocated before the
+/// loop and private to an iteration (isPrivate) get one allocation per
+/// copy, so the copies' DMAs into them do not wait for each other's reads.
+/// Returns the unrolled main loop; failure (nothing changed) when the loop
+/// cannot be unrolled.
+FailureOr<scf::ForOp> unrollRotatingLoop(scf::ForOp loop, unsigned period);
+
+/// Rewrites the induction iter_args of `loop` (off' = off + c: the
+/// yielded value is linear in the iter_arg with coefficient 1 through
+/// arith.addi/subi/muli by constants, c a multiple of the step, so an
+/// offset counting down works too) as off = init + (c / step) (iv - lb)
+/// wherever they are read, the increment included: the loop-carried
+/// dependence then no longer ties the address math to one stage, and
+/// each stage computes its own offsets. The iter_arg itself stays,
+/// unread.
+void rewriteInductions(scf::ForOp loop);
+
+/// Clones into the top of `loop`'s body every view of an allocation
+/// (a chain of view ops) that is taken outside the loop and used in it,
+/// and makes the uses in the loop read the clone: multi-buffering
+/// replaces the allocation where the loop's ops name it, so a view taken
+/// before the loop would keep every iteration on the first copy (issue
+/// 33, miscompile 2). The clones are pure; the schedule places them like
+/// the body's own views.
+void sinkViews(scf::ForOp loop);
+
 } // namespace accel::detail::pipeline
 
 #endif // ACCEL_LIB_TRANSFORMS_PIPELINESCHEDULE_H

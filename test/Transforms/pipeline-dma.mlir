@@ -695,13 +695,32 @@ func.func @source_in_loop(%a: memref<8x128xf32, #vmem>) {
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>
 
-// Refused: the bounds are not constant.
+// Bounds known at run time only: strip-mined into chunks of 8 (no
+// metrics), each chunk pipelined (pipeline-dma-runtime-trips.test runs it).
 func.func @dynamic_bounds(%w: memref<8x128xf32, #hbm>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %b = accel.alloc : memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not pipelined: the loop bounds are not constant}}
+  // expected-remark @+1 {{strip-mined into chunks of 8 iterations (its bounds are known at run time only); each chunk is pipelined}}
   scf.for %k = %c0 to %n step %c1 {
+    %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+    accel.dma_wait %t
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the bounds are not constant, nor is the step, so the chunks'
+// span is unknown.
+func.func @dynamic_step(%w: memref<8x128xf32, #hbm>, %n: index, %s: index) {
+  %c0 = arith.constant 0 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  // expected-remark @+1 {{not pipelined: the loop bounds are not constant; the step is not a constant}}
+  scf.for %k = %c0 to %n step %s {
     %t = accel.dma_start %w, %b : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
     accel.dma_wait %t
   }

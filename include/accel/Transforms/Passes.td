@@ -380,6 +380,29 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     hoisted first; the later iterations without op ids), so that the
     enclosing loop overlaps those DMAs across its own iterations.
 
+    A loop whose bounds are known only at run time (a trip count loaded
+    with `accel.load`) is strip-mined (issue 33, item 3): with n =
+    max(ub - lb, 0) ceildiv step iterations and a chunk of T, a loop
+    (marked `accel.strip_mined`) over n / T chunks runs a unit-step loop of
+    T iterations, which is pipelined as any other, and a loop after it runs
+    the iterations left over as written; iter_args go through all three. T
+    is the trip count per entry the metrics show (the executions of the
+    body over those of the ops beside the loop; at most 4096), so the
+    profiled input runs as one pipelined chunk; 8 with `all=true` and no
+    metrics. The rewrite keeps every iteration and its order, so it is
+    legal whatever the body does; it needs a constant step, and is undone
+    when the chunk loop is refused (both reasons are remarked).
+
+    A loop whose iter_args only rotate (ping-pong accumulators `yield %b,
+    %a` passed as memref iter_args; a permutation of period P <= 8) and
+    that runs at least 2P times is unrolled by P (loopUnrollByFactor, the
+    trips % P left over in a loop after it): each copy names its buffers
+    directly, the rotation yields every iter_arg unchanged and they are
+    dropped; the buffers allocated before the loop and private to an
+    iteration (a tile each step DMAs in) get one allocation per copy, so
+    the copies' DMAs do not wait for each other's reads. The unrolled loop
+    is then pipelined as any other, or the unrolling is undone.
+
     Schedule: every op at the earliest stage its dependences allow, where
     a DMA into VMEM waits `d` stages after its ISSUE (prefetch distance), a
     DMA into HBM (a store) `ds` stages, an MXU or VPU op's result read on

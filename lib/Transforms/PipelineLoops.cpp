@@ -1,0 +1,306 @@
+//===- PipelineLoops.cpp - Loops reshaped so that they can be pipelined ---===//
+//
+// Part of accel-pipeline-dma (PipelineDma.cpp): rewrites that keep every
+// iteration of a loop and its order, so they are legal whatever the body
+// does, and turn a loop the schedule refuses into one it takes (issue 33,
+// item 3): strip-mining a loop whose bounds are known only at run time into
+// chunks of a constant trip count, and unrolling a loop whose iter_args only
+// rotate (ping-pong buffers) by the rotation's period; and the working
+// copy's normalization (induction iter_args, views taken before the loop).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineSchedule.h"
+
+#include "accel/Dialect/Accel/AccelDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace accel;
+using namespace accel::detail;
+using namespace accel::detail::pipeline;
+
+namespace {
+/// Marks the ops of unrolled copy i > 0 while unrollRotatingLoop renames.
+constexpr const char *kUnrollCopy = "accel.unroll_copy";
+} // namespace
+
+int64_t accel::detail::pipeline::profiledTrips(scf::ForOp loop) {
+  int64_t body = 0, entries = 0;
+  // Ops without regions: a loop's own count is of its iterations.
+  for (Operation &op : *loop.getBody())
+    if (op.getNumRegions() == 0)
+      body = std::max(body, getMetric(&op, "accel.executions"));
+  for (Operation &op : *loop->getBlock())
+    if (op.getNumRegions() == 0)
+      entries = std::max(entries, getMetric(&op, "accel.executions"));
+  if (isa<FunctionOpInterface>(loop->getParentOp()))
+    entries = std::max<int64_t>(entries, 1);
+  return entries > 0 ? body / entries : 0;
+}
+
+scf::ForOp accel::detail::pipeline::stripMineLoop(scf::ForOp loop,
+                                                  int64_t chunk) {
+  Location loc = loop.getLoc();
+  int64_t step = *getConstantIntValue(loop.getStep());
+  OpBuilder b(loop);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // n = max(ub - lb, 0) ceildiv step; the chunks end at lb + (n / T) T step.
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  Value zero = index(0);
+  Value diff = arith::SubIOp::create(b, loc, ub, lb);
+  Value n = arith::MaxSIOp::create(b, loc, diff, zero);
+  if (step != 1) {
+    Value roundUp = index(step - 1), stepValue = index(step);
+    n = arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, n, roundUp), stepValue);
+  }
+  Value chunkValue = index(chunk), spanValue = index(chunk * step);
+  Value chunks = arith::DivUIOp::create(b, loc, n, chunkValue);
+  Value mainSpan = arith::MulIOp::create(b, loc, chunks, spanValue);
+  Value mainUb = arith::AddIOp::create(b, loc, lb, mainSpan);
+  auto cloneBody = [&](OpBuilder &nb, Value iv, ValueRange args) {
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    map.map(loop.getRegionIterArgs(), args);
+    for (Operation &op : *loop.getBody())
+      nb.clone(op, map);
+  };
+  scf::ForOp inner;
+  auto outer = scf::ForOp::create(
+      b, loc, lb, mainUb, spanValue, loop.getInitArgs(),
+      [&](OpBuilder &ob, Location, Value c, ValueRange outerArgs) {
+        // Unit step: an iter_arg advanced by any constant is then an
+        // induction (rewriteInductions).
+        Value from = arith::ConstantIndexOp::create(ob, loc, 0);
+        Value trips = arith::ConstantIndexOp::create(ob, loc, chunk);
+        Value one = arith::ConstantIndexOp::create(ob, loc, 1);
+        inner = scf::ForOp::create(
+            ob, loc, from, trips, one, outerArgs,
+            [&](OpBuilder &ib, Location, Value j, ValueRange innerArgs) {
+              Value offset = j;
+              if (step != 1)
+                offset = arith::MulIOp::create(
+                    ib, loc, j, arith::ConstantIndexOp::create(ib, loc, step));
+              Value iv = arith::AddIOp::create(ib, loc, c, offset);
+              cloneBody(ib, iv, innerArgs);
+            });
+        scf::YieldOp::create(ob, loc, inner.getResults());
+      });
+  // The chunk loop is marked: a later FDO iteration that finds its bounds
+  // dynamic does not strip-mine it again.
+  outer->setAttr(kStripMinedAttr, b.getUnitAttr());
+  auto rest =
+      scf::ForOp::create(b, loc, mainUb, ub, loop.getStep(), outer.getResults(),
+                         [&](OpBuilder &rb, Location, Value iv,
+                             ValueRange args) { cloneBody(rb, iv, args); });
+  // The rest's ops keep the metrics (per execution they are the body's)
+  // but not their counts (the rest may never run), and get new ids when
+  // ids are assigned again, as in a flattened loop.
+  rest.getBody()->walk([](Operation *o) {
+    o->removeAttr(AccelDialect::getOpIdAttrName());
+    o->removeAttr("accel.executions");
+  });
+  for (auto [o, c] : llvm::zip(loop.getResults(), rest.getResults()))
+    o.replaceAllUsesWith(c);
+  return inner;
+}
+
+unsigned accel::detail::pipeline::rotationPeriod(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  unsigned n = loop.getNumRegionIterArgs();
+  SmallVector<int> perm(n, -1);
+  llvm::SmallBitVector target(n);
+  for (unsigned i = 0; i < n; ++i) {
+    auto arg = dyn_cast<BlockArgument>(yield.getOperand(i));
+    if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
+      continue;
+    perm[i] = int(arg.getArgNumber() - 1);
+    if (target.test(perm[i]))
+      return 0;
+    target.set(perm[i]);
+  }
+  unsigned period = 1;
+  bool rotates = false;
+  for (unsigned i = 0; i < n; ++i) {
+    if (perm[i] < 0)
+      continue;
+    unsigned len = 1;
+    for (int j = perm[i]; j != int(i); j = perm[j], ++len)
+      if (j < 0 || len > kMaxRotation)
+        return 0; // an iter_arg the rotation leaves
+    rotates |= len > 1;
+    period = std::lcm(period, len);
+    if (period > kMaxRotation)
+      return 0;
+  }
+  return rotates ? period : 0;
+}
+
+scf::ForOp accel::detail::pipeline::dropInvariantIterArgs(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  SmallVector<unsigned> kept;
+  SmallVector<Value> inits;
+  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+    if (yield.getOperand(i) != arg) {
+      kept.push_back(i);
+      inits.push_back(loop.getInitArgs()[i]);
+    }
+  if (kept.size() == loop.getNumRegionIterArgs())
+    return loop;
+  OpBuilder b(loop);
+  auto fresh = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
+                                  loop.getUpperBound(), loop.getStep(), inits);
+  fresh->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  Block *body = fresh.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase(); // the builder's empty yield
+  SmallVector<Value> yielded;
+  for (unsigned i : kept)
+    yielded.push_back(yield.getOperand(i));
+  OpBuilder yb(yield);
+  scf::YieldOp::create(yb, yield.getLoc(), yielded);
+  yield.erase();
+  loop.getInductionVar().replaceAllUsesWith(fresh.getInductionVar());
+  for (auto [k, i] : llvm::enumerate(kept)) {
+    loop.getRegionIterArgs()[i].replaceAllUsesWith(
+        fresh.getRegionIterArgs()[k]);
+    loop.getResult(i).replaceAllUsesWith(fresh.getResult(k));
+  }
+  // The dropped ones: their init, in the body and after the loop.
+  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+    arg.replaceAllUsesWith(loop.getInitArgs()[i]);
+    loop.getResult(i).replaceAllUsesWith(loop.getInitArgs()[i]);
+  }
+  body->getOperations().splice(body->end(), loop.getBody()->getOperations());
+  loop.erase();
+  return fresh;
+}
+
+FailureOr<scf::ForOp>
+accel::detail::pipeline::unrollRotatingLoop(scf::ForOp loop, unsigned period) {
+  // Buffers allocated before the loop and private to an iteration (an
+  // input tile DMA'd in and read in the same iteration) get one allocation
+  // per unrolled copy, as the pipeliner's multi-buffering would give them:
+  // otherwise copy i + 1's DMA into the buffer waits for copy i's last
+  // read of it, and the two halves of the unrolled body fall into
+  // different stages.
+  SmallVector<Value> privates;
+  {
+    Body b;
+    if (collectBody(loop, b).empty()) {
+      llvm::SetVector<Value> roots;
+      for (auto &accesses : b.accesses)
+        for (const Access &a : accesses)
+          if (auto alloc = a.root.getDefiningOp<AllocOp>();
+              alloc && !loop->isAncestor(alloc))
+            roots.insert(a.root);
+      for (Value root : roots)
+        if (isPrivate(b, {root}, loop))
+          privates.push_back(root);
+    }
+  }
+  MLIRContext *ctx = loop.getContext();
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(
+      loop, period, [&](unsigned i, Operation *op, OpBuilder) {
+        if (i == 0)
+          return;
+        op->walk([&](Operation *o) {
+          o->removeAttr(AccelDialect::getOpIdAttrName());
+          o->setAttr(kUnrollCopy, IntegerAttr::get(IndexType::get(ctx), i));
+        });
+      });
+  if (failed(unrolled) || !unrolled->mainLoopOp)
+    return failure();
+  scf::ForOp main = *unrolled->mainLoopOp;
+  for (Value root : privates) {
+    SmallVector<Value> fresh(period);
+    OpBuilder ab(main);
+    for (unsigned i = 1; i < period; ++i) {
+      Operation *alloc = ab.clone(*root.getDefiningOp());
+      alloc->removeAttr(AccelDialect::getOpIdAttrName());
+      fresh[i] = alloc->getResult(0);
+    }
+    for (OpOperand &use : llvm::make_early_inc_range(root.getUses()))
+      if (auto i = use.getOwner()->getAttrOfType<IntegerAttr>(kUnrollCopy))
+        use.set(fresh[i.getInt()]);
+  }
+  main->walk([](Operation *o) { o->removeAttr(kUnrollCopy); });
+  if (unrolled->epilogueLoopOp)
+    unrolled->epilogueLoopOp->walk(
+        [](Operation *o) { o->removeAttr(kUnrollCopy); });
+  return dropInvariantIterArgs(main);
+}
+
+void accel::detail::pipeline::rewriteInductions(scf::ForOp loop) {
+  int64_t lb = *getConstantIntValue(loop.getLowerBound());
+  int64_t step = *getConstantIntValue(loop.getStep());
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [arg, init, next] : llvm::zip(
+           loop.getRegionIterArgs(), loop.getInitArgs(), yield.getOperands())) {
+    if (!arg.getType().isIndex() || arg.use_empty())
+      continue;
+    LinearIndex li = LinearIndex::of(next);
+    auto it = li.terms.find(arg);
+    if (it == li.terms.end() || it->second != 1 ||
+        llvm::any_of(li.terms, [&](auto &term) {
+          return term.first != arg && term.second != 0;
+        }))
+      continue;
+    std::optional<int64_t> c = li.constant;
+    // Only the increment reads it, and only the yield the increment:
+    // nothing to gain.
+    if (*c % step != 0 ||
+        (arg.hasOneUse() && next.getDefiningOp() &&
+         *arg.getUsers().begin() == next.getDefiningOp() && next.hasOneUse()))
+      continue;
+    OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+    Location loc = loop.getLoc();
+    Value t = loop.getInductionVar();
+    if (lb != 0)
+      t = arith::SubIOp::create(b, loc, t,
+                                arith::ConstantIndexOp::create(b, loc, lb));
+    if (*c / step != 1)
+      t = arith::MulIOp::create(
+          b, loc, t, arith::ConstantIndexOp::create(b, loc, *c / step));
+    Value off = arith::AddIOp::create(b, loc, init, t);
+    arg.replaceAllUsesWith(off);
+  }
+}
+
+void accel::detail::pipeline::sinkViews(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  OpBuilder b(body, body->begin());
+  DenseMap<Value, Value> sunk;
+  std::function<Value(Value)> inside = [&](Value v) -> Value {
+    Operation *def = v.getDefiningOp();
+    if (!def || loop->isAncestor(def) || !getViewSource(def) ||
+        !getRoot(v).getDefiningOp<AllocOp>())
+      return v;
+    Value &clone = sunk[v];
+    if (!clone) {
+      Value source = inside(getViewSource(def));
+      Operation *c = b.clone(*def);
+      c->setOperand(0, source);
+      clone = c->getResult(0);
+    }
+    return clone;
+  };
+  SmallVector<Operation *> ops;
+  body->walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : ops)
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<BaseMemRefType>(operand.get().getType()))
+        operand.set(inside(operand.get()));
+}
