@@ -454,37 +454,72 @@ struct PipelineDmaPass
         op->erase();
       return why;
     };
-    Body b;
-    std::string why = collectBody(copy, b);
-    if (!why.empty())
-      return discard(why);
-    if (!pipelineAll && !b.hasStall)
-      return discard("its DMAs' metrics show no stall");
-    Plan p;
-    chooseDistances(b, loop, p);
-    p.dc = computeDistance;
     ScheduleLimits limits{*trips, vmemBytes, vmemCapacity, vmemPage, baseRegs};
-    // Lower the distances until the schedule is legal and fits (trip
-    // count, VMEM).
-    while (true) {
-      // First with the copies that keep async units from stalling the
-      // core, then without them, before shorter distances.
-      if (asyncCopies) {
-        why = schedule(b, loop, limits, valueOrder, true, p);
+    // The schedule with the largest distances that is legal and fits
+    // (trip count, VMEM): the distances are lowered until one is.
+    auto search = [&](Body &b, Plan &p) -> std::string {
+      std::string why = collectBody(copy, b);
+      if (!why.empty())
+        return why;
+      if (!pipelineAll && !b.hasStall)
+        return "its DMAs' metrics show no stall";
+      chooseDistances(b, loop, p);
+      p.dc = computeDistance;
+      while (true) {
+        // First with the copies that keep async units from stalling the
+        // core, then without them, before shorter distances.
+        if (asyncCopies) {
+          why = schedule(b, loop, limits, valueOrder, true, p);
+          if (why.empty())
+            break;
+        }
+        why = schedule(b, loop, limits, valueOrder, false, p);
         if (why.empty())
           break;
+        if (p.dc > 0)
+          --p.dc;
+        else if (p.d > 1 && p.d >= p.ds)
+          --p.d;
+        else if (p.ds > 0) // at 0, a store is waited for where it is issued
+          --p.ds;
+        else
+          break;
       }
-      why = schedule(b, loop, limits, valueOrder, false, p);
-      if (why.empty())
-        break;
-      if (p.dc > 0)
-        --p.dc;
-      else if (p.d > 1 && p.d >= p.ds)
-        --p.d;
-      else if (p.ds > 0) // at 0, a store is waited for where it is issued
-        --p.ds;
-      else
-        break;
+      return why;
+    };
+    Body b;
+    Plan p;
+    std::string why = search(b, p);
+    // Stores whose source carries data across iterations, staged through
+    // a copy of their own (stageStores), when that lets the stores be
+    // waited for later than the schedule without them does: the copies
+    // cost a VPU op each, so they stay only when they buy distance.
+    Plan wanted;
+    if (!b.ops.empty())
+      chooseDistances(b, loop, wanted);
+    if (!why.empty() || p.ds < wanted.ds) {
+      SmallVector<StagedStore> staged = stageStores(copy);
+      if (!staged.empty()) {
+        Body sb;
+        Plan sp;
+        std::string stagedWhy = search(sb, sp);
+        if (stagedWhy.empty() && (!why.empty() || sp.ds > p.ds)) {
+          b = std::move(sb);
+          p = std::move(sp);
+          why.clear();
+          for (StagedStore &st : staged)
+            hoisted.push_back(st.buffer);
+        } else {
+          unstageStores(staged);
+          if (why.empty()) { // the unstaged schedule, on the restored body
+            Body rb;
+            Plan rp;
+            why = search(rb, rp);
+            b = std::move(rb);
+            p = std::move(rp);
+          }
+        }
+      }
     }
     if (!why.empty())
       return discard(why);

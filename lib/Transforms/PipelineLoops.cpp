@@ -304,3 +304,49 @@ void accel::detail::pipeline::sinkViews(scf::ForOp loop) {
       if (isa<BaseMemRefType>(operand.get().getType()))
         operand.set(inside(operand.get()));
 }
+
+SmallVector<StagedStore> accel::detail::pipeline::stageStores(scf::ForOp loop) {
+  SmallVector<StagedStore> staged;
+  Body b;
+  if (!collectBody(loop, b).empty())
+    return staged;
+  Block *body = loop.getBody();
+  for (Operation *op : b.ops) {
+    auto store = dyn_cast<DmaStartOp>(op);
+    if (!store || store.getRemoteChip() || getStallCycles(store) <= 0)
+      continue;
+    auto srcType = dyn_cast<MemRefType>(store.getSrc().getType());
+    auto dstType = dyn_cast<MemRefType>(store.getDst().getType());
+    if (!srcType || !dstType || getMemorySpace(srcType) != MemorySpace::VMEM ||
+        getMemorySpace(dstType) != MemorySpace::HBM ||
+        !isa<FloatType>(srcType.getElementType()))
+      continue;
+    // Waited in the body: its window ends in the iteration.
+    bool waited = llvm::any_of(store.getToken().getUsers(), [&](Operation *u) {
+      return isa<DmaWaitOp>(u) && holderIn(body, u);
+    });
+    Value root = getRoot(store.getSrc());
+    auto alloc = root.getDefiningOp<AllocOp>();
+    if (!waited || !alloc || loop->isAncestor(alloc) ||
+        isPrivate(b, {root}, loop))
+      continue;
+    OpBuilder ab(loop);
+    auto stageType =
+        MemRefType::get(srcType.getShape(), srcType.getElementType(),
+                        MemRefLayoutAttrInterface(), srcType.getMemorySpace());
+    auto stage = AllocOp::create(ab, store.getLoc(), stageType);
+    OpBuilder cb(store);
+    auto copy = VCopyOp::create(cb, store.getLoc(), store.getSrc(), stage);
+    staged.push_back({store, store.getSrc(), copy, stage});
+    store.getSrcMutable().assign(stage);
+  }
+  return staged;
+}
+
+void accel::detail::pipeline::unstageStores(ArrayRef<StagedStore> staged) {
+  for (const StagedStore &st : llvm::reverse(staged)) {
+    cast<DmaStartOp>(st.store).getSrcMutable().assign(st.source);
+    st.copy->erase();
+    st.buffer->erase();
+  }
+}

@@ -235,6 +235,29 @@ void rewriteInductions(scf::ForOp loop);
 /// the body's own views.
 void sinkViews(scf::ForOp loop);
 
+/// A store staged by stageStores: the DMA, the source it read, the VPU
+/// copy made before it and the buffer the copy writes.
+struct StagedStore {
+  Operation *store;
+  Value source;
+  Operation *copy;
+  Operation *buffer;
+};
+
+/// Stages the stores of `loop`'s body whose VMEM source carries data from
+/// one iteration to the next (not private: an accumulator, a state): a
+/// VPU copy of the source into a fresh buffer (allocated before the loop)
+/// right before the store, and the store reads that. The fresh buffer is
+/// private, so the pipeliner can multi-buffer it and wait for the store ds
+/// iterations later, where the source itself would have to be waited for
+/// before the next iteration writes it. Only stores whose metrics show a
+/// stall, waited in the body, of float data. Returns what it staged.
+SmallVector<StagedStore> stageStores(scf::ForOp loop);
+
+/// Undoes stageStores: each store reads its source again, and the copies
+/// and buffers are erased.
+void unstageStores(ArrayRef<StagedStore> staged);
+
 } // namespace accel::detail::pipeline
 
 #endif // ACCEL_LIB_TRANSFORMS_PIPELINESCHEDULE_H

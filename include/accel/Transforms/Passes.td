@@ -403,6 +403,18 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     the copies' DMAs do not wait for each other's reads. The unrolled loop
     is then pipelined as any other, or the unrolling is undone.
 
+    A store (a DMA from VMEM to HBM, waited in the body) whose metrics show
+    a stall and whose source carries data from one iteration to the next
+    (not private: an accumulator, a state) is staged on the working copy:
+    `accel.vcopy` of the source into a fresh buffer right before it, and
+    the store reads that buffer. The buffer is private, so it is
+    multi-buffered and the store waited for ds stages later; without the
+    copy its WAIT had to come before the next iteration's write of the
+    source (ds = 0), exposing the store's whole latency every iteration.
+    The copies cost a VPU op each, so they are kept only when the schedule
+    without them is refused or waits for the stores sooner than the
+    metrics ask (a smaller ds) and the one with them does better.
+
     Schedule: every op at the earliest stage its dependences allow, where
     a DMA into VMEM waits `d` stages after its ISSUE (prefetch distance), a
     DMA into HBM (a store) `ds` stages, an MXU or VPU op's result read on
