@@ -17,6 +17,9 @@ and classifies the seed:
                       iteration 0's
     lower             an optimized program failed to lower
     slower            the kept program is slower than iteration 0
+    bound             a program ran in fewer cycles than one of its own
+                      lower bounds (metrics.json roofline: the roofline or
+                      the latency-aware bound), so that bound is wrong
     crash             accel-replay died on a signal (or printed a stack dump)
     timeout           accel-replay ran longer than --timeout
     baseline-invalid  iteration 0 itself failed, or accel-gen failed: a
@@ -52,7 +55,8 @@ import sys
 import threading
 import time
 
-CLASSES = ["ok", "verify", "fault", "mismatch", "lower", "slower", "crash",
+CLASSES = ["ok", "verify", "fault", "mismatch", "lower", "slower", "bound",
+           "crash",
            "timeout", "baseline-invalid"]
 FAILURES = [c for c in CLASSES if c != "ok"]
 
@@ -196,6 +200,28 @@ class Fuzzer:
                 res["class"] = "mismatch"
                 res["message"] = "results_match is false"
                 return
+            # Each program's lower bounds (its own metrics.json) must be
+            # below the cycles it ran: a bound above them is wrong.
+            for it in its:
+                rel = it.get("metrics")
+                m = read_json(os.path.join(fdo_dir, rel)) if rel else None
+                if not m:
+                    continue
+                cycles = m.get("total_cycles")
+                roof = m.get("roofline", {})
+                for key in ("latency_lower_bound_cycles",
+                            "lower_bound_cycles"):
+                    bound = roof.get(key)
+                    if isinstance(bound, int) and isinstance(cycles, int) \
+                            and bound > cycles:
+                        res["class"] = "bound"
+                        res["message"] = "iteration %s ran %d cycles, below " \
+                            "its %s of %d (by %s)" % (
+                                it.get("iteration"), cycles, key, bound,
+                                roof.get("latency_bound_by"
+                                         if key.startswith("latency")
+                                         else "bound_by"))
+                        return
         res["class"] = "ok"
 
     def find_failing_pass(self, cfg, fdo_dir):
