@@ -124,6 +124,10 @@ struct PipelineDmaPass
   /// Work per iteration of every loop, read before any loop changes (the
   /// clones of an inner loop lose its metrics).
   llvm::DenseMap<Operation *, int64_t> work;
+  /// Per loop in the function body: the iterations its whole nest ran (the
+  /// largest accel.executions of an op in it; a nested op runs once per
+  /// iteration of every loop around it), read before any loop changes.
+  llvm::DenseMap<Operation *, int64_t> nestIterations;
   /// The next `accel.pipelined` id.
   int64_t nextMarker = 0;
   /// Every value of the function being pipelined (operation results, then
@@ -180,6 +184,7 @@ struct PipelineDmaPass
     if (warnIfNoMetrics(getOperation(), getArgument(), pipelineAll))
       return;
     nextMarker = 0;
+    nestIterations.clear();
     getOperation().walk([&](DmaStartOp d) {
       if (auto id = d->getAttrOfType<IntegerAttr>("accel.pipelined"))
         nextMarker = std::max(nextMarker, id.getInt() + 1);
@@ -205,11 +210,34 @@ struct PipelineDmaPass
         [&](scf::ForOp loop) {
           loops.push_back(loop);
           work[loop] = workPerIteration(loop);
+          if (!isa<FunctionOpInterface>(loop->getParentOp()))
+            return;
+          int64_t most = 0;
+          loop.getBody()->walk([&](Operation *op) {
+            if (op->getNumRegions() == 0)
+              most = std::max(most, getMetric(op, "accel.executions"));
+          });
+          nestIterations[loop] = most;
         });
     bool lowersNow =
         checkLowers(getOperation(), vmemCapacity, vmemPage, kScalarRegs)
             .empty();
+    // Small nests first, before their inner loops are pipelined (the
+    // pipelined copies carry no metrics): straight-line code for the
+    // DMA-motion passes. Their loops leave the list.
+    llvm::SmallPtrSet<Operation *, 8> unrolled;
     for (scf::ForOp loop : loops) {
+      if (!isa<FunctionOpInterface>(loop->getParentOp()))
+        continue;
+      SmallVector<Operation *> nest;
+      loop->walk([&](scf::ForOp l) { nest.push_back(l); });
+      if (!unrollSmallNest(loop, lowersNow))
+        continue;
+      unrolled.insert(nest.begin(), nest.end());
+    }
+    for (scf::ForOp loop : loops) {
+      if (unrolled.contains(loop.getOperation()))
+        continue;
       std::string why = pipelineChecked(loop, lowersNow);
       if (why.empty())
         continue;
@@ -264,6 +292,91 @@ struct PipelineDmaPass
     if (!dma || ops * *trips > kMaxUnrolledOps)
       return false;
     forgetLoops(loop);
+    // Fails before any change to the loop (constant index bounds).
+    return succeeded(unrollFully(loop));
+  }
+
+  /// Fully unrolls `loop` and its nested loops of constant trip counts
+  /// (unrollNest), a loop nest in the function body with a constant trip
+  /// count whose DMAs stall and whose metrics show at most
+  /// kSmallNest iterations in all (nestIterations: read before any loop
+  /// changes), when the function still lowers after it: so few
+  /// iterations pipeline poorly (the prologue and epilogue are most of
+  /// the run), while as straight-line code the DMA-motion passes of the
+  /// next FDO iteration (rename, hoist, sink, parallelize) issue every
+  /// load early and wait for every store late. The iterations after the
+  /// first lose their op ids (as in `flatten`). Not with `all` (no
+  /// metrics to say the DMAs stall). True when it was unrolled.
+  bool unrollSmallNest(scf::ForOp loop, bool lowersNow) {
+    static constexpr int64_t kSmallNest = 8;
+    if (pipelineAll || !isa<FunctionOpInterface>(loop->getParentOp()))
+      return false;
+    std::optional<int64_t> trips = tripCount(loop);
+    int64_t iterations = nestIterations.lookup(loop);
+    if (!trips || *trips < 2 || iterations < 1 || iterations > kSmallNest)
+      return false;
+    int64_t ops = 0;
+    bool stall = false;
+    loop.getBody()->walk([&](Operation *op) {
+      ++ops;
+      if (auto d = dyn_cast<DmaStartOp>(op))
+        stall |= getStallCycles(d) > 0;
+    });
+    if (!stall || ops * iterations > kMaxUnrolledOps)
+      return false;
+    if (lowersNow) {
+      OwningOpRef<ModuleOp> copy = cloneIntoModule(getOperation());
+      scf::ForOp twin;
+      unsigned index = 0, at = 0;
+      getOperation().walk([&](scf::ForOp l) {
+        if (l == loop)
+          at = index;
+        ++index;
+      });
+      index = 0;
+      copy->walk([&](scf::ForOp l) {
+        if (index++ == at)
+          twin = l;
+      });
+      if (!twin || failed(unrollNest(twin)) ||
+          !checkLowers(*copy, getOperation().getSymName(), vmemCapacity,
+                       vmemPage, kScalarRegs)
+               .empty())
+        return false;
+    }
+    Location loc = loop.getLoc();
+    forgetLoops(loop);
+    if (failed(unrollNest(loop)))
+      return false;
+    if (emitRemarks)
+      mlir::emitRemark(loc) << "unrolled fully: " << iterations
+                            << " iterations in all are too few to pipeline; "
+                               "the DMA-motion passes schedule them as "
+                               "straight-line code";
+    return true;
+  }
+
+  /// Unrolls `loop` and every loop nested in it with a constant trip
+  /// count, innermost first (unrollFully); fails, before any change, when
+  /// `loop`'s own trip count is not constant.
+  static LogicalResult unrollNest(scf::ForOp loop) {
+    if (!tripCount(loop))
+      return failure();
+    SmallVector<scf::ForOp> inner;
+    loop.getBody()->walk([&](scf::ForOp l) { inner.push_back(l); });
+    for (scf::ForOp l : inner) // post-order: innermost first
+      if (tripCount(l))
+        (void)unrollFully(l);
+    return unrollFully(loop);
+  }
+
+  /// Unrolls `loop` (constant trip count) completely into its block; its
+  /// allocations are hoisted first, the iterations after the first lose
+  /// their op ids.
+  static LogicalResult unrollFully(scf::ForOp loop) {
+    std::optional<int64_t> trips = tripCount(loop);
+    if (!trips)
+      return failure();
     SmallVector<AllocOp> allocs;
     loop.getBody()->walk([&](AllocOp a) { allocs.push_back(a); });
     for (AllocOp a : allocs)
@@ -277,15 +390,13 @@ struct PipelineDmaPass
             });
         });
     if (failed(unrolled))
-      return false; // before any change to the loop (constant index bounds)
-    // loopUnrollByFactor promotes the single iteration left (the loop is
-    // then gone: no mainLoopOp); promote it here when it did not.
+      return failure();
     if (unrolled->mainLoopOp) {
       IRRewriter rewriter(unrolled->mainLoopOp->getContext());
       (void)cast<LoopLikeOpInterface>(unrolled->mainLoopOp->getOperation())
           .promoteIfSingleIteration(rewriter);
     }
-    return true;
+    return success();
   }
 
   /// Replaces `loop` by the loop `build` makes in front of it (one that

@@ -380,6 +380,16 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     hoisted first; the later iterations without op ids), so that the
     enclosing loop overlaps those DMAs across its own iterations.
 
+    A loop nest in the function body whose metrics show at most 8
+    iterations in all (the largest accel.executions in it, read before any
+    loop changes), with a constant trip count and DMAs that stall, is
+    fully unrolled instead, nested loops of constant trip counts included,
+    when the function still lowers after it (not with `all=true`: no
+    metrics say the DMAs stall): so few iterations pipeline poorly, the
+    prologue and epilogue being most of the run, while as straight-line
+    code the DMA-motion passes of the next FDO iteration issue every load
+    early and wait for every store late (remark: "unrolled fully").
+
     A loop whose bounds are known only at run time (a trip count loaded
     with `accel.load`) is strip-mined (issue 33, item 3): with n =
     max(ub - lb, 0) ceildiv step iterations and a chunk of T, a loop
