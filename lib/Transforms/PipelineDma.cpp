@@ -128,6 +128,9 @@ struct PipelineDmaPass
   /// largest accel.executions of an op in it; a nested op runs once per
   /// iteration of every loop around it), read before any loop changes.
   llvm::DenseMap<Operation *, int64_t> nestIterations;
+  /// Per loop: its trip count per entry in the profile (profiledTrips),
+  /// read before any loop changes (a rewritten inner loop has no metrics).
+  llvm::DenseMap<Operation *, int64_t> tripsSeen;
   /// The next `accel.pipelined` id.
   int64_t nextMarker = 0;
   /// Every value of the function being pipelined (operation results, then
@@ -185,6 +188,7 @@ struct PipelineDmaPass
       return;
     nextMarker = 0;
     nestIterations.clear();
+    tripsSeen.clear();
     getOperation().walk([&](DmaStartOp d) {
       if (auto id = d->getAttrOfType<IntegerAttr>("accel.pipelined"))
         nextMarker = std::max(nextMarker, id.getInt() + 1);
@@ -210,6 +214,7 @@ struct PipelineDmaPass
         [&](scf::ForOp loop) {
           loops.push_back(loop);
           work[loop] = workPerIteration(loop);
+          tripsSeen[loop] = profiledTrips(loop);
           if (!isa<FunctionOpInterface>(loop->getParentOp()))
             return;
           int64_t most = 0;
@@ -470,7 +475,9 @@ struct PipelineDmaPass
     if (!step || *step <= 0)
       return "the step is not a constant";
     int64_t chunk = pipelineAll ? 8 : 0;
-    if (int64_t profiled = profiledTrips(loop))
+    auto seen = tripsSeen.find(loop);
+    if (int64_t profiled =
+            seen != tripsSeen.end() ? seen->second : profiledTrips(loop))
       chunk = std::min(profiled, kMaxChunk);
     if (chunk < 2)
       return chunk ? "its metrics show fewer than 2 iterations per entry"

@@ -34,18 +34,43 @@ namespace {
 constexpr const char *kUnrollCopy = "accel.unroll_copy";
 } // namespace
 
+/// How many times `body` ran, as the metrics show: the largest
+/// accel.executions of an op without regions in it, or else of the entries
+/// of a loop in it; 0 when the metrics do not say.
+static int64_t bodyRuns(Block &body);
+
+/// How many times `loop` was entered: its own accel.executions counts its
+/// head, run once per iteration and once more at each exit, so the entries
+/// are that count less the runs of its body; 0 when the metrics do not
+/// say.
+static int64_t loopEntries(scf::ForOp loop) {
+  int64_t head = getMetric(loop, "accel.executions");
+  int64_t body = bodyRuns(*loop.getBody());
+  return head > body ? head - body : 0;
+}
+
+static int64_t bodyRuns(Block &body) {
+  int64_t most = 0;
+  for (Operation &op : body) {
+    if (op.getNumRegions() == 0)
+      most = std::max(most, getMetric(&op, "accel.executions"));
+    else if (auto inner = dyn_cast<scf::ForOp>(op))
+      most = std::max(most, loopEntries(inner));
+  }
+  return most;
+}
+
 int64_t accel::detail::pipeline::profiledTrips(scf::ForOp loop) {
-  int64_t body = 0, entries = 0;
-  // Ops without regions: a loop's own count is of its iterations.
-  for (Operation &op : *loop.getBody())
-    if (op.getNumRegions() == 0)
-      body = std::max(body, getMetric(&op, "accel.executions"));
-  for (Operation &op : *loop->getBlock())
-    if (op.getNumRegions() == 0)
-      entries = std::max(entries, getMetric(&op, "accel.executions"));
-  if (isa<FunctionOpInterface>(loop->getParentOp()))
-    entries = std::max<int64_t>(entries, 1);
-  return entries > 0 ? body / entries : 0;
+  int64_t entries = loopEntries(loop);
+  if (!entries) {
+    // Without the loop's own count: the runs of the ops beside it.
+    for (Operation &op : *loop->getBlock())
+      if (op.getNumRegions() == 0)
+        entries = std::max(entries, getMetric(&op, "accel.executions"));
+    if (isa<FunctionOpInterface>(loop->getParentOp()))
+      entries = std::max<int64_t>(entries, 1);
+  }
+  return entries > 0 ? bodyRuns(*loop.getBody()) / entries : 0;
 }
 
 scf::ForOp accel::detail::pipeline::stripMineLoop(scf::ForOp loop,

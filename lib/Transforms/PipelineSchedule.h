@@ -171,11 +171,12 @@ constexpr const char *kStripMinedAttr = "accel.strip_mined";
 /// The longest rotation of iter_args unrollRotatingLoop unrolls.
 constexpr unsigned kMaxRotation = 8;
 
-/// The trip count per entry of `loop` that its metrics show: the
-/// executions of its body (the largest accel.executions of an op in it)
-/// over those of its block (the largest of an op beside it; 1 in the
-/// function body), counting ops without regions only (a loop's own count
-/// is of its iterations); 0 when the metrics do not say.
+/// The trip count per entry of `loop` that its metrics show: the runs of
+/// its body (the largest accel.executions of an op without regions in it,
+/// or of the entries of a loop nested in it) over the loop's entries (its
+/// own accel.executions counts its head: once per iteration and once per
+/// exit; without it, the runs of the ops beside it, 1 in the function
+/// body); 0 when the metrics do not say.
 int64_t profiledTrips(scf::ForOp loop);
 
 /// Strip-mines `loop` (a constant positive step; bounds of any kind) into
