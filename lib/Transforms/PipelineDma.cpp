@@ -183,7 +183,7 @@ struct PipelineDmaPass
   }
 
   void runOnOperation() override {
-    resetCounts({"num-pipelined", "num-stages", "num-buffers"});
+    resetCounts({"num-pipelined", "num-stages", "num-buffers", "num-unrolled"});
     if (warnIfNoMetrics(getOperation(), getArgument(), pipelineAll))
       return;
     nextMarker = 0;
@@ -343,16 +343,14 @@ struct PipelineDmaPass
         if (index++ == at)
           twin = l;
       });
-      if (!twin || failed(unrollNest(twin)) ||
-          !checkLowers(*copy, getOperation().getSymName(), vmemCapacity,
-                       vmemPage, kScalarRegs)
-               .empty())
+      if (!twin || failed(unrollNest(twin)) || !lowersWithMargin(*copy).empty())
         return false;
     }
     Location loc = loop.getLoc();
     forgetLoops(loop);
     if (failed(unrollNest(loop)))
       return false;
+    bump(numUnrolled, 3);
     if (emitRemarks)
       mlir::emitRemark(loc) << "unrolled fully: " << iterations
                             << " iterations in all are too few to pipeline; "
@@ -689,20 +687,7 @@ struct PipelineDmaPass
       nextMarker = marker;
       std::string error;
       if (why.empty())
-        error = checkLowers(*copy, func.getSymName(), vmemCapacity, vmemPage,
-                            kScalarRegs * 7 / 8);
-      if (why.empty() && error.empty()) {
-        // And within all of them after cse, which the FDO pipeline runs
-        // next: merging equal constants and address math across the
-        // prologue, the unrolled kernel and the epilogue lengthens live
-        // ranges (seed 4017 of the corpus lowered before cse and needed
-        // more than 255 registers after it).
-        IRRewriter cseRewriter(copy->getContext());
-        DominanceInfo dominance(*copy);
-        eliminateCommonSubExpressions(cseRewriter, dominance, *copy);
-        error = checkLowers(*copy, func.getSymName(), vmemCapacity, vmemPage,
-                            kScalarRegs);
-      }
+        error = lowersWithMargin(*copy);
       for (scf::ForOp c : copies)
         work.erase(c.getOperation());
       copy = nullptr;
@@ -713,6 +698,25 @@ struct PipelineDmaPass
       if (cap <= 1)
         return "the pipelined program would not lower: " + error;
     }
+  }
+
+  /// "" when the function of `copy` (a module of its own) lowers within
+  /// 7/8 of the scalar registers (room for later passes), and within all
+  /// of them after cse, which the FDO pipeline runs next: merging equal
+  /// constants and address math across a prologue, an unrolled kernel and
+  /// an epilogue lengthens live ranges (seed 4017 of the corpus lowered
+  /// before cse and needed more than 255 registers after it); else the
+  /// lowering's error. `copy` is changed (cse).
+  std::string lowersWithMargin(ModuleOp copy) {
+    StringRef name = getOperation().getSymName();
+    std::string error =
+        checkLowers(copy, name, vmemCapacity, vmemPage, kScalarRegs * 7 / 8);
+    if (!error.empty())
+      return error;
+    IRRewriter cseRewriter(copy.getContext());
+    DominanceInfo dominance(copy);
+    eliminateCommonSubExpressions(cseRewriter, dominance, copy);
+    return checkLowers(copy, name, vmemCapacity, vmemPage, kScalarRegs);
   }
 
   /// buildPipeline (PipelineRewrite.cpp), then `loop` erased and the

@@ -554,7 +554,9 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     Statistic<"numStages", "num-stages",
               "Stages of the pipelined loops, summed">,
     Statistic<"numBuffers", "num-buffers",
-              "VMEM buffer copies added by multi-buffering">
+              "VMEM buffer copies added by multi-buffering">,
+    Statistic<"numUnrolled", "num-unrolled",
+              "Loop nests of a few iterations fully unrolled instead">
   ];
 }
 
