@@ -14,6 +14,7 @@
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Dialect/Accel/Views.h"
+#include "accel/Transforms/MemoryDependence.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,31 +37,6 @@ using namespace mlir;
 using accel::getRoot;
 using accel::getViewSource;
 using accel::isLoweredView;
-
-/// The buffers `root` (a getRoot result) may stand for, added to `out`:
-/// itself for an accel.alloc or a function argument; for an scf.for
-/// iter_arg or result (a rotating buffer, as --accel-pipeline-dma makes),
-/// the buffers of its init value and of its yielded value, transitively.
-/// Returns false when the chain reaches anything else (unknown buffers).
-bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out);
-
-/// Whether roots `a` and `b` (getRoot results) may be one buffer: the same
-/// value, or buffers that collectBuffers cannot tell apart (an iter_arg
-/// that may hold the other buffer, or an unknown chain). Distinct
-/// allocations and function arguments never alias.
-bool mayAlias(Value a, Value b);
-
-/// How forEachOwnAccess ended.
-enum class AccessWalk { Done, Stopped, Unknown };
-
-/// Calls fn(value, isWrite) for each read or write `op` makes itself (not
-/// its nested ops), from its MemoryEffectOpInterface; allocation and free
-/// effects are skipped, and ops with recursive or no effects and
-/// accel.alloc make none. Returns Stopped as soon as fn returns false, and
-/// Unknown (before any call for the offending effect) when the effects are
-/// unknown: no interface, or an effect on no particular value.
-AccessWalk forEachOwnAccess(Operation *op,
-                            llvm::function_ref<bool(Value, bool)> fn);
 
 /// An i64 attribute set by --accel-attach-metrics (or written by hand); 0
 /// when absent or not an integer of at most 64 bits, and clamped to
@@ -104,38 +80,6 @@ DmaWaitOp getOnlyWait(DmaStartOp dma);
 /// Whether every user of `value` is inside `op` (nested at any depth).
 bool usedOnlyInside(Value value, Operation *op);
 
-/// An index as a linear combination of opaque SSA values plus a constant,
-/// following arith.constant/addi/subi and muli by a constant (`valid` false
-/// beyond that).
-struct LinearIndex {
-  llvm::SmallDenseMap<Value, int64_t, 4> terms;
-  int64_t constant = 0;
-
-  /// The linear form of `ofr`, following at most 8 levels of arithmetic.
-  static LinearIndex of(OpFoldResult ofr, unsigned depth = 0);
-
-  /// `other - this` when it is a constant.
-  std::optional<int64_t> distanceTo(const LinearIndex &other) const;
-};
-
-/// Whether the views `a` and `b` of one buffer may overlap: false only when
-/// both are unit-stride memref.subviews of the same source whose offsets in
-/// some dimension differ by a constant at least the size of the lower one
-/// (e.g. rows 8k and 8(k+1) of an 8-row tile loop).
-bool mayOverlap(Value a, Value b);
-
-/// Whether view `a` in one iteration of `loop` and view `b` in the iteration
-/// `shift` iterations later (shift >= 1) may overlap. Like mayOverlap, with
-/// the induction variable's term of b's offsets advanced by shift * step;
-/// false only when both are unit-stride memref.subviews of one source whose
-/// offsets in some dimension are linear in the induction variable, values
-/// defined outside the loop and induction variables of loops nested in it
-/// with constant bounds (each ranging over its values independently in the
-/// two iterations), and differ by at least the lower view's size over all
-/// those values. Any other value of the loop (an iter_arg, a loaded index)
-/// may change between iterations: may overlap.
-bool mayOverlapAcross(Value a, Value b, scf::ForOp loop, int64_t shift);
-
 /// Whether `loop` has constant bounds and a positive step and runs at least
 /// once (so work moved in front of it ran anyway).
 bool runsAtLeastOnce(scf::ForOp loop);
@@ -165,10 +109,9 @@ struct Blocker {
 
 class DmaHoister {
 public:
-  DmaHoister(DmaStartOp dma) : dma(dma) {
-    src = getRoot(dma.getSrc());
-    dst = getRoot(dma.getDst());
-  }
+  DmaHoister(DmaStartOp dma)
+      : dma(dma), srcRead(dma, dma.getSrc(), false),
+        dstWrite(dma, dma.getDst(), true) {}
 
   /// Whether `y` (and everything nested in it) may execute after the DMA
   /// instead of before it. Sets `blocker` when not.
@@ -195,19 +138,26 @@ public:
         }
         if (other == dma)
           return WalkResult::advance();
-        Value os = getRoot(other.getSrc()), od = getRoot(other.getDst());
         if (readsGroupMemory(other.getDst())) {
           blocker = {op, "the WAIT of a DMA that writes memory its address "
                          "is loaded from"};
           return WalkResult::interrupt();
         }
-        if (mayAlias(od, src) && mayOverlap(other.getDst(), dma.getSrc())) {
-          blocker = {op, "the WAIT of a DMA that writes the source"};
+        // The other DMA's transfer ends at this WAIT.
+        MemoryAccess otherRead(op, other.getSrc(), false);
+        MemoryAccess otherWrite(op, other.getDst(), true);
+        if (auto dep = dependenceWith(otherWrite, srcRead, sinkingWait)) {
+          blocker = {op, "the WAIT of a DMA that writes the source (" +
+                             dep->describe() + ")"};
           return WalkResult::interrupt();
         }
-        if ((mayAlias(od, dst) && mayOverlap(other.getDst(), dma.getDst())) ||
-            (mayAlias(os, dst) && mayOverlap(other.getSrc(), dma.getDst()))) {
-          blocker = {op, "the WAIT of a DMA that uses the destination"};
+        std::optional<Dependence> dep =
+            dependenceWith(otherWrite, dstWrite, sinkingWait);
+        if (!dep)
+          dep = dependenceWith(otherRead, dstWrite, sinkingWait);
+        if (dep) {
+          blocker = {op, "the WAIT of a DMA that uses the destination (" +
+                             dep->describe() + ")"};
           return WalkResult::interrupt();
         }
         return WalkResult::advance();
@@ -222,20 +172,22 @@ public:
         passing.push_back(cast<DmaStartOp>(op));
       }
       AccessWalk walk = forEachOwnAccess(op, [&](Value v, bool write) {
-        Value root = getRoot(v);
+        MemoryAccess access(op, v, write);
         if (write && readsGroupMemory(v)) {
           blocker = {op, "a write to memory its address is loaded from"};
           return false;
         }
-        if (write && mayAlias(root, src) && mayOverlap(v, dma.getSrc())) {
-          blocker = {op, "a write to the DMA's source"};
+        if (auto dep = dependenceWith(access, srcRead, sinkingWait)) {
+          blocker = {op,
+                     "a write to the DMA's source (" + dep->describe() + ")"};
           return false;
         }
-        if (mayAlias(root, dst) && (write || !leavingLoop) &&
-            mayOverlap(v, dma.getDst())) {
-          blocker = {op, "an access to the DMA's destination"};
-          return false;
-        }
+        if (write || !leavingLoop)
+          if (auto dep = dependenceWith(access, dstWrite, sinkingWait)) {
+            blocker = {op, "an access to the DMA's destination (" +
+                               dep->describe() + ")"};
+            return false;
+          }
         return true;
       });
       if (walk == AccessWalk::Unknown)
@@ -421,8 +373,22 @@ private:
           return true;
     return false;
   }
+  /// The dependence between `other` (an access of an op the DMA crosses)
+  /// and `mine` (the DMA's read of its source or write of its
+  /// destination), in program order: when the DMA's WAIT sinks, the DMA
+  /// comes first; when its ISSUE hoists, the other op does.
+  static std::optional<Dependence> dependenceWith(const MemoryAccess &other,
+                                                  const MemoryAccess &mine,
+                                                  bool sinkingWait) {
+    if (!mayConflict(other, mine))
+      return std::nullopt;
+    return sinkingWait ? Dependence{mine, other, 0}
+                       : Dependence{other, mine, 0};
+  }
+
   DmaStartOp dma;
-  Value src, dst;
+  /// The DMA's read of its source and write of its destination.
+  MemoryAccess srcRead, dstWrite;
   bool reorderIssues = false;
   llvm::SetVector<Operation *> group;
   /// Memrefs read by the scalar loads in the group.

@@ -236,23 +236,28 @@ struct PinVmemPass
     return checkVmemOptions(vmemCapacity, vmemPage);
   }
 
-  /// Whether `op` (or an op nested in it) reads or writes `buffer`; sets
-  /// `read` / `write` for the kinds of access.
-  static bool touches(Operation *op, Value buffer, bool &read, bool &write) {
+  /// Whether `op` (or an op nested in it) may read or write `buffer` (a
+  /// root), by the shared dependence analysis; sets `read` / `write` for
+  /// the kinds of access, and `writer` (when given) to a write. An op with
+  /// unknown memory effects may do both.
+  static bool touches(Operation *op, Value buffer, bool &read, bool &write,
+                      MemoryAccess *writer = nullptr) {
+    SmallVector<MemoryAccess> accesses;
+    if (Operation *unknown = collectAccesses(op, accesses)) {
+      read = write = true;
+      if (writer)
+        *writer = MemoryAccess(unknown, buffer, true);
+      return true;
+    }
     bool any = false;
-    op->walk([&](Operation *inner) {
-      auto iface = dyn_cast<MemoryEffectOpInterface>(inner);
-      if (!iface)
-        return;
-      SmallVector<MemoryEffects::EffectInstance> effects;
-      iface.getEffects(effects);
-      for (auto &e : effects)
-        if (e.getValue() && mayAlias(getRoot(e.getValue()), buffer)) {
-          any = true;
-          write |= isa<MemoryEffects::Write>(e.getEffect());
-          read |= isa<MemoryEffects::Read>(e.getEffect());
-        }
-    });
+    for (const MemoryAccess &a : accesses)
+      if (mayAlias(a.root, buffer)) {
+        any = true;
+        read |= !a.write;
+        if (a.write && writer && !write)
+          *writer = a;
+        write |= a.write;
+      }
     return any;
   }
 
@@ -293,14 +298,13 @@ struct PinVmemPass
     if (!wait || wait->getBlock() != d->getBlock() || !d->isBeforeInBlock(wait))
       return "its WAIT is not after it in the loop body";
     // The loop must not write the source.
-    bool srcWritten = false;
-    loop.getBody()->walk([&](Operation *op) {
+    for (Operation &op : loop.getBody()->without_terminator()) {
       bool read = false, write = false;
-      if (op != d.getOperation() && touches(op, src, read, write) && write)
-        srcWritten = true;
-    });
-    if (srcWritten)
-      return "the loop writes its source";
+      MemoryAccess writer;
+      if (&op != d.getOperation() && touches(&op, src, read, write, &writer) &&
+          write)
+        return "the loop writes its source (" + writer.describe() + ")";
+    }
     // Readers of the pinned bytes: after the WAIT, up to the next write of
     // the buffer. Reads before D in the body see the previous iteration's
     // last data: fine if another write follows D's range, not if D's data

@@ -227,7 +227,7 @@ accel::detail::pipeline::unrollRotatingLoop(scf::ForOp loop, unsigned period) {
     if (collectBody(loop, b).empty()) {
       llvm::SetVector<Value> roots;
       for (auto &accesses : b.accesses)
-        for (const Access &a : accesses)
+        for (const MemoryAccess &a : accesses)
           if (auto alloc = a.root.getDefiningOp<AllocOp>();
               alloc && !loop->isAncestor(alloc))
             roots.insert(a.root);

@@ -22,11 +22,10 @@ namespace {
 /// of `members`.
 static bool touchesAny(Operation *root,
                        const llvm::SmallPtrSetImpl<Value> &members) {
-  SmallVector<Access> list;
-  std::string why;
-  if (!collectAccesses(root, list, why))
+  SmallVector<MemoryAccess> list;
+  if (collectAccesses(root, list))
     return true;
-  return llvm::any_of(list, [&](const Access &a) {
+  return llvm::any_of(list, [&](const MemoryAccess &a) {
     return llvm::any_of(members, [&](Value m) { return mayAlias(a.root, m); });
   });
 }
@@ -246,11 +245,10 @@ struct SymbolicRun {
       if (touchesAny(&op, members))
         return Touch::Live;
     } else {
-      SmallVector<Access> list;
-      std::string why;
-      if (!collectAccesses(&op, list, why))
+      SmallVector<MemoryAccess> list;
+      if (collectAccesses(&op, list))
         return Touch::Live;
-      for (const Access &a : list) {
+      for (const MemoryAccess &a : list) {
         Value r = resolve(a.root);
         if (members.contains(r)) {
           if (!a.write && !isCovered(state, r, a.view))
@@ -261,7 +259,7 @@ struct SymbolicRun {
           return Touch::Live; // an unknown buffer that may be a member
         }
       }
-      for (const Access &a : list)
+      for (const MemoryAccess &a : list)
         if (a.write && members.contains(resolve(a.root)))
           write(state, resolve(a.root), a.view);
     }

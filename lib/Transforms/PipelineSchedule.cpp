@@ -35,36 +35,6 @@ Operation *holderIn(Block *body, Operation *op) {
   return op;
 }
 
-bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
-                     std::string &why) {
-  auto add = [&](Value v, bool write) {
-    out.push_back({getRoot(v), v, write});
-  };
-  WalkResult r = root->walk([&](Operation *op) {
-    if (isa<DmaWaitOp>(op))
-      return WalkResult::advance(); // its DMA's window: see collect()
-    if (auto m = dyn_cast<MatmulOp>(op)) {
-      // C is only written without `accumulate` (the op declares a read
-      // either way).
-      add(m.getA(), false);
-      add(m.getB(), false);
-      if (m.getAccumulate())
-        add(m.getC(), false);
-      add(m.getC(), true);
-      return WalkResult::advance();
-    }
-    if (forEachOwnAccess(op, [&](Value v, bool write) {
-          add(v, write);
-          return true;
-        }) == AccessWalk::Unknown) {
-      why = "an op with unknown memory effects in the loop";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return !r.wasInterrupted();
-}
-
 /// The stages edge kind `kind` spans under plan `p`.
 static int64_t weight(const Plan &p, unsigned kind) {
   return kind == 1 ? p.d : kind == 2 ? p.ds : kind == 3 ? p.dc : 0;
@@ -79,23 +49,13 @@ Unit unitOf(Operation *op) {
   return Unit::None;
 }
 
-/// Whether some read of `readers` may see a write of `writers`.
-static bool readsWhatWrites(ArrayRef<Access> readers,
-                            ArrayRef<Access> writers) {
-  for (const Access &r : readers)
-    for (const Access &w : writers)
-      if (!r.write && w.write && mayAlias(r.root, w.root) &&
-          mayOverlap(r.view, w.view))
-        return true;
-  return false;
-}
-
-/// Whether two lists of accesses (of one iteration) may conflict.
-static bool conflict(ArrayRef<Access> x, ArrayRef<Access> y) {
-  for (const Access &a : x)
-    for (const Access &c : y)
-      if ((a.write || c.write) && mayAlias(a.root, c.root) &&
-          mayOverlap(a.view, c.view))
+/// Whether some read of `readers` may see a write of `writers` (a flow
+/// dependence).
+static bool readsWhatWrites(ArrayRef<MemoryAccess> readers,
+                            ArrayRef<MemoryAccess> writers) {
+  for (const MemoryAccess &r : readers)
+    for (const MemoryAccess &w : writers)
+      if (!r.write && w.write && mayConflict(w, r))
         return true;
   return false;
 }
@@ -112,8 +72,8 @@ static llvm::SmallSetVector<Value, 4> bufferGroup(const Body &b, Value root) {
   group.insert(buffers.begin(), buffers.end());
   for (bool grew = true; grew;) {
     grew = false;
-    for (const SmallVector<Access> &list : b.accesses)
-      for (const Access &a : list) {
+    for (const SmallVector<MemoryAccess> &list : b.accesses)
+      for (const MemoryAccess &a : list) {
         if (a.root.getDefiningOp<AllocOp>() || group.contains(a.root))
           continue;
         llvm::SmallPtrSet<Value, 8> other;
@@ -128,23 +88,7 @@ static llvm::SmallSetVector<Value, 4> bufferGroup(const Body &b, Value root) {
   return group;
 }
 
-/// "the buffer allocated at LOC", "argument N", or "an iter_arg" (for
-/// remarks).
-static std::string describeBuffer(Value v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (Operation *def = v.getDefiningOp())
-    os << "the buffer allocated at " << def->getLoc();
-  else if (auto arg = dyn_cast<BlockArgument>(v);
-           arg &&
-           isa_and_nonnull<FunctionOpInterface>(arg.getOwner()->getParentOp()))
-    os << "argument " << arg.getArgNumber();
-  else
-    os << "a buffer carried in a loop's iter_args";
-  return s;
-}
-
-/// Marks Access::once: the destination writes that the WAITs of a DMA
+/// Marks MemoryAccess::once: the destination writes that the WAITs of a DMA
 /// issued before the loop stand for, when only top-level WAITs of the
 /// body use its token there and no other access of the body writes its
 /// source or destination.
@@ -167,14 +111,14 @@ static void markCopiesBeforeTheLoop(Body &b) {
     }
     Value src = getRoot(dma.getSrc()), dst = getRoot(dma.getDst());
     for (auto [j, list] : llvm::enumerate(b.accesses))
-      for (const Access &a : list)
+      for (const MemoryAccess &a : list)
         if (a.write && (mayAlias(a.root, src) || mayAlias(a.root, dst)) &&
             !(waits.contains(j) && a.view == dma.getDst()))
           ok = false;
     if (!ok)
       continue;
     for (unsigned j : waits)
-      for (Access &a : b.accesses[j])
+      for (MemoryAccess &a : b.accesses[j])
         if (a.write && a.view == dma.getDst())
           a.once = true;
   }
@@ -188,10 +132,11 @@ std::string collectBody(scf::ForOp loop, Body &b) {
     b.ops.push_back(&op);
   }
   b.accesses.resize(b.ops.size());
-  std::string why;
   for (auto [i, op] : llvm::enumerate(b.ops))
-    if (!collectAccesses(op, b.accesses[i], why))
-      return why;
+    if (Operation *unknown = collectAccesses(op, b.accesses[i]))
+      return "an op with unknown memory effects in the loop ('" +
+             unknown->getName().getStringRef().str() + "')";
+  std::string why;
   // WAITs: on a DMA of this iteration.
   WalkResult r = loop.getBody()->walk([&](DmaWaitOp w) {
     Value t = w.getToken();
@@ -214,8 +159,8 @@ std::string collectBody(scf::ForOp loop, Body &b) {
         return WalkResult::interrupt();
       }
       unsigned h = b.index.lookup(holderIn(body, w));
-      b.accesses[h].push_back({getRoot(dma.getSrc()), dma.getSrc(), false});
-      b.accesses[h].push_back({getRoot(dma.getDst()), dma.getDst(), true});
+      b.accesses[h].emplace_back(w, dma.getSrc(), false);
+      b.accesses[h].emplace_back(w, dma.getDst(), true);
     }
     return WalkResult::advance();
   });
@@ -257,8 +202,8 @@ std::string collectBody(scf::ForOp loop, Body &b) {
     }
     for (unsigned j : users) {
       addEdge(i, j, store ? 2 : 1);
-      b.accesses[j].push_back({getRoot(dma.getSrc()), dma.getSrc(), false});
-      b.accesses[j].push_back({getRoot(dma.getDst()), dma.getDst(), true});
+      b.accesses[j].emplace_back(b.ops[j], dma.getSrc(), false);
+      b.accesses[j].emplace_back(b.ops[j], dma.getDst(), true);
     }
     // Metrics: stall per execution (base + transfer, SnR Fig. 4).
     int64_t ex = getMetric(dma, "accel.executions");
@@ -276,7 +221,7 @@ std::string collectBody(scf::ForOp loop, Body &b) {
   // another unit or a DMA ISSUE is kind 3.
   for (unsigned j = 0; j < b.ops.size(); ++j)
     for (unsigned i = 0; i < j; ++i)
-      if (conflict(b.accesses[i], b.accesses[j])) {
+      if (findDependence(b.accesses[i], b.accesses[j])) {
         Unit ui = unitOf(b.ops[i]), uj = unitOf(b.ops[j]);
         bool crossUnit = ui != Unit::None && ui != uj &&
                          (uj != Unit::None || isa<DmaStartOp>(b.ops[j])) &&
@@ -367,10 +312,10 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
                                                                      : mmax;
       if (mAsync < 1)
         continue;
-      for (const Access &a : b.accesses[x])
-        for (const Access &c : b.accesses[y]) {
+      for (const MemoryAccess &a : b.accesses[x])
+        for (const MemoryAccess &c : b.accesses[y]) {
           if (!(a.write || c.write) || !mayAlias(a.root, c.root))
-            continue;
+            continue; // never a dependence, at any distance
           // A copy made once before the loop, against a read or itself:
           // no iteration but the first changes the bytes.
           if ((a.write ? a.once : true) && (c.write ? c.once : true))
@@ -380,7 +325,7 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
           // for the optional copy).
           int64_t need = 0, needReordered = 0;
           for (int64_t m = 1; m <= mAsync; ++m)
-            if (mayOverlapAcross(a.view, c.view, b.loop, m)) {
+            if (mayConflictAcross(a, c, b.loop, m)) {
               need = m;
               if (m <= mmax)
                 needReordered = m;
@@ -410,7 +355,7 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
               continue; // only the optional copy
             return "a buffer that is not private to an iteration is "
                    "accessed in two stages (" +
-                   describeBuffer(group.empty() ? a.root : group[0]) + ")";
+                   Dependence{a, c, needReordered}.describe() + ")";
           }
           for (Value v : group) {
             unsigned &copies = p.copies[v];

@@ -38,18 +38,6 @@ bool isPureOp(Operation *op);
 /// The top-level op of `body` that contains `op`, or null.
 Operation *holderIn(Block *body, Operation *op);
 
-/// One memory access: `view` of buffer `root`.
-struct Access {
-  Value root, view;
-  bool write;
-  /// The write of a DMA issued before the loop and waited in it (a weight
-  /// or an input loaded once), whose source and destination nothing in the
-  /// loop writes: it happens before the first iteration's WAIT, so the
-  /// later iterations' WAITs change nothing and may move across reads of
-  /// the bytes.
-  bool once = false;
-};
-
 /// The body of a candidate loop, as the schedule sees it.
 struct Body {
   scf::ForOp loop;
@@ -57,7 +45,7 @@ struct Body {
   llvm::DenseMap<Operation *, unsigned> index;
   /// Per op: its accesses, and those of the DMAs it WAITs for (the end of
   /// their window).
-  SmallVector<SmallVector<Access>> accesses;
+  SmallVector<SmallVector<MemoryAccess>> accesses;
   /// Dependences from -> to (from < to); kind 0: same stage allowed;
   /// 1: a DMA into VMEM, ISSUE -> WAIT (d stages); 2: into HBM (ds stages);
   /// 3: an MXU or VPU op's result read on another unit or by a DMA ISSUE
@@ -86,11 +74,6 @@ struct Plan {
 /// The functional unit a top-level op of the body runs on.
 enum class Unit { None, Mxu, Vpu };
 Unit unitOf(Operation *op);
-
-/// Appends the accesses of `root` and its nested ops to `out`; false with
-/// `why` set for an op whose effects are unknown.
-bool collectAccesses(Operation *root, SmallVectorImpl<Access> &out,
-                     std::string &why);
 
 /// Fills `b` for `loop` (the working copy: allocations hoisted, induction
 /// iter_args rewritten): its top-level ops, their accesses, the

@@ -36,21 +36,19 @@ using namespace accel::detail;
 static bool overwritesAll(Operation *x, Value buffer) {
   if (x->getNumRegions() != 0)
     return false;
+  SmallVector<MemoryAccess> accesses;
+  if (collectAccesses(x, accesses))
+    return false;
   bool whole = false, other = false;
-  AccessWalk walk = forEachOwnAccess(x, [&](Value v, bool write) {
-    if (!mayAlias(getRoot(v), buffer))
-      return true;
-    // A matmul without `accumulate` declares a read of C it never makes.
-    bool cIsOut = false;
-    if (auto mm = dyn_cast<MatmulOp>(x))
-      cIsOut = !mm.getAccumulate() && v == mm.getC();
-    if (write && v == buffer)
+  for (const MemoryAccess &a : accesses) {
+    if (!mayAlias(a.root, buffer))
+      continue;
+    if (a.write && a.view == buffer)
       whole = true;
-    else if (!(cIsOut && !write))
+    else
       other = true;
-    return true;
-  });
-  return walk == AccessWalk::Done && whole && !other;
+  }
+  return whole && !other;
 }
 
 /// The op of `block` that is or contains `op`; null when `op` is not in it.
@@ -204,12 +202,12 @@ struct RenameVmemPass
       Value dst = dma.getDst();
       if (!blocker.op)
         continue;
-      bool accessesDst = false;
-      (void)forEachOwnAccess(blocker.op, [&](Value v, bool) {
-        accessesDst |= mayAlias(getRoot(v), dst);
-        return true;
-      });
-      if (accessesDst)
+      SmallVector<MemoryAccess> accesses;
+      if (collectAccesses(blocker.op, accesses))
+        continue; // unknown effects: a new buffer would not help
+      if (llvm::any_of(accesses, [&](const MemoryAccess &a) {
+            return mayAlias(a.root, dst);
+          }))
         tryRename(dma, dst, dma,
                   "the DMA may now be issued before the last reads of the "
                   "tile it replaces");

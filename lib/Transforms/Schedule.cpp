@@ -51,13 +51,6 @@ struct Node {
   int64_t priority = 0;
 };
 
-/// A memory access of a node: the value accessed (a view), its root, and
-/// whether it writes.
-struct Access {
-  Value value, root;
-  bool write;
-};
-
 /// The unit an op occupies (docs/isa.md): the MXU, the VPU, or the core.
 UnitKind unitOf(Operation *op) {
   if (isa<MatmulOp>(op))
@@ -192,10 +185,13 @@ public:
     }
     // Memory dependences: conflicting accesses keep their order; ops with
     // unknown effects order against every op that touches memory.
-    SmallVector<SmallVector<Access>> accesses(nodes.size());
+    // A WAIT stands for its DMA's accesses: it is where they are known
+    // done.
+    SmallVector<SmallVector<MemoryAccess>> accesses(nodes.size());
     SmallVector<bool> unknown(nodes.size(), false);
     for (unsigned j = 0; j < nodes.size(); ++j)
-      unknown[j] = !collectAccesses(nodes[j].op, accesses[j]);
+      unknown[j] = collectAccesses(nodes[j].op, accesses[j],
+                                   DmaWindow::IssueAndWait) != nullptr;
     for (unsigned j = 0; j < nodes.size(); ++j) {
       bool jMem = unknown[j] || !accesses[j].empty();
       if (!jMem)
@@ -203,7 +199,8 @@ public:
       for (unsigned i = 0; i < j; ++i) {
         if (!unknown[i] && accesses[i].empty())
           continue;
-        if (unknown[i] || unknown[j] || conflict(accesses[i], accesses[j]))
+        if (unknown[i] || unknown[j] ||
+            findDependence(accesses[i], accesses[j]))
           addEdge(i, j);
       }
     }
@@ -359,43 +356,6 @@ private:
       return;
     nodes[to].preds.push_back(from);
     nodes[from].succs.push_back(to);
-  }
-
-  /// The accesses of `op` and its nested ops (a WAIT as its DMA's: it is
-  /// where the DMA's reads and writes are known done). False when unknown.
-  bool collectAccesses(Operation *op, SmallVector<Access> &out) {
-    bool known = true;
-    op->walk([&](Operation *inner) {
-      if (auto w = dyn_cast<DmaWaitOp>(inner)) {
-        auto d = w.getToken().getDefiningOp<DmaStartOp>();
-        if (!d) {
-          known = false; // a token through an iter_arg: any DMA
-          return WalkResult::interrupt();
-        }
-        out.push_back({d.getSrc(), getRoot(d.getSrc()), false});
-        out.push_back({d.getDst(), getRoot(d.getDst()), true});
-        return WalkResult::advance();
-      }
-      AccessWalk walk = forEachOwnAccess(inner, [&](Value v, bool write) {
-        out.push_back({v, getRoot(v), write});
-        return true;
-      });
-      if (walk == AccessWalk::Unknown) {
-        known = false;
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    return known;
-  }
-
-  static bool conflict(ArrayRef<Access> a, ArrayRef<Access> b) {
-    for (const Access &x : a)
-      for (const Access &y : b)
-        if ((x.write || y.write) && mayAlias(x.root, y.root) &&
-            mayOverlap(x.value, y.value))
-          return true;
-    return false;
   }
 
   /// When node `n` could issue given the state (its operands' readiness,

@@ -45,7 +45,7 @@ func.func @source_written(%buf: memref<8x128xf32, #hbm>, %v: memref<8x128xf32, #
   %ts = accel.dma_start %v, %buf : memref<8x128xf32, #vmem>, memref<8x128xf32, #hbm>
   // expected-note @+1 {{blocking op}}
   accel.dma_wait %ts
-  // expected-remark @+1 {{not hoisted: blocked by the WAIT of a DMA that writes the source}}
+  // expected-remark-re @+1 {{not hoisted: blocked by the WAIT of a DMA that writes the source (a flow dependence on argument 0: written by 'accel.dma_wait' at {{.*}}hoist-dma.mlir:{{[0-9]+}}:3, read by 'accel.dma_start' at {{.*}})}}
   %tl = accel.dma_start %buf, %w {accel.stall_base = 100} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
   accel.dma_wait %tl
   return
@@ -63,7 +63,7 @@ func.func @source_written(%buf: memref<8x128xf32, #hbm>, %v: memref<8x128xf32, #
 func.func @destination_in_use(%a: memref<8x128xf32, #vmem>, %w1: memref<128x128xf32, #hbm>, %b: memref<128x128xf32, #vmem>, %c: memref<8x128xf32, #vmem>) {
   // expected-note @+1 {{blocking op}}
   accel.matmul %a, %b, %c : memref<8x128xf32, #vmem>, memref<128x128xf32, #vmem>, memref<8x128xf32, #vmem>
-  // expected-remark @+1 {{not hoisted: blocked by an access to the DMA's destination}}
+  // expected-remark-re @+1 {{not hoisted: blocked by an access to the DMA's destination (an anti dependence on argument 2: read by 'accel.matmul' at {{.*}}, written by 'accel.dma_start' at {{.*}})}}
   %t = accel.dma_start %w1, %b {accel.stall_transfer = 7} : memref<128x128xf32, #hbm>, memref<128x128xf32, #vmem>
   accel.dma_wait %t
   return

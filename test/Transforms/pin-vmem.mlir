@@ -47,7 +47,7 @@ func.func @source_written(%v: memref<8x128xf32, #vmem>, %c: memref<8x128xf32, #v
   %c4 = arith.constant 4 : index
   %b = accel.alloc : memref<8x128xf32, #vmem>
   scf.for %i = %c0 to %c4 step %c1 {
-    // expected-remark @+1 {{not pinned: the loop writes its source}}
+    // expected-remark-re @+1 {{not pinned: the loop writes its source (a write of argument 0 by 'accel.vfill' at {{.*}})}}
     %t = accel.dma_start %v, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 10}]} : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
     accel.dma_wait %t
     accel.vexp %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>

@@ -37,6 +37,8 @@
 namespace accel::test {
 /// --accel-test-break (test/lib/TestFdoFailures.cpp), for tests.
 void registerTestFdoFailuresPass();
+/// --accel-test-memory-dependence (test/lib/TestMemoryDependence.cpp).
+void registerTestMemoryDependencePass();
 } // namespace accel::test
 
 int main(int argc, char **argv) {
@@ -51,6 +53,7 @@ int main(int argc, char **argv) {
   accel::registerFrontendPipeline();
   accel::registerAccelFdoPipeline();
   accel::test::registerTestFdoFailuresPass();
+  accel::test::registerTestMemoryDependencePass();
 
   std::vector<std::string> args(argv, argv + argc);
   for (std::string &a : args)

@@ -1,0 +1,426 @@
+//===- MemoryDependence.cpp - Memory dependences between accel ops --------===//
+//
+// The analysis of include/accel/Transforms/MemoryDependence.h; its
+// contracts are documented there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Transforms/MemoryDependence.h"
+
+#include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Dialect/Accel/Views.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace accel {
+
+bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out) {
+  SmallVector<Value> work = {root};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!work.empty()) {
+    Value v = getRoot(work.pop_back_val());
+    if (!seen.insert(v).second)
+      continue;
+    scf::ForOp loop;
+    unsigned index = 0;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa_and_nonnull<FunctionOpInterface>(owner) &&
+          arg.getOwner()->isEntryBlock()) {
+        out.insert(v);
+        continue;
+      }
+      loop = dyn_cast_or_null<scf::ForOp>(owner);
+      if (!loop || arg.getArgNumber() == 0)
+        return false;
+      index = arg.getArgNumber() - 1;
+    } else if (auto result = dyn_cast<OpResult>(v)) {
+      if (isa<AllocOp>(result.getOwner())) {
+        out.insert(v);
+        continue;
+      }
+      loop = dyn_cast<scf::ForOp>(result.getOwner());
+      if (!loop)
+        return false;
+      index = result.getResultNumber();
+    }
+    work.push_back(loop.getInitArgs()[index]);
+    work.push_back(loop.getBody()->getTerminator()->getOperand(index));
+  }
+  return true;
+}
+
+bool mayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto plain = [](Value v) {
+    return v.getDefiningOp<AllocOp>() ||
+           (isa<BlockArgument>(v) &&
+            isa_and_nonnull<FunctionOpInterface>(
+                cast<BlockArgument>(v).getOwner()->getParentOp()));
+  };
+  if (plain(a) && plain(b))
+    return false;
+  llvm::SmallPtrSet<Value, 8> sa, sb;
+  if (!collectBuffers(a, sa) || !collectBuffers(b, sb))
+    return true;
+  return llvm::any_of(sa, [&](Value v) { return sb.contains(v); });
+}
+
+LinearIndex LinearIndex::of(OpFoldResult ofr, unsigned depth) {
+  LinearIndex r;
+  if (auto attr = dyn_cast<Attribute>(ofr)) {
+    r.constant = cast<IntegerAttr>(attr).getInt();
+    return r;
+  }
+  Value v = cast<Value>(ofr);
+  if (auto c = getConstantIntValue(v)) {
+    r.constant = *c;
+    return r;
+  }
+  Operation *def = v.getDefiningOp();
+  if (def && depth < 8) {
+    if (isa<arith::AddIOp, arith::SubIOp>(def)) {
+      LinearIndex a = of(def->getOperand(0), depth + 1);
+      LinearIndex b = of(def->getOperand(1), depth + 1);
+      int64_t sign = isa<arith::SubIOp>(def) ? -1 : 1;
+      for (auto [t, c] : b.terms)
+        a.terms[t] += sign * c;
+      a.constant += sign * b.constant;
+      return a;
+    }
+    if (isa<arith::MulIOp>(def)) {
+      for (unsigned i = 0; i < 2; ++i)
+        if (auto c = getConstantIntValue(def->getOperand(1 - i))) {
+          LinearIndex a = of(def->getOperand(i), depth + 1);
+          for (auto &[t, coef] : a.terms)
+            coef *= *c;
+          a.constant *= *c;
+          return a;
+        }
+    }
+  }
+  r.terms[v] = 1;
+  return r;
+}
+
+std::optional<int64_t> LinearIndex::distanceTo(const LinearIndex &other) const {
+  for (auto [t, c] : terms) {
+    auto it = other.terms.find(t);
+    if ((it == other.terms.end() ? 0 : it->second) != c)
+      return std::nullopt;
+  }
+  for (auto [t, c] : other.terms)
+    if (c != 0 && !terms.count(t))
+      return std::nullopt;
+  return other.constant - constant;
+}
+
+/// The range [lo, hi] of b's offset minus a's offset in one dimension,
+/// from their linear forms, or nullopt when it is not bounded.
+using OffsetDelta =
+    llvm::function_ref<std::optional<std::pair<int64_t, int64_t>>(LinearIndex,
+                                                                  LinearIndex)>;
+
+/// Whether unit-stride subviews `sa` and `sb` of one source are disjoint:
+/// in some dimension of unit stride and static sizes, b's offset minus a's
+/// (from `delta`) is always at least a's size or at most minus b's size.
+static bool disjoint(memref::SubViewOp sa, memref::SubViewOp sb,
+                     OffsetDelta delta) {
+  auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
+  if (offA.size() != offB.size())
+    return false;
+  auto sizeA = sa.getStaticSizes(), sizeB = sb.getStaticSizes();
+  auto strideA = sa.getStaticStrides(), strideB = sb.getStaticStrides();
+  for (size_t d = 0; d < offA.size(); ++d) {
+    if (strideA[d] != 1 || strideB[d] != 1 || ShapedType::isDynamic(sizeA[d]) ||
+        ShapedType::isDynamic(sizeB[d]))
+      continue;
+    auto range = delta(LinearIndex::of(offA[d]), LinearIndex::of(offB[d]));
+    if (range && (range->first >= sizeA[d] || -range->second >= sizeB[d]))
+      return true;
+  }
+  return false;
+}
+
+bool mayOverlap(Value a, Value b) {
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  if (!sa || !sb || sa.getSource() != sb.getSource())
+    return true;
+  return !disjoint(sa, sb, [](LinearIndex ia, LinearIndex ib) {
+    std::optional<int64_t> d = ia.distanceTo(ib);
+    return d ? std::optional(std::make_pair(*d, *d)) : std::nullopt;
+  });
+}
+
+/// Whether memref `v` names the same memory on every iteration of `loop`:
+/// it is defined outside the loop, or it is a view op (a chain of them)
+/// in the loop whose other operands are defined outside it (a view taken
+/// again in the loop, accel-pipeline-dma's sinkViews).
+static bool isInvariantIn(Value v, scf::ForOp loop) {
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!loop->isAncestor(v.getParentRegion()->getParentOp()))
+      return true;
+    Value source = def ? getViewSource(def) : Value();
+    if (!source)
+      return false;
+    for (Value operand : def->getOperands().drop_front())
+      if (loop->isAncestor(operand.getParentRegion()->getParentOp()))
+        return false;
+    v = source;
+  }
+}
+
+bool mayOverlapAcross(Value a, Value b, scf::ForOp loop, int64_t shift) {
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!sa || !sb || !step || sa.getSource() != sb.getSource() ||
+      !isInvariantIn(sa.getSource(), loop) ||
+      sa.getMixedOffsets().size() != sb.getMixedOffsets().size())
+    return true;
+  Value iv = loop.getInductionVar();
+  // The range [lo, hi] of the induction variable of a loop nested in
+  // `loop` with constant bounds (it takes independent values in the two
+  // iterations compared).
+  auto innerRange = [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto inner =
+        arg ? dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp())
+            : scf::ForOp();
+    if (!inner || inner == loop || !loop->isAncestor(inner) ||
+        arg != inner.getInductionVar())
+      return std::nullopt;
+    auto lb = getConstantIntValue(inner.getLowerBound());
+    auto ub = getConstantIntValue(inner.getUpperBound());
+    auto st = getConstantIntValue(inner.getStep());
+    if (!lb || !ub || !st || *st <= 0 || *ub <= *lb)
+      return std::nullopt;
+    return std::make_pair(*lb, *lb + (*ub - *lb - 1) / *st * *st);
+  };
+  // Moves the inner induction variables' terms of `x` into [lo, hi]
+  // bounds; false when another term varies in the loop.
+  auto split = [&](LinearIndex &x, int64_t &lo, int64_t &hi) {
+    lo = hi = 0;
+    SmallVector<Value> inner;
+    for (auto &[t, c] : x.terms) {
+      if (t == iv || c == 0 ||
+          !loop->isAncestor(Value(t).getParentRegion()->getParentOp()))
+        continue;
+      auto range = innerRange(t);
+      if (!range)
+        return false;
+      lo += std::min(c * range->first, c * range->second);
+      hi += std::max(c * range->first, c * range->second);
+      inner.push_back(t);
+    }
+    for (Value t : inner)
+      x.terms.erase(t);
+    return true;
+  };
+  return !disjoint(
+      sa, sb,
+      [&](LinearIndex ia,
+          LinearIndex ib) -> std::optional<std::pair<int64_t, int64_t>> {
+        int64_t loA, hiA, loB, hiB;
+        if (!split(ia, loA, hiA) || !split(ib, loB, hiB))
+          return std::nullopt;
+        auto it = ib.terms.find(iv);
+        if (it != ib.terms.end())
+          ib.constant += it->second * shift * *step;
+        std::optional<int64_t> delta = ia.distanceTo(ib);
+        if (!delta)
+          return std::nullopt;
+        // b's offset minus a's over the inner loops' values.
+        return std::make_pair(*delta + loB - hiA, *delta + hiB - loA);
+      });
+}
+
+AccessWalk forEachOwnAccess(Operation *op,
+                            llvm::function_ref<bool(Value, bool)> fn) {
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+      isMemoryEffectFree(op) || isa<AllocOp>(op))
+    return AccessWalk::Done;
+  if (isa<SemWaitOp>(op)) {
+    // The DMAs that signal a semaphore (from this chip or, running the
+    // same function, from another) are known done here: their writes.
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    if (!func)
+      return AccessWalk::Unknown;
+    // A remote DMA's buffer on the other chip is touched by that chip's
+    // protocol, which only the semaphores order: the wait counts as a
+    // write of it too, so no remote DMA crosses the wait.
+    WalkResult r = func->walk([&](DmaStartOp dma) {
+      bool stop = false;
+      if (dma.getSignal() || dma.getDstChip())
+        stop = !fn(getRoot(dma.getDst()), true);
+      if (!stop && dma.getSrcChip())
+        stop = !fn(getRoot(dma.getSrc()), true);
+      return stop ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return r.wasInterrupted() ? AccessWalk::Stopped : AccessWalk::Done;
+  }
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface)
+    return AccessWalk::Unknown;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  for (auto &e : effects) {
+    if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+      continue;
+    if (!e.getValue())
+      return AccessWalk::Unknown;
+    if (!fn(e.getValue(), isa<MemoryEffects::Write>(e.getEffect())))
+      return AccessWalk::Stopped;
+  }
+  return AccessWalk::Done;
+}
+
+/// `loc` as "FILE:LINE:COL" when it has a file position (inside fused and
+/// named locations too), else as MLIR prints it.
+static std::string describeLoc(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto flc = dyn_cast<FileLineColLoc>(loc))
+    os << flc.getFilename().getValue() << ":" << flc.getLine() << ":"
+       << flc.getColumn();
+  else if (auto named = dyn_cast<NameLoc>(loc))
+    return describeLoc(named.getChildLoc());
+  else if (auto fused = dyn_cast<FusedLoc>(loc);
+           fused && !fused.getLocations().empty())
+    return describeLoc(fused.getLocations().front());
+  else
+    os << loc;
+  return s;
+}
+
+std::string describeBuffer(Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (Operation *def = v.getDefiningOp(); def && !isa<scf::ForOp>(def))
+    os << (isa<AllocOp>(def) ? "the buffer allocated at "
+                             : "the memref defined at ")
+       << describeLoc(def->getLoc());
+  else if (auto arg = dyn_cast<BlockArgument>(v);
+           arg &&
+           isa_and_nonnull<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    os << "argument " << arg.getArgNumber();
+  else
+    os << "a buffer carried in a loop's iter_args";
+  return s;
+}
+
+MemoryAccess::MemoryAccess(Operation *op, Value view, bool write)
+    : op(op), view(view), root(getRoot(view)), write(write) {}
+
+/// "'accel.vadd' at LOC" (for remarks).
+static std::string describeOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "'" << op->getName() << "' at " << describeLoc(op->getLoc());
+  return s;
+}
+
+std::string MemoryAccess::describe() const {
+  return std::string(write ? "a write of " : "a read of ") +
+         describeBuffer(root) + " by " + describeOp(op);
+}
+
+Operation *collectAccesses(Operation *root, SmallVectorImpl<MemoryAccess> &out,
+                           DmaWindow window) {
+  Operation *unknown = nullptr;
+  root->walk([&](Operation *op) {
+    if (auto wait = dyn_cast<DmaWaitOp>(op)) {
+      if (window == DmaWindow::Issue)
+        return WalkResult::advance();
+      auto dma = wait.getToken().getDefiningOp<DmaStartOp>();
+      if (!dma) {
+        unknown = op; // a token through an iter_arg: any DMA
+        return WalkResult::interrupt();
+      }
+      out.emplace_back(op, dma.getSrc(), false);
+      out.emplace_back(op, dma.getDst(), true);
+      return WalkResult::advance();
+    }
+    if (auto mm = dyn_cast<MatmulOp>(op)) {
+      // C is only written without `accumulate` (the op declares a read
+      // either way).
+      out.emplace_back(op, mm.getA(), false);
+      out.emplace_back(op, mm.getB(), false);
+      if (mm.getAccumulate())
+        out.emplace_back(op, mm.getC(), false);
+      out.emplace_back(op, mm.getC(), true);
+      return WalkResult::advance();
+    }
+    if (forEachOwnAccess(op, [&](Value v, bool write) {
+          out.emplace_back(op, v, write);
+          return true;
+        }) == AccessWalk::Unknown) {
+      unknown = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return unknown;
+}
+
+StringRef Dependence::kind() const {
+  if (from.write && to.write)
+    return "output";
+  return from.write ? "flow" : "anti";
+}
+
+std::string Dependence::describe() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << (kind() == "flow" ? "a " : "an ") << kind() << " dependence on "
+     << describeBuffer(from.root) << ": " << (from.write ? "written" : "read")
+     << " by " << describeOp(from.op) << ", " << (to.write ? "written" : "read")
+     << " by " << describeOp(to.op);
+  if (distance == 1)
+    os << " one iteration later";
+  else if (distance > 1)
+    os << " " << distance << " iterations later";
+  return s;
+}
+
+bool mayConflict(const MemoryAccess &a, const MemoryAccess &b) {
+  return (a.write || b.write) && mayAlias(a.root, b.root) &&
+         mayOverlap(a.view, b.view);
+}
+
+bool mayConflictAcross(const MemoryAccess &a, const MemoryAccess &b,
+                       scf::ForOp loop, int64_t distance) {
+  return (a.write || b.write) && mayAlias(a.root, b.root) &&
+         mayOverlapAcross(a.view, b.view, loop, distance);
+}
+
+std::optional<Dependence> findDependence(ArrayRef<MemoryAccess> earlier,
+                                         ArrayRef<MemoryAccess> later) {
+  for (const MemoryAccess &a : earlier)
+    for (const MemoryAccess &b : later)
+      if (mayConflict(a, b))
+        return Dependence{a, b, 0};
+  return std::nullopt;
+}
+
+std::optional<Dependence> findDependenceAcross(ArrayRef<MemoryAccess> earlier,
+                                               ArrayRef<MemoryAccess> later,
+                                               scf::ForOp loop,
+                                               int64_t distance) {
+  for (const MemoryAccess &a : earlier)
+    for (const MemoryAccess &b : later)
+      if (mayConflictAcross(a, b, loop, distance))
+        return Dependence{a, b, distance};
+  return std::nullopt;
+}
+
+} // namespace accel
