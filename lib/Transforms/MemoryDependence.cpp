@@ -20,40 +20,53 @@ using namespace mlir;
 
 namespace accel {
 
-bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out) {
-  SmallVector<Value> work = {root};
+bool forEachCarriedSource(Value v, llvm::function_ref<bool(Value)> leaf,
+                          bool throughViews) {
+  SmallVector<Value> work = {v};
   llvm::SmallPtrSet<Value, 8> seen;
   while (!work.empty()) {
-    Value v = getRoot(work.pop_back_val());
-    if (!seen.insert(v).second)
+    Value x = work.pop_back_val();
+    if (throughViews)
+      x = getRoot(x);
+    if (!seen.insert(x).second)
       continue;
     scf::ForOp loop;
     unsigned index = 0;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      Operation *owner = arg.getOwner()->getParentOp();
-      if (isa_and_nonnull<FunctionOpInterface>(owner) &&
-          arg.getOwner()->isEntryBlock()) {
-        out.insert(v);
-        continue;
-      }
-      loop = dyn_cast_or_null<scf::ForOp>(owner);
-      if (!loop || arg.getArgNumber() == 0)
-        return false;
-      index = arg.getArgNumber() - 1;
-    } else if (auto result = dyn_cast<OpResult>(v)) {
-      if (isa<AllocOp>(result.getOwner())) {
-        out.insert(v);
-        continue;
-      }
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (loop && arg.getArgNumber() > 0)
+        index = arg.getArgNumber() - 1;
+      else
+        loop = nullptr;
+    } else if (auto result = dyn_cast<OpResult>(x)) {
       loop = dyn_cast<scf::ForOp>(result.getOwner());
-      if (!loop)
-        return false;
       index = result.getResultNumber();
+    }
+    if (!loop) {
+      if (!leaf(x))
+        return false;
+      continue;
     }
     work.push_back(loop.getInitArgs()[index]);
     work.push_back(loop.getBody()->getTerminator()->getOperand(index));
   }
   return true;
+}
+
+bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out) {
+  return forEachCarriedSource(
+      root,
+      [&](Value v) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        bool known = v.getDefiningOp<AllocOp>() ||
+                     (arg && arg.getOwner()->isEntryBlock() &&
+                      isa_and_nonnull<FunctionOpInterface>(
+                          arg.getOwner()->getParentOp()));
+        if (known)
+          out.insert(v);
+        return known;
+      },
+      /*throughViews=*/true);
 }
 
 bool mayAlias(Value a, Value b) {
@@ -284,9 +297,7 @@ AccessWalk forEachOwnAccess(Operation *op,
   return AccessWalk::Done;
 }
 
-/// `loc` as "FILE:LINE:COL" when it has a file position (inside fused and
-/// named locations too), else as MLIR prints it.
-static std::string describeLoc(Location loc) {
+std::string describeLoc(Location loc) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto flc = dyn_cast<FileLineColLoc>(loc))

@@ -7,15 +7,24 @@
 // loop, into a dedicated resident buffer; the ops that read those bytes
 // read the resident buffer instead.
 //
-// Size (about 680 lines): one pass: the legality of pinning a DMA (same
+// A DMA whose source changes with its loop's induction variable only (a
+// weight tile k of an inner K loop, the same tiles in every iteration of
+// the loop around it) is pinned across the outer loop instead: one
+// resident buffer holds a stack of the K loop's tiles, filled by a copy of
+// the K loop before the outer loop, and each K iteration reads its tile of
+// the stack.
+//
+// Size (about 750 lines): one pass: the legality of pinning a DMA (same
 // bytes, unchanged source, buffer reuse), the capacity-constrained choice
-// among candidates, and the rewrite with the loop-invariant reads it
-// exposes; the legality uses DmaMotion.h like the other DMA passes.
+// among candidates (the knapsack is in PinKnapsack.cpp), and the rewrites
+// with the loop-invariant reads they expose; the legality uses the shared
+// memory dependence analysis (MemoryDependence.h) like the other passes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DmaMotion.h"
 #include "LoweringCheck.h"
+#include "PinKnapsack.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
@@ -24,11 +33,6 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/Support/MathExtras.h"
-
-#include <functional>
-#include <limits>
-#include <numeric>
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELPINVMEM
@@ -54,162 +58,6 @@ static int64_t pinHint(DmaStartOp d) {
   return best;
 }
 
-/// Largest dynamic-programming table solveKnapsack fills: items x
-/// (capacity units + 1) cells (one bit each for the choice) and a row of
-/// capacity units + 1 best values (8 bytes each).
-static constexpr uint64_t kMaxDpCells = 50'000'000;
-static constexpr uint64_t kMaxDpRow = uint64_t(1) << 23;
-/// Node budget of the branch-and-bound (never reached on the suite).
-static constexpr uint64_t kMaxBranchNodes = uint64_t(1) << 26;
-
-/// Whether item `a` saves more cycles per byte than item `b`; on a tie,
-/// the earlier item (op order) first.
-static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
-                   unsigned a, unsigned b) {
-  // values[a] / weights[a] > values[b] / weights[b], without division.
-  int64_t lhs, rhs;
-  if (!llvm::MulOverflow(values[a], weights[b], lhs) &&
-      !llvm::MulOverflow(values[b], weights[a], rhs)) {
-    if (lhs != rhs)
-      return lhs > rhs;
-  } else {
-    double da = double(values[a]) / double(std::max<int64_t>(weights[a], 1));
-    double db = double(values[b]) / double(std::max<int64_t>(weights[b], 1));
-    if (da != db)
-      return da > db;
-  }
-  return a < b;
-}
-
-/// Solves the pin choice exactly: the 0/1 knapsack
-///
-///   maximize  sum of values[i]  (expected cycles saved, cycles)
-///   such that sum of weights[i] <= capacity  (resident buffer bytes against
-///             the VMEM the function's allocations leave free, bytes)
-///
-/// over the items chosen, each taken at most once. This is FAST §5.5's
-/// weight pinning as a capacity-constrained choice (FAST states it as
-/// an ILP). Returns one bit per item. The result is deterministic: the
-/// dynamic program returns, among optimal choices, the one taking the
-/// earliest items (op order); the branch-and-bound the first optimum it
-/// meets in decreasing value per byte (ties in op order).
-///
-/// Method: dynamic programming over the capacity, counted in units of the
-/// GCD of the weights and the capacity (exact: every reachable total is a
-/// multiple of the GCD; resident buffers are whole tiles, so the unit is
-/// usually kilobytes). When that table would exceed kMaxDpCells cells (or
-/// a row kMaxDpRow units), a depth-first branch-and-bound over the items
-/// in decreasing value per byte, pruned by the fractional (LP relaxation)
-/// bound, which is exact too; its first leaf is the greedy choice, so if
-/// it ever stops at kMaxBranchNodes (`exhausted`), the choice is still no
-/// worse than greedy.
-///
-/// Written here rather than calling an ILP solver: the problem is one
-/// knapsack constraint over a few dozen candidates; GLPK (Debian's
-/// libglpk-dev) is GPL, which we do not link into accel-opt, and CBC
-/// (coinor-libcbc-dev, EPL) would add a large C++ dependency for it.
-static llvm::BitVector solveKnapsack(ArrayRef<int64_t> values,
-                                     ArrayRef<int64_t> weights,
-                                     uint64_t capacity, bool &exhausted) {
-  unsigned n = values.size();
-  llvm::BitVector take(n);
-  exhausted = false;
-  // Items that fit on their own; all of them if they fit together.
-  SmallVector<unsigned> items;
-  uint64_t total = 0, unit = capacity;
-  for (unsigned i = 0; i < n; ++i) {
-    if (weights[i] < 0 || uint64_t(weights[i]) > capacity)
-      continue;
-    items.push_back(i);
-    total += uint64_t(weights[i]);
-    unit = std::gcd(unit, uint64_t(weights[i]));
-  }
-  if (total <= capacity) {
-    for (unsigned i : items)
-      take.set(i);
-    return take;
-  }
-  if (unit == 0)
-    unit = 1;
-  uint64_t width = capacity / unit + 1;
-  uint64_t m = items.size();
-  if (width <= kMaxDpRow && m * width <= kMaxDpCells) {
-    // best[c]: the most cycles the items from k on save within c units;
-    // chosen[k * width + c]: taking item k is optimal there. Items are
-    // added from the last, so the walk back from the first takes the
-    // earliest items on a tie.
-    SmallVector<int64_t> best(width, 0);
-    llvm::BitVector chosen(m * width);
-    for (uint64_t k = m; k-- > 0;) {
-      uint64_t w = uint64_t(weights[items[k]]) / unit;
-      int64_t v = values[items[k]];
-      for (uint64_t c = width; c-- > w;)
-        if (best[c - w] + v >= best[c]) {
-          best[c] = best[c - w] + v;
-          chosen.set(k * width + c);
-        }
-    }
-    uint64_t c = width - 1;
-    for (uint64_t k = 0; k < m; ++k)
-      if (chosen.test(k * width + c)) {
-        take.set(items[k]);
-        c -= uint64_t(weights[items[k]]) / unit;
-      }
-    return take;
-  }
-  // Branch-and-bound, densest first.
-  llvm::stable_sort(items, [&](unsigned a, unsigned b) {
-    return denser(values, weights, a, b);
-  });
-  // Integer floor of the LP bound: value + the items from k on that fit
-  // whole, in order, + the fraction of the first that does not.
-  auto bound = [&](unsigned k, uint64_t room, int64_t value) {
-    for (; k < m; ++k) {
-      uint64_t w = uint64_t(weights[items[k]]);
-      int64_t v = values[items[k]];
-      if (w > room) {
-        int64_t part;
-        if (llvm::MulOverflow(v, int64_t(room), part))
-          return std::numeric_limits<int64_t>::max();
-        return value + part / int64_t(w);
-      }
-      room -= w;
-      value += v;
-    }
-    return value;
-  };
-  llvm::BitVector current(n), bestSet(n);
-  int64_t bestValue = -1;
-  uint64_t nodes = 0;
-  std::function<void(unsigned, uint64_t, int64_t)> visit =
-      [&](unsigned k, uint64_t room, int64_t value) {
-        if (exhausted)
-          return;
-        if (++nodes > kMaxBranchNodes) {
-          exhausted = true;
-          return;
-        }
-        if (k == m) {
-          if (value > bestValue) {
-            bestValue = value;
-            bestSet = current;
-          }
-          return;
-        }
-        if (bound(k, room, value) <= bestValue)
-          return;
-        unsigned i = items[k];
-        if (uint64_t(weights[i]) <= room) {
-          current.set(i);
-          visit(k + 1, room - uint64_t(weights[i]), value + values[i]);
-          current.reset(i);
-        }
-        visit(k + 1, room, value);
-      };
-  visit(0, capacity, 0);
-  return bestSet;
-}
-
 namespace {
 struct Candidate {
   DmaStartOp dma;
@@ -220,7 +68,21 @@ struct Candidate {
   /// A resident buffer already holding the same bytes (an earlier pin of
   /// the same source before the same loop): reused, costing no VMEM.
   AllocOp resident;
+  /// A pin across an outer loop (`level`): the DMA's loop (`stackLoop`,
+  /// constant bounds, `stack` iterations) indexes its source, and the
+  /// resident buffer holds one tile per iteration. Null for a plain pin.
+  scf::ForOp level, stackLoop;
+  int64_t stack = 0;
+  /// The pure ops of stackLoop's body computing the DMA's operands.
+  llvm::SetVector<Operation *> defs;
 };
+
+/// Most tiles one stacked pin holds (the copy of the K loop before the
+/// outer loop runs this many DMAs).
+constexpr int64_t kMaxStackedTiles = 64;
+/// Most tiles a stacked pin loads with straight-line code (all in flight
+/// together) rather than a loop.
+constexpr int64_t kMaxStraightFill = 16;
 
 struct PinVmemPass
     : public accel::CheckedOptionsPass<
@@ -279,12 +141,26 @@ struct PinVmemPass
       return "the DMA is not directly in a loop";
     llvm::SetVector<Operation *> defs;
     Operation *unsafe = nullptr;
-    if (!areLoopInvariant(getInputsBesidesDst(d), loop, defs, &unsafe))
-      return unsafe ? "its source is computed in the loop by " +
-                          unsafe->getName().getStringRef().str() +
-                          ", which may not run before a loop that may run "
-                          "zero times"
-                    : std::string("its source changes in the loop");
+    if (!areLoopInvariant(getInputsBesidesDst(d), loop, defs, &unsafe)) {
+      if (unsafe)
+        return "its source is computed in the loop by " +
+               unsafe->getName().getStringRef().str() +
+               ", which may not run before a loop that may run zero times";
+      std::string why = analyzeStacked(d, loop, c);
+      if (why.empty())
+        return "";
+      return "its source changes in the loop; " + why;
+    }
+    return analyzeReuse(d, loop, loop, c);
+  }
+
+  /// The rest of analyze for `d` in `loop`, whose bytes stay unchanged
+  /// throughout `scope` (`loop` or a loop around it): the destination is a
+  /// whole allocation made outside `loop` and used only in it, nothing in
+  /// `scope` writes the source, and the readers of the bytes read the
+  /// buffer itself between the WAIT and its next write.
+  std::string analyzeReuse(DmaStartOp d, scf::ForOp loop, scf::ForOp scope,
+                           Candidate &c) {
     Value src = getRoot(d.getSrc());
     auto buffer = d.getDst().getDefiningOp<AllocOp>();
     if (!buffer || loop->isAncestor(buffer))
@@ -297,8 +173,8 @@ struct PinVmemPass
     DmaWaitOp wait = getOnlyWait(d);
     if (!wait || wait->getBlock() != d->getBlock() || !d->isBeforeInBlock(wait))
       return "its WAIT is not after it in the loop body";
-    // The loop must not write the source.
-    for (Operation &op : loop.getBody()->without_terminator()) {
+    // The loop (the scope) must not write the source.
+    for (Operation &op : scope.getBody()->without_terminator()) {
       bool read = false, write = false;
       MemoryAccess writer;
       if (&op != d.getOperation() && touches(&op, src, read, write, &writer) &&
@@ -369,6 +245,90 @@ struct PinVmemPass
     if (c.resident)
       c.bytes = 0;
     return "";
+  }
+
+  /// The candidate for a pin of `d` across a loop around its loop `k`
+  /// (Candidate::level), or the refusal reason: `k` has constant bounds
+  /// and at most kMaxStackedTiles iterations, and `d`'s source is computed
+  /// from `k`'s induction variable and values defined outside the level by
+  /// pure ops of `k`'s body. The level is the outermost such loop in which
+  /// nothing writes the source (analyzeReuse with that scope).
+  std::string analyzeStacked(DmaStartOp d, scf::ForOp k, Candidate &c) {
+    std::optional<int64_t> trips =
+        k.getStaticTripCount()
+            ? std::optional<int64_t>(k.getStaticTripCount()->getZExtValue())
+            : std::nullopt;
+    auto tile = dyn_cast<MemRefType>(d.getDst().getType());
+    if (!trips || *trips <= 0 || !getConstantIntValue(k.getLowerBound()) ||
+        !getConstantIntValue(k.getStep()))
+      return "no outer loop: its loop's bounds are not constants";
+    if (*trips > kMaxStackedTiles)
+      return "no outer loop: its loop has more than " +
+             std::to_string(kMaxStackedTiles) + " iterations";
+    if (!tile || tile.getRank() < 1 || tile.getRank() > 2 ||
+        !tile.hasStaticShape())
+      return "no outer loop: its destination is not a 1-D or 2-D tile";
+    llvm::SetVector<Operation *> defs;
+    SmallVector<Value> inputs = getInputsBesidesDst(d);
+    collectLoopDefs(inputs, k, defs, /*withAllocs=*/false);
+    if (!llvm::all_of(defs, [](Operation *op) { return isPure(op); }))
+      return "no outer loop: its source is computed by an op that may not "
+             "run again before the loop";
+    Value iv = k.getInductionVar();
+    // Whether every value `d`'s operands come from is k's induction
+    // variable, computed in `defs`, or defined outside `level`.
+    auto indexedOnlyByK = [&](scf::ForOp level) {
+      auto ok = [&](Value v) {
+        return v == iv || defs.contains(v.getDefiningOp()) ||
+               !level->isAncestor(v.getParentRegion()->getParentOp());
+      };
+      if (!llvm::all_of(inputs, ok))
+        return false;
+      for (Operation *def : defs)
+        if (!llvm::all_of(def->getOperands(), ok))
+          return false;
+      return true;
+    };
+    SmallVector<scf::ForOp> levels; // innermost first
+    for (Operation *p = k->getParentOp(); p && !isa<FunctionOpInterface>(p);
+         p = p->getParentOp()) {
+      auto level = dyn_cast<scf::ForOp>(p);
+      if (!level)
+        continue;
+      if (!indexedOnlyByK(level))
+        break;
+      levels.push_back(level);
+    }
+    if (levels.empty())
+      return "no outer loop keeps it unchanged";
+    // The stack is filled on every entry of its level: inside another loop
+    // it would be filled again for each of that loop's iterations, a
+    // serial head each time for tiles reused only within one of them.
+    if (levels.back()->getParentOfType<scf::ForOp>())
+      return "no outer loop: the outermost loop that keeps it unchanged "
+             "(at " +
+             describeLoc(levels.back().getLoc()) +
+             ") is itself in a loop that changes it";
+    std::string why;
+    for (scf::ForOp level : llvm::reverse(levels)) {
+      Candidate s;
+      why = analyzeReuse(d, k, level, s);
+      if (!why.empty())
+        continue;
+      s.level = level;
+      s.stackLoop = k;
+      s.stack = *trips;
+      s.defs = std::move(defs);
+      s.resident = nullptr;
+      s.bytes = int64_t(llvm::alignTo(
+          uint64_t(*trips) *
+              uint64_t(
+                  getTileShape(s.buffer.getType(), nullptr, true)->bytes()),
+          std::max<uint64_t>(vmemPage, 1)));
+      c = std::move(s);
+      return "";
+    }
+    return "not across the loop around it either: " + why;
   }
 
   /// Whether `a` and `b` hold the same value: the same SSA value, or
@@ -624,6 +584,8 @@ struct PinVmemPass
   }
 
   void pin(Candidate &c) {
+    if (c.level)
+      return pinStacked(c);
     auto loop = cast<scf::ForOp>(c.dma->getParentOp());
     if (c.resident) {
       // The bytes are resident already: read that copy.
@@ -665,6 +627,106 @@ struct PinVmemPass
     c.wait.erase();
     c.dma.erase();
     hoistInvariantReads(resident, loop);
+  }
+
+  /// The pin of a Candidate with a level (analyzeStacked): a resident
+  /// buffer of `stack` tiles (stacked along the first dimension) made
+  /// before the level, a copy of the K loop there that loads tile j (K's
+  /// j-th iteration) into slice j with its own WAIT, and in the K loop the
+  /// readers read slice j instead of the DMA's buffer.
+  void pinStacked(Candidate &c) {
+    scf::ForOp k = c.stackLoop, level = c.level;
+    if (emitRemarks)
+      c.dma.emitRemark() << "pinned across the loop at "
+                         << describeLoc(level.getLoc()) << ": the " << c.stack
+                         << " tiles of its loop (" << c.bytes
+                         << " bytes) are loaded once before it";
+    auto tile = cast<MemRefType>(c.buffer.getType());
+    SmallVector<int64_t> shape(tile.getShape());
+    int64_t rows = shape[0];
+    shape[0] *= c.stack;
+    Location loc = c.dma.getLoc();
+    OpBuilder b(level);
+    auto resident =
+        AllocOp::create(b, c.buffer.getLoc(),
+                        MemRefType::get(shape, tile.getElementType(), nullptr,
+                                        tile.getMemorySpace()));
+    resident->setAttr("accel.pinned", b.getUnitAttr());
+    int64_t lb = *getConstantIntValue(k.getLowerBound());
+    int64_t step = *getConstantIntValue(k.getStep());
+    int64_t ub = lb + c.stack * step;
+    // The slice of iteration `iv`: rows (iv - lb) / step * rows on.
+    auto sliceAt = [&](OpBuilder &at, Value iv) -> Value {
+      Value j = iv;
+      if (lb != 0)
+        j = arith::SubIOp::create(at, loc, j,
+                                  arith::ConstantIndexOp::create(at, loc, lb));
+      if (step != 1)
+        j = arith::DivUIOp::create(
+            at, loc, j, arith::ConstantIndexOp::create(at, loc, step));
+      Value row = arith::MulIOp::create(
+          at, loc, j, arith::ConstantIndexOp::create(at, loc, rows));
+      SmallVector<OpFoldResult> offsets(tile.getRank(), at.getIndexAttr(0));
+      offsets[0] = row;
+      SmallVector<OpFoldResult> sizes, strides;
+      for (int64_t n : tile.getShape()) {
+        sizes.push_back(at.getIndexAttr(n));
+        strides.push_back(at.getIndexAttr(1));
+      }
+      return memref::SubViewOp::create(at, loc, resident, offsets, sizes,
+                                       strides);
+    };
+    // The fill, before the level: the K loop's DMA once per tile. Up to
+    // kMaxStraightFill tiles it is straight-line code, every ISSUE before
+    // the first WAIT (all tiles in flight together); beyond, a loop that
+    // waits for each tile (a loop the next FDO iteration can pipeline).
+    SmallVector<Operation *> defs(c.defs.begin(), c.defs.end());
+    llvm::sort(
+        defs, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    DmaStartOp firstLoad;
+    auto issue = [&](OpBuilder &in, Value iv) {
+      IRMapping map;
+      map.map(k.getInductionVar(), iv);
+      for (Operation *op : defs)
+        in.clone(*op, map)->removeAttr(AccelDialect::getOpIdAttrName());
+      map.map(c.buffer.getResult(), sliceAt(in, iv));
+      auto load = cast<DmaStartOp>(in.clone(*c.dma.getOperation(), map));
+      load->removeAttr("accel.suggestions");
+      load->setAttr("accel.pinned", in.getUnitAttr());
+      // The DMA's op id stays with its first copy (metrics follow it).
+      if (!firstLoad)
+        firstLoad = load;
+      else
+        load->removeAttr(AccelDialect::getOpIdAttrName());
+      return load;
+    };
+    if (c.stack <= kMaxStraightFill) {
+      SmallVector<DmaStartOp> loads;
+      for (int64_t j = 0; j < c.stack; ++j)
+        loads.push_back(
+            issue(b, arith::ConstantIndexOp::create(b, loc, lb + j * step)));
+      for (DmaStartOp load : loads)
+        DmaWaitOp::create(b, c.wait.getLoc(), load.getToken());
+    } else {
+      Value lbV = arith::ConstantIndexOp::create(b, loc, lb);
+      Value ubV = arith::ConstantIndexOp::create(b, loc, ub);
+      Value stepV = arith::ConstantIndexOp::create(b, loc, step);
+      auto fill = scf::ForOp::create(b, k.getLoc(), lbV, ubV, stepV);
+      OpBuilder in = OpBuilder::atBlockBegin(fill.getBody());
+      DmaStartOp load = issue(in, fill.getInductionVar());
+      DmaWaitOp::create(in, c.wait.getLoc(), load.getToken());
+    }
+    // The readers read their iteration's slice.
+    OpBuilder at(c.wait);
+    Value view = sliceAt(at, k.getInductionVar());
+    for (Operation *op : c.readers)
+      op->replaceUsesOfWith(c.buffer.getResult(), view);
+    c.wait.erase();
+    c.dma.erase();
+    // The source's address math, now unused in the loop.
+    for (Operation *op : llvm::reverse(defs))
+      if (op->use_empty())
+        op->erase();
   }
 
   /// Moves the scalar loads of `resident` in `loop`'s body whose indices

@@ -260,9 +260,36 @@ struct PipelineDmaPass
           continue; // its chunks of a constant trip count are pipelined
         why += "; " + chunkWhy;
       }
-      if (emitRemarks)
-        loop.emitRemark() << "not pipelined: " << why;
+      SmallVector<std::string> deferred = deferChecked(loop, lowersNow);
+      if (emitRemarks) {
+        InFlightDiagnostic remark = loop.emitRemark()
+                                    << "not pipelined: " << why;
+        for (const std::string &d : deferred)
+          remark << "; deferred across the back edge: " << d;
+      }
     }
+  }
+
+  /// deferWaitsAcrossBackEdge on `loop` (refused), when the function
+  /// still lowers with room after it (lowersWithMargin, tried on a copy
+  /// first) or did not lower before. `loop` is updated to the new loop.
+  SmallVector<std::string> deferChecked(scf::ForOp &loop, bool lowersNow) {
+    func::FuncOp func = getOperation();
+    if (lowersNow) {
+      SmallVector<Operation *> originals;
+      func.walk([&](scf::ForOp l) { originals.push_back(l); });
+      unsigned index =
+          llvm::find(originals, loop.getOperation()) - originals.begin();
+      OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
+      SmallVector<scf::ForOp> copies;
+      copy->walk([&](scf::ForOp l) { copies.push_back(l); });
+      scf::ForOp trialLoop = copies[index];
+      if (deferWaitsAcrossBackEdge(trialLoop).empty() ||
+          !lowersWithMargin(*copy).empty())
+        return {};
+    }
+    forgetLoops(loop);
+    return deferWaitsAcrossBackEdge(loop);
   }
 
   /// Drops the `work` entries of `root` and the loops in it, before they

@@ -200,6 +200,17 @@ scf::ForOp dropInvariantIterArgs(scf::ForOp loop);
 /// cannot be unrolled.
 FailureOr<scf::ForOp> unrollRotatingLoop(scf::ForOp loop, unsigned period);
 
+/// Defers the WAITs of stalled DMAs (waitIsCritical) that can sink to the
+/// end of `loop`'s body into the next iteration (DeferWaits.cpp): each
+/// then waits, on a token carried in a new iter_arg, just before the first
+/// op of the next iteration that may depend on the DMA (shared memory
+/// dependence analysis, distance 1; at the latest the DMA's next ISSUE),
+/// the first iteration is peeled to give the carried token its init, and
+/// the last iteration's DMA is waited for after the loop. `loop` must have
+/// a constant trip count of at least 2. `loop` is updated to the new loop;
+/// returns one sentence per deferred WAIT (empty: nothing changed).
+SmallVector<std::string> deferWaitsAcrossBackEdge(scf::ForOp &loop);
+
 /// Rewrites the induction iter_args of `loop` (off' = off + c: the
 /// yielded value is linear in the iter_arg with coefficient 1 through
 /// arith.addi/subi/muli by constants, c a multiple of the step, so an

@@ -423,3 +423,54 @@ func.func @read_before_refill(%x: memref<4x8x128xf32, #hbm>, %w: memref<8x128xf3
   }
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused across the step loop too: the step loop stores into the weight
+// table the K loop reads (a pin before it would keep stale tiles).
+func.func @stacked_source_written(%w: memref<4x8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %s = %c0 to %c4 step %c1 {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %wk = memref.subview %w[%k, 0, 0] [1, 8, 128] [1, 1, 1] : memref<4x8x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+      // expected-remark-re @+1 {{not pinned: its source changes in the loop; not across the loop around it either: the loop writes its source (a write of argument 0 by 'accel.dma_start' at {{.*}})}}
+      %t = accel.dma_start %wk, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+      accel.dma_wait %t
+      accel.vadd %c, %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+    %w0 = memref.subview %w[0, 0, 0] [1, 8, 128] [1, 1, 1] : memref<4x8x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1]>, #hbm>
+    %ts = accel.dma_start %c, %w0 : memref<8x128xf32, #vmem>, memref<8x128xf32, strided<[128, 1]>, #hbm>
+    accel.dma_wait %ts
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Refused: the K loop's trip count is a run-time value, so the size of the
+// stack is not known.
+func.func @stacked_dynamic_trips(%w: memref<4x8x128xf32, #hbm>, %c: memref<8x128xf32, #vmem>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<8x128xf32, #vmem>
+  scf.for %s = %c0 to %c4 step %c1 {
+    scf.for %k = %c0 to %n step %c1 {
+      %wk = memref.subview %w[%k, 0, 0] [1, 8, 128] [1, 1, 1] : memref<4x8x128xf32, #hbm> to memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+      // expected-remark @+1 {{not pinned: its source changes in the loop; no outer loop: its loop's bounds are not constants}}
+      %t = accel.dma_start %wk, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 900}]} : memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<8x128xf32, #vmem>
+      accel.dma_wait %t
+      accel.vadd %c, %b, %c : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    }
+  }
+  return
+}

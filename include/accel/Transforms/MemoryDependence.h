@@ -39,6 +39,14 @@ namespace accel {
 // Aliasing: the buffers a memref value stands for
 //===----------------------------------------------------------------------===//
 
+/// Follows `v` through scf.for iter_args and results to the init and
+/// yielded values they may hold, transitively (through view ops too, with
+/// `throughViews`), and calls `leaf` on every other value reached. Returns
+/// false as soon as `leaf` does (a value the caller does not know).
+bool forEachCarriedSource(mlir::Value v,
+                          llvm::function_ref<bool(mlir::Value)> leaf,
+                          bool throughViews = false);
+
 /// The buffers `root` (a getRoot result) may stand for, added to `out`:
 /// itself for an accel.alloc or a function argument; for an scf.for
 /// iter_arg or result (a rotating buffer, as --accel-pipeline-dma makes),
@@ -51,6 +59,10 @@ bool collectBuffers(mlir::Value root, llvm::SmallPtrSetImpl<mlir::Value> &out);
 /// that may hold the other buffer, or an unknown chain). Distinct
 /// allocations and function arguments never alias.
 bool mayAlias(mlir::Value a, mlir::Value b);
+
+/// `loc` as "FILE:LINE:COL" when it has a file position (inside fused and
+/// named locations too), else as MLIR prints it (for remarks).
+std::string describeLoc(mlir::Location loc);
 
 /// "the buffer allocated at LOC", "argument N", or "a buffer carried in a
 /// loop's iter_args": a root (getRoot result) named for remarks.

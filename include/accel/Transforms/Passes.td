@@ -403,6 +403,22 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     legal whatever the body does; it needs a constant step, and is undone
     when the chunk loop is refused (both reasons are remarked).
 
+    A loop refused for any other reason (a hand-pipelined ring whose WAITs
+    are carried in from earlier iterations, a buffer every iteration
+    shares) keeps its order, but each WAIT of a stalled DMA (its metrics
+    show a stall, or a WAIT less than a transfer after the completion) that
+    can sink to the end of the body is deferred across the back edge: it
+    waits in the next iteration, on the token carried in a new iter_arg,
+    just before the first op that may touch the bytes the DMA reads or
+    writes (the shared memory dependence analysis at distance 1; a WAIT on
+    a carried token stands for every DMA the token may come from, compared
+    by buffer), and at the latest before the DMA's next ISSUE. The first
+    iteration is peeled (the loop needs a constant trip count of at least
+    2), and the last DMA is waited for after the loop. Kept only when the
+    function still lowers with room (as for pipelining); remark: "deferred
+    across the back edge: the WAIT at LOC waits in the next iteration,
+    before OP at LOC".
+
     A loop whose iter_args only rotate (ping-pong accumulators `yield %b,
     %a` passed as memref iter_args; a permutation of period P <= 8) and
     that runs at least 2P times is unrolled by P (loopUnrollByFactor, the
@@ -591,6 +607,22 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::func::FuncOp"> {
     loop and used only in it; D is waited once, later in the body; every
     read of B in the loop lies in D's range and uses B directly (not through
     a view or inside a region); some op reads the range.
+
+    Pins across an outer loop (a stack): when D's source changes only with
+    its own loop K's induction variable (tile k of a weight, a bias tile per
+    column), K has constant bounds and at most 64 iterations, and a loop L
+    around K neither changes the values the source is computed from nor
+    writes the source, the tiles of all K iterations are the same in every
+    iteration of L. L must not be inside another loop (the stack would be
+    filled again, a serial head, in each of that loop's iterations; a tiled
+    GEMM's A tiles, reused only across one row of C tiles, stay streamed
+    and pipelined). P then holds K's tiles stacked along the first
+    dimension (a 1-D or 2-D tile; K's trip count times B's bytes, the
+    knapsack's weight), loaded before the outermost such L: up to 16 tiles
+    by straight-line ISSUEs, all before the first WAIT, else by a copy of
+    K that waits for each; in K, D's readers read iteration k's slice of P.
+    The other conditions are those above, with "the loop" K for B and L
+    for the source. `remarks=true` says "pinned across the loop at LOC".
 
     Capacity rule (`solver=exact`, the default): per function, the pins
     maximize the sum of expected cycles saved (the suggestions'
