@@ -49,6 +49,32 @@ KERNELS = [
      "bench/fdo/kernels/fused_mm_bias_relu.mlir"),
     ("small DMAs, 2 DMA slots (issue 10, 7)", "bench/fdo/kernels/slot_bound.mlir",
      "bench/fdo/kernels/slot_bound.json"),
+    # Issue 33: twelve kernels in the styles its list names (each file's
+    # header says which).
+    ("decode step: xv rewritten at the step's end (issue 33, 1)",
+     "bench/fdo/kernels/issue33/decode_step_xv.mlir"),
+    ("1-D convolution, halo window views (issue 33, 2)",
+     "bench/fdo/kernels/issue33/conv1d_halo.mlir"),
+    ("ragged RMSNorm, run-time row count (issue 33, 3)",
+     "bench/fdo/kernels/issue33/ragged_rmsnorm.mlir"),
+    ("ping-pong accumulators as iter_args (issue 33, 4)",
+     "bench/fdo/kernels/issue33/pingpong_acc.mlir"),
+    ("hand-pipelined ring, distance 2 (issue 33, 5)",
+     "bench/fdo/kernels/issue33/ring_prefetch2.mlir"),
+    ("embedding bag gather (issue 33, 6)",
+     "bench/fdo/kernels/issue33/embedding_gather.mlir"),
+    ("independent softmax and matmul nests (issue 33, 7)",
+     "bench/fdo/kernels/issue33/softmax_and_matmul.mlir"),
+    ("producer/consumer phases through HBM (issue 33, 8)",
+     "bench/fdo/kernels/issue33/producer_consumer.mlir"),
+    ("two layers, own weights each (issue 33, 9)",
+     "bench/fdo/kernels/issue33/two_layers.mlir"),
+    ("same weight bytes loaded twice per step (issue 33, 10)",
+     "bench/fdo/kernels/issue33/repeated_weight.mlir"),
+    ("weight indexed by the inner loop only (issue 33, 11)",
+     "bench/fdo/kernels/issue33/invariant_inner_src.mlir"),
+    ("bf16 causal attention block, triangular loop (issue 33, 12)",
+     "bench/fdo/kernels/issue33/bf16_mixed_units.mlir"),
 ]
 
 
