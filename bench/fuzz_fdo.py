@@ -50,6 +50,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -72,6 +73,9 @@ class Fuzzer:
         self.opt = os.path.join(self.bindir, "accel-opt")
         self.out = os.path.abspath(args.out)
         self.print_lock = threading.Lock()
+        # Set when the run is interrupted: the seeds still running were
+        # killed with it, so their results mean nothing.
+        self.stopping = threading.Event()
 
     def log(self, text):
         with self.print_lock:
@@ -323,6 +327,9 @@ class Fuzzer:
     def seed_job(self, seed):
         work = os.path.join(self.out, "work", "seed-%d" % seed)
         res = self.run_once(seed, set(), work)
+        if self.stopping.is_set():
+            shutil.rmtree(work, ignore_errors=True)
+            return None
         if res["class"] != "ok":
             if self.args.reduce_seconds > 0 and \
                     res["class"] not in ("timeout", "baseline-invalid") and \
@@ -337,7 +344,8 @@ class Fuzzer:
             shutil.rmtree(os.path.join(self.out, "work",
                                        "reduce-%d" % seed),
                           ignore_errors=True)
-        extra = ""
+        extra = " (%.3fx of the latency-aware bound)" % res["ratio"] \
+            if res["class"] == "ok" and res.get("ratio") else ""
         if res["class"] != "ok":
             extra = " %s%s: %s" % (
                 "[%s] " % res["pass"] if res.get("pass") else "",
@@ -425,8 +433,33 @@ def main():
             sys.exit("fuzz_fdo.py: %s is not an executable" % tool)
     seeds = list(range(args.first, args.last + 1))
     start = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = list(pool.map(fuzzer.seed_job, seeds))
+    # Interrupted (Ctrl-C or SIGTERM), the seeds that finished are still
+    # summarized; the ones running are abandoned.
+    def interrupt(*_):
+        fuzzer.stopping.set()  # before the killed seeds report back
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
+    results = []
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
+    futures = [pool.submit(fuzzer.seed_job, s) for s in seeds]
+    try:
+        for fut in futures:
+            results.append(fut.result())
+    except KeyboardInterrupt:
+        fuzzer.stopping.set()
+        for fut in futures:
+            fut.cancel()
+        done = [f.result() for f in futures
+                if f.done() and not f.cancelled() and not f.exception() and
+                f.result() is not None]
+        results = sorted(done, key=lambda r: r["seed"])
+        print("\ninterrupted: %d seeds finished" % len(results))
+        if results:
+            args.first = results[0]["seed"]
+            args.last = results[-1]["seed"]
+        seeds = [r["seed"] for r in results]
+    pool.shutdown(wait=False, cancel_futures=True)
 
     counts = {c: 0 for c in CLASSES}
     for r in results:
