@@ -134,11 +134,10 @@ struct RenameVmemPass
       return;
     uint64_t page = std::max<uint64_t>(vmemPage, 1);
     uint64_t used = allocatedVmemBytes(func, page);
-    SmallVector<std::pair<AllocOp, Value>> done; // (fresh, old buffer)
     renamed = 0;
-    // Whether the program lowered before the first rename (checked then,
-    // so a run that renames nothing costs no lowering).
-    std::optional<bool> lowersBefore;
+    // Made before the first rename (a run that renames nothing costs no
+    // copy and no lowering).
+    std::optional<LoweringGuard> guard;
 
     auto tryRename = [&](Operation *anchor, Value buffer, Operation *from,
                          StringRef what) {
@@ -160,11 +159,9 @@ struct RenameVmemPass
         return;
       }
       used += bytes;
-      if (!lowersBefore)
-        lowersBefore = checkLowers(func, vmemCapacity, vmemPage,
-                                   /*scalarRegisters=*/255)
-                           .empty();
-      done.push_back({rename(buffer, from), buffer});
+      if (!guard)
+        guard.emplace(func, vmemCapacity, vmemPage);
+      rename(buffer, from);
       ++renamed;
       if (emitRemarks)
         from->emitRemark() << "renamed its VMEM buffer (" << bytes
@@ -215,22 +212,16 @@ struct RenameVmemPass
 
     // The renamed program must still lower (each allocation's address is a
     // scalar register while it is in use), if the original did.
-    if (!done.empty() && lowersBefore.value_or(false)) {
-      std::string error = checkLowers(func, vmemCapacity, vmemPage,
-                                      /*scalarRegisters=*/255);
-      if (!error.empty()) {
-        for (auto &[fresh, old] : done) {
-          fresh.getResult().replaceAllUsesWith(old);
-          fresh->erase();
-        }
-        if (emitRemarks)
-          func.emitRemark() << "renamed nothing: the renamed program would "
-                               "not lower: "
-                            << error;
-        return;
-      }
+    if (!guard)
+      return;
+    if (std::string error = guard->keepIfLowers(); !error.empty()) {
+      if (emitRemarks)
+        func.emitRemark() << "renamed nothing: the renamed program would "
+                             "not lower: "
+                          << error;
+      return;
     }
-    bump(numRenamed, 0, done.size());
+    bump(numRenamed, 0, renamed);
   }
 
   unsigned renamed = 0;

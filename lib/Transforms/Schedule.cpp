@@ -292,14 +292,11 @@ public:
     return order;
   }
 
-  /// Reorders the block; returns the ops in their old order (to undo).
-  SmallVector<Operation *> apply(ArrayRef<unsigned> order) {
-    SmallVector<Operation *> old;
-    for (Node &n : nodes)
-      old.push_back(n.op);
+  /// Reorders the block (the pass's LoweringGuard undoes it when the
+  /// result does not lower).
+  void apply(ArrayRef<unsigned> order) {
     for (unsigned n : order)
       nodes[n].op->moveBefore(&block, block.end());
-    return old;
   }
 
   SmallVector<unsigned> programOrder() const {
@@ -432,12 +429,12 @@ struct SchedulePass
       return;
     }
     int64_t slots = module ? getMetric(module, "accel.dma_max_outstanding") : 0;
-    bool lowersBefore =
-        checkLowers(func, vmemCapacity, vmemPage, /*scalarRegisters=*/255)
-            .empty();
+    // Made before the first change (a run that schedules nothing costs no
+    // copy and no lowering).
+    std::optional<LoweringGuard> guard;
+    unsigned scheduled = 0;
     SmallVector<Block *> blocks;
     func.walk([&](Block *b) { blocks.push_back(b); });
-    SmallVector<std::pair<Block *, SmallVector<Operation *>>> undo;
     for (Block *b : blocks) {
       // Function bodies only: a loop body's model would miss what the
       // other iterations have in flight (DMAs waited through iter_args).
@@ -455,23 +452,21 @@ struct SchedulePass
         b->getParentOp()->emitRemark()
             << "scheduled a block of " << b->getOperations().size()
             << " ops: " << before << " -> " << after << " model cycles";
-      undo.push_back({b, s.apply(order)});
+      if (!guard)
+        guard.emplace(func, vmemCapacity, vmemPage);
+      s.apply(order);
+      ++scheduled;
     }
-    if (!undo.empty() && lowersBefore) {
-      std::string error =
-          checkLowers(func, vmemCapacity, vmemPage, /*scalarRegisters=*/255);
-      if (!error.empty()) {
-        for (auto &[b, old] : undo)
-          for (Operation *op : old)
-            op->moveBefore(b, b->end());
-        if (emitRemarks)
-          func.emitRemark() << "scheduled nothing: the scheduled program "
-                               "would not lower: "
-                            << error;
-        return;
-      }
+    if (!guard)
+      return;
+    if (std::string error = guard->keepIfLowers(); !error.empty()) {
+      if (emitRemarks)
+        func.emitRemark() << "scheduled nothing: the scheduled program "
+                             "would not lower: "
+                          << error;
+      return;
     }
-    bump(numScheduled, 0, undo.size());
+    bump(numScheduled, 0, scheduled);
   }
 };
 } // namespace
