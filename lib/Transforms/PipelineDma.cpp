@@ -552,8 +552,8 @@ struct PipelineDmaPass
              ", it was not pipelined: " + why;
     if (emitRemarks)
       mlir::emitRemark(loc) << "unrolled by " << period
-                            << ", the period of its rotating iter_args, and "
-                               "pipelined";
+                            << ", the period of its rotating or shifting "
+                               "iter_args, and pipelined";
     return "";
   }
 
@@ -617,8 +617,8 @@ struct PipelineDmaPass
             break;
         }
         why = schedule(b, loop, limits, valueOrder, false, p);
-        if (why.empty())
-          break;
+        if (why.empty() || why == kNotInBody)
+          break; // rotating iter_args: no distance helps (unrollRotating)
         if (p.dc > 0)
           --p.dc;
         else if (p.d > 1 && p.d >= p.ds)

@@ -145,32 +145,41 @@ scf::ForOp accel::detail::pipeline::stripMineLoop(scf::ForOp loop,
 unsigned accel::detail::pipeline::rotationPeriod(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   unsigned n = loop.getNumRegionIterArgs();
+  // perm[i]: the iter_arg iter_arg i takes next (its yielded value), or -1
+  // when that value is computed in the body.
   SmallVector<int> perm(n, -1);
-  llvm::SmallBitVector target(n);
   for (unsigned i = 0; i < n; ++i) {
     auto arg = dyn_cast<BlockArgument>(yield.getOperand(i));
-    if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
-      continue;
-    perm[i] = int(arg.getArgNumber() - 1);
-    if (target.test(perm[i]))
-      return 0;
-    target.set(perm[i]);
+    if (arg && arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0)
+      perm[i] = int(arg.getArgNumber() - 1);
   }
-  unsigned period = 1;
-  bool rotates = false;
+  // Unrolled by P, iter_arg i is yielded the value its chain reaches in P
+  // steps: computed in the body once the chain has left the iter_args (a
+  // shift register: a ring's tokens, `yield %next, %new`), or i itself
+  // when the chain is a cycle whose length divides P (a rotation: ping-pong
+  // buffers, `yield %b, %a`; dropped then, as yielded unchanged).
+  unsigned cycles = 1, least = 1;
+  bool moves = false;
   for (unsigned i = 0; i < n; ++i) {
     if (perm[i] < 0)
       continue;
-    unsigned len = 1;
-    for (int j = perm[i]; j != int(i); j = perm[j], ++len)
-      if (j < 0 || len > kMaxRotation)
-        return 0; // an iter_arg the rotation leaves
-    rotates |= len > 1;
-    period = std::lcm(period, len);
-    if (period > kMaxRotation)
+    moves = true;
+    unsigned hops = 1;
+    int j = perm[i];
+    for (; j >= 0 && j != int(i); j = perm[j], ++hops)
+      if (hops > kMaxRotation)
+        return 0; // a cycle that does not come back to i
+    if (j < 0)
+      least = std::max(least, hops); // computed in the body after `hops`
+    else
+      cycles = std::lcm(cycles, hops);
+    if (cycles > kMaxRotation)
       return 0;
   }
-  return rotates ? period : 0;
+  if (!moves)
+    return 0;
+  unsigned period = cycles * ((least + cycles - 1) / cycles);
+  return period > kMaxRotation ? 0 : period;
 }
 
 scf::ForOp accel::detail::pipeline::dropInvariantIterArgs(scf::ForOp loop) {

@@ -142,6 +142,36 @@ std::string collectBody(scf::ForOp loop, Body &b) {
     Value t = w.getToken();
     while (auto arg = dyn_cast<BlockArgument>(t)) {
       auto inner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (inner == loop && arg.getArgNumber() > 0 && w->getBlock() == body) {
+        // A WAIT on a token carried in an iter_arg (a hand-pipelined
+        // ring): its window ends here for every DMA the token may come
+        // from, before the loop or issued at the top level of an earlier
+        // iteration. Those issued in the body name their buffers in
+        // another iteration's terms, so the WAIT stands for their whole
+        // buffers.
+        SmallVector<DmaStartOp> sources;
+        bool known = forEachCarriedSource(arg, [&](Value v) {
+          auto d = v.getDefiningOp<DmaStartOp>();
+          if (!d || (loop->isAncestor(d) && d->getBlock() != body))
+            return false;
+          sources.push_back(d);
+          return true;
+        });
+        if (!known) {
+          why = "a WAIT on a DMA carried in from an earlier iteration "
+                "that is not issued at the top level of the body";
+          return WalkResult::interrupt();
+        }
+        unsigned h = b.index.lookup(w);
+        for (DmaStartOp d : sources) {
+          bool inBody = loop->isAncestor(d);
+          b.accesses[h].emplace_back(
+              w, inBody ? getRoot(d.getSrc()) : d.getSrc(), false);
+          b.accesses[h].emplace_back(
+              w, inBody ? getRoot(d.getDst()) : d.getDst(), true);
+        }
+        return WalkResult::advance();
+      }
       if (!inner || inner == loop || arg.getArgNumber() == 0) {
         why = "a WAIT on a DMA carried in from an earlier iteration";
         return WalkResult::interrupt();
@@ -196,8 +226,13 @@ std::string collectBody(scf::ForOp loop, Body &b) {
       Operation *h = holderIn(body, user);
       if (!h)
         return "a DMA's token is used outside the loop";
-      if (isa<scf::YieldOp>(h))
-        return "a DMA's token is carried to the next iteration";
+      if (isa<scf::YieldOp>(h)) {
+        // Carried to a later iteration, whose WAIT on the iter_arg ends
+        // the window (above); nothing of this iteration waits for it.
+        if (user != h)
+          return "a DMA's token is carried to the next iteration";
+        continue;
+      }
       users.insert(b.index.lookup(h));
     }
     for (unsigned j : users) {

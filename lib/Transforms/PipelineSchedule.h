@@ -178,10 +178,13 @@ int64_t profiledTrips(scf::ForOp loop);
 /// lose their op ids and execution counts. Returns the chunk loop.
 scf::ForOp stripMineLoop(scf::ForOp loop, int64_t chunk);
 
-/// The period of `loop`'s rotating iter_args: those whose yielded value is
-/// an iter_arg of the loop (ping-pong buffers `yield %b, %a`), which must
-/// map the rotating set onto itself; 0 when no iter_arg rotates, or the
-/// rotation is not a permutation or its period exceeds kMaxRotation.
+/// The factor P by which to unroll `loop` so that no iter_arg is yielded
+/// another iter_arg: iter_args yielded iter_args either rotate (ping-pong
+/// buffers `yield %b, %a`: P a multiple of each cycle's length, and the
+/// iter_args are then yielded unchanged) or shift (a hand-pipelined ring's
+/// tokens `yield %next, %new`: P at least the chain's length, and the
+/// iter_args are then yielded values computed in the body). 0 when no
+/// iter_arg is yielded another, or P would exceed kMaxRotation.
 unsigned rotationPeriod(scf::ForOp loop);
 
 /// `loop` without the iter_args it yields unchanged: each reads its init

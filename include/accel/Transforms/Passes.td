@@ -403,9 +403,8 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     legal whatever the body does; it needs a constant step, and is undone
     when the chunk loop is refused (both reasons are remarked).
 
-    A loop refused for any other reason (a hand-pipelined ring whose WAITs
-    are carried in from earlier iterations, a buffer every iteration
-    shares) keeps its order, but each WAIT of a stalled DMA (its metrics
+    A loop refused for any other reason (a ring too short to unroll, a
+    buffer every iteration shares) keeps its order, but each WAIT of a stalled DMA (its metrics
     show a stall, or a WAIT less than a transfer after the completion) that
     can sink to the end of the body is deferred across the back edge: it
     waits in the next iteration, on the token carried in a new iter_arg,
@@ -419,12 +418,16 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     across the back edge: the WAIT at LOC waits in the next iteration,
     before OP at LOC".
 
-    A loop whose iter_args only rotate (ping-pong accumulators `yield %b,
-    %a` passed as memref iter_args; a permutation of period P <= 8) and
-    that runs at least 2P times is unrolled by P (loopUnrollByFactor, the
-    trips % P left over in a loop after it): each copy names its buffers
-    directly, the rotation yields every iter_arg unchanged and they are
-    dropped; the buffers allocated before the loop and private to an
+    A loop whose iter_args are yielded other iter_args, either rotating
+    (ping-pong accumulators `yield %b, %a` passed as memref iter_args; a
+    cycle of length L) or shifting (a hand-pipelined ring's tokens in
+    flight, `yield %next, %new`; a chain of length L into a value the body
+    computes), with P the smallest multiple of every cycle's length that is
+    at least every chain's length (P <= 8), and that runs at least 2P
+    times, is unrolled by P (loopUnrollByFactor, the trips % P left over in
+    a loop after it): each copy names its buffers directly, a rotation
+    yields every iter_arg unchanged and they are dropped, a shift yields
+    values computed in the body; the buffers allocated before the loop and private to an
     iteration (a tile each step DMAs in) get one allocation per copy, so
     the copies' DMAs do not wait for each other's reads. The unrolled loop
     is then pipelined as any other, or the unrolling is undone.
@@ -513,7 +516,12 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     core issues the op, and the next kernel iteration's access (a DMA
     ISSUE into the copy the running matmul reads) would otherwise stall
     the core until it ends. A WAIT on a DMA issued before the loop
-    ends that DMA's window where it stands. Registers: the lowering does
+    ends that DMA's window where it stands. So does a top-level WAIT on a
+    token carried in an iter_arg (a hand-pipelined ring), for every DMA the
+    token may come from: DMAs before the loop, and DMAs at the top level of
+    the body whose token is yielded (their whole buffers then: their views
+    name another iteration's bytes); those DMAs have no window of their
+    own in the iteration that issues them. Registers: the lowering does
     not spill, so each loop is first pipelined on a copy of the module,
     which must still lower within 7/8 of the 255 scalar registers (room
     for later passes), and within all 255 after cse (which the FDO
@@ -522,7 +530,8 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     tried again, down to 1. Refusals, as remarks on the loop with `remarks=true`:
     non-constant bounds, fewer than 2 iterations, a trip count not above
     the last stage, unknown memory effects, a DMA never waited for, waited
-    outside the loop or carried to the next iteration, a shared buffer
+    outside the loop or carried to the next iteration other than by a
+    yield of the token itself, a shared buffer
     accessed in two stages, an iter_arg used in another stage, the copies
     exceeding VMEM, a pipelined program that would not lower (registers),
     no DMA waited in a later stage,

@@ -1,5 +1,6 @@
 // A hand-pipelined ring (prefetch distance 2, three slots chosen by
-// remui) whose load WAITs are carried in from earlier iterations, so
+// remui) whose load WAITs are carried in from earlier iterations: with 3
+// iterations, fewer than two periods of its tokens' shift, so
 // accel-pipeline-dma refuses it; the store of each result tile stalls
 // (accel.stall_base, as a profile would say) and its WAIT ends every
 // iteration.
@@ -13,7 +14,7 @@ func.func @main(%x: memref<144x128xf32, #hbm>, %y: memref<128x128xf32, #hbm> {ac
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
-  %c16 = arith.constant 16 : index
+  %c3i = arith.constant 3 : index
   %c8 = arith.constant 8 : index
   %ring = accel.alloc : memref<24x128xf32, #vmem>
   %e = accel.alloc : !tile
@@ -24,7 +25,7 @@ func.func @main(%x: memref<144x128xf32, #hbm>, %y: memref<128x128xf32, #hbm> {ac
   %x1 = memref.subview %x[%c8, 0] [8, 128] [1, 1] : memref<144x128xf32, #hbm> to !htile
   %s1 = memref.subview %ring[%c8, 0] [8, 128] [1, 1] : memref<24x128xf32, #vmem> to !slot
   %p1 = accel.dma_start %x1, %s1 : !htile, !slot
-  %last:2 = scf.for %i = %c0 to %c16 step %c1 iter_args(%tcur = %p0, %tnext = %p1) -> (!accel.token, !accel.token) {
+  %last:2 = scf.for %i = %c0 to %c3i step %c1 iter_args(%tcur = %p0, %tnext = %p1) -> (!accel.token, !accel.token) {
     accel.dma_wait %tcur
     %i2 = arith.addi %i, %c2 : index
     %sl2 = arith.remui %i2, %c3 : index
@@ -41,7 +42,7 @@ func.func @main(%x: memref<144x128xf32, #hbm>, %y: memref<128x128xf32, #hbm> {ac
     accel.vadd %e, %e, %o : !tile, !tile, !tile
     %r = arith.muli %i, %c8 : index
     %ys = memref.subview %y[%r, 0] [8, 128] [1, 1] : memref<128x128xf32, #hbm> to !htile
-    %ts = accel.dma_start %o, %ys {accel.stall_base = 400, accel.executions = 16} : !tile, !htile
+    %ts = accel.dma_start %o, %ys {accel.stall_base = 400} : !tile, !htile
     accel.dma_wait %ts
     scf.yield %tnext, %tpre : !accel.token, !accel.token
   }
