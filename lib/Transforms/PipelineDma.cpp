@@ -151,7 +151,7 @@ struct PipelineDmaPass
     unsigned most = 1;
     for (auto [root, n] : p.copies)
       most = std::max(most, n);
-    if (trips - int64_t(p.maxStage) < 2 * int64_t(most))
+    if (trips - int64_t(p.maxStage) < int64_t(most))
       return; // too few kernel trips to unroll (expandRotation)
     Plan wide = p;
     for (auto &[root, n] : wide.copies)

@@ -318,11 +318,14 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
 void accel::detail::pipeline::expandRotation(scf::ForOp kernel,
                                              unsigned period) {
   std::optional<int64_t> trips = tripCount(kernel);
-  if (period < 2 || !trips || *trips < 2 * int64_t(period))
+  if (period < 2 || !trips || *trips < int64_t(period))
     return; // a loop stays (an enclosing loop schedules it as one op)
+  // The unrolled body and the remainder (fewer than `period` iterations,
+  // unrolled fully below) as straight-line code.
   int64_t ops = 0;
   kernel.getBody()->walk([&](Operation *) { ++ops; });
-  if (ops * int64_t(period) > kMaxUnrolledOps)
+  int64_t copies = *trips < 2 * int64_t(period) ? *trips : 2 * period - 1;
+  if (ops * copies > kMaxUnrolledOps)
     return;
   FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(
       kernel, period, [](unsigned i, Operation *op, OpBuilder) {

@@ -507,8 +507,9 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     indexes the copies with a remainder, which the ISA lacks). With
     `unroll-rotation`, the kernel is then unrolled by N (modulo variable
     expansion; scf's loopUnrollByFactor, the remainder iterations
-    unrolled after it, and only when the kernel runs at least 2N times and the
-    unrolled body stays under 2048 ops): each unrolled body names its
+    unrolled after it, and only when the kernel runs at least N times and
+    the unrolled body with the remainder stays under 2048 ops): each
+    unrolled body names its
     copies directly and the rotation's register moves, one per copy and
     iteration, go away. With `async-copies`, a buffer an MXU
     or VPU op uses in a later stage than another op accesses it gets one
