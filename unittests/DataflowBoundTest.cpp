@@ -69,6 +69,31 @@ TEST(DataflowBoundTest, TailsAddTheStoreAfterTheLastComputation) {
   EXPECT_EQ(b[kStore]->bound, 250u);
 }
 
+TEST(DataflowBoundTest, BranchesOrderTheWorkAfterThem) {
+  // A table load (T_b 100, transfer 10) into VMEM [0, 4), a scalar load of
+  // the trip count from it into register 5, the loop's branch on it (free,
+  // but at 110: the count is there then), and a tile load whose address
+  // does not depend on the table. Without the branch the tile load could
+  // start at 0 (critical path 110); after it, no earlier than 110: 220.
+  DataflowBound g(3);
+  g.add({}, {}, {hbm(0, 4)}, {vmem(0, 4)}, dma(kLoad, 100, 10));
+  g.add({}, {5}, {vmem(0, 4)}, {}, DataflowBound::Cost{});
+  DataflowBound::Cost branch;
+  branch.controls = true;
+  g.add({5, 6}, {}, {}, {}, branch);
+  g.add({}, {}, {hbm(64, 128)}, {vmem(64, 128)}, dma(kLoad, 100, 10));
+  EXPECT_EQ(g.criticalPath(), 220u);
+  auto b = g.trackBounds();
+  ASSERT_TRUE(b[kLoad]);
+  EXPECT_EQ(b[kLoad]->bound, 220u);
+  // An unconditional one (no `controls`) orders nothing.
+  DataflowBound h(3);
+  h.add({}, {}, {hbm(0, 4)}, {vmem(0, 4)}, dma(kLoad, 100, 10));
+  h.add({}, {5}, {vmem(0, 4)}, {}, DataflowBound::Cost{});
+  h.add({}, {}, {hbm(64, 128)}, {vmem(64, 128)}, dma(kLoad, 100, 10));
+  EXPECT_EQ(h.criticalPath(), 110u);
+}
+
 TEST(DataflowBoundTest, DmaSlotsBoundIndependentDmas) {
   // Ten independent loads (T_b 100, transfer 10): the critical path is one
   // DMA (110), but with two slots at most two are in flight at a time, each

@@ -205,6 +205,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     }
   }
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
+  cost.controls = isa::info(in.op).format == isa::InstFormat::RsRsTarget;
   dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);
   ++index;
 }

@@ -25,6 +25,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     if (recording && p.index >= 0)
       preds.push_back(uint32_t(p.index) | (p.atStart ? kAtStart : 0));
   };
+  use(control);
   for (uint8_t r : regReads)
     if (r != 0)
       use(regs[r]);
@@ -47,6 +48,8 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   if (issueTrack >= 0 && recording)
     starts.push_back(uint32_t(std::min<uint64_t>(start, UINT32_MAX)));
 
+  if (cost.controls)
+    control = Producer{int64_t(index), start, true};
   Producer out{int64_t(index), finish, false};
   for (uint8_t r : regWrites)
     if (r != 0)

@@ -229,7 +229,9 @@ std::string accel::gen::detail::emitRing(Emitter &e, Rng &r, Budget budget) {
 /// Row tiles up to a trip count known only at run time (issue 33): the
 /// count is accel.load'ed from an i32 iota table DMA'd into VMEM, and the
 /// loop runs to it (as the upper bound, scaled into it, or from a run-time
-/// lower bound too); each tile is RMS-normalized-like: x * sum(x * x).
+/// lower bound too), or (a ragged batch) a nest over segments of loaded
+/// lengths packed back to back, the outer loop carrying where the next
+/// starts; each tile is RMS-normalized-like: x * sum(x * x).
 std::string accel::gen::detail::emitRuntimeTrip(Emitter &e, Rng &r,
                                                 Budget budget) {
   int64_t tr = r.pick<int64_t>({1, 2, 4, 8});
@@ -286,13 +288,46 @@ std::string accel::gen::detail::emitRuntimeTrip(Emitter &e, Rng &r,
                        });
     return none;
   };
+  // A ragged batch instead: segments of table[1..segs] = 1..segs tiles
+  // packed back to back, the outer loop carrying where the next starts
+  // (in rows with step rows, or in tiles with step 1).
+  int64_t segs = 0;
+  if (r.chance(35))
+    while ((segs + 1) * (segs + 2) / 2 <= n + 2 && segs + 1 <= n + 1)
+      ++segs;
+  auto segmentsOf = [&](Value col) {
+    e.loop(1, segs + 1, 1, ValueRange{e.c(0)}, [&](Value s, ValueRange args) {
+      Value len = e.load(vt, s);
+      Value start = args[0];
+      bool rows = style == 1;
+      Value stop = e.add(start, rows ? e.mul(len, e.c(tr)) : len);
+      scf::ForOp::create(
+          e.b, e.loc, start, stop, e.c(rows ? tr : 1), ValueRange{},
+          [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+            OpBuilder::InsertionGuard guard(e.b);
+            e.b.setInsertionPoint(nested.getInsertionBlock(),
+                                  nested.getInsertionPoint());
+            tileAt(rows ? iv : e.mul(iv, e.c(tr)), col);
+            scf::YieldOp::create(e.b, e.loc);
+          });
+      return SmallVector<Value>{stop};
+    });
+    return SmallVector<Value>();
+  };
+  auto body = [&](Value col) { return segs ? segmentsOf(col) : rowsOf(col); };
   if (bands > 1)
     e.loop(0, bands * tc, tc, {},
-           [&](Value col, ValueRange) { return rowsOf(col); });
+           [&](Value col, ValueRange) { return body(col); });
   else
-    rowsOf(Value());
+    body(Value());
   static const char *styles[] = {"0 to n", "0 to n * rows step rows",
                                  "a loaded 1 to n + 1"};
+  if (segs)
+    return llvm::formatv("ragged batch of {0} segments of 1..{0} {1}x{2} "
+                         "tiles ({3}), {4} bands",
+                         segs, tr, tc, style == 1 ? "in rows" : "in tiles",
+                         bands)
+        .str();
   return llvm::formatv("run-time trip count {0} of {1}x{2} tiles ({3}), {4} "
                        "bands",
                        n, tr, tc, styles[style], bands)

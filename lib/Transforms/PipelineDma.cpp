@@ -255,6 +255,18 @@ struct PipelineDmaPass
         why += "; " + unrollWhy;
       }
       if (why == kDynamicBounds) {
+        scf::ForOp outer;
+        bool shaped = false;
+        std::string segmentsWhy =
+            coalesceAndStripMine(loop, lowersNow, outer, shaped);
+        if (segmentsWhy.empty()) {
+          unrolled.insert(outer); // the fallback nest stays as written
+          continue;
+        }
+        if (shaped && emitRemarks)
+          loop.emitRemark() << "not coalesced with the segments of its "
+                               "enclosing loop: "
+                            << segmentsWhy;
         std::string chunkWhy = stripMine(loop, lowersNow);
         if (chunkWhy.empty())
           continue; // its chunks of a constant trip count are pipelined
@@ -524,6 +536,41 @@ struct PipelineDmaPass
       mlir::emitRemark(loc) << "strip-mined into chunks of " << chunk
                             << " iterations (its bounds are known at run "
                                "time only); each chunk is pipelined";
+    return "";
+  }
+
+  /// Pipelines the segments of a ragged nest (issue 33, item 3: a batch of
+  /// sequences of run-time lengths packed back to back) as one loop:
+  /// coalesceSegments, then stripMine on the coalesced loop, chunks of the
+  /// trip count its metrics show over the whole nest. Returns "" when the
+  /// chunks were pipelined (`outer` is the nest as written, kept as the
+  /// fallback), else why not, with nothing changed; `shaped` tells whether
+  /// the loops had the nest's shape (SegmentCoalescing::shaped).
+  std::string coalesceAndStripMine(scf::ForOp loop, bool lowersNow,
+                                   scf::ForOp &outer, bool &shaped) {
+    SegmentCoalescing c;
+    std::string why = coalesceSegments(loop, c);
+    shaped = c.shaped;
+    if (!why.empty())
+      return why;
+    Location outerLoc = c.outer.getLoc();
+    tripsSeen[c.loop] = c.tripsPerEntry;
+    why = stripMine(c.loop, lowersNow);
+    tripsSeen.erase(c.loop);
+    if (!why.empty()) {
+      forgetLoops(c.loop);
+      c.undo();
+      return why;
+    }
+    c.keep();
+    outer = c.outer;
+    if (emitRemarks)
+      mlir::emitRemark(loop.getLoc())
+          << "coalesced with the segments of the loop at "
+          << describeLoc(outerLoc)
+          << " into one loop (each segment starts where the last ended, "
+             "checked at run time; the nest runs as written when one does "
+             "not)";
     return "";
   }
 

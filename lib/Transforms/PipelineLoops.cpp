@@ -60,17 +60,180 @@ static int64_t bodyRuns(Block &body) {
   return most;
 }
 
-int64_t accel::detail::pipeline::profiledTrips(scf::ForOp loop) {
+/// loopEntries, or without the loop's own count the runs of the ops beside
+/// it (at least 1 in a function body); 0 when the metrics do not say.
+static int64_t entriesSeen(scf::ForOp loop) {
   int64_t entries = loopEntries(loop);
   if (!entries) {
-    // Without the loop's own count: the runs of the ops beside it.
     for (Operation &op : *loop->getBlock())
       if (op.getNumRegions() == 0)
         entries = std::max(entries, getMetric(&op, "accel.executions"));
     if (isa<FunctionOpInterface>(loop->getParentOp()))
       entries = std::max<int64_t>(entries, 1);
   }
+  return entries;
+}
+
+int64_t accel::detail::pipeline::profiledTrips(scf::ForOp loop) {
+  int64_t entries = entriesSeen(loop);
   return entries > 0 ? bodyRuns(*loop.getBody()) / entries : 0;
+}
+
+void SegmentCoalescing::undo() {
+  outer.setUpperBound(upperBound);
+  for (auto [o, s] : llvm::zip(outer.getResults(), scalar.getResults()))
+    s.replaceAllUsesWith(o);
+  for (auto [op, attrs] : strippedAttrs)
+    op->setAttrs(attrs);
+  SmallVector<Operation *> made;
+  Block *block = outer->getBlock();
+  for (Operation *op = before ? before->getNextNode() : &block->front();
+       op != outer.getOperation(); op = op->getNextNode())
+    made.push_back(op);
+  for (Operation *op : llvm::reverse(made)) {
+    op->dropAllUses();
+    op->erase();
+  }
+}
+
+void SegmentCoalescing::keep() {
+  outer->setAttr(kSegmentsFallbackAttr, UnitAttr::get(outer.getContext()));
+}
+
+std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
+                                                      SegmentCoalescing &out) {
+  auto outer = dyn_cast<scf::ForOp>(inner->getParentOp());
+  if (!outer)
+    return "it is not nested in an scf.for";
+  if (outer->hasAttr(kSegmentsFallbackAttr))
+    return "its nest runs only when the segments it was coalesced from do "
+           "not continue one another";
+  std::optional<int64_t> step = getConstantIntValue(inner.getStep());
+  if (!step || *step <= 0)
+    return "the step is not a positive constant";
+  if (inner.getNumRegionIterArgs())
+    return "it has iter_args";
+  // The segment's start: outer iter_arg k, which the outer loop yields
+  // the segment's end.
+  auto start = dyn_cast<BlockArgument>(inner.getLowerBound());
+  if (!start || start.getOwner() != outer.getBody() ||
+      start.getArgNumber() == 0)
+    return "its lower bound is not an iter_arg of the enclosing loop";
+  unsigned k = start.getArgNumber() - 1;
+  auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
+  if (yield.getOperand(k) != inner.getUpperBound())
+    return "the enclosing loop does not yield its upper bound as the next "
+           "lower bound";
+  out.shaped = true;
+  // The body reads nothing of the outer body but through the bounds.
+  bool reachesOut = false;
+  inner.getBody()->walk([&](Operation *op) {
+    for (Value v : op->getOperands()) {
+      Region *r = v.getParentRegion();
+      if (outer->isProperAncestor(r->getParentOp()) ||
+          r->getParentOp() == outer.getOperation())
+        if (!inner->isAncestor(r->getParentOp()))
+          reachesOut = true;
+    }
+  });
+  if (reachesOut)
+    return "its body reads a value computed in the enclosing loop";
+  // The rest of the outer body is scalar and reads nothing inner writes.
+  SmallVector<MemoryAccess> innerAccesses, restAccesses;
+  if (Operation *unknown =
+          collectAccesses(inner, innerAccesses, DmaWindow::IssueAndWait))
+    return "'" + unknown->getName().getStringRef().str() + "' at " +
+           describeLoc(unknown->getLoc()) + " has unknown memory effects";
+  for (Operation &op : outer.getBody()->without_terminator()) {
+    if (&op == inner.getOperation())
+      continue;
+    if (op.getNumRegions())
+      return "the enclosing loop's body has another op with regions";
+    SmallVector<MemoryAccess> accesses;
+    if (collectAccesses(&op, accesses, DmaWindow::IssueAndWait))
+      return "'" + op.getName().getStringRef().str() + "' at " +
+             describeLoc(op.getLoc()) + " has unknown memory effects";
+    for (const MemoryAccess &a : accesses)
+      if (a.write)
+        return "the enclosing loop's body writes memory beside it: " +
+               a.describe();
+    restAccesses.append(accesses);
+  }
+  if (std::optional<Dependence> dep =
+          findDependence(innerAccesses, restAccesses))
+    return "the enclosing loop's body reads what it may write (" +
+           dep->describe() + ")";
+
+  Location loc = inner.getLoc();
+  out.outer = outer;
+  out.before = outer->getPrevNode();
+  out.upperBound = outer.getUpperBound();
+  int64_t entries = entriesSeen(outer);
+  out.tripsPerEntry = entries > 0 ? bodyRuns(*inner.getBody()) / entries : 0;
+  OpBuilder b(outer);
+  auto index = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  auto strip = [](Operation *o) {
+    o->removeAttr(AccelDialect::getOpIdAttrName());
+    o->removeAttr("accel.executions");
+  };
+  // The segments' bounds, and whether each continues the one before it.
+  SmallVector<Value> inits(outer.getInitArgs());
+  inits.push_back(arith::ConstantIntOp::create(b, loc, 1, 1));
+  out.scalar = scf::ForOp::create(
+      b, loc, outer.getLowerBound(), outer.getUpperBound(), outer.getStep(),
+      inits, [&](OpBuilder &sb, Location, Value iv, ValueRange args) {
+        IRMapping map;
+        map.map(outer.getInductionVar(), iv);
+        map.map(outer.getRegionIterArgs(), args.drop_back());
+        for (Operation &op : outer.getBody()->without_terminator())
+          if (&op != inner.getOperation())
+            strip(sb.clone(op, map));
+        Value lo = map.lookupOrDefault(inner.getLowerBound());
+        Value hi = map.lookupOrDefault(inner.getUpperBound());
+        Value ok =
+            arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::sge, hi, lo);
+        if (*step != 1) {
+          Value rem = arith::RemUIOp::create(
+              sb, loc, arith::SubIOp::create(sb, loc, hi, lo),
+              index(sb, *step));
+          ok = arith::AndIOp::create(
+              sb, loc, ok,
+              arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::eq, rem,
+                                    index(sb, 0)));
+        }
+        SmallVector<Value> next;
+        for (Value v : yield.getOperands())
+          next.push_back(map.lookupOrDefault(v));
+        next.push_back(arith::AndIOp::create(sb, loc, args.back(), ok));
+        scf::YieldOp::create(sb, loc, next);
+      });
+  Value ok = out.scalar.getResults().back();
+  Value first = outer.getInitArgs()[k];
+  Value end =
+      arith::SelectOp::create(b, loc, ok, out.scalar.getResult(k), first);
+  // The step is a constant, maybe defined in the outer body.
+  out.loop =
+      scf::ForOp::create(b, loc, first, end, index(b, *step), ValueRange{},
+                         [&](OpBuilder &lb, Location, Value iv, ValueRange) {
+                           IRMapping map;
+                           map.map(inner.getInductionVar(), iv);
+                           for (Operation &op : *inner.getBody())
+                             lb.clone(op, map);
+                         });
+  // The nest as written runs when a segment does not continue the last.
+  outer.setUpperBound(arith::SelectOp::create(b, loc, ok, outer.getLowerBound(),
+                                              outer.getUpperBound()));
+  for (auto [o, s] : llvm::zip(outer.getResults(), out.scalar.getResults()))
+    o.replaceAllUsesWith(s);
+  // Its ops keep their metrics per execution but not their counts, and
+  // get new ids (the coalesced loop's copies keep the ids).
+  inner.getBody()->walk([&](Operation *o) {
+    out.strippedAttrs.push_back({o, o->getAttrDictionary()});
+    strip(o);
+  });
+  return "";
 }
 
 scf::ForOp accel::detail::pipeline::stripMineLoop(scf::ForOp loop,

@@ -181,6 +181,61 @@ int64_t profiledTrips(scf::ForOp loop);
 /// lose their op ids and execution counts. Returns the chunk loop.
 scf::ForOp stripMineLoop(scf::ForOp loop, int64_t chunk);
 
+/// Marks the outer loop of a nest coalesced by coalesceSegments: it is the
+/// nest as written, run only when the segments do not continue one another
+/// (unit attribute; it is not coalesced again).
+constexpr const char *kSegmentsFallbackAttr = "accel.segments_fallback";
+
+/// A nest rewritten by coalesceSegments, for the caller to keep or undo.
+struct SegmentCoalescing {
+  /// The nest's outer loop, left in place as the fallback (its upper bound
+  /// guarded to run no iteration when the segments are contiguous).
+  scf::ForOp outer;
+  /// The one loop over the whole range, built in front of `outer`.
+  scf::ForOp loop;
+  /// The trip count per entry of `loop` that the metrics of the inner loop
+  /// and of `outer` show (0 when they do not say).
+  int64_t tripsPerEntry = 0;
+  /// Puts the nest back as it was (the ops made before `outer` erased).
+  /// `loop` must be in its place again (or erased) when this is called.
+  void undo();
+  /// Makes the rewrite final: `outer` is marked kSegmentsFallbackAttr.
+  void keep();
+
+  /// Whether the loops have the nest's shape (whatever the legality
+  /// checks said): a refusal is then worth a remark.
+  bool shaped = false;
+
+  Operation *before = nullptr;
+  Value upperBound;
+  scf::ForOp scalar;
+  SmallVector<std::pair<Operation *, DictionaryAttr>> strippedAttrs;
+};
+
+/// Coalesces a nest that walks consecutive segments of one range (a ragged
+/// batch: the outer loop carries the row where the next segment starts in
+/// iter_arg k, the inner loop `inner` runs from it to a bound computed in
+/// the outer body, and that bound is what the outer loop yields for k) into
+/// one loop over the whole range, keeping every inner iteration and its
+/// order:
+///
+///   %r:n+1 = scf.for %b ... iter_args(..., %ok = true) {   // scalar only
+///     <the outer body but `inner`>
+///     %ok' = %ok && hi >= lo && (hi - lo) % step == 0
+///   }
+///   scf.for %i = init_k to select(%ok, %r#k, init_k) step step { body }
+///   <the nest as written, its upper bound select(%ok, lb, ub)>
+///
+/// The outer loop's results read the scalar loop's. Legal when `inner` has
+/// a constant positive step and no iter_args, its body reads no value of
+/// the outer body but through its bounds, and the rest of the outer body
+/// is scalar (ops without regions that only read memory: index math,
+/// accel.load) and reads nothing `inner` may write (shared memory
+/// dependence analysis): those reads move before the inner iterations of
+/// earlier segments. Returns "" and fills `out` when the nest was
+/// rewritten, else why not (nothing changed).
+std::string coalesceSegments(scf::ForOp inner, SegmentCoalescing &out);
+
 /// The factor P by which to unroll `loop` so that no iter_arg is yielded
 /// another iter_arg: iter_args yielded iter_args either rotate (ping-pong
 /// buffers `yield %b, %a`: P a multiple of each cycle's length, and the

@@ -17,6 +17,7 @@
 #include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <optional>
@@ -110,6 +111,126 @@ struct RenameVmemPass
     return "";
   }
 
+  /// Splits `alloc` into one allocation per distinct view when every use
+  /// is a unit-stride memref.subview with constant offsets (after folding:
+  /// a fully unrolled ring's slots, (i + 2) mod 3 with i known) and static
+  /// sizes, any two of them the same bytes or disjoint, each used by ops
+  /// without regions that are not views, terminators or calls: the parts
+  /// then are independent buffers, as a scalar replacement of an aggregate
+  /// makes them, and each can be renamed alone. The new allocations take
+  /// the original's place, the views' uses read them. Returns how many
+  /// were made (0: nothing changed). VMEM: the parts, each rounded up to a
+  /// page, must fit where the original was (`used` is updated).
+  /// `guard` is made before the first change.
+  unsigned splitByViews(AllocOp alloc, uint64_t page, uint64_t &used,
+                        std::optional<LoweringGuard> &guard) {
+    struct Part {
+      SmallVector<int64_t> offsets, sizes;
+      SmallVector<memref::SubViewOp> views;
+    };
+    SmallVector<Part> parts;
+    for (Operation *user : alloc->getUsers()) {
+      auto view = dyn_cast<memref::SubViewOp>(user);
+      if (!view || view.getSource() != alloc.getResult())
+        return 0;
+      SmallVector<int64_t> offsets, sizes;
+      for (OpFoldResult o : view.getMixedOffsets()) {
+        std::optional<int64_t> c = getConstantIntValue(o);
+        if (!c)
+          c = foldToConstant(cast<Value>(o));
+        if (!c || *c < 0)
+          return 0;
+        offsets.push_back(*c);
+      }
+      for (OpFoldResult z : view.getMixedSizes()) {
+        std::optional<int64_t> c = getConstantIntValue(z);
+        if (!c || *c <= 0)
+          return 0;
+        sizes.push_back(*c);
+      }
+      if (!llvm::all_of(view.getMixedStrides(), [](OpFoldResult st) {
+            return getConstantIntValue(st) == 1;
+          }))
+        return 0;
+      // Rank-reducing views would change the users' types beyond layout.
+      if (view.getType().getRank() != alloc.getType().getRank())
+        return 0;
+      for (Operation *u : view->getUsers())
+        if (u->getNumRegions() || getViewSource(u) ||
+            u->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(u))
+          return 0;
+      auto same = llvm::find_if(parts, [&](const Part &p) {
+        return p.offsets == offsets && p.sizes == sizes;
+      });
+      if (same != parts.end()) {
+        same->views.push_back(view);
+        continue;
+      }
+      for (const Part &p : parts) {
+        bool overlap = true;
+        for (size_t d = 0; d < offsets.size(); ++d)
+          overlap &= offsets[d] < p.offsets[d] + p.sizes[d] &&
+                     p.offsets[d] < offsets[d] + sizes[d];
+        if (overlap)
+          return 0;
+      }
+      parts.push_back({offsets, sizes, {view}});
+    }
+    if (parts.size() < 2)
+      return 0;
+    llvm::sort(parts, [](const Part &a, const Part &b) {
+      return a.offsets < b.offsets;
+    });
+    MemRefType type = alloc.getType();
+    uint64_t before = 0, after = 0;
+    SmallVector<MemRefType> types;
+    for (const Part &p : parts) {
+      types.push_back(MemRefType::get(p.sizes, type.getElementType(),
+                                      MemRefLayoutAttrInterface(),
+                                      type.getMemorySpace()));
+      auto t = getTileShape(types.back(), nullptr, /*allowI32=*/true);
+      if (failed(t))
+        return 0;
+      after += llvm::alignTo(uint64_t(t->bytes()), page);
+    }
+    auto whole = getTileShape(type, nullptr, /*allowI32=*/true);
+    if (failed(whole))
+      return 0;
+    before = llvm::alignTo(uint64_t(whole->bytes()), page);
+    if (used - before + after > vmemCapacity)
+      return 0;
+    // The users must still verify with the part's identity layout.
+    if (!guard)
+      guard.emplace(getOperation(), vmemCapacity, vmemPage);
+    OpBuilder b(alloc);
+    SmallVector<std::pair<OpOperand *, Value>> undo;
+    SmallVector<AllocOp> made;
+    bool ok = true;
+    for (auto [p, t] : llvm::zip(parts, types)) {
+      auto fresh = AllocOp::create(b, alloc.getLoc(), t);
+      made.push_back(fresh);
+      for (memref::SubViewOp view : p.views)
+        for (OpOperand &use : llvm::make_early_inc_range(view->getUses())) {
+          undo.push_back({&use, view.getResult()});
+          use.set(fresh);
+          ok &= succeeded(mlir::verify(use.getOwner()));
+        }
+    }
+    if (!ok) {
+      for (auto [use, old] : undo)
+        use->set(old);
+      for (AllocOp fresh : made)
+        fresh->erase();
+      return 0;
+    }
+    for (const Part &p : parts)
+      for (memref::SubViewOp view : p.views)
+        view->erase();
+    alloc->erase();
+    used = used - before + after;
+    return unsigned(parts.size());
+  }
+
   /// Gives the uses of `buffer` at and after `from` a new allocation,
   /// placed just before `from` (its address is live only from there).
   AllocOp rename(Value buffer, Operation *from) {
@@ -127,7 +248,7 @@ struct RenameVmemPass
   }
 
   void runOnOperation() override {
-    resetCounts({"num-renamed"});
+    resetCounts({"num-renamed", "num-split"});
     func::FuncOp func = getOperation();
     if (warnIfNoMetrics(func, getArgument(), /*all=*/false,
                         /*hasAll=*/false))
@@ -135,9 +256,35 @@ struct RenameVmemPass
     uint64_t page = std::max<uint64_t>(vmemPage, 1);
     uint64_t used = allocatedVmemBytes(func, page);
     renamed = 0;
-    // Made before the first rename (a run that renames nothing costs no
+    split = 0;
+    // Made before the first change (a run that changes nothing costs no
     // copy and no lowering).
     std::optional<LoweringGuard> guard;
+
+    // Buffers whose constant views (a fully unrolled ring's slots) hold
+    // the data of a stalled DMA or of one whose WAIT is critical: split
+    // into one buffer per view, so that each can be renamed alone.
+    llvm::SetVector<Operation *> splittable;
+    func.walk([&](DmaStartOp dma) {
+      bool hoist = getStallCycles(dma) > 0, sink = waitIsCritical(dma);
+      for (auto [view, wanted] :
+           {std::pair{dma.getDst(), hoist}, std::pair{dma.getSrc(), sink}})
+        if (wanted && view != getRoot(view))
+          if (auto alloc = getRoot(view).getDefiningOp<AllocOp>())
+            splittable.insert(alloc);
+    });
+    for (Operation *op : splittable) {
+      auto alloc = cast<AllocOp>(op);
+      Location loc = alloc.getLoc();
+      if (unsigned n = splitByViews(alloc, page, used, guard)) {
+        ++split;
+        if (emitRemarks)
+          mlir::emitRemark(loc)
+              << "split into " << n
+              << " VMEM buffers, one per constant view, so that each may be "
+                 "renamed";
+      }
+    }
 
     auto tryRename = [&](Operation *anchor, Value buffer, Operation *from,
                          StringRef what) {
@@ -222,8 +369,9 @@ struct RenameVmemPass
       return;
     }
     bump(numRenamed, 0, renamed);
+    bump(numSplit, 1, split);
   }
 
-  unsigned renamed = 0;
+  unsigned renamed = 0, split = 0;
 };
 } // namespace

@@ -3,7 +3,9 @@
 // Lower bounds on a program's cycles that count latency, for the roofline
 // section of metrics.json (docs/metrics.md#roofline). The model is the
 // dataflow graph of the run: true (read-after-write) dependences through
-// registers, VMEM and HBM only, unlimited units, scalar instructions free,
+// registers, VMEM and HBM, and control dependences on conditional branches
+// (nothing runs ahead of a branch before its operands are ready: no
+// speculation), unlimited units, scalar instructions free,
 // MXU/VPU instructions their busy cycles, a DMA its link's T_b plus its
 // transfer (SnR §5.2, Fig. 4 on an idle link). From it:
 //   - the critical path: the latest finish of any instruction;
@@ -66,6 +68,11 @@ public:
     /// the links share), or -1.
     int track2 = -1;
     uint64_t busy2 = 0;
+    /// A conditional branch: no later instruction starts before it (the
+    /// core does not speculate, and no transform moves work across a
+    /// branch whose direction depends on data, e.g. the trip count of a
+    /// loop loaded from memory), so each later one depends on its start.
+    bool controls = false;
   };
 
   /// `numTracks` units and links. With `issueTrack` >= 0, every
@@ -127,6 +134,8 @@ private:
   };
   uint64_t count = 0; ///< instructions added
   std::array<Producer, isa::kNumRegs> regs{};
+  /// The last conditional branch (Cost::controls), at its start.
+  Producer control;
   MemoryRangeMap<Producer> mem; ///< last writer per byte of each memory
   uint64_t critical = 0;
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders

@@ -223,6 +223,18 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::func::FuncOp"> {
     its only write and reads none of it (a VPU op's output, a DMA's
     destination, a matmul's C without `accumulate`).
 
+    A DMA of either case whose buffer is a view of a larger allocation (a
+    slot of a hand-written ring buffer, once the loop is fully unrolled)
+    first has that allocation split, one new allocation per view, when
+    every use of it is a unit-stride `memref.subview` with constant
+    offsets (folded: `(i + 2) mod 3` with `i` known) and static sizes, of
+    the same rank, and any two views are the same bytes or disjoint: the
+    parts are then independent buffers (scalar replacement of an
+    aggregate), each renamed alone. The views' users must be ops without
+    regions (not views, terminators or calls) that still verify with the
+    part's identity layout, and the parts, each rounded up to a page, must
+    fit in VMEM.
+
     Renaming is legal when the buffer is an `accel.alloc` used only in the
     op's block, that block is a function body (nothing after it reads the
     old contents; in a loop the next iteration might), no view made before
@@ -250,7 +262,9 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::func::FuncOp"> {
   ];
   let statistics = [
     Statistic<"numRenamed", "num-renamed",
-              "VMEM buffers given a fresh allocation">
+              "VMEM buffers given a fresh allocation">,
+    Statistic<"numSplit", "num-split",
+              "VMEM buffers split into one buffer per constant view">
   ];
 }
 
