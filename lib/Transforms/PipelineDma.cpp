@@ -193,6 +193,33 @@ struct PipelineDmaPass
       if (auto id = d->getAttrOfType<IntegerAttr>("accel.pipelined"))
         nextMarker = std::max(nextMarker, id.getInt() + 1);
     });
+    // Bounds that fold to constants (an inner loop's `i + 1` once its
+    // outer loop was unrolled) become constants: the loop's trip count is
+    // then known, as for a loop written with constant bounds.
+    getOperation().walk([&](scf::ForOp loop) {
+      for (OpOperand *bound :
+           {&loop.getLowerBoundMutable(), &loop.getUpperBoundMutable(),
+            &loop.getStepMutable()}) {
+        if (getConstantIntValue(bound->get()))
+          continue;
+        if (std::optional<int64_t> c = foldToConstant(bound->get())) {
+          OpBuilder b(loop);
+          bound->set(arith::ConstantOp::create(
+              b, loop.getLoc(), b.getIntegerAttr(bound->get().getType(), *c)));
+        }
+      }
+    });
+    // A loop of no iteration (a pipelined loop's kernel when the prologue
+    // and epilogue ran every trip) is dropped: its results are its inits.
+    SmallVector<scf::ForOp> empty;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (tripCount(loop) == 0)
+        empty.push_back(loop);
+    });
+    for (scf::ForOp loop : empty) {
+      loop.replaceAllUsesWith(loop.getInitArgs());
+      loop->erase();
+    }
     // A loop of one iteration (a peeled K loop's remainder) is inlined
     // first (upstream's promoteIfSingleIteration): its DMAs then become
     // ops of the enclosing body, which can be scheduled.
