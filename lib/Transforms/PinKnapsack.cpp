@@ -7,6 +7,8 @@
 
 #include "PinKnapsack.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -57,6 +59,10 @@ static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
 /// earliest items (op order); the branch-and-bound the first optimum it
 /// meets in decreasing value per byte (ties in op order).
 ///
+/// With groups (at most one item of each), the dynamic program is the
+/// multiple-choice one (a block of a group's items against the same row)
+/// and the branch-and-bound skips a group's other items once one is taken.
+///
 /// Method: dynamic programming over the capacity, counted in units of the
 /// GCD of the weights and the capacity (exact: every reachable total is a
 /// multiple of the GCD; resident buffers are whole tiles, so the unit is
@@ -73,12 +79,17 @@ static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
 /// (coinor-libcbc-dev, EPL) would add a large C++ dependency for it.
 llvm::BitVector accel::detail::solveKnapsack(ArrayRef<int64_t> values,
                                              ArrayRef<int64_t> weights,
-                                             uint64_t capacity,
-                                             bool &exhausted) {
+                                             uint64_t capacity, bool &exhausted,
+                                             ArrayRef<int> groups) {
   unsigned n = values.size();
   llvm::BitVector take(n);
   exhausted = false;
-  // Items that fit on their own; all of them if they fit together.
+  auto groupOf = [&](unsigned i) {
+    return i < groups.size() && groups[i] >= 0 ? groups[i] : -1;
+  };
+  bool grouped = llvm::any_of(groups, [](int g) { return g >= 0; });
+  // Items that fit on their own; all of them if they fit together (of a
+  // group, then, the one that saves most, the earliest on a tie).
   SmallVector<unsigned> items;
   uint64_t total = 0, unit = capacity;
   for (unsigned i = 0; i < n; ++i) {
@@ -89,7 +100,18 @@ llvm::BitVector accel::detail::solveKnapsack(ArrayRef<int64_t> values,
     unit = std::gcd(unit, uint64_t(weights[i]));
   }
   if (total <= capacity) {
-    for (unsigned i : items)
+    llvm::DenseMap<int, unsigned> bestOfGroup;
+    for (unsigned i : items) {
+      int g = groupOf(i);
+      if (g < 0) {
+        take.set(i);
+        continue;
+      }
+      auto [it, fresh] = bestOfGroup.try_emplace(g, i);
+      if (!fresh && values[i] > values[it->second])
+        it->second = i;
+    }
+    for (auto [g, i] : bestOfGroup)
       take.set(i);
     return take;
   }
@@ -97,7 +119,55 @@ llvm::BitVector accel::detail::solveKnapsack(ArrayRef<int64_t> values,
     unit = 1;
   uint64_t width = capacity / unit + 1;
   uint64_t m = items.size();
-  if (width <= kMaxDpRow && m * width <= kMaxDpCells) {
+  if (grouped) {
+    // Blocks of items: a group's items together, an ungrouped item alone,
+    // in the order of their first items.
+    SmallVector<SmallVector<unsigned, 2>> blocks;
+    llvm::DenseMap<int, unsigned> blockOf;
+    for (unsigned i : items) {
+      int g = groupOf(i);
+      if (g >= 0) {
+        auto [it, fresh] = blockOf.try_emplace(g, blocks.size());
+        if (!fresh) {
+          blocks[it->second].push_back(i);
+          continue;
+        }
+      }
+      blocks.push_back({i});
+    }
+    uint64_t nb = blocks.size();
+    bool small =
+        llvm::all_of(blocks, [](const auto &b) { return b.size() < 255; });
+    if (small && width <= kMaxDpRow && nb * width <= kMaxDpCells / 4) {
+      // The multiple-choice dynamic program: best[c], the most the blocks
+      // from b on save within c units; choice[b * width + c], 1 + the
+      // position in block b of the item taken there (0: none). Within a
+      // block the earliest item wins a tie, and so does taking an earlier
+      // block's item (as in the 0/1 program below).
+      SmallVector<int64_t> best(width, 0), prev;
+      std::vector<uint8_t> choice(nb * width, 0);
+      for (uint64_t b = nb; b-- > 0;) {
+        prev = best;
+        for (unsigned j = blocks[b].size(); j-- > 0;) {
+          unsigned i = blocks[b][j];
+          uint64_t w = uint64_t(weights[i]) / unit;
+          for (uint64_t c = width; c-- > w;)
+            if (prev[c - w] + values[i] >= best[c]) {
+              best[c] = prev[c - w] + values[i];
+              choice[b * width + c] = uint8_t(j + 1);
+            }
+        }
+      }
+      uint64_t c = width - 1;
+      for (uint64_t b = 0; b < nb; ++b)
+        if (uint8_t j = choice[b * width + c]) {
+          unsigned i = blocks[b][j - 1];
+          take.set(i);
+          c -= uint64_t(weights[i]) / unit;
+        }
+      return take;
+    }
+  } else if (width <= kMaxDpRow && m * width <= kMaxDpCells) {
     // best[c]: the most cycles the items from k on save within c units;
     // chosen[k * width + c]: taking item k is optimal there. Items are
     // added from the last, so the walk back from the first takes the
@@ -127,8 +197,13 @@ llvm::BitVector accel::detail::solveKnapsack(ArrayRef<int64_t> values,
   });
   // Integer floor of the LP bound: value + the items from k on that fit
   // whole, in order, + the fraction of the first that does not.
+  // Groups with an item taken on the current branch (their other items
+  // are skipped; the bound skips them too, and stays an upper bound).
+  llvm::DenseSet<int> used;
   auto bound = [&](unsigned k, uint64_t room, int64_t value) {
     for (; k < m; ++k) {
+      if (int g = groupOf(items[k]); g >= 0 && used.contains(g))
+        continue;
       uint64_t w = uint64_t(weights[items[k]]);
       int64_t v = values[items[k]];
       if (w > room) {
@@ -160,12 +235,19 @@ llvm::BitVector accel::detail::solveKnapsack(ArrayRef<int64_t> values,
           }
           return;
         }
+        unsigned i = items[k];
+        int g = groupOf(i);
+        if (g >= 0 && used.contains(g))
+          return visit(k + 1, room, value);
         if (bound(k, room, value) <= bestValue)
           return;
-        unsigned i = items[k];
         if (uint64_t(weights[i]) <= room) {
           current.set(i);
+          if (g >= 0)
+            used.insert(g);
           visit(k + 1, room - uint64_t(weights[i]), value + values[i]);
+          if (g >= 0)
+            used.erase(g);
           current.reset(i);
         }
         visit(k + 1, room, value);

@@ -463,12 +463,14 @@ struct PinVmemPass
       auto func = d->getParentOfType<FunctionOpInterface>();
       byFunc[func].push_back({d, std::max<int64_t>(saved, 1)});
     });
+    uint64_t reserved = 0; // bytes kept for pipelining, last round
     for (auto &[func, pending] : byFunc) {
       for (;;) {
         uint64_t used = allocatedVmemBytes(func, vmemPage);
         uint64_t freeBytes = used < vmemCapacity ? vmemCapacity - used : 0;
         SmallVector<Hint *> legal;
         SmallVector<int64_t> values, weights;
+        SmallVector<int> groups;
         for (Hint &h : pending) {
           Candidate c;
           if (!analyze(h.dma, c).empty())
@@ -476,10 +478,37 @@ struct PinVmemPass
           legal.push_back(&h);
           values.push_back(h.saved);
           weights.push_back(c.bytes);
+          groups.push_back(-1);
+        }
+        // The same budget holds the second copy that --accel-pipeline-dma
+        // needs to double-buffer each stalled DMA's VMEM buffer in a loop:
+        // one item per buffer (its stall cycles against its bytes), in one
+        // group with the pin of the only stalled DMA on it (pinned, the
+        // DMA leaves the loop and needs no copy; and the pin is worth at
+        // least the copy: it removes the stalls the copy would hide, and
+        // the transfers too, so the copy is counted at most the pin's
+        // value, and the pin wins a tie).
+        SmallVector<DoubleBuffer> needs = doubleBufferNeeds(func);
+        for (auto [k, need] : llvm::enumerate(needs)) {
+          values.push_back(need.stalls);
+          weights.push_back(int64_t(need.bytes));
+          groups.push_back(-1);
+          if (need.dmas.size() != 1)
+            continue;
+          for (auto [j, h] : llvm::enumerate(legal))
+            if (h->dma == need.dmas.front()) {
+              groups[j] = int(k);
+              groups.back() = int(k);
+              values.back() = std::min(values.back(), values[j]);
+            }
         }
         bool exhausted = false;
         llvm::BitVector take =
-            solveKnapsack(values, weights, freeBytes, exhausted);
+            solveKnapsack(values, weights, freeBytes, exhausted, groups);
+        reserved = 0;
+        for (auto [k, need] : llvm::enumerate(needs))
+          if (take.test(legal.size() + k))
+            reserved += need.bytes;
         if (exhausted && emitRemarks)
           func->emitRemark()
               << "pin choice: the branch-and-bound stopped at its node "
@@ -517,12 +546,65 @@ struct PinVmemPass
         std::string why = analyze(h.dma, c);
         if (!why.empty())
           h.dma.emitRemark() << "not pinned: " << why;
+        else if (reserved)
+          h.dma.emitRemark()
+              << "not pinned: its " << c.bytes
+              << " bytes do not fit the VMEM capacity of "
+              << uint64_t(vmemCapacity) << " bytes with the " << reserved
+              << " bytes kept for the second copies of the buffers "
+                 "pipelining double-buffers (they hide more stall cycles)";
         else
           h.dma.emitRemark() << "not pinned: its " << c.bytes
                              << " bytes do not fit the VMEM capacity of "
                              << uint64_t(vmemCapacity) << " bytes";
       }
     }
+  }
+
+  /// A VMEM buffer that --accel-pipeline-dma would double-buffer: the
+  /// buffer (an accel.alloc) a stalled DMA in a loop loads into or stores
+  /// from, its bytes (a page multiple: the second copy), and the stall
+  /// cycles of its DMAs (what pipelining can hide).
+  struct DoubleBuffer {
+    AllocOp buffer;
+    uint64_t bytes = 0;
+    int64_t stalls = 0;
+    SmallVector<DmaStartOp, 1> dmas;
+  };
+
+  /// The DoubleBuffer of each VMEM buffer of `func` that a stalled DMA in
+  /// an scf.for accesses (its destination, or its source when only that
+  /// is in VMEM), in op order of their first DMAs.
+  SmallVector<DoubleBuffer> doubleBufferNeeds(Operation *func) {
+    llvm::MapVector<Operation *, DoubleBuffer> needs;
+    func->walk([&](DmaStartOp d) {
+      int64_t stalls = getStallCycles(d);
+      if (stalls <= 0 || !d->getParentOfType<scf::ForOp>())
+        return;
+      auto inVmem = [](Value v) {
+        auto t = dyn_cast<MemRefType>(v.getType());
+        return t && getMemorySpace(t) == MemorySpace::VMEM;
+      };
+      Value side = inVmem(d.getDst())   ? d.getDst()
+                   : inVmem(d.getSrc()) ? d.getSrc()
+                                        : Value();
+      auto alloc = side ? getRoot(side).getDefiningOp<AllocOp>() : AllocOp();
+      if (!alloc)
+        return;
+      auto t = getTileShape(alloc.getType(), nullptr, /*allowI32=*/true);
+      if (failed(t))
+        return;
+      DoubleBuffer &need = needs[alloc];
+      need.buffer = alloc;
+      need.bytes =
+          llvm::alignTo(uint64_t(t->bytes()), std::max<uint64_t>(vmemPage, 1));
+      need.stalls += stalls;
+      need.dmas.push_back(d);
+    });
+    SmallVector<DoubleBuffer> out;
+    for (auto &[op, need] : needs)
+      out.push_back(std::move(need));
+    return out;
   }
 
   /// `solver=greedy`: candidates in decreasing expected cycles saved per

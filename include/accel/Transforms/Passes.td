@@ -669,6 +669,19 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::func::FuncOp"> {
     until a round pins nothing; each round's choice is optimal over the
     DMAs legal in that round.
 
+    The budget is shared with `accel-pipeline-dma`, which runs later and
+    needs a second copy of each VMEM buffer it double-buffers: every buffer
+    a stalled DMA in a loop loads into or stores from is an item of the
+    same knapsack (its stall cycles against its page-rounded bytes), in
+    one group with the pin of the only stalled DMA on it, if any (pinned,
+    that DMA leaves the loop and needs no copy; the copy counts at most the
+    pin's cycles, as the pin removes the stalls and the transfers). At most
+    one item of a group is taken (the multiple-choice knapsack: the DP
+    takes a group's items against the same row, the branch-and-bound skips
+    a group's other items). A legal pin left out for such copies says so:
+    "... with the N bytes kept for the second copies of the buffers
+    pipelining double-buffers".
+
     `solver=greedy`: the former rule. Candidates are taken once each, in
     decreasing expected cycles saved per byte (over B's size), each adding
     its size to the function's allocations, which must stay within
