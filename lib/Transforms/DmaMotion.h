@@ -73,14 +73,6 @@ bool waitIsCritical(Operation *dma);
 /// footprint whatever the order of its ops.
 uint64_t allocatedVmemBytes(Operation *root, uint64_t page = 1);
 
-/// The constant value of the integer or index `v`, folding the ops free of
-/// memory effects that compute it with their own (upstream) folders:
-/// arith.addi, muli, remui, ... of constants, as a fully unrolled loop's
-/// offsets are (a ring's slot (i + 2) mod 3 with i = 7). nullopt when some
-/// value on the way is not a constant (an argument, a load) or the chain is
-/// deeper than 32 ops.
-std::optional<int64_t> foldToConstant(Value v);
-
 /// The only user of `dma`'s token when that user is a WAIT; null when the
 /// token has no user, several, or a user that is not a WAIT.
 DmaWaitOp getOnlyWait(DmaStartOp dma);

@@ -86,6 +86,33 @@ bool mayAlias(Value a, Value b) {
   return llvm::any_of(sa, [&](Value v) { return sb.contains(v); });
 }
 
+static std::optional<int64_t> foldToConstant(Value v, unsigned depth) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 32 || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  for (Value o : op->getOperands()) {
+    std::optional<int64_t> c = foldToConstant(o, depth + 1);
+    if (!c || !(isa<IndexType>(o.getType()) || o.getType().isInteger()))
+      return std::nullopt;
+    operands.push_back(IntegerAttr::get(o.getType(), *c));
+  }
+  SmallVector<OpFoldResult> results;
+  if (failed(op->fold(operands, results)) || results.size() != 1)
+    return std::nullopt;
+  if (auto folded = dyn_cast<Value>(results[0]))
+    return folded == v ? std::nullopt : foldToConstant(folded, depth + 1);
+  if (auto i = dyn_cast_or_null<IntegerAttr>(cast<Attribute>(results[0])))
+    if (i.getValue().getSignificantBits() <= 64)
+      return i.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+std::optional<int64_t> foldToConstant(Value v) { return foldToConstant(v, 0); }
+
 LinearIndex LinearIndex::of(OpFoldResult ofr, unsigned depth) {
   LinearIndex r;
   if (auto attr = dyn_cast<Attribute>(ofr)) {
@@ -93,7 +120,7 @@ LinearIndex LinearIndex::of(OpFoldResult ofr, unsigned depth) {
     return r;
   }
   Value v = cast<Value>(ofr);
-  if (auto c = getConstantIntValue(v)) {
+  if (auto c = foldToConstant(v)) {
     r.constant = *c;
     return r;
   }
@@ -110,7 +137,7 @@ LinearIndex LinearIndex::of(OpFoldResult ofr, unsigned depth) {
     }
     if (isa<arith::MulIOp>(def)) {
       for (unsigned i = 0; i < 2; ++i)
-        if (auto c = getConstantIntValue(def->getOperand(1 - i))) {
+        if (auto c = foldToConstant(def->getOperand(1 - i))) {
           LinearIndex a = of(def->getOperand(i), depth + 1);
           for (auto &[t, coef] : a.terms)
             coef *= *c;

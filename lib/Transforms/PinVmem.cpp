@@ -477,7 +477,7 @@ struct PinVmemPass
             continue;
           legal.push_back(&h);
           values.push_back(h.saved);
-          weights.push_back(c.bytes);
+          weights.push_back(std::max<int64_t>(0, c.bytes - freedBytes(c)));
           groups.push_back(-1);
         }
         // The same budget holds the second copy that --accel-pipeline-dma
@@ -559,6 +559,21 @@ struct PinVmemPass
                              << uint64_t(vmemCapacity) << " bytes";
       }
     }
+  }
+
+  /// The bytes pinning `c` frees: its buffer's (page-rounded), when only
+  /// the DMA and the readers it redirects use it (pin then erases it),
+  /// else 0.
+  int64_t freedBytes(Candidate &c) const {
+    if (!c.buffer || !llvm::all_of(c.buffer->getUsers(), [&](Operation *u) {
+          return u == c.dma.getOperation() || llvm::is_contained(c.readers, u);
+        }))
+      return 0;
+    auto t = getTileShape(c.buffer.getType(), nullptr, /*allowI32=*/true);
+    if (failed(t))
+      return 0;
+    return int64_t(
+        llvm::alignTo(uint64_t(t->bytes()), std::max<uint64_t>(vmemPage, 1)));
   }
 
   /// A VMEM buffer that --accel-pipeline-dma would double-buffer: the

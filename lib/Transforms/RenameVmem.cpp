@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <optional>
 
@@ -73,7 +74,8 @@ struct RenameVmemPass
   /// buffer must be an accel.alloc whose every use is an op (or a
   /// chain of view ops ending in ops) of `from`'s block, which must be a
   /// function body: after it the function returns, so no later code reads
-  /// the old buffer. Views made before `from` must not be used after it.
+  /// the old buffer. A view made before `from` and used after it is taken
+  /// again from the new buffer (redirectFrom).
   std::string whyNot(Value buffer, Operation *from) {
     if (!buffer.getDefiningOp<AllocOp>())
       return "its buffer is not an accel.alloc";
@@ -90,14 +92,8 @@ struct RenameVmemPass
         if (!top)
           return "the buffer is used outside the block";
         if (getViewSource(user) == v) {
-          if (top->isBeforeInBlock(from)) {
-            for (Operation *u : user->getUsers()) {
-              Operation *t = ancestorIn(block, u);
-              if (!t || !t->isBeforeInBlock(from))
-                return "a view made before the reuse is used after it";
-            }
-            continue;
-          }
+          // A view made before `from` and used after it is taken again
+          // (redirectFrom): its uses are checked as the buffer's.
           work.push_back(user->getResult(0));
           continue;
         }
@@ -231,6 +227,49 @@ struct RenameVmemPass
     return unsigned(parts.size());
   }
 
+  /// An accel.alloc of `buffer`'s type, made before `from` in its block
+  /// (a function body), other than `buffer`, that no op accesses at or
+  /// after `from`: the WAIT of a DMA counts as its access, an op of
+  /// unknown effects as an access of every buffer, and the buffer may not
+  /// flow anywhere but into the ops of the block (whyNot). Of several, the
+  /// one last accessed earliest. Null when there is none.
+  AllocOp deadBuffer(Value buffer, Operation *from) {
+    Block *block = from->getBlock();
+    llvm::MapVector<Operation *, Operation *> last; // alloc -> last access
+    for (Operation &op : *block) {
+      if (auto a = dyn_cast<AllocOp>(op))
+        if (a.getResult() != buffer && a.getType() == buffer.getType() &&
+            a->isBeforeInBlock(from))
+          last[a] = nullptr;
+    }
+    if (last.empty())
+      return AllocOp();
+    for (Operation &op : *block) {
+      SmallVector<MemoryAccess> accesses;
+      bool unknown =
+          collectAccesses(&op, accesses, DmaWindow::IssueAndWait) != nullptr;
+      for (auto &[a, at] : last)
+        if (unknown || llvm::any_of(accesses, [&](const MemoryAccess &m) {
+              return mayAlias(m.root, a->getResult(0));
+            }))
+          at = &op;
+    }
+    AllocOp best;
+    Operation *bestAt = nullptr;
+    for (auto [a, at] : last) {
+      if (at && !at->isBeforeInBlock(from))
+        continue;
+      if (!whyNot(a->getResult(0), from).empty())
+        continue;
+      if (!best || (at && bestAt && at->isBeforeInBlock(bestAt)) ||
+          (!at && bestAt)) {
+        best = cast<AllocOp>(a);
+        bestAt = at;
+      }
+    }
+    return best;
+  }
+
   /// Gives the uses of `buffer` at and after `from` a new allocation,
   /// placed just before `from` (its address is live only from there).
   AllocOp rename(Value buffer, Operation *from) {
@@ -239,12 +278,47 @@ struct RenameVmemPass
     auto fresh = cast<AllocOp>(b.clone(*alloc));
     fresh->removeAttr(AccelDialect::getOpIdAttrName());
     fresh->setAttr("accel.renamed", b.getI64IntegerAttr(renamed + 1));
-    Block *block = from->getBlock();
-    buffer.replaceUsesWithIf(fresh.getResult(), [&](OpOperand &use) {
-      Operation *top = ancestorIn(block, use.getOwner());
-      return top && top != fresh && !top->isBeforeInBlock(from);
-    });
+    redirectFrom(buffer, fresh.getResult(), from);
     return fresh;
+  }
+
+  /// Makes the uses of `buffer` at and after `from` (ops of `from`'s block,
+  /// or nested in them) use `replacement`, defined before `from`. A view of
+  /// `buffer` made before `from` and used after it (CSE merges the equal
+  /// views of unrolled iterations) is cloned just before `from` with the
+  /// replacement as its source, and its later uses read the clone; views
+  /// of views alike.
+  void redirectFrom(Value buffer, Value replacement, Operation *from) {
+    Block *block = from->getBlock();
+    Operation *def = replacement.getDefiningOp();
+    for (OpOperand &use : llvm::make_early_inc_range(buffer.getUses())) {
+      Operation *user = use.getOwner();
+      Operation *top = ancestorIn(block, user);
+      if (!top || top == def)
+        continue;
+      if (!top->isBeforeInBlock(from)) {
+        use.set(replacement);
+        continue;
+      }
+      if (getViewSource(user) != buffer)
+        continue;
+      Value view = user->getResult(0);
+      bool usedAfter = llvm::any_of(view.getUsers(), [&](Operation *u) {
+        Operation *t = ancestorIn(block, u);
+        return t && !t->isBeforeInBlock(from);
+      });
+      bool viewsOfIt = llvm::any_of(view.getUsers(), [&](Operation *u) {
+        return getViewSource(u) == view;
+      });
+      if (!usedAfter && !viewsOfIt)
+        continue;
+      OpBuilder b(from);
+      Operation *clone = b.clone(*user);
+      clone->setOperand(use.getOperandNumber(), replacement);
+      redirectFrom(view, clone->getResult(0), from);
+      if (clone->use_empty())
+        clone->erase();
+    }
   }
 
   void runOnOperation() override {
@@ -300,14 +374,31 @@ struct RenameVmemPass
                 " of " + std::to_string(uint64_t(vmemCapacity)) +
                 " bytes allocated)";
       }
-      if (!why.empty()) {
+      // Without room, a buffer of the same type that nothing accesses from
+      // `from` on (a register allocator's free register) serves instead.
+      AllocOp dead;
+      if (!why.empty() && bytes && whyNot(buffer, from).empty())
+        dead = deadBuffer(buffer, from);
+      if (!why.empty() && !dead) {
         if (emitRemarks)
           anchor->emitRemark() << "not renamed: " << why;
         return;
       }
-      used += bytes;
       if (!guard)
         guard.emplace(func, vmemCapacity, vmemPage);
+      if (dead) {
+        ++renamed;
+        redirectFrom(buffer, dead.getResult(), from);
+        if (emitRemarks)
+          from->emitRemark() << "renamed its VMEM buffer to the one allocated "
+                                "at "
+                             << describeLoc(dead.getLoc())
+                             << ", which nothing accesses from here on (VMEM "
+                                "has no room for another copy): "
+                             << what;
+        return;
+      }
+      used += bytes;
       rename(buffer, from);
       ++renamed;
       if (emitRemarks)

@@ -83,14 +83,42 @@ func.func @in_place(%w: memref<8x128xf32, #hbm>) {
 #vmem = #accel.space<vmem>
 
 // Refused: the resident buffer would not fit (the shared buffer is
-// 4100 x 1024 x 4 = 16793600 bytes; two exceed 32 MiB).
-func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %c: memref<4100x1xf32, #vmem>) {
+// 4100 x 1024 x 4 = 16793600 bytes, and stays: another DMA uses it; two
+// exceed 32 MiB).
+func.func @capacity(%w: memref<4100x1024xf32, #hbm>, %v: memref<4100x1024xf32, #hbm>, %c: memref<4100x1xf32, #vmem>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %b = accel.alloc : memref<4100x1024xf32, #vmem>
   scf.for %i = %c0 to %c4 step %c1 {
     // expected-remark @+1 {{not pinned: its 16793600 bytes do not fit the VMEM capacity of 33554432 bytes}}
+    %t = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 10}]} : memref<4100x1024xf32, #hbm>, memref<4100x1024xf32, #vmem>
+    accel.dma_wait %t
+    accel.vreduce_sum %b, %c : memref<4100x1024xf32, #vmem>, memref<4100x1xf32, #vmem>
+    %tv = accel.dma_start %v, %b : memref<4100x1024xf32, #hbm>, memref<4100x1024xf32, #vmem>
+    accel.dma_wait %tv
+    accel.vreduce_sum %b, %c : memref<4100x1024xf32, #vmem>, memref<4100x1xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+
+// Pinned: the resident buffer takes the shared buffer's place (nothing else
+// uses it, so the pin frees it), so one copy of 16793600 bytes fits.
+// CHECK-LABEL: func.func @capacity_freed
+// CHECK: accel.alloc {accel.pinned} : memref<4100x1024xf32
+// CHECK-NOT: accel.alloc
+// CHECK: return
+func.func @capacity_freed(%w: memref<4100x1024xf32, #hbm>, %c: memref<4100x1xf32, #vmem>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = accel.alloc : memref<4100x1024xf32, #vmem>
+  scf.for %i = %c0 to %c4 step %c1 {
     %t = accel.dma_start %w, %b {accel.suggestions = [{kind = "pin", expected_cycles_saved = 10}]} : memref<4100x1024xf32, #hbm>, memref<4100x1024xf32, #vmem>
     accel.dma_wait %t
     accel.vreduce_sum %b, %c : memref<4100x1024xf32, #vmem>, memref<4100x1xf32, #vmem>

@@ -72,9 +72,18 @@ std::string describeBuffer(mlir::Value root);
 // Overlap: the bytes two views of one buffer may share
 //===----------------------------------------------------------------------===//
 
+/// The constant value of the integer or index `v`, folding the ops free of
+/// memory effects that compute it with their own (upstream) folders:
+/// arith.addi, muli, remui, ... of constants, as a fully unrolled loop's
+/// offsets are (a ring's slot (i + 2) mod 3 with i = 7). nullopt when some
+/// value on the way is not a constant (an argument, a load) or the chain is
+/// deeper than 32 ops.
+std::optional<int64_t> foldToConstant(mlir::Value v);
+
 /// An index as a linear combination of opaque SSA values plus a constant,
-/// following arith.constant/addi/subi and muli by a constant (the other
-/// values are opaque terms).
+/// following arith.constant/addi/subi and muli by a constant, and any
+/// value that folds to a constant (foldToConstant: a fully unrolled loop's
+/// `(t / 2) * 32`); the other values are opaque terms.
 struct LinearIndex {
   llvm::SmallDenseMap<mlir::Value, int64_t, 4> terms;
   int64_t constant = 0;

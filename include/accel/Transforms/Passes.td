@@ -235,6 +235,14 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::func::FuncOp"> {
     part's identity layout, and the parts, each rounded up to a page, must
     fit in VMEM.
 
+    When VMEM has no room for a fresh allocation, an allocation of the
+    same type that no op accesses from the rename point on serves instead
+    (a register allocator's free register): made before that point in the
+    same block, flowing nowhere but into the block's ops, and with no
+    access at or after the point, the WAIT of a DMA counting as the DMA's
+    access (a store still in flight holds its source) and an op of unknown
+    effects as an access of every buffer.
+
     Renaming is legal when the buffer is an `accel.alloc` used only in the
     op's block, that block is a function body (nothing after it reads the
     old contents; in a loop the next iteration might), no view made before
