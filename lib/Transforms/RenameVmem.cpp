@@ -14,6 +14,7 @@
 
 #include "DmaMotion.h"
 #include "LoweringCheck.h"
+#include "PipelineSchedule.h"
 #include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
@@ -446,6 +447,50 @@ struct RenameVmemPass
         tryRename(dma, dst, dma,
                   "the DMA may now be issued before the last reads of the "
                   "tile it replaces");
+    }
+
+    // MXU or VPU ops that overwrite a buffer whose old contents the other
+    // unit reads last (the scores of the next block of an attention loop,
+    // computed on the MXU into the buffer the VPU's softmax of this block
+    // still reads): renamed, the list scheduler may run the two units at
+    // once. Straight-line code of a function body only (a loop's next
+    // iteration may read the old contents).
+    SmallVector<Operation *> computes;
+    for (Operation &op : func.getBody().front())
+      if (pipeline::unitOf(&op) != pipeline::Unit::None &&
+          getMetric(&op, "accel.busy_cycles") > 0)
+        computes.push_back(&op);
+    for (Operation *x : computes) {
+      pipeline::Unit unit = pipeline::unitOf(x);
+      SmallVector<MemoryAccess> accesses;
+      if (collectAccesses(x, accesses))
+        continue;
+      for (const MemoryAccess &w : accesses) {
+        if (!w.write || w.view != w.root || !overwritesAll(x, w.root))
+          continue;
+        // The last op before x that accesses the buffer: a reader on the
+        // other unit.
+        Operation *last = nullptr;
+        for (Operation *op = x->getPrevNode(); op && !last;
+             op = op->getPrevNode()) {
+          SmallVector<MemoryAccess> prior;
+          if (collectAccesses(op, prior, DmaWindow::IssueAndWait)) {
+            last = op;
+            break;
+          }
+          if (llvm::any_of(prior, [&](const MemoryAccess &a) {
+                return mayAlias(a.root, w.root);
+              }))
+            last = op;
+        }
+        pipeline::Unit other = last ? pipeline::unitOf(last) : unit;
+        if (other == pipeline::Unit::None || other == unit)
+          continue;
+        tryRename(x, w.root, x,
+                  "the op may now run on its unit while the other unit "
+                  "still reads the old contents");
+        break;
+      }
     }
 
     // The renamed program must still lower (each allocation's address is a

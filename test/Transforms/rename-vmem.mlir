@@ -134,3 +134,30 @@ func.func @refusals(%x: memref<8x128xf32, #vmem>, %arg: memref<8x128xf32, #vmem>
   accel.vadd %x, %x, %arg : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
   return
 }
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Compute overlap: the second matmul (MXU) overwrites the scores %s that
+// the VPU's vexp still reads; renamed, the list scheduler may start the
+// matmul while the VPU works. The vadd after it (VPU, like the last reader
+// of %e) is not renamed.
+// CHECK-LABEL: func.func @mxu_after_vpu_reader
+// CHECK: %[[S:.*]] = accel.alloc : memref<64x64xf32
+// CHECK: accel.matmul %{{.*}}, %{{.*}}, %[[S]]
+// CHECK: accel.vexp %[[S]], %[[E:[^ ]*]]
+// CHECK: %[[S2:.*]] = accel.alloc {accel.renamed = 1
+// CHECK-NEXT: accel.matmul %{{.*}}, %{{.*}}, %[[S2]]
+// CHECK: accel.vadd %[[S2]], %[[E]], %[[E]]
+// CHECK-NOT: accel.renamed = 2
+func.func @mxu_after_vpu_reader(%q: memref<64x64xf32, #vmem>, %k0: memref<64x64xf32, #vmem>, %k1: memref<64x64xf32, #vmem>) {
+  %s = accel.alloc : memref<64x64xf32, #vmem>
+  %e = accel.alloc : memref<64x64xf32, #vmem>
+  accel.matmul %q, %k0, %s {accel.busy_cycles = 500} : memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>
+  accel.vexp %s, %e {accel.busy_cycles = 300} : memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>
+  // expected-remark @+1 {{renamed its VMEM buffer (16384 bytes): the op may now run on its unit while the other unit still reads the old contents}}
+  accel.matmul %q, %k1, %s {accel.busy_cycles = 500} : memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>
+  accel.vadd %s, %e, %e {accel.busy_cycles = 300} : memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>, memref<64x64xf32, #vmem>
+  return
+}

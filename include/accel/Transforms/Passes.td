@@ -235,6 +235,13 @@ def AccelRenameVmem : Pass<"accel-rename-vmem", "mlir::func::FuncOp"> {
     part's identity layout, and the parts, each rounded up to a page, must
     fit in VMEM.
 
+    A third case, for compute overlap: an MXU or VPU op of the function
+    body (that ran: `accel.busy_cycles`) that overwrites all of a buffer
+    whose last access before it is a read on the other unit (the next
+    block's scores computed on the MXU into the buffer the VPU's softmax
+    of this block still reads) gets a new allocation from it on, so that
+    `accel-schedule` may run both units at once.
+
     When VMEM has no room for a fresh allocation, an allocation of the
     same type that no op accesses from the rename point on serves instead
     (a register allocator's free register): made before that point in the
