@@ -25,12 +25,16 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     if (recording && p.index >= 0)
       preds.push_back(uint32_t(p.index) | (p.atStart ? kAtStart : 0));
   };
-  use(control);
   for (uint8_t r : regReads)
     if (r != 0)
       use(regs[r]);
   for (const sim::AddrRange &r : reads)
     mem.forEachOverlap(r, use);
+  // The last conditional branch, as an edge only where it binds (later
+  // than every value read): a branch on constant bounds costs no edge, and
+  // a dropped edge only shortens tails, which keeps every bound valid.
+  if (control.ready > start)
+    use(control);
 
   uint64_t dur = cost.lead + cost.busy;
   if (cost.holdsDmaSlot)

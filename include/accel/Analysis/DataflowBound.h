@@ -71,7 +71,9 @@ public:
     /// A conditional branch: no later instruction starts before it (the
     /// core does not speculate, and no transform moves work across a
     /// branch whose direction depends on data, e.g. the trip count of a
-    /// loop loaded from memory), so each later one depends on its start.
+    /// loop loaded from memory), so each later one depends on its start
+    /// (an edge of the graph only where that is later than every value
+    /// the instruction reads).
     bool controls = false;
   };
 
