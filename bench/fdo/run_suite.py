@@ -75,9 +75,10 @@ KERNELS = [
      "bench/fdo/kernels/issue33/invariant_inner_src.mlir"),
     ("bf16 causal attention block, triangular loop (issue 33, 12)",
      "bench/fdo/kernels/issue33/bf16_mixed_units.mlir"),
-    # Issue 33's resolving set: five more kernels in styles none of the
-    # above uses (each file's header says which), written after the fixes
-    # to test them; their geometric mean is printed apart (RESOLVING_SET).
+    # Issue 33's resolving set: kernels in styles none of the above uses
+    # (each file's header says which), written after the fixes to test
+    # them (A-E in session 26, F-G in session 27); their geometric mean is
+    # printed apart (RESOLVING_SET).
     ("column stats, reverse row traversal (issue 33, A)",
      "bench/fdo/kernels/issue33b/colsum_reverse.mlir"),
     ("GEMM under a 448 KiB VMEM, pins vs. double buffers (issue 33, B)",
@@ -89,6 +90,10 @@ KERNELS = [
      "bench/fdo/kernels/issue33b/scatter_rows.mlir"),
     ("online-softmax attention, running max (issue 33, E)",
      "bench/fdo/kernels/issue33b/online_softmax_attn.mlir"),
+    ("two independent streaming nests, long loops (issue 33, F)",
+     "bench/fdo/kernels/issue33b/two_streams.mlir"),
+    ("hand-pipelined ring, 257 tiles, not unrolled (issue 33, G)",
+     "bench/fdo/kernels/issue33b/ring_prefetch2_long.mlir"),
 ]
 
 # The kernels from this one on are issue 33's resolving set.

@@ -131,35 +131,36 @@ public:
       if (group.contains(op))
         return WalkResult::advance();
       if (auto wait = dyn_cast<DmaWaitOp>(op)) {
-        auto other = wait.getToken().getDefiningOp<DmaStartOp>();
-        if (!other) {
+        if (auto other = wait.getToken().getDefiningOp<DmaStartOp>())
+          return other == dma || mayOutlive(op, other, blocker, sinkingWait)
+                     ? WalkResult::advance()
+                     : WalkResult::interrupt();
+        // A token carried in scf.for iter_args (a pipelined loop's WAITs,
+        // or its epilogue's on the loop's results): the WAIT ends the
+        // transfer of any ISSUE the token may come from. Their views were
+        // taken in an earlier iteration of the loops that carry the token,
+        // so they are compared with the DMA's only when no such loop holds
+        // the DMA (its views then name one address on every iteration).
+        SmallVector<DmaStartOp> sources;
+        bool enclosing = false;
+        bool known = forEachCarriedSource(
+            wait.getToken(),
+            [&](Value v) {
+              auto issue = v.getDefiningOp<DmaStartOp>();
+              if (!issue || issue == dma)
+                return false;
+              sources.push_back(issue);
+              return true;
+            },
+            /*throughViews=*/false,
+            [&](scf::ForOp loop) { enclosing |= loop->isAncestor(dma); });
+        if (!known || enclosing) {
           blocker = {op, "a WAIT on a DMA issued elsewhere"};
           return WalkResult::interrupt();
         }
-        if (other == dma)
-          return WalkResult::advance();
-        if (readsGroupMemory(other.getDst())) {
-          blocker = {op, "the WAIT of a DMA that writes memory its address "
-                         "is loaded from"};
-          return WalkResult::interrupt();
-        }
-        // The other DMA's transfer ends at this WAIT.
-        MemoryAccess otherRead(op, other.getSrc(), false);
-        MemoryAccess otherWrite(op, other.getDst(), true);
-        if (auto dep = dependenceWith(otherWrite, srcRead, sinkingWait)) {
-          blocker = {op, "the WAIT of a DMA that writes the source (" +
-                             dep->describe() + ")"};
-          return WalkResult::interrupt();
-        }
-        std::optional<Dependence> dep =
-            dependenceWith(otherWrite, dstWrite, sinkingWait);
-        if (!dep)
-          dep = dependenceWith(otherRead, dstWrite, sinkingWait);
-        if (dep) {
-          blocker = {op, "the WAIT of a DMA that uses the destination (" +
-                             dep->describe() + ")"};
-          return WalkResult::interrupt();
-        }
+        for (DmaStartOp other : sources)
+          if (!mayOutlive(op, other, blocker, sinkingWait))
+            return WalkResult::interrupt();
         return WalkResult::advance();
       }
       if (!leavingLoop && !sinkingWait && !reorderIssues &&
@@ -348,6 +349,36 @@ public:
   }
 
 private:
+  /// Whether the DMA may stay in flight across `wait`, the WAIT that ends
+  /// `other`'s transfer (another DMA): neither writes what the other uses,
+  /// and `other` does not write an address the group loads. Sets `blocker`
+  /// when not.
+  bool mayOutlive(Operation *wait, DmaStartOp other, Blocker &blocker,
+                  bool sinkingWait) {
+    if (readsGroupMemory(other.getDst())) {
+      blocker = {wait, "the WAIT of a DMA that writes memory its address "
+                       "is loaded from"};
+      return false;
+    }
+    MemoryAccess otherRead(wait, other.getSrc(), false);
+    MemoryAccess otherWrite(wait, other.getDst(), true);
+    if (auto dep = dependenceWith(otherWrite, srcRead, sinkingWait)) {
+      blocker = {wait, "the WAIT of a DMA that writes the source (" +
+                           dep->describe() + ")"};
+      return false;
+    }
+    std::optional<Dependence> dep =
+        dependenceWith(otherWrite, dstWrite, sinkingWait);
+    if (!dep)
+      dep = dependenceWith(otherRead, dstWrite, sinkingWait);
+    if (dep) {
+      blocker = {wait, "the WAIT of a DMA that uses the destination (" +
+                           dep->describe() + ")"};
+      return false;
+    }
+    return true;
+  }
+
   /// Whether the two DMAs use one link (the same source and destination
   /// memories): only then does their ISSUE order fix their transfer order
   /// (docs/isa.md: one FIFO per link).

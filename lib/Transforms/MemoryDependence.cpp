@@ -21,7 +21,8 @@ using namespace mlir;
 namespace accel {
 
 bool forEachCarriedSource(Value v, llvm::function_ref<bool(Value)> leaf,
-                          bool throughViews) {
+                          bool throughViews,
+                          llvm::function_ref<void(scf::ForOp)> onLoop) {
   SmallVector<Value> work = {v};
   llvm::SmallPtrSet<Value, 8> seen;
   while (!work.empty()) {
@@ -47,6 +48,8 @@ bool forEachCarriedSource(Value v, llvm::function_ref<bool(Value)> leaf,
         return false;
       continue;
     }
+    if (onLoop)
+      onLoop(loop);
     work.push_back(loop.getInitArgs()[index]);
     work.push_back(loop.getBody()->getTerminator()->getOperand(index));
   }

@@ -351,3 +351,124 @@ func.func @link_fifo_and_slack(%w0: memref<8x512xf32, #hbm>, %x: memref<8x512xf3
   accel.dma_wait %t4
   return
 }
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+!htile = memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+
+// Tokens carried in iter_args (a loop whose store WAITs were deferred to
+// the next iteration, and the WAIT on its last store after it): a load
+// hoists above the WAIT on the loop's result and above the loop, as no DMA
+// the tokens may come from touches its source or destination.
+// CHECK-LABEL: func.func @across_carried_waits
+// CHECK: accel.alloc
+// CHECK-NEXT: accel.dma_start %arg2, %{{.*}} {accel.hoisted = 7 : i64, accel.stall_base = 400 : i64}
+// CHECK-NEXT: arith.constant
+// CHECK: scf.for
+// CHECK: accel.dma_wait %{{.*}}#0
+// CHECK-NEXT: accel.dma_wait
+// CHECK-NEXT: accel.vadd
+func.func @across_carried_waits(%v: memref<8x128xf32, #vmem>, %y: memref<64x128xf32, #hbm>, %z: memref<8x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %w = accel.alloc : memref<8x128xf32, #vmem>
+  %s0 = memref.subview %y[%c0, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+  // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+  %t0 = accel.dma_start %v, %s0 : memref<8x128xf32, #vmem>, !htile
+  %last:2 = scf.for %i = %c1 to %c8 step %c1 iter_args(%t = %t0, %u = %t0) -> (!accel.token, !accel.token) {
+    %r = arith.muli %i, %c8 : index
+    %s = memref.subview %y[%r, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+    // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+    %n = accel.dma_start %v, %s : memref<8x128xf32, #vmem>, !htile
+    accel.dma_wait %t
+    scf.yield %n, %t : !accel.token, !accel.token
+  }
+  accel.dma_wait %last#0
+  // expected-remark @+1 {{hoisted across 7 op(s) to the top of its block}}
+  %tl = accel.dma_start %z, %w {accel.stall_base = 400} : memref<8x128xf32, #hbm>, memref<8x128xf32, #vmem>
+  accel.dma_wait %tl
+  accel.vadd %w, %w, %w : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+!htile = memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+
+// Refused: a DMA the carried token may come from (the loop's stores, or
+// the one before it) writes the rows the load reads.
+// CHECK-LABEL: func.func @carried_writes_source
+// CHECK: scf.yield
+// CHECK: accel.dma_wait
+// CHECK-NEXT: arith.constant 56
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: accel.dma_start %{{.*}}, %{{.*}} {accel.stall_base = 400 : i64}
+func.func @carried_writes_source(%v: memref<8x128xf32, #vmem>, %y: memref<64x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %w = accel.alloc : memref<8x128xf32, #vmem>
+  %s0 = memref.subview %y[%c0, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+  // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+  %t0 = accel.dma_start %v, %s0 : memref<8x128xf32, #vmem>, !htile
+  %last = scf.for %i = %c1 to %c8 step %c1 iter_args(%t = %t0) -> (!accel.token) {
+    %r = arith.muli %i, %c8 : index
+    %s = memref.subview %y[%r, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+    // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+    %n = accel.dma_start %v, %s : memref<8x128xf32, #vmem>, !htile
+    accel.dma_wait %t
+    scf.yield %n : !accel.token
+  }
+  // expected-note @+1 {{blocking op}}
+  accel.dma_wait %last
+  %c56 = arith.constant 56 : index
+  %s7 = memref.subview %y[%c56, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+  // expected-remark-re @+1 {{not hoisted: blocked by the WAIT of a DMA that writes the source (a flow dependence on argument 1: written by 'accel.dma_wait' at {{.*}}, read by 'accel.dma_start' at {{.*}})}}
+  %tl = accel.dma_start %s7, %w {accel.stall_base = 400} : !htile, memref<8x128xf32, #vmem>
+  accel.dma_wait %tl
+  accel.vadd %w, %w, %w : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#hbm = #accel.space<hbm>
+#vmem = #accel.space<vmem>
+!htile = memref<8x128xf32, strided<[128, 1], offset: ?>, #hbm>
+
+// Refused: in the loop that carries the token, the WAIT ends a DMA of an
+// earlier iteration, whose views name other rows than this iteration's.
+// CHECK-LABEL: func.func @carried_in_same_loop
+// CHECK: accel.dma_wait %arg
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: accel.dma_start %{{.*}}, %{{.*}} {accel.stall_base = 400 : i64}
+func.func @carried_in_same_loop(%v: memref<8x128xf32, #vmem>, %x: memref<64x128xf32, #hbm>, %y: memref<64x128xf32, #hbm>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %w = accel.alloc : memref<8x128xf32, #vmem>
+  %s0 = memref.subview %y[%c0, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+  // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+  %t0 = accel.dma_start %v, %s0 : memref<8x128xf32, #vmem>, !htile
+  %last = scf.for %i = %c1 to %c8 step %c1 iter_args(%t = %t0) -> (!accel.token) {
+    %r = arith.muli %i, %c8 : index
+    %s = memref.subview %y[%r, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+    // expected-remark @+1 {{not hoisted: its metrics show no stall}}
+    %n = accel.dma_start %v, %s : memref<8x128xf32, #vmem>, !htile
+    // expected-note @+1 {{blocking op}}
+    accel.dma_wait %t
+    %xs = memref.subview %x[%r, 0] [8, 128] [1, 1] : memref<64x128xf32, #hbm> to !htile
+    // expected-remark @+1 {{not hoisted: blocked by a WAIT on a DMA issued elsewhere}}
+    %tl = accel.dma_start %xs, %w {accel.stall_base = 400} : !htile, memref<8x128xf32, #vmem>
+    accel.dma_wait %tl
+    accel.vadd %w, %w, %w : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+    scf.yield %n : !accel.token
+  }
+  accel.dma_wait %last
+  return
+}

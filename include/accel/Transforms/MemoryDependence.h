@@ -43,9 +43,12 @@ namespace accel {
 /// yielded values they may hold, transitively (through view ops too, with
 /// `throughViews`), and calls `leaf` on every other value reached. Returns
 /// false as soon as `leaf` does (a value the caller does not know).
-bool forEachCarriedSource(mlir::Value v,
-                          llvm::function_ref<bool(mlir::Value)> leaf,
-                          bool throughViews = false);
+/// `onLoop`, when given, is called on every loop whose iter_args or
+/// results the chain passes through (a loop may be reported twice).
+bool forEachCarriedSource(
+    mlir::Value v, llvm::function_ref<bool(mlir::Value)> leaf,
+    bool throughViews = false,
+    llvm::function_ref<void(mlir::scf::ForOp)> onLoop = nullptr);
 
 /// The buffers `root` (a getRoot result) may stand for, added to `out`:
 /// itself for an accel.alloc or a function argument; for an scf.for

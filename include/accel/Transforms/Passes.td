@@ -584,7 +584,7 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     Option<"distance", "distance", "int64_t", /*default=*/"0",
            "Prefetch distance in iterations (0: from the metrics, 1 "
            "without them)">,
-    Option<"maxDistance", "max-distance", "int64_t", /*default=*/"8",
+    Option<"maxDistance", "max-distance", "int64_t", /*default=*/"32",
            "Largest prefetch distance chosen from the metrics">,
     Option<"computeDistance", "compute-distance", "int64_t", /*default=*/"1",
            "Stages between an MXU or VPU op and a reader of its result on "
