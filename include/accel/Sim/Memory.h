@@ -85,6 +85,8 @@ struct TileRef {
   bool rowsOverlap(const TileRef &o) const;
 };
 
+class HbmImage;
+
 /// HBM is sparse (pages materialise on first touch, initialised from the
 /// program's buffer table: isa::initValue or zeros). VMEM is dense but
 /// spans only the program's VMEM buffers (every access lies in one, so the
@@ -172,15 +174,22 @@ public:
 
   /// HBM pages written during the run: page address -> contents.
   std::map<uint64_t, std::vector<uint8_t>> dirtyHbmPages() const;
-  /// Number of HBM bytes materialised (sparse footprint).
+  /// Number of HBM bytes materialised (sparse footprint): pages touched,
+  /// whether they hold a copy of their own or read the shared image.
   uint64_t hbmResidentBytes() const { return hbm.size() * kHbmPageBytes; }
 
 private:
+  /// A materialised HBM page: its initial contents (a page of the shared
+  /// HbmImage, or zeros) until the first write copies them into `own`.
   struct Page {
-    std::vector<uint8_t> bytes;
+    const uint8_t *initial = nullptr;
+    std::unique_ptr<uint8_t[]> own;
     bool dirty = false;
+    const uint8_t *data() const { return own ? own.get() : initial; }
   };
   Page &hbmPage(uint64_t pageAddr);
+  /// The bytes of page `pageAddr`, copied on first write.
+  uint8_t *writableHbmPage(uint64_t pageAddr);
 
   /// Zeroed bytes from calloc: a large block comes as untouched zero pages
   /// from the OS, so a run does not pay for clearing all of VMEM up front,
@@ -224,6 +233,9 @@ private:
   std::vector<uint8_t> staging;
   bool initHbm = true;
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
+  /// The initial HBM contents, shared with other memories of an equal
+  /// buffer table (null without `initHbm`).
+  std::shared_ptr<HbmImage> image;
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
 };
 
