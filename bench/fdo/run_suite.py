@@ -77,7 +77,7 @@ KERNELS = [
      "bench/fdo/kernels/issue33/bf16_mixed_units.mlir"),
     # Issue 33's resolving set: kernels in styles none of the above uses
     # (each file's header says which), written after the fixes to test
-    # them (A-E in session 26, F-G in session 27); their geometric mean is
+    # them (A-E in session 26, F-H in session 27); their geometric mean is
     # printed apart (RESOLVING_SET).
     ("column stats, reverse row traversal (issue 33, A)",
      "bench/fdo/kernels/issue33b/colsum_reverse.mlir"),
@@ -94,6 +94,8 @@ KERNELS = [
      "bench/fdo/kernels/issue33b/two_streams.mlir"),
     ("hand-pipelined ring, 257 tiles, not unrolled (issue 33, G)",
      "bench/fdo/kernels/issue33b/ring_prefetch2_long.mlir"),
+    ("Pallas-style double-buffered GEMM, nested K loop (issue 33, H)",
+     "bench/fdo/kernels/issue33b/pallas_gemm.mlir"),
 ]
 
 # The kernels from this one on are issue 33's resolving set.

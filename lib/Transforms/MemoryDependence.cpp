@@ -89,7 +89,10 @@ bool mayAlias(Value a, Value b) {
   return llvm::any_of(sa, [&](Value v) { return sb.contains(v); });
 }
 
-static std::optional<int64_t> foldToConstant(Value v, unsigned depth) {
+static std::optional<int64_t>
+foldToConstant(Value v, Value bound, int64_t boundValue, unsigned depth) {
+  if (bound && v == bound)
+    return boundValue;
   if (std::optional<int64_t> c = getConstantIntValue(v))
     return c;
   Operation *op = v.getDefiningOp();
@@ -98,7 +101,7 @@ static std::optional<int64_t> foldToConstant(Value v, unsigned depth) {
     return std::nullopt;
   SmallVector<Attribute> operands;
   for (Value o : op->getOperands()) {
-    std::optional<int64_t> c = foldToConstant(o, depth + 1);
+    std::optional<int64_t> c = foldToConstant(o, bound, boundValue, depth + 1);
     if (!c || !(isa<IndexType>(o.getType()) || o.getType().isInteger()))
       return std::nullopt;
     operands.push_back(IntegerAttr::get(o.getType(), *c));
@@ -107,14 +110,18 @@ static std::optional<int64_t> foldToConstant(Value v, unsigned depth) {
   if (failed(op->fold(operands, results)) || results.size() != 1)
     return std::nullopt;
   if (auto folded = dyn_cast<Value>(results[0]))
-    return folded == v ? std::nullopt : foldToConstant(folded, depth + 1);
+    return folded == v ? std::nullopt
+                       : foldToConstant(folded, bound, boundValue, depth + 1);
   if (auto i = dyn_cast_or_null<IntegerAttr>(cast<Attribute>(results[0])))
     if (i.getValue().getSignificantBits() <= 64)
       return i.getValue().getSExtValue();
   return std::nullopt;
 }
 
-std::optional<int64_t> foldToConstant(Value v) { return foldToConstant(v, 0); }
+std::optional<int64_t> foldToConstant(Value v, Value bound,
+                                      int64_t boundValue) {
+  return foldToConstant(v, bound, boundValue, 0);
+}
 
 LinearIndex LinearIndex::of(OpFoldResult ofr, unsigned depth) {
   LinearIndex r;
@@ -168,14 +175,131 @@ std::optional<int64_t> LinearIndex::distanceTo(const LinearIndex &other) const {
 /// The range [lo, hi] of b's offset minus a's offset in one dimension,
 /// from their linear forms, or nullopt when it is not bounded.
 using OffsetDelta =
-    llvm::function_ref<std::optional<std::pair<int64_t, int64_t>>(LinearIndex,
-                                                                  LinearIndex)>;
+    llvm::function_ref<std::optional<std::pair<int64_t, int64_t>>(
+        const LinearIndex &, const LinearIndex &)>;
+
+/// Whether `x` is never negative: a constant plus induction variables of
+/// scf.for loops with constant non-negative lower bounds and positive
+/// steps, each with a positive coefficient, whose value at the lower
+/// bounds is not negative. (arith.remui reads its operands as unsigned: a
+/// slot formula is congruent across iterations only when no operand wraps.)
+static bool isNonNegative(const LinearIndex &x) {
+  int64_t least = x.constant;
+  for (auto [t, c] : x.terms) {
+    if (c == 0)
+      continue;
+    auto arg = dyn_cast<BlockArgument>(t);
+    auto loop =
+        arg ? dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp())
+            : scf::ForOp();
+    if (!loop || arg != loop.getInductionVar() || c < 0)
+      return false;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    int64_t term;
+    if (!lb || !step || *lb < 0 || *step <= 0 ||
+        llvm::MulOverflow(c, *lb, term) ||
+        llvm::AddOverflow(least, term, least))
+      return false;
+  }
+  return least >= 0;
+}
+
+/// An offset S * (x mod K) + rest with K a constant: a ring slot (a
+/// hand-pipelined loop's `(i + 2) mod 3` tiles of S rows): the slot term
+/// of the offset's linear form and its dividend x. `wraps`: the slot is
+/// x mod K only for x >= 0 (arith.remui by a K that is not a power of two
+/// reads a negative x as 2^64 + x; arith.remsi gives a negative slot).
+struct SlotIndex {
+  Value term, dividend;
+  int64_t scale = 0, modulus = 0;
+  bool wraps = false;
+};
+
+/// The one slot term of `li` (arith.remui or remsi by a constant K > 0,
+/// or arith.andi with a constant mask K - 1, K a power of two), or
+/// nullopt (none, or several).
+static std::optional<SlotIndex> slotIndexOf(const LinearIndex &li) {
+  std::optional<SlotIndex> out;
+  for (auto [t, c] : li.terms) {
+    Operation *def = Value(t).getDefiningOp();
+    if (!def || c == 0 ||
+        !isa<arith::RemUIOp, arith::RemSIOp, arith::AndIOp>(def))
+      continue;
+    Value dividend = def->getOperand(0);
+    std::optional<int64_t> k = foldToConstant(def->getOperand(1));
+    bool wraps = true;
+    if (isa<arith::AndIOp>(def)) {
+      if (!k) { // the mask may come first
+        dividend = def->getOperand(1);
+        k = foldToConstant(def->getOperand(0));
+      }
+      if (!k || *k < 0 || *k == INT64_MAX ||
+          !llvm::isPowerOf2_64(uint64_t(*k) + 1))
+        continue;
+      k = *k + 1;
+      wraps = false; // the low bits: x mod K for every x
+    } else if (k && isa<arith::RemUIOp>(def)) {
+      wraps = !llvm::isPowerOf2_64(uint64_t(*k));
+    }
+    if (!k || *k <= 0 || out)
+      return std::nullopt;
+    out = SlotIndex{t, dividend, c, *k, wraps};
+  }
+  return out;
+}
+
+/// The values b's offset minus a's can take in one dimension when both are
+/// ring slots S * ((x + c) mod K) + rest of the same S and K whose
+/// dividends differ by a constant e and rests by a constant r, b taken
+/// `ivShift` later in the induction variable `iv` (0: the same
+/// iteration): r + S * (e mod K) and r + S * (e mod K - K) (r alone when
+/// e mod K is 0: the same slot). Empty when that is not known.
+static SmallVector<int64_t, 2> slotDeltas(OpFoldResult a, OpFoldResult b,
+                                          Value iv, int64_t ivShift) {
+  LinearIndex restA = LinearIndex::of(a), restB = LinearIndex::of(b);
+  std::optional<SlotIndex> sa = slotIndexOf(restA), sb = slotIndexOf(restB);
+  if (!sa || !sb || sa->scale != sb->scale || sa->modulus != sb->modulus)
+    return {};
+  restA.terms.erase(sa->term);
+  restB.terms.erase(sb->term);
+  LinearIndex argA = LinearIndex::of(sa->dividend);
+  LinearIndex argB = LinearIndex::of(sb->dividend);
+  int64_t k = sa->modulus;
+  if ((sa->wraps && !isNonNegative(argA)) ||
+      (sb->wraps && !isNonNegative(argB)))
+    return {};
+  auto shift = [&](LinearIndex &x) {
+    auto it = iv ? x.terms.find(iv) : x.terms.end();
+    if (it != x.terms.end())
+      x.constant += it->second * ivShift;
+  };
+  shift(argB);
+  shift(restB);
+  std::optional<int64_t> e = argA.distanceTo(argB);
+  std::optional<int64_t> r = restA.distanceTo(restB);
+  if (!e || !r)
+    return {};
+  int64_t slots = ((*e % k) + k) % k;
+  if (slots == 0)
+    return {*r};
+  return {*r + sa->scale * slots, *r + sa->scale * (slots - k)};
+}
+
+bool alwaysEqual(OpFoldResult a, OpFoldResult b) {
+  if (std::optional<int64_t> d =
+          LinearIndex::of(a).distanceTo(LinearIndex::of(b)))
+    return *d == 0;
+  SmallVector<int64_t, 2> slots = slotDeltas(a, b, Value(), 0);
+  return slots.size() == 1 && slots[0] == 0;
+}
 
 /// Whether unit-stride subviews `sa` and `sb` of one source are disjoint:
 /// in some dimension of unit stride and static sizes, b's offset minus a's
-/// (from `delta`) is always at least a's size or at most minus b's size.
+/// (from `delta`, or from slotDeltas for ring slots, b taken `ivShift`
+/// later in `iv`) is always at least a's size or at most minus b's size.
 static bool disjoint(memref::SubViewOp sa, memref::SubViewOp sb,
-                     OffsetDelta delta) {
+                     OffsetDelta delta, Value iv = {}, int64_t ivShift = 0) {
   auto offA = sa.getMixedOffsets(), offB = sb.getMixedOffsets();
   if (offA.size() != offB.size())
     return false;
@@ -185,8 +309,14 @@ static bool disjoint(memref::SubViewOp sa, memref::SubViewOp sb,
     if (strideA[d] != 1 || strideB[d] != 1 || ShapedType::isDynamic(sizeA[d]) ||
         ShapedType::isDynamic(sizeB[d]))
       continue;
-    auto range = delta(LinearIndex::of(offA[d]), LinearIndex::of(offB[d]));
+    LinearIndex ia = LinearIndex::of(offA[d]), ib = LinearIndex::of(offB[d]);
+    auto range = delta(ia, ib);
     if (range && (range->first >= sizeA[d] || -range->second >= sizeB[d]))
+      return true;
+    SmallVector<int64_t, 2> slots = slotDeltas(offA[d], offB[d], iv, ivShift);
+    if (!slots.empty() && llvm::all_of(slots, [&](int64_t x) {
+          return x >= sizeA[d] || -x >= sizeB[d];
+        }))
       return true;
   }
   return false;
@@ -197,7 +327,7 @@ bool mayOverlap(Value a, Value b) {
   auto sb = b.getDefiningOp<memref::SubViewOp>();
   if (!sa || !sb || sa.getSource() != sb.getSource())
     return true;
-  return !disjoint(sa, sb, [](LinearIndex ia, LinearIndex ib) {
+  return !disjoint(sa, sb, [](const LinearIndex &ia, const LinearIndex &ib) {
     std::optional<int64_t> d = ia.distanceTo(ib);
     return d ? std::optional(std::make_pair(*d, *d)) : std::nullopt;
   });
@@ -271,8 +401,9 @@ bool mayOverlapAcross(Value a, Value b, scf::ForOp loop, int64_t shift) {
   };
   return !disjoint(
       sa, sb,
-      [&](LinearIndex ia,
-          LinearIndex ib) -> std::optional<std::pair<int64_t, int64_t>> {
+      [&](const LinearIndex &a,
+          const LinearIndex &b) -> std::optional<std::pair<int64_t, int64_t>> {
+        LinearIndex ia = a, ib = b;
         int64_t loA, hiA, loB, hiB;
         if (!split(ia, loA, hiA) || !split(ib, loB, hiB))
           return std::nullopt;
@@ -284,7 +415,8 @@ bool mayOverlapAcross(Value a, Value b, scf::ForOp loop, int64_t shift) {
           return std::nullopt;
         // b's offset minus a's over the inner loops' values.
         return std::make_pair(*delta + loB - hiA, *delta + hiB - loA);
-      });
+      },
+      iv, shift **step);
 }
 
 AccessWalk forEachOwnAccess(Operation *op,

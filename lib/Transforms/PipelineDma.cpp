@@ -139,6 +139,9 @@ struct PipelineDmaPass
   llvm::DenseMap<Value, unsigned> valueOrder;
   /// The largest distance the current attempt may choose.
   int64_t distanceCap = INT64_MAX;
+  /// The smallest load distance chosen from the metrics: a loop pipelined
+  /// by hand keeps at least its programmer's distance (depipelineChecked).
+  int64_t distanceFloor = 1;
   /// Set while pipelining a copy of the module for the lowering check:
   /// statistics are not counted.
   bool trial = false;
@@ -177,6 +180,8 @@ struct PipelineDmaPass
           : w > 0 && b.loadLatency > 0
               ? std::clamp<int64_t>(ceilDiv(b.loadLatency, period), 1, cap)
               : 1;
+    if (distance == 0)
+      p.d = std::max(p.d, std::min(distanceFloor, cap));
     p.ds = w > 0 && b.storeLatency > 0
                ? std::clamp<int64_t>(ceilDiv(b.storeLatency, period), 1, cap)
                : 1;
@@ -270,6 +275,10 @@ struct PipelineDmaPass
     for (scf::ForOp loop : loops) {
       if (unrolled.contains(loop.getOperation()))
         continue;
+      // A loop pipelined by hand is first tried as the plain loop it
+      // pipelines, at the distance the metrics ask for.
+      if (depipeline && depipelineChecked(loop, lowersNow).empty())
+        continue;
       std::string why = pipelineChecked(loop, lowersNow);
       if (why.empty())
         continue;
@@ -309,20 +318,112 @@ struct PipelineDmaPass
     }
   }
 
+  /// A copy of the function (alone in a module of its own: the functions
+  /// beside it may be changing on other threads) and the copy of `loop` in
+  /// it, for a trial.
+  std::pair<OwningOpRef<ModuleOp>, scf::ForOp> copyWithLoop(scf::ForOp loop) {
+    func::FuncOp func = getOperation();
+    unsigned index = 0, at = 0;
+    func.walk([&](scf::ForOp l) {
+      if (l == loop)
+        at = index;
+      ++index;
+    });
+    OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
+    scf::ForOp copyLoop;
+    index = 0;
+    copy->walk([&](scf::ForOp l) {
+      if (index++ == at)
+        copyLoop = l;
+    });
+    return {std::move(copy), copyLoop};
+  }
+
+  /// Pipelines `loop`, a loop pipelined by hand (findCarriedChains), as
+  /// the plain loop depipelineCarried makes of it: tried on a copy of the
+  /// function first, the rewrite is made only when that copy's loop
+  /// pipelines (and lowers with room). Returns "" when `loop` was replaced
+  /// and pipelined, else why not (nothing changed).
+  std::string depipelineChecked(scf::ForOp loop, bool lowersNow) {
+    SmallVector<CarriedChain> chains;
+    std::string why = findCarriedChains(loop, chains);
+    if (!why.empty())
+      return why; // not pipelined by hand: nothing to say
+    // A loop this pass pipelined (in an earlier FDO iteration) already has
+    // the distances its metrics asked for; re-pipelining it from scratch
+    // loses its tuning (the Llama MLP: 1.6% slower).
+    if (loop->hasAttr(kPipelinedKernelAttr))
+      return "pipelined by this pass";
+    auto refuse = [&](std::string why) {
+      if (emitRemarks)
+        loop.emitRemark() << "pipelined by hand, not rewritten as the "
+                             "plain loop: "
+                          << why;
+      return why;
+    };
+    for (const CarriedChain &c : chains)
+      if (why.empty())
+        why = checkCarriedChain(loop, c);
+    if (!why.empty())
+      return refuse(why);
+    size_t ahead = 0;
+    for (const CarriedChain &c : chains)
+      ahead = std::max(ahead, c.args.size());
+    {
+      auto [copy, copyLoop] = copyWithLoop(loop);
+      SmallVector<CarriedChain> copyChains;
+      if (!findCarriedChains(copyLoop, copyChains).empty())
+        return refuse("its copy differs");
+      scf::ForOp plain = depipelineCarried(copyLoop, copyChains);
+      for (const CarriedChain &c : copyChains)
+        if (why.empty())
+          why = privatizeSlots(plain, c.issue, c.wait);
+      if (!why.empty())
+        return refuse("as a plain loop, " + why);
+      work[plain.getOperation()] = workPerIteration(plain);
+      int64_t marker = nextMarker;
+      trial = true;
+      distanceCap = maxDistance;
+      distanceFloor = int64_t(ahead);
+      why = pipeline(plain);
+      distanceFloor = 1;
+      trial = false;
+      nextMarker = marker;
+      work.erase(plain.getOperation());
+      if (why.empty() && lowersNow)
+        why = lowersWithMargin(*copy);
+      if (!why.empty())
+        return refuse("as a plain loop, " + why);
+    }
+    Location loc = loop.getLoc();
+    forgetLoops(loop);
+    scf::ForOp plain = depipelineCarried(loop, chains);
+    for (const CarriedChain &c : chains)
+      (void)privatizeSlots(plain, c.issue, c.wait); // as on the copy
+    work[plain.getOperation()] = workPerIteration(plain);
+    tripsSeen[plain.getOperation()] = profiledTrips(plain);
+    distanceFloor = int64_t(ahead);
+    why = pipelineChecked(plain, lowersNow);
+    distanceFloor = 1;
+    if (emitRemarks) {
+      InFlightDiagnostic remark =
+          mlir::emitRemark(loc)
+          << "pipelined by hand (DMAs issued " << ahead
+          << " iteration(s) ahead), rewritten as the plain loop";
+      if (why.empty())
+        remark << " and pipelined";
+      else
+        remark << ", not pipelined: " << why;
+    }
+    return "";
+  }
+
   /// deferWaitsAcrossBackEdge on `loop` (refused), when the function
   /// still lowers with room after it (lowersWithMargin, tried on a copy
   /// first) or did not lower before. `loop` is updated to the new loop.
   SmallVector<std::string> deferChecked(scf::ForOp &loop, bool lowersNow) {
-    func::FuncOp func = getOperation();
     if (lowersNow) {
-      SmallVector<Operation *> originals;
-      func.walk([&](scf::ForOp l) { originals.push_back(l); });
-      unsigned index =
-          llvm::find(originals, loop.getOperation()) - originals.begin();
-      OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
-      SmallVector<scf::ForOp> copies;
-      copy->walk([&](scf::ForOp l) { copies.push_back(l); });
-      scf::ForOp trialLoop = copies[index];
+      auto [copy, trialLoop] = copyWithLoop(loop);
       if (deferWaitsAcrossBackEdge(trialLoop).empty() ||
           !lowersWithMargin(*copy).empty())
         return {};

@@ -36,7 +36,8 @@ static void dropAccelAttrs(Operation *root) {
     SmallVector<StringAttr> names;
     for (NamedAttribute a : op->getDiscardableAttrs())
       if (a.getName().getValue().starts_with("accel.") &&
-          a.getName().getValue() != "accel.pipelined")
+          a.getName().getValue() != "accel.pipelined" &&
+          a.getName().getValue() != kPipelinedKernelAttr)
         names.push_back(a.getName());
     for (StringAttr n : names)
       op->removeDiscardableAttr(n);
@@ -309,6 +310,7 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
       op->walk([](Operation *o) { o->removeAttr(kStageAttr); });
     }
   k->removeAttr(kStageAttr);
+  k->setAttr(kPipelinedKernelAttr, UnitAttr::get(ctx));
   period = 1;
   for (auto &[root, list] : slots)
     period = std::lcm(period, unsigned(list.size()));

@@ -154,6 +154,12 @@ void expandRotation(scf::ForOp kernel, unsigned period);
 /// Marks the loop over the chunks of a strip-mined loop (unit attribute).
 constexpr const char *kStripMinedAttr = "accel.strip_mined";
 
+/// Marks the kernel loop buildPipeline made (unit attribute; it stays
+/// through later FDO iterations and on the loop's copies): a loop
+/// pipelined by this pass is not rewritten as a plain loop again
+/// (depipelineCarried).
+constexpr const char *kPipelinedKernelAttr = "accel.pipelined_kernel";
+
 /// The longest rotation of iter_args unrollRotatingLoop unrolls.
 constexpr unsigned kMaxRotation = 8;
 
@@ -235,6 +241,54 @@ struct SegmentCoalescing {
 /// earlier segments. Returns "" and fills `out` when the nest was
 /// rewritten, else why not (nothing changed).
 std::string coalesceSegments(scf::ForOp inner, SegmentCoalescing &out);
+
+/// A DMA a hand-pipelined loop issues d iterations before it waits for
+/// it: its token is carried in d iter_args that shift (t_0 is waited for,
+/// t_k is yielded as t_(k-1), the ISSUE's token as t_(d-1)); a DMA issued
+/// before the loop starts each, and a WAIT after the loop ends each
+/// result.
+struct CarriedChain {
+  DmaStartOp issue;                 ///< in the body
+  DmaWaitOp wait;                   ///< the body's WAIT on t_0
+  SmallVector<unsigned> args;       ///< iter_arg numbers of t_0 .. t_(d-1)
+  SmallVector<DmaStartOp> prologue; ///< the initial values' DMAs
+  SmallVector<DmaWaitOp> epilogue;  ///< the WAITs on the results
+};
+
+/// The carried chains of `loop` (constant bounds): "" when it has some
+/// and every token carried to a WAIT in the body forms one, else why not.
+std::string findCarriedChains(scf::ForOp loop,
+                              SmallVectorImpl<CarriedChain> &chains);
+
+/// Whether depipelineCarried may rewrite chain `c` of `loop`: "" or why
+/// not. The ISSUE's operands must be address math of the induction
+/// variable; the prologue's DMAs the loop's DMA of iterations -d .. -1
+/// (their views fold to the same constants); and each DMA's window, which
+/// the rewrite shortens to nothing, free of dependences with the DMA (the
+/// shared memory dependence analysis, ring slots `(i + c) mod K`
+/// included), so no op changes order with respect to it.
+std::string checkCarriedChain(scf::ForOp loop, CarriedChain c);
+
+/// Rewrites each chain (checked by checkCarriedChain) as the plain loop:
+/// the ISSUE moves to its WAIT with the operands of the iteration d
+/// earlier, the prologue's DMAs go, and the DMAs the epilogue waits for
+/// are issued after the loop (for iterations trips - d .. trips - 1).
+/// Returns the loop without the chains' iter_args (`loop` is erased).
+scf::ForOp depipelineCarried(scf::ForOp loop, ArrayRef<CarriedChain> chains);
+
+/// After depipelineCarried: gives the slot of a ring (a VMEM allocation
+/// whose views `(i + c) mod K` the chain's DMA loads and the loop reads)
+/// an allocation of its own in `loop`, so the tile is private to an
+/// iteration and the pipeliner may keep as many in flight as it needs, not
+/// K. Legal when every view of the ring in the loop names the DMA's slot
+/// in every iteration (alwaysEqual) and is used after `wait`, every read
+/// of the ring after the loop reads bytes a DMA wrote after the loop (the
+/// epilogue's), and nothing before the loop in its block reads the ring
+/// (in an enclosing loop, the ring's contents then are the previous
+/// iteration's). Returns "" when done or nothing is needed (the DMA's
+/// destination is not a view of a ring), else why not; a refusal may come
+/// after part of the rewrite (callers try it on a copy first).
+std::string privatizeSlots(scf::ForOp loop, DmaStartOp issue, DmaWaitOp wait);
 
 /// The factor P by which to unroll `loop` so that no iter_arg is yielded
 /// another iter_arg: iter_args yielded iter_args either rotate (ping-pong

@@ -244,3 +244,71 @@ func.func @dma_window(%src: memref<8x128xf32, #hbm>, %o: memref<8x128xf32, #vmem
   accel.vexp %buf, %o : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
   return
 }
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Ring slots (a hand-pipelined loop's): slot (i + 2) mod 3 is written and
+// slot i mod 3 read, 8 rows each. They are the same slot only two
+// iterations apart (a flow dependence at distance 2, and the write of
+// iteration i + 3 over the read of i, an anti dependence at distance 3),
+// and the write meets itself only every 3 iterations.
+func.func @ring_slots(%out: memref<8x128xf32, #vmem>) {
+  %ring = accel.alloc : memref<24x128xf32, #vmem>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c30 = arith.constant 30 : index
+  scf.for %i = %c0 to %c30 step %c1 {
+    %i2 = arith.addi %i, %c2 : index
+    %s2 = arith.remui %i2, %c3 : index
+    %o2 = arith.muli %s2, %c8 : index
+    %w = memref.subview %ring[%o2, 0] [8, 128] [1, 1] : memref<24x128xf32, #vmem> to memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
+    %s = arith.remui %i, %c3 : index
+    %o = arith.muli %s, %c8 : index
+    %r = memref.subview %ring[%o, 0] [8, 128] [1, 1] : memref<24x128xf32, #vmem> to memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
+    // WAITS: remark: dependence from 0 to 1 at depth 1: flow at distances 2
+    // expected-remark @+2 {{dependence from 0 to 0 at depth 1: output at distances 3}}
+    // expected-remark @+1 {{dependence from 0 to 1 at depth 1: flow at distances 2}}
+    accel.vfill %w, 0.0 : memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
+    // expected-remark @+2 {{dependence from 1 to 0 at depth 1: anti at distances 1}}
+    // expected-remark @+1 {{dependence from 1 to 1 at depth 1: output at distances 1, 2, 3, 4}}
+    accel.vexp %r, %out : memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+
+// Slots of a possibly negative dividend (i - 1 with i from 0) are not
+// compared: remui reads -1 as 2^64 - 1, which breaks the congruence.
+func.func @ring_slots_negative(%out: memref<8x128xf32, #vmem>) {
+  %ring = accel.alloc : memref<24x128xf32, #vmem>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c30 = arith.constant 30 : index
+  scf.for %i = %c0 to %c30 step %c1 {
+    %im = arith.subi %i, %c1 : index
+    %s2 = arith.remui %im, %c3 : index
+    %o2 = arith.muli %s2, %c8 : index
+    %w = memref.subview %ring[%o2, 0] [8, 128] [1, 1] : memref<24x128xf32, #vmem> to memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
+    %s = arith.remui %i, %c3 : index
+    %o = arith.muli %s, %c8 : index
+    %r = memref.subview %ring[%o, 0] [8, 128] [1, 1] : memref<24x128xf32, #vmem> to memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
+    // expected-remark @+3 {{dependence from 0 to 0 at depth 1: output at distances 1, 2, 3, 4}}
+    // expected-remark @+2 {{dependence from 0 to 1 at depth 1: flow at distances 1, 2, 3, 4}}
+    // expected-remark @+1 {{dependence from 0 to 1 at depth 2: flow}}
+    accel.vfill %w, 0.0 : memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>
+    // expected-remark @+2 {{dependence from 1 to 0 at depth 1: anti at distances 1, 2, 3, 4}}
+    // expected-remark @+1 {{dependence from 1 to 1 at depth 1: output at distances 1, 2, 3, 4}}
+    accel.vexp %r, %out : memref<8x128xf32, strided<[128, 1], offset: ?>, #vmem>, memref<8x128xf32, #vmem>
+  }
+  return
+}

@@ -80,8 +80,11 @@ std::string describeBuffer(mlir::Value root);
 /// arith.addi, muli, remui, ... of constants, as a fully unrolled loop's
 /// offsets are (a ring's slot (i + 2) mod 3 with i = 7). nullopt when some
 /// value on the way is not a constant (an argument, a load) or the chain is
-/// deeper than 32 ops.
-std::optional<int64_t> foldToConstant(mlir::Value v);
+/// deeper than 32 ops. With `bound`, that value (e.g. an induction
+/// variable) counts as the constant `boundValue`: the value `v` takes in
+/// the iteration where `bound` is `boundValue`.
+std::optional<int64_t> foldToConstant(mlir::Value v, mlir::Value bound = {},
+                                      int64_t boundValue = 0);
 
 /// An index as a linear combination of opaque SSA values plus a constant,
 /// following arith.constant/addi/subi and muli by a constant, and any
@@ -97,6 +100,12 @@ struct LinearIndex {
   /// `other - this` when it is a constant.
   std::optional<int64_t> distanceTo(const LinearIndex &other) const;
 };
+
+/// Whether index values `a` and `b` are equal wherever both are computed
+/// (in one iteration of the loops around them): their linear forms are
+/// equal, or both are ring slots S * ((x + c) mod K) + r whose dividends
+/// are congruent mod K and whose rests are equal.
+bool alwaysEqual(mlir::OpFoldResult a, mlir::OpFoldResult b);
 
 /// Whether the views `a` and `b` of one buffer may overlap: false only when
 /// both are unit-stride memref.subviews of the same source whose offsets in

@@ -569,6 +569,28 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
     normalized and checked; a refused copy is erased, so a refused loop is
     unchanged.
 
+    A loop pipelined by hand (`depipeline`, on by default): a DMA issued
+    d iterations before its WAIT, its token carried in iter_args that
+    shift (`yield %t1, ..., %new`), the first d issued before the loop
+    and the last d waited for after it. Its prefetch distance is the
+    programmer's d, bounded by the slots they allocated (a ring's
+    `(i + c) mod K` views). The loop is rewritten as the plain loop it
+    pipelines: each DMA issued where it is waited for (with the operands of
+    the iteration d earlier), the prologue's DMAs dropped (they must be the
+    loop's DMA of iterations -d .. -1: their views fold to the same
+    constants) and the epilogue's issued after the loop. Legal when no op
+    in a DMA's window (which the rewrite shortens to nothing) depends on
+    the DMA, by the shared dependence analysis (which compares ring slots
+    `S * ((x + c) mod K)`); a ring's slot then gets an allocation of its
+    own in the loop when every view of the ring there names the DMA's slot
+    and every read of the ring after the loop reads bytes written after
+    it (and nothing before the loop in its block reads the ring). The DMA, waited for at once, would stall for its measured latency
+    (`accel.dma_cycles`): its stall attributes are set to that, and its
+    distance is at least the programmer's. The rewrite is tried on a copy
+    of the function and made only when that copy's plain loop pipelines.
+    A loop this pass pipelined (its kernel carries
+    `accel.pipelined_kernel`) is not rewritten.
+
     The prologue's first DMA carries `accel.pipelined` (accel-replay counts
     them); every op made carries no `accel.*` attribute of the original (op
     id, metrics) and gets a new op id when ids are assigned again.
@@ -593,6 +615,10 @@ def AccelPipelineDma : Pass<"accel-pipeline-dma", "mlir::func::FuncOp"> {
            "One more copy of a private buffer an MXU or VPU op uses in a "
            "later stage than an op of a later iteration accesses it (the "
            "unit runs on after the core issues the op)">,
+    Option<"depipeline", "depipeline", "bool", /*default=*/"true",
+           "Rewrite a loop pipelined by hand (DMA tokens carried in "
+           "shifting iter_args to a later iteration's WAIT) as the plain "
+           "loop, and pipeline that one">,
     Option<"unrollRotation", "unroll-rotation", "bool", /*default=*/"true",
            "Unroll the kernel by its buffer rotation's period, so that no "
            "register moves rotate the copies (modulo variable expansion)">,

@@ -1,0 +1,530 @@
+//===- PipelineCarried.cpp - Undoing a hand-pipelined loop's prefetch -----===//
+//
+// Part of --accel-pipeline-dma (PipelineSchedule.h): a loop pipelined by
+// hand issues the DMA of iteration i + d in iteration i and carries its
+// token in iter_args that shift (`yield %t1, ..., %new`) until the WAIT of
+// iteration i + d; a prologue issues the first d DMAs and an epilogue
+// WAITs on the last d. Its prefetch distance is the programmer's d, bound
+// by the slots they allocated. depipelineCarried rewrites such a loop into
+// the plain one it pipelines (each DMA issued where it is waited for), so
+// that the pass can pipeline it again at the distance the metrics ask for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineSchedule.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+using namespace accel;
+using namespace accel::detail;
+using namespace accel::detail::pipeline;
+
+namespace {
+
+/// The values `root` is computed from inside `loop`'s body (top level):
+/// the pure ops (address math, views) in body order. False when one is
+/// not pure or is nested, or when a value comes from an iter_arg.
+bool collectSlice(Value root, scf::ForOp loop,
+                  llvm::SetVector<Operation *> &slice) {
+  SmallVector<Value> work = {root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == loop.getInductionVar())
+      continue;
+    if (!loop->isAncestor(v.getParentRegion()->getParentOp()))
+      continue; // defined before the loop
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || !isPureOp(def))
+      return false;
+    if (slice.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> sorted(slice.begin(), slice.end());
+  llvm::sort(sorted,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  slice.clear();
+  slice.insert(sorted.begin(), sorted.end());
+  return true;
+}
+
+/// Whether the view `p` (outside the loop) names the bytes the view `n`
+/// (computed in the loop) names in the iteration where `iv` is `at`: the
+/// same value defined outside the loop, or subviews of such sources whose
+/// offsets, sizes and strides are one value from before the loop or fold
+/// to the same constants.
+bool sameTile(Value p, Value n, scf::ForOp loop, int64_t at) {
+  if (p == n)
+    return !loop->isAncestor(n.getParentRegion()->getParentOp());
+  auto sp = p.getDefiningOp<memref::SubViewOp>();
+  auto sn = n.getDefiningOp<memref::SubViewOp>();
+  if (!sp || !sn || sp.getType() != sn.getType() ||
+      !sameTile(sp.getSource(), sn.getSource(), loop, at))
+    return false;
+  Value iv = loop.getInductionVar();
+  auto value = [&](OpFoldResult f, bool inLoop) -> std::optional<int64_t> {
+    if (auto attr = dyn_cast<Attribute>(f))
+      return cast<IntegerAttr>(attr).getInt();
+    return inLoop ? foldToConstant(cast<Value>(f), iv, at)
+                  : foldToConstant(cast<Value>(f));
+  };
+  auto same = [&](ArrayRef<OpFoldResult> a, ArrayRef<OpFoldResult> b) {
+    if (a.size() != b.size())
+      return false;
+    for (auto [x, y] : llvm::zip(a, b)) {
+      // One value from before the loop (an enclosing loop's offset).
+      if (auto vx = dyn_cast<Value>(x);
+          vx && vx == dyn_cast<Value>(y) &&
+          !loop->isAncestor(vx.getParentRegion()->getParentOp()))
+        continue;
+      std::optional<int64_t> vx = value(x, false), vy = value(y, true);
+      if (!vx || !vy || *vx != *vy)
+        return false;
+    }
+    return true;
+  };
+  return same(sp.getMixedOffsets(), sn.getMixedOffsets()) &&
+         same(sp.getMixedSizes(), sn.getMixedSizes()) &&
+         same(sp.getMixedStrides(), sn.getMixedStrides());
+}
+
+/// Whether access `out` (of an op outside the loop, its views constant)
+/// and access `in` (of an op in the loop) may touch one byte in the
+/// iteration where `iv` is `at`: both views are then evaluated.
+bool mayConflictAt(const MemoryAccess &out, const MemoryAccess &in,
+                   scf::ForOp loop, int64_t at) {
+  if (!(out.write || in.write) || !mayAlias(out.root, in.root))
+    return false;
+  auto so = out.view.getDefiningOp<memref::SubViewOp>();
+  auto si = in.view.getDefiningOp<memref::SubViewOp>();
+  if (!so || !si || so.getSource() != si.getSource())
+    return true;
+  Value iv = loop.getInductionVar();
+  auto eval = [&](OpFoldResult f) -> std::optional<int64_t> {
+    if (auto attr = dyn_cast<Attribute>(f))
+      return cast<IntegerAttr>(attr).getInt();
+    return foldToConstant(cast<Value>(f), iv, at);
+  };
+  auto offO = so.getMixedOffsets(), offI = si.getMixedOffsets();
+  auto sizeO = so.getStaticSizes(), sizeI = si.getStaticSizes();
+  auto strideO = so.getStaticStrides(), strideI = si.getStaticStrides();
+  for (size_t d = 0; d < offO.size() && d < offI.size(); ++d) {
+    if (strideO[d] != 1 || strideI[d] != 1 || ShapedType::isDynamic(sizeO[d]) ||
+        ShapedType::isDynamic(sizeI[d]))
+      continue;
+    std::optional<int64_t> a = eval(offO[d]), b = eval(offI[d]);
+    if (a && b && (*b >= *a + sizeO[d] || *a >= *b + sizeI[d]))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string accel::detail::pipeline::findCarriedChains(
+    scf::ForOp loop, SmallVectorImpl<CarriedChain> &chains) {
+  std::optional<int64_t> trips = tripCount(loop);
+  if (!trips)
+    return "its bounds are not constant";
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  unsigned numArgs = loop.getNumRegionIterArgs();
+  for (Operation &op : body->without_terminator()) {
+    auto wait = dyn_cast<DmaWaitOp>(&op);
+    auto arg = wait ? dyn_cast<BlockArgument>(wait.getToken()) : nullptr;
+    if (!arg || arg.getOwner() != body || arg.getArgNumber() == 0)
+      continue;
+    CarriedChain c;
+    c.wait = wait;
+    // t_0 <- t_1 <- ... <- t_{d-1} <- the ISSUE: each iter_arg yielded
+    // the next one, the last one the ISSUE's token.
+    unsigned index = arg.getArgNumber() - 1;
+    if (!arg.hasOneUse())
+      return "the token its WAIT ends is used again";
+    while (true) {
+      if (c.args.size() > numArgs || llvm::is_contained(c.args, index))
+        return "its carried tokens do not form a chain";
+      c.args.push_back(index);
+      Value next = yield.getOperand(index);
+      if (auto issue = next.getDefiningOp<DmaStartOp>()) {
+        if (issue->getBlock() != body || !issue->hasOneUse())
+          return "a carried DMA's token has other uses";
+        c.issue = issue;
+        break;
+      }
+      auto nextArg = dyn_cast<BlockArgument>(next);
+      if (!nextArg || nextArg.getOwner() != body ||
+          nextArg.getArgNumber() == 0 || !nextArg.hasOneUse())
+        return "its carried tokens do not form a chain";
+      index = nextArg.getArgNumber() - 1;
+    }
+    int64_t d = c.args.size();
+    if (*trips < d)
+      return "it runs fewer iterations than its prefetch distance";
+    if (c.issue->getNumOperands() != 2)
+      return "a carried DMA signals a semaphore or is remote";
+    for (unsigned k = 0; k < d; ++k) {
+      unsigned i = c.args[k];
+      auto p = loop.getInitArgs()[i].getDefiningOp<DmaStartOp>();
+      if (!p || p->getBlock() != loop->getBlock() ||
+          !p->isBeforeInBlock(loop) || !p->hasOneUse() ||
+          p->getNumOperands() != 2)
+        return "a carried token's initial value is not a DMA issued just "
+               "for it before the loop";
+      c.prologue.push_back(p);
+      Value result = loop.getResult(i);
+      auto w = result.hasOneUse()
+                   ? dyn_cast<DmaWaitOp>(*result.getUsers().begin())
+                   : DmaWaitOp();
+      if (!w || w->getBlock() != loop->getBlock())
+        return "a carried token is not waited for once after the loop";
+      c.epilogue.push_back(w);
+    }
+    chains.push_back(std::move(c));
+  }
+  return chains.empty() ? "it carries no DMA to a later iteration" : "";
+}
+
+std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
+                                                       CarriedChain c) {
+  int64_t lb = *getConstantIntValue(loop.getLowerBound());
+  int64_t step = *getConstantIntValue(loop.getStep());
+  int64_t d = c.args.size();
+  // The ISSUE's operands must be computable where the WAIT is, and after
+  // the loop: from the induction variable and values from before the loop.
+  llvm::SetVector<Operation *> slice;
+  for (Value v : c.issue->getOperands())
+    if (!collectSlice(v, loop, slice))
+      return "a carried DMA's operands are not address math of the "
+             "induction variable";
+  // The prologue's DMAs are the loop's DMA of iterations -d .. -1.
+  for (auto [k, p] : llvm::enumerate(c.prologue)) {
+    int64_t at = lb + (int64_t(k) - d) * step;
+    if (!sameTile(p.getSrc(), c.issue.getSrc(), loop, at) ||
+        !sameTile(p.getDst(), c.issue.getDst(), loop, at))
+      return "the DMA issued before the loop for iteration " +
+             std::to_string(k) + " is not the loop's DMA of " +
+             std::to_string(int64_t(k) - d);
+  }
+  // Issuing a DMA where it is waited for shortens its window: every op
+  // the window loses must be independent of the DMA. In the loop: the ops
+  // after the ISSUE (distance 0), whole iterations (1 .. d - 1) and the
+  // ops before the WAIT (d).
+  Block *body = loop.getBody();
+  MemoryAccess src(c.issue, c.issue.getSrc(), false);
+  MemoryAccess dst(c.issue, c.issue.getDst(), true);
+  for (Operation &x : body->without_terminator()) {
+    SmallVector<MemoryAccess> accesses;
+    if (Operation *unknown = collectAccesses(&x, accesses))
+      return "an op with unknown memory effects in the loop ('" +
+             unknown->getName().getStringRef().str() + "')";
+    bool afterIssue = c.issue->isBeforeInBlock(&x);
+    bool beforeWait = x.isBeforeInBlock(c.wait);
+    for (const MemoryAccess &a : accesses)
+      for (const MemoryAccess *mine : {&src, &dst}) {
+        if (&x != c.issue.getOperation() && afterIssue && mayConflict(*mine, a))
+          return "the DMA's window holds a dependence in its iteration (" +
+                 Dependence{*mine, a, 0}.describe() + ")";
+        for (int64_t delta = 1; delta <= d; ++delta) {
+          if (delta == d && !beforeWait)
+            continue;
+          if (mayConflictAcross(*mine, a, loop, delta))
+            return "the DMA's window holds a dependence (" +
+                   Dependence{*mine, a, delta}.describe() + ")";
+        }
+      }
+  }
+  // The prologue's windows: the ops after each ISSUE before the loop, and
+  // the loop's iterations before its WAIT (evaluated one by one).
+  for (auto [k, p] : llvm::enumerate(c.prologue)) {
+    MemoryAccess psrc(p, p.getSrc(), false), pdst(p, p.getDst(), true);
+    for (Operation *x = p->getNextNode(); x != loop.getOperation();
+         x = x->getNextNode()) {
+      SmallVector<MemoryAccess> accesses;
+      if (collectAccesses(x, accesses))
+        return "an op with unknown memory effects before the loop";
+      for (const MemoryAccess &a : accesses)
+        if (mayConflict(psrc, a) || mayConflict(pdst, a))
+          return "a DMA issued before the loop has a dependence in its "
+                 "window (" +
+                 Dependence{mayConflict(psrc, a) ? psrc : pdst, a, 0}
+                     .describe() +
+                 ")";
+    }
+    for (int64_t j = 0; j <= int64_t(k); ++j) {
+      int64_t at = lb + j * step;
+      for (Operation &x : body->without_terminator()) {
+        if (j == int64_t(k) && !x.isBeforeInBlock(c.wait))
+          break;
+        SmallVector<MemoryAccess> accesses;
+        (void)collectAccesses(&x, accesses);
+        for (const MemoryAccess &a : accesses)
+          if (mayConflictAt(psrc, a, loop, at) ||
+              mayConflictAt(pdst, a, loop, at))
+            return "a DMA issued before the loop has a dependence in "
+                   "iteration " +
+                   std::to_string(j) + " (" + a.describe() + ")";
+      }
+    }
+  }
+  // The epilogue's windows: the DMAs of iterations trips - d .. trips - 1
+  // are issued right after the loop instead; the ops between the loop and
+  // each one's WAIT must not depend on it.
+  int64_t trips = *tripCount(loop);
+  for (auto [k, w] : llvm::enumerate(c.epilogue)) {
+    int64_t at = lb + (trips - d + int64_t(k)) * step;
+    for (Operation *x = loop->getNextNode(); x && x != w.getOperation();
+         x = x->getNextNode()) {
+      SmallVector<MemoryAccess> accesses;
+      if (collectAccesses(x, accesses))
+        return "an op with unknown memory effects after the loop";
+      for (const MemoryAccess &a : accesses)
+        if (mayConflictAt(a, src, loop, at) || mayConflictAt(a, dst, loop, at))
+          return "the DMA of iteration " + std::to_string(trips - d + k) +
+                 " has a dependence after the loop, before its WAIT (" +
+                 a.describe() + ")";
+    }
+  }
+  return "";
+}
+
+scf::ForOp
+accel::detail::pipeline::depipelineCarried(scf::ForOp loop,
+                                           ArrayRef<CarriedChain> chains) {
+  Value iv = loop.getInductionVar();
+  int64_t lb = *getConstantIntValue(loop.getLowerBound());
+  int64_t step = *getConstantIntValue(loop.getStep());
+  int64_t trips = *tripCount(loop);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  SmallVector<Operation *> dead;
+  for (CarriedChain c : chains) {
+    int64_t d = c.args.size();
+    llvm::SetVector<Operation *> slice;
+    for (Value v : c.issue->getOperands())
+      (void)collectSlice(v, loop, slice);
+    // After the loop: the DMAs of iterations trips - d .. trips - 1, each
+    // issued there and waited for where the epilogue waited.
+    OpBuilder after(loop->getContext());
+    after.setInsertionPointAfter(loop);
+    for (int64_t k = 0; k < d; ++k) {
+      IRMapping map;
+      map.map(iv, arith::ConstantIndexOp::create(after, loop.getLoc(),
+                                                 lb + (trips - d + k) * step)
+                      .getResult());
+      for (Operation *op : slice)
+        after.clone(*op, map);
+      Operation *issue = after.clone(*c.issue, map);
+      for (NamedAttribute attr : c.issue->getAttrs())
+        if (attr.getName().strref().starts_with("accel."))
+          issue->removeAttr(attr.getName());
+      c.epilogue[k].getTokenMutable().assign(issue->getResult(0));
+    }
+    // In the loop: the DMA moves to its WAIT, its operands those of the
+    // iteration d earlier (i - d * step).
+    OpBuilder in(c.wait);
+    IRMapping map;
+    map.map(iv, arith::AddIOp::create(in, loop.getLoc(), iv,
+                                      arith::ConstantIndexOp::create(
+                                          in, loop.getLoc(), -d * step))
+                    .getResult());
+    for (Operation *op : slice)
+      in.clone(*op, map);
+    c.issue->moveBefore(c.wait);
+    for (OpOperand &operand : c.issue->getOpOperands())
+      operand.set(map.lookupOrDefault(operand.get()));
+    c.wait.getTokenMutable().assign(c.issue.getToken());
+    // Waited for where it is issued, the DMA would stall for its whole
+    // latency (accel.dma_cycles, measured: T_b plus transfer, SnR Fig. 4)
+    // in every execution; the stalls the profile shows are those of the
+    // programmer's distance d. The pipeliner chooses its distance from
+    // these attributes.
+    int64_t ex = getMetric(c.issue, "accel.executions");
+    int64_t latency = getMetric(c.issue, "accel.dma_cycles");
+    int64_t transfer =
+        std::min(latency, getMetric(c.issue, "accel.transfer_cycles"));
+    if (ex > 0 && latency > 0) {
+      Builder attrs(loop->getContext());
+      c.issue->setAttr("accel.stall_base",
+                       attrs.getI64IntegerAttr(ex * (latency - transfer)));
+      c.issue->setAttr("accel.stall_transfer",
+                       attrs.getI64IntegerAttr(ex * transfer));
+    }
+    for (unsigned i : c.args)
+      yield->setOperand(i, loop.getRegionIterArg(i));
+    for (Operation *op : llvm::reverse(slice))
+      dead.push_back(op);
+    for (DmaStartOp p : c.prologue)
+      dead.push_back(p);
+  }
+  scf::ForOp result = dropInvariantIterArgs(loop);
+  // The ISSUEs' old operands and the prologue's DMAs (and their address
+  // math), now unused.
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  while (!dead.empty()) {
+    Operation *op = dead.pop_back_val();
+    if (erased.contains(op) || !op->use_empty())
+      continue;
+    llvm::SmallSetVector<Operation *, 4> defs;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && isPureOp(def))
+        defs.insert(def);
+    erased.insert(op);
+    op->erase();
+    for (Operation *def : defs)
+      if (!erased.contains(def) && def->use_empty())
+        dead.push_back(def);
+  }
+  return result;
+}
+
+namespace {
+/// The constant offsets and sizes of a unit-stride subview, or nullopt.
+std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+constantRect(memref::SubViewOp view) {
+  SmallVector<int64_t> offsets;
+  for (OpFoldResult f : view.getMixedOffsets()) {
+    std::optional<int64_t> c =
+        isa<Attribute>(f)
+            ? std::optional(cast<IntegerAttr>(cast<Attribute>(f)).getInt())
+            : foldToConstant(cast<Value>(f));
+    if (!c)
+      return std::nullopt;
+    offsets.push_back(*c);
+  }
+  if (llvm::any_of(view.getStaticStrides(), [](int64_t s) { return s != 1; }) ||
+      llvm::any_of(view.getStaticSizes(), ShapedType::isDynamic))
+    return std::nullopt;
+  return std::make_pair(offsets, SmallVector<int64_t>(view.getStaticSizes()));
+}
+} // namespace
+
+std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
+                                                    DmaStartOp issue,
+                                                    DmaWaitOp wait) {
+  auto view = issue.getDst().getDefiningOp<memref::SubViewOp>();
+  if (!view || !loop->isAncestor(view))
+    return ""; // a buffer of its own: the pipeliner judges it
+  Value ring = view.getSource();
+  if (!ring.getDefiningOp<AllocOp>())
+    return "the DMA's destination is not a view of a VMEM allocation";
+  // Before the loop (in an enclosing loop's body: after the previous
+  // iteration's loop), nothing may read the ring: its contents then are
+  // the loop's, which the slot of its own no longer holds.
+  for (Operation &x : *loop->getBlock()) {
+    if (&x == loop.getOperation())
+      break;
+    SmallVector<MemoryAccess> accesses;
+    if (collectAccesses(&x, accesses))
+      return "an op with unknown memory effects before the loop";
+    for (const MemoryAccess &a : accesses)
+      if (!a.write && mayAlias(a.root, ring))
+        return "the ring is read before the loop (" + a.describe() + ")";
+  }
+  Block *body = loop.getBody();
+  // In the loop: views of the ring that name the DMA's slot in every
+  // iteration, accessed after its WAIT (the DMA itself aside).
+  SmallVector<memref::SubViewOp> views;
+  for (Operation *user : ring.getUsers()) {
+    if (!loop->isAncestor(user)) {
+      if (user->getBlock() != loop->getBlock())
+        return "the ring is used outside the loop's block";
+      continue;
+    }
+    auto sv = dyn_cast<memref::SubViewOp>(user);
+    if (!sv || sv->getBlock() != body ||
+        sv.getMixedOffsets().size() != view.getMixedOffsets().size() ||
+        sv.getType() != view.getType())
+      return "the loop uses the ring other than through views of one shape";
+    for (auto [a, b] : llvm::zip(sv.getMixedOffsets(), view.getMixedOffsets()))
+      if (!alwaysEqual(a, b))
+        return "the loop reads a slot other than the one it loads";
+    for (Operation *u : sv->getUsers()) {
+      if (u == issue.getOperation())
+        continue;
+      Operation *h = holderIn(body, u);
+      if (!h || isa<memref::SubViewOp>(u) || !wait->isBeforeInBlock(h))
+        return "the loop uses the slot before its DMA is waited for";
+    }
+    views.push_back(sv);
+  }
+  // After the loop: every read of the ring reads bytes a DMA wrote there
+  // after the loop (the epilogue's), so none of the loop's data leaves it.
+  SmallVector<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> covered;
+  for (Operation *x = loop->getNextNode(); x; x = x->getNextNode()) {
+    if (auto w = dyn_cast<DmaWaitOp>(x))
+      if (auto d = w.getToken().getDefiningOp<DmaStartOp>())
+        if (auto sv = d.getDst().getDefiningOp<memref::SubViewOp>();
+            sv && sv.getSource() == ring)
+          if (auto rect = constantRect(sv))
+            covered.push_back(*rect);
+    SmallVector<MemoryAccess> accesses;
+    if (collectAccesses(x, accesses))
+      return "an op with unknown memory effects after the loop";
+    for (const MemoryAccess &a : accesses) {
+      if (a.write || !mayAlias(a.root, ring))
+        continue;
+      auto sv = a.view.getDefiningOp<memref::SubViewOp>();
+      auto rect =
+          sv && sv.getSource() == ring ? constantRect(sv) : std::nullopt;
+      bool inside =
+          rect && llvm::any_of(covered, [&](const auto &c) {
+            for (size_t i = 0; i < c.first.size(); ++i)
+              if (rect->first[i] < c.first[i] ||
+                  rect->first[i] + rect->second[i] > c.first[i] + c.second[i])
+                return false;
+            return true;
+          });
+      if (!inside)
+        return "the ring is read after the loop before it is written again "
+               "(" +
+               a.describe() + ")";
+    }
+  }
+  // One slot of its own: an allocation of the view's shape when the
+  // view's layout is that shape's (rows of the ring's width), else of the
+  // ring's, at the slot of the first iteration.
+  auto viewType = cast<MemRefType>(view.getType());
+  auto ringType = cast<MemRefType>(ring.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(viewType.getStridesAndOffset(strides, offset)))
+    return "the ring's views have no strided layout";
+  auto slotType =
+      MemRefType::get(viewType.getShape(), viewType.getElementType(), nullptr,
+                      viewType.getMemorySpace());
+  SmallVector<int64_t> slotStrides;
+  int64_t slotOffset;
+  (void)slotType.getStridesAndOffset(slotStrides, slotOffset);
+  bool own = slotStrides == strides;
+  OpBuilder b(ring.getDefiningOp());
+  b.setInsertionPointAfter(ring.getDefiningOp());
+  Value slot = AllocOp::create(b, ring.getLoc(), own ? slotType : ringType);
+  int64_t lb = *getConstantIntValue(loop.getLowerBound());
+  for (memref::SubViewOp sv : views) {
+    OpBuilder vb(sv);
+    SmallVector<OpFoldResult> offsets;
+    for (OpFoldResult f : sv.getMixedOffsets()) {
+      int64_t at = 0;
+      if (!own) {
+        std::optional<int64_t> c =
+            isa<Attribute>(f)
+                ? std::optional(cast<IntegerAttr>(cast<Attribute>(f)).getInt())
+                : foldToConstant(cast<Value>(f), loop.getInductionVar(), lb);
+        if (!c)
+          return "a slot's offset does not fold in the first iteration";
+        at = *c;
+      }
+      offsets.push_back(
+          arith::ConstantIndexOp::create(vb, sv.getLoc(), at).getResult());
+    }
+    auto fresh =
+        memref::SubViewOp::create(vb, sv.getLoc(), viewType, slot, offsets,
+                                  sv.getMixedSizes(), sv.getMixedStrides());
+    if (failed(mlir::verify(fresh)))
+      return "a view of the slot's own buffer would not verify";
+    sv.replaceAllUsesWith(fresh.getResult());
+    sv.erase();
+  }
+  return "";
+}
