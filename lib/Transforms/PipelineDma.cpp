@@ -369,7 +369,9 @@ struct PipelineDmaPass
     size_t ahead = 0;
     for (const CarriedChain &c : chains)
       ahead = std::max(ahead, c.args.size());
-    {
+    // The trial halves the largest distance while the plain loop's
+    // pipelined program does not lower (registers), as pipelineChecked.
+    for (int64_t cap = std::max<int64_t>(1, maxDistance);; cap /= 2) {
       auto [copy, copyLoop] = copyWithLoop(loop);
       SmallVector<CarriedChain> copyChains;
       if (!findCarriedChains(copyLoop, copyChains).empty())
@@ -383,17 +385,24 @@ struct PipelineDmaPass
       work[plain.getOperation()] = workPerIteration(plain);
       int64_t marker = nextMarker;
       trial = true;
-      distanceCap = maxDistance;
+      distanceCap = cap;
       distanceFloor = int64_t(ahead);
       why = pipeline(plain);
       distanceFloor = 1;
       trial = false;
       nextMarker = marker;
       work.erase(plain.getOperation());
-      if (why.empty() && lowersNow)
-        why = lowersWithMargin(*copy);
       if (!why.empty())
         return refuse("as a plain loop, " + why);
+      if (!lowersNow)
+        break;
+      std::string error = lowersWithMargin(*copy);
+      if (error.empty())
+        break;
+      if (cap <= 1)
+        return refuse("as a plain loop, the pipelined program would not "
+                      "lower: " +
+                      error);
     }
     Location loc = loop.getLoc();
     forgetLoops(loop);
