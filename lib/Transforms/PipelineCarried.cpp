@@ -49,6 +49,16 @@ bool collectSlice(Value root, scf::ForOp loop,
   return true;
 }
 
+/// The constant value of `f` (an offset, size or stride), with `bound`
+/// (an induction variable, when given) taken as `at`; nullopt when it
+/// does not fold (foldToConstant).
+std::optional<int64_t> foldAt(OpFoldResult f, Value bound = {},
+                              int64_t at = 0) {
+  if (auto attr = dyn_cast<Attribute>(f))
+    return cast<IntegerAttr>(attr).getInt();
+  return foldToConstant(cast<Value>(f), bound, at);
+}
+
 /// Whether the view `p` (outside the loop) names the bytes the view `n`
 /// (computed in the loop) names in the iteration where `iv` is `at`: the
 /// same value defined outside the loop, or subviews of such sources whose
@@ -63,12 +73,6 @@ bool sameTile(Value p, Value n, scf::ForOp loop, int64_t at) {
       !sameTile(sp.getSource(), sn.getSource(), loop, at))
     return false;
   Value iv = loop.getInductionVar();
-  auto value = [&](OpFoldResult f, bool inLoop) -> std::optional<int64_t> {
-    if (auto attr = dyn_cast<Attribute>(f))
-      return cast<IntegerAttr>(attr).getInt();
-    return inLoop ? foldToConstant(cast<Value>(f), iv, at)
-                  : foldToConstant(cast<Value>(f));
-  };
   auto same = [&](ArrayRef<OpFoldResult> a, ArrayRef<OpFoldResult> b) {
     if (a.size() != b.size())
       return false;
@@ -78,7 +82,7 @@ bool sameTile(Value p, Value n, scf::ForOp loop, int64_t at) {
           vx && vx == dyn_cast<Value>(y) &&
           !loop->isAncestor(vx.getParentRegion()->getParentOp()))
         continue;
-      std::optional<int64_t> vx = value(x, false), vy = value(y, true);
+      std::optional<int64_t> vx = foldAt(x), vy = foldAt(y, iv, at);
       if (!vx || !vy || *vx != *vy)
         return false;
     }
@@ -101,11 +105,6 @@ bool mayConflictAt(const MemoryAccess &out, const MemoryAccess &in,
   if (!so || !si || so.getSource() != si.getSource())
     return true;
   Value iv = loop.getInductionVar();
-  auto eval = [&](OpFoldResult f) -> std::optional<int64_t> {
-    if (auto attr = dyn_cast<Attribute>(f))
-      return cast<IntegerAttr>(attr).getInt();
-    return foldToConstant(cast<Value>(f), iv, at);
-  };
   auto offO = so.getMixedOffsets(), offI = si.getMixedOffsets();
   auto sizeO = so.getStaticSizes(), sizeI = si.getStaticSizes();
   auto strideO = so.getStaticStrides(), strideI = si.getStaticStrides();
@@ -113,7 +112,8 @@ bool mayConflictAt(const MemoryAccess &out, const MemoryAccess &in,
     if (strideO[d] != 1 || strideI[d] != 1 || ShapedType::isDynamic(sizeO[d]) ||
         ShapedType::isDynamic(sizeI[d]))
       continue;
-    std::optional<int64_t> a = eval(offO[d]), b = eval(offI[d]);
+    std::optional<int64_t> a = foldAt(offO[d], iv, at),
+                           b = foldAt(offI[d], iv, at);
     if (a && b && (*b >= *a + sizeO[d] || *a >= *b + sizeI[d]))
       return false;
   }
@@ -384,10 +384,7 @@ std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
 constantRect(memref::SubViewOp view) {
   SmallVector<int64_t> offsets;
   for (OpFoldResult f : view.getMixedOffsets()) {
-    std::optional<int64_t> c =
-        isa<Attribute>(f)
-            ? std::optional(cast<IntegerAttr>(cast<Attribute>(f)).getInt())
-            : foldToConstant(cast<Value>(f));
+    std::optional<int64_t> c = foldAt(f);
     if (!c)
       return std::nullopt;
     offsets.push_back(*c);
@@ -507,10 +504,7 @@ std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
     for (OpFoldResult f : sv.getMixedOffsets()) {
       int64_t at = 0;
       if (!own) {
-        std::optional<int64_t> c =
-            isa<Attribute>(f)
-                ? std::optional(cast<IntegerAttr>(cast<Attribute>(f)).getInt())
-                : foldToConstant(cast<Value>(f), loop.getInductionVar(), lb);
+        std::optional<int64_t> c = foldAt(f, loop.getInductionVar(), lb);
         if (!c)
           return "a slot's offset does not fold in the first iteration";
         at = *c;
