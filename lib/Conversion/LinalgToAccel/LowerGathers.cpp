@@ -570,6 +570,12 @@ struct AccelLowerGathersPass
       return failure();
     if (items->empty())
       return success();
+    // getStaticLoopRanges composes the inverse of the indexing maps, which
+    // is null when they do not determine every loop (an output map with a
+    // constant result): upstream crashes on it.
+    if (!op.getShapesToLoopsMap())
+      return op.emitError() << "cannot lower a gather whose indexing maps do "
+                               "not determine its loop bounds";
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       return op.emitError() << "cannot lower a gather with dynamic loop "
