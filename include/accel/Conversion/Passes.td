@@ -374,7 +374,7 @@ def AccelBindShapes : Pass<"accel-bind-shapes", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def AccelExpandRank0 : Pass<"accel-expand-rank0", "mlir::func::FuncOp"> {
+def AccelExpandRank0 : Pass<"accel-expand-rank0", "mlir::ModuleOp"> {
   let summary = "Give rank-0 tensors one dimension of size 1 (on tensors)";
   let description = [{
     The frontend's step after accel-fold-scalars. accel's tiles have rank 1
@@ -398,7 +398,9 @@ def AccelExpandRank0 : Pass<"accel-expand-rank0", "mlir::func::FuncOp"> {
         for them, and `--output-dir` writes one.
 
     Any other op on a rank-0 tensor is one error at the op, and so is a
-    function with a rank-0 argument or result that is called.
+    function with a rank-0 argument or result that is called. A module
+    pass: it runs on each function of the module in turn (whether a
+    function is called depends on the others).
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

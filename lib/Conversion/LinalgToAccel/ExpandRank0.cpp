@@ -139,22 +139,32 @@ struct AccelExpandRank0Pass
     : accel::impl::AccelExpandRank0Base<AccelExpandRank0Pass> {
   using Base::Base;
 
+  // A module pass: whether a function is called is a question about the
+  // other functions, which a pass on one function may not read while its
+  // siblings are rewritten in parallel (a data race that crashed the
+  // frontend now and then).
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
+    ModuleOp module = getOperation();
+    bool failed = false;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && mlir::failed(expandFunction(func, module)))
+        failed = true;
+    if (failed)
+      signalPassFailure();
+  }
+
+  /// Rewrites the rank-0 values of `func` (see Passes.td); one error at the
+  /// first op it cannot rewrite.
+  LogicalResult expandFunction(func::FuncOp func, ModuleOp module) {
     FunctionType type = func.getFunctionType();
     bool signature = llvm::any_of(type.getInputs(), isRank0Tensor) ||
                      llvm::any_of(type.getResults(), isRank0Tensor);
-    if (signature) {
-      auto module = func->getParentOfType<ModuleOp>();
-      if (module && !SymbolTable::symbolKnownUseEmpty(func, module)) {
-        func.emitError() << "@" << func.getSymName()
-                         << " takes or returns a rank-0 tensor and is "
-                            "called: only an entry function's rank-0 "
-                            "arguments and results become one element";
-        return signalPassFailure();
-      }
+    if (signature && !SymbolTable::symbolKnownUseEmpty(func, module)) {
+      func.emitError() << "@" << func.getSymName()
+                       << " takes or returns a rank-0 tensor and is "
+                          "called: only an entry function's rank-0 "
+                          "arguments and results become one element";
+      return failure();
     }
 
     // Rank-0 values, in the order they are defined; each gets its type
@@ -234,7 +244,7 @@ struct AccelExpandRank0Pass
       return WalkResult::advance();
     });
     if (failedOp)
-      return signalPassFailure();
+      return failure();
     for (linalg::GenericOp generic : generics) {
       llvm::DenseSet<OpOperand *> operands;
       for (OpOperand &use : generic->getOpOperands())
@@ -252,7 +262,7 @@ struct AccelExpandRank0Pass
       addRowLoop(b, op);
 
     if (!signature)
-      return;
+      return success();
     // The HBM arguments that were rank 0: the arguments, then the results
     // (buffer-results-to-out-params appends one argument per result).
     SmallVector<int64_t> rank0;
@@ -266,6 +276,7 @@ struct AccelExpandRank0Pass
         func.getContext(), llvm::map_to_vector(type.getInputs(), expanded),
         llvm::map_to_vector(type.getResults(), expanded)));
     func->setAttr("accel.rank0", b.getDenseI64ArrayAttr(rank0));
+    return success();
   }
 };
 

@@ -43,7 +43,7 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   gathers.vmemSpace = options.vmemSpace;
   gathers.vmemBytes = options.vmemBytes;
   pm.addNestedPass<func::FuncOp>(createAccelLowerGathers(gathers));
-  pm.addNestedPass<func::FuncOp>(createAccelExpandRank0());
+  pm.addPass(createAccelExpandRank0());
   AccelFuseLinalgOptions fuse;
   fuse.tileRows = options.tileRows;
   fuse.tileCols = options.tileCols;

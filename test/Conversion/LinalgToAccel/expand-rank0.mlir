@@ -1,6 +1,6 @@
 // Rank-0 tensors become one element of rank 1 (Passes.td,
 // accel-expand-rank0).
-// RUN: accel-opt %s --pass-pipeline='builtin.module(func.func(accel-expand-rank0))' -split-input-file | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-expand-rank0)' -split-input-file | FileCheck %s
 
 // A rank-0 argument and result, a reduction to a scalar, a 0-loop generic
 // and a broadcast of the scalars: the signature lists them in accel.rank0
