@@ -97,6 +97,40 @@ TEST(RangeMapTest, AssignOverwriteSplit) {
   EXPECT_EQ(overlaps(m, 0, 1000), (V{8, 1, 6, 5, 7}));
 }
 
+/// Ranges across chunk boundaries (RangeMap::kChunkBytes): each chunk keeps
+/// its own pieces, so a range is reported once per chunk it overlaps, and
+/// queries see exactly the last value of every byte.
+TEST(RangeMapTest, AcrossChunks) {
+  constexpr uint64_t C = RangeMap<int64_t>::kChunkBytes;
+  RangeMap<int64_t> m;
+  // [C-10, 2C+10)=1 spans three chunks: one piece in each.
+  m.assign(C - 10, 2 * C + 10, 1);
+  EXPECT_EQ(overlaps(m, 0, 4 * C), (V{1, 1, 1}));
+  EXPECT_EQ(overlaps(m, C - 11, C - 10), V{});
+  EXPECT_EQ(overlaps(m, C - 10, C - 9), (V{1}));
+  EXPECT_EQ(overlaps(m, 2 * C + 9, 2 * C + 10), (V{1}));
+  EXPECT_EQ(overlaps(m, 2 * C + 10, 3 * C), V{});
+  // A whole chunk overwritten collapses to one piece: [C, 2C)=2.
+  m.assign(C, 2 * C, 2);
+  EXPECT_EQ(overlaps(m, 0, 4 * C), (V{1, 2, 1}));
+  // Rows of a strided tile: 8 rows of 512 bytes, 1 KiB apart, from chunk 5
+  // into chunk 6.
+  for (int64_t r = 0; r < 8; ++r)
+    m.assign(5 * C + r * 1024, 5 * C + r * 1024 + 512, 10 + r);
+  EXPECT_EQ(overlaps(m, 5 * C, 7 * C), (V{10, 11, 12, 13, 14, 15, 16, 17}));
+  EXPECT_EQ(overlaps(m, 5 * C + 512, 5 * C + 1024), V{}); // a gap
+  // One write over rows 1..3 and the gaps between them.
+  m.assign(5 * C + 1024 + 100, 5 * C + 3 * 1024 + 100, 20);
+  EXPECT_EQ(overlaps(m, 5 * C, 7 * C), (V{10, 11, 20, 13, 14, 15, 16, 17}));
+  EXPECT_EQ(overlaps(m, 5 * C + 1024, 5 * C + 1124), (V{11}));
+  EXPECT_EQ(overlaps(m, 5 * C + 3 * 1024 + 100, 5 * C + 3 * 1024 + 101),
+            (V{13}));
+  // Far addresses (a sparse 64-bit space).
+  m.assign(uint64_t(1) << 40, (uint64_t(1) << 40) + 8, 30);
+  EXPECT_EQ(overlaps(m, (uint64_t(1) << 40) - 1, (uint64_t(1) << 40) + 1),
+            (V{30}));
+}
+
 //===----------------------------------------------------------------------===//
 // VmemTracker
 //===----------------------------------------------------------------------===//

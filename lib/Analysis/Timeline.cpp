@@ -21,6 +21,7 @@
 
 #include "accel/Analysis/Analyzer.h"
 #include "accel/Support/Json.h"
+#include "accel/Support/JsonWriter.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,9 +40,12 @@ void analysis::writeSystemTimeline(llvm::raw_ostream &os,
                                    llvm::ArrayRef<const json *> metrics) {
   assert(!chips.empty() && chips.size() == metrics.size());
   bool first = true;
-  auto emit = [&](const json &e) {
-    os << (first ? "\n" : ",\n") << dumpJson(e);
+  JsonWriter writer(os);
+  auto event = [&]() -> JsonWriter & {
+    assert(writer.isComplete() && "the previous event is not complete");
+    os << (first ? "\n" : ",\n");
     first = false;
+    return writer;
   };
   os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
   TimelineCoverage coverage;
@@ -49,7 +53,7 @@ void analysis::writeSystemTimeline(llvm::raw_ostream &os,
     std::string name = "accel: " + chips[c]->program.name;
     if (chips.size() > 1)
       name += " chip " + std::to_string(c);
-    chips[c]->writeTimelineEvents(emit, *metrics[c], int(c) + 1, name);
+    chips[c]->writeTimelineEvents(event, *metrics[c], int(c) + 1, name);
     if (c == 0)
       coverage = chips[c]->getTimelineCoverage();
     else
@@ -108,9 +112,11 @@ TimelineCoverage Analyzer::getTimelineCoverage() const {
   return c;
 }
 
-void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
+void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
                                    const json &m, int pid,
                                    const std::string &processName) const {
+  // Each event is written as dumpJson would write it as a JSON object: its
+  // keys in sorted order (JsonWriter).
   double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
   auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
   auto origin = [&](uint32_t pc) -> const isa::Origin * {
@@ -120,8 +126,16 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
   // DMAs of the chip are drawn (TimelineCoverage).
   constexpr size_t kMaxSlices = TimelineCoverage::kMaxSlices,
                    kMaxDmas = TimelineCoverage::kMaxDmas;
-  emit({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
-        {"args", {{"name", processName}}}});
+  event()
+      .beginObject()
+      .key("args")
+      .beginObject()
+      .member("name", processName)
+      .endObject()
+      .member("name", "process_name")
+      .member("ph", "M")
+      .member("pid", pid)
+      .endObject();
   std::vector<std::string> names = {"scalar unit", "MXU", "VPU"};
   // The chip's links, then the ICI links (named only when a DMA of this
   // chip entered them: a system has many).
@@ -137,26 +151,49 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
     bool iciTrack = t >= 3 + config.links.size() && t + 1 < names.size();
     if (iciTrack && !usedLink[t - 3])
       continue;
-    emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid},
-          {"tid", t + 1}, {"args", {{"name", names[t]}}}});
+    event()
+        .beginObject()
+        .key("args")
+        .beginObject()
+        .member("name", names[t])
+        .endObject()
+        .member("name", "thread_name")
+        .member("ph", "M")
+        .member("pid", pid)
+        .member("tid", uint64_t(t + 1))
+        .endObject();
   }
 
   // MXU and VPU ops.
   std::map<uint32_t, std::string> opNames;
   for (const isa::Origin &o : program.origins)
     opNames.emplace(o.opId, o.opName);
+  std::string name;
   for (size_t t = 1; t <= 2; ++t)
     for (size_t k = 0; k < tracks[t].size(); ++k) {
       const Busy &b = tracks[t][k];
       if (k >= kMaxSlices)
         break;
-      std::string name = "op " + std::to_string(b.opId);
+      name.clear();
       auto known = opNames.find(b.opId);
       if (known != opNames.end())
         name = known->second + " (op " + std::to_string(b.opId) + ")";
-      emit({{"name", name}, {"cat", t == 1 ? "mxu" : "vpu"}, {"ph", "X"},
-            {"ts", ts(b.start)}, {"dur", ts(b.end) - ts(b.start)},
-            {"pid", pid}, {"tid", t + 1}, {"args", {{"op_id", b.opId}}}});
+      else
+        name = "op " + std::to_string(b.opId);
+      event()
+          .beginObject()
+          .key("args")
+          .beginObject()
+          .member("op_id", b.opId)
+          .endObject()
+          .member("cat", t == 1 ? "mxu" : "vpu")
+          .member("dur", ts(b.end) - ts(b.start))
+          .member("name", name)
+          .member("ph", "X")
+          .member("pid", pid)
+          .member("tid", uint64_t(t + 1))
+          .member("ts", ts(b.start))
+          .endObject();
     }
 
   // DMAs: async slices with their parts; ISSUE/WAIT and stalls on the
@@ -176,13 +213,29 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
     uint32_t opId = o ? o->opId : 0;
     int tid = 4 + d.timing.link;
     std::string id = "dma" + std::to_string(d.timing.id);
-    json args = {{"dma", d.timing.id}, {"op_id", opId}, {"loc", loc},
-                 {"bytes", d.timing.bytes},
-                 {"stall_base", d.stallBase},
-                 {"stall_transfer", d.stallTransfer}};
+    // The DMA's arguments, on each of its events.
+    auto args = [&](JsonWriter &w) -> JsonWriter & {
+      return w.key("args")
+          .beginObject()
+          .member("bytes", d.timing.bytes)
+          .member("dma", d.timing.id)
+          .member("loc", loc)
+          .member("op_id", opId)
+          .member("stall_base", d.stallBase)
+          .member("stall_transfer", d.stallTransfer)
+          .endObject();
+    };
     auto async = [&](const char *ph, const std::string &name, uint64_t c) {
-      emit({{"name", name}, {"cat", "dma"}, {"ph", ph}, {"id", id},
-            {"ts", ts(c)}, {"pid", pid}, {"tid", tid}, {"args", args}});
+      JsonWriter &w = event().beginObject();
+      args(w)
+          .member("cat", "dma")
+          .member("id", id)
+          .member("name", name)
+          .member("ph", ph)
+          .member("pid", pid)
+          .member("tid", tid)
+          .member("ts", ts(c))
+          .endObject();
     };
     uint64_t end = d.timing.complete;
     if (d.waitCycle && *d.waitCycle > end)
@@ -204,12 +257,24 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
     }
     async("e", title, end);
 
+    // A complete slice with the DMA's arguments on the scalar track.
+    auto slice = [&](const std::string &name, const char *cat, double start,
+                     double dur) {
+      JsonWriter &w = event().beginObject();
+      args(w)
+          .member("cat", cat)
+          .member("dur", dur)
+          .member("name", name)
+          .member("ph", "X")
+          .member("pid", pid)
+          .member("tid", 1)
+          .member("ts", start)
+          .endObject();
+    };
     // The ISSUE instruction (1 cycle) on the scalar track.
     if (!d.inFlightAtStart && d.index < issueCycles.size()) {
       uint64_t at = issueCycles[d.index];
-      emit({{"name", "ISSUE " + title}, {"cat", "dma"}, {"ph", "X"},
-            {"ts", ts(at)}, {"dur", usPerCycle}, {"pid", pid}, {"tid", 1},
-            {"args", args}});
+      slice("ISSUE " + title, "dma", ts(at), usPerCycle);
       // The backtail (SnR Fig. 10): how far back the ISSUE could move in
       // the relaxed model, to the bounding instruction or the start.
       auto dep = depByIndex.find(d.index);
@@ -218,11 +283,18 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
                             ? doneCycles[*dep->second->relaxed]
                             : issueCycles.front();
         std::string bid = "backtail" + std::to_string(d.timing.id);
-        for (const char *ph : {"b", "e"})
-          emit({{"name", "backtail " + title}, {"cat", "backtail"},
-                {"ph", ph}, {"id", bid},
-                {"ts", ts(ph[0] == 'b' ? std::min(from, at) : at)},
-                {"pid", pid}, {"tid", backtailTid}, {"args", args}});
+        for (const char *ph : {"b", "e"}) {
+          JsonWriter &w = event().beginObject();
+          args(w)
+              .member("cat", "backtail")
+              .member("id", bid)
+              .member("name", "backtail " + title)
+              .member("ph", ph)
+              .member("pid", pid)
+              .member("tid", backtailTid)
+              .member("ts", ts(ph[0] == 'b' ? std::min(from, at) : at))
+              .endObject();
+        }
       }
       // Backtail flow: from the bounding instruction's slice (one per
       // instruction, however many ISSUEs it binds) to the ISSUE slice, both
@@ -232,46 +304,56 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
         uint64_t b = *dep->second->relaxed;
         if (boundSlices.insert(b).second) {
           const isa::Origin *bo = origin(pcs[b]);
-          emit({{"name", "bound " + (bo ? bo->opName : std::string("?"))},
-                {"cat", "dma"},
-                {"ph", "X"},
-                {"ts", ts(issueCycles[b])},
-                {"dur", usPerCycle},
-                {"pid", pid},
-                {"tid", 1},
-                {"args",
-                 {{"op_id", bo ? bo->opId : 0}, {"loc", bo ? bo->loc : ""}}}});
+          event()
+              .beginObject()
+              .key("args")
+              .beginObject()
+              .member("loc", bo ? bo->loc : std::string())
+              .member("op_id", bo ? bo->opId : 0)
+              .endObject()
+              .member("cat", "dma")
+              .member("dur", usPerCycle)
+              .member("name", "bound " + (bo ? bo->opName : std::string("?")))
+              .member("ph", "X")
+              .member("pid", pid)
+              .member("tid", 1)
+              .member("ts", ts(issueCycles[b]))
+              .endObject();
         }
         ++flowId;
-        emit({{"name", "backtail"},
-              {"cat", "dma"},
-              {"ph", "s"},
-              {"id", flowId},
-              {"ts", ts(issueCycles[b])},
-              {"pid", pid},
-              {"tid", 1}});
-        emit({{"name", "backtail"},
-              {"cat", "dma"},
-              {"ph", "f"},
-              {"bp", "e"},
-              {"id", flowId},
-              {"ts", ts(at)},
-              {"pid", pid},
-              {"tid", 1}});
+        event()
+            .beginObject()
+            .member("cat", "dma")
+            .member("id", flowId)
+            .member("name", "backtail")
+            .member("ph", "s")
+            .member("pid", pid)
+            .member("tid", 1)
+            .member("ts", ts(issueCycles[b]))
+            .endObject();
+        event()
+            .beginObject()
+            .member("bp", "e")
+            .member("cat", "dma")
+            .member("id", flowId)
+            .member("name", "backtail")
+            .member("ph", "f")
+            .member("pid", pid)
+            .member("tid", 1)
+            .member("ts", ts(at))
+            .endObject();
       }
     }
     // The WAIT's stall, split per Fig. 4.
     if (d.waitCycle && (d.stallBase || d.stallTransfer)) {
       uint64_t w = *d.waitCycle;
       if (d.stallBase)
-        emit({{"name", "stall: base latency"}, {"cat", "stall"}, {"ph", "X"},
-              {"ts", ts(w)}, {"dur", ts(w + d.stallBase) - ts(w)},
-              {"pid", pid}, {"tid", 1}, {"args", args}});
+        slice("stall: base latency", "stall", ts(w),
+              ts(w + d.stallBase) - ts(w));
       if (d.stallTransfer) {
         uint64_t s = w + d.stallBase;
-        emit({{"name", "stall: transfer"}, {"cat", "stall"}, {"ph", "X"},
-              {"ts", ts(s)}, {"dur", ts(s + d.stallTransfer) - ts(s)},
-              {"pid", pid}, {"tid", 1}, {"args", args}});
+        slice("stall: transfer", "stall", ts(s),
+              ts(s + d.stallTransfer) - ts(s));
       }
     }
   }
@@ -282,24 +364,40 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<void(const json &)> emit,
   const json &units = m["utilization"]["units"];
   const json &vm = m["vmem"];
   for (uint64_t k = 0; k < m["utilization"]["buckets"].get<uint64_t>(); ++k) {
-    json u = json::object();
+    JsonWriter &u = event().beginObject().key("args").beginObject();
     for (auto it = units.begin(); it != units.end(); ++it)
-      u[it.key()] = it.value()["series"][k];
-    emit({{"name", "utilization"}, {"ph", "C"}, {"ts", ts(k * bucket)},
-          {"pid", pid}, {"args", u}});
-    emit({{"name", "VMEM free"}, {"ph", "C"}, {"ts", ts(k * bucket)},
-          {"pid", pid},
-          {"args", {{"free_fraction", vm["free_fraction"][k]},
-                    {"largest_free_run_pages",
-                     vm["largest_free_run_pages"][k]}}}});
+      u.member(it.key(), it.value()["series"][k]);
+    u.endObject()
+        .member("name", "utilization")
+        .member("ph", "C")
+        .member("pid", pid)
+        .member("ts", ts(k * bucket))
+        .endObject();
+    event()
+        .beginObject()
+        .key("args")
+        .beginObject()
+        .member("free_fraction", vm["free_fraction"][k])
+        .member("largest_free_run_pages", vm["largest_free_run_pages"][k])
+        .endObject()
+        .member("name", "VMEM free")
+        .member("ph", "C")
+        .member("pid", pid)
+        .member("ts", ts(k * bucket))
+        .endObject();
     if (vm.contains("unused_fraction"))
-      emit({{"name", "VMEM unused"},
-            {"ph", "C"},
-            {"ts", ts(k * bucket)},
-            {"pid", pid},
-            {"args",
-             {{"unused_fraction", vm["unused_fraction"][k]},
-              {"largest_unused_run_fraction",
-               vm["largest_unused_run_fraction"][k]}}}});
+      event()
+          .beginObject()
+          .key("args")
+          .beginObject()
+          .member("largest_unused_run_fraction",
+                  vm["largest_unused_run_fraction"][k])
+          .member("unused_fraction", vm["unused_fraction"][k])
+          .endObject()
+          .member("name", "VMEM unused")
+          .member("ph", "C")
+          .member("pid", pid)
+          .member("ts", ts(k * bucket))
+          .endObject();
   }
 }

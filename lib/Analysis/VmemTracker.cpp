@@ -9,9 +9,12 @@
 
 #include "accel/Analysis/Analyzer.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 using namespace accel;
 using namespace accel::analysis;
@@ -22,10 +25,16 @@ VmemTracker::VmemTracker(uint64_t vmemBytes, uint64_t pageBytes)
 void VmemTracker::close(uint32_t page, PageState &s) {
   if (!s.live)
     return;
-  if (s.read)
-    intervals.push_back({page, s.used, s.writeCycle, s.lastRead, s.lastUse});
-  else if (s.byDma)
-    wasted[s.writerOp] += pageBytes;
+  // The lifetime's place was taken when it began (write()), so the list
+  // stays in order of start; an unread lifetime leaves its place empty.
+  Interval &iv = intervals[s.slot];
+  if (s.read) {
+    iv = Interval{s.writeCycle, s.lastRead, s.lastUse, page, s.used};
+  } else {
+    iv.page = kNoPage;
+    if (s.byDma)
+      wasted[s.writerOp] += pageBytes;
+  }
   s.live = false;
 }
 
@@ -45,7 +54,9 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
       continue;
     }
     close(uint32_t(p), s);
-    s = PageState{cycle, cycle, cycle, opId, true, false, byDma, false};
+    s = PageState{cycle, cycle, cycle, intervals.size(), opId, true,
+                  false, byDma, false};
+    intervals.push_back(Interval{cycle, cycle, cycle, uint32_t(p), false});
   }
 }
 
@@ -66,6 +77,16 @@ void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
 void VmemTracker::finish() {
   for (uint64_t p = 0; p < pages; ++p)
     close(uint32_t(p), state[p]);
+  // unused() sweeps the lifetimes in order of their start: the order they
+  // began in, unless accesses came out of cycle order.
+  llvm::erase_if(intervals,
+                 [](const Interval &iv) { return iv.page == kNoPage; });
+  auto byStart = [](const Interval &a, const Interval &b) {
+    return a.start < b.start;
+  };
+  if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
+    std::stable_sort(intervals.begin(), intervals.end(), byStart);
+  intervals.shrink_to_fit();
 }
 
 std::vector<VmemTracker::Bucket>
@@ -167,22 +188,13 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
     return out;
   // A used lifetime makes its page used over [start, useEnd]: +1 at start,
   // -1 at useEnd + 1 (a page can have overlapping lifetimes when accesses
-  // are recorded out of cycle order, hence counts).
-  struct Event {
-    uint64_t cycle;
-    uint32_t page;
-    bool begin;
-  };
-  std::vector<Event> events;
-  for (const Interval &iv : intervals) {
-    if (!iv.used || iv.start >= total)
-      continue;
-    events.push_back({iv.start, iv.page, true});
-    if (iv.useEnd + 1 < total)
-      events.push_back({iv.useEnd + 1, iv.page, false});
-  }
-  std::sort(events.begin(), events.end(),
-            [](const Event &a, const Event &b) { return a.cycle < b.cycle; });
+  // are recorded out of cycle order, hence counts). The lifetimes come
+  // sorted by start (finish()); the pending ends wait in a min-heap, which
+  // holds at most one entry per lifetime live at a time. Events at the
+  // same cycle are all applied before the cycle is counted, so their order
+  // does not matter (an end comes after its own start).
+  using End = std::pair<uint64_t, uint32_t>; // (useEnd + 1, page)
+  std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
   FreeRunTree tree(pages);
   std::vector<uint32_t> liveCount(pages, 0);
   uint64_t usedPages = 0;
@@ -191,21 +203,40 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   std::vector<double> unusedSum(n, 0), runSum(n, 0);
   std::vector<uint64_t> unusedHist(pages + 1, 0), runHist(pages + 1, 0);
   size_t e = 0;
+  // The next used lifetime that starts before `total`.
+  auto nextBegin = [&]() {
+    while (e < intervals.size() &&
+           (!intervals[e].used || intervals[e].start >= total))
+      ++e;
+  };
+  nextBegin();
   for (uint64_t t = 0; t < total;) {
-    for (; e < events.size() && events[e].cycle <= t; ++e) {
-      uint32_t &c = liveCount[events[e].page];
-      if (events[e].begin) {
-        if (c++ == 0) {
+    while (true) {
+      if (e < intervals.size() && intervals[e].start <= t) {
+        const Interval &iv = intervals[e++];
+        if (liveCount[iv.page]++ == 0) {
           ++usedPages;
-          tree.set(events[e].page, false);
+          tree.set(iv.page, false);
         }
-      } else if (c && --c == 0) {
-        --usedPages;
-        tree.set(events[e].page, true);
+        if (iv.useEnd + 1 < total)
+          ends.push({iv.useEnd + 1, iv.page});
+        nextBegin();
+      } else if (!ends.empty() && ends.top().first <= t) {
+        uint32_t &c = liveCount[ends.top().second];
+        if (c && --c == 0) {
+          --usedPages;
+          tree.set(ends.top().second, true);
+        }
+        ends.pop();
+      } else {
+        break;
       }
     }
-    uint64_t next =
-        e < events.size() ? std::min(events[e].cycle, total) : total;
+    uint64_t next = total;
+    if (e < intervals.size())
+      next = std::min(next, intervals[e].start);
+    if (!ends.empty())
+      next = std::min(next, ends.top().first);
     uint64_t free = pages - usedPages, run = tree.longest();
     unusedHist[free] += next - t;
     runHist[run] += next - t;

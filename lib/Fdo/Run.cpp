@@ -120,13 +120,16 @@ static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
   for (const isa::Buffer &b : program.buffers) {
     if (b.space != isa::MemSpace::HBM)
       continue;
-    bytes.resize(b.bytes);
-    memory.readHbm(b.base, bytes.data(), b.bytes);
-    hashes.push_back(llvm::xxh3_64bits(bytes));
+    if (buffers) {
+      bytes.resize(b.bytes);
+      memory.readHbm(b.base, bytes.data(), b.bytes);
+      hashes.push_back(llvm::xxh3_64bits(bytes));
+      buffers->push_back(bytes);
+    } else {
+      hashes.push_back(memory.hashHbm(b.base, b.bytes));
+    }
     if (perBuffer)
       (*perBuffer)[b.name] = formatHbmHash(hashes.back());
-    if (buffers)
-      buffers->push_back(bytes);
   }
   return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 using namespace accel;
@@ -76,14 +77,27 @@ public:
   /// The kHbmPageBytes initial bytes of the page at `pageAddr`.
   const uint8_t *page(uint64_t pageAddr) {
     std::lock_guard<std::mutex> lock(mutex);
-    std::unique_ptr<uint8_t[]> &slot = pages[pageAddr];
-    if (!slot) {
-      std::vector<uint8_t> bytes;
-      initPage(pageAddr, buffers, bytes);
-      slot.reset(new uint8_t[Memory::kHbmPageBytes]);
-      std::memcpy(slot.get(), bytes.data(), Memory::kHbmPageBytes);
+    return pageLocked(pageAddr);
+  }
+
+  /// xxh3_64bits of the initial bytes [addr, addr + n), computed once per
+  /// range and kept: a run's result hash reads an unwritten buffer (the
+  /// weights of a model) from here instead of hashing it again.
+  uint64_t initialHash(uint64_t addr, uint64_t n) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
+    if (!inserted)
+      return it->second;
+    std::vector<uint8_t> bytes(n);
+    for (uint64_t done = 0; done < n;) {
+      uint64_t a = addr + done;
+      uint64_t pageAddr = a & ~(Memory::kHbmPageBytes - 1);
+      uint64_t len = std::min(n - done, Memory::kHbmPageBytes - (a - pageAddr));
+      std::memcpy(bytes.data() + done, pageLocked(pageAddr) + (a - pageAddr),
+                  len);
+      done += len;
     }
-    return slot.get();
+    return it->second = llvm::xxh3_64bits(bytes);
   }
 
 private:
@@ -131,10 +145,23 @@ private:
                       });
   }
 
+  const uint8_t *pageLocked(uint64_t pageAddr) {
+    std::unique_ptr<uint8_t[]> &slot = pages[pageAddr];
+    if (!slot) {
+      std::vector<uint8_t> bytes;
+      initPage(pageAddr, buffers, bytes);
+      slot.reset(new uint8_t[Memory::kHbmPageBytes]);
+      std::memcpy(slot.get(), bytes.data(), Memory::kHbmPageBytes);
+    }
+    return slot.get();
+  }
+
   std::vector<isa::Buffer> buffers;
   uint64_t key;
   std::mutex mutex;
   llvm::DenseMap<uint64_t, std::unique_ptr<uint8_t[]>> pages;
+  /// initialHash's results by (address, bytes).
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> hashes;
 };
 
 std::shared_ptr<HbmImage>
@@ -330,6 +357,20 @@ void Memory::readHbm(uint64_t addr, void *out, uint64_t n) {
   }
 }
 
+uint64_t Memory::hashHbm(uint64_t addr, uint64_t n) {
+  bool written = false;
+  for (uint64_t page = addr & ~(kHbmPageBytes - 1); page < addr + n && !written;
+       page += kHbmPageBytes) {
+    auto it = hbm.find(page);
+    written = it != hbm.end() && it->second->own;
+  }
+  if (!written && image)
+    return image->initialHash(addr, n);
+  std::vector<uint8_t> bytes(n);
+  readHbm(addr, bytes.data(), n);
+  return llvm::xxh3_64bits(bytes);
+}
+
 void Memory::writeHbm(uint64_t addr, const void *in, uint64_t n) {
   auto *src = static_cast<const uint8_t *>(in);
   while (n) {
@@ -445,19 +486,9 @@ void Memory::copyTile(const TileRef &src, const TileRef &dst) {
   auto srcRow = [&](uint64_t r) { return src.rowAddr(r); };
   auto dstRow = [&](uint64_t r) { return dst.rowAddr(r); };
   if (!src.overlaps(dst)) {
-    // No element of the source is written: copy row by row.
-    bool direct =
-        src.space == isa::MemSpace::VMEM && dst.space == isa::MemSpace::VMEM;
-    if (!direct)
-      staging.resize(rowBytes);
-    for (uint64_t r = 0; r < src.rows; ++r) {
-      if (direct) {
-        std::memcpy(vmemData() + dstRow(r), vmemData() + srcRow(r), rowBytes);
-        continue;
-      }
-      readBytes(src.space, srcRow(r), staging.data(), rowBytes);
-      writeBytes(dst.space, dstRow(r), staging.data(), rowBytes);
-    }
+    // No element of the source is written: copy row by row, straight
+    // between the memories unless both tiles are in HBM.
+    copyRows(*this, src, dst);
     return;
   }
   // Overlapping tiles: stage the whole source first. Its span holds every
@@ -484,11 +515,25 @@ void Memory::copyTileFrom(Memory &from, const TileRef &src,
   assert(src.rows == dst.rows && src.cols == dst.cols &&
          src.elemBytes == dst.elemBytes && "shapes differ");
   assert(&from != this && "copyTileFrom within one memory: use copyTile");
+  copyRows(from, src, dst);
+}
+
+void Memory::copyRows(Memory &from, const TileRef &src, const TileRef &dst) {
   uint64_t rowBytes = src.rowBytes();
-  staging.resize(rowBytes);
+  bool srcVmem = src.space == isa::MemSpace::VMEM,
+       dstVmem = dst.space == isa::MemSpace::VMEM;
+  if (!srcVmem && !dstVmem)
+    staging.resize(rowBytes);
   for (uint64_t r = 0; r < src.rows; ++r) {
-    from.readBytes(src.space, src.rowAddr(r), staging.data(), rowBytes);
-    writeBytes(dst.space, dst.rowAddr(r), staging.data(), rowBytes);
+    uint64_t s = src.rowAddr(r), d = dst.rowAddr(r);
+    if (dstVmem)
+      from.readBytes(src.space, s, vmemData() + d, rowBytes);
+    else if (srcVmem)
+      writeHbm(d, from.vmemData() + s, rowBytes);
+    else {
+      from.readHbm(s, staging.data(), rowBytes);
+      writeHbm(d, staging.data(), rowBytes);
+    }
   }
 }
 

@@ -38,6 +38,9 @@
 #include <vector>
 
 namespace accel {
+
+class JsonWriter;
+
 namespace analysis {
 
 //===----------------------------------------------------------------------===//
@@ -94,8 +97,9 @@ public:
     double medianUnusedFraction = 0, medianLargestRunFraction = 0;
   };
   /// The unused series over [0, totalCycles) in buckets of `bucketCycles`
-  /// cycles (call after finish()). Time and memory are linear in the number
-  /// of page lifetimes (times log2 of the page count).
+  /// cycles (call after finish(), which sorts the lifetimes by start). Time:
+  /// linear in the number of page lifetimes times log2 of the page count;
+  /// memory beyond the lifetimes: linear in the pages and the buckets.
   UnusedSeries unused(uint64_t bucketCycles, uint64_t totalCycles) const;
   /// Smallest largest-free-run (pages) over the buckets overlapping
   /// [from, to).
@@ -111,14 +115,19 @@ private:
   struct PageState {
     /// lastRead also counts partial overwrites; lastUse only reads.
     uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
+    /// The lifetime's entry in `intervals`.
+    uint64_t slot = 0;
     uint32_t writerOp = 0;
     bool live = false, read = false, byDma = false, used = false;
   };
+  /// One page lifetime (32 bytes); `page` kNoPage: an empty place (a
+  /// lifetime never read, dropped by finish()).
+  static constexpr uint32_t kNoPage = UINT32_MAX;
   struct Interval {
-    uint32_t page;
-    bool used;           ///< some instruction read the lifetime's data
     uint64_t start, end; ///< live over [start, end]
     uint64_t useEnd;     ///< the last read (meaningful when `used`)
+    uint32_t page;
+    bool used; ///< some instruction read the lifetime's data
   };
   void close(uint32_t page, PageState &s);
 
@@ -289,11 +298,11 @@ public:
   void writeTimeline(llvm::raw_ostream &os,
                      const nlohmann::json &metrics) const;
   /// The events of this chip's timeline as Perfetto process `pid` named
-  /// `processName`, each passed to `emit` (TimelineCoverage says which).
-  void
-  writeTimelineEvents(llvm::function_ref<void(const nlohmann::json &)> emit,
-                      const nlohmann::json &metrics, int pid,
-                      const std::string &processName) const;
+  /// `processName` (TimelineCoverage says which), each written as one JSON
+  /// object to the writer `event()` returns, ready for a value.
+  void writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
+                           const nlohmann::json &metrics, int pid,
+                           const std::string &processName) const;
   friend void writeSystemTimeline(llvm::raw_ostream &os,
                                   llvm::ArrayRef<const Analyzer *> chips,
                                   llvm::ArrayRef<const nlohmann::json *> metrics);

@@ -3,7 +3,13 @@
 // Disjoint half-open ranges [begin, end) each holding a value, where an
 // assignment overwrites whatever it covers (splitting neighbours). Used for
 // "which instruction last wrote / read these bytes" in the dependency
-// analysis. Operations are O(log n + k) for k ranges touched.
+// analysis and the latency-aware bound.
+//
+// The address space is cut into chunks of kChunkBytes; each chunk touched
+// keeps its own short sorted list of pieces, found through a hash table.
+// A strided tile (one range per row) thus costs one hash lookup and a scan
+// of a few entries per row, with no node per row in a balanced tree, and a
+// chunk overwritten whole shrinks back to a single piece.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +18,10 @@
 
 #include "accel/Sim/Memory.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
-#include <iterator>
-#include <map>
 #include <vector>
 
 namespace accel {
@@ -22,51 +29,103 @@ namespace analysis {
 
 template <typename T> class RangeMap {
 public:
-  /// Sets [b, e) to `value`.
+  /// Chunk size in bytes (a power of two); a range crossing chunk
+  /// boundaries is stored as one piece per chunk.
+  static constexpr uint64_t kChunkBytes = 4096;
+
+  /// Sets the bytes [b, e) to `value` (nothing when b >= e). Time: one
+  /// hash lookup per chunk touched plus the pieces of those chunks.
   void assign(uint64_t b, uint64_t e, T value) {
-    if (b >= e)
-      return;
-    // Fast path: the same range again (a tile rewritten in a loop).
-    if (auto it = ranges.find(b); it != ranges.end() && it->second.end == e) {
-      it->second.value = value;
-      return;
+    for (uint64_t c = b / kChunkBytes; b < e; ++c) {
+      uint64_t cEnd = (c + 1) * kChunkBytes;
+      uint64_t pe = std::min(e, cEnd);
+      Pieces &ps = chunkFor(c);
+      assignIn(ps, uint32_t(b - c * kChunkBytes),
+               uint32_t(pe - c * kChunkBytes), value);
+      b = pe;
     }
-    split(b);
-    split(e);
-    auto it = ranges.lower_bound(b);
-    while (it != ranges.end() && it->first < e)
-      it = ranges.erase(it);
-    ranges.emplace(b, Entry{e, value});
   }
-  /// Calls fn(value) for every range overlapping [b, e).
+  /// Calls fn(value) for every stored piece overlapping [b, e), in address
+  /// order. A value assigned to a range that crosses a chunk boundary is
+  /// reported once per chunk, so callers must treat repeats as one (every
+  /// caller takes a maximum or collects a set).
   template <typename Fn> void forEachOverlap(uint64_t b, uint64_t e, Fn fn) const {
-    auto it = ranges.upper_bound(b);
-    if (it != ranges.begin())
-      --it;
-    for (; it != ranges.end() && it->first < e; ++it)
-      if (it->second.end > b)
-        fn(it->second.value);
+    for (uint64_t c = b / kChunkBytes; b < e; ++c) {
+      uint64_t cEnd = (c + 1) * kChunkBytes;
+      uint64_t pe = std::min(e, cEnd);
+      auto it = index.find(c);
+      if (it != index.end()) {
+        uint32_t lo = uint32_t(b - c * kChunkBytes);
+        uint32_t hi = uint32_t(pe - c * kChunkBytes);
+        for (const Piece &p : chunks[it->second]) {
+          if (p.begin >= hi)
+            break;
+          if (p.end > lo)
+            fn(p.value);
+        }
+      }
+      b = pe;
+    }
   }
-  bool empty() const { return ranges.empty(); }
+  bool empty() const { return index.empty(); }
 
 private:
-  struct Entry {
-    uint64_t end;
+  /// Offsets within the chunk, [begin, end) with end <= kChunkBytes.
+  struct Piece {
+    uint32_t begin, end;
     T value;
   };
-  /// Makes `at` a range boundary.
-  void split(uint64_t at) {
-    auto it = ranges.upper_bound(at);
-    if (it == ranges.begin())
-      return;
-    --it;
-    if (it->first < at && it->second.end > at) {
-      Entry right{it->second.end, it->second.value};
-      it->second.end = at;
-      ranges.emplace_hint(std::next(it), at, right);
-    }
+  using Pieces = llvm::SmallVector<Piece, 1>;
+
+  Pieces &chunkFor(uint64_t c) {
+    auto [it, inserted] = index.try_emplace(c, uint32_t(chunks.size()));
+    if (inserted)
+      chunks.emplace_back();
+    return chunks[it->second];
   }
-  std::map<uint64_t, Entry> ranges;
+  /// Sets [b, e) (offsets, b < e) of one chunk's sorted pieces to `value`.
+  static void assignIn(Pieces &ps, uint32_t b, uint32_t e, const T &value) {
+    if (b == 0 && e == kChunkBytes) {
+      ps.clear();
+      ps.push_back(Piece{b, e, value});
+      return;
+    }
+    // Pieces [i, j) overlap [b, e).
+    size_t i = 0, n = ps.size();
+    while (i < n && ps[i].end <= b)
+      ++i;
+    size_t j = i;
+    while (j < n && ps[j].begin < e)
+      ++j;
+    if (j == i + 1 && ps[i].begin == b && ps[i].end == e) {
+      ps[i].value = value; // the same range again (a tile in a loop)
+      return;
+    }
+    Piece mid{b, e, value};
+    if (i == j) { // nothing overlaps: insert
+      ps.insert(ps.begin() + i, mid);
+      return;
+    }
+    bool keepLeft = ps[i].begin<b, keepRight = ps[j - 1].end> e;
+    Piece left{ps[i].begin, b, ps[i].value};
+    Piece right{e, ps[j - 1].end, ps[j - 1].value};
+    // Replace pieces [i, j) with [left] mid [right].
+    size_t need = size_t(keepLeft) + 1 + size_t(keepRight);
+    size_t have = j - i;
+    if (have < need)
+      ps.insert(ps.begin() + j, need - have, mid);
+    else if (have > need)
+      ps.erase(ps.begin() + i + need, ps.begin() + j);
+    size_t k = i;
+    if (keepLeft)
+      ps[k++] = left;
+    ps[k++] = mid;
+    if (keepRight)
+      ps[k] = right;
+  }
+
+  llvm::DenseMap<uint64_t, uint32_t> index; ///< chunk number -> chunks slot
+  std::vector<Pieces> chunks;
 };
 
 /// A RangeMap per memory of a system: one for each (chip, space) pair, so
@@ -82,7 +141,8 @@ public:
       maps.resize(i + 1);
     maps[i].assign(r.begin, r.end, value);
   }
-  /// Calls fn(value) for every recorded range overlapping `r`.
+  /// Calls fn(value) for every recorded piece overlapping `r` (possibly
+  /// more than once per value: see RangeMap::forEachOverlap).
   template <typename Fn>
   void forEachOverlap(const sim::AddrRange &r, Fn fn) const {
     size_t i = indexOf(r);

@@ -171,6 +171,13 @@ public:
   /// Reads `n` bytes of HBM at `addr` (materialising pages).
   void readHbm(uint64_t addr, void *out, uint64_t n);
   void writeHbm(uint64_t addr, const void *in, uint64_t n);
+  /// xxh3_64bits of the `n` bytes of HBM at `addr` (inside the program's
+  /// HBM buffers). When no page of the range holds a copy of its own (none
+  /// was written or installed), the hash of the initial contents, computed
+  /// once per buffer table and range and shared by every run of it (issue
+  /// 34: an fdo loop hashed the Llama MLP's 516 MiB of weights in each of
+  /// its runs); otherwise the bytes are read and hashed.
+  uint64_t hashHbm(uint64_t addr, uint64_t n);
 
   /// HBM pages written during the run: page address -> contents.
   std::map<uint64_t, std::vector<uint8_t>> dirtyHbmPages() const;
@@ -219,6 +226,11 @@ private:
     return vmem.data();
   }
   void allocateVmemOrDie();
+  /// Copies the rows of tile `src` of `from` (this memory or another's)
+  /// to tile `dst` of this one, row by row: the tiles share no byte.
+  /// Between VMEM and anything, straight from one memory's bytes to the
+  /// other's; HBM to HBM through a one-row staging buffer.
+  void copyRows(Memory &from, const TileRef &src, const TileRef &dst);
   /// Reads or writes `n` bytes of `space` at `addr` (bounds checked by
   /// the caller).
   void readBytes(isa::MemSpace space, uint64_t addr, void *out, uint64_t n);

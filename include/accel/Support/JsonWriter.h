@@ -1,0 +1,85 @@
+//===- JsonWriter.h - Compact JSON written straight to a stream -*- C++ -*-===//
+//
+// Large JSON outputs (timeline.json: hundreds of thousands of events) are
+// written value by value to their stream instead of being built as an
+// nlohmann::json tree and dumped (issue 34: a quarter of a run went to
+// building and freeing those trees). The bytes are exactly those of
+// dumpJson(value) (nlohmann::json::dump() without indentation, invalid
+// UTF-8 replaced) for the same value, so a writer can replace a tree
+// without changing an output:
+//   - doubles through nlohmann's own shortest round-trip conversion
+//     (nlohmann::detail::to_chars, what dump() calls), NaN and infinities as
+//     null;
+//   - strings escaped by dumpJson unless they need no escaping;
+//   - object keys in the order the caller writes them, which must be
+//     nlohmann::json's (sorted, as in its std::map): checked by assertions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_SUPPORT_JSONWRITER_H
+#define ACCEL_SUPPORT_JSONWRITER_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace accel {
+
+class JsonWriter {
+public:
+  explicit JsonWriter(llvm::raw_ostream &os) : os(os) {}
+
+  JsonWriter &beginObject();
+  JsonWriter &endObject();
+  JsonWriter &beginArray();
+  JsonWriter &endArray();
+  /// The next member's key (inside an object; keys in increasing byte
+  /// order, as nlohmann::json sorts them).
+  JsonWriter &key(llvm::StringRef k);
+
+  JsonWriter &value(llvm::StringRef s);
+  JsonWriter &value(const char *s) { return value(llvm::StringRef(s)); }
+  JsonWriter &value(const std::string &s) { return value(llvm::StringRef(s)); }
+  JsonWriter &value(double d);
+  JsonWriter &value(uint64_t v);
+  JsonWriter &value(int64_t v);
+  JsonWriter &value(unsigned v) { return value(uint64_t(v)); }
+  JsonWriter &value(int v) { return value(int64_t(v)); }
+  JsonWriter &value(bool b);
+  /// A whole value as dumpJson writes it (for the few parts already held
+  /// as JSON).
+  JsonWriter &value(const nlohmann::json &j);
+
+  /// key(k) then value(v).
+  template <typename T> JsonWriter &member(llvm::StringRef k, const T &v) {
+    key(k);
+    return value(v);
+  }
+
+  /// Whether every object and array begun was ended.
+  bool isComplete() const { return stack.empty(); }
+
+private:
+  /// Writes the comma before a value that is not the first of its array.
+  void beforeValue();
+
+  llvm::raw_ostream &os;
+  struct Level {
+    bool isObject;
+    bool empty = true;
+    bool afterKey = false;
+#ifndef NDEBUG
+    std::string lastKey;
+#endif
+  };
+  llvm::SmallVector<Level, 8> stack;
+};
+
+} // namespace accel
+
+#endif // ACCEL_SUPPORT_JSONWRITER_H

@@ -1,0 +1,128 @@
+//===- JsonWriter.cpp - Compact JSON written straight to a stream ---------===//
+
+#include "accel/Support/JsonWriter.h"
+#include "accel/Support/Json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cassert>
+#include <cmath>
+
+using namespace accel;
+
+void JsonWriter::beforeValue() {
+  if (stack.empty())
+    return;
+  Level &l = stack.back();
+  if (l.isObject) {
+    assert(l.afterKey && "a value in an object needs its key first");
+    l.afterKey = false;
+    return;
+  }
+  if (!l.empty)
+    os << ',';
+  l.empty = false;
+}
+
+JsonWriter &JsonWriter::beginObject() {
+  beforeValue();
+  os << '{';
+  stack.push_back(Level{true});
+  return *this;
+}
+
+JsonWriter &JsonWriter::endObject() {
+  assert(!stack.empty() && stack.back().isObject && !stack.back().afterKey &&
+         "endObject without its object");
+  stack.pop_back();
+  os << '}';
+  return *this;
+}
+
+JsonWriter &JsonWriter::beginArray() {
+  beforeValue();
+  os << '[';
+  stack.push_back(Level{false});
+  return *this;
+}
+
+JsonWriter &JsonWriter::endArray() {
+  assert(!stack.empty() && !stack.back().isObject && "endArray without array");
+  stack.pop_back();
+  os << ']';
+  return *this;
+}
+
+JsonWriter &JsonWriter::key(llvm::StringRef k) {
+  assert(!stack.empty() && stack.back().isObject && !stack.back().afterKey &&
+         "a key outside an object");
+  Level &l = stack.back();
+#ifndef NDEBUG
+  assert((l.empty || l.lastKey < k) &&
+         "keys out of nlohmann::json's (sorted) order");
+  l.lastKey = k.str();
+#endif
+  if (!l.empty)
+    os << ',';
+  l.empty = false;
+  value(k); // as a string; value() sees afterKey false and writes no comma
+  os << ':';
+  l.afterKey = true;
+  return *this;
+}
+
+JsonWriter &JsonWriter::value(llvm::StringRef s) {
+  // A key is written through here too, before afterKey is set: its comma
+  // was written by key().
+  if (!stack.empty() && (!stack.back().isObject || stack.back().afterKey))
+    beforeValue();
+  bool plain = true;
+  for (unsigned char c : s)
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
+      plain = false;
+      break;
+    }
+  if (plain)
+    os << '"' << s << '"';
+  else
+    os << dumpJson(nlohmann::json(s.str()));
+  return *this;
+}
+
+JsonWriter &JsonWriter::value(double d) {
+  beforeValue();
+  if (!std::isfinite(d)) {
+    os << "null";
+    return *this;
+  }
+  std::array<char, 64> buffer;
+  char *end = nlohmann::detail::to_chars(buffer.data(),
+                                         buffer.data() + buffer.size(), d);
+  os.write(buffer.data(), size_t(end - buffer.data()));
+  return *this;
+}
+
+JsonWriter &JsonWriter::value(uint64_t v) {
+  beforeValue();
+  os << v;
+  return *this;
+}
+
+JsonWriter &JsonWriter::value(int64_t v) {
+  beforeValue();
+  os << v;
+  return *this;
+}
+
+JsonWriter &JsonWriter::value(bool b) {
+  beforeValue();
+  os << (b ? "true" : "false");
+  return *this;
+}
+
+JsonWriter &JsonWriter::value(const nlohmann::json &j) {
+  beforeValue();
+  os << dumpJson(j);
+  return *this;
+}

@@ -1,0 +1,109 @@
+//===- JsonWriterTest.cpp - JsonWriter writes what dumpJson writes --------===//
+//
+// JsonWriter replaces JSON trees in large outputs without changing a byte
+// (issue 34): every value here is written both ways and compared.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Support/JsonWriter.h"
+#include "accel/Support/Json.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace accel;
+using json = nlohmann::json;
+
+namespace {
+
+template <typename Fn> std::string written(Fn fn) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  JsonWriter w(os);
+  fn(w);
+  EXPECT_TRUE(w.isComplete());
+  return out;
+}
+
+TEST(JsonWriterTest, DoublesAsDumpWritesThem) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.5,
+                                0.1,
+                                1e-5,
+                                1e-4,
+                                123456789012345678.0,
+                                1e15,
+                                1e16,
+                                1e21,
+                                1e22,
+                                5e-324,
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::min(),
+                                0.008571428571428572,
+                                1.0 / 3.0,
+                                2.0 / 3.0 * 1e-7};
+  std::mt19937_64 rng(34);
+  for (int i = 0; i < 20000; ++i) {
+    uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, 8);
+    if (std::isfinite(d))
+      values.push_back(d);
+    // Timestamps as the timeline computes them: cycles / (GHz * 1000).
+    values.push_back(double(rng() % 100000000) * (1.0 / (0.94 * 1000.0)));
+  }
+  for (double d : values)
+    EXPECT_EQ(written([&](JsonWriter &w) { w.value(d); }), dumpJson(json(d)))
+        << d;
+  // Not finite: null, as dump() writes them.
+  for (double d : {std::nan(""), std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity()})
+    EXPECT_EQ(written([&](JsonWriter &w) { w.value(d); }), "null");
+}
+
+TEST(JsonWriterTest, IntegersBoolsStrings) {
+  for (uint64_t v : {uint64_t(0), uint64_t(7), uint64_t(UINT64_MAX)})
+    EXPECT_EQ(written([&](JsonWriter &w) { w.value(v); }), dumpJson(json(v)));
+  for (int64_t v : {int64_t(-1), int64_t(INT64_MIN), int64_t(42)})
+    EXPECT_EQ(written([&](JsonWriter &w) { w.value(v); }), dumpJson(json(v)));
+  EXPECT_EQ(written([](JsonWriter &w) { w.value(true); }), "true");
+  EXPECT_EQ(written([](JsonWriter &w) { w.value(false); }), "false");
+  for (std::string s :
+       {std::string(""), std::string("accel.vfill (op 7)"),
+        std::string("quote \" and \\ backslash"), std::string("tab\tnew\nline"),
+        std::string("\x01\x1f"), std::string("caf\xc3\xa9"),
+        std::string("bad \xff utf-8 \xc3"), std::string("\xe2\x82\xac")})
+    EXPECT_EQ(written([&](JsonWriter &w) { w.value(s); }), dumpJson(json(s)))
+        << s;
+}
+
+TEST(JsonWriterTest, NestedAsDumpWritesIt) {
+  json tree = {{"args", {{"name", "x\"y"}, {"op_id", 3}}},
+               {"cat", "dma"},
+               {"dur", 0.5},
+               {"list", {1, 2.5, "three", true, json::object(), json::array()}},
+               {"ph", "X"},
+               {"pid", -1}};
+  std::string out = written([](JsonWriter &w) {
+    w.beginObject();
+    w.key("args").beginObject().member("name", "x\"y").member("op_id", 3);
+    w.endObject();
+    w.member("cat", "dma").member("dur", 0.5);
+    w.key("list").beginArray().value(1).value(2.5).value("three").value(true);
+    w.beginObject().endObject().beginArray().endArray().endArray();
+    w.member("ph", "X").member("pid", -1).endObject();
+  });
+  EXPECT_EQ(out, dumpJson(tree));
+  // A tree as one value.
+  EXPECT_EQ(written([&](JsonWriter &w) {
+              w.beginArray().value(tree).value(tree).endArray();
+            }),
+            dumpJson(json::array({tree, tree})));
+}
+
+} // namespace
