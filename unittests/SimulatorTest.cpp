@@ -8,11 +8,14 @@
 
 #include "SimulatorTestUtils.h"
 
+#include "accel/Support/FloatMax.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -577,6 +580,156 @@ TEST(SimulatorTest, MaxAndRowMaxNanSemantics) {
   EXPECT_TRUE(std::isnan(n[1])); // only NaNs
   EXPECT_FALSE(std::signbit(n[2]));
   EXPECT_EQ(isa::toString(q.code[4]), "vpu.rmax r11, r1, 3x3, s=3,1 maxnum");
+}
+
+/// Row reductions fold each row left to right (the sum from 0.0, the
+/// maximum from the first element), whatever the number of rows: the
+/// simulator interleaves blocks of rows, which must give the bits of the
+/// one-row-at-a-time fold (19 rows: two blocks of 8 and 3 more).
+TEST(SimulatorTest, VpuRowReductionsFoldLeftToRight) {
+  MachineConfig config = MachineConfig::getDefault();
+  constexpr uint16_t kRows = 19, kCols = 37;
+  uint64_t o = kC;
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(10, o),
+      li(11, o + 128),
+      li(12, o + 256),
+      vunary(Opcode::VRSum, 10, 1, kRows, kCols, kCols, 1),
+      vunary(Opcode::VRMax, 11, 1, kRows, kCols, kCols, 1),
+      maxNum(vunary(Opcode::VRMax, 12, 1, kRows, kCols, kCols, 1)),
+      halt(),
+  });
+  // Magnitudes far apart (so the order of a sum shows in its bits), and
+  // NaNs, infinities and signed zeros.
+  std::mt19937 rng(34);
+  std::vector<float> x(kRows * kCols);
+  for (float &v : x) {
+    switch (rng() % 16) {
+    case 0:
+      v = std::numeric_limits<float>::quiet_NaN();
+      break;
+    case 1:
+      v = -0.0f;
+      break;
+    case 2:
+      v = (rng() % 2 ? 1 : -1) * std::numeric_limits<float>::infinity();
+      break;
+    default:
+      v = std::ldexp(float(int(rng() % 2001) - 1000), int(rng() % 40) - 20);
+    }
+  }
+  // Row 5 without NaN or infinity, so its sum is a number.
+  for (uint16_t c = 0; c < kCols; ++c)
+    if (!std::isfinite(x[5 * kCols + c]))
+      x[5 * kCols + c] = 0.25f * c;
+  Simulator sim(config, p);
+  writeVmem(sim, kA, kRows, kCols, kCols, x);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  std::vector<float> sums = readVmem(sim, o, kRows, 1, 1);
+  std::vector<float> maxima = readVmem(sim, o + 128, kRows, 1, 1);
+  std::vector<float> maxNums = readVmem(sim, o + 256, kRows, 1, 1);
+  auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  };
+  for (uint16_t row = 0; row < kRows; ++row) {
+    const float *xr = &x[row * kCols];
+    float sum = 0.0f, max = xr[0], maxN = xr[0];
+    for (uint16_t c = 0; c < kCols; ++c)
+      sum += xr[c];
+    for (uint16_t c = 1; c < kCols; ++c) {
+      max = accel::maximumF(max, xr[c]);
+      maxN = accel::maxNumF(maxN, xr[c]);
+    }
+    EXPECT_EQ(bits(sums[row]), bits(sum)) << "row " << row;
+    EXPECT_EQ(bits(maxima[row]), bits(max)) << "row " << row;
+    EXPECT_EQ(bits(maxNums[row]), bits(maxN)) << "row " << row;
+  }
+  EXPECT_TRUE(std::isfinite(sums[5]));
+}
+
+/// mxu.matmul adds each element's products in order of k, one row of C
+/// after the other: the simulator computes blocks of rows at once, which
+/// must give the bits of the row-at-a-time reference below, and falls back
+/// to one row at a time when C overlaps A (here C's row i is A's row i + 1,
+/// so each row of A but the first is read after the row of C stored over
+/// it).
+TEST(SimulatorTest, MxuRowsMatchTheRowAtATimeReference) {
+  MachineConfig config = MachineConfig::getDefault();
+  constexpr uint16_t kM = 7, kN = 9, kK = 11; // a block of 4 and 3 more
+  // VMEM as floats: A at kA (kM + 1 rows, stride kK), B at kB, C at kC, the
+  // accumulated C at kC + 512.
+  std::mt19937 rng(34);
+  auto randoms = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = std::ldexp(float(int(rng() % 2001) - 1000), int(rng() % 30) - 15);
+    return v;
+  };
+  std::vector<float> a = randoms((kM + 1) * kK), b = randoms(kK * kN),
+                     c0 = randoms(kM * kN);
+  // The reference on a float image of VMEM (addresses in floats).
+  std::vector<float> vmem(4096, 0.0f);
+  auto put = [&](uint64_t at, const std::vector<float> &v) {
+    std::copy(v.begin(), v.end(), vmem.begin() + at / 4);
+  };
+  put(kA, a);
+  put(kB, b);
+  put(kC + 512, c0);
+  auto reference = [&](uint64_t cAt, uint64_t aAt, uint16_t sa, uint16_t sc,
+                       bool accumulate) {
+    for (uint64_t i = 0; i < kM; ++i) {
+      std::vector<float> acc(kN, 0.0f);
+      if (accumulate)
+        for (uint64_t j = 0; j < kN; ++j)
+          acc[j] = vmem[cAt / 4 + i * sc + j];
+      for (uint64_t kk = 0; kk < kK; ++kk)
+        for (uint64_t j = 0; j < kN; ++j)
+          acc[j] += vmem[aAt / 4 + i * sa + kk] * vmem[kB / 4 + kk * kN + j];
+      for (uint64_t j = 0; j < kN; ++j)
+        vmem[cAt / 4 + i * sc + j] = acc[j];
+    }
+  };
+  reference(kC, kA, kK, kN, false);
+  reference(kC + 512, kA, kK, kN, true);
+  reference(kA + kK * 4, kA, kK, kK, false); // C overlaps A
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),
+      li(4, kC + 512),
+      li(5, kA + kK * 4),
+      matmul(3, 1, 2, kM, kN, kK, kK, kN),
+      matmul(4, 1, 2, kM, kN, kK, kK, kN, /*acc=*/true),
+      matmul(5, 1, 2, kM, kN, kK, kK, kK),
+      halt(),
+  });
+  Simulator sim(config, p);
+  writeVmem(sim, kA, kM + 1, kK, kK, a);
+  writeVmem(sim, kB, kK, kN, kN, b);
+  writeVmem(sim, kC + 512, kM, kN, kN, c0);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto bits = [](float v) {
+    uint32_t x;
+    std::memcpy(&x, &v, 4);
+    return x;
+  };
+  std::vector<float> got = readVmem(sim, 0, 1, 4096, 4096);
+  size_t checked = 0;
+  for (uint64_t at : {uint64_t(kC), uint64_t(kC + 512), uint64_t(kA + kK * 4)})
+    for (uint64_t i = 0; i < kM; ++i)
+      for (uint64_t j = 0; j < kN; ++j) {
+        uint64_t stride = at < kB ? kK : kN;
+        uint64_t f = at / 4 + i * stride + j;
+        EXPECT_EQ(bits(got[f]), bits(vmem[f]))
+            << "C at " << at << " row " << i << " col " << j;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 3u * kM * kN);
 }
 
 TEST(SimulatorTest, VpuLatencyAndBusyStall) {

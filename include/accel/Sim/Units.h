@@ -111,8 +111,9 @@ public:
   void execute(const isa::Inst &inst, CoreState &state);
 
 private:
-  std::vector<float> acc;  ///< one row of C
-  std::vector<float> aRow; ///< one row of a bf16 A, widened
+  std::vector<float> acc; ///< a block of rows of C, in f32
+  /// Per row of a block: a row of a bf16 A or C, widened.
+  std::vector<std::vector<float>> aRows;
   std::vector<float> bF32; ///< a bf16 B, widened
 };
 
