@@ -13,6 +13,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <queue>
 
@@ -142,16 +143,37 @@ public:
       for (uint64_t i = lo; i < 2 * lo; ++i)
         pull(i, half);
   }
+  /// Marks `page` free or used; longest() is current again after update().
   void set(uint64_t page, bool free) {
     uint64_t i = size + page;
     pre[i] = suf[i] = best[i] = free ? 1 : 0;
-    for (uint64_t half = 1; i > 1; half <<= 1) {
-      i >>= 1;
-      pull(i, half);
-    }
+    dirty.push_back(i);
   }
-  /// The longest run of consecutive free pages.
-  uint64_t longest() const { return pages ? best[1] : 0; }
+  /// Recomputes the ancestors of the pages set since the last update, one
+  /// level at a time, each node once: a tile's pages, which change at the
+  /// same cycle, share most of their ancestors.
+  void update() {
+    if (dirty.empty())
+      return;
+    std::sort(dirty.begin(), dirty.end());
+    for (uint64_t half = 1; dirty.front() > 1; half <<= 1) {
+      size_t n = 0;
+      for (uint64_t i : dirty) {
+        uint64_t parent = i >> 1;
+        if (n == 0 || dirty[n - 1] != parent)
+          dirty[n++] = parent;
+      }
+      dirty.resize(n);
+      for (uint64_t i : dirty)
+        pull(i, half);
+    }
+    dirty.clear();
+  }
+  /// The longest run of consecutive free pages (after update()).
+  uint64_t longest() const {
+    assert(dirty.empty() && "FreeRunTree::longest before update");
+    return pages ? best[1] : 0;
+  }
 
 private:
   void pull(uint64_t i, uint64_t half) {
@@ -162,6 +184,7 @@ private:
   }
   uint64_t pages, size = 1;
   std::vector<uint64_t> pre, suf, best;
+  std::vector<uint64_t> dirty; ///< leaves set since the last update()
 };
 
 /// The lower median of values 0..hist.size()-1 weighted by hist (cycles).
@@ -232,6 +255,7 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
         break;
       }
     }
+    tree.update();
     uint64_t next = total;
     if (e < intervals.size())
       next = std::min(next, intervals[e].start);

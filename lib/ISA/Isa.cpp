@@ -322,17 +322,6 @@ std::string isa::toString(const Inst &inst) {
   return s;
 }
 
-float isa::initValue(uint32_t seed, uint64_t index) {
-  // splitmix64 of (seed, index).
-  uint64_t z = index + 0x9e3779b97f4a7c15ULL * (uint64_t(seed) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z = z ^ (z >> 31);
-  // 24 random bits -> [0, 1) -> [-0.125, 0.125).
-  float u = float(z >> 40) / float(1u << 24);
-  return (u - 0.5f) * 0.25f;
-}
-
 uint32_t isa::getChipSeed(uint32_t seed, unsigned chip) {
   if (chip == 0)
     return seed;

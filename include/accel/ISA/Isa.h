@@ -273,8 +273,19 @@ struct Buffer {
 
 /// Deterministic initial value of element `index` of an HBM buffer with
 /// `seed`: uniform in [-0.125, 0.125), from a 64-bit integer hash. A bf16
-/// buffer holds it rounded to bf16 (nearest even).
-float initValue(uint32_t seed, uint64_t index);
+/// buffer holds it rounded to bf16 (nearest even). Inline: the simulator
+/// fills HBM pages with it, hundreds of millions of elements for a model's
+/// weights.
+inline float initValue(uint32_t seed, uint64_t index) {
+  // splitmix64 of (seed, index).
+  uint64_t z = index + 0x9e3779b97f4a7c15ULL * (uint64_t(seed) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z = z ^ (z >> 31);
+  // 24 random bits -> [0, 1) -> [-0.125, 0.125).
+  float u = float(z >> 40) / float(1u << 24);
+  return (u - 0.5f) * 0.25f;
+}
 /// The seed chip `chip` of a system uses for an HBM buffer of seed `seed`:
 /// `seed` itself on chip 0 (a one-chip run is unchanged), another for every
 /// other chip, so that the chips of an SPMD program start with different
