@@ -38,6 +38,10 @@ mlir_opt = ToolSubst("mlir-opt", unresolved="ignore")
 # %no_leak_check: for a command whose leak is by design (a pass crashed on
 # purpose and LLVM's crash recovery unwound past its frames).
 no_leak_check = ""
+# `REQUIRES: long`: tests that take tens of seconds, run by check-accel-long
+# (lit --param accel_long=1) and CI, not by check-accel.
+if lit_config.params.get("accel_long", "0") == "1":
+    config.available_features.add("long")
 # cmake and ninja on PATH: test/Install builds a consumer of the package.
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
