@@ -92,17 +92,17 @@ TimelineCoverage Analyzer::getTimelineCoverage() const {
   c.completeUntilCycle = totalCycles;
   for (size_t t = 1; t <= 2; ++t) {
     uint64_t n = tracks[t].size();
-    c.drawnSlices += std::min(n, TimelineCoverage::kMaxSlices);
-    if (n > TimelineCoverage::kMaxSlices) {
-      c.omittedSlices += n - TimelineCoverage::kMaxSlices;
-      c.completeUntilCycle = std::min(
-          c.completeUntilCycle, tracks[t][TimelineCoverage::kMaxSlices].start);
+    c.drawnSlices += std::min(n, limits.maxSlices);
+    if (n > limits.maxSlices) {
+      c.omittedSlices += n - limits.maxSlices;
+      c.completeUntilCycle =
+          std::min(c.completeUntilCycle, tracks[t][limits.maxSlices].start);
     }
   }
   for (const Dma &d : dmas) {
     if (d.timing.link < 0)
       continue;
-    if (c.drawnDmas < TimelineCoverage::kMaxDmas) {
+    if (c.drawnDmas < limits.maxDmas) {
       ++c.drawnDmas;
       continue;
     }
@@ -122,10 +122,9 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
   auto origin = [&](uint32_t pc) -> const isa::Origin * {
     return pc < program.origins.size() ? &program.origins[pc] : nullptr;
   };
-  // Long runs: the first kMaxSlices MXU/VPU slices per track and kMaxDmas
-  // DMAs of the chip are drawn (TimelineCoverage).
-  constexpr size_t kMaxSlices = TimelineCoverage::kMaxSlices,
-                   kMaxDmas = TimelineCoverage::kMaxDmas;
+  // Long runs: the first maxSlices MXU/VPU slices per track and maxDmas
+  // DMAs of the chip are drawn (TimelineLimits, TimelineCoverage).
+  const uint64_t kMaxSlices = limits.maxSlices, kMaxDmas = limits.maxDmas;
   event()
       .beginObject()
       .key("args")

@@ -26,7 +26,9 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cmath>
 #include <mutex>
@@ -323,6 +325,18 @@ void abandonModule(OwningOpRef<ModuleOp> module) {
   abandoned->push_back(module.release().getOperation());
 }
 
+/// What decides a run of `program` on the loop's machine and inputs: its
+/// binary image (code, origins, buffers and their data, loops; docs/isa.md),
+/// as a 128-bit hash and its size. Two programs with equal keys run alike
+/// (the simulator is deterministic), whatever feedback attributes their
+/// modules carried.
+std::string getRunKey(const isa::Program &program) {
+  std::vector<uint8_t> image = program.toImage();
+  llvm::XXH128_hash_t h = llvm::xxh3_128bits(image);
+  return llvm::utohexstr(h.high64) + llvm::utohexstr(h.low64) + ":" +
+         std::to_string(image.size());
+}
+
 std::string printModule(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -451,28 +465,41 @@ private:
   /// Gives new ops (second buffers, cloned DMAs) op ids; on failure sets
   /// `it.failure`.
   void assignOpIds(ModuleOp module, FdoIteration &it);
+  /// A run and the key (getRunKey) of the program that ran. Kept for the
+  /// best program so far without its timeline and HBM pages (memory in
+  /// proportion to the run): `timelineFile` then names the timeline.json
+  /// written for it, if any.
+  struct KeyedRun {
+    std::string key;
+    RunResult result;
+    std::string timelineFile;
+  };
   /// transform, assignOpIds and execute, stopping at the first failure
   /// (in `it.failure`). Returns the run, if there was one.
-  std::optional<RunResult> transformAndExecute(llvm::ArrayRef<std::string> texts,
-                                               ModuleOp module,
-                                               FdoIteration &it,
-                                               std::vector<FdoPassRun> &runs);
+  std::optional<KeyedRun> transformAndExecute(llvm::ArrayRef<std::string> texts,
+                                              ModuleOp module, FdoIteration &it,
+                                              std::vector<FdoPassRun> &runs,
+                                              const KeyedRun *same);
   /// Runs the trial passes on a copy of `program` (transformed and run as
   /// `it`, with run `r`), lowers and runs the copy, and makes it the
   /// iteration's program if it is faster. A failing trial sets `it.failure`.
   void runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
-                std::optional<RunResult> &r);
+                std::optional<KeyedRun> &r);
   /// Lowers, runs and compares `module`; fills `it`. Returns the run, or
   /// nullopt with `it.failure` set. A program that does not lower, faults
-  /// or ends with other results gets a reproducer.
-  std::optional<RunResult> execute(ModuleOp module, FdoIteration &it);
+  /// or ends with other results gets a reproducer. When `same` ran a
+  /// program with the same key (the passes changed nothing that lowering
+  /// reads), its run is reused instead of simulated again: an equal program
+  /// runs alike.
+  std::optional<KeyedRun> execute(ModuleOp module, FdoIteration &it,
+                                  const KeyedRun *same);
   /// With an output directory: writes iteration `index`'s reproducer.mlir,
   /// the comment lines `header` (each line prefixed with "// ") and then
   /// `module`, and records its path in `failure`. A write that fails leaves
   /// the path empty (the failure itself is what the loop reports).
   void writeReproducer(unsigned index, llvm::StringRef header, ModuleOp module,
                        FdoFailure &failure);
-  llvm::Error writeIteration(const FdoIteration &it, const RunResult *r,
+  llvm::Error writeIteration(const FdoIteration &it, const KeyedRun *r,
                              ModuleOp module);
 
   ModuleOp input;
@@ -576,27 +603,26 @@ void FdoDriver::assignOpIds(ModuleOp module, FdoIteration &it) {
                             capture.text, ""};
 }
 
-std::optional<RunResult>
-FdoDriver::transformAndExecute(llvm::ArrayRef<std::string> texts,
-                               ModuleOp module, FdoIteration &it,
-                               std::vector<FdoPassRun> &runs) {
+std::optional<FdoDriver::KeyedRun> FdoDriver::transformAndExecute(
+    llvm::ArrayRef<std::string> texts, ModuleOp module, FdoIteration &it,
+    std::vector<FdoPassRun> &runs, const KeyedRun *same) {
   step(it, "transforming");
   transform(texts, module, it, runs);
   if (!it.failure)
     assignOpIds(module, it);
   if (it.failure)
     return std::nullopt;
-  return execute(module, it);
+  return execute(module, it, same);
 }
 
 void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
-                         std::optional<RunResult> &r) {
+                         std::optional<KeyedRun> &r) {
   OwningOpRef<ModuleOp> candidate = program->clone();
   FdoIteration trial;
   trial.index = it.index;
   stepPrefix = "trial: ";
-  std::optional<RunResult> tr =
-      transformAndExecute(trialTexts, *candidate, trial, it.trialPasses);
+  std::optional<KeyedRun> tr = transformAndExecute(
+      trialTexts, *candidate, trial, it.trialPasses, r ? &*r : nullptr);
   stepPrefix = "";
   if (trial.failure) {
     // As for any pass: the iteration is rejected and the loop stops.
@@ -631,26 +657,42 @@ void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
   r = std::move(tr);
 }
 
-std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
-  std::optional<RunResult> r;
+std::optional<FdoDriver::KeyedRun>
+FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
+  std::optional<KeyedRun> keyed;
   std::optional<FdoFailure> failure;
-  step(it, "running");
+  bool reused = false;
   {
     DiagnosticCapture capture(context);
-    // Iteration 0 may stop at the budget (a truncated run); a later one
-    // that goes past it faults.
-    RunOptions runOptions = options.run;
-    runOptions.stopAtBudget = it.index == 0;
-    llvm::Expected<RunResult> run = simulateModule(module, config, runOptions);
-    if (run) {
-      r = std::move(*run);
+    llvm::Expected<isa::Program> program =
+        lowerModule(module, config, options.run.entry);
+    if (!program) {
+      llvm::consumeError(program.takeError());
+      failure = FdoFailure{
+          FdoFailure::Kind::Lower, "",
+          capture.text.empty() ? "lowering failed" : capture.text, ""};
     } else {
-      std::string msg = llvm::toString(run.takeError());
-      if (msg == "lowering failed")
-        failure = FdoFailure{FdoFailure::Kind::Lower, "",
-                             capture.text.empty() ? msg : capture.text, ""};
-      else
-        failure = FdoFailure{FdoFailure::Kind::Fault, "", msg, ""};
+      std::string key = getRunKey(*program);
+      // Only a run whose results matched is kept for reuse (the loop stops
+      // at a mismatch; a trial follows a matching run).
+      reused = same && same->key == key;
+      if (reused) {
+        step(it, "unchanged program: reusing its run");
+        keyed = *same;
+      } else {
+        step(it, "running");
+        // Iteration 0 may stop at the budget (a truncated run); a later
+        // one that goes past it faults.
+        RunOptions runOptions = options.run;
+        runOptions.stopAtBudget = it.index == 0;
+        llvm::Expected<RunResult> run =
+            simulateProgram(std::move(*program), config, runOptions);
+        if (run)
+          keyed = KeyedRun{std::move(key), std::move(*run), ""};
+        else
+          failure = FdoFailure{FdoFailure::Kind::Fault, "",
+                               llvm::toString(run.takeError()), ""};
+      }
     }
   }
   // The program as it was lowered, and how to see the failure again.
@@ -674,6 +716,7 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
     it.failure = std::move(failure);
     return std::nullopt;
   }
+  RunResult *r = &keyed->result;
   it.ran = true;
   it.truncated = r->summary.truncated;
   it.totalCycles = r->summary.totalCycles;
@@ -688,8 +731,9 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
     baselineHbm = r->hbm;
     baselineBuffers = r->program.buffers;
   }
-  std::optional<uint64_t> diff =
-      sim::compareHbm(baselineHbm, r->hbm, baselineBuffers);
+  std::optional<uint64_t> diff;
+  if (!reused)
+    diff = sim::compareHbm(baselineHbm, r->hbm, baselineBuffers);
   it.resultsMatch = !diff;
   if (diff) {
     it.failure = FdoFailure{FdoFailure::Kind::Mismatch, "",
@@ -705,14 +749,27 @@ std::optional<RunResult> FdoDriver::execute(ModuleOp module, FdoIteration &it) {
                     module, *it.failure);
   }
   it.metrics = m;
-  return r;
+  return keyed;
 }
 
-llvm::Error FdoDriver::writeIteration(const FdoIteration &it,
-                                      const RunResult *r, ModuleOp module) {
+llvm::Error FdoDriver::writeIteration(const FdoIteration &it, const KeyedRun *r,
+                                      ModuleOp module) {
   if (options.outputDir.empty() || !r)
     return llvm::Error::success();
-  return writeRunOutputs(iterationDir(options.outputDir, it.index), *r, module);
+  std::string dir = iterationDir(options.outputDir, it.index);
+  if (auto e = writeRunOutputs(dir, r->result, module))
+    return e;
+  if (r->result.timeline || r->timelineFile.empty())
+    return llvm::Error::success();
+  // A reused run: the timeline of its program, as written for it.
+  auto text = llvm::MemoryBuffer::getFile(r->timelineFile);
+  if (!text)
+    return llvm::createStringError("cannot read '%s': %s",
+                                   r->timelineFile.c_str(),
+                                   text.getError().message().c_str());
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, "timeline.json");
+  return writeOutput(path, (*text)->getBuffer());
 }
 
 llvm::Expected<FdoResult> FdoDriver::run() {
@@ -737,12 +794,15 @@ llvm::Expected<FdoResult> FdoDriver::run() {
 
   FdoResult result;
   OwningOpRef<ModuleOp> current = input.clone();
+  // The run of `current` (the best program so far): an iteration whose
+  // passes change nothing reuses it.
+  std::optional<KeyedRun> currentRun;
   uint64_t bestCycles = 0;
   for (unsigned index = 0; index <= options.iterations; ++index) {
     FdoIteration it;
     it.index = index;
     OwningOpRef<ModuleOp> program = current->clone();
-    std::optional<RunResult> r;
+    std::optional<KeyedRun> r;
     if (index > 0) {
       // Feedback: attach the previous run's metrics, then transform.
       clearFeedback(*program);
@@ -752,9 +812,10 @@ llvm::Expected<FdoResult> FdoDriver::run() {
           return llvm::createStringError("iteration " + std::to_string(index) +
                                          ": " + capture.text);
       }
-      r = transformAndExecute(passTexts, *program, it, it.passes);
+      r = transformAndExecute(passTexts, *program, it, it.passes,
+                              currentRun ? &*currentRun : nullptr);
     } else {
-      r = execute(*program, it);
+      r = execute(*program, it, nullptr);
     }
     if (index > 0 && !it.failure && !trialTexts.empty())
       runTrial(program, it, r);
@@ -780,6 +841,16 @@ llvm::Expected<FdoResult> FdoDriver::run() {
       bestCycles = cycles;
       result.bestProgram = program->clone();
       current = std::move(program);
+      currentRun = std::move(r);
+      if (currentRun) {
+        if (currentRun->result.timeline && !options.outputDir.empty()) {
+          llvm::SmallString<256> path(iterationDir(options.outputDir, index));
+          llvm::sys::path::append(path, "timeline.json");
+          currentRun->timelineFile = std::string(path);
+        }
+        currentRun->result.timeline.reset();
+        currentRun->result.hbm.clear();
+      }
       // A partial run: no later iteration's results could be compared.
       if (result.iterations.back().truncated)
         break;

@@ -150,17 +150,15 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     options.onProgress("simulating", instructions, cycle);
   };
   std::vector<std::unique_ptr<analysis::DmaStallCollector>> collectors;
-  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  auto timeline = std::make_shared<RunTimeline>(r.program, config, n, options);
   for (unsigned c = 0; c < n; ++c) {
     sim::Simulator &chip = system.getChip(c);
     if (auto e = installInputs(chip.getMemory(), r.program, options))
       return std::move(e);
     collectors.push_back(std::make_unique<analysis::DmaStallCollector>());
-    analyzers.push_back(
-        std::make_unique<analysis::Analyzer>(r.program, config));
     chip.addObserver(collectors.back().get());
     if (options.analyze)
-      chip.addObserver(analyzers.back().get());
+      chip.addObserver(&timeline->getAnalyzer(c));
   }
   auto summary =
       system.run(options.maxInstructions, options.stopAtBudget,
@@ -178,7 +176,7 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     RunResult one;
     one.program = r.program;
     one.summary = summary->chips[c];
-    finishAnalysis(one, config, *collectors[c], *analyzers[c], options);
+    finishAnalysis(one, config, *collectors[c], timeline, c, options);
     // Per buffer too: an All-Gather's output must be equal on every chip,
     // its inputs not.
     nlohmann::json perBuffer = nlohmann::json::object();
@@ -216,17 +214,11 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
          {"utilization", "vmem", "dependencies", "suggestions", "roofline"})
       if (chipMetrics[0].contains(key))
         r.metrics[key] = chipMetrics[0][key];
-    std::vector<const analysis::Analyzer *> list;
-    std::vector<const nlohmann::json *> metricsList;
-    for (unsigned c = 0; c < n; ++c) {
-      list.push_back(analyzers[c].get());
-      metricsList.push_back(&chipMetrics[c]);
-    }
-    llvm::raw_string_ostream os(r.timeline);
-    analysis::writeSystemTimeline(os, list, metricsList);
-    analysis::TimelineCoverage coverage = analyzers[0]->getTimelineCoverage();
+    r.timeline = timeline;
+    analysis::TimelineCoverage coverage =
+        timeline->getAnalyzer(0).getTimelineCoverage();
     for (unsigned c = 1; c < n; ++c)
-      coverage.merge(analyzers[c]->getTimelineCoverage());
+      coverage.merge(timeline->getAnalyzer(c).getTimelineCoverage());
     r.metrics["timeline"] = coverage.toJson();
   }
   r.metrics["system"] = {
@@ -248,12 +240,28 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
 llvm::Expected<RunResult>
 accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
                       const RunOptions &options) {
+  llvm::Expected<isa::Program> program =
+      lowerModule(module, config, options.entry);
+  if (!program)
+    return program.takeError();
+  return simulateProgram(std::move(*program), config, options);
+}
+
+llvm::Expected<isa::Program>
+accel::lowerModule(ModuleOp module, const sim::MachineConfig &config,
+                   llvm::StringRef entry) {
   FailureOr<isa::Program> program =
-      lowerToIsa(module, getLoweringOptions(config, options.entry));
+      lowerToIsa(module, getLoweringOptions(config, entry));
   if (failed(program))
     return llvm::createStringError("lowering failed");
+  return std::move(*program);
+}
+
+llvm::Expected<RunResult>
+accel::simulateProgram(isa::Program program, const sim::MachineConfig &config,
+                       const RunOptions &options) {
   RunResult r;
-  r.program = std::move(*program);
+  r.program = std::move(program);
   if (config.chips > 1)
     return simulateSystem(std::move(r), config, options);
   sim::Simulator simulator(config, r.program);
@@ -267,10 +275,10 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
     options.onProgress("simulating", instructions, cycle);
   };
   analysis::DmaStallCollector collector;
-  analysis::Analyzer analyzer(r.program, config);
+  auto timeline = std::make_shared<RunTimeline>(r.program, config, 1, options);
   simulator.addObserver(&collector);
   if (options.analyze)
-    simulator.addObserver(&analyzer);
+    simulator.addObserver(&timeline->getAnalyzer(0));
   auto summary =
       simulator.run(options.maxInstructions, options.stopAtBudget,
                     options.onProgress ? sim::ProgressFn(simulating) : nullptr);
@@ -280,7 +288,7 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
     options.onProgress("analyzing", summary->instructions,
                        summary->totalCycles);
   r.summary = *summary;
-  finishAnalysis(r, config, collector, analyzer, options);
+  finishAnalysis(r, config, collector, timeline, 0, options);
   r.hbm = simulator.getMemory().dirtyHbmPages();
   // The final HBM contents: one hash per buffer, then the hash of those.
   r.hbmHash = hashHbm(simulator.getMemory(), r.program,
@@ -292,19 +300,78 @@ accel::simulateModule(ModuleOp module, const sim::MachineConfig &config,
   return r;
 }
 
+static_assert(kDefaultTimelineMaxSlices ==
+                      analysis::TimelineLimits::kDefaultMaxSlices &&
+                  kDefaultTimelineMaxDmas ==
+                      analysis::TimelineLimits::kDefaultMaxDmas,
+              "RunOptions's timeline limits are TimelineLimits's defaults");
+
+RunTimeline::RunTimeline(const isa::Program &program,
+                         const sim::MachineConfig &config, unsigned chips,
+                         const RunOptions &options)
+    : program(program), config(config), metrics(chips) {
+  analysis::TimelineLimits limits;
+  limits.maxSlices = options.timelineMaxSlices;
+  limits.maxDmas = options.timelineMaxDmas;
+  for (unsigned c = 0; c < chips; ++c) {
+    analyzers.push_back(
+        std::make_unique<analysis::Analyzer>(this->program, this->config));
+    analyzers.back()->setTimelineLimits(limits);
+  }
+}
+
+RunTimeline::~RunTimeline() = default;
+
+analysis::Analyzer &RunTimeline::getAnalyzer(unsigned chip) {
+  return *analyzers[chip];
+}
+
+const analysis::Analyzer &RunTimeline::getAnalyzer(unsigned chip) const {
+  return *analyzers[chip];
+}
+
+void RunTimeline::setMetrics(unsigned chip, const nlohmann::json &m) {
+  // What Analyzer::writeTimelineEvents reads: the counters.
+  json kept = json::object();
+  for (const char *key : {"utilization", "vmem"})
+    if (m.contains(key))
+      kept[key] = m[key];
+  metrics[chip] = std::move(kept);
+}
+
+void RunTimeline::write(llvm::raw_ostream &os) const {
+  std::vector<const analysis::Analyzer *> chips;
+  std::vector<const json *> chipMetrics;
+  for (size_t c = 0; c < analyzers.size(); ++c) {
+    chips.push_back(analyzers[c].get());
+    chipMetrics.push_back(&metrics[c]);
+  }
+  analysis::writeSystemTimeline(os, chips, chipMetrics);
+}
+
 void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
                            const analysis::DmaStallCollector &collector,
-                           const analysis::Analyzer &analyzer,
-                           const RunOptions &options) {
+                           const std::shared_ptr<RunTimeline> &timeline,
+                           unsigned chip, const RunOptions &options) {
   r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
   if (!options.analyze)
     return;
+  const analysis::Analyzer &analyzer = timeline->getAnalyzer(chip);
   analysis::AnalyzerOptions analyzerOptions;
   analyzerOptions.bucketCycles = options.bucketCycles;
   analyzer.addToMetrics(r.metrics, analyzerOptions);
-  llvm::raw_string_ostream os(r.timeline);
-  analyzer.writeTimeline(os, r.metrics);
+  timeline->setMetrics(chip, r.metrics);
+  r.timeline = timeline;
   r.metrics["timeline"] = analyzer.getTimelineCoverage().toJson();
+}
+
+llvm::Error accel::writeTimelineFile(llvm::StringRef path, const RunResult &r) {
+  if (!r.timeline)
+    return llvm::Error::success();
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
+    r.timeline->write(os);
+    return llvm::Error::success();
+  });
 }
 
 uint64_t accel::getPeakVmemBytes(const isa::Program &program) {
@@ -328,9 +395,8 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
   if (auto e =
           writeOutput(path("metrics.json"), dumpJson(r.metrics, 2) + "\n"))
     return e;
-  if (!r.timeline.empty())
-    if (auto e = writeOutput(path("timeline.json"), r.timeline))
-      return e;
+  if (auto e = writeTimelineFile(path("timeline.json"), r))
+    return e;
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
   analysis::writeReport(r.metrics, ros);

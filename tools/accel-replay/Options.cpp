@@ -191,6 +191,20 @@ cl::opt<uint64_t> bucketCycles(
              "(default: about 200 buckets)"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(replayCmd),
     cl::cat(category));
+cl::opt<uint64_t> timelineMaxDmas(
+    "timeline-max-dmas",
+    cl::desc("timeline.json draws at most the first N DMAs of each chip "
+             "(trace viewers slow down past a few hundred thousand events; "
+             "metrics.json \"timeline\" says what was left out; default "
+             "50000)"),
+    cl::value_desc("N"), cl::init(kDefaultTimelineMaxDmas), cl::sub(runCmd),
+    cl::sub(fdoCmd), cl::sub(replayCmd), cl::cat(category));
+cl::opt<uint64_t> timelineMaxSlices(
+    "timeline-max-slices",
+    cl::desc("timeline.json draws at most the first N MXU and N VPU slices "
+             "of each chip (default 100000)"),
+    cl::value_desc("N"), cl::init(kDefaultTimelineMaxSlices), cl::sub(runCmd),
+    cl::sub(fdoCmd), cl::sub(replayCmd), cl::cat(category));
 cl::opt<bool> analyze(
     "analyze",
     cl::desc("Run the analyzer (utilization, VMEM, dependencies, "
@@ -300,6 +314,8 @@ RunOptions baseRunOptions() {
   o.maxInstructions = instructionBudget();
   o.bucketCycles = bucketCycles;
   o.analyze = analyze;
+  o.timelineMaxDmas = timelineMaxDmas;
+  o.timelineMaxSlices = timelineMaxSlices;
   return o;
 }
 

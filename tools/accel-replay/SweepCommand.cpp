@@ -123,10 +123,10 @@ static SweepRow sweepTracePoint(const replay::Trace &trace,
     return row;
   }
   analysis::DmaStallCollector collector;
-  analysis::Analyzer analyzer((*replayer)->getProgram(),
-                              (*replayer)->getConfig());
+  auto timeline = std::make_shared<RunTimeline>(
+      (*replayer)->getProgram(), (*replayer)->getConfig(), 1, baseRunOptions());
   (*replayer)->addObserver(&collector);
-  (*replayer)->addObserver(&analyzer);
+  (*replayer)->addObserver(&timeline->getAnalyzer(0));
   if (auto e = (*replayer)->load()) {
     row.error = llvm::toString(std::move(e));
     return row;
@@ -143,7 +143,7 @@ static SweepRow sweepTracePoint(const replay::Trace &trace,
   RunResult r;
   r.program = (*replayer)->getProgram();
   r.summary = *summary;
-  finishAnalysis(r, (*replayer)->getConfig(), collector, analyzer,
+  finishAnalysis(r, (*replayer)->getConfig(), collector, timeline, 0,
                  baseRunOptions());
   fillSweepRow(row, r.metrics);
   return row;

@@ -41,7 +41,7 @@ extern cl::list<std::string> sweepSets, inputTensors, bindShapes;
 extern cl::opt<bool> sweepFdo, sweepPlot, printDefault, analyze, timingOnly,
     compressTrace;
 extern cl::opt<uint64_t> sweepJobs, iterations, maxInstructions, bucketCycles,
-    hitCount, recordCount;
+    timelineMaxDmas, timelineMaxSlices, hitCount, recordCount;
 
 /// Prints "accel-replay: error: MSG" on stderr; returns 1 (the exit code of
 /// bad input).

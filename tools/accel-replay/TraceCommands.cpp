@@ -131,11 +131,11 @@ int cmdReplay() {
       llvm::outs() << "  " << c << "\n";
   }
   analysis::DmaStallCollector collector;
-  analysis::Analyzer analyzer((*replayer)->getProgram(),
-                              (*replayer)->getConfig());
+  auto timeline = std::make_shared<RunTimeline>(
+      (*replayer)->getProgram(), (*replayer)->getConfig(), 1, baseRunOptions());
   (*replayer)->addObserver(&collector);
   if (analyze)
-    (*replayer)->addObserver(&analyzer);
+    (*replayer)->addObserver(&timeline->getAnalyzer(0));
   if (auto e = (*replayer)->load())
     return fail(inputFile + ": " + llvm::toString(std::move(e)));
   (*replayer)->getSimulator().setTimingOnly(timingOnly);
@@ -164,7 +164,7 @@ int cmdReplay() {
   RunResult r;
   r.program = (*replayer)->getProgram();
   r.summary = *summary;
-  finishAnalysis(r, (*replayer)->getConfig(), collector, analyzer,
+  finishAnalysis(r, (*replayer)->getConfig(), collector, timeline, 0,
                  baseRunOptions());
   r.metrics["window"] = {{"start_instruction", trace->startIndex},
                          {"start_pc", trace->startPc},
@@ -178,9 +178,8 @@ int cmdReplay() {
   llvm::sys::path::append(metricsPath, "metrics.json");
   llvm::sys::path::append(reportPath, "report.txt");
   llvm::sys::path::append(timelinePath, "timeline.json");
-  if (!r.timeline.empty())
-    if (auto e = writeOutput(timelinePath, r.timeline))
-      return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
+  if (auto e = writeTimelineFile(timelinePath, r))
+    return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(r.metrics, ros);

@@ -421,6 +421,10 @@ static std::string checkOptions() {
               "0: what the available memory allows"),
         range("--bucket-cycles", bucketCycles, 0, kMaxOptionCount,
               "0: about 200 buckets"),
+        range("--timeline-max-dmas", timelineMaxDmas, 0, kMaxOptionCount,
+              "DMAs drawn per chip"),
+        range("--timeline-max-slices", timelineMaxSlices, 0, kMaxOptionCount,
+              "MXU or VPU slices drawn per chip"),
         range("--count", recordCount, 1, kMaxRecordCount, "instructions"),
         range("--hit", hitCount, 1, kMaxOptionCount,
               "arrivals at the breakpoint")})

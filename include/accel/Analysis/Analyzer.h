@@ -247,13 +247,19 @@ public:
 // The analyzer
 //===----------------------------------------------------------------------===//
 
-/// What timeline.json draws of a run. Chrome's and Perfetto's viewers slow
-/// to a crawl past a few hundred thousand events, so a chip's timeline
-/// draws at most kMaxSlices MXU/VPU slices per unit and kMaxDmas DMAs (with
-/// their ISSUE, WAIT stall and backtail), the first ones in time; its
-/// counters (utilization, VMEM) always cover the whole run.
+/// How much of a run timeline.json draws. Chrome's and Perfetto's viewers
+/// slow to a crawl past a few hundred thousand events, so a chip's timeline
+/// draws at most `maxSlices` MXU/VPU slices per unit and `maxDmas` DMAs
+/// (with their ISSUE, WAIT stall and backtail), the first ones in time; its
+/// counters (utilization, VMEM) always cover the whole run. The tools'
+/// --timeline-max-slices and --timeline-max-dmas set them.
+struct TimelineLimits {
+  static constexpr uint64_t kDefaultMaxSlices = 100000, kDefaultMaxDmas = 50000;
+  uint64_t maxSlices = kDefaultMaxSlices, maxDmas = kDefaultMaxDmas;
+};
+
+/// What timeline.json draws of a run (TimelineLimits).
 struct TimelineCoverage {
-  static constexpr uint64_t kMaxSlices = 100000, kMaxDmas = 50000;
   uint64_t drawnDmas = 0, omittedDmas = 0;
   uint64_t drawnSlices = 0, omittedSlices = 0;
   /// Every event that starts before this cycle is drawn: the run's total
@@ -291,6 +297,8 @@ public:
   /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md).
   void addToMetrics(nlohmann::json &metrics,
                     const AnalyzerOptions &options = {}) const;
+  /// How much of the run the timeline draws (default: TimelineLimits's).
+  void setTimelineLimits(const TimelineLimits &l) { limits = l; }
   /// What writeTimeline draws of this run (after onHalt).
   TimelineCoverage getTimelineCoverage() const;
   /// Writes timeline.json in the Chrome Trace Event format (Perfetto);
@@ -314,6 +322,7 @@ private:
   friend struct AnalyzerImpl;
   const isa::Program &program;
   const sim::MachineConfig &config;
+  TimelineLimits limits;
   uint64_t totalCycles = 0;
   uint64_t index = 0; ///< instructions seen
 

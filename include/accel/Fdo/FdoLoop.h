@@ -57,8 +57,11 @@ struct FdoOptions {
   std::function<void(const struct FdoIteration &)> onIteration;
   /// Called as each iteration starts a step, for a progress line:
   /// "transforming" (the passes), "running" (lower, simulate, analyze:
-  /// run.onProgress follows), and "trial: transforming", "trial: running"
-  /// for the trial passes' candidate.
+  /// run.onProgress follows) or "unchanged: reusing the run of the same
+  /// program" (the passes changed nothing lowering reads: the best
+  /// program's run, or the iteration's for its trial, stands for this one,
+  /// as the simulator is deterministic), and "trial: transforming",
+  /// "trial: running" for the trial passes' candidate.
   std::function<void(unsigned iteration, llvm::StringRef step)> onStep;
 };
 

@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,11 @@ uint64_t getDefaultInstructionBudget(bool analyze);
 /// The same for `availableBytes` bytes of available memory (pure).
 uint64_t getDefaultInstructionBudget(bool analyze, uint64_t availableBytes);
 
+/// analysis::TimelineLimits's defaults (checked in Run.cpp), here without
+/// the analyzer's header.
+constexpr uint64_t kDefaultTimelineMaxSlices = 100000,
+                   kDefaultTimelineMaxDmas = 50000;
+
 /// How a program is run.
 struct RunOptions {
   /// Function to run; empty: "main", or the only function.
@@ -90,6 +96,10 @@ struct RunOptions {
   /// Run the analyzer (utilization, VMEM, dependencies, suggestions,
   /// roofline, timeline); false keeps only the DMA stall analysis.
   bool analyze = true;
+  /// At most this many MXU/VPU slices per unit and DMAs per chip are drawn
+  /// in timeline.json (analysis::TimelineLimits).
+  uint64_t timelineMaxSlices = kDefaultTimelineMaxSlices,
+           timelineMaxDmas = kDefaultTimelineMaxDmas;
   /// Initial contents of HBM arguments, replacing the default initial
   /// values (isa::initValue); each must have its argument's size.
   std::vector<HbmInput> inputs;
@@ -105,13 +115,52 @@ struct RunOptions {
       onProgress;
 };
 
+/// What timeline.json is written from once a run has finished: the run's
+/// analyzers (one per chip), the program and machine config they refer to
+/// (copies: the timeline may outlive the run's own), and the part of each
+/// chip's metrics the timeline draws (its utilization and VMEM counters).
+/// A run keeps this instead of the text (tens of MB for the Llama MLP):
+/// the text is written straight to its file when the run's outputs are
+/// written, and never for a run whose outputs are not kept (an fdo trial
+/// that lost, a sweep point; issue 34). Holds the analyzers' memory (about
+/// 160 bytes per instruction, bench/RESULTS.md) until destroyed.
+class RunTimeline {
+public:
+  /// Analyzers for `chips` chips running `program` on `config`, drawing as
+  /// much as `options` says (RunOptions::timelineMaxSlices, ...).
+  RunTimeline(const isa::Program &program, const sim::MachineConfig &config,
+              unsigned chips, const RunOptions &options);
+  ~RunTimeline();
+  RunTimeline(const RunTimeline &) = delete;
+  RunTimeline &operator=(const RunTimeline &) = delete;
+
+  /// Chip `chip`'s analyzer, to attach to its simulator or replayer.
+  analysis::Analyzer &getAnalyzer(unsigned chip);
+  const analysis::Analyzer &getAnalyzer(unsigned chip) const;
+  unsigned getNumChips() const { return unsigned(analyzers.size()); }
+  /// Keeps what the timeline draws of chip `chip`'s finished metrics
+  /// (Analyzer::addToMetrics's result).
+  void setMetrics(unsigned chip, const nlohmann::json &metrics);
+  /// Writes timeline.json (Chrome Trace Event format, Perfetto; one process
+  /// per chip, analysis::writeSystemTimeline). Every setMetrics must have
+  /// been called.
+  void write(llvm::raw_ostream &os) const;
+
+private:
+  isa::Program program;
+  sim::MachineConfig config;
+  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  std::vector<nlohmann::json> metrics;
+};
+
 /// One simulated run and its analysis.
 struct RunResult {
   sim::RunSummary summary;
   /// metrics.json (docs/metrics.md).
   nlohmann::json metrics;
-  /// timeline.json text (Chrome Trace Event); empty without the analyzer.
-  std::string timeline;
+  /// What timeline.json is written from (RunTimeline::write); null without
+  /// the analyzer. Reset it to free the analyzers' memory early.
+  std::shared_ptr<const RunTimeline> timeline;
   /// The HBM pages the run wrote (final contents), by page address.
   std::map<uint64_t, std::vector<uint8_t>> hbm;
   /// xxh3-64 over the final contents of every HBM buffer, in buffer order
@@ -141,18 +190,36 @@ llvm::Expected<RunResult> simulateModule(mlir::ModuleOp module,
                                          const sim::MachineConfig &config,
                                          const RunOptions &options);
 
+/// The lowering step of simulateModule: `module`'s function `entry` (empty:
+/// "main", or the only function) as machine code for `config`. Errors:
+/// "lowering failed" (the diagnostics went to the context's handler).
+llvm::Expected<isa::Program> lowerModule(mlir::ModuleOp module,
+                                         const sim::MachineConfig &config,
+                                         llvm::StringRef entry);
+
+/// The simulation step of simulateModule: runs a lowered program. Errors
+/// as simulateModule's, but for lowering.
+llvm::Expected<RunResult> simulateProgram(isa::Program program,
+                                          const sim::MachineConfig &config,
+                                          const RunOptions &options);
+
 /// Fills `r.metrics` (and, with `options.analyze`, the analyzer's sections
 /// and `r.timeline`) from the performance trackers of a finished run or
-/// replay of `r.program`; `r.summary` must be set.
+/// replay of `r.program`: the collector and chip `chip`'s analyzer of
+/// `timeline` (which must have observed the run when `options.analyze`);
+/// `r.summary` must be set.
 void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
                     const analysis::DmaStallCollector &collector,
-                    const analysis::Analyzer &analyzer,
+                    const std::shared_ptr<RunTimeline> &timeline, unsigned chip,
                     const RunOptions &options);
 
 /// The VMEM bytes a program's static allocation spans (the end of its
 /// highest VMEM buffer).
 uint64_t getPeakVmemBytes(const isa::Program &program);
 
+/// Writes timeline.json of `r` to `path` (writeOutput: staged, replaced
+/// whole); nothing without a timeline.
+llvm::Error writeTimelineFile(llvm::StringRef path, const RunResult &r);
 
 /// Writes metrics.json, timeline.json, report.txt, program.lst and
 /// program.mlir of `r` (and `module`) into `dir`, creating it.
