@@ -2,7 +2,7 @@
 
 Usage: kill_fdo.py ACCEL_REPLAY PROGRAM WORKDIR
 
-DIR first holds a complete earlier run (OLD: default iterations). Runs of
+DIR first holds a complete earlier run (OLD: --iterations=2). Runs of
 another command (NEW: --iterations=1, whose output differs) are killed with
 SIGKILL at several points of their run time; after each, DIR must be exactly
 OLD (killed before the end) or exactly NEW (finished first), never a part or
@@ -17,7 +17,7 @@ import time
 
 accel, program, work = sys.argv[1:4]
 out = os.path.join(work, "out")
-old_cmd = [accel, "fdo", program, "-o", out]
+old_cmd = [accel, "fdo", program, "-o", out, "--iterations=2"]
 new_cmd = [accel, "fdo", program, "-o", out, "--iterations=1"]
 
 
