@@ -221,6 +221,43 @@ TEST(VmemTrackerTest, CraftedPatternBuckets) {
   EXPECT_EQ(c[1].blockUsed, (std::vector<uint32_t>{1, 4}));
 }
 
+// buckets() over more pages than one 64-bit word holds and a page count
+// that is not a multiple of 64: free runs that cross word boundaries, the
+// last partial word, and blocks of 200 / 3 = 66 pages (the last block takes
+// the rest).
+TEST(VmemTrackerTest, BucketsAcrossBitmapWords) {
+  auto bucketOf = [](std::vector<uint64_t> pages) {
+    VmemTracker v(200 * 1024, 1024);
+    for (uint64_t p : pages) {
+      v.write(p * 1024, p * 1024 + 4, 0, 1, true);
+      v.read(p * 1024, p * 1024 + 4, 5);
+    }
+    v.finish();
+    std::vector<VmemTracker::Bucket> b = v.buckets(10, 10, 3);
+    EXPECT_EQ(b.size(), 1u);
+    return b.front();
+  };
+  // Free runs 1..62 (62), 65..129 (65), 131..198 (68).
+  VmemTracker::Bucket b = bucketOf({0, 63, 64, 130, 199});
+  EXPECT_EQ(b.usedPages, 5u);
+  EXPECT_EQ(b.largestFreeRun, 68u);
+  EXPECT_EQ(b.blockUsed, (std::vector<uint32_t>{3, 1, 1}));
+  EXPECT_DOUBLE_EQ(b.freeFraction, 195.0 / 200.0);
+  // A run to the last page (6..199), through the padding of the last word.
+  b = bucketOf({5});
+  EXPECT_EQ(b.usedPages, 1u);
+  EXPECT_EQ(b.largestFreeRun, 194u);
+  EXPECT_EQ(b.blockUsed, (std::vector<uint32_t>{1, 0, 0}));
+  // Pages 127 and 128 (two words), nothing else: runs 0..126 and 129..199.
+  b = bucketOf({127, 128});
+  EXPECT_EQ(b.largestFreeRun, 127u);
+  EXPECT_EQ(b.blockUsed, (std::vector<uint32_t>{0, 2, 0}));
+  // Nothing live: one run of every page.
+  b = bucketOf({});
+  EXPECT_EQ(b.usedPages, 0u);
+  EXPECT_EQ(b.largestFreeRun, 200u);
+}
+
 TEST(VmemTrackerTest, MinFreeRunOverCycleRange) {
   VmemTracker v(16 * 1024, 1024);
   fillCraftedPattern(v);

@@ -106,4 +106,29 @@ TEST(JsonWriterTest, NestedAsDumpWritesIt) {
             dumpJson(json::array({tree, tree})));
 }
 
+TEST(JsonWriterTest, EscapedKeysAndRawValues) {
+  // Keys that need escaping go through the string path; others are copied.
+  json tree = {{"a\"b", 1}, {"caf\xc3\xa9", 2}, {"plain", 3}};
+  EXPECT_EQ(written([](JsonWriter &w) {
+              w.beginObject().member("a\"b", 1).member("caf\xc3\xa9", 2);
+              w.member("plain", 3).endObject();
+            }),
+            dumpJson(tree));
+  // A value written once and repeated as text, in an array and as members.
+  std::string args = dumpJson(json{{"dma", 7}, {"loc", "f.mlir:3:1"}});
+  json events = json::array({{{"args", json::parse(args)}, {"ph", "b"}},
+                             {{"args", json::parse(args)}, {"ph", "e"}}});
+  EXPECT_EQ(written([&](JsonWriter &w) {
+              w.beginArray();
+              for (const char *ph : {"b", "e"})
+                w.beginObject()
+                    .key("args")
+                    .rawValue(args)
+                    .member("ph", ph)
+                    .endObject();
+              w.endArray();
+            }),
+            dumpJson(events));
+}
+
 } // namespace

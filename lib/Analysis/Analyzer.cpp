@@ -22,6 +22,34 @@ Analyzer::Analyzer(const isa::Program &program,
       vmem(config.vmemBytes, config.vmemPageBytes),
       dataflow(tracks.size() + 1, /*issueTrack=*/0, config.scalarLatency) {
   deps.setReadyCycles(&doneCycles);
+  pcInfo.reserve(program.code.size());
+  for (size_t pc = 0; pc < program.code.size(); ++pc)
+    pcInfo.push_back(computePcInfo(program.code[pc], uint32_t(pc)));
+  workByPc.resize(program.code.size());
+}
+
+Analyzer::PcInfo Analyzer::computePcInfo(const isa::Inst &in,
+                                         uint32_t pc) const {
+  PcInfo info;
+  // Registers only: the memory operands' addresses are not wanted here.
+  sim::InstAccess acc = sim::getAccesses(in, [](unsigned) { return 0; });
+  info.regReads = acc.regReads;
+  info.regWrites = acc.regWrites;
+  info.flops = isa::getFlops(in);
+  info.opId = pc < program.origins.size() ? program.origins[pc].opId : 0;
+  info.unit = isa::info(in.op).unit;
+  info.controls = isa::info(in.op).format == isa::InstFormat::RsRsTarget;
+  return info;
+}
+
+std::map<uint32_t, Analyzer::Work> Analyzer::getWorkByOp() const {
+  std::map<uint32_t, Work> byOp = otherWork;
+  for (size_t pc = 0; pc < workByPc.size(); ++pc) {
+    const Work &w = workByPc[pc];
+    Work &o = byOp[pcInfo[pc].opId];
+    o.flops += w.flops, o.bytesIn += w.bytesIn, o.bytesOut += w.bytesOut;
+  }
+  return byOp;
 }
 
 namespace accel {
@@ -92,14 +120,26 @@ void Analyzer::onSemWait(const sim::SemWaitEvent &e) {
 
 void Analyzer::onRetire(const sim::RetireEvent &ev) {
   const isa::Inst &in = *ev.inst;
-  uint32_t opId = opIdAt(program, ev.pc);
+  // The instruction's static facts: from the table when it is the
+  // program's own instruction at its PC (always, but for a hand-built
+  // event; the simulator runs its own copy of the code).
+  auto same = [](const isa::Inst &a, const isa::Inst &b) {
+    return a.op == b.op && a.rd == b.rd && a.rs1 == b.rs1 && a.rs2 == b.rs2 &&
+           a.rs3 == b.rs3 && a.flags == b.flags && a.a == b.a && a.b == b.b &&
+           a.s1 == b.s1 && a.s2 == b.s2 && a.s3 == b.s3;
+  };
+  bool known = ev.pc < pcInfo.size() && same(program.code[ev.pc], in);
+  std::optional<PcInfo> computed;
+  if (!known)
+    computed = computePcInfo(in, ev.pc);
+  const PcInfo &info = known ? pcInfo[ev.pc] : *computed;
+  uint32_t opId = info.opId;
   pcs.push_back(ev.pc);
   issueCycles.push_back(ev.issueCycle);
-  isa::Unit evUnit = isa::info(in.op).unit;
-  doneCycles.push_back(evUnit == isa::Unit::Mxu || evUnit == isa::Unit::Vpu
+  isa::Unit unit = info.unit;
+  doneCycles.push_back(unit == isa::Unit::Mxu || unit == isa::Unit::Vpu
                            ? ev.unitEnd
                            : ev.issueCycle + 1);
-  isa::Unit unit = isa::info(in.op).unit;
   if (unit == isa::Unit::Scalar)
     AnalyzerImpl::busy(*this, 0, ev.unitStart, ev.unitEnd, opId);
   else if (unit == isa::Unit::Mxu)
@@ -131,13 +171,11 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
       vmem.write(w.begin, w.end, at, opId, isDma);
 
   // Dependencies.
-  sim::InstAccess acc = sim::getAccesses(in, [](unsigned) { return 0; });
-  deps.instruction(index, in, acc.regReads, acc.regWrites, reads, writes);
-
+  deps.instruction(index, in, info.regReads, info.regWrites, reads, writes);
 
   // Work: FLOPs and bytes moved.
-  Work &w = work[opId];
-  w.flops += isa::getFlops(in);
+  Work &w = known ? workByPc[ev.pc] : otherWork[opId];
+  w.flops += info.flops;
 
   if (dma) {
     dma->src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
@@ -205,8 +243,8 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     }
   }
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
-  cost.controls = isa::info(in.op).format == isa::InstFormat::RsRsTarget;
-  dataflow.add(acc.regReads, acc.regWrites, reads, writes, cost);
+  cost.controls = info.controls;
+  dataflow.add(info.regReads, info.regWrites, reads, writes, cost);
   ++index;
 }
 

@@ -541,7 +541,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   std::map<uint32_t, Work> regions; // 0 = the function
   Work all;
   json opsWork = json::object();
-  for (auto &[op, w] : work) {
+  for (auto &[op, w] : getWorkByOp()) {
     all.flops += w.flops, all.bytesIn += w.bytesIn, all.bytesOut += w.bytesOut;
     if (op && (w.flops || w.bytesIn || w.bytesOut))
       opsWork[std::to_string(op)] = region(w);

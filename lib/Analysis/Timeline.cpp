@@ -202,6 +202,7 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
     depByIndex[d.index] = &d;
   uint64_t flowId = 0, drawn = 0;
   std::set<uint64_t> boundSlices; // instructions with a "bound OP" slice
+  std::string argsText;
   for (const Dma &d : dmas) {
     if (d.timing.link < 0)
       continue;
@@ -212,9 +213,11 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
     uint32_t opId = o ? o->opId : 0;
     int tid = 4 + d.timing.link;
     std::string id = "dma" + std::to_string(d.timing.id);
-    // The DMA's arguments, on each of its events.
-    auto args = [&](JsonWriter &w) -> JsonWriter & {
-      return w.key("args")
+    // The DMA's arguments, on each of its events: written once.
+    argsText.clear();
+    {
+      llvm::raw_string_ostream argsOs(argsText);
+      JsonWriter(argsOs)
           .beginObject()
           .member("bytes", d.timing.bytes)
           .member("dma", d.timing.id)
@@ -223,6 +226,9 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
           .member("stall_base", d.stallBase)
           .member("stall_transfer", d.stallTransfer)
           .endObject();
+    }
+    auto args = [&](JsonWriter &w) -> JsonWriter & {
+      return w.key("args").rawValue(argsText);
     };
     auto async = [&](const char *ph, const std::string &name, uint64_t c) {
       JsonWriter &w = event().beginObject();

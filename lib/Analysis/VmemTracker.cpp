@@ -94,31 +94,52 @@ std::vector<VmemTracker::Bucket>
 VmemTracker::buckets(uint64_t bucketCycles, uint64_t totalCycles,
                      unsigned blocks) const {
   uint64_t n = std::max<uint64_t>(1, llvm::divideCeil(totalCycles, bucketCycles));
-  // used[b] is a bitmap of the pages live at some cycle of bucket b.
-  std::vector<std::vector<bool>> used(n, std::vector<bool>(pages, false));
+  // used[b * words + w] is word w of the bitmap of the pages live at some
+  // cycle of bucket b; the bits past the last page are set (they end a
+  // free run) and not counted. Whole words at a time: a VMEM of 32768
+  // pages over 200 buckets is 6.5 M pages to visit one by one (issue 34).
+  uint64_t words = llvm::divideCeil(pages, 64);
+  std::vector<uint64_t> used(n * words, 0);
   for (const Interval &iv : intervals) {
     uint64_t b0 = std::min(n - 1, iv.start / bucketCycles);
     uint64_t b1 = std::min(n - 1, iv.end / bucketCycles);
     for (uint64_t b = b0; b <= b1; ++b)
-      used[b][iv.page] = true;
+      used[b * words + iv.page / 64] |= uint64_t(1) << (iv.page % 64);
   }
+  uint64_t padding = pages % 64 ? ~uint64_t(0) << (pages % 64) : 0;
   uint64_t pagesPerBlock = blocks ? std::max<uint64_t>(1, pages / blocks) : pages;
   std::vector<Bucket> out(n);
   for (uint64_t b = 0; b < n; ++b) {
     Bucket &bk = out[b];
     bk.start = b * bucketCycles;
     bk.blockUsed.assign(blocks, 0);
-    uint64_t run = 0;
-    for (uint64_t p = 0; p < pages; ++p) {
-      if (used[b][p]) {
-        ++bk.usedPages;
+    uint64_t *bits = used.data() + b * words;
+    if (padding)
+      bits[words - 1] |= padding;
+    uint64_t run = 0; // free pages since the last used one
+    for (uint64_t w = 0; w < words; ++w) {
+      uint64_t x = bits[w];
+      if (!x) {
+        run += 64;
+        continue;
+      }
+      int prev = -1; // the previous set bit of this word
+      for (; x; x &= x - 1) {
+        int bit = llvm::countr_zero(x);
+        run += uint64_t(bit - prev - 1);
+        bk.largestFreeRun = std::max(bk.largestFreeRun, run);
         run = 0;
+        prev = bit;
+        uint64_t p = w * 64 + uint64_t(bit);
+        if (p >= pages)
+          continue; // padding
+        ++bk.usedPages;
         if (blocks)
           ++bk.blockUsed[std::min<uint64_t>(blocks - 1, p / pagesPerBlock)];
-      } else {
-        bk.largestFreeRun = std::max(bk.largestFreeRun, ++run);
       }
+      run += uint64_t(63 - prev);
     }
+    bk.largestFreeRun = std::max(bk.largestFreeRun, run);
     bk.freeFraction = pages ? 1.0 - double(bk.usedPages) / double(pages) : 0;
   }
   return out;

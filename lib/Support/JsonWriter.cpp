@@ -66,10 +66,29 @@ JsonWriter &JsonWriter::key(llvm::StringRef k) {
   if (!l.empty)
     os << ',';
   l.empty = false;
-  value(k); // as a string; value() sees afterKey false and writes no comma
-  os << ':';
+  if (needsEscape(k)) {
+    value(k); // as a string; value() sees afterKey false: no comma
+    os << ':';
+  } else {
+    os << '"' << k << "\":";
+  }
   l.afterKey = true;
   return *this;
+}
+
+bool JsonWriter::needsEscape(llvm::StringRef s) {
+  // Control characters, '"', '\\' and every non-ASCII byte (dumpJson
+  // checks and replaces invalid UTF-8).
+  static const auto table = [] {
+    std::array<bool, 256> t{};
+    for (unsigned c = 0; c < 256; ++c)
+      t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+    return t;
+  }();
+  for (unsigned char c : s)
+    if (table[c])
+      return true;
+  return false;
 }
 
 JsonWriter &JsonWriter::value(llvm::StringRef s) {
@@ -77,13 +96,7 @@ JsonWriter &JsonWriter::value(llvm::StringRef s) {
   // was written by key().
   if (!stack.empty() && (!stack.back().isObject || stack.back().afterKey))
     beforeValue();
-  bool plain = true;
-  for (unsigned char c : s)
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
-      plain = false;
-      break;
-    }
-  if (plain)
+  if (!needsEscape(s))
     os << '"' << s << '"';
   else
     os << dumpJson(nlohmann::json(s.str()));
@@ -118,6 +131,12 @@ JsonWriter &JsonWriter::value(int64_t v) {
 JsonWriter &JsonWriter::value(bool b) {
   beforeValue();
   os << (b ? "true" : "false");
+  return *this;
+}
+
+JsonWriter &JsonWriter::rawValue(llvm::StringRef json) {
+  beforeValue();
+  os << json;
   return *this;
 }
 

@@ -360,11 +360,32 @@ private:
                             uint64_t, uint64_t>;
   std::map<PinKey, size_t> lastSame;
 
-  /// Computation and communication per op id.
+  /// Computation and communication (FLOPs, bytes in from and out to HBM).
   struct Work {
     uint64_t flops = 0, bytesIn = 0, bytesOut = 0;
   };
-  std::map<uint32_t, Work> work;
+  /// Per PC of the program (summed per op id by getWorkByOp): a flat array
+  /// instead of a map lookup per instruction (issue 34).
+  std::vector<Work> workByPc;
+  /// Work of events whose instruction is not the program's at their PC
+  /// (hand-built ones), per op id.
+  std::map<uint32_t, Work> otherWork;
+  std::map<uint32_t, Work> getWorkByOp() const;
+
+  /// What onRetire needs of an instruction that depends on its encoding
+  /// only, computed once per PC of the program (issue 34: getAccesses and
+  /// the op-id lookup ran for every retired instruction).
+  struct PcInfo {
+    llvm::SmallVector<uint8_t, 4> regReads, regWrites;
+    uint64_t flops = 0;
+    uint32_t opId = 0;
+    isa::Unit unit = isa::Unit::Scalar;
+    /// A branch (its registers control the flow: DataflowBound::Cost).
+    bool controls = false;
+  };
+  std::vector<PcInfo> pcInfo;
+  /// PcInfo of an instruction (at a PC of the program, or not).
+  PcInfo computePcInfo(const isa::Inst &inst, uint32_t pc) const;
 
   VmemTracker vmem;
   DependencyTracker deps;

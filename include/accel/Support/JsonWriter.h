@@ -54,6 +54,10 @@ public:
   /// A whole value as dumpJson writes it (for the few parts already held
   /// as JSON).
   JsonWriter &value(const nlohmann::json &j);
+  /// A value already written as JSON text (e.g. by another JsonWriter, to
+  /// repeat it on many events without writing it again each time), copied
+  /// as it is.
+  JsonWriter &rawValue(llvm::StringRef json);
 
   /// key(k) then value(v).
   template <typename T> JsonWriter &member(llvm::StringRef k, const T &v) {
@@ -67,6 +71,8 @@ public:
 private:
   /// Writes the comma before a value that is not the first of its array.
   void beforeValue();
+  /// Whether `s` is written other than as its bytes between quotes.
+  static bool needsEscape(llvm::StringRef s);
 
   llvm::raw_ostream &os;
   struct Level {
