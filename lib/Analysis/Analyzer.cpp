@@ -26,6 +26,7 @@ Analyzer::Analyzer(const isa::Program &program,
   for (size_t pc = 0; pc < program.code.size(); ++pc)
     pcInfo.push_back(computePcInfo(program.code[pc], uint32_t(pc)));
   workByPc.resize(program.code.size());
+  scalarBusyByPc.resize(program.code.size());
 }
 
 Analyzer::PcInfo Analyzer::computePcInfo(const isa::Inst &in,
@@ -40,6 +41,14 @@ Analyzer::PcInfo Analyzer::computePcInfo(const isa::Inst &in,
   info.unit = isa::info(in.op).unit;
   info.controls = isa::info(in.op).format == isa::InstFormat::RsRsTarget;
   return info;
+}
+
+std::map<uint32_t, uint64_t> Analyzer::getScalarBusyByOp() const {
+  std::map<uint32_t, uint64_t> byOp = otherScalarBusy;
+  for (size_t pc = 0; pc < scalarBusyByPc.size(); ++pc)
+    if (scalarBusyByPc[pc])
+      byOp[pcInfo[pc].opId] += scalarBusyByPc[pc];
+  return byOp;
 }
 
 std::map<uint32_t, Analyzer::Work> Analyzer::getWorkByOp() const {
@@ -61,7 +70,8 @@ struct AnalyzerImpl {
     if (end <= start)
       return;
     auto &t = a.tracks[track];
-    // Merge with the previous interval when contiguous and of the same op.
+    // Merge with the previous interval when contiguous and of the same op
+    // (the scalar track's carry no op: Analyzer::scalarBusyByPc).
     if (!t.empty() && t.back().end == start && t.back().opId == opId) {
       t.back().end = end;
       return;
@@ -140,9 +150,11 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   doneCycles.push_back(unit == isa::Unit::Mxu || unit == isa::Unit::Vpu
                            ? ev.unitEnd
                            : ev.issueCycle + 1);
-  if (unit == isa::Unit::Scalar)
-    AnalyzerImpl::busy(*this, 0, ev.unitStart, ev.unitEnd, opId);
-  else if (unit == isa::Unit::Mxu)
+  if (unit == isa::Unit::Scalar && ev.unitEnd > ev.unitStart) {
+    AnalyzerImpl::busy(*this, 0, ev.unitStart, ev.unitEnd, 0);
+    (known ? scalarBusyByPc[ev.pc] : otherScalarBusy[opId]) +=
+        ev.unitEnd - ev.unitStart;
+  } else if (unit == isa::Unit::Mxu)
     AnalyzerImpl::busy(*this, 1, ev.unitStart, ev.unitEnd, opId);
   else if (unit == isa::Unit::Vpu)
     AnalyzerImpl::busy(*this, 2, ev.unitStart, ev.unitEnd, opId);

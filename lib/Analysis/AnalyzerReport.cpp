@@ -70,7 +70,8 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     uint64_t sum = 0;
     for (const Busy &b : tracks[t]) {
       sum += b.end - b.start;
-      perOp[b.opId][trackNames[t]] += b.end - b.start;
+      if (t != 0)
+        perOp[b.opId][trackNames[t]] += b.end - b.start;
       for (uint64_t c = b.start; c < b.end;) {
         uint64_t k = std::min(nBuckets - 1, c / bucket);
         uint64_t upto = std::min(b.end, (k + 1) * bucket);
@@ -89,6 +90,8 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
                                {"utilization", round4(double(sum) / total)},
                                {"series", series}};
   }
+  for (auto &[op, cycles] : getScalarBusyByOp())
+    perOp[op][trackNames[0]] += cycles;
   util["units"] = perTrack;
   json opsUtil = json::object();
   for (auto &[op, byTrack] : perOp)

@@ -87,7 +87,8 @@ void VmemTracker::finish() {
   };
   if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
     std::stable_sort(intervals.begin(), intervals.end(), byStart);
-  intervals.shrink_to_fit();
+  // No shrink_to_fit: its copy would hold both arrays at once, at the
+  // analyzer's peak.
 }
 
 std::vector<VmemTracker::Bucket>

@@ -33,6 +33,7 @@
 
 #include <array>
 #include <bitset>
+#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
@@ -133,7 +134,10 @@ private:
 
   uint64_t pageBytes, pages;
   std::vector<PageState> state;
-  std::vector<Interval> intervals;
+  /// A deque: it grows in blocks, never holding the old and the doubled
+  /// array at once nor up to twice the lifetimes' bytes, as a vector does
+  /// (the largest structure of the analyzer; issue 34).
+  std::deque<Interval> intervals;
   std::map<uint32_t, uint64_t> wasted;
 };
 
@@ -326,7 +330,8 @@ private:
   uint64_t totalCycles = 0;
   uint64_t index = 0; ///< instructions seen
 
-  /// A busy interval on a track (0 scalar, 1 MXU, 2 VPU, 3+ DMA links).
+  /// A busy interval on a track (0 scalar, 1 MXU, 2 VPU, 3+ DMA links);
+  /// `opId` is 0 on the scalar track.
   struct Busy {
     uint64_t start, end;
     uint32_t opId;
@@ -371,6 +376,13 @@ private:
   /// (hand-built ones), per op id.
   std::map<uint32_t, Work> otherWork;
   std::map<uint32_t, Work> getWorkByOp() const;
+  /// Scalar-unit busy cycles per PC (and of hand-built events per op id):
+  /// the scalar track's intervals carry no op, so that the intervals of
+  /// back-to-back instructions merge (one per scalar instruction before,
+  /// 24 bytes each; issue 34).
+  std::vector<uint64_t> scalarBusyByPc;
+  std::map<uint32_t, uint64_t> otherScalarBusy;
+  std::map<uint32_t, uint64_t> getScalarBusyByOp() const;
 
   /// What onRetire needs of an instruction that depends on its encoding
   /// only, computed once per PC of the program (issue 34: getAccesses and
