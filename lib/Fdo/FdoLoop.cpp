@@ -467,8 +467,8 @@ private:
   void assignOpIds(ModuleOp module, FdoIteration &it);
   /// A run and the key (getRunKey) of the program that ran. Kept for the
   /// best program so far without its timeline and HBM pages (memory in
-  /// proportion to the run): `timelineFile` then names the timeline.json
-  /// written for it, if any.
+  /// proportion to the run; a reused run is not compared again):
+  /// `timelineFile` then names the timeline.json written for it, if any.
   struct KeyedRun {
     std::string key;
     RunResult result;
@@ -513,7 +513,7 @@ private:
     if (options.onStep)
       options.onStep(it.index, (stepPrefix + what).str());
   }
-  std::map<uint64_t, std::vector<uint8_t>> baselineHbm;
+  std::shared_ptr<const std::map<uint64_t, std::vector<uint8_t>>> baselineHbm;
   std::vector<isa::Buffer> baselineBuffers;
 };
 } // namespace
@@ -733,7 +733,7 @@ FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
   }
   std::optional<uint64_t> diff;
   if (!reused)
-    diff = sim::compareHbm(baselineHbm, r->hbm, baselineBuffers);
+    diff = sim::compareHbm(*baselineHbm, *r->hbm, baselineBuffers);
   it.resultsMatch = !diff;
   if (diff) {
     it.failure = FdoFailure{FdoFailure::Kind::Mismatch, "",
@@ -849,7 +849,7 @@ llvm::Expected<FdoResult> FdoDriver::run() {
           currentRun->timelineFile = std::string(path);
         }
         currentRun->result.timeline.reset();
-        currentRun->result.hbm.clear();
+        currentRun->result.hbm.reset();
       }
       // A partial run: no later iteration's results could be compared.
       if (result.iterations.back().truncated)

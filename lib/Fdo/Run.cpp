@@ -225,7 +225,8 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
       {"chips", n},
       {"topology", sim::topologyKindName(config.topology.getKind())},
       {"ici_links", config.topology.getNumLinks()}};
-  r.hbm = system.getChip(0).getMemory().dirtyHbmPages();
+  r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(
+      system.getChip(0).getMemory().dirtyHbmPages());
   r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(chipHashes.data()),
       chipHashes.size() * 8));
@@ -289,7 +290,8 @@ accel::simulateProgram(isa::Program program, const sim::MachineConfig &config,
                        summary->totalCycles);
   r.summary = *summary;
   finishAnalysis(r, config, collector, timeline, 0, options);
-  r.hbm = simulator.getMemory().dirtyHbmPages();
+  r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(
+      simulator.getMemory().dirtyHbmPages());
   // The final HBM contents: one hash per buffer, then the hash of those.
   r.hbmHash = hashHbm(simulator.getMemory(), r.program,
                       options.keepHbm ? &r.hbmBuffers : nullptr);

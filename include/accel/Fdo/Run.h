@@ -161,8 +161,9 @@ struct RunResult {
   /// What timeline.json is written from (RunTimeline::write); null without
   /// the analyzer. Reset it to free the analyzers' memory early.
   std::shared_ptr<const RunTimeline> timeline;
-  /// The HBM pages the run wrote (final contents), by page address.
-  std::map<uint64_t, std::vector<uint8_t>> hbm;
+  /// The HBM pages the run wrote (final contents), by page address; shared
+  /// by the copies of a result (never null after a run).
+  std::shared_ptr<const std::map<uint64_t, std::vector<uint8_t>>> hbm;
   /// xxh3-64 over the final contents of every HBM buffer, in buffer order
   /// (each buffer's hash, then the hash of those): equal for two programs
   /// whose HBM arguments end equal. Also metrics.json's "hbm_hash".
