@@ -131,4 +131,22 @@ TEST(JsonWriterTest, EscapedKeysAndRawValues) {
             dumpJson(events));
 }
 
+// dumpJson to a stream writes the bytes of dumpJson to a string: indented
+// or not, invalid UTF-8 replaced, nested values and doubles.
+TEST(JsonWriterTest, DumpToStreamAsToString) {
+  json tree = {{"a", {1, 2.5, "x\ty"}},
+               {"bad", "caf\xc3 \xff"},
+               {"empty", json::object()},
+               {"list", json::array()},
+               {"n", nullptr},
+               {"nested", {{"k", {{"deep", -3}}}}}};
+  for (int indent : {-1, 0, 2, 4}) {
+    std::string streamed;
+    llvm::raw_string_ostream os(streamed);
+    dumpJson(tree, os, indent);
+    os.flush();
+    EXPECT_EQ(streamed, dumpJson(tree, indent)) << indent;
+  }
+}
+
 } // namespace

@@ -73,6 +73,33 @@ std::string accel::dumpJson(const json &value, int indent) {
                     json::error_handler_t::replace);
 }
 
+namespace {
+/// nlohmann's output adapter interface over an llvm::raw_ostream.
+class RawOstreamAdapter
+    : public nlohmann::detail::output_adapter_protocol<char> {
+public:
+  explicit RawOstreamAdapter(llvm::raw_ostream &os) : os(os) {}
+  void write_character(char c) override { os << c; }
+  void write_characters(const char *s, std::size_t length) override {
+    os.write(s, length);
+  }
+
+private:
+  llvm::raw_ostream &os;
+};
+} // namespace
+
+void accel::dumpJson(const json &value, llvm::raw_ostream &os, int indent) {
+  // What basic_json::dump does, with this adapter instead of a string's.
+  nlohmann::detail::serializer<json> s(std::make_shared<RawOstreamAdapter>(os),
+                                       ' ', json::error_handler_t::replace);
+  if (indent >= 0)
+    s.dump(value, /*pretty_print=*/true, /*ensure_ascii=*/false,
+           static_cast<unsigned>(indent));
+  else
+    s.dump(value, false, false, 0);
+}
+
 void JsonReader::fail(const std::string &field, const std::string &what) {
   if (error.empty())
     error = source + ": field '" + field + "': " + what;

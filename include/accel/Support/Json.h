@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,12 @@ llvm::Expected<nlohmann::json> parseJson(llvm::StringRef text,
 /// `value.dump(indent)`, with bytes that are not valid UTF-8 replaced by
 /// U+FFFD instead of a thrown type_error.316.
 std::string dumpJson(const nlohmann::json &value, int indent = -1);
+
+/// dumpJson(value, indent) written straight to `os`, without the string:
+/// the same bytes (nlohmann's own serializer), for large documents such as
+/// a metrics.json of tens of MB.
+void dumpJson(const nlohmann::json &value, llvm::raw_ostream &os,
+              int indent = -1);
 
 /// Reads fields of a parsed document with type and range checks. The first
 /// problem wins and is kept in `error` as
