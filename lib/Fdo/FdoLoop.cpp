@@ -867,8 +867,7 @@ llvm::Expected<FdoResult> FdoDriver::run() {
     clearFeedback(*result.bestProgram);
     if (auto e = writeOutput(best, printModule(*result.bestProgram)))
       return std::move(e);
-    if (auto e = writeOutput(
-            fdo, dumpJson(result.toJson(options, config), 2) + "\n"))
+    if (auto e = writeJsonFile(fdo, result.toJson(options, config)))
       return std::move(e);
   }
   return result;

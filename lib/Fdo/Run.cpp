@@ -394,11 +394,7 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
-  if (auto e = writeOutput(path("metrics.json"), [&](llvm::raw_ostream &os) {
-        dumpJson(r.metrics, os, 2);
-        os << "\n";
-        return llvm::Error::success();
-      }))
+  if (auto e = writeJsonFile(path("metrics.json"), r.metrics))
     return e;
   if (auto e = writeTimelineFile(path("timeline.json"), r))
     return e;

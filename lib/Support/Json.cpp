@@ -3,6 +3,7 @@
 #include "accel/Support/Json.h"
 #include "accel/Support/Input.h"
 #include "accel/Support/Nesting.h"
+#include "accel/Support/Output.h"
 
 #include <cmath>
 
@@ -88,6 +89,14 @@ private:
   llvm::raw_ostream &os;
 };
 } // namespace
+
+llvm::Error accel::writeJsonFile(llvm::StringRef path, const json &value) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
+    dumpJson(value, os, 2);
+    os << "\n";
+    return llvm::Error::success();
+  });
+}
 
 void accel::dumpJson(const json &value, llvm::raw_ostream &os, int indent) {
   // What basic_json::dump does, with this adapter instead of a string's.

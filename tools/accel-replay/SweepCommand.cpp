@@ -372,7 +372,7 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   json out = writeSweepJson(*grid, *shard, inputFile,
                             isTrace ? "trace" : "program", rows);
-  if (auto e = writeOutput(jsonPath, dumpJson(out, 2) + "\n"))
+  if (auto e = writeJsonFile(jsonPath, out))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   bool plotted = false;
   if (sweepPlot) {

@@ -183,11 +183,7 @@ int cmdReplay() {
   std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(r.metrics, ros);
-  if (auto e = writeOutput(metricsPath, [&](llvm::raw_ostream &os) {
-        dumpJson(r.metrics, os, 2);
-        os << "\n";
-        return llvm::Error::success();
-      }))
+  if (auto e = writeJsonFile(metricsPath, r.metrics))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = writeOutput(reportPath, report))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));

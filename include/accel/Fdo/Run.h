@@ -123,7 +123,7 @@ struct RunOptions {
 /// the text is written straight to its file when the run's outputs are
 /// written, and never for a run whose outputs are not kept (an fdo trial
 /// that lost, a sweep point; issue 34). Holds the analyzers' memory (about
-/// 160 bytes per instruction, bench/RESULTS.md) until destroyed.
+/// 125 bytes per instruction, bench/RESULTS.md) until destroyed.
 class RunTimeline {
 public:
   /// Analyzers for `chips` chips running `program` on `config`, drawing as

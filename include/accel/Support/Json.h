@@ -52,6 +52,12 @@ std::string dumpJson(const nlohmann::json &value, int indent = -1);
 void dumpJson(const nlohmann::json &value, llvm::raw_ostream &os,
               int indent = -1);
 
+/// Writes `value` to `path` as accel's JSON documents are written
+/// (metrics.json, fdo.json, sweep.json): dumpJson with an indent of 2 and a
+/// final newline, streamed through writeOutput (Output.h: staged, replaced
+/// whole; "-" is stdout). Errors: writeOutput's.
+llvm::Error writeJsonFile(llvm::StringRef path, const nlohmann::json &value);
+
 /// Reads fields of a parsed document with type and range checks. The first
 /// problem wins and is kept in `error` as
 /// "SOURCE: field 'PATH': WHAT" (PATH as in "dma.links[0].bytes_per_cycle").
