@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import subprocess
 
 import lit.formats
 import lit.util
@@ -20,6 +21,20 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%accel_src", config.accel_src_root))
 config.substitutions.append(("%accel_libs", config.accel_lib_dir))
+# %python is the interpreter itself, not a launcher: CMake may have found a
+# pyenv shim (a bash script that starts a dozen more processes, ~80 ms a
+# call), and the suite starts Python about 150 times.
+
+def resolve_python(candidate):
+    """The executable `candidate` runs as (sys.executable), or None."""
+    try:
+        out = subprocess.run([candidate, "-c", "import sys; print(sys.executable)"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        return out or candidate
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+config.python_executable = resolve_python(config.python_executable) or config.python_executable
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
@@ -86,8 +101,6 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # A Python with NumPy for the end-to-end references (Debian's python3-numpy,
 # which utils/install-deps.sh installs, serves /usr/bin/python3; a
 # virtualenv's python may lack it). Tests that need it say REQUIRES: numpy.
-import shutil
-import subprocess
 
 def find_numpy_python():
     for candidate in [config.python_executable, "/usr/bin/python3",
@@ -97,7 +110,7 @@ def find_numpy_python():
         try:
             subprocess.run([candidate, "-c", "import numpy"], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            return candidate
+            return resolve_python(candidate) or candidate
         except (OSError, subprocess.CalledProcessError):
             pass
     return None
@@ -119,7 +132,7 @@ def find_matplotlib_python():
         try:
             subprocess.run([candidate, "-c", "import matplotlib"], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            return candidate
+            return resolve_python(candidate) or candidate
         except (OSError, subprocess.CalledProcessError):
             pass
     return None

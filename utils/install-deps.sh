@@ -10,7 +10,8 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 PKGS=(cmake ninja-build g++ ccache python3
       llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
       nlohmann-json3-dev libgtest-dev libbenchmark-dev
-      python3-matplotlib python3-numpy libxtensor-dev libfccp-dev)
+      python3-matplotlib python3-numpy libxtensor-dev libfccp-dev
+      libzstd-dev)
 if [[ ${1:-} == --sanitizers ]]; then
   PKGS+=(clang-22 libclang-rt-22-dev)
 fi
