@@ -149,7 +149,8 @@ int cmdRun(MLIRContext &ctx) {
     return fail("--output-dir: " + llvm::toString(std::move(e)));
   progress.finish(
       formatCount(r->summary.instructions) + " instructions, " +
-      formatCount(r->summary.totalCycles) + " cycles simulated and analyzed" +
+      formatCount(r->summary.totalCycles) +
+      (analyze ? " cycles simulated and analyzed" : " cycles simulated") +
       (r->summary.truncated ? ", stopped at the instruction budget (truncated)"
                             : ""));
   analysis::writeReport(r->metrics, llvm::outs());
