@@ -385,7 +385,7 @@ json FdoResult::toJson(const FdoOptions &options,
       row["results_match"] = it.resultsMatch;
       row["metrics"] = "iter" + std::to_string(it.index) + "/metrics.json";
       if (it.truncated)
-        row["truncated"] = it.metrics["truncated"];
+        row["truncated"] = (*it.metrics)["truncated"];
     }
     if (it.failure) {
       const FdoFailure &f = *it.failure;
@@ -421,7 +421,7 @@ json FdoResult::toJson(const FdoOptions &options,
   // The lower bounds (docs/metrics.md#roofline), each the smaller of
   // iteration 0's and the best program's: a transform such as pinning
   // removes work, so only the smaller one bounds both.
-  const json &m0 = first.metrics, &mB = best.metrics;
+  const json &m0 = *first.metrics, &mB = *best.metrics;
   if (m0.contains("roofline") && mB.contains("roofline")) {
     auto smaller = [&](const char *key, const char *byKey) {
       const json &r0 = m0["roofline"], &rB = mB["roofline"];
@@ -721,7 +721,7 @@ FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
   it.truncated = r->summary.truncated;
   it.totalCycles = r->summary.totalCycles;
   it.instructions = r->summary.instructions;
-  const json &m = r->metrics;
+  const json &m = *r->metrics;
   it.dmaStallBaseCycles = m["dma_stall_cycles"]["base"];
   it.dmaStallTransferCycles = m["dma_stall_cycles"]["transfer"];
   if (m.contains("units"))
@@ -748,7 +748,7 @@ FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
                         "(iter0/metrics.json)",
                     module, *it.failure);
   }
-  it.metrics = m;
+  it.metrics = r->metrics;
   return keyed;
 }
 
@@ -808,7 +808,7 @@ llvm::Expected<FdoResult> FdoDriver::run() {
       clearFeedback(*program);
       {
         DiagnosticCapture capture(context);
-        if (failed(attachMetrics(*program, result.iterations.back().metrics)))
+        if (failed(attachMetrics(*program, *result.iterations.back().metrics)))
           return llvm::createStringError("iteration " + std::to_string(index) +
                                          ": " + capture.text);
       }

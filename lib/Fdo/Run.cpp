@@ -184,10 +184,10 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
                             c == 0 && options.keepHbm ? &r.hbmBuffers : nullptr,
                             &perBuffer);
     chipHashes.push_back(hash);
-    one.metrics["chip"] = c;
-    one.metrics["hbm_hash"] = formatHbmHash(hash);
-    one.metrics["hbm_buffer_hashes"] = std::move(perBuffer);
-    chipMetrics[c] = std::move(one.metrics);
+    (*one.metrics)["chip"] = c;
+    (*one.metrics)["hbm_hash"] = formatHbmHash(hash);
+    (*one.metrics)["hbm_buffer_hashes"] = std::move(perBuffer);
+    chipMetrics[c] = std::move(*one.metrics);
   }
   // The system: stalls and per-op numbers summed over the chips, units
   // busy for the mean of the chips, cycles to the last chip's end.
@@ -207,21 +207,21 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
   for (uint64_t &busy : total.unitBusyCycles)
     busy /= n;
   r.summary = total;
-  r.metrics = analysis::buildMetrics(r.program, config, total, all);
+  *r.metrics = analysis::buildMetrics(r.program, config, total, all);
   if (options.analyze) {
     // The analyzer's sections of chip 0 (every chip's are under "chips").
     for (const char *key :
          {"utilization", "vmem", "dependencies", "suggestions", "roofline"})
       if (chipMetrics[0].contains(key))
-        r.metrics[key] = chipMetrics[0][key];
+        (*r.metrics)[key] = chipMetrics[0][key];
     r.timeline = timeline;
     analysis::TimelineCoverage coverage =
         timeline->getAnalyzer(0).getTimelineCoverage();
     for (unsigned c = 1; c < n; ++c)
       coverage.merge(timeline->getAnalyzer(c).getTimelineCoverage());
-    r.metrics["timeline"] = coverage.toJson();
+    (*r.metrics)["timeline"] = coverage.toJson();
   }
-  r.metrics["system"] = {
+  (*r.metrics)["system"] = {
       {"chips", n},
       {"topology", sim::topologyKindName(config.topology.getKind())},
       {"ici_links", config.topology.getNumLinks()}};
@@ -230,11 +230,11 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
   r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(chipHashes.data()),
       chipHashes.size() * 8));
-  r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
+  (*r.metrics)["hbm_hash"] = formatHbmHash(r.hbmHash);
   if (r.summary.truncated)
-    r.metrics["truncated"] = {{"reason", "instruction budget"},
-                              {"max_instructions", options.maxInstructions}};
-  r.metrics["chips"] = std::move(chipMetrics);
+    (*r.metrics)["truncated"] = {{"reason", "instruction budget"},
+                                 {"max_instructions", options.maxInstructions}};
+  (*r.metrics)["chips"] = std::move(chipMetrics);
   return r;
 }
 
@@ -295,10 +295,10 @@ accel::simulateProgram(isa::Program program, const sim::MachineConfig &config,
   // The final HBM contents: one hash per buffer, then the hash of those.
   r.hbmHash = hashHbm(simulator.getMemory(), r.program,
                       options.keepHbm ? &r.hbmBuffers : nullptr);
-  r.metrics["hbm_hash"] = formatHbmHash(r.hbmHash);
+  (*r.metrics)["hbm_hash"] = formatHbmHash(r.hbmHash);
   if (r.summary.truncated)
-    r.metrics["truncated"] = {{"reason", "instruction budget"},
-                              {"max_instructions", options.maxInstructions}};
+    (*r.metrics)["truncated"] = {{"reason", "instruction budget"},
+                                 {"max_instructions", options.maxInstructions}};
   return r;
 }
 
@@ -355,16 +355,16 @@ void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
                            const analysis::DmaStallCollector &collector,
                            const std::shared_ptr<RunTimeline> &timeline,
                            unsigned chip, const RunOptions &options) {
-  r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  *r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
   if (!options.analyze)
     return;
   const analysis::Analyzer &analyzer = timeline->getAnalyzer(chip);
   analysis::AnalyzerOptions analyzerOptions;
   analyzerOptions.bucketCycles = options.bucketCycles;
-  analyzer.addToMetrics(r.metrics, analyzerOptions);
-  timeline->setMetrics(chip, r.metrics);
+  analyzer.addToMetrics(*r.metrics, analyzerOptions);
+  timeline->setMetrics(chip, *r.metrics);
   r.timeline = timeline;
-  r.metrics["timeline"] = analyzer.getTimelineCoverage().toJson();
+  (*r.metrics)["timeline"] = analyzer.getTimelineCoverage().toJson();
 }
 
 llvm::Error accel::writeTimelineFile(llvm::StringRef path, const RunResult &r) {
@@ -394,13 +394,13 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
-  if (auto e = writeJsonFile(path("metrics.json"), r.metrics))
+  if (auto e = writeJsonFile(path("metrics.json"), *r.metrics))
     return e;
   if (auto e = writeTimelineFile(path("timeline.json"), r))
     return e;
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
-  analysis::writeReport(r.metrics, ros);
+  analysis::writeReport(*r.metrics, ros);
   r.program.printListing(los);
   // With locations: the module read back from program.mlir has the op
   // locations, and so the program fingerprint, of the one that ran.

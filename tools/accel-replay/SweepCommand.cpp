@@ -83,7 +83,7 @@ static SweepRow sweepProgramPoint(const DialectRegistry &registry,
   auto r = simulateModule(*module, config, options);
   if (!r)
     return failWith(llvm::toString(r.takeError()));
-  fillSweepRow(row, r->metrics);
+  fillSweepRow(row, *r->metrics);
   if (!sweepFdo)
     return row;
   FdoOptions fdo;
@@ -145,7 +145,7 @@ static SweepRow sweepTracePoint(const replay::Trace &trace,
   r.summary = *summary;
   finishAnalysis(r, (*replayer)->getConfig(), collector, timeline, 0,
                  baseRunOptions());
-  fillSweepRow(row, r.metrics);
+  fillSweepRow(row, *r.metrics);
   return row;
 }
 

@@ -166,9 +166,9 @@ int cmdReplay() {
   r.summary = *summary;
   finishAnalysis(r, (*replayer)->getConfig(), collector, timeline, 0,
                  baseRunOptions());
-  r.metrics["window"] = {{"start_instruction", trace->startIndex},
-                         {"start_pc", trace->startPc},
-                         {"instructions", trace->pcs.size()}};
+  (*r.metrics)["window"] = {{"start_instruction", trace->startIndex},
+                            {"start_pc", trace->startPc},
+                            {"instructions", trace->pcs.size()}};
   std::string dir = outputDirectory();
   auto staged = StagedDirectory::create(dir);
   if (!staged)
@@ -182,8 +182,8 @@ int cmdReplay() {
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   std::string report;
   llvm::raw_string_ostream ros(report);
-  analysis::writeReport(r.metrics, ros);
-  if (auto e = writeJsonFile(metricsPath, r.metrics))
+  analysis::writeReport(*r.metrics, ros);
+  if (auto e = writeJsonFile(metricsPath, *r.metrics))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = writeOutput(reportPath, report))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));

@@ -153,7 +153,7 @@ int cmdRun(MLIRContext &ctx) {
       (analyze ? " cycles simulated and analyzed" : " cycles simulated") +
       (r->summary.truncated ? ", stopped at the instruction budget (truncated)"
                             : ""));
-  analysis::writeReport(r->metrics, llvm::outs());
+  analysis::writeReport(*r->metrics, llvm::outs());
   llvm::outs() << "\nhbm hash: " << formatHbmHash(r->hbmHash) << "\n";
   llvm::outs() << "wrote " << dir << "/{metrics.json,"
                << (analyze ? "timeline.json," : "")
@@ -203,10 +203,10 @@ static std::string describeTransforms(const FdoIteration &it) {
 static void printTimelineTruncation(llvm::ArrayRef<FdoIteration> iterations) {
   std::string list;
   for (const FdoIteration &it : iterations) {
-    if (!it.metrics.contains("timeline") ||
-        !it.metrics["timeline"]["truncated"].get<bool>())
+    if (!it.metrics->contains("timeline") ||
+        !(*it.metrics)["timeline"]["truncated"].get<bool>())
       continue;
-    uint64_t until = it.metrics["timeline"]["complete_until_cycle"];
+    uint64_t until = (*it.metrics)["timeline"]["complete_until_cycle"];
     list +=
         llvm::formatv("{0}iteration {1} up to cycle {2} of {3} ({4:F1}%)",
                       list.empty() ? "" : ", ", it.index, until, it.totalCycles,
@@ -323,7 +323,7 @@ int cmdFdo(MLIRContext &ctx) {
   if (first.truncated)
     llvm::outs()
         << "iteration 0 reached the instruction budget of "
-        << first.metrics["truncated"]["max_instructions"].get<uint64_t>()
+        << (*first.metrics)["truncated"]["max_instructions"].get<uint64_t>()
         << " (--max-instructions) before its halt: its metrics "
            "cover the instructions that ran and are marked "
            "truncated; no optimized iteration ran, as FDO "

@@ -135,8 +135,9 @@ struct FdoIteration {
   /// The VMEM its static allocation spans, bytes.
   uint64_t vmemBytes = 0;
   bool resultsMatch = false;
-  /// The run's metrics.json.
-  nlohmann::json metrics;
+  /// The run's metrics.json (shared with the run); never null.
+  std::shared_ptr<const nlohmann::json> metrics =
+      std::make_shared<const nlohmann::json>();
 };
 
 /// The outcome of the loop.

@@ -156,8 +156,10 @@ private:
 /// One simulated run and its analysis.
 struct RunResult {
   sim::RunSummary summary;
-  /// metrics.json (docs/metrics.md).
-  nlohmann::json metrics;
+  /// metrics.json (docs/metrics.md); never null. Shared by the copies of a
+  /// result and by the fdo iteration that ran it (a Llama MLP run's is a
+  /// tree of about 9 MB).
+  std::shared_ptr<nlohmann::json> metrics = std::make_shared<nlohmann::json>();
   /// What timeline.json is written from (RunTimeline::write); null without
   /// the analyzer. Reset it to free the analyzers' memory early.
   std::shared_ptr<const RunTimeline> timeline;
