@@ -14,6 +14,17 @@ InstAccess sim::getAccesses(const isa::Inst &in,
                             llvm::function_ref<uint64_t(unsigned)> readReg,
                             uint32_t chip) {
   InstAccess a;
+  getAccesses(in, readReg, chip, a);
+  return a;
+}
+
+void sim::getAccesses(const isa::Inst &in,
+                      llvm::function_ref<uint64_t(unsigned)> readReg,
+                      uint32_t chip, InstAccess &a) {
+  a.regReads.clear();
+  a.regWrites.clear();
+  a.memReads.clear();
+  a.memWrites.clear();
   // The VMEM tile at the address in rs`operand` (1-3) of an MXU or VPU
   // instruction, of that operand's element size.
   auto vmem = [&](unsigned operand, uint64_t rows, uint64_t cols,
@@ -116,7 +127,6 @@ InstAccess sim::getAccesses(const isa::Inst &in,
     a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
     break;
   }
-  return a;
 }
 
 void sim::forEachRange(const TileRef &t,

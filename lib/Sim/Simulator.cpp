@@ -422,8 +422,8 @@ llvm::Error Simulator::prepare() {
   bool accesses =
       touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
   if (accesses) {
-    prep.acc = getAccesses(
-        in, [&](unsigned r) { return regs[r]; }, chip);
+    getAccesses(
+        in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
     if (llvm::Error e =
             checkOperands(prep.acc, ready, prep.vmemReads, prep.vmemWrites, at))
       return e;

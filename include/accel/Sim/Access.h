@@ -42,6 +42,11 @@ struct InstAccess {
 InstAccess getAccesses(const isa::Inst &inst,
                        llvm::function_ref<uint64_t(unsigned)> readReg,
                        uint32_t chip = 0);
+/// The same into `out` (its lists cleared first): no new lists per
+/// instruction on the simulator's hot path.
+void getAccesses(const isa::Inst &inst,
+                 llvm::function_ref<uint64_t(unsigned)> readReg, uint32_t chip,
+                 InstAccess &out);
 
 /// Calls `fn(range)` for each contiguous byte range of `tile` (one per row,
 /// or one for the whole tile when its rows are adjacent).
