@@ -79,14 +79,17 @@ void VmemTracker::finish() {
   for (uint64_t p = 0; p < pages; ++p)
     close(uint32_t(p), state[p]);
   // unused() sweeps the lifetimes in order of their start: the order they
-  // began in, unless accesses came out of cycle order.
+  // began in, unless accesses came out of cycle order (DMA completions).
+  // Neither unused() nor buckets() depends on the order of lifetimes that
+  // start at the same cycle, so an in-place sort serves (a stable sort
+  // would allocate half the lifetimes again, at the analyzer's peak).
   llvm::erase_if(intervals,
                  [](const Interval &iv) { return iv.page == kNoPage; });
   auto byStart = [](const Interval &a, const Interval &b) {
     return a.start < b.start;
   };
   if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
-    std::stable_sort(intervals.begin(), intervals.end(), byStart);
+    std::sort(intervals.begin(), intervals.end(), byStart);
   // No shrink_to_fit: its copy would hold both arrays at once, at the
   // analyzer's peak.
 }
