@@ -21,9 +21,6 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%accel_src", config.accel_src_root))
 config.substitutions.append(("%accel_libs", config.accel_lib_dir))
-# %python is the interpreter itself, not a launcher: CMake may have found a
-# pyenv shim (a bash script that starts a dozen more processes, ~80 ms a
-# call), and the suite starts Python about 150 times.
 
 def resolve_python(candidate):
     """The executable `candidate` runs as (sys.executable), or None."""
@@ -34,6 +31,9 @@ def resolve_python(candidate):
     except (OSError, subprocess.CalledProcessError):
         return None
 
+# %python is the interpreter itself, not a launcher: CMake may have found a
+# pyenv shim (a bash script that starts a dozen more processes, ~80 ms a
+# call), and the suite starts Python about 150 times.
 config.python_executable = resolve_python(config.python_executable) or config.python_executable
 config.substitutions.append(("%python", config.python_executable))
 
