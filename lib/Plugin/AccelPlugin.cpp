@@ -1,7 +1,11 @@
 //===- AccelPlugin.cpp - accel as a plugin for stock mlir-opt -------------===//
 //
 //   mlir-opt --load-dialect-plugin=lib/AccelPlugin.so \
-//            --load-pass-plugin=lib/AccelPlugin.so --accel-hoist-dma ...
+//            --load-pass-plugin=lib/AccelPlugin.so \
+//            --pass-pipeline='builtin.module(accel-assign-op-ids,...)'
+//
+// Stock mlir-opt parses its flags before it loads plugins, so the plugin's
+// passes are named in --pass-pipeline, not as --accel-* flags.
 //
 //===----------------------------------------------------------------------===//
 
