@@ -381,8 +381,8 @@ TEST(MachineConfigTest, ChipsAndIci) {
   EXPECT_EQ(errorOf(R"({"chips": 1025})"),
             "cfg.json: field 'chips': must be <= 1024");
   EXPECT_EQ(errorOf(R"({"ici": {"topology": "mesh"}})"),
-            "cfg.json: field 'ici.topology': must be \"ring\", \"torus2d\" "
-            "or \"full\"");
+            "cfg.json: field 'ici.topology': must be \"ring\", \"torus2d\", "
+            "\"torus3d\" or \"full\"");
   EXPECT_EQ(errorOf(R"({"chips": 6, "ici": {"topology": "torus2d",
                         "dims": [4, 2]}})"),
             "cfg.json: field 'ici.dims': ici.dims [4, 2] hold 8 chips, not 6");
@@ -390,12 +390,37 @@ TEST(MachineConfigTest, ChipsAndIci) {
             "cfg.json: field 'ici.dims': must be [X, Y] for a torus2d");
   EXPECT_EQ(errorOf(R"({"chips": 8, "ici": {"dims": [2, 4]}})"),
             "cfg.json: field 'ici.dims': must be [] unless the topology is "
-            "torus2d");
+            "torus2d or torus3d");
   EXPECT_EQ(errorOf(R"({"chips": 8, "ici": {"topology": "torus2d",
                         "dims": [0, 8]}})"),
             "cfg.json: field 'ici.dims[0]': must be an integer in [1, 1024]");
   EXPECT_EQ(errorOf(R"({"ici": {"bytes_per_cycle": 0}})"),
             "cfg.json: field 'ici.bytes_per_cycle': must be >= 0.001");
+
+  // A 3-D torus, the packet size and the switching.
+  EXPECT_EQ(one.iciPacketBytes, 256u);
+  EXPECT_EQ(one.iciSwitching, IciSwitching::CutThrough);
+  MachineConfig cube = parseOk(
+      R"({"chips": 12, "ici": {"topology": "torus3d", "dims": [2, 3, 2],
+          "packet_bytes": 1024, "switching": "store_and_forward"}})");
+  EXPECT_EQ(cube.topology.getKind(), TopologyKind::Torus3D);
+  EXPECT_EQ(cube.iciPacketBytes, 1024u);
+  EXPECT_EQ(cube.iciSwitching, IciSwitching::StoreAndForward);
+  // Chip 11 is (1, 2, 1): x+1 (wraps: a tie on 2 goes up), y-1 (3 -> the
+  // shorter way from 0 to 2 is down), z+1.
+  EXPECT_EQ(cube.topology.route(0, 11).size(), 3u);
+  EXPECT_EQ(errorOf(R"({"chips": 12, "ici": {"topology": "torus3d",
+                        "dims": [2, 6]}})"),
+            "cfg.json: field 'ici.dims': must be [X, Y, Z] for a torus3d");
+  EXPECT_EQ(errorOf(R"({"chips": 12, "ici": {"topology": "torus3d",
+                        "dims": [2, 2, 2]}})"),
+            "cfg.json: field 'ici.dims': ici.dims [2, 2, 2] hold 8 chips, "
+            "not 12");
+  EXPECT_EQ(errorOf(R"({"ici": {"packet_bytes": 0}})"),
+            "cfg.json: field 'ici.packet_bytes': must be >= 1");
+  EXPECT_EQ(errorOf(R"({"ici": {"switching": "wormhole"}})"),
+            "cfg.json: field 'ici.switching': must be \"cut_through\" or "
+            "\"store_and_forward\"");
 }
 
 TEST(MachineConfigTest, HashDependsOnEveryField) {

@@ -141,8 +141,10 @@ TEST(SystemTest, RemoteDmaOnATwoChipRingByHand) {
 // KiB of the other chip's HBM into its own VMEM, whose local load holds it
 // the same way. The remote DMA: issue 7, base end 7 + 100 + 50 = 157, the
 // ICI link is free but the HBM it reads is busy until 233: it holds that
-// HBM 233..361 and completes at max(233 + 1024 / 16, 361) = 361 (221 if
-// HBM were not shared).
+// HBM 233..361, its four 256-byte packets leave from 233 (16 cycles each
+// at 16 B/cycle) and the first arrives at 233 + 50 = 283 (its transfer
+// start), the last at 233 + 64 + 50 = 347; it completes when both are
+// done, at 361 (221 if HBM were not shared).
 TEST(SystemTest, RemoteDmaSharesTheHbmOfItsHbmSide) {
   for (bool remoteDst : {true, false}) {
     SCOPED_TRACE(remoteDst ? "send from local HBM" : "read remote HBM");
@@ -172,7 +174,7 @@ TEST(SystemTest, RemoteDmaSharesTheHbmOfItsHbmSide) {
       EXPECT_EQ(dma.get(0).complete, 233u);
       const DmaTiming &t = dma.get(1);
       EXPECT_EQ(t.baseEnd, 157u);
-      EXPECT_EQ(t.transferStart, 233u);
+      EXPECT_EQ(t.transferStart, 283u);
       EXPECT_EQ(t.complete, 361u);
       EXPECT_EQ(t.busBytes, 1024u);
     }
@@ -181,13 +183,18 @@ TEST(SystemTest, RemoteDmaSharesTheHbmOfItsHbmSide) {
 
 // On a 4-chip ring chip 0 sends 1 KiB to chip 1 (1 hop: 0->1), then to
 // chip 2 (2 hops, 0->1->2: a tie goes up), then to chip 3 (1 hop the other
-// way: 0->3). The second DMA queues behind the first on link 0->1: the FIFO
-// of that link, not its own base latency, decides when it transfers.
-//   first:  issue 5, base end 5 + 100 + 50 = 155, transfer 64: 219
-//   second: issue 6, base end 6 + 100 + 2 x 50 = 206, but 0->1 is busy
-//           until 219: transfer 219..283
-//   third:  issue 7, base end 157, link 0->3 free: 157..221
-TEST(SystemTest, EachIciLinkIsAFifoOnAFourChipRing) {
+// way: 0->3). Each DMA is four 256-byte packets of 16 cycles each at 16
+// B/cycle (IciNetwork). The second DMA's packets queue behind the first's
+// on link 0->1; each goes on to 1->2 once its head has reached chip 1's
+// router (cut-through, 50 cycles per hop):
+//   first:  issue 5, ready 105: 0->1 over 105..169, arrives 169 + 50 = 219
+//   second: issue 6, ready 106 (base end 6 + 100 + 2 x 50 = 206), but 0->1
+//           is busy until 169: its packets cross 0->1 at 169, 185, 201,
+//           217, and 1->2 at 219, 235, 251, 267; the first arrives at 269,
+//           the last at 267 + 16 + 50 = 333 (circuit switching, holding
+//           both links, gave 283)
+//   third:  issue 7, base end 157, link 0->3 free: 107..171, arrives 221
+TEST(SystemTest, IciLinksCarryOnePacketAtATimeOnAFourChipRing) {
   MachineConfig config = ringConfig(4);
   isa::Program p = program({
       chipId(1),     // 0
@@ -213,20 +220,20 @@ TEST(SystemTest, EachIciLinkIsAFifoOnAFourChipRing) {
   EXPECT_EQ(dma.get(0).complete, 219u);
   EXPECT_EQ(dma.get(1).hops, 2u);
   EXPECT_EQ(dma.get(1).baseEnd, 206u);
-  EXPECT_EQ(dma.get(1).transferStart, 219u);
-  EXPECT_EQ(dma.get(1).complete, 283u);
+  EXPECT_EQ(dma.get(1).transferStart, 269u);
+  EXPECT_EQ(dma.get(1).complete, 333u);
   EXPECT_EQ(config.getLinkName(dma.get(2).link), "ici 0->3");
   EXPECT_EQ(dma.get(2).baseEnd, 157u);
   EXPECT_EQ(dma.get(2).complete, 221u);
   // The first WAIT (pc 8, ready at 8) stalls 155 - 8 in the base latency
-  // and 64 in the transfer; the second (ready at 220) 283 - 220 in its
+  // and 64 in the transfer; the second (ready at 220) 333 - 220 in its
   // transfer; the third finds its DMA complete. The system ends after the
   // two nops and the halt that follow.
   EXPECT_EQ(r->chips[0].stallCycles[size_t(StallCause::DmaWaitBase)],
             155u - 8u);
   EXPECT_EQ(r->chips[0].stallCycles[size_t(StallCause::DmaWaitTransfer)],
-            64u + (283u - 220u));
-  EXPECT_EQ(r->totalCycles, 283u + 1 + 1 + 1 + 1 + 1);
+            64u + (333u - 220u));
+  EXPECT_EQ(r->totalCycles, 333u + 1 + 1 + 1 + 1 + 1);
 }
 
 // A DMA between two spaces of one chip on a system of several moves on its

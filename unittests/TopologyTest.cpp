@@ -12,9 +12,9 @@ using namespace accel::sim;
 
 namespace {
 
-Topology make(TopologyKind kind, unsigned chips, unsigned x = 0,
-              unsigned y = 0) {
-  auto t = Topology::create(kind, chips, x, y);
+Topology make(TopologyKind kind, unsigned chips, unsigned x = 0, unsigned y = 0,
+              unsigned z = 1) {
+  auto t = Topology::create(kind, chips, x, y, z);
   EXPECT_TRUE(bool(t)) << (t ? "" : llvm::toString(t.takeError()));
   return t ? std::move(*t) : Topology();
 }
@@ -66,6 +66,18 @@ TEST(TopologyTest, TorusRoutesXThenY) {
   EXPECT_EQ(hops(t, 7, 0), (std::vector<unsigned>{4, 0}));
 }
 
+TEST(TopologyTest, Torus3DRoutesXThenYThenZ) {
+  // 3 x 3 x 3: chip = (z * 3 + y) * 3 + x, six distinct neighbours each.
+  Topology t = make(TopologyKind::Torus3D, 27, 3, 3, 3);
+  EXPECT_EQ(t.getNumLinks(), 27u * 6);
+  // (0,0,0) -> (2,1,2): x one hop down (wraps to 2: chip 2), y one up
+  // (chip 5), z one down (wraps to 2: chip 23).
+  EXPECT_EQ(hops(t, 0, 23), (std::vector<unsigned>{2, 5, 23}));
+  EXPECT_EQ(hops(t, 23, 23), (std::vector<unsigned>{}));
+  // A 2 x 2 x 2 cube: each dimension of 2 has one link each way.
+  EXPECT_EQ(make(TopologyKind::Torus3D, 8, 2, 2, 2).getNumLinks(), 8u * 3);
+}
+
 TEST(TopologyTest, FullyConnectedIsOneHop) {
   Topology t = make(TopologyKind::FullyConnected, 5);
   EXPECT_EQ(t.getNumLinks(), 20u);
@@ -81,7 +93,12 @@ TEST(TopologyTest, BadShapesAreErrors) {
   ASSERT_FALSE(bool(dims));
   EXPECT_EQ(llvm::toString(dims.takeError()),
             "ici.dims [3, 2] hold 6 chips, not 8");
+  auto cube = Topology::create(TopologyKind::Torus3D, 8, 2, 2, 3);
+  ASSERT_FALSE(bool(cube));
+  EXPECT_EQ(llvm::toString(cube.takeError()),
+            "ici.dims [2, 2, 3] hold 12 chips, not 8");
   EXPECT_EQ(parseTopologyKind("torus2d"), TopologyKind::Torus2D);
+  EXPECT_EQ(parseTopologyKind("torus3d"), TopologyKind::Torus3D);
   EXPECT_EQ(parseTopologyKind("mesh"), std::nullopt);
 }
 

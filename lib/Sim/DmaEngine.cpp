@@ -181,35 +181,41 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
 
 uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
                                 llvm::ArrayRef<unsigned> route,
-                                std::vector<uint64_t> &iciFree, DmaEngine *hbm,
-                                uint64_t busBytes) {
+                                IciNetwork &network, DmaEngine *srcHbm,
+                                DmaEngine *dstHbm, uint64_t busBytes) {
   assert(!route.empty() && "a remote DMA crosses at least one ICI link");
   DmaTiming t = start(cycle, bytes, nextId());
   t.busBytes = busBytes ? busBytes : bytes;
   t.link = int(config.links.size() + route.front());
   t.hops = unsigned(route.size());
-  t.baseEnd = cycle + config.links[localLink].baseLatency +
-              t.hops * config.iciHopLatency;
-  uint64_t ready = t.baseEnd;
-  for (unsigned l : route)
-    ready = std::max(ready, iciFree[l]);
-  uint64_t iciCycles = getTransferCycles(bytes, config.iciMilliBytesPerCycle);
-  if (hbm) {
-    // The HBM side's share, reserved in that chip's HBM like a local DMA's
-    // (the system commits chips in cycle order, so no chip asks for HBM
-    // time before `cycle` later).
-    const Wide milli = config.hbmMilliBytesPerCycle;
-    Wide need = Wide(t.busBytes) * kBandwidthScale;
-    Wide at = hbm->reserveHbm(Wide(ready) * milli, need, Wide(cycle) * milli);
-    t.transferStart = uint64_t(at / milli);
-    uint64_t hbmDone = uint64_t((at + need + milli - 1) / milli);
-    t.complete = std::max(t.transferStart + iciCycles, hbmDone);
-  } else {
-    t.transferStart = ready;
-    t.complete = ready + iciCycles;
+  uint64_t ready = cycle + config.links[localLink].baseLatency;
+  t.baseEnd = ready + t.hops * config.iciHopLatency;
+  // The HBM shares are reserved in the chips' HBM like a local DMA's (the
+  // system commits chips in cycle order, so no chip asks for HBM time
+  // before `cycle` later). The source's is read before the first packet
+  // leaves.
+  const Wide milli = config.hbmMilliBytesPerCycle;
+  Wide need = Wide(t.busBytes) * kBandwidthScale;
+  uint64_t hbmDone = 0;
+  if (srcHbm) {
+    Wide at =
+        srcHbm->reserveHbm(Wide(ready) * milli, need, Wide(cycle) * milli);
+    ready = uint64_t(at / milli);
+    hbmDone = uint64_t((at + need + milli - 1) / milli);
   }
-  for (unsigned l : route)
-    iciFree[l] = t.complete;
+  IciTransfer x = network.send(cycle, ready, route, bytes);
+  t.transferStart = std::max(t.baseEnd, x.firstArrival);
+  t.complete = std::max(x.lastArrival, hbmDone);
+  if (dstHbm) {
+    // The destination writes as the packets arrive, its share ending no
+    // earlier than the last packet.
+    Wide arrive = Wide(x.firstArrival) * milli;
+    Wide last = Wide(x.lastArrival) * milli;
+    Wide from = std::max(arrive, last > need ? last - need : Wide(0));
+    Wide at = dstHbm->reserveHbm(from, need, Wide(cycle) * milli);
+    t.complete =
+        std::max(t.complete, uint64_t((at + need + milli - 1) / milli));
+  }
   remoteDrain = std::max(remoteDrain, t.complete);
   return record(t);
 }

@@ -48,7 +48,8 @@ static const char kDefaultConfig[] = R"json({
   "chips": 1,
   "calibration": [],
   "ici": { "topology": "ring", "dims": [], "hop_latency": 300,
-           "bytes_per_cycle": 48 },
+           "bytes_per_cycle": 48, "packet_bytes": 256,
+           "switching": "cut_through" },
   "sources": {
     "clock_ghz": "TPU v4 core clock 1050 MHz (Jouppi et al., ISCA 2023, Table 1); used only to print microseconds",
     "hbm.bytes": "TPU v4: 32 GiB HBM2 per chip (Jouppi et al., ISCA 2023)",
@@ -69,8 +70,10 @@ static const char kDefaultConfig[] = R"json({
     "dma.links.bytes_per_cycle": "TPU v4 HBM 1200 GB/s at 1.05 GHz is ~1143 B/cycle, rounded down to 1024; VMEM-local copies assumed 2x",
     "calibration": "none: every latency comes from the formulas above; a config may name CSV tables of measured latencies that replace them (docs/config.md, Calibration)",
     "chips": "one chip unless a system is asked for; SnR's All-Gather case (Zarkadas et al., SoCC '25, §5.2.1) runs on several",
-    "ici.topology": "TPU v4 joins chips in a 3-D torus (Jouppi et al., ISCA 2023); a ring, a 2-D torus (dims [X, Y]) or full connection here",
-    "ici.hop_latency": "assumed: cycles a remote DMA adds per ICI hop to its link's base latency (~0.3 us)",
+    "ici.topology": "TPU v4 joins chips in a 3-D torus (Jouppi et al., ISCA 2023); a ring, a 2-D or 3-D torus (dims [X, Y] or [X, Y, Z]) or full connection here",
+    "ici.hop_latency": "assumed: cycles a packet takes per ICI hop (wire and router) besides its serialization (~0.3 us)",
+    "ici.packet_bytes": "assumed: 256-byte packets, the largest payload of a PCIe TLP and of an NVLink packet; TPU's ICI packet size is not published",
+    "ici.switching": "assumed: virtual cut-through, the flow control of torus interconnects such as the Cray T3E/Blue Gene and TPU ICI routers (Dally and Towles, Principles and Practices of Interconnection Networks, 2004, ch. 13)",
     "ici.bytes_per_cycle": "TPU v4 ICI links carry ~50 GB/s each way (Jouppi et al., ISCA 2023): ~48 B/cycle at 1.05 GHz"
   }
 })json";
@@ -108,6 +111,20 @@ llvm::StringRef accel::sim::mxuDataflowName(MxuDataflow dataflow) {
     return "os";
   }
   return "?";
+}
+
+llvm::StringRef accel::sim::iciSwitchingName(IciSwitching switching) {
+  return switching == IciSwitching::CutThrough ? "cut_through"
+                                               : "store_and_forward";
+}
+
+std::optional<IciSwitching>
+accel::sim::parseIciSwitching(llvm::StringRef name) {
+  if (name == "cut_through")
+    return IciSwitching::CutThrough;
+  if (name == "store_and_forward")
+    return IciSwitching::StoreAndForward;
+  return std::nullopt;
 }
 
 /// A bandwidth in bytes per cycle (in [kMinBytesPerCycle,
@@ -428,22 +445,37 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
   c.chips = r.u32(doc, "chips", "", 1, Topology::kMaxChips);
   if (const json *ici =
           r.object(doc, "ici", "",
-                   {"topology", "dims", "hop_latency", "bytes_per_cycle"})) {
+                   {"topology", "dims", "hop_latency", "bytes_per_cycle",
+                    "packet_bytes", "switching"})) {
     std::string kind = r.string(*ici, "topology", "ici.");
     std::optional<TopologyKind> parsed = parseTopologyKind(kind);
     if (r.ok() && !parsed)
-      r.fail("ici.topology", "must be \"ring\", \"torus2d\" or \"full\"");
+      r.fail("ici.topology",
+             "must be \"ring\", \"torus2d\", \"torus3d\" or \"full\"");
     c.iciHopLatency = r.u64(*ici, "hop_latency", "ici.", 0, kMaxBaseLatency);
     c.iciBytesPerCycle = r.number(*ici, "bytes_per_cycle", "ici.",
                                   kMinBytesPerCycle, kMaxBytesPerCycle);
     c.iciMilliBytesPerCycle = toMilli(c.iciBytesPerCycle);
-    unsigned dims[2] = {0, 0};
-    if (const json *d = r.array(*ici, "dims", "ici.")) {
-      bool torus = parsed == TopologyKind::Torus2D;
-      if (r.ok() && torus && d->size() != 2)
+    c.iciPacketBytes = r.u64(*ici, "packet_bytes", "ici.", 1, 1ull << 30);
+    std::string switching = r.string(*ici, "switching", "ici.");
+    if (r.ok()) {
+      std::optional<IciSwitching> s = parseIciSwitching(switching);
+      if (!s)
+        r.fail("ici.switching",
+               "must be \"cut_through\" or \"store_and_forward\"");
+      else
+        c.iciSwitching = *s;
+    }
+    unsigned dims[3] = {0, 0, 1};
+    if (const json *d = r.array(*ici, "dims", "ici."); d && r.ok()) {
+      unsigned want = Topology::getNumDims(*parsed);
+      if (want == 2 && d->size() != 2)
         r.fail("ici.dims", "must be [X, Y] for a torus2d");
-      else if (r.ok() && !torus && !d->empty())
-        r.fail("ici.dims", "must be [] unless the topology is torus2d");
+      else if (want == 3 && d->size() != 3)
+        r.fail("ici.dims", "must be [X, Y, Z] for a torus3d");
+      else if (!want && !d->empty())
+        r.fail("ici.dims",
+               "must be [] unless the topology is torus2d or torus3d");
       for (size_t i = 0; r.ok() && i < d->size(); ++i) {
         const json &v = (*d)[i];
         if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 ||
@@ -456,9 +488,10 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       }
     }
     if (r.ok()) {
-      auto topology = Topology::create(*parsed, c.chips, dims[0], dims[1]);
+      auto topology =
+          Topology::create(*parsed, c.chips, dims[0], dims[1], dims[2]);
       if (!topology)
-        r.fail(*parsed == TopologyKind::Torus2D ? "ici.dims" : "chips",
+        r.fail(Topology::getNumDims(*parsed) ? "ici.dims" : "chips",
                llvm::toString(topology.takeError()));
       else
         c.topology = std::move(*topology);

@@ -160,12 +160,10 @@ static uint64_t getBusBytes(const TileRef &src, const TileRef &dst,
   return bus ? bus : src.rows * src.rowBytes();
 }
 
-DmaEngine *Simulator::getRemoteHbmEngine(const TileRef &src,
-                                         const TileRef &dst) {
-  for (const TileRef *t : {&src, &dst})
-    if (t->space == isa::MemSpace::HBM)
-      return t->chip == chip ? &dma : &system->getChip(t->chip).getDmaEngine();
-  return nullptr;
+DmaEngine *Simulator::getHbmEngine(const TileRef &tile) {
+  if (tile.space != isa::MemSpace::HBM)
+    return nullptr;
+  return tile.chip == chip ? &dma : &system->getChip(tile.chip).getDmaEngine();
 }
 
 void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
@@ -556,8 +554,8 @@ llvm::Error Simulator::commit() {
             ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
                         getBusBytes(src, dst, config.dmaBurstBytes), src.rows)
             : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
-                              system->getIciFree(),
-                              getRemoteHbmEngine(src, dst),
+                              system->getNetwork(), getHbmEngine(src),
+                              getHbmEngine(dst),
                               getBusBytes(src, dst, config.dmaBurstBytes));
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
     dma.annotate(id, chip, src.chip, dst.chip, sem);

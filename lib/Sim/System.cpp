@@ -7,8 +7,7 @@ using namespace accel::sim;
 
 System::System(const MachineConfig &config, const isa::Program &program,
                bool initHbm)
-    : config(config), program(program),
-      iciFree(config.topology.getNumLinks(), 0) {
+    : config(config), program(program), network(config) {
   chips.reserve(config.chips);
   for (unsigned c = 0; c < config.chips; ++c)
     chips.push_back(

@@ -14,6 +14,8 @@ std::optional<TopologyKind> sim::parseTopologyKind(llvm::StringRef name) {
     return TopologyKind::Ring;
   if (name == "torus2d")
     return TopologyKind::Torus2D;
+  if (name == "torus3d")
+    return TopologyKind::Torus3D;
   if (name == "full")
     return TopologyKind::FullyConnected;
   return std::nullopt;
@@ -25,6 +27,8 @@ llvm::StringRef sim::topologyKindName(TopologyKind kind) {
     return "ring";
   case TopologyKind::Torus2D:
     return "torus2d";
+  case TopologyKind::Torus3D:
+    return "torus3d";
   case TopologyKind::FullyConnected:
     return "full";
   }
@@ -44,8 +48,20 @@ int Topology::findLink(unsigned from, unsigned to) const {
   return int(linkIndex[size_t(from) * chips + to]) - 1;
 }
 
+unsigned Topology::getNumDims(TopologyKind kind) {
+  switch (kind) {
+  case TopologyKind::Torus2D:
+    return 2;
+  case TopologyKind::Torus3D:
+    return 3;
+  default:
+    return 0;
+  }
+}
+
 llvm::Expected<Topology> Topology::create(TopologyKind kind, unsigned chips,
-                                          unsigned dimX, unsigned dimY) {
+                                          unsigned dimX, unsigned dimY,
+                                          unsigned dimZ) {
   if (chips == 0 || chips > kMaxChips)
     return llvm::createStringError(
         "chips must be in [1, " + llvm::Twine(kMaxChips) + "], not " +
@@ -61,22 +77,36 @@ llvm::Expected<Topology> Topology::create(TopologyKind kind, unsigned chips,
       t.addLink(c, (c + chips - 1) % chips);
     }
     break;
-  case TopologyKind::Torus2D: {
-    if (uint64_t(dimX) * dimY != chips)
-      return llvm::createStringError(
-          "ici.dims [" + llvm::Twine(dimX) + ", " + llvm::Twine(dimY) +
-          "] hold " + llvm::Twine(uint64_t(dimX) * dimY) + " chips, not " +
-          llvm::Twine(chips));
+  case TopologyKind::Torus2D:
+  case TopologyKind::Torus3D: {
+    if (kind == TopologyKind::Torus2D)
+      dimZ = 1;
+    uint64_t held = uint64_t(dimX) * dimY * dimZ;
+    if (held != chips) {
+      std::string dims = std::to_string(dimX) + ", " + std::to_string(dimY);
+      if (kind == TopologyKind::Torus3D)
+        dims += ", " + std::to_string(dimZ);
+      return llvm::createStringError("ici.dims [" + dims + "] hold " +
+                                     llvm::Twine(held) + " chips, not " +
+                                     llvm::Twine(chips));
+    }
     t.dimX = dimX;
     t.dimY = dimY;
-    for (unsigned y = 0; y < dimY; ++y)
-      for (unsigned x = 0; x < dimX; ++x) {
-        unsigned c = y * dimX + x;
-        t.addLink(c, y * dimX + (x + 1) % dimX);
-        t.addLink(c, y * dimX + (x + dimX - 1) % dimX);
-        t.addLink(c, ((y + 1) % dimY) * dimX + x);
-        t.addLink(c, ((y + dimY - 1) % dimY) * dimX + x);
-      }
+    t.dimZ = dimZ;
+    for (unsigned z = 0; z < dimZ; ++z)
+      for (unsigned y = 0; y < dimY; ++y)
+        for (unsigned x = 0; x < dimX; ++x) {
+          auto at = [&](unsigned x, unsigned y, unsigned z) {
+            return (z * dimY + y) * dimX + x;
+          };
+          unsigned c = at(x, y, z);
+          t.addLink(c, at((x + 1) % dimX, y, z));
+          t.addLink(c, at((x + dimX - 1) % dimX, y, z));
+          t.addLink(c, at(x, (y + 1) % dimY, z));
+          t.addLink(c, at(x, (y + dimY - 1) % dimY, z));
+          t.addLink(c, at(x, y, (z + 1) % dimZ));
+          t.addLink(c, at(x, y, (z + dimZ - 1) % dimZ));
+        }
     break;
   }
   case TopologyKind::FullyConnected:
@@ -121,19 +151,22 @@ llvm::SmallVector<unsigned, 8> Topology::route(unsigned from,
     }
     break;
   }
-  case TopologyKind::Torus2D: {
-    unsigned x = from % dimX, y = from / dimX;
-    unsigned tx = to % dimX, ty = to / dimX;
-    int dx = shorterWay(x, tx, dimX), dy = shorterWay(y, ty, dimY);
-    while (x != tx) {
-      unsigned nx = (x + dimX + dx) % dimX;
-      hop(y * dimX + x, y * dimX + nx);
-      x = nx;
-    }
-    while (y != ty) {
-      unsigned ny = (y + dimY + dy) % dimY;
-      hop(y * dimX + x, ny * dimX + x);
-      y = ny;
+  case TopologyKind::Torus2D:
+  case TopologyKind::Torus3D: {
+    // Dimension order: X, then Y, then Z, each the shorter way round.
+    unsigned at[3] = {from % dimX, from / dimX % dimY, from / dimX / dimY};
+    unsigned target[3] = {to % dimX, to / dimX % dimY, to / dimX / dimY};
+    unsigned size[3] = {dimX, dimY, dimZ};
+    auto index = [&](const unsigned *p) {
+      return (p[2] * dimY + p[1]) * dimX + p[0];
+    };
+    for (unsigned d = 0; d < 3; ++d) {
+      int dir = shorterWay(at[d], target[d], size[d]);
+      while (at[d] != target[d]) {
+        unsigned here = index(at);
+        at[d] = (at[d] + size[d] + dir) % size[d];
+        hop(here, index(at));
+      }
     }
     break;
   }

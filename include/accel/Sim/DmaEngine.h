@@ -3,6 +3,7 @@
 #ifndef ACCEL_SIM_DMAENGINE_H
 #define ACCEL_SIM_DMAENGINE_H
 
+#include "accel/Sim/IciNetwork.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
 
@@ -91,20 +92,21 @@ public:
                  std::optional<uint32_t> id = std::nullopt,
                  uint64_t busBytes = 0, uint64_t rows = 1);
   /// Issues a DMA of `bytes` at `cycle` between two chips (remote DMA;
-  /// docs/config.md, "ICI"): it pays the base latency of `localLink` (the
-  /// link of its pair of spaces) plus the config's ICI hop latency per link
-  /// of `route` (the directed ICI links from the source's chip to the
-  /// destination's, non-empty), then transfers at the ICI bandwidth once
-  /// every link of the route is free, holding them all until it completes
-  /// (each link a FIFO in issue order; `iciFree` is the system's cycle at
-  /// which each ICI link is free, updated). When one side is in HBM, `hbm`
-  /// is the engine of that HBM's chip (this one or another): the DMA then
-  /// also reserves `busBytes` (its HBM bursts) of that HBM's bandwidth, as a
-  /// local DMA does, from the time the route is free, and completes when
-  /// both the ICI transfer and its HBM share are done. Returns its id.
+  /// docs/config.md, "ICI"): after the base latency of `localLink` (the
+  /// link of its pair of spaces, which it does not occupy) its packets
+  /// cross `route` (the directed ICI links from the source's chip to the
+  /// destination's, non-empty) through `network`, contending with every
+  /// other remote DMA for each link (IciNetwork::send). `srcHbm` /
+  /// `dstHbm` are the engines of the chips whose HBM it reads / writes, or
+  /// null: it reserves `busBytes` (its HBM bursts) of each as a local DMA
+  /// does, the source's before the first packet leaves, the destination's
+  /// as the packets arrive, and completes when the last packet has arrived
+  /// and both shares are done. base_end (Fig. 4) is the unloaded latency,
+  /// issue + T_b + hops * ici.hop_latency; transfer_start the first
+  /// packet's arrival (at least base_end). Returns its id.
   uint32_t issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
-                       llvm::ArrayRef<unsigned> route,
-                       std::vector<uint64_t> &iciFree, DmaEngine *hbm = nullptr,
+                       llvm::ArrayRef<unsigned> route, IciNetwork &network,
+                       DmaEngine *srcHbm, DmaEngine *dstHbm,
                        uint64_t busBytes = 0);
   /// Sets the chips and semaphore of DMA `id` (records only; no timing).
   void annotate(uint32_t id, uint32_t chip, uint32_t srcChip,

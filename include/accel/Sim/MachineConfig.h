@@ -80,6 +80,17 @@ enum class MxuDataflow : uint8_t {
 /// "ws", "is", "os".
 llvm::StringRef mxuDataflowName(MxuDataflow dataflow);
 
+/// How an ICI router forwards a packet (Dally and Towles, Principles and
+/// Practices of Interconnection Networks, 2004, ch. 13): virtual
+/// cut-through sends it on as soon as its head has arrived (and buffers
+/// it whole when the next link is busy); store-and-forward waits for the
+/// whole packet first.
+enum class IciSwitching : uint8_t { CutThrough, StoreAndForward };
+/// "cut_through", "store_and_forward".
+llvm::StringRef iciSwitchingName(IciSwitching switching);
+/// The inverse of iciSwitchingName; std::nullopt for another name.
+std::optional<IciSwitching> parseIciSwitching(llvm::StringRef name);
+
 /// The machine model. Units: cycles and bytes.
 struct MachineConfig {
   std::string name;
@@ -111,16 +122,19 @@ struct MachineConfig {
   unsigned maxOutstandingDmas = 0;
   std::vector<LinkConfig> links;
   /// The system: `chips` chips, each with its own HBM, VMEM, core and DMA
-  /// engine, joined by the ICI links of `topology`. A remote DMA (one that
-  /// reads or writes another chip) pays its local link's base latency plus
-  /// `iciHopLatency` cycles per hop, then moves its bytes at
-  /// `iciBytesPerCycle` once every link of its route is free (each
-  /// directed ICI link is a FIFO; docs/config.md, "ICI").
+  /// engine, joined by the directed ICI links of `topology`. A remote DMA
+  /// (one that reads or writes another chip) is cut into packets of
+  /// `iciPacketBytes` that cross the links of its route one after the
+  /// other, each link serving one packet at a time at `iciBytesPerCycle`,
+  /// each hop adding `iciHopLatency` cycles, with virtual cut-through or
+  /// store-and-forward switching (IciNetwork; docs/config.md, "ICI").
   unsigned chips = 1;
   Topology topology;
   uint64_t iciHopLatency = 0;  ///< cycles per hop
   double iciBytesPerCycle = 1; ///< bytes / cycle of one ICI link
   uint64_t iciMilliBytesPerCycle = kBandwidthScale; ///< as for links
+  uint64_t iciPacketBytes = 256;                    ///< bytes per packet
+  IciSwitching iciSwitching = IciSwitching::CutThrough;
   /// Measured latency tables (docs/config.md, "Calibration"), in config
   /// order; TimingModel and DmaEngine use the first that covers an
   /// instruction instead of the formula.

@@ -361,6 +361,9 @@ private:
       }
     }
   };
+  /// The DMA engine of the chip whose HBM `tile` is in, or nullptr when it
+  /// is not in HBM.
+  DmaEngine *getHbmEngine(const TileRef &tile);
   /// The issue stage's operand checks for the memory operands `acc` of the
   /// instruction at `pc`: each must lie in a buffer (else an out-of-bounds
   /// fault) at a 4-byte-aligned address (else a misaligned fault) and touch
@@ -368,9 +371,6 @@ private:
   /// race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`, and an
   /// in-flight MXU or VPU op that writes what it reads or accesses what it
   /// writes delays `at` to its end (StallCause::DataHazard).
-  /// The DMA engine of the chip whose HBM a remote DMA from `src` to `dst`
-  /// reads or writes, or nullptr when neither is in HBM.
-  DmaEngine *getRemoteHbmEngine(const TileRef &src, const TileRef &dst);
   llvm::Error checkOperands(const InstAccess &acc, uint64_t ready,
                             TileList &vmemReads, TileList &vmemWrites,
                             IssueAt &at);

@@ -49,8 +49,9 @@ public:
   unsigned getNumChips() const { return unsigned(chips.size()); }
   Simulator &getChip(unsigned c) { return *chips[c]; }
   const Simulator &getChip(unsigned c) const { return *chips[c]; }
-  /// The cycle at which each directed ICI link of the topology is free.
-  std::vector<uint64_t> &getIciFree() { return iciFree; }
+  /// The ICI links of the topology and their reservations.
+  IciNetwork &getNetwork() { return network; }
+  const IciNetwork &getNetwork() const { return network; }
 
   /// Runs every chip to its HALT. `maxInstructions` counts the
   /// instructions of all chips; with `stopAtBudget` reaching it ends the
@@ -82,7 +83,7 @@ private:
   const MachineConfig &config;
   const isa::Program &program;
   std::vector<std::unique_ptr<Simulator>> chips;
-  std::vector<uint64_t> iciFree;
+  IciNetwork network;
   uint64_t instCount = 0;
   bool truncated = false;
   bool memoryChecked = false;

@@ -25,9 +25,9 @@
 namespace accel {
 namespace sim {
 
-enum class TopologyKind : uint8_t { Ring, Torus2D, FullyConnected };
+enum class TopologyKind : uint8_t { Ring, Torus2D, Torus3D, FullyConnected };
 
-/// "ring", "torus2d", "full"; std::nullopt for another name.
+/// "ring", "torus2d", "torus3d", "full"; std::nullopt for another name.
 std::optional<TopologyKind> parseTopologyKind(llvm::StringRef name);
 llvm::StringRef topologyKindName(TopologyKind kind);
 
@@ -35,20 +35,29 @@ llvm::StringRef topologyKindName(TopologyKind kind);
 ///  - Ring: chip i is joined to i+1 and i-1 (mod N), one link each way.
 ///  - Torus2D: chips in an X x Y grid (chip = y * X + x), each joined to its
 ///    +x, -x, +y and -y neighbours with wrap-around.
+///  - Torus3D: an X x Y x Z grid (chip = (z * Y + y) * X + x), each joined
+///    to its six neighbours with wrap-around (TPU v4's topology, Jouppi et
+///    al., ISCA 2023).
 ///  - FullyConnected: a link from every chip to every other.
 /// Neighbours that coincide (a ring of 2, a torus dimension of 2) share one
 /// link each way. Routes are minimal and deterministic: on a ring the
 /// shorter way round, ties going up (+1); on a torus X first, then Y (the
 /// dimension-order routing of TPU tori), each the shorter way, ties going
-/// up; direct when fully connected.
+/// up; direct when fully connected. Every link is one direction of a
+/// bidirectional ICI cable: the opposite direction is a link of its own.
 class Topology {
 public:
   /// A system of one chip (no links).
   Topology() = default;
   /// Errors: no chips, more than kMaxChips, a torus whose dims do not
   /// multiply to `chips` ("ici.dims [X, Y] hold X*Y chips, not N").
+  /// `dimZ` is read for a Torus3D only.
   static llvm::Expected<Topology> create(TopologyKind kind, unsigned chips,
-                                         unsigned dimX = 0, unsigned dimY = 0);
+                                         unsigned dimX = 0, unsigned dimY = 0,
+                                         unsigned dimZ = 1);
+  /// The number of `ici.dims` a topology takes: 2 (torus2d), 3 (torus3d)
+  /// or 0.
+  static unsigned getNumDims(TopologyKind kind);
   /// The most chips a system may have.
   static constexpr unsigned kMaxChips = 1024;
 
@@ -74,7 +83,7 @@ private:
   static int shorterWay(unsigned a, unsigned b, unsigned n);
 
   TopologyKind kind = TopologyKind::FullyConnected;
-  unsigned chips = 1, dimX = 1, dimY = 1;
+  unsigned chips = 1, dimX = 1, dimY = 1, dimZ = 1;
   std::vector<std::pair<unsigned, unsigned>> links;
   /// from * chips + to -> link id + 1 (0: none). Chips are few (kMaxChips).
   std::vector<uint32_t> linkIndex;
