@@ -371,6 +371,26 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
                        100.0 * m["units"][u]["utilization"].get<double>(),
                        chips ? " (mean over the chips)" : "");
 
+  // The network and the system-wide bound (docs/metrics.md, "Systems of
+  // chips").
+  if (auto sys = m.find("system"); sys != m.end() && sys->contains("ici")) {
+    const json &ici = (*sys)["ici"];
+    if (!ici["busiest_link"].is_null()) {
+      uint64_t busy = ici["busiest_link_busy_cycles"].get<uint64_t>();
+      os << "  ICI:                 busiest link "
+         << ici["busiest_link"].get<std::string>() << " busy " << busy
+         << " cycles (" << llvm::format("%.1f", 100.0 * ratio(busy, total))
+         << "% of the run); " << ici["packet_bytes"].get<uint64_t>()
+         << "-byte packets, " << ici["switching"].get<std::string>() << "\n";
+    }
+    const json &b = (*sys)["bound"];
+    os << "  system bound:        " << b["lower_bound_cycles"].get<uint64_t>()
+       << " cycles (bound by " << b["bound_by"].get<std::string>() << "; links "
+       << b["link_bound_cycles"].get<uint64_t>() << ", chips "
+       << b["chip_bound_cycles"].get<uint64_t>() << "): measured / bound "
+       << llvm::format("%.2f", b["measured_over_bound"].get<double>()) << "\n";
+  }
+
   // Each chip in a line: where the system's cycles went.
   if (chips) {
     // Up to 16 chips all, in chip order; more: the topN that stalled most

@@ -1,13 +1,14 @@
 //===- Run.cpp - Lower, simulate and analyze one accel program ------------===//
 
 #include "accel/Fdo/Run.h"
+#include "accel/Analysis/Analyzer.h"
+#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Analysis/SystemAnalysis.h"
+#include "accel/Dialect/Accel/AccelDialect.h"
+#include "accel/Sim/System.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
 #include "accel/Support/SystemMemory.h"
-#include "accel/Analysis/Analyzer.h"
-#include "accel/Analysis/DmaStallAnalysis.h"
-#include "accel/Dialect/Accel/AccelDialect.h"
-#include "accel/Sim/System.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -150,6 +151,7 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     options.onProgress("simulating", instructions, cycle);
   };
   std::vector<std::unique_ptr<analysis::DmaStallCollector>> collectors;
+  std::vector<analysis::SemWaitLog> semWaits(n);
   auto timeline = std::make_shared<RunTimeline>(r.program, config, n, options);
   for (unsigned c = 0; c < n; ++c) {
     sim::Simulator &chip = system.getChip(c);
@@ -157,6 +159,7 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
       return std::move(e);
     collectors.push_back(std::make_unique<analysis::DmaStallCollector>());
     chip.addObserver(collectors.back().get());
+    chip.addObserver(&semWaits[c]);
     if (options.analyze)
       chip.addObserver(&timeline->getAnalyzer(c));
   }
@@ -187,6 +190,8 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     (*one.metrics)["chip"] = c;
     (*one.metrics)["hbm_hash"] = formatHbmHash(hash);
     (*one.metrics)["hbm_buffer_hashes"] = std::move(perBuffer);
+    (*one.metrics)["end_cycle"] = system.getChip(c).getEndCycle();
+    (*one.metrics)["sem_waits"] = semWaits[c].toJson();
     chipMetrics[c] = std::move(*one.metrics);
   }
   // The system: stalls and per-op numbers summed over the chips, units
@@ -221,10 +226,8 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
       coverage.merge(timeline->getAnalyzer(c).getTimelineCoverage());
     (*r.metrics)["timeline"] = coverage.toJson();
   }
-  (*r.metrics)["system"] = {
-      {"chips", n},
-      {"topology", sim::topologyKindName(config.topology.getKind())},
-      {"ici_links", config.topology.getNumLinks()}};
+  (*r.metrics)["system"] = analysis::buildSystemMetrics(
+      system, summary->totalCycles, (*r.metrics)["dmas"], chipMetrics);
   r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(
       system.getChip(0).getMemory().dirtyHbmPages());
   r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(

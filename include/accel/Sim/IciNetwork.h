@@ -13,10 +13,14 @@
 //
 // Each link keeps its reservations as a sorted list of busy intervals; a
 // packet takes the earliest gap long enough at or after it reaches the
-// link, so packets of a DMA issued later use the gaps earlier ones leave
-// (a link serves DMAs in the order they reach it, the earlier-issued
-// first when they compete for the same cycles). The timing of a DMA is
-// fixed when it is issued, which is what lets a WAIT know it (DESIGN §2).
+// link. The DMAs are sent in issue order, so a link arbitrates oldest
+// first (age-based arbitration, as in Abts and Weisser, "Age-based packet
+// arbitration in large-radix k-ary n-cubes", SC '07): a packet yields only
+// to packets of DMAs issued before its own, and uses the gaps they leave.
+// That is what lets a DMA's timing be fixed when it is issued, so a WAIT
+// knows it (DESIGN §2). bench/collectives/network_model.py simulates the
+// same network event by event, independently, with oldest-first or FIFO
+// arbitration (bench/collectives/RESULTS.md).
 //
 //===----------------------------------------------------------------------===//
 

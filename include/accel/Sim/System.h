@@ -47,6 +47,7 @@ public:
          bool initHbm = true);
 
   unsigned getNumChips() const { return unsigned(chips.size()); }
+  const MachineConfig &getConfig() const { return config; }
   Simulator &getChip(unsigned c) { return *chips[c]; }
   const Simulator &getChip(unsigned c) const { return *chips[c]; }
   /// The ICI links of the topology and their reservations.

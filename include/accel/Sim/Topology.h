@@ -63,6 +63,14 @@ public:
 
   TopologyKind getKind() const { return kind; }
   unsigned getNumChips() const { return chips; }
+  /// The torus's dims ([X, Y] or [X, Y, Z]); empty for another topology.
+  llvm::SmallVector<unsigned, 3> getDims() const {
+    if (kind == TopologyKind::Torus2D)
+      return {dimX, dimY};
+    if (kind == TopologyKind::Torus3D)
+      return {dimX, dimY, dimZ};
+    return {};
+  }
   /// Number of directed links.
   unsigned getNumLinks() const { return unsigned(links.size()); }
   /// The chips at the ends of directed link `link`: {from, to}.
