@@ -1,16 +1,19 @@
 //===- Load.cpp - Read a program as the accel tools do --------------------===//
 
 #include "accel/Fdo/Load.h"
+#include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 
 #include "accel/Sim/Topology.h"
 #include "accel/Support/Nesting.h"
 #include "accel/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
+using namespace accel;
 
 llvm::Expected<accel::sim::MachineConfig>
 accel::loadMachineConfig(llvm::StringRef path) {
@@ -71,23 +74,48 @@ LogicalResult accel::adoptModuleChips(sim::MachineConfig &config,
 LogicalResult accel::runFrontend(ModuleOp module,
                                  const sim::MachineConfig &config,
                                  llvm::ArrayRef<std::string> bind) {
-  if (!needsFrontend(module))
-    return success();
-  // Before any pass does arithmetic on them: shapes whose byte size
-  // passes 2^63 are one located error each.
-  if (failed(verifyShapeSizes(module)))
-    return failure();
-  FrontendOptions options;
-  setFrontendOptions(options, config);
-  options.bind = bind;
-  PassManager pm(module.getContext());
-  buildFrontendPipeline(pm, options);
-  return pm.run(module);
+  if (needsFrontend(module)) {
+    // Before any pass does arithmetic on them: shapes whose byte size
+    // passes 2^63 are one located error each.
+    if (failed(verifyShapeSizes(module)))
+      return failure();
+    FrontendOptions options;
+    setFrontendOptions(options, config);
+    options.bind = bind;
+    PassManager pm(module.getContext());
+    buildFrontendPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  return lowerCollectives(module, config);
 }
 
 LogicalResult accel::assignOpIds(ModuleOp module) {
   PassManager pm(module.getContext());
   pm.addPass(createAccelAssignOpIds());
+  return pm.run(module);
+}
+
+LogicalResult accel::lowerCollectives(ModuleOp module,
+                                      const sim::MachineConfig &config) {
+  bool any = false;
+  module.walk([&](Operation *op) {
+    any |= llvm::isa<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
+                     accel::SendOp, RecvOp>(op);
+  });
+  if (!any)
+    return success();
+  AccelLowerCollectivesOptions options;
+  options.chips = config.chips;
+  options.topology = sim::topologyKindName(config.topology.getKind()).str();
+  for (unsigned d : config.topology.getDims())
+    options.dims.push_back(d);
+  options.hopLatency = config.iciHopLatency;
+  options.bytesPerCycle = config.iciBytesPerCycle;
+  int link = config.findLink(isa::MemSpace::VMEM, isa::MemSpace::VMEM);
+  options.baseLatency = link >= 0 ? config.links[link].baseLatency : 0;
+  PassManager pm(module.getContext());
+  pm.addNestedPass<func::FuncOp>(createAccelLowerCollectives(options));
   return pm.run(module);
 }
 

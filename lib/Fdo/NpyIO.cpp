@@ -491,21 +491,18 @@ accel::getShapeBindings(llvm::ArrayRef<std::string> inputSpecs,
   return out;
 }
 
-llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
-                                   const RunResult &r, StagedFiles *staged) {
-  // Staged: StagedFiles::add creates the directory (and removes it again if
-  // the command fails).
-  if (!staged)
-    if (auto ec = llvm::sys::fs::create_directories(dir))
-      return llvm::createStringError("cannot create directory '%s': %s",
-                                     dir.str().c_str(), ec.message().c_str());
+/// writeHbmOutputs for one chip's buffers.
+static llvm::Error
+writeBuffers(llvm::StringRef dir, func::FuncOp entry, const RunResult &r,
+             const std::vector<std::vector<uint8_t>> &buffers,
+             StagedFiles *staged) {
   size_t next = 0;
   for (const isa::Buffer &b : r.program.buffers) {
     if (b.space != isa::MemSpace::HBM)
       continue;
-    if (next >= r.hbmBuffers.size())
+    if (next >= buffers.size())
       return llvm::createStringError("the run kept no HBM contents");
-    const std::vector<uint8_t> &bytes = r.hbmBuffers[next++];
+    const std::vector<uint8_t> &bytes = buffers[next++];
     llvm::StringRef digits = llvm::StringRef(b.name).drop_front(4); // "%arg"
     unsigned index;
     if (digits.getAsInteger(10, index) || index >= entry.getNumArguments())
@@ -530,6 +527,30 @@ llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
     if (auto e = staged ? staged->add(path, text) : writeOutput(path, text))
+      return e;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error accel::writeHbmOutputs(llvm::StringRef dir, func::FuncOp entry,
+                                   const RunResult &r, StagedFiles *staged) {
+  // Staged: StagedFiles::add creates the directory (and removes it again if
+  // the command fails).
+  if (!staged)
+    if (auto ec = llvm::sys::fs::create_directories(dir))
+      return llvm::createStringError("cannot create directory '%s': %s",
+                                     dir.str().c_str(), ec.message().c_str());
+  if (auto e = writeBuffers(dir, entry, r, r.hbmBuffers, staged))
+    return e;
+  // The other chips of a system, each in its own directory.
+  for (size_t c = 0; c < r.chipHbmBuffers.size(); ++c) {
+    llvm::SmallString<256> chipDir(dir);
+    llvm::sys::path::append(chipDir, "chip" + std::to_string(c + 1));
+    if (!staged)
+      if (auto ec = llvm::sys::fs::create_directories(chipDir))
+        return llvm::createStringError("cannot create directory '%s': %s",
+                                       chipDir.c_str(), ec.message().c_str());
+    if (auto e = writeBuffers(chipDir, entry, r, r.chipHbmBuffers[c], staged))
       return e;
   }
   return llvm::Error::success();

@@ -183,9 +183,14 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     // Per buffer too: an All-Gather's output must be equal on every chip,
     // its inputs not.
     nlohmann::json perBuffer = nlohmann::json::object();
-    uint64_t hash = hashHbm(system.getChip(c).getMemory(), r.program,
-                            c == 0 && options.keepHbm ? &r.hbmBuffers : nullptr,
-                            &perBuffer);
+    if (c == 1 && options.keepHbm)
+      r.chipHbmBuffers.resize(n - 1);
+    std::vector<std::vector<uint8_t>> *kept = !options.keepHbm ? nullptr
+                                              : c == 0
+                                                  ? &r.hbmBuffers
+                                                  : &r.chipHbmBuffers[c - 1];
+    uint64_t hash =
+        hashHbm(system.getChip(c).getMemory(), r.program, kept, &perBuffer);
     chipHashes.push_back(hash);
     (*one.metrics)["chip"] = c;
     (*one.metrics)["hbm_hash"] = formatHbmHash(hash);

@@ -55,7 +55,8 @@ mlir::LogicalResult adoptModuleChips(sim::MachineConfig &config,
 
 /// The frontend (--accel-from-linalg with setFrontendOptions(config)) on a
 /// module that is not yet an accel program (linalg, tensors, affine loops,
-/// upstream memory spaces); nothing on an accel program. Failure after a
+/// upstream memory spaces), then lowerCollectives (on an accel program only
+/// that). Failure after a
 /// diagnostic; first, one located error for each memref or tensor whose
 /// byte size passes 2^63 - 1 (accel::verifyShapeSizes). `bind` gives
 /// arguments with dynamic dimensions their shapes (FrontendOptions::bind,
@@ -67,6 +68,13 @@ mlir::LogicalResult runFrontend(mlir::ModuleOp module,
 /// --accel-assign-op-ids on `module`: every op gets its stable id. Failure
 /// after a diagnostic.
 mlir::LogicalResult assignOpIds(mlir::ModuleOp module);
+
+/// Lowers the collectives of `module` (accel.all_gather, ..., send, recv)
+/// with --accel-lower-collectives for `config`'s chips, topology and ICI
+/// (docs/collectives.md); nothing when there are none. Errors are emitted
+/// on the ops.
+mlir::LogicalResult lowerCollectives(mlir::ModuleOp module,
+                                     const sim::MachineConfig &config);
 
 /// adoptModuleChips, runFrontend, then assignOpIds: the program
 /// that run, fdo and record lower, with the op ids that metrics.json and

@@ -103,7 +103,9 @@ getShapeBindings(llvm::ArrayRef<std::string> inputSpecs,
 /// NumPy reads it without ml_dtypes); each file goes through a temporary and
 /// a rename. With `staged`, the files are only written to their temporaries
 /// in `staged` (StagedFiles::add), to be renamed by its commit() together
-/// with the other outputs of the command (docs/output.md). Errors: the
+/// with the other outputs of the command (docs/output.md). On a system of
+/// several chips these are chip 0's; chip C's (C >= 1,
+/// RunResult::chipHbmBuffers) go to DIR/chipC/argN.npy. Errors: the
 /// directory or a file cannot be written.
 llvm::Error writeHbmOutputs(llvm::StringRef dir, mlir::func::FuncOp entry,
                             const RunResult &r,

@@ -173,6 +173,8 @@ struct RunResult {
   /// With RunOptions::keepHbm: final contents of each HBM buffer, in the
   /// order of program.buffers' HBM entries.
   std::vector<std::vector<uint8_t>> hbmBuffers;
+  /// With RunOptions::keepHbm on a system: chip c's (c >= 1) at [c - 1].
+  std::vector<std::vector<std::vector<uint8_t>>> chipHbmBuffers;
   isa::Program program;
 };
 

@@ -65,6 +65,69 @@ def AccelAttachMetrics : Pass<"accel-attach-metrics", "mlir::ModuleOp"> {
   ];
 }
 
+def AccelLowerCollectives : Pass<"accel-lower-collectives",
+                                  "mlir::func::FuncOp"> {
+  let summary = "Lower collectives to remote DMAs, semaphores and VPU adds";
+  let description = [{
+    Rewrites `accel.all_gather`, `accel.reduce_scatter`, `accel.all_reduce`,
+    `accel.all_to_all`, `accel.send` and `accel.recv` into the ops a chip
+    runs: `accel.dma_start ... dst_chip %peer signal S` to the peers of an
+    algorithm, `accel.sem_wait S, n` for what arrives, `accel.dma_wait` on
+    each send before the collective ends, and `accel.vadd` for sums.
+
+    For each collective it estimates every algorithm that applies with an
+    alpha-beta model of the machine's ICI (docs/collectives.md): per step,
+    T_b + (hops of its longest message) x hop latency + (the bytes of the
+    most loaded link) / link bandwidth, loads counted over the topology's
+    routes; plus the VPU adds of a sum. Algorithms: `direct` (every chip
+    to every chip at once), `ring` (N - 1 steps to the next chip),
+    `bidirectional_ring` (half each way round), `torus2d` (a bidirectional
+    ring along X, then along Y, on a 2-D torus), `recursive_doubling`
+    (log2 N steps, partner chip ^ 2^k; N a power of two; recursive halving
+    for a reduce-scatter). It takes the cheapest, or the op's `algorithm`
+    attribute, or this pass's `algorithm` option, and with `remarks`
+    explains the choice in a remark listing every estimate. An all-reduce
+    is a reduce-scatter then an all-gather of the same algorithm where its
+    rows divide among the chips, else direct.
+
+    Semaphores: `accel.send` / `accel.recv` use their `tag` as the
+    semaphore; each collective takes fresh semaphores from 255 down that
+    nothing in the function uses. Scratch buffers are `accel.alloc`s in
+    front of the collective.
+
+    Errors (located): a collective on one chip's system is a copy (no
+    error); more semaphores than are free; out's rows not N times in's
+    (all_gather) and the like, for N the pass's chips; an algorithm that
+    does not apply (e.g. torus2d on a ring, recursive_doubling on 6
+    chips).
+
+    Example (4 chips, ring): `accel.all_gather %a, %b` becomes a local copy
+    of %a into its rows of %b, then 3 steps of a DMA of one block to chip
+    (me + 1) mod 4, a `sem_wait` for the block from chip (me - 1) and a
+    `dma_wait` of the DMA.
+  }];
+  let options = [
+    Option<"chips", "chips", "unsigned", /*default=*/"0",
+           "Chips of the system (0: the module's accel.chips, else 1)">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"ring\"",
+           "ICI topology: ring, torus2d, torus3d or full">,
+    ListOption<"dims", "dims", "unsigned",
+               "The torus's dims (X,Y or X,Y,Z)">,
+    Option<"hopLatency", "hop-latency", "uint64_t", /*default=*/"300",
+           "Cycles per ICI hop">,
+    Option<"bytesPerCycle", "bytes-per-cycle", "double", /*default=*/"48",
+           "Bandwidth of one ICI link in bytes per cycle">,
+    Option<"baseLatency", "base-latency", "uint64_t", /*default=*/"100",
+           "Base latency of a VMEM to VMEM DMA in cycles">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"\"",
+           "Use this algorithm for every collective where it applies">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Explain each choice in a remark with every estimate">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def AccelHoistDma : Pass<"accel-hoist-dma", "mlir::func::FuncOp"> {
   let summary = "Hoist stalled DMA ISSUEs earlier, out of op sequences and loops";
   let description = [{

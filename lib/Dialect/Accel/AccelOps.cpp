@@ -176,6 +176,82 @@ LogicalResult DmaStartOp::verify() {
   return success();
 }
 
+/// The collectives' shared checks: VMEM tiles of one element type and
+/// column count, `out` rows = `in` rows times `outPerIn` (0: a whole
+/// multiple) or `in` rows = `out` rows times a whole multiple
+/// (`inMultiple`), and a known algorithm.
+static LogicalResult verifyCollective(Operation *op, Value in, Value out,
+                                      std::optional<StringRef> algorithm,
+                                      bool outIsMultiple, bool inIsMultiple,
+                                      bool sums) {
+  auto a = verifyTile(op, in, "in", MemorySpace::VMEM);
+  if (failed(a))
+    return failure();
+  auto b = verifyTile(op, out, "out", MemorySpace::VMEM);
+  if (failed(b))
+    return failure();
+  if (getElementTypeOrSelf(in.getType()) != getElementTypeOrSelf(out.getType()))
+    return op->emitOpError("in and out must have one element type");
+  if (sums && !getElementTypeOrSelf(in.getType()).isF32())
+    return op->emitOpError("sums f32 tiles only");
+  if (a->cols != b->cols)
+    return op->emitOpError()
+           << "in has " << a->cols << " columns but out " << b->cols;
+  if (outIsMultiple && (a->rows == 0 || b->rows % a->rows))
+    return op->emitOpError()
+           << "out's " << b->rows << " rows must be a multiple of in's "
+           << a->rows << " (one block per chip)";
+  if (inIsMultiple && (b->rows == 0 || a->rows % b->rows))
+    return op->emitOpError()
+           << "in's " << a->rows << " rows must be a multiple of out's "
+           << b->rows << " (one block per chip)";
+  if (!outIsMultiple && !inIsMultiple && a->rows != b->rows)
+    return op->emitOpError() << "in and out must have one shape";
+  if (algorithm && !llvm::is_contained(
+                       std::initializer_list<StringRef>{
+                           "direct", "ring", "bidirectional_ring", "torus2d",
+                           "recursive_doubling"},
+                       *algorithm))
+    return op->emitOpError()
+           << "unknown algorithm '" << *algorithm
+           << "': expected direct, ring, bidirectional_ring, torus2d or "
+              "recursive_doubling";
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyCollective(*this, getIn(), getOut(), getAlgorithm(), true, false,
+                          false);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyCollective(*this, getIn(), getOut(), getAlgorithm(), false, true,
+                          true);
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyCollective(*this, getIn(), getOut(), getAlgorithm(), false,
+                          false, true);
+}
+
+LogicalResult AllToAllOp::verify() {
+  return verifyCollective(*this, getIn(), getOut(), getAlgorithm(), false,
+                          false, false);
+}
+
+LogicalResult SendOp::verify() {
+  auto src = verifyTile(*this, getSrc(), "src", MemorySpace::VMEM);
+  if (failed(src))
+    return failure();
+  auto dst = verifyTile(*this, getDst(), "dst", MemorySpace::VMEM);
+  if (failed(dst))
+    return failure();
+  if (src->rows != dst->rows || src->cols != dst->cols ||
+      src->elem != dst->elem)
+    return emitOpError("src and dst must have one shape and element type");
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
   auto a = verifyTile(*this, getA(), "a", MemorySpace::VMEM);
   if (failed(a))

@@ -54,8 +54,9 @@ def Accel_DmaStartOp : Accel_Op<"dma_start", [AttrSizedOperandSegments]> {
     %c` the source (at most one of the two); the chip id is a run-time
     value (e.g. loaded from an address table, as the node addresses of SnR's
     All-Gather, Zarkadas et al., SoCC '25, §5.2.1). Such a remote DMA crosses
-    the ICI links between the chips: base latency plus the hop latency per
-    link, then the ICI bandwidth, each link a FIFO. `signal N` makes its
+    the ICI links between the chips in packets: base latency, then per
+    link the hop latency and the packets' time at the ICI bandwidth,
+    sharing each link with the other chips' DMAs (docs/config.md, "ICI"). `signal N` makes its
     completion signal semaphore N (0-255) of the destination's chip, which
     `accel.sem_wait` on that chip waits for.
 
@@ -131,6 +132,120 @@ def Accel_ChipCountOp : Accel_Op<"chip_count", [Pure]> {
   }];
   let results = (outs Index:$result);
   let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class Accel_CollectiveOp<string mnemonic, string summaryText, string doc>
+    : Accel_Op<mnemonic> {
+  let summary = summaryText;
+  let description = doc # [{
+
+    Every chip of the system runs it (SPMD) on its own `in` and `out`,
+    VMEM tiles of f32 (or bf16 where nothing is summed). `accel-replay`
+    lowers it before simulating (`--accel-lower-collectives`, which
+    `accel-opt` runs too): to remote DMAs, semaphores and, for sums, VPU
+    adds, with an algorithm chosen from the topology and the size by an
+    alpha-beta cost model and named in a remark; `algorithm` (`"direct"`,
+    `"ring"`, `"bidirectional_ring"`, `"torus2d"`, `"recursive_doubling"`)
+    overrides the choice (docs/collectives.md).
+  }];
+  let arguments = (ins Arg<AnyMemRef, "in", [MemRead]>:$in,
+                       Arg<AnyMemRef, "out", [MemWrite]>:$out,
+                       OptionalAttr<StrAttr>:$algorithm);
+  let assemblyFormat = [{
+    $in `,` $out attr-dict `:` type($in) `,` type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+def Accel_AllGatherOp : Accel_CollectiveOp<"all_gather",
+    "Every chip's tile, gathered on every chip", [{
+    With N chips, `in` is R x C and `out` (N * R) x C: rows [i * R, (i + 1)
+    * R) of `out` receive chip i's `in`, on every chip.
+
+    ```mlir
+    accel.all_gather %shard, %full : memref<8x128xf32, #accel.space<vmem>>, memref<64x128xf32, #accel.space<vmem>>
+    ```
+  }]>;
+
+def Accel_ReduceScatterOp : Accel_CollectiveOp<"reduce_scatter",
+    "The sum over the chips, each chip keeping its block", [{
+    With N chips, `in` is (N * R) x C and `out` R x C: chip i's `out` is
+    the sum over every chip j of rows [i * R, (i + 1) * R) of chip j's
+    `in` (f32 arithmetic on the VPU).
+
+    ```mlir
+    accel.reduce_scatter %partial, %mine : memref<64x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+    ```
+  }]>;
+
+def Accel_AllReduceOp : Accel_CollectiveOp<"all_reduce",
+    "The sum over the chips, on every chip", [{
+    `in` and `out` have one shape: every chip's `out` is the sum of every
+    chip's `in` (f32 arithmetic on the VPU). A reduce-scatter then an
+    all-gather where the rows divide among the chips, else each chip sums
+    every chip's whole tile.
+
+    ```mlir
+    accel.all_reduce %partial, %sum : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+    ```
+  }]>;
+
+def Accel_AllToAllOp : Accel_CollectiveOp<"all_to_all",
+    "Each chip's i-th block to chip i", [{
+    With N chips, `in` and `out` are (N * R) x C: rows [j * R, (j + 1) * R)
+    of chip i's `out` receive rows [i * R, (i + 1) * R) of chip j's `in`.
+
+    ```mlir
+    accel.all_to_all %tokens, %routed : memref<64x128xf32, #accel.space<vmem>>, memref<64x128xf32, #accel.space<vmem>>
+    ```
+  }]>;
+
+def Accel_SendOp : Accel_Op<"send"> {
+  let summary = "Copy a tile into a buffer of another chip, and signal it";
+  let description = [{
+    Copies `src` into `dst` on chip `peer` (a buffer names the same
+    addresses on every chip), signals that chip's receive of the same
+    `tag`, and returns once the copy has arrived. Lowers to an
+    `accel.dma_start ... dst_chip %peer signal S` and its `accel.dma_wait`,
+    S the semaphore of `tag`.
+
+    ```mlir
+    accel.send %x, %inbox to %peer tag 3 : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "src", [MemRead]>:$src,
+                       Arg<AnyMemRef, "dst on the peer", [MemWrite]>:$dst,
+                       Index:$peer,
+                       ConfinedAttr<I32Attr, [IntNonNegative,
+                                              IntMaxValue<255>]>:$tag);
+  let assemblyFormat = [{
+    $src `,` $dst `to` $peer `tag` $tag attr-dict `:` type($src) `,`
+    type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def Accel_RecvOp : Accel_Op<"recv"> {
+  let summary = "Wait for a send of the same tag into a buffer";
+  let description = [{
+    Waits until a send of `tag` from another chip has written `dst` (its
+    signal): an `accel.sem_wait S, 1`, S the semaphore of `tag`. `dst` is
+    the buffer the sender names; it may be read after the receive. Sends
+    of one tag are counted, not matched by sender: give concurrent senders
+    to one chip distinct tags.
+
+    ```mlir
+    accel.recv %inbox tag 3 : memref<8x128xf32, #accel.space<vmem>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "dst", [MemWrite]>:$dst,
+                       ConfinedAttr<I32Attr, [IntNonNegative,
+                                              IntMaxValue<255>]>:$tag);
+  let assemblyFormat = "$dst `tag` $tag attr-dict `:` type($dst)";
 }
 
 def Accel_DmaWaitOp : Accel_Op<"dma_wait"> {

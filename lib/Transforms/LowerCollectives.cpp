@@ -1,0 +1,721 @@
+//===- LowerCollectives.cpp - Collectives to remote DMAs ------------------===//
+//
+// --accel-lower-collectives (Passes.td has the contract; docs/collectives.md
+// the algorithms and the cost model). Each collective becomes straight-line
+// code: the chip count is known when a program is lowered, the chip's own
+// id (accel.chip_id) is a run-time value from which every peer and block
+// offset is computed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "accel/Dialect/Accel/AccelDialect.h"
+#include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Sim/Topology.h"
+#include "accel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+namespace accel {
+#define GEN_PASS_DEF_ACCELLOWERCOLLECTIVES
+#include "accel/Transforms/Passes.h.inc"
+} // namespace accel
+
+using namespace mlir;
+using namespace accel;
+
+namespace {
+
+/// What the cost model knows of the machine (docs/collectives.md).
+struct Machine {
+  unsigned chips = 1;
+  sim::Topology topology;
+  uint64_t hopLatency = 0, baseLatency = 0;
+  double bytesPerCycle = 1;
+};
+
+/// One message pattern of a step: every chip sends `bytes` to its peer at
+/// `offset` (chip 0's peer; the pattern is the same from every chip).
+struct Flow {
+  unsigned peerOfZero;
+  uint64_t bytes;
+};
+
+/// The alpha-beta estimate of one step in which every chip sends `flows`:
+/// base latency + the longest route's hops x hop latency + the bytes of the
+/// most loaded link / bandwidth. Rings and tori look the same from every
+/// chip (dimension-order routes are translations of chip 0's), so a link's
+/// load is what chip 0's routes put on the links of its direction.
+uint64_t estimateStep(const Machine &m, llvm::ArrayRef<Flow> flows) {
+  const sim::Topology &t = m.topology;
+  llvm::SmallVector<unsigned, 3> dims = t.getDims();
+  if (dims.empty())
+    dims = {m.chips};
+  auto direction = [&](unsigned link) {
+    auto [a, b] = t.getLinkEnds(link);
+    if (t.getKind() == sim::TopologyKind::FullyConnected)
+      return uint64_t(b + m.chips - a) % m.chips;
+    uint64_t key = 0;
+    for (unsigned d : dims) {
+      key = key * 4096 + (b % d + d - a % d) % d;
+      a /= d;
+      b /= d;
+    }
+    return key;
+  };
+  std::map<uint64_t, uint64_t> load;
+  uint64_t hops = 0;
+  for (const Flow &f : flows) {
+    auto route = t.route(0, f.peerOfZero);
+    hops = std::max<uint64_t>(hops, route.size());
+    for (unsigned l : route)
+      load[direction(l)] += f.bytes;
+  }
+  uint64_t most = 0;
+  for (auto &[dir, bytes] : load)
+    most = std::max(most, bytes);
+  return m.baseLatency + hops * m.hopLatency +
+         uint64_t(std::ceil(double(most) / m.bytesPerCycle));
+}
+
+/// The VPU cycles of one add of an R x C tile (8 x 128 per pass).
+uint64_t addCycles(int64_t rows, int64_t cols) {
+  return uint64_t((rows + 7) / 8) * uint64_t((cols + 127) / 128);
+}
+
+enum class Kind { AllGather, ReduceScatter, AllReduce, AllToAll };
+
+StringRef kindName(Kind k) {
+  switch (k) {
+  case Kind::AllGather:
+    return "all_gather";
+  case Kind::ReduceScatter:
+    return "reduce_scatter";
+  case Kind::AllReduce:
+    return "all_reduce";
+  case Kind::AllToAll:
+    return "all_to_all";
+  }
+  return "?";
+}
+
+bool isPowerOfTwo(unsigned n) { return n && !(n & (n - 1)); }
+
+/// Emits one collective (see the file comment), at the builder's point.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, const Machine &m,
+          llvm::SmallVectorImpl<int32_t> &freeSemaphores)
+      : b(b), loc(loc), m(m), freeSemaphores(freeSemaphores) {}
+
+  /// A semaphore nothing else uses, or failure.
+  FailureOr<int32_t> takeSemaphore(Operation *op) {
+    if (freeSemaphores.empty())
+      return op->emitOpError("needs a semaphore, but all 256 are in use");
+    int32_t s = freeSemaphores.back();
+    freeSemaphores.pop_back();
+    return s;
+  }
+
+  /// An index constant, one per value (the code is straight-line, so the
+  /// first dominates every later use).
+  Value cst(int64_t v) {
+    Value &c = constants[v];
+    if (!c)
+      c = arith::ConstantIndexOp::create(b, loc, v).getResult();
+    return c;
+  }
+  Value me() {
+    if (!chipId)
+      chipId = ChipIdOp::create(b, loc, b.getIndexType()).getResult();
+    return chipId;
+  }
+  /// (me + k) mod N, for 0 <= k < N.
+  Value peer(int64_t k) {
+    return arith::RemUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, me(), cst(k)), cst(m.chips));
+  }
+  /// `rows` rows of `buf` from row `first`.
+  Value rowsOf(Value buf, OpFoldResult first, int64_t rows) {
+    auto type = cast<MemRefType>(buf.getType());
+    SmallVector<OpFoldResult> offsets = {first, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
+                                       b.getIndexAttr(type.getDimSize(1))};
+    SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
+    return memref::SubViewOp::create(b, loc, buf, offsets, sizes, strides);
+  }
+  Value block(Value buf, Value index, int64_t rows) {
+    return rowsOf(
+        buf, arith::MulIOp::create(b, loc, index, cst(rows)).getResult(), rows);
+  }
+  /// Block `index` (a constant) of `rows` rows.
+  Value block(Value buf, int64_t index, int64_t rows) {
+    return rowsOf(buf, b.getIndexAttr(index * rows), rows);
+  }
+  Value send(Value src, Value dst, Value chip, int32_t semaphore) {
+    return b
+        .create<DmaStartOp>(loc, TokenType::get(b.getContext()), src, dst,
+                            Value(), chip, b.getI32IntegerAttr(semaphore))
+        .getResult();
+  }
+  void copy(Value src, Value dst) {
+    Value t = DmaStartOp::create(b, loc, src, dst).getResult();
+    DmaWaitOp::create(b, loc, t);
+  }
+  void waitSignals(int32_t semaphore, int64_t count) {
+    SemWaitOp::create(b, loc, semaphore, cst(count));
+  }
+  Value alloc(int64_t rows, int64_t cols, Type elem) {
+    auto vmem = MemorySpaceAttr::get(b.getContext(), MemorySpace::VMEM);
+    return AllocOp::create(
+        b, loc,
+        MemRefType::get({rows, cols}, elem, MemRefLayoutAttrInterface(), vmem));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const Machine &m;
+  llvm::SmallVectorImpl<int32_t> &freeSemaphores;
+  Value chipId;
+  llvm::DenseMap<int64_t, Value> constants;
+};
+
+/// Rows and columns of a 2-D VMEM tile.
+std::pair<int64_t, int64_t> shapeOf(Value v) {
+  auto t = cast<MemRefType>(v.getType());
+  return {t.getDimSize(0), t.getDimSize(1)};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The algorithms: their estimates and their code.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Candidate {
+  StringRef name;
+  uint64_t cycles;
+};
+
+/// The chips' offsets along torus dimension `d` (+1 and -1), as chip 0's
+/// peers.
+unsigned torusPeer(const Machine &m, unsigned dim, bool up) {
+  auto dims = m.topology.getDims();
+  unsigned stride = 1;
+  for (unsigned i = 0; i < dim; ++i)
+    stride *= dims[i];
+  return (up ? 1 : dims[dim] - 1) * stride;
+}
+
+/// The algorithms that apply to a collective of `kind` moving blocks of
+/// `blockBytes` (an all-reduce: `tileBytes`, its whole tile, of `rows`
+/// rows, and blocks of a reduce-scatter's), with their estimates, cheapest
+/// first.
+std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
+                                int64_t cols, uint64_t blockBytes,
+                                uint64_t tileBytes) {
+  unsigned n = m.chips;
+  std::vector<Candidate> out;
+  uint64_t add = addCycles(rows, cols);
+  bool sums = kind == Kind::ReduceScatter || kind == Kind::AllReduce;
+  // direct: one step, every chip to every other.
+  {
+    llvm::SmallVector<Flow> flows;
+    uint64_t bytes = kind == Kind::AllReduce ? tileBytes : blockBytes;
+    for (unsigned k = 1; k < n; ++k)
+      flows.push_back({k, bytes});
+    uint64_t c = estimateStep(m, flows);
+    if (sums)
+      c += (n - 1) * add;
+    out.push_back({"direct", c});
+  }
+  if (kind == Kind::AllToAll) {
+    return out;
+  }
+  // ring: N - 1 steps to the next chip (twice for an all-reduce).
+  bool ringApplies = kind != Kind::AllReduce || rows % n == 0;
+  if (ringApplies) {
+    uint64_t step = estimateStep(m, {{1u, blockBytes}});
+    uint64_t c = (n - 1) * step;
+    if (kind == Kind::ReduceScatter)
+      c += (n - 1) * add;
+    if (kind == Kind::AllReduce)
+      c = 2 * (n - 1) * step + (n - 1) * addCycles(rows / n, cols);
+    out.push_back({"ring", c});
+  }
+  if (kind == Kind::AllGather) {
+    if (rows % 2 == 0)
+      out.push_back({"bidirectional_ring",
+                     (n - 1) * estimateStep(m, {{1u, blockBytes / 2},
+                                                {n - 1, blockBytes / 2}})});
+    if (m.topology.getKind() == sim::TopologyKind::Torus2D) {
+      auto dims = m.topology.getDims();
+      uint64_t c =
+          (dims[0] - 1) *
+              estimateStep(m, {{torusPeer(m, 0, true), blockBytes}}) +
+          (dims[1] - 1) *
+              estimateStep(m, {{torusPeer(m, 1, true), blockBytes * dims[0]}});
+      out.push_back({"torus2d", c});
+    }
+    if (isPowerOfTwo(n)) {
+      uint64_t c = 0;
+      for (unsigned k = 1; k < n; k *= 2)
+        c += estimateStep(m, {{k, blockBytes * k}});
+      out.push_back({"recursive_doubling", c});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return a.cycles < b.cycles;
+                   });
+  return out;
+}
+
+/// all_gather: `in` R x C, `out` (N R) x C.
+LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
+                            Value out) {
+  const Machine &m = e.m;
+  unsigned n = m.chips;
+  auto [rows, cols] = shapeOf(in);
+  Value mine = e.block(out, e.me(), rows);
+  e.copy(in, mine);
+  if (n == 1)
+    return success();
+  if (algo == "direct") {
+    FailureOr<int32_t> s = e.takeSemaphore(op);
+    if (failed(s))
+      return failure();
+    SmallVector<Value> tokens;
+    for (unsigned k = 1; k < n; ++k)
+      tokens.push_back(e.send(in, mine, e.peer(k), *s));
+    e.waitSignals(*s, n - 1);
+    for (Value t : tokens)
+      DmaWaitOp::create(e.b, e.loc, t);
+    return success();
+  }
+  if (algo == "ring" || algo == "bidirectional_ring") {
+    bool both = algo == "bidirectional_ring";
+    int64_t half = both ? rows / 2 : rows;
+    FailureOr<int32_t> up = e.takeSemaphore(op);
+    if (failed(up))
+      return failure();
+    FailureOr<int32_t> down =
+        both ? e.takeSemaphore(op) : FailureOr<int32_t>(0);
+    if (failed(down))
+      return failure();
+    Value next = e.peer(1), prev = e.peer(n - 1);
+    for (unsigned s = 0; s + 1 < n; ++s) {
+      // Up: the block of chip (me - s), its first half when both ways.
+      Value blk = e.block(out, e.peer(n - s), rows);
+      Value part = e.rowsOf(blk, e.b.getIndexAttr(0), half);
+      Value t1 = e.send(part, part, next, *up);
+      Value t2;
+      if (both) {
+        Value other = e.block(out, e.peer(s), rows);
+        Value second = e.rowsOf(other, e.b.getIndexAttr(half), rows - half);
+        t2 = e.send(second, second, prev, *down);
+      }
+      e.waitSignals(*up, 1);
+      if (both)
+        e.waitSignals(*down, 1);
+      DmaWaitOp::create(e.b, e.loc, t1);
+      if (both)
+        DmaWaitOp::create(e.b, e.loc, t2);
+    }
+    return success();
+  }
+  if (algo == "torus2d") {
+    auto dims = m.topology.getDims();
+    unsigned nx = dims[0], ny = dims[1];
+    FailureOr<int32_t> sx = e.takeSemaphore(op);
+    if (failed(sx))
+      return failure();
+    FailureOr<int32_t> sy = e.takeSemaphore(op);
+    if (failed(sy))
+      return failure();
+    Value x = arith::RemUIOp::create(e.b, e.loc, e.me(), e.cst(nx));
+    Value rowBase = arith::SubIOp::create(e.b, e.loc, e.me(), x); // y * X
+    auto along = [&](Value base, Value coord, unsigned size, int64_t k,
+                     int64_t stride) {
+      // base + ((coord + k) mod size) * stride
+      Value c = arith::RemUIOp::create(
+          e.b, e.loc, arith::AddIOp::create(e.b, e.loc, coord, e.cst(k)),
+          e.cst(size));
+      return e.b
+          .create<arith::AddIOp>(
+              e.loc, base, arith::MulIOp::create(e.b, e.loc, c, e.cst(stride)))
+          .getResult();
+    };
+    // Along X: a ring of the row's blocks.
+    Value nextX = along(rowBase, x, nx, 1, 1);
+    for (unsigned s = 0; s + 1 < nx; ++s) {
+      Value blk = e.block(out, along(rowBase, x, nx, nx - s, 1), rows);
+      Value t = e.send(blk, blk, nextX, *sx);
+      e.waitSignals(*sx, 1);
+      DmaWaitOp::create(e.b, e.loc, t);
+    }
+    // Along Y: a ring of the rows' X blocks each.
+    Value y = arith::DivUIOp::create(e.b, e.loc, e.me(), e.cst(nx));
+    Value column = x; // chip = y * X + x
+    Value nextY = along(column, y, ny, 1, nx);
+    for (unsigned s = 0; s + 1 < ny; ++s) {
+      Value yb = arith::RemUIOp::create(
+          e.b, e.loc, arith::AddIOp::create(e.b, e.loc, y, e.cst(ny - s)),
+          e.cst(ny));
+      Value group = e.block(out, yb, rows * nx);
+      Value t = e.send(group, group, nextY, *sy);
+      e.waitSignals(*sy, 1);
+      DmaWaitOp::create(e.b, e.loc, t);
+    }
+    return success();
+  }
+  if (algo == "recursive_doubling") {
+    // Step k: the 2^k blocks held, from (me / 2^k) * 2^k, to the partner
+    // me ^ 2^k; one semaphore per step (a partner a step ahead must not
+    // satisfy this step's wait).
+    for (unsigned k = 1; k < n; k *= 2) {
+      FailureOr<int32_t> s = e.takeSemaphore(op);
+      if (failed(s))
+        return failure();
+      Value q = arith::DivUIOp::create(e.b, e.loc, e.me(), e.cst(k));
+      Value first = arith::MulIOp::create(e.b, e.loc, q, e.cst(k));
+      Value bit = arith::RemUIOp::create(e.b, e.loc, q, e.cst(2));
+      // partner = me + k - 2 * bit * k
+      Value up = arith::AddIOp::create(e.b, e.loc, e.me(), e.cst(k));
+      Value partner = arith::SubIOp::create(
+          e.b, e.loc, up, arith::MulIOp::create(e.b, e.loc, bit, e.cst(2 * k)));
+      Value held = e.rowsOf(
+          out,
+          arith::MulIOp::create(e.b, e.loc, first, e.cst(rows)).getResult(),
+          rows * k);
+      Value t = e.send(held, held, partner, *s);
+      e.waitSignals(*s, 1);
+      DmaWaitOp::create(e.b, e.loc, t);
+    }
+    return success();
+  }
+  return op->emitOpError() << "algorithm '" << algo
+                           << "' is not implemented for all_gather";
+}
+
+/// The sum of `in`'s block `index` (from the chips' contributions) into
+/// `out`: out = first + the `count` blocks of `recv`.
+void emitSum(Emitter &e, Value first, Value recv, unsigned count, int64_t rows,
+             Value out) {
+  for (unsigned j = 0; j < count; ++j) {
+    Value r = e.block(recv, int64_t(j), rows);
+    VAddOp::create(e.b, e.loc, j == 0 ? first : out, r, out);
+  }
+  if (count == 0)
+    e.copy(first, out);
+}
+
+/// reduce_scatter: `in` (N R) x C, `out` R x C.
+LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
+                                Value in, Value out) {
+  unsigned n = e.m.chips;
+  auto [rows, cols] = shapeOf(out);
+  Type elem = cast<MemRefType>(in.getType()).getElementType();
+  Value mine = e.block(in, e.me(), rows);
+  if (n == 1) {
+    e.copy(mine, out);
+    return success();
+  }
+  FailureOr<int32_t> s = e.takeSemaphore(op);
+  if (failed(s))
+    return failure();
+  Value recv = e.alloc(rows * (n - 1), cols, elem);
+  if (algo == "direct") {
+    // Chip me + k gets in's block (me + k) into its slot N - 1 - k.
+    SmallVector<Value> tokens;
+    for (unsigned k = 1; k < n; ++k) {
+      Value peer = e.peer(k);
+      Value slot = e.block(recv, int64_t(n - 1 - k), rows);
+      tokens.push_back(e.send(e.block(in, peer, rows), slot, peer, *s));
+    }
+    e.waitSignals(*s, n - 1);
+    emitSum(e, mine, recv, n - 1, rows, out);
+    for (Value t : tokens)
+      DmaWaitOp::create(e.b, e.loc, t);
+    return success();
+  }
+  if (algo == "ring") {
+    // Step s sends the partial sum of block (me - s - 1) to the next chip's
+    // slot s, receives block (me - s - 2) from the previous chip, and adds
+    // its own; the last step's block is its own: out.
+    Value part = n > 2 ? e.alloc(rows * (n - 2), cols, elem) : Value();
+    Value next = e.peer(1);
+    for (unsigned st = 0; st + 1 < n; ++st) {
+      Value src = st == 0 ? e.block(in, e.peer(n - 1), rows)
+                          : e.block(part, int64_t(st - 1), rows);
+      Value slot = e.block(recv, int64_t(st), rows);
+      Value t = e.send(src, slot, next, *s);
+      e.waitSignals(*s, 1);
+      bool last = st + 2 == n;
+      Value own = last ? mine : e.block(in, e.peer(2 * n - st - 2), rows);
+      Value dst = last ? out : e.block(part, int64_t(st), rows);
+      VAddOp::create(e.b, e.loc, slot, own, dst);
+      DmaWaitOp::create(e.b, e.loc, t);
+    }
+    return success();
+  }
+  return op->emitOpError() << "algorithm '" << algo
+                           << "' is not implemented for reduce_scatter";
+}
+
+/// all_reduce: `in` and `out` R x C.
+LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
+                            Value out) {
+  unsigned n = e.m.chips;
+  auto [rows, cols] = shapeOf(in);
+  Type elem = cast<MemRefType>(in.getType()).getElementType();
+  if (n == 1) {
+    e.copy(in, out);
+    return success();
+  }
+  if (algo == "direct") {
+    FailureOr<int32_t> s = e.takeSemaphore(op);
+    if (failed(s))
+      return failure();
+    Value recv = e.alloc(rows * (n - 1), cols, elem);
+    SmallVector<Value> tokens;
+    for (unsigned k = 1; k < n; ++k)
+      tokens.push_back(
+          e.send(in, e.block(recv, int64_t(n - 1 - k), rows), e.peer(k), *s));
+    e.waitSignals(*s, n - 1);
+    emitSum(e, in, recv, n - 1, rows, out);
+    for (Value t : tokens)
+      DmaWaitOp::create(e.b, e.loc, t);
+    return success();
+  }
+  // A reduce-scatter of the rows into this chip's block of `out`, then an
+  // all-gather of the blocks.
+  int64_t block = rows / n;
+  Value piece = e.alloc(block, cols, elem);
+  if (failed(emitReduceScatter(e, op, algo, in, piece)))
+    return failure();
+  return emitAllGather(e, op, algo, piece, out);
+}
+
+/// all_to_all: `in` and `out` (N R) x C.
+LogicalResult emitAllToAll(Emitter &e, Operation *op, Value in, Value out) {
+  unsigned n = e.m.chips;
+  auto [total, cols] = shapeOf(in);
+  int64_t rows = total / n;
+  e.copy(e.block(in, e.me(), rows), e.block(out, e.me(), rows));
+  if (n == 1)
+    return success();
+  FailureOr<int32_t> s = e.takeSemaphore(op);
+  if (failed(s))
+    return failure();
+  SmallVector<Value> tokens;
+  Value mine = e.block(out, e.me(), rows);
+  for (unsigned k = 1; k < n; ++k) {
+    Value peer = e.peer(k);
+    tokens.push_back(e.send(e.block(in, peer, rows), mine, peer, *s));
+  }
+  e.waitSignals(*s, n - 1);
+  for (Value t : tokens)
+    DmaWaitOp::create(e.b, e.loc, t);
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The pass.
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct LowerCollectivesPass
+    : public accel::impl::AccelLowerCollectivesBase<LowerCollectivesPass> {
+  using AccelLowerCollectivesBase::AccelLowerCollectivesBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      if (isa<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, SendOp,
+              RecvOp>(op))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    FailureOr<Machine> machine = getMachine(func);
+    if (failed(machine))
+      return signalPassFailure();
+    // Semaphores the function names itself, and the free ones, 255 first.
+    llvm::SmallBitVector used(256);
+    func.walk([&](Operation *op) {
+      if (auto w = dyn_cast<SemWaitOp>(op))
+        used.set(unsigned(w.getSemaphore()));
+      if (auto d = dyn_cast<DmaStartOp>(op); d && d.getSignal())
+        used.set(unsigned(*d.getSignal()));
+      if (auto s = dyn_cast<SendOp>(op))
+        used.set(unsigned(s.getTag()));
+      if (auto r = dyn_cast<RecvOp>(op))
+        used.set(unsigned(r.getTag()));
+    });
+    SmallVector<int32_t> free;
+    for (int32_t s = 0; s < 256; ++s)
+      if (!used.test(unsigned(s)))
+        free.push_back(s);
+    for (Operation *op : ops)
+      if (failed(lower(op, *machine, free)))
+        return signalPassFailure();
+  }
+
+  FailureOr<Machine> getMachine(func::FuncOp func) {
+    Machine m;
+    m.chips = chips;
+    if (!m.chips) {
+      auto module = func->getParentOfType<ModuleOp>();
+      auto attr = module ? module->getAttrOfType<IntegerAttr>("accel.chips")
+                         : IntegerAttr();
+      m.chips = attr ? unsigned(attr.getInt()) : 1;
+    }
+    auto kind = sim::parseTopologyKind(topology);
+    if (!kind) {
+      func.emitError() << "accel-lower-collectives: unknown topology '"
+                       << topology << "'";
+      return failure();
+    }
+    SmallVector<unsigned, 3> d(dims.begin(), dims.end());
+    d.resize(3, d.empty() ? 0 : 1);
+    auto t = sim::Topology::create(*kind, m.chips, d[0], d[1], d[2]);
+    if (!t) {
+      func.emitError() << "accel-lower-collectives: "
+                       << llvm::toString(t.takeError());
+      return failure();
+    }
+    m.topology = std::move(*t);
+    m.hopLatency = hopLatency;
+    m.baseLatency = baseLatency;
+    m.bytesPerCycle = bytesPerCycle > 0 ? bytesPerCycle : 1;
+    return m;
+  }
+
+  LogicalResult lower(Operation *op, const Machine &m,
+                      SmallVectorImpl<int32_t> &free) {
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc(), m, free);
+    if (auto s = dyn_cast<SendOp>(op)) {
+      Value t = e.send(s.getSrc(), s.getDst(), s.getPeer(), s.getTag());
+      DmaWaitOp::create(b, op->getLoc(), t);
+      op->erase();
+      return success();
+    }
+    if (auto r = dyn_cast<RecvOp>(op)) {
+      e.waitSignals(r.getTag(), 1);
+      op->erase();
+      return success();
+    }
+    Kind kind = isa<AllGatherOp>(op)       ? Kind::AllGather
+                : isa<ReduceScatterOp>(op) ? Kind::ReduceScatter
+                : isa<AllReduceOp>(op)     ? Kind::AllReduce
+                                           : Kind::AllToAll;
+    Value in = op->getOperand(0), out = op->getOperand(1);
+    auto [inRows, cols] = shapeOf(in);
+    auto [outRows, outCols] = shapeOf(out);
+    unsigned n = m.chips;
+    // The shapes against the chip count.
+    int64_t blockRows = inRows;
+    if (kind == Kind::AllGather && outRows != inRows * n)
+      return op->emitOpError()
+             << "out has " << outRows << " rows, but " << n << " chips of "
+             << inRows << " rows gather " << inRows * n;
+    if ((kind == Kind::ReduceScatter && inRows != outRows * n) ||
+        (kind == Kind::AllToAll && inRows % n))
+      return op->emitOpError()
+             << "in has " << inRows << " rows, not " << n << " blocks of "
+             << (kind == Kind::AllToAll ? inRows / n : outRows);
+    if (kind == Kind::ReduceScatter || kind == Kind::AllToAll)
+      blockRows = kind == Kind::AllToAll ? inRows / n : outRows;
+    if (kind == Kind::AllReduce)
+      blockRows = inRows % n ? inRows : inRows / n;
+    uint64_t elemBytes =
+        cast<MemRefType>(in.getType()).getElementTypeBitWidth() / 8;
+    uint64_t blockBytes = uint64_t(blockRows) * cols * elemBytes;
+    uint64_t tileBytes = uint64_t(inRows) * cols * elemBytes;
+    // One chip: a copy, whatever the algorithm.
+    std::vector<Candidate> candidates =
+        n == 1 ? std::vector<Candidate>{{"direct", 0}}
+               : estimate(m, kind, kind == Kind::AllReduce ? inRows : blockRows,
+                          cols, blockBytes, tileBytes);
+    // The choice: the op's attribute, else the pass's option where it
+    // applies, else the cheapest.
+    StringRef chosen = candidates.front().name;
+    StringRef why = "the cheapest estimate";
+    auto applies = [&](StringRef name) {
+      return llvm::any_of(candidates,
+                          [&](const Candidate &c) { return c.name == name; });
+    };
+    auto attr = op->getAttrOfType<StringAttr>("algorithm");
+    if (attr) {
+      if (n > 1 && !applies(attr.getValue()))
+        return op->emitOpError()
+               << "algorithm '" << attr.getValue() << "' does not apply to "
+               << kindName(kind) << " on " << n << " chips ("
+               << sim::topologyKindName(m.topology.getKind())
+               << "): it applies to " << describe(candidates, false);
+      chosen = attr.getValue();
+      why = "the op's algorithm attribute";
+    } else if (!algorithm.empty() && applies(algorithm)) {
+      chosen = algorithm;
+      why = "the pass's algorithm option";
+    }
+    if (emitRemarks && n > 1) {
+      uint64_t est = 0;
+      for (const Candidate &c : candidates)
+        if (c.name == chosen)
+          est = c.cycles;
+      op->emitRemark() << kindName(kind) << " of " << blockBytes
+                       << "-byte blocks over " << n << " chips ("
+                       << sim::topologyKindName(m.topology.getKind())
+                       << "): " << chosen << ", " << est
+                       << " cycles estimated, " << why
+                       << " (alpha-beta: " << describe(candidates, true) << ")";
+    }
+    LogicalResult r = failure();
+    switch (kind) {
+    case Kind::AllGather:
+      r = emitAllGather(e, op, chosen, in, out);
+      break;
+    case Kind::ReduceScatter:
+      r = emitReduceScatter(e, op, chosen, in, out);
+      break;
+    case Kind::AllReduce:
+      r = emitAllReduce(e, op, chosen, in, out);
+      break;
+    case Kind::AllToAll:
+      r = emitAllToAll(e, op, in, out);
+      break;
+    }
+    if (succeeded(r))
+      op->erase();
+    return r;
+  }
+
+  static std::string describe(llvm::ArrayRef<Candidate> candidates,
+                              bool withCycles) {
+    std::string s;
+    for (const Candidate &c : candidates) {
+      if (!s.empty())
+        s += ", ";
+      s += c.name.str();
+      if (withCycles)
+        s += " " + std::to_string(c.cycles);
+    }
+    return s;
+  }
+};
+} // namespace
