@@ -98,15 +98,22 @@ json analysis::buildSystemMetrics(const sim::System &system,
     }
   }
 
-  uint64_t chipBound = 0;
+  uint64_t chipBound = 0, roofline = busiest;
   int boundChip = -1;
+  std::string rooflineBy =
+      busiestLink < 0 ? "none" : topology.getLinkName(busiestLink);
   for (size_t c = 0; c < chipMetrics.size(); ++c) {
-    auto roofline = chipMetrics[c].find("roofline");
-    if (roofline == chipMetrics[c].end())
+    auto it = chipMetrics[c].find("roofline");
+    if (it == chipMetrics[c].end())
       continue;
-    uint64_t b =
-        roofline->value("latency_lower_bound_cycles",
-                        roofline->value("lower_bound_cycles", uint64_t(0)));
+    const json &chip = *it;
+    uint64_t throughput = chip.value("lower_bound_cycles", uint64_t(0));
+    if (throughput > roofline) {
+      roofline = throughput;
+      rooflineBy = "chip " + std::to_string(c) + " " +
+                   chip.value("bound_by", std::string("none"));
+    }
+    uint64_t b = chip.value("latency_lower_bound_cycles", throughput);
     if (b > chipBound || boundChip < 0) {
       chipBound = b;
       boundChip = int(c);
@@ -129,7 +136,9 @@ json analysis::buildSystemMetrics(const sim::System &system,
     boundBy = topology.getLinkName(unsigned(boundLink));
   else if (bound)
     boundBy = "chip " + std::to_string(boundChip);
-  json b = {{"link_bound_cycles", linkBound},
+  json b = {{"roofline_cycles", roofline},
+            {"roofline_by", rooflineBy},
+            {"link_bound_cycles", linkBound},
             {"chip_bound_cycles", chipBound},
             {"lower_bound_cycles", bound},
             {"bound_by", boundBy},

@@ -422,7 +422,32 @@ json FdoResult::toJson(const FdoOptions &options,
   // iteration 0's and the best program's: a transform such as pinning
   // removes work, so only the smaller one bounds both.
   const json &m0 = *first.metrics, &mB = *best.metrics;
-  if (m0.contains("roofline") && mB.contains("roofline")) {
+  auto systemBound = [](const json &m) -> const json * {
+    auto s = m.find("system");
+    return s != m.end() && s->contains("bound") ? &(*s)["bound"] : nullptr;
+  };
+  if (const json *b0 = systemBound(m0), *bB = systemBound(mB);
+      b0 && bB && m0.contains("roofline")) {
+    // A system: the bounds over every chip and ICI link (docs/metrics.md,
+    // "Systems of chips").
+    auto smaller = [&](const char *key, const char *byKey) {
+      const json &r =
+          (*b0)[key].get<uint64_t>() <= (*bB)[key].get<uint64_t>() ? *b0 : *bB;
+      return std::make_pair(r[key].get<uint64_t>(),
+                            r[byKey].get<std::string>());
+    };
+    auto ratio = [&](uint64_t bound) {
+      return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
+    };
+    auto [roof, roofBy] = smaller("roofline_cycles", "roofline_by");
+    auto [latency, latencyBy] = smaller("lower_bound_cycles", "bound_by");
+    out["summary"]["lower_bound_cycles"] = roof;
+    out["summary"]["bound_by"] = roofBy;
+    out["summary"]["best_over_lower_bound"] = ratio(roof);
+    out["summary"]["latency_lower_bound_cycles"] = latency;
+    out["summary"]["latency_bound_by"] = latencyBy;
+    out["summary"]["best_over_latency_bound"] = ratio(latency);
+  } else if (m0.contains("roofline") && mB.contains("roofline")) {
     auto smaller = [&](const char *key, const char *byKey) {
       const json &r0 = m0["roofline"], &rB = mB["roofline"];
       const json &r =
