@@ -16,7 +16,8 @@ runs `accel-replay run --output-dir` and compares each chip's output
   send / recv     out_c = X_{c - 1 mod N} (each chip sends to the next)
 
 Sums compare with a relative tolerance of 1e-6 (the VPU adds in the
-algorithm's order, NumPy in its own); copies must be exact.
+algorithm's order, NumPy in its own), and an all-reduce's must be equal to
+the bit on every chip; copies must be exact.
 
     check_collectives.py [--accel-replay PATH] [--chips 2,3,4,8] [-v]
 
@@ -152,9 +153,16 @@ def run_case(tool, tmp, op, algo, n, rng):
         cycles = json.load(f)["total_cycles"]
     worst = 0.0
     sums = op in ("reduce_scatter", "all_reduce")
+    first = None
     for c in range(n):
         sub = "" if c == 0 else "chip%d" % c
         got = np.load(os.path.join(d, "npy", sub, "arg1.npy"))
+        # An all-reduce gives every chip the same sum, to the bit.
+        if op == "all_reduce":
+            if first is None:
+                first = got
+            elif not np.array_equal(got, first):
+                return False, "chip %d's sum differs from chip 0's" % c
         want = expected(op, x, n, c)
         if got.shape != want.shape:
             return False, "chip %d: shape %s, expected %s" % (

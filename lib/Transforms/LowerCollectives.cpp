@@ -407,16 +407,13 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
                            << "' is not implemented for all_gather";
 }
 
-/// The sum of `in`'s block `index` (from the chips' contributions) into
-/// `out`: out = first + the `count` blocks of `recv`.
-void emitSum(Emitter &e, Value first, Value recv, unsigned count, int64_t rows,
-             Value out) {
-  for (unsigned j = 0; j < count; ++j) {
-    Value r = e.block(recv, int64_t(j), rows);
-    VAddOp::create(e.b, e.loc, j == 0 ? first : out, r, out);
-  }
-  if (count == 0)
-    e.copy(first, out);
+/// out = the sum of the N blocks of `slots` in chip order, ((s0 + s1) +
+/// s2) + ..., the same order on every chip, so every chip's sum is the
+/// same to the bit.
+void emitSum(Emitter &e, Value slots, unsigned n, int64_t rows, Value out) {
+  for (unsigned j = 1; j < n; ++j)
+    VAddOp::create(e.b, e.loc, j == 1 ? e.block(slots, int64_t(0), rows) : out,
+                   e.block(slots, int64_t(j), rows), out);
 }
 
 /// reduce_scatter: `in` (N R) x C, `out` R x C.
@@ -433,21 +430,24 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
   FailureOr<int32_t> s = e.takeSemaphore(op);
   if (failed(s))
     return failure();
-  Value recv = e.alloc(rows * (n - 1), cols, elem);
   if (algo == "direct") {
-    // Chip me + k gets in's block (me + k) into its slot N - 1 - k.
+    // Every chip's block of chip p goes to p's slot of its sender; p adds
+    // the N slots in chip order.
+    Value slots = e.alloc(rows * n, cols, elem);
+    e.copy(mine, e.block(slots, e.me(), rows));
     SmallVector<Value> tokens;
     for (unsigned k = 1; k < n; ++k) {
       Value peer = e.peer(k);
-      Value slot = e.block(recv, int64_t(n - 1 - k), rows);
-      tokens.push_back(e.send(e.block(in, peer, rows), slot, peer, *s));
+      tokens.push_back(e.send(e.block(in, peer, rows),
+                              e.block(slots, e.me(), rows), peer, *s));
     }
     e.waitSignals(*s, n - 1);
-    emitSum(e, mine, recv, n - 1, rows, out);
+    emitSum(e, slots, n, rows, out);
     for (Value t : tokens)
       DmaWaitOp::create(e.b, e.loc, t);
     return success();
   }
+  Value recv = e.alloc(rows * (n - 1), cols, elem);
   if (algo == "ring") {
     // Step s sends the partial sum of block (me - s - 1) to the next chip's
     // slot s, receives block (me - s - 2) from the previous chip, and adds
@@ -483,16 +483,19 @@ LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
     return success();
   }
   if (algo == "direct") {
+    // Every chip's tile to every chip's slot of its sender, then the N
+    // slots added in chip order (the same sum, to the bit, on every chip).
     FailureOr<int32_t> s = e.takeSemaphore(op);
     if (failed(s))
       return failure();
-    Value recv = e.alloc(rows * (n - 1), cols, elem);
+    Value slots = e.alloc(rows * n, cols, elem);
+    Value mine = e.block(slots, e.me(), rows);
+    e.copy(in, mine);
     SmallVector<Value> tokens;
     for (unsigned k = 1; k < n; ++k)
-      tokens.push_back(
-          e.send(in, e.block(recv, int64_t(n - 1 - k), rows), e.peer(k), *s));
+      tokens.push_back(e.send(in, mine, e.peer(k), *s));
     e.waitSignals(*s, n - 1);
-    emitSum(e, in, recv, n - 1, rows, out);
+    emitSum(e, slots, n, rows, out);
     for (Value t : tokens)
       DmaWaitOp::create(e.b, e.loc, t);
     return success();
