@@ -44,16 +44,18 @@ def applies(op, algo, n):
         return True
     if op == "all_to_all" or op == "send_recv":
         return False
-    if op == "reduce_scatter":
-        return algo == "ring"
+    block = ROWS
     if op == "all_reduce":
-        return algo == "ring" and ROWS % n == 0
-    # all_gather
+        if ROWS % n:
+            return False
+        block = ROWS // n
+    if algo == "bidirectional_ring":
+        return block % 2 == 0
     if algo == "torus2d":
         return n in (4, 8)
     if algo == "recursive_doubling":
         return n & (n - 1) == 0
-    return True
+    return True  # ring
 
 
 def shapes(op, n):

@@ -137,10 +137,32 @@ public:
       chipId = ChipIdOp::create(b, loc, b.getIndexType()).getResult();
     return chipId;
   }
-  /// (me + k) mod N, for 0 <= k < N.
+  // Index arithmetic, each op built after its operands (C++ leaves the
+  // order of a call's arguments unspecified, and the IR must not depend on
+  // the compiler: utils/check-eval-order.py). Callers pass at most one
+  // argument that builds IR.
+  Value addc(Value a, int64_t k) {
+    Value c = cst(k);
+    return arith::AddIOp::create(b, loc, a, c);
+  }
+  Value mulc(Value a, int64_t k) {
+    Value c = cst(k);
+    return arith::MulIOp::create(b, loc, a, c);
+  }
+  Value remc(Value a, int64_t k) {
+    Value c = cst(k);
+    return arith::RemUIOp::create(b, loc, a, c);
+  }
+  Value divc(Value a, int64_t k) {
+    Value c = cst(k);
+    return arith::DivUIOp::create(b, loc, a, c);
+  }
+  Value sub(Value a, Value c) { return arith::SubIOp::create(b, loc, a, c); }
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
+  /// (me + k) mod N, for 0 <= k < 2N.
   Value peer(int64_t k) {
-    return arith::RemUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, me(), cst(k)), cst(m.chips));
+    Value sum = addc(me(), k);
+    return remc(sum, m.chips);
   }
   /// `rows` rows of `buf` from row `first`.
   Value rowsOf(Value buf, OpFoldResult first, int64_t rows) {
@@ -152,8 +174,8 @@ public:
     return memref::SubViewOp::create(b, loc, buf, offsets, sizes, strides);
   }
   Value block(Value buf, Value index, int64_t rows) {
-    return rowsOf(
-        buf, arith::MulIOp::create(b, loc, index, cst(rows)).getResult(), rows);
+    Value first = mulc(index, rows);
+    return rowsOf(buf, first, rows);
   }
   /// Block `index` (a constant) of `rows` rows.
   Value block(Value buf, int64_t index, int64_t rows) {
@@ -170,7 +192,8 @@ public:
     DmaWaitOp::create(b, loc, t);
   }
   void waitSignals(int32_t semaphore, int64_t count) {
-    SemWaitOp::create(b, loc, semaphore, cst(count));
+    Value c = cst(count);
+    SemWaitOp::create(b, loc, semaphore, c);
   }
   Value alloc(int64_t rows, int64_t cols, Type elem) {
     auto vmem = MemorySpaceAttr::get(b.getContext(), MemorySpace::VMEM);
@@ -225,53 +248,73 @@ std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
                                 uint64_t tileBytes) {
   unsigned n = m.chips;
   std::vector<Candidate> out;
-  uint64_t add = addCycles(rows, cols);
-  bool sums = kind == Kind::ReduceScatter || kind == Kind::AllReduce;
-  // direct: one step, every chip to every other.
-  {
-    llvm::SmallVector<Flow> flows;
-    uint64_t bytes = kind == Kind::AllReduce ? tileBytes : blockBytes;
-    for (unsigned k = 1; k < n; ++k)
-      flows.push_back({k, bytes});
-    uint64_t c = estimateStep(m, flows);
-    if (sums)
-      c += (n - 1) * add;
-    out.push_back({"direct", c});
-  }
-  if (kind == Kind::AllToAll) {
-    return out;
-  }
-  // ring: N - 1 steps to the next chip (twice for an all-reduce).
-  bool ringApplies = kind != Kind::AllReduce || rows % n == 0;
-  if (ringApplies) {
-    uint64_t step = estimateStep(m, {{1u, blockBytes}});
-    uint64_t c = (n - 1) * step;
-    if (kind == Kind::ReduceScatter)
-      c += (n - 1) * add;
-    if (kind == Kind::AllReduce)
-      c = 2 * (n - 1) * step + (n - 1) * addCycles(rows / n, cols);
-    out.push_back({"ring", c});
-  }
-  if (kind == Kind::AllGather) {
-    if (rows % 2 == 0)
-      out.push_back({"bidirectional_ring",
-                     (n - 1) * estimateStep(m, {{1u, blockBytes / 2},
-                                                {n - 1, blockBytes / 2}})});
-    if (m.topology.getKind() == sim::TopologyKind::Torus2D) {
+  bool torus = m.topology.getKind() == sim::TopologyKind::Torus2D;
+  // The gather family's communication for blocks of `bytes`; a
+  // reduce-scatter moves the same (mirrored), plus its adds.
+  auto gather = [&](StringRef algo, uint64_t bytes) -> uint64_t {
+    if (algo == "ring")
+      return (n - 1) * estimateStep(m, {{1u, bytes}});
+    if (algo == "bidirectional_ring")
+      return (n - 1) *
+             estimateStep(m, {{1u, bytes / 2}, {n - 1, bytes - bytes / 2}});
+    if (algo == "torus2d") {
       auto dims = m.topology.getDims();
-      uint64_t c =
-          (dims[0] - 1) *
-              estimateStep(m, {{torusPeer(m, 0, true), blockBytes}}) +
-          (dims[1] - 1) *
-              estimateStep(m, {{torusPeer(m, 1, true), blockBytes * dims[0]}});
-      out.push_back({"torus2d", c});
+      return (dims[0] - 1) * estimateStep(m, {{torusPeer(m, 0, true), bytes}}) +
+             (dims[1] - 1) *
+                 estimateStep(m, {{torusPeer(m, 1, true), bytes * dims[0]}});
     }
-    if (isPowerOfTwo(n)) {
-      uint64_t c = 0;
-      for (unsigned k = 1; k < n; k *= 2)
-        c += estimateStep(m, {{k, blockBytes * k}});
-      out.push_back({"recursive_doubling", c});
-    }
+    uint64_t c = 0; // recursive doubling / halving
+    for (unsigned k = 1; k < n; k *= 2)
+      c += estimateStep(m, {{k, bytes * k}});
+    return c;
+  };
+  // Which of the gather family apply to blocks of `blockRows` rows.
+  auto family = [&](int64_t blockRows) {
+    SmallVector<StringRef> names = {"ring"};
+    if (blockRows % 2 == 0)
+      names.push_back("bidirectional_ring");
+    if (torus)
+      names.push_back("torus2d");
+    if (isPowerOfTwo(n))
+      names.push_back("recursive_doubling");
+    return names;
+  };
+  switch (kind) {
+  case Kind::AllToAll:
+  case Kind::AllGather: {
+    SmallVector<Flow> flows;
+    for (unsigned k = 1; k < n; ++k)
+      flows.push_back({k, blockBytes});
+    out.push_back({"direct", estimateStep(m, flows)});
+    if (kind == Kind::AllGather)
+      for (StringRef a : family(rows))
+        out.push_back({a, gather(a, blockBytes)});
+    break;
+  }
+  case Kind::ReduceScatter: {
+    uint64_t add = addCycles(rows, cols);
+    SmallVector<Flow> flows;
+    for (unsigned k = 1; k < n; ++k)
+      flows.push_back({k, blockBytes});
+    out.push_back({"direct", estimateStep(m, flows) + (n - 1) * add});
+    for (StringRef a : family(rows))
+      out.push_back({a, gather(a, blockBytes) + (n - 1) * add});
+    break;
+  }
+  case Kind::AllReduce: {
+    // Direct: every chip's whole tile to every chip, N - 1 adds of it.
+    SmallVector<Flow> flows;
+    for (unsigned k = 1; k < n; ++k)
+      flows.push_back({k, tileBytes});
+    out.push_back(
+        {"direct", estimateStep(m, flows) + (n - 1) * addCycles(rows, cols)});
+    // A reduce-scatter then an all-gather of N blocks of the tile.
+    if (rows % n == 0)
+      for (StringRef a : family(rows / n))
+        out.push_back({a, 2 * gather(a, blockBytes) +
+                              (n - 1) * addCycles(rows / n, cols)});
+    break;
+  }
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Candidate &a, const Candidate &b) {
@@ -286,7 +329,8 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
   const Machine &m = e.m;
   unsigned n = m.chips;
   auto [rows, cols] = shapeOf(in);
-  Value mine = e.block(out, e.me(), rows);
+  Value me = e.me();
+  Value mine = e.block(out, me, rows);
   e.copy(in, mine);
   if (n == 1)
     return success();
@@ -295,8 +339,10 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
     if (failed(s))
       return failure();
     SmallVector<Value> tokens;
-    for (unsigned k = 1; k < n; ++k)
-      tokens.push_back(e.send(in, mine, e.peer(k), *s));
+    for (unsigned k = 1; k < n; ++k) {
+      Value peer = e.peer(k);
+      tokens.push_back(e.send(in, mine, peer, *s));
+    }
     e.waitSignals(*s, n - 1);
     for (Value t : tokens)
       DmaWaitOp::create(e.b, e.loc, t);
@@ -312,15 +358,18 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
         both ? e.takeSemaphore(op) : FailureOr<int32_t>(0);
     if (failed(down))
       return failure();
-    Value next = e.peer(1), prev = e.peer(n - 1);
+    Value next = e.peer(1);
+    Value prev = e.peer(n - 1);
     for (unsigned s = 0; s + 1 < n; ++s) {
       // Up: the block of chip (me - s), its first half when both ways.
-      Value blk = e.block(out, e.peer(n - s), rows);
+      Value index = e.peer(n - s);
+      Value blk = e.block(out, index, rows);
       Value part = e.rowsOf(blk, e.b.getIndexAttr(0), half);
       Value t1 = e.send(part, part, next, *up);
       Value t2;
       if (both) {
-        Value other = e.block(out, e.peer(s), rows);
+        Value otherIndex = e.peer(s);
+        Value other = e.block(out, otherIndex, rows);
         Value second = e.rowsOf(other, e.b.getIndexAttr(half), rows - half);
         t2 = e.send(second, second, prev, *down);
       }
@@ -342,35 +391,31 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
     FailureOr<int32_t> sy = e.takeSemaphore(op);
     if (failed(sy))
       return failure();
-    Value x = arith::RemUIOp::create(e.b, e.loc, e.me(), e.cst(nx));
-    Value rowBase = arith::SubIOp::create(e.b, e.loc, e.me(), x); // y * X
+    Value x = e.remc(me, nx);
+    Value rowBase = e.sub(me, x); // y * X
     auto along = [&](Value base, Value coord, unsigned size, int64_t k,
                      int64_t stride) {
       // base + ((coord + k) mod size) * stride
-      Value c = arith::RemUIOp::create(
-          e.b, e.loc, arith::AddIOp::create(e.b, e.loc, coord, e.cst(k)),
-          e.cst(size));
-      return e.b
-          .create<arith::AddIOp>(
-              e.loc, base, arith::MulIOp::create(e.b, e.loc, c, e.cst(stride)))
-          .getResult();
+      Value shifted = e.addc(coord, k);
+      Value c = e.remc(shifted, size);
+      Value offset = e.mulc(c, stride);
+      return e.add(base, offset);
     };
     // Along X: a ring of the row's blocks.
     Value nextX = along(rowBase, x, nx, 1, 1);
     for (unsigned s = 0; s + 1 < nx; ++s) {
-      Value blk = e.block(out, along(rowBase, x, nx, nx - s, 1), rows);
+      Value index = along(rowBase, x, nx, nx - s, 1);
+      Value blk = e.block(out, index, rows);
       Value t = e.send(blk, blk, nextX, *sx);
       e.waitSignals(*sx, 1);
       DmaWaitOp::create(e.b, e.loc, t);
     }
     // Along Y: a ring of the rows' X blocks each.
-    Value y = arith::DivUIOp::create(e.b, e.loc, e.me(), e.cst(nx));
-    Value column = x; // chip = y * X + x
-    Value nextY = along(column, y, ny, 1, nx);
+    Value y = e.divc(me, nx);
+    Value nextY = along(x, y, ny, 1, nx); // chip = y * X + x
     for (unsigned s = 0; s + 1 < ny; ++s) {
-      Value yb = arith::RemUIOp::create(
-          e.b, e.loc, arith::AddIOp::create(e.b, e.loc, y, e.cst(ny - s)),
-          e.cst(ny));
+      Value shifted = e.addc(y, ny - s);
+      Value yb = e.remc(shifted, ny);
       Value group = e.block(out, yb, rows * nx);
       Value t = e.send(group, group, nextY, *sy);
       e.waitSignals(*sy, 1);
@@ -386,17 +431,15 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
       FailureOr<int32_t> s = e.takeSemaphore(op);
       if (failed(s))
         return failure();
-      Value q = arith::DivUIOp::create(e.b, e.loc, e.me(), e.cst(k));
-      Value first = arith::MulIOp::create(e.b, e.loc, q, e.cst(k));
-      Value bit = arith::RemUIOp::create(e.b, e.loc, q, e.cst(2));
+      Value q = e.divc(me, k);
+      Value first = e.mulc(q, k);
+      Value bit = e.remc(q, 2);
       // partner = me + k - 2 * bit * k
-      Value up = arith::AddIOp::create(e.b, e.loc, e.me(), e.cst(k));
-      Value partner = arith::SubIOp::create(
-          e.b, e.loc, up, arith::MulIOp::create(e.b, e.loc, bit, e.cst(2 * k)));
-      Value held = e.rowsOf(
-          out,
-          arith::MulIOp::create(e.b, e.loc, first, e.cst(rows)).getResult(),
-          rows * k);
+      Value up = e.addc(me, k);
+      Value down = e.mulc(bit, 2 * k);
+      Value partner = e.sub(up, down);
+      Value firstRow = e.mulc(first, rows);
+      Value held = e.rowsOf(out, firstRow, rows * k);
       Value t = e.send(held, held, partner, *s);
       e.waitSignals(*s, 1);
       DmaWaitOp::create(e.b, e.loc, t);
@@ -411,18 +454,70 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
 /// s2) + ..., the same order on every chip, so every chip's sum is the
 /// same to the bit.
 void emitSum(Emitter &e, Value slots, unsigned n, int64_t rows, Value out) {
-  for (unsigned j = 1; j < n; ++j)
-    VAddOp::create(e.b, e.loc, j == 1 ? e.block(slots, int64_t(0), rows) : out,
-                   e.block(slots, int64_t(j), rows), out);
+  for (unsigned j = 1; j < n; ++j) {
+    Value x = j == 1 ? e.block(slots, int64_t(0), rows) : out;
+    Value y = e.block(slots, int64_t(j), rows);
+    VAddOp::create(e.b, e.loc, x, y, out);
+  }
 }
+
+/// One ring reduce-scatter among M members, emitted a step at a time (so
+/// two rings, one each way, can interleave). Member `index` (a run-time
+/// value in [0, M)) holds `in`, M blocks of `blockRows` rows of which the
+/// ring reduces the rows [sliceOffset, sliceOffset + sliceRows) of each;
+/// it ends with the sum over the members of its own block's slice in
+/// `out`. Step s sends the partial sum of block (index - dir (s + 1)) to
+/// chip `next` (the member at index + dir) and adds its own part of block
+/// (index - dir (s + 2)), which arrives from the member at index - dir.
+struct RingReduceScatter {
+  Emitter &e;
+  Value in, out, index, next;
+  unsigned members;
+  int64_t blockRows, sliceOffset, sliceRows;
+  int dir;
+  int32_t semaphore;
+  Value recv, part;
+
+  void allocate(Type elem, int64_t cols) {
+    recv = e.alloc(sliceRows * (members - 1), cols, elem);
+    if (members > 2)
+      part = e.alloc(sliceRows * (members - 2), cols, elem);
+  }
+  /// The slice of `in`'s block (index - dir * k) mod M.
+  Value inSlice(int64_t k) {
+    int64_t shift = dir > 0 ? int64_t(members) - k % members : k % members;
+    Value shifted = e.addc(index, shift);
+    Value b = e.remc(shifted, members);
+    Value row = e.mulc(b, blockRows);
+    Value first = e.addc(row, sliceOffset);
+    return e.rowsOf(in, first, sliceRows);
+  }
+  /// Sends step s's partial sum; returns the DMA's token.
+  Value send(unsigned st) {
+    Value src =
+        st == 0 ? inSlice(1) : e.block(part, int64_t(st - 1), sliceRows);
+    Value dst = e.block(recv, int64_t(st), sliceRows);
+    return e.send(src, dst, next, semaphore);
+  }
+  /// Adds what step s received to this member's part of it.
+  void add(unsigned st) {
+    bool last = st + 2 == members;
+    Value own = inSlice(st + 2);
+    Value dst = last ? out : e.block(part, int64_t(st), sliceRows);
+    Value got = e.block(recv, int64_t(st), sliceRows);
+    VAddOp::create(e.b, e.loc, got, own, dst);
+  }
+};
 
 /// reduce_scatter: `in` (N R) x C, `out` R x C.
 LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
                                 Value in, Value out) {
-  unsigned n = e.m.chips;
+  const Machine &m = e.m;
+  unsigned n = m.chips;
   auto [rows, cols] = shapeOf(out);
   Type elem = cast<MemRefType>(in.getType()).getElementType();
-  Value mine = e.block(in, e.me(), rows);
+  Value me = e.me();
+  Value mine = e.block(in, me, rows);
   if (n == 1) {
     e.copy(mine, out);
     return success();
@@ -434,12 +529,13 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
     // Every chip's block of chip p goes to p's slot of its sender; p adds
     // the N slots in chip order.
     Value slots = e.alloc(rows * n, cols, elem);
-    e.copy(mine, e.block(slots, e.me(), rows));
+    Value slot = e.block(slots, me, rows);
+    e.copy(mine, slot);
     SmallVector<Value> tokens;
     for (unsigned k = 1; k < n; ++k) {
       Value peer = e.peer(k);
-      tokens.push_back(e.send(e.block(in, peer, rows),
-                              e.block(slots, e.me(), rows), peer, *s));
+      Value theirs = e.block(in, peer, rows);
+      tokens.push_back(e.send(theirs, slot, peer, *s));
     }
     e.waitSignals(*s, n - 1);
     emitSum(e, slots, n, rows, out);
@@ -447,25 +543,125 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
       DmaWaitOp::create(e.b, e.loc, t);
     return success();
   }
-  Value recv = e.alloc(rows * (n - 1), cols, elem);
-  if (algo == "ring") {
-    // Step s sends the partial sum of block (me - s - 1) to the next chip's
-    // slot s, receives block (me - s - 2) from the previous chip, and adds
-    // its own; the last step's block is its own: out.
-    Value part = n > 2 ? e.alloc(rows * (n - 2), cols, elem) : Value();
-    Value next = e.peer(1);
-    for (unsigned st = 0; st + 1 < n; ++st) {
-      Value src = st == 0 ? e.block(in, e.peer(n - 1), rows)
-                          : e.block(part, int64_t(st - 1), rows);
-      Value slot = e.block(recv, int64_t(st), rows);
-      Value t = e.send(src, slot, next, *s);
-      e.waitSignals(*s, 1);
-      bool last = st + 2 == n;
-      Value own = last ? mine : e.block(in, e.peer(2 * n - st - 2), rows);
-      Value dst = last ? out : e.block(part, int64_t(st), rows);
-      VAddOp::create(e.b, e.loc, slot, own, dst);
-      DmaWaitOp::create(e.b, e.loc, t);
+  auto runRings = [&](llvm::MutableArrayRef<RingReduceScatter> rings) {
+    for (RingReduceScatter &r : rings)
+      r.allocate(elem, cols);
+    for (unsigned st = 0; st + 1 < rings.front().members; ++st) {
+      SmallVector<Value> tokens;
+      for (RingReduceScatter &r : rings)
+        tokens.push_back(r.send(st));
+      for (RingReduceScatter &r : rings)
+        e.waitSignals(r.semaphore, 1);
+      for (RingReduceScatter &r : rings)
+        r.add(st);
+      for (Value t : tokens)
+        DmaWaitOp::create(e.b, e.loc, t);
     }
+  };
+  if (algo == "ring") {
+    Value next = e.peer(1);
+    RingReduceScatter r{e, in, out, me, next, n, rows, 0, rows, +1, *s};
+    runRings(r);
+    return success();
+  }
+  if (algo == "bidirectional_ring") {
+    // The first half of each block's rows round one way, the rest the
+    // other.
+    FailureOr<int32_t> s2 = e.takeSemaphore(op);
+    if (failed(s2))
+      return failure();
+    int64_t half = rows / 2;
+    Value next = e.peer(1);
+    Value prev = e.peer(n - 1);
+    Value first = e.rowsOf(out, e.b.getIndexAttr(0), half);
+    Value second = e.rowsOf(out, e.b.getIndexAttr(half), rows - half);
+    RingReduceScatter rings[2] = {
+        {e, in, first, me, next, n, rows, 0, half, +1, *s},
+        {e, in, second, me, prev, n, rows, half, rows - half, -1, *s2}};
+    runRings(rings);
+    return success();
+  }
+  if (algo == "torus2d") {
+    // A ring along Y of the super-blocks of X blocks (the row y' of chips
+    // owns rows [y' X R, (y' + 1) X R)), then a ring along X of the blocks
+    // of this row's sum: the dual of the all-gather's X then Y.
+    auto dims = m.topology.getDims();
+    unsigned nx = dims[0], ny = dims[1];
+    FailureOr<int32_t> s2 = e.takeSemaphore(op);
+    if (failed(s2))
+      return failure();
+    Value x = e.remc(me, nx);
+    Value y = e.divc(me, nx);
+    auto chipAt = [&](Value xv, Value yv) {
+      Value row = e.mulc(yv, nx);
+      return e.add(xv, row);
+    };
+    auto plus1 = [&](Value v, unsigned size) {
+      Value next = e.addc(v, 1);
+      return e.remc(next, size);
+    };
+    Value rowSum = e.alloc(rows * nx, cols, elem);
+    if (ny > 1) {
+      Value yNext = plus1(y, ny);
+      Value next = chipAt(x, yNext);
+      RingReduceScatter r{e,         in, rowSum,    y,  next, ny,
+                          rows * nx, 0,  rows * nx, +1, *s};
+      runRings(r);
+    } else {
+      e.copy(in, rowSum);
+    }
+    if (nx > 1) {
+      Value xNext = plus1(x, nx);
+      Value next = chipAt(xNext, y);
+      RingReduceScatter r{e, rowSum, out, x, next, nx, rows, 0, rows, +1, *s2};
+      runRings(r);
+    } else {
+      e.copy(rowSum, out);
+    }
+    return success();
+  }
+  if (algo == "recursive_doubling") {
+    // Recursive halving (N a power of two): an accumulator starts as `in`;
+    // at step k (from N / 2 down to 1) a chip keeps the half of its range
+    // of 2k blocks that holds its own block, sends the other half of its
+    // accumulator to chip me ^ k, and adds what that chip sends of its
+    // half. One semaphore per step.
+    Value acc = e.alloc(rows * n, cols, elem);
+    e.copy(in, acc);
+    Value recv = e.alloc(rows * (n - 1), cols, elem);
+    int64_t used = 0;
+    bool firstStep = true;
+    for (unsigned k = n / 2; k >= 1; k /= 2) {
+      FailureOr<int32_t> sk = firstStep ? s : e.takeSemaphore(op);
+      firstStep = false;
+      if (failed(sk))
+        return failure();
+      Value q = e.divc(me, k);
+      Value bit = e.remc(q, 2);
+      Value keep = e.mulc(q, k);
+      // The other half starts k blocks up (bit 0) or down (bit 1).
+      Value up = e.addc(keep, k);
+      Value twice = e.mulc(bit, 2 * k);
+      Value give = e.sub(up, twice);
+      Value meUp = e.addc(me, k);
+      Value partner = e.sub(meUp, twice);
+      auto blocks = [&](Value buf, Value first) {
+        Value row = e.mulc(first, rows);
+        return e.rowsOf(buf, row, rows * k);
+      };
+      Value slot = e.rowsOf(recv, e.b.getIndexAttr(used * rows), rows * k);
+      used += k;
+      Value gift = blocks(acc, give);
+      Value t = e.send(gift, slot, partner, *sk);
+      e.waitSignals(*sk, 1);
+      Value mineNow = blocks(acc, keep);
+      VAddOp::create(e.b, e.loc, mineNow, slot, mineNow);
+      DmaWaitOp::create(e.b, e.loc, t);
+      if (k == 1)
+        break;
+    }
+    Value own = e.block(acc, me, rows);
+    e.copy(own, out);
     return success();
   }
   return op->emitOpError() << "algorithm '" << algo
@@ -489,11 +685,14 @@ LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
     if (failed(s))
       return failure();
     Value slots = e.alloc(rows * n, cols, elem);
-    Value mine = e.block(slots, e.me(), rows);
+    Value me = e.me();
+    Value mine = e.block(slots, me, rows);
     e.copy(in, mine);
     SmallVector<Value> tokens;
-    for (unsigned k = 1; k < n; ++k)
-      tokens.push_back(e.send(in, mine, e.peer(k), *s));
+    for (unsigned k = 1; k < n; ++k) {
+      Value peer = e.peer(k);
+      tokens.push_back(e.send(in, mine, peer, *s));
+    }
     e.waitSignals(*s, n - 1);
     emitSum(e, slots, n, rows, out);
     for (Value t : tokens)
@@ -514,17 +713,20 @@ LogicalResult emitAllToAll(Emitter &e, Operation *op, Value in, Value out) {
   unsigned n = e.m.chips;
   auto [total, cols] = shapeOf(in);
   int64_t rows = total / n;
-  e.copy(e.block(in, e.me(), rows), e.block(out, e.me(), rows));
+  Value me = e.me();
+  Value own = e.block(in, me, rows);
+  Value mine = e.block(out, me, rows);
+  e.copy(own, mine);
   if (n == 1)
     return success();
   FailureOr<int32_t> s = e.takeSemaphore(op);
   if (failed(s))
     return failure();
   SmallVector<Value> tokens;
-  Value mine = e.block(out, e.me(), rows);
   for (unsigned k = 1; k < n; ++k) {
     Value peer = e.peer(k);
-    tokens.push_back(e.send(e.block(in, peer, rows), mine, peer, *s));
+    Value theirs = e.block(in, peer, rows);
+    tokens.push_back(e.send(theirs, mine, peer, *s));
   }
   e.waitSignals(*s, n - 1);
   for (Value t : tokens)
