@@ -422,14 +422,17 @@ json FdoResult::toJson(const FdoOptions &options,
   // iteration 0's and the best program's: a transform such as pinning
   // removes work, so only the smaller one bounds both.
   const json &m0 = *first.metrics, &mB = *best.metrics;
-  auto systemBound = [](const json &m) -> const json * {
-    auto s = m.find("system");
-    return s != m.end() && s->contains("bound") ? &(*s)["bound"] : nullptr;
+  // On a system, the bounds over every chip and ICI link (docs/metrics.md,
+  // "Systems of chips"); else the chip's roofline.
+  auto bounds = [](const json &m) -> const json * {
+    if (auto s = m.find("system"); s != m.end() && s->contains("bound"))
+      return m.contains("roofline") ? &(*s)["bound"] : nullptr;
+    auto r = m.find("roofline");
+    return r != m.end() ? &*r : nullptr;
   };
-  if (const json *b0 = systemBound(m0), *bB = systemBound(mB);
-      b0 && bB && m0.contains("roofline")) {
-    // A system: the bounds over every chip and ICI link (docs/metrics.md,
-    // "Systems of chips").
+  const json *b0 = bounds(m0), *bB = bounds(mB);
+  if (b0 && bB) {
+    bool system = m0.contains("system");
     auto smaller = [&](const char *key, const char *byKey) {
       const json &r =
           (*b0)[key].get<uint64_t>() <= (*bB)[key].get<uint64_t>() ? *b0 : *bB;
@@ -439,28 +442,11 @@ json FdoResult::toJson(const FdoOptions &options,
     auto ratio = [&](uint64_t bound) {
       return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
     };
-    auto [roof, roofBy] = smaller("roofline_cycles", "roofline_by");
-    auto [latency, latencyBy] = smaller("lower_bound_cycles", "bound_by");
-    out["summary"]["lower_bound_cycles"] = roof;
-    out["summary"]["bound_by"] = roofBy;
-    out["summary"]["best_over_lower_bound"] = ratio(roof);
-    out["summary"]["latency_lower_bound_cycles"] = latency;
-    out["summary"]["latency_bound_by"] = latencyBy;
-    out["summary"]["best_over_latency_bound"] = ratio(latency);
-  } else if (m0.contains("roofline") && mB.contains("roofline")) {
-    auto smaller = [&](const char *key, const char *byKey) {
-      const json &r0 = m0["roofline"], &rB = mB["roofline"];
-      const json &r =
-          r0[key].get<uint64_t>() <= rB[key].get<uint64_t>() ? r0 : rB;
-      return std::make_pair(r[key].get<uint64_t>(),
-                            r[byKey].get<std::string>());
-    };
-    auto ratio = [&](uint64_t bound) {
-      return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
-    };
-    auto [roof, roofBy] = smaller("lower_bound_cycles", "bound_by");
+    auto [roof, roofBy] = system ? smaller("roofline_cycles", "roofline_by")
+                                 : smaller("lower_bound_cycles", "bound_by");
     auto [latency, latencyBy] =
-        smaller("latency_lower_bound_cycles", "latency_bound_by");
+        system ? smaller("lower_bound_cycles", "bound_by")
+               : smaller("latency_lower_bound_cycles", "latency_bound_by");
     out["summary"]["lower_bound_cycles"] = roof;
     out["summary"]["bound_by"] = roofBy;
     out["summary"]["best_over_lower_bound"] = ratio(roof);

@@ -62,11 +62,13 @@ func.func @cheapest(%a: memref<8x128xf32, #vmem>, %b: memref<32x128xf32, #vmem>,
 // CHECK: accel.dma_start %{{.*}}, %[[SLOT0]] dst_chip %{{.*}} signal 255
 // CHECK: accel.sem_wait 255
 // CHECK: %[[P0:.*]] = memref.subview %[[PART]][0, 0] [8, 128]
-// CHECK: accel.vadd %[[SLOT0]], %{{.*}}, %[[P0]]
+// CHECK: %[[GOT0:.*]] = memref.subview %[[RECV]][0, 0] [8, 128]
+// CHECK: accel.vadd %[[GOT0]], %{{.*}}, %[[P0]]
 // CHECK: %[[SLOT1:.*]] = memref.subview %[[RECV]][8, 0] [8, 128]
 // CHECK: accel.dma_start %{{.*}}, %[[SLOT1]] dst_chip %{{.*}} signal 255
 // CHECK: accel.sem_wait 255
-// CHECK: accel.vadd %[[SLOT1]], %{{.*}}, %arg1
+// CHECK: %[[GOT1:.*]] = memref.subview %[[RECV]][8, 0] [8, 128]
+// CHECK: accel.vadd %[[GOT1]], %{{.*}}, %arg1
 module attributes {accel.chips = 3 : i64} {
 func.func @reduce_scatter(%in: memref<24x128xf32, #vmem>, %out: memref<8x128xf32, #vmem>) {
   // expected-remark @below {{reduce_scatter of 4096-byte blocks over 3 chips (ring): ring}}
