@@ -69,12 +69,17 @@ def shapes(op, n):
     return ROWS, ROWS, ROWS  # all_reduce, send_recv
 
 
-def program(op, algo, n):
+def program(op, algo, n, shared_input=True):
+    """The program of a case. With `shared_input` X holds every chip's
+    block and chip c loads block c (the same .npy on every chip); without,
+    X is one block and each chip loads its own (its initial contents: the
+    cycles do not depend on them)."""
     block, rin, rout = shapes(op, n)
     hbm, vmem = "#accel.space<hbm>", "#accel.space<vmem>"
     t_in = "memref<%dx%dxf32, %s>" % (rin, COLS, vmem)
     t_out = "memref<%dx%dxf32, %s>" % (rout, COLS, vmem)
-    t_x = "memref<%dx%dxf32, %s>" % (n * block, COLS, hbm)
+    t_x = "memref<%dx%dxf32, %s>" % ((n if shared_input else 1) * block,
+                                      COLS, hbm)
     t_xs = "memref<%dx%dxf32, strided<[%d, 1], offset: ?>, %s>" % (
         block, COLS, COLS, hbm)
     t_y = "memref<%dx%dxf32, %s>" % (rout, COLS, hbm)
@@ -85,7 +90,8 @@ def program(op, algo, n):
         "  %me = accel.chip_id",
         "  %%a = accel.alloc : %s" % t_in,
         "  %%b = accel.alloc : %s" % t_out,
-        "  %first = arith.muli %me, %rows : index",
+        "  %first = arith.muli %me, %rows : index" if shared_input else
+        "  %first = arith.subi %me, %me : index",
         "  %%xs = memref.subview %%x[%%first, 0] [%d, %d] [1, 1] : %s to %s"
         % (block, COLS, t_x, t_xs),
         "  %%t = accel.dma_start %%xs, %%a : %s, %s" % (t_xs, t_in),

@@ -7,11 +7,13 @@ without it) and against the system-wide lower bound (metrics.json
 system.bound). Writes a markdown
 table for bench/collectives/RESULTS.md.
 
-    run_collectives.py --build build [-j 2] [--max-chips 256] > table.md
+    run_collectives.py --build build [-j 2] [--min-chips 2] [--max-chips 256]
+                       [--analyze-max 32] > table.md
 
-The programs are check_collectives.py's (chip c's block of an HBM input,
-the collective with its `algorithm`, the result stored to HBM), with the
-default initial contents (the cycles do not depend on the values).
+The programs are check_collectives.py's (a chip's block loaded from HBM,
+the collective with its `algorithm`, the result stored to HBM), each chip
+with its own input of one block (default initial contents: the cycles do
+not depend on the values).
 """
 import argparse
 import concurrent.futures
@@ -42,12 +44,15 @@ def topologies(n):
     return out
 
 
-def cases(max_chips):
-    for n in [c for c in (2, 4, 8, 16, 32, 64, 128, 256) if c <= max_chips]:
+def cases(min_chips, max_chips):
+    for n in [c for c in (2, 4, 8, 16, 32, 64, 128, 256)
+              if min_chips <= c <= max_chips]:
         for top, dims in topologies(n):
             for op in ("all_gather", "reduce_scatter", "all_reduce",
                        "all_to_all"):
-                sizes = (8, 128) if n <= 64 else (8,)
+                # 64 KiB blocks up to 32 chips (past that a run of the
+                # larger collectives takes minutes).
+                sizes = (8, 128) if n <= 32 else (8,)
                 for rows in sizes:
                     if op == "all_reduce":
                         rows = max(rows, n) if rows == 8 else max(rows, 16 * n)
@@ -57,7 +62,7 @@ def cases(max_chips):
                         yield op, algo, n, top, dims, rows
 
 
-def run(tool_dir, case, tmp):
+def run(tool_dir, case, tmp, analyze_max=64):
     op, algo, n, top, dims, rows = case
     name = "%s-%s-%d-%s-%d" % (op, algo, n, top, rows)
     d = os.path.join(tmp, name)
@@ -65,7 +70,7 @@ def run(tool_dir, case, tmp):
     cc.ROWS = rows  # the block rows (an all-reduce: the tile's)
     prog = os.path.join(d, "p.mlir")
     with open(prog, "w") as f:
-        f.write(cc.program(op, algo, n))
+        f.write(cc.program(op, algo, n, shared_input=False))
     cfg = os.path.join(d, "c.json")
     with open(cfg, "w") as f:
         json.dump({"chips": n, "ici": {"topology": top, "dims": dims}}, f)
@@ -81,7 +86,9 @@ def run(tool_dir, case, tmp):
     estimates = dict((k, int(v)) for k, v in
                      (e.rsplit(" ", 1) for e in m.group(1).split(", ")))
     p = subprocess.run([os.path.join(tool_dir, "accel-replay"), "run", prog,
-                        "--config", cfg, "-o", os.path.join(d, "o")],
+                        "--config", cfg, "-o", os.path.join(d, "o"),
+                        "--analyze=%s" % ("true" if n <= analyze_max
+                                          else "false")],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
     if p.returncode:
@@ -109,45 +116,42 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--min-chips", type=int, default=2)
     ap.add_argument("--max-chips", type=int, default=256)
+    ap.add_argument("--analyze-max", type=int, default=32,
+                    help="run the analyzer up to this many chips (it takes "
+                         "~100 MB a chip; the system bound then counts the "
+                         "links only)")
     a = ap.parse_args()
     tools = os.path.join(a.build, "bin")
-    with tempfile.TemporaryDirectory() as tmp:
-        with concurrent.futures.ProcessPoolExecutor(a.j) as pool:
-            rows = [f.result() for f in
-                    [pool.submit(run, tools, c, tmp)
-                     for c in cases(a.max_chips)]]
-    rows = [r for r in rows if r]
-    # The fastest simulated algorithm of each (op, chips, topology, size).
-    best = {}
-    for r in rows:
-        if "cycles" in r:
-            key = str(r["case"][:1] + r["case"][2:])
-            if key not in best or r["cycles"] < best[key]:
-                best[key] = r["cycles"]
     print("| collective | topology | chips | message | algorithm | cycles | "
           "collective's cycles | alpha-beta estimate | estimate / "
-          "collective's | system bound | cycles / bound | pass's choice | "
-          "fastest |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        op, algo, n, top, dims, nrows = r["case"]
-        top_s = top + (" " + "x".join(map(str, dims)) if dims else "")
-        size = "%d B" % (nrows * 512)
-        if "error" in r:
-            print("| %s | %s | %d | %s | %s | error: %s | | | | | | | |"
-                  % (op, top_s, n, size, algo, r["error"]))
-            continue
-        key = str(r["case"][:1] + r["case"][2:])
-        own = r["cycles"] - r["frame"]
-        print("| %s | %s | %d | %s | %s | %d | %d | %d | %.2f | %d | %.2f | "
-              "%s | %s |" % (op, top_s, n, size, algo, r["cycles"], own,
-                             r["estimate"],
-                             r["estimate"] / own if own > 0 else 0,
-                             r["bound"],
-                        r["cycles"] / r["bound"] if r["bound"] else 0,
-                        "yes" if r["chosen"] == algo else "",
-                        "yes" if best[key] == r["cycles"] else ""))
+          "collective's | system bound | cycles / bound | pass's choice |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        with concurrent.futures.ProcessPoolExecutor(a.j) as pool:
+            # In order, each row as soon as it and those before it are done.
+            futures = [pool.submit(run, tools, c, tmp, a.analyze_max)
+                       for c in cases(a.min_chips, a.max_chips)]
+            for f in futures:
+                r = f.result()
+                if r:
+                    print(row(r), flush=True)
+
+
+def row(r):
+    op, algo, n, top, dims, nrows = r["case"]
+    top_s = top + (" " + "x".join(map(str, dims)) if dims else "")
+    size = "%d B" % (nrows * 512)
+    if "error" in r:
+        return ("| %s | %s | %d | %s | %s | error: %s | | | | | | |"
+                % (op, top_s, n, size, algo, r["error"]))
+    own = r["cycles"] - r["frame"]
+    return ("| %s | %s | %d | %s | %s | %d | %d | %d | %.2f | %d | %.2f | %s |"
+            % (op, top_s, n, size, algo, r["cycles"], own, r["estimate"],
+               r["estimate"] / own if own > 0 else 0, r["bound"],
+               r["cycles"] / r["bound"] if r["bound"] else 0,
+               "yes" if r["chosen"] == algo else ""))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <deque>
 #include <map>
 
 namespace accel {
@@ -160,9 +161,35 @@ public:
   Value sub(Value a, Value c) { return arith::SubIOp::create(b, loc, a, c); }
   Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
   /// (me + k) mod N, for 0 <= k < 2N.
-  Value peer(int64_t k) {
-    Value sum = addc(me(), k);
-    return remc(sum, m.chips);
+  Value peer(int64_t k) { return step(me(), k, m.chips); }
+  /// (v + k) mod `size`: the next index round a ring. Steps of a collective
+  /// derive each index from the previous one (a few constants live across
+  /// the collective, not one per step: the lowering has 255 registers).
+  Value step(Value v, int64_t k, int64_t size) {
+    Value sum = addc(v, k);
+    return remc(sum, size);
+  }
+  /// Sends to the N - 1 other chips in the shift order (me + 1, me + 2,
+  /// ...): `sendTo(peer)` issues one and returns its token. At most
+  /// kWindow are left unWAITed at a time (the oldest is WAITed before the
+  /// next is issued past it), then `semaphore` waits for `signals`, and the
+  /// rest are WAITed.
+  void sendToAll(llvm::function_ref<Value(Value)> sendTo, int32_t semaphore,
+                 int64_t signals) {
+    constexpr size_t kWindow = 32;
+    std::deque<Value> tokens;
+    Value p = me();
+    for (unsigned k = 1; k < m.chips; ++k) {
+      p = step(p, 1, m.chips);
+      tokens.push_back(sendTo(p));
+      if (tokens.size() > kWindow) {
+        DmaWaitOp::create(b, loc, tokens.front());
+        tokens.pop_front();
+      }
+    }
+    waitSignals(semaphore, signals);
+    for (Value t : tokens)
+      DmaWaitOp::create(b, loc, t);
   }
   /// `rows` rows of `buf` from row `first`.
   Value rowsOf(Value buf, OpFoldResult first, int64_t rows) {
@@ -182,9 +209,8 @@ public:
     return rowsOf(buf, b.getIndexAttr(index * rows), rows);
   }
   Value send(Value src, Value dst, Value chip, int32_t semaphore) {
-    return b
-        .create<DmaStartOp>(loc, TokenType::get(b.getContext()), src, dst,
-                            Value(), chip, b.getI32IntegerAttr(semaphore))
+    return DmaStartOp::create(b, loc, TokenType::get(b.getContext()), src, dst,
+                              Value(), chip, b.getI32IntegerAttr(semaphore))
         .getResult();
   }
   void copy(Value src, Value dst) {
@@ -338,14 +364,8 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
     FailureOr<int32_t> s = e.takeSemaphore(op);
     if (failed(s))
       return failure();
-    SmallVector<Value> tokens;
-    for (unsigned k = 1; k < n; ++k) {
-      Value peer = e.peer(k);
-      tokens.push_back(e.send(in, mine, peer, *s));
-    }
-    e.waitSignals(*s, n - 1);
-    for (Value t : tokens)
-      DmaWaitOp::create(e.b, e.loc, t);
+    e.sendToAll([&](Value peer) { return e.send(in, mine, peer, *s); }, *s,
+                n - 1);
     return success();
   }
   if (algo == "ring" || algo == "bidirectional_ring") {
@@ -360,15 +380,18 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
       return failure();
     Value next = e.peer(1);
     Value prev = e.peer(n - 1);
+    Value index = me, otherIndex = me;
     for (unsigned s = 0; s + 1 < n; ++s) {
       // Up: the block of chip (me - s), its first half when both ways.
-      Value index = e.peer(n - s);
+      if (s > 0)
+        index = e.step(index, n - 1, n);
       Value blk = e.block(out, index, rows);
       Value part = e.rowsOf(blk, e.b.getIndexAttr(0), half);
       Value t1 = e.send(part, part, next, *up);
       Value t2;
       if (both) {
-        Value otherIndex = e.peer(s);
+        if (s > 0)
+          otherIndex = e.step(otherIndex, 1, n);
         Value other = e.block(out, otherIndex, rows);
         Value second = e.rowsOf(other, e.b.getIndexAttr(half), rows - half);
         t2 = e.send(second, second, prev, *down);
@@ -477,32 +500,38 @@ struct RingReduceScatter {
   int dir;
   int32_t semaphore;
   Value recv, part;
+  /// The block the next step sends: (index - dir (s + 1)) mod M.
+  Value current;
 
   void allocate(Type elem, int64_t cols) {
     recv = e.alloc(sliceRows * (members - 1), cols, elem);
     if (members > 2)
       part = e.alloc(sliceRows * (members - 2), cols, elem);
   }
-  /// The slice of `in`'s block (index - dir * k) mod M.
-  Value inSlice(int64_t k) {
-    int64_t shift = dir > 0 ? int64_t(members) - k % members : k % members;
-    Value shifted = e.addc(index, shift);
-    Value b = e.remc(shifted, members);
+  /// The block after `b` in the ring's order: (b - dir) mod M.
+  Value after(Value b) {
+    return e.step(b, dir > 0 ? int64_t(members) - 1 : 1, members);
+  }
+  /// The slice of `in`'s block `b`.
+  Value inSlice(Value b) {
     Value row = e.mulc(b, blockRows);
     Value first = e.addc(row, sliceOffset);
     return e.rowsOf(in, first, sliceRows);
   }
   /// Sends step s's partial sum; returns the DMA's token.
   Value send(unsigned st) {
+    if (st == 0)
+      current = after(index);
     Value src =
-        st == 0 ? inSlice(1) : e.block(part, int64_t(st - 1), sliceRows);
+        st == 0 ? inSlice(current) : e.block(part, int64_t(st - 1), sliceRows);
     Value dst = e.block(recv, int64_t(st), sliceRows);
     return e.send(src, dst, next, semaphore);
   }
   /// Adds what step s received to this member's part of it.
   void add(unsigned st) {
     bool last = st + 2 == members;
-    Value own = inSlice(st + 2);
+    current = after(current);
+    Value own = inSlice(current);
     Value dst = last ? out : e.block(part, int64_t(st), sliceRows);
     Value got = e.block(recv, int64_t(st), sliceRows);
     VAddOp::create(e.b, e.loc, got, own, dst);
@@ -531,16 +560,13 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
     Value slots = e.alloc(rows * n, cols, elem);
     Value slot = e.block(slots, me, rows);
     e.copy(mine, slot);
-    SmallVector<Value> tokens;
-    for (unsigned k = 1; k < n; ++k) {
-      Value peer = e.peer(k);
-      Value theirs = e.block(in, peer, rows);
-      tokens.push_back(e.send(theirs, slot, peer, *s));
-    }
-    e.waitSignals(*s, n - 1);
+    e.sendToAll(
+        [&](Value peer) {
+          Value theirs = e.block(in, peer, rows);
+          return e.send(theirs, slot, peer, *s);
+        },
+        *s, n - 1);
     emitSum(e, slots, n, rows, out);
-    for (Value t : tokens)
-      DmaWaitOp::create(e.b, e.loc, t);
     return success();
   }
   auto runRings = [&](llvm::MutableArrayRef<RingReduceScatter> rings) {
@@ -688,15 +714,9 @@ LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
     Value me = e.me();
     Value mine = e.block(slots, me, rows);
     e.copy(in, mine);
-    SmallVector<Value> tokens;
-    for (unsigned k = 1; k < n; ++k) {
-      Value peer = e.peer(k);
-      tokens.push_back(e.send(in, mine, peer, *s));
-    }
-    e.waitSignals(*s, n - 1);
+    e.sendToAll([&](Value peer) { return e.send(in, mine, peer, *s); }, *s,
+                n - 1);
     emitSum(e, slots, n, rows, out);
-    for (Value t : tokens)
-      DmaWaitOp::create(e.b, e.loc, t);
     return success();
   }
   // A reduce-scatter of the rows into this chip's block of `out`, then an
@@ -722,15 +742,12 @@ LogicalResult emitAllToAll(Emitter &e, Operation *op, Value in, Value out) {
   FailureOr<int32_t> s = e.takeSemaphore(op);
   if (failed(s))
     return failure();
-  SmallVector<Value> tokens;
-  for (unsigned k = 1; k < n; ++k) {
-    Value peer = e.peer(k);
-    Value theirs = e.block(in, peer, rows);
-    tokens.push_back(e.send(theirs, mine, peer, *s));
-  }
-  e.waitSignals(*s, n - 1);
-  for (Value t : tokens)
-    DmaWaitOp::create(e.b, e.loc, t);
+  e.sendToAll(
+      [&](Value peer) {
+        Value theirs = e.block(in, peer, rows);
+        return e.send(theirs, mine, peer, *s);
+      },
+      *s, n - 1);
   return success();
 }
 
