@@ -181,8 +181,10 @@ uint32_t DmaEngine::issue(uint64_t cycle, int link, uint64_t bytes,
 
 uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
                                 llvm::ArrayRef<unsigned> route,
-                                IciNetwork &network, DmaEngine *srcHbm,
-                                DmaEngine *dstHbm, uint64_t busBytes) {
+                                ChipPeers &peers, uint32_t chip,
+                                std::optional<uint32_t> srcHbm,
+                                std::optional<uint32_t> dstHbm,
+                                uint64_t busBytes) {
   assert(!route.empty() && "a remote DMA crosses at least one ICI link");
   DmaTiming t = start(cycle, bytes, nextId());
   t.busBytes = busBytes ? busBytes : bytes;
@@ -196,14 +198,18 @@ uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
   // leaves.
   const Wide milli = config.hbmMilliBytesPerCycle;
   Wide need = Wide(t.busBytes) * kBandwidthScale;
+  auto reserve = [&](uint32_t c, Wide from) {
+    return c == chip
+               ? reserveHbm(from, need, Wide(cycle) * milli)
+               : peers.reserveHbm(chip, c, from, need, Wide(cycle) * milli);
+  };
   uint64_t hbmDone = 0;
   if (srcHbm) {
-    Wide at =
-        srcHbm->reserveHbm(Wide(ready) * milli, need, Wide(cycle) * milli);
+    Wide at = reserve(*srcHbm, Wide(ready) * milli);
     ready = uint64_t(at / milli);
     hbmDone = uint64_t((at + need + milli - 1) / milli);
   }
-  IciTransfer x = network.send(cycle, ready, route, bytes);
+  IciTransfer x = peers.send(chip, cycle, ready, route, bytes);
   t.transferStart = std::max(t.baseEnd, x.firstArrival);
   t.complete = std::max(x.lastArrival, hbmDone);
   if (dstHbm) {
@@ -212,12 +218,28 @@ uint32_t DmaEngine::issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
     Wide arrive = Wide(x.firstArrival) * milli;
     Wide last = Wide(x.lastArrival) * milli;
     Wide from = std::max(arrive, last > need ? last - need : Wide(0));
-    Wide at = dstHbm->reserveHbm(from, need, Wide(cycle) * milli);
+    Wide at = reserve(*dstHbm, from);
     t.complete =
         std::max(t.complete, uint64_t((at + need + milli - 1) / milli));
   }
   remoteDrain = std::max(remoteDrain, t.complete);
   return record(t);
+}
+
+DmaEngine::State DmaEngine::getState() const {
+  State s;
+  s.linkFree = linkFree;
+  s.remoteDrain = remoteDrain;
+  s.hbmBusy.assign(hbmBusy.begin(), hbmBusy.end());
+  return s;
+}
+
+void DmaEngine::setState(const State &state) {
+  assert(state.linkFree.size() == linkFree.size() && "one entry per link");
+  linkFree = state.linkFree;
+  remoteDrain = state.remoteDrain;
+  hbmBusy.clear();
+  hbmBusy.insert(state.hbmBusy.begin(), state.hbmBusy.end());
 }
 
 void DmaEngine::annotate(uint32_t id, uint32_t chip, uint32_t srcChip,

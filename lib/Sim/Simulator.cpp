@@ -18,7 +18,6 @@
 
 #include "accel/Sim/Simulator.h"
 #include "accel/Sim/Access.h"
-#include "accel/Sim/System.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -60,8 +59,8 @@ llvm::StringRef sim::stallCauseName(StallCause cause) {
 }
 
 Simulator::Simulator(const MachineConfig &config, const isa::Program &program,
-                     bool initHbm, unsigned chip, System *system)
-    : config(config), program(program), chip(chip), system(system),
+                     bool initHbm, unsigned chip, ChipPeers *peers)
+    : config(config), program(program), chip(chip), peers(peers),
       memory(config.vmemBytes, program.buffers, initHbm, chip), dma(config),
       timing(config), operandBuffers(program.code.size()) {}
 
@@ -160,12 +159,6 @@ static uint64_t getBusBytes(const TileRef &src, const TileRef &dst,
   return bus ? bus : src.rows * src.rowBytes();
 }
 
-DmaEngine *Simulator::getHbmEngine(const TileRef &tile) {
-  if (tile.space != isa::MemSpace::HBM)
-    return nullptr;
-  return tile.chip == chip ? &dma : &system->getChip(tile.chip).getDmaEngine();
-}
-
 void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
                                   const TileRef &src, const TileRef &dst) {
   int link = config.findLink(src.space, dst.space);
@@ -213,7 +206,7 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
                                  "operands");
       const isa::Buffer *&cached = operandBuffers[pc][numOperands];
       if (m.tile.rows == 0 || m.tile.cols == 0 ||
-          !(cached = getChipMemory(span.chip).findBuffer(span, cached)))
+          !(cached = memory.findBuffer(span, cached)))
         return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                              " access out of bounds: " + m.role + " [" +
                              llvm::Twine(span.begin) + ", " +
@@ -284,15 +277,13 @@ std::string Simulator::describeBlocked() const {
 }
 
 unsigned Simulator::getNumChips() const {
-  return system ? system->getNumChips() : 1;
-}
-
-Memory &Simulator::getChipMemory(uint32_t c) {
-  return c == chip ? memory : system->getChip(c).getMemory();
+  return peers ? peers->getNumChips() : 1;
 }
 
 void Simulator::signal(unsigned sem, uint64_t cycle, uint32_t fromChip,
                        uint32_t dmaId) {
+  if (semaphores.empty())
+    semaphores.resize(isa::kNumSemaphores);
   std::vector<Signal> &list = semaphores[sem];
   Signal s{cycle, fromChip, dmaId};
   auto before = [](const Signal &a, const Signal &b) {
@@ -300,6 +291,76 @@ void Simulator::signal(unsigned sem, uint64_t cycle, uint32_t fromChip,
            std::tie(b.cycle, b.chip, b.dmaId);
   };
   list.insert(std::upper_bound(list.begin(), list.end(), s, before), s);
+}
+
+Simulator::TimingState Simulator::getTimingState() const {
+  TimingState s;
+  s.lastIssue = lastIssue;
+  s.first = first;
+  s.unitFree = unitFree;
+  for (size_t u = 0; u < inFlight.size(); ++u) {
+    s.inFlight[u].end = inFlight[u].end;
+    for (const HazardTile &t : inFlight[u].reads)
+      s.inFlight[u].reads.push_back(t.tile());
+    for (const HazardTile &t : inFlight[u].writes)
+      s.inFlight[u].writes.push_back(t.tile());
+  }
+  s.engine = dma.getState();
+  for (const PendingDma &p : pendingDmas)
+    s.pendingTimings.push_back(dma.get(p.id));
+  for (size_t sem = 0; sem < semaphores.size(); ++sem)
+    for (const Signal &sig : semaphores[sem])
+      s.signals.push_back({uint32_t(sem), sig});
+  s.incoming = incoming;
+  return s;
+}
+
+void Simulator::installTimingState(const TimingState &s,
+                                   llvm::ArrayRef<PendingDma> pending) {
+  lastIssue = s.lastIssue;
+  first = s.first;
+  unitFree = s.unitFree;
+  for (size_t u = 0; u < inFlight.size(); ++u) {
+    InFlightOp &op = inFlight[u];
+    op = InFlightOp();
+    op.end = s.inFlight[u].end;
+    for (const TileRef &t : s.inFlight[u].reads)
+      if (op.reads.size < TileList::kMax)
+        op.reads.push_back(HazardTile::of(t, t.span()));
+    for (const TileRef &t : s.inFlight[u].writes)
+      if (op.writes.size < TileList::kMax)
+        op.writes.push_back(HazardTile::of(t, t.span()));
+  }
+  dma.setState(s.engine);
+  for (size_t i = 0; i < pending.size() && i < s.pendingTimings.size(); ++i) {
+    dma.install(s.pendingTimings[i]);
+    for (Observer *o : observers)
+      o->onDmaInFlight(pending[i].pc, s.pendingTimings[i]);
+    pendingDmas.push_back(pending[i]);
+  }
+  for (const auto &[sem, sig] : s.signals)
+    if (sem < isa::kNumSemaphores)
+      signal(sem, sig.cycle, sig.chip, sig.dmaId);
+  for (const IncomingDma &d : s.incoming)
+    addIncoming(d.tile, d.writes, d.complete, d.chip, d.dmaId, d.pc);
+}
+
+llvm::Error Simulator::applyExternal(const ExternalEvent &e) {
+  switch (e.kind) {
+  case ExternalEvent::Kind::HbmReserve:
+    dma.reserveHbm(e.from, e.length, e.now);
+    break;
+  case ExternalEvent::Kind::MemWrite:
+    return writeTileBytes(memory, e.tile, e.bytes);
+  case ExternalEvent::Kind::Signal:
+    signal(e.semaphore, e.cycle, e.fromChip, e.dmaId);
+    break;
+  case ExternalEvent::Kind::Incoming:
+    addIncoming(e.tile, e.writes, e.cycle, e.fromChip, e.dmaId, e.pc);
+    break;
+  }
+  prep.valid = false;
+  return llvm::Error::success();
 }
 
 void Simulator::addIncoming(const TileRef &tile, bool writes, uint64_t complete,
@@ -380,7 +441,7 @@ llvm::Error Simulator::prepare() {
   // was checked with the system), then VMEM allocated, before anything
   // touches them.
   if (!vmemAllocated) {
-    if (!system)
+    if (!peers || !peers->checksMemory())
       if (llvm::Error e = checkMemory())
         return e;
     if (llvm::Error e = memory.allocateVmem())
@@ -541,45 +602,38 @@ llvm::Error Simulator::commit() {
     // The other chip may have started ops or DMAs on the tile since this
     // DMA was prepared: check it now.
     if (src.chip != chip)
-      if (llvm::Error e = system->getChip(src.chip).checkRemoteAccess(
-              src, false, at.cycle, chip))
+      if (llvm::Error e = peers->checkRemoteAccess(src, false, at.cycle, chip))
         return fault(pc, llvm::toString(std::move(e)));
     if (dst.chip != chip)
-      if (llvm::Error e = system->getChip(dst.chip).checkRemoteAccess(
-              dst, true, at.cycle, chip))
+      if (llvm::Error e = peers->checkRemoteAccess(dst, true, at.cycle, chip))
         return fault(pc, llvm::toString(std::move(e)));
     uint64_t bytes = src.rows * src.rowBytes();
     uint32_t id =
         prep.route.empty()
             ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
                         getBusBytes(src, dst, config.dmaBurstBytes), src.rows)
-            : dma.issueRemote(at.cycle, prep.link, bytes, prep.route,
-                              system->getNetwork(), getHbmEngine(src),
-                              getHbmEngine(dst),
+            : dma.issueRemote(at.cycle, prep.link, bytes, prep.route, *peers,
+                              chip, getHbmChip(src), getHbmChip(dst),
                               getBusBytes(src, dst, config.dmaBurstBytes));
     int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
     dma.annotate(id, chip, src.chip, dst.chip, sem);
     // Functional effect at ISSUE: the program may not touch the destination
     // before its WAIT, and hazards above ordered the source's producers.
-    if (src.chip == dst.chip)
-      getChipMemory(src.chip).copyTile(src, dst);
+    if (src.chip == chip && dst.chip == chip)
+      memory.copyTile(src, dst);
     else
-      getChipMemory(dst.chip).copyTileFrom(getChipMemory(src.chip), src, dst);
+      peers->copy(chip, memory, src, dst);
     regs[in.rd] = id;
     pendingDmas.push_back({id, pc, src, dst});
     const DmaTiming &t = dma.get(id);
     for (const TileRef *tile : {&src, &dst})
-      if (tile->chip != chip) {
-        Simulator &other = system->getChip(tile->chip);
-        other.addIncoming(*tile, tile == &dst, t.complete, chip, id, pc);
-        other.invalidate();
-      }
+      if (tile->chip != chip)
+        peers->notifyIncoming(*tile, tile == &dst, t.complete, chip, id, pc);
     if (sem >= 0) {
-      Simulator &target = dst.chip == chip ? *this : system->getChip(dst.chip);
-      if (target.semaphores.empty())
-        target.semaphores.resize(isa::kNumSemaphores);
-      target.signal(unsigned(sem), t.complete, chip, id);
-      target.invalidate();
+      if (dst.chip == chip)
+        signal(unsigned(sem), t.complete, chip, id);
+      else
+        peers->signal(dst.chip, unsigned(sem), t.complete, chip, id);
     }
     ev.unitStart = t.transferStart;
     ev.unitEnd = t.complete;

@@ -14,6 +14,107 @@ System::System(const MachineConfig &config, const isa::Program &program,
         std::make_unique<Simulator>(config, program, initHbm, c, this));
 }
 
+llvm::Error System::checkRemoteAccess(const TileRef &tile, bool writes,
+                                      uint64_t cycle, uint32_t fromChip) {
+  return chips[tile.chip]->checkRemoteAccess(tile, writes, cycle, fromChip);
+}
+
+ExternalEvent &System::logEvent(ExternalEvent::Kind kind) {
+  ExternalEvent &e = eventLog->events.emplace_back();
+  e.kind = kind;
+  e.index = chips[eventLog->chip]->getInstructionCount();
+  return e;
+}
+
+RemoteAnswer &System::pendingAnswer() {
+  if (!answer)
+    answer.emplace();
+  return *answer;
+}
+
+IciTransfer System::send(uint32_t fromChip, uint64_t cycle, uint64_t ready,
+                         llvm::ArrayRef<unsigned> route, uint64_t bytes) {
+  IciTransfer x = network.send(cycle, ready, route, bytes);
+  if (eventLog && fromChip == eventLog->chip)
+    pendingAnswer().transfer = x;
+  return x;
+}
+
+HbmUnits System::reserveHbm(uint32_t fromChip, uint32_t chip, HbmUnits from,
+                            HbmUnits length, HbmUnits now) {
+  HbmUnits at = chips[chip]->getDmaEngine().reserveHbm(from, length, now);
+  if (eventLog && fromChip == eventLog->chip) {
+    pendingAnswer().hasPeerHbm = true;
+    answer->peerHbmAt = at;
+  } else if (eventLog && chip == eventLog->chip) {
+    ExternalEvent &e = logEvent(ExternalEvent::Kind::HbmReserve);
+    e.from = from;
+    e.length = length;
+    e.now = now;
+  }
+  return at;
+}
+
+void System::copy(uint32_t fromChip, Memory &own, const TileRef &src,
+                  const TileRef &dst) {
+  Memory &to = chips[dst.chip]->getMemory();
+  if (src.chip == dst.chip)
+    to.copyTile(src, dst);
+  else
+    to.copyTileFrom(chips[src.chip]->getMemory(), src, dst);
+  if (!eventLog)
+    return;
+  uint32_t logged = eventLog->chip;
+  // The simulator checked both tiles' bounds: reading them back cannot
+  // fail.
+  auto bytesOf = [&](std::vector<uint8_t> &out) {
+    if (llvm::Error e = readTileBytes(to, dst, out))
+      llvm::report_fatal_error(std::move(e));
+  };
+  if (fromChip == logged && src.chip != dst.chip) {
+    RemoteAnswer &a = pendingAnswer();
+    if (dst.chip == logged)
+      bytesOf(a.readBytes);
+    eventLog->answers.push_back(std::move(a));
+    answer.reset();
+  } else if (fromChip != logged && dst.chip == logged) {
+    ExternalEvent &e = logEvent(ExternalEvent::Kind::MemWrite);
+    e.tile = dst;
+    e.writes = true;
+    bytesOf(e.bytes);
+  }
+}
+
+void System::notifyIncoming(const TileRef &tile, bool writes, uint64_t complete,
+                            uint32_t fromChip, uint32_t dmaId, uint32_t pc) {
+  Simulator &other = *chips[tile.chip];
+  other.addIncoming(tile, writes, complete, fromChip, dmaId, pc);
+  other.invalidate();
+  if (eventLog && tile.chip == eventLog->chip && fromChip != tile.chip) {
+    ExternalEvent &e = logEvent(ExternalEvent::Kind::Incoming);
+    e.tile = tile;
+    e.writes = writes;
+    e.cycle = complete;
+    e.fromChip = fromChip;
+    e.dmaId = dmaId;
+    e.pc = pc;
+  }
+}
+
+void System::signal(uint32_t chip, unsigned sem, uint64_t cycle,
+                    uint32_t fromChip, uint32_t dmaId) {
+  Simulator &target = *chips[chip];
+  target.signal(sem, cycle, fromChip, dmaId);
+  target.invalidate();
+  if (eventLog && chip == eventLog->chip) {
+    ExternalEvent &e = logEvent(ExternalEvent::Kind::Signal);
+    e.semaphore = sem;
+    e.cycle = cycle;
+    e.fromChip = fromChip;
+    e.dmaId = dmaId;
+  }
+}
+
 llvm::Error System::checkMemory(const FootprintExtras &extras) {
   if (memoryChecked)
     return llvm::Error::success();

@@ -3,6 +3,7 @@
 #ifndef ACCEL_SIM_DMAENGINE_H
 #define ACCEL_SIM_DMAENGINE_H
 
+#include "accel/Sim/ChipPeers.h"
 #include "accel/Sim/IciNetwork.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
@@ -92,22 +93,44 @@ public:
                  std::optional<uint32_t> id = std::nullopt,
                  uint64_t busBytes = 0, uint64_t rows = 1);
   /// Issues a DMA of `bytes` at `cycle` between two chips (remote DMA;
-  /// docs/config.md, "ICI"): after the base latency of `localLink` (the
-  /// link of its pair of spaces, which it does not occupy) its packets
-  /// cross `route` (the directed ICI links from the source's chip to the
-  /// destination's, non-empty) through `network`, contending with every
-  /// other remote DMA for each link (IciNetwork::send). `srcHbm` /
-  /// `dstHbm` are the engines of the chips whose HBM it reads / writes, or
-  /// null: it reserves `busBytes` (its HBM bursts) of each as a local DMA
-  /// does, the source's before the first packet leaves, the destination's
-  /// as the packets arrive, and completes when the last packet has arrived
-  /// and both shares are done. base_end (Fig. 4) is the unloaded latency,
-  /// issue + T_b + hops * ici.hop_latency; transfer_start the first
-  /// packet's arrival (at least base_end). Returns its id.
+  /// docs/config.md, "ICI") for chip `chip`, whose engine this is: after
+  /// the base latency of `localLink` (the link of its pair of spaces, which
+  /// it does not occupy) its packets cross `route` (the directed ICI links
+  /// from the source's chip to the destination's, non-empty), contending
+  /// with every other remote DMA for each link (ChipPeers::send). `srcHbm` /
+  /// `dstHbm` are the chips whose HBM it reads / writes, if any: it reserves
+  /// `busBytes` (its HBM bursts) of each as a local DMA does (this engine's
+  /// for `chip`, the peers' for another), the source's before the first
+  /// packet leaves, the destination's as the packets arrive, and completes
+  /// when the last packet has arrived and both shares are done. base_end
+  /// (Fig. 4) is the unloaded latency, issue + T_b + hops * ici.hop_latency;
+  /// transfer_start the first packet's arrival (at least base_end). Returns
+  /// its id.
   uint32_t issueRemote(uint64_t cycle, int localLink, uint64_t bytes,
-                       llvm::ArrayRef<unsigned> route, IciNetwork &network,
-                       DmaEngine *srcHbm, DmaEngine *dstHbm,
-                       uint64_t busBytes = 0);
+                       llvm::ArrayRef<unsigned> route, ChipPeers &peers,
+                       uint32_t chip, std::optional<uint32_t> srcHbm,
+                       std::optional<uint32_t> dstHbm, uint64_t busBytes = 0);
+  /// Reserves `length` units of HBM time (1 / hbm.bytes_per_cycle(milli)
+  /// cycles each) in the earliest gap starting at or after `from`, dropping
+  /// reservations that end by `now`; returns the start. A remote DMA of
+  /// another chip calls it on the engine of the chip whose HBM it uses.
+  HbmUnits reserveHbm(HbmUnits from, HbmUnits length, HbmUnits now);
+
+  /// The engine's state between two instructions beyond its DMAs' timings:
+  /// when each link is free, the latest remote completion, and HBM's
+  /// reservations ([start, end) in HBM units, by start). A replay of one
+  /// chip of a system installs it to continue the recorded run's timing.
+  struct State {
+    std::vector<uint64_t> linkFree;
+    uint64_t remoteDrain = 0;
+    std::vector<std::pair<HbmUnits, HbmUnits>> hbmBusy;
+  };
+  State getState() const;
+  /// Installs `state` (linkFree has one entry per link of the config).
+  void setState(const State &state);
+  /// Installs the timing of a DMA issued before a replay window and not yet
+  /// WAITed, as recorded (its id below the reserved ids).
+  void install(const DmaTiming &timing) { record(timing); }
   /// Sets the chips and semaphore of DMA `id` (records only; no timing).
   void annotate(uint32_t id, uint32_t chip, uint32_t srcChip,
                 uint32_t dstChip, int semaphore);
@@ -167,14 +190,10 @@ private:
   /// By link of `config.links`: the calibration table covering its DMAs
   /// (one naming the link, else one naming none), or null.
   std::vector<const CalibrationEntry *> linkCalibration;
-  using Wide = unsigned __int128;
+  using Wide = HbmUnits;
   /// HBM's reservations, [start, end) in units of 1 / hbmMilliBytesPerCycle
   /// cycles (exact: no rounding per transfer), disjoint and not touching.
   std::map<Wide, Wide> hbmBusy;
-  /// Reserves `length` units of HBM in the earliest gap starting at or
-  /// after `from`, dropping reservations that end by `now`; returns the
-  /// start.
-  Wide reserveHbm(Wide from, Wide length, Wide now);
   /// The latest completion of a remote DMA (their ICI links are the
   /// system's).
   uint64_t remoteDrain = 0;

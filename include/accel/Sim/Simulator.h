@@ -20,6 +20,7 @@
 
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/Access.h"
+#include "accel/Sim/ChipPeers.h"
 #include "accel/Sim/DmaEngine.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
@@ -32,6 +33,7 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace accel {
@@ -135,8 +137,6 @@ struct RunSummary {
   std::array<uint64_t, 4> unitBusyCycles{}; ///< indexed by isa::Unit
 };
 
-class System;
-
 /// Progress of a long run, for a tool's progress line: the instructions
 /// executed so far and the cycle reached (the last instruction's issue).
 using ProgressFn =
@@ -150,15 +150,16 @@ public:
   /// HBM starts with the buffer table's initial values (a full run) or as
   /// zeros (a replay, which installs the recorded state). `chip` and
   /// `system`: this chip's id and the system it belongs to (System.h), or
-  /// 0 and nullptr for a chip alone (a system of one).
+  /// 0 and nullptr for a chip alone (a system of one). `peers` is the
+  /// rest of the system (a System, or a replay's LoggedPeers).
   Simulator(const MachineConfig &config, const isa::Program &program,
-            bool initHbm = true, unsigned chip = 0, System *system = nullptr);
+            bool initHbm = true, unsigned chip = 0, ChipPeers *peers = nullptr);
   /// The simulator keeps references to its config and program: temporaries
   /// would dangle.
   Simulator(MachineConfig &&, const isa::Program &, bool = true, unsigned = 0,
-            System * = nullptr) = delete;
+            ChipPeers * = nullptr) = delete;
   Simulator(const MachineConfig &, isa::Program &&, bool = true, unsigned = 0,
-            System * = nullptr) = delete;
+            ChipPeers * = nullptr) = delete;
 
   void addObserver(Observer *observer) { observers.push_back(observer); }
 
@@ -251,6 +252,40 @@ public:
   };
   const std::vector<PendingDma> &getPendingDmas() const { return pendingDmas; }
 
+  /// The timing state of a chip between two instructions, beyond its
+  /// registers and memory: when the last instruction issued, when each
+  /// unit is free and which VMEM tiles its op in flight reads and writes,
+  /// the DMA engine's state, the timing of every DMA issued and not yet
+  /// WAITed, the semaphore signals not consumed yet, and the remote DMAs of
+  /// other chips that may still touch this chip. A replay of one chip of a
+  /// system installs it so that the window's cycles are the recorded
+  /// run's.
+  struct TimingState {
+    uint64_t lastIssue = 0;
+    bool first = true;
+    std::array<uint64_t, 4> unitFree{};
+    struct Op {
+      uint64_t end = 0;
+      std::vector<TileRef> reads, writes;
+    };
+    std::array<Op, 4> inFlight;
+    DmaEngine::State engine;
+    std::vector<DmaTiming> pendingTimings; ///< of getPendingDmas(), in order
+    std::vector<std::pair<uint32_t, Signal>> signals; ///< semaphore, signal
+    std::vector<IncomingDma> incoming;
+  };
+  TimingState getTimingState() const;
+  /// Replay: installs `state` after installRegister and the memory, in
+  /// place of installPendingDma: `pending` are the DMAs in flight, whose
+  /// timings are state.pendingTimings (observers see their
+  /// onDmaInFlight). Call reserveDmaIds first.
+  void installTimingState(const TimingState &state,
+                          llvm::ArrayRef<PendingDma> pending);
+  /// Replay of one chip of a system: what another chip did to this one
+  /// before its next instruction (ChipPeers.h). Errors: a MemWrite outside
+  /// the memory (Memory::install's).
+  llvm::Error applyExternal(const ExternalEvent &event);
+
   /// Semaphore `sem` of this chip receives a signal at `cycle` from the DMA
   /// `dmaId` of chip `fromChip` (at that DMA's completion).
   void signal(unsigned sem, uint64_t cycle, uint32_t fromChip, uint32_t dmaId);
@@ -277,13 +312,11 @@ public:
 private:
   llvm::Error fault(uint32_t pc, const llvm::Twine &what) const;
   std::string describePc(uint32_t pc) const;
-  /// The memory of chip `c` (this one's, or another's of the system).
-  Memory &getChipMemory(uint32_t c);
 
   const MachineConfig &config;
   const isa::Program &program;
   unsigned chip = 0;
-  System *system = nullptr;
+  ChipPeers *peers = nullptr;
   Memory memory;
   DmaEngine dma;
   std::vector<Observer *> observers;
@@ -361,9 +394,12 @@ private:
       }
     }
   };
-  /// The DMA engine of the chip whose HBM `tile` is in, or nullptr when it
-  /// is not in HBM.
-  DmaEngine *getHbmEngine(const TileRef &tile);
+  /// The chip whose HBM `tile` is in, or none when it is not in HBM.
+  static std::optional<uint32_t> getHbmChip(const TileRef &tile) {
+    if (tile.space != isa::MemSpace::HBM)
+      return std::nullopt;
+    return tile.chip;
+  }
   /// The issue stage's operand checks for the memory operands `acc` of the
   /// instruction at `pc`: each must lie in a buffer (else an out-of-bounds
   /// fault) at a 4-byte-aligned address (else a misaligned fault) and touch

@@ -24,6 +24,7 @@
 #include "accel/Sim/Simulator.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace accel {
@@ -38,7 +39,7 @@ struct SystemSummary {
   bool truncated = false;
 };
 
-class System {
+class System : public ChipPeers {
 public:
   /// `config.chips` chips running `program`; both must outlive the system.
   /// `initHbm` as for Simulator; chip c starts its HBM buffers from
@@ -46,7 +47,6 @@ public:
   System(const MachineConfig &config, const isa::Program &program,
          bool initHbm = true);
 
-  unsigned getNumChips() const { return unsigned(chips.size()); }
   const MachineConfig &getConfig() const { return config; }
   Simulator &getChip(unsigned c) { return *chips[c]; }
   const Simulator &getChip(unsigned c) const { return *chips[c]; }
@@ -80,7 +80,33 @@ public:
   SystemSummary finish();
   uint64_t getInstructionCount() const { return instCount; }
 
+  /// Logs chip `log->chip`'s exchange with the other chips from now on
+  /// (ChipPeers.h): what they do to it, by its instruction count, and what
+  /// they answer its remote DMAs. nullptr stops. `log` must outlive the
+  /// logging.
+  void setEventLog(ChipEventLog *log) { eventLog = log; }
+
+  /// ChipPeers: the live chips and network.
+  unsigned getNumChips() const override { return unsigned(chips.size()); }
+  bool checksMemory() const override { return true; }
+  llvm::Error checkRemoteAccess(const TileRef &tile, bool writes,
+                                uint64_t cycle, uint32_t fromChip) override;
+  IciTransfer send(uint32_t fromChip, uint64_t cycle, uint64_t ready,
+                   llvm::ArrayRef<unsigned> route, uint64_t bytes) override;
+  HbmUnits reserveHbm(uint32_t fromChip, uint32_t chip, HbmUnits from,
+                      HbmUnits length, HbmUnits now) override;
+  void copy(uint32_t fromChip, Memory &own, const TileRef &src,
+            const TileRef &dst) override;
+  void notifyIncoming(const TileRef &tile, bool writes, uint64_t complete,
+                      uint32_t fromChip, uint32_t dmaId, uint32_t pc) override;
+  void signal(uint32_t chip, unsigned sem, uint64_t cycle, uint32_t fromChip,
+              uint32_t dmaId) override;
+
 private:
+  /// An event of the logged chip, stamped with its instruction count.
+  ExternalEvent &logEvent(ExternalEvent::Kind kind);
+  /// The answer being built for the logged chip's remote DMA.
+  RemoteAnswer &pendingAnswer();
   const MachineConfig &config;
   const isa::Program &program;
   std::vector<std::unique_ptr<Simulator>> chips;
@@ -88,6 +114,8 @@ private:
   uint64_t instCount = 0;
   bool truncated = false;
   bool memoryChecked = false;
+  ChipEventLog *eventLog = nullptr;
+  std::optional<RemoteAnswer> answer;
 };
 
 } // namespace sim
