@@ -215,13 +215,16 @@ TEST(ReplayTraceFileTest, BadMagic) {
 TEST(ReplayTraceFileTest, UnsupportedVersions) {
   // Versions other than this build's are refused (the numbers are read
   // from the constants: other work may bump them).
-  const uint32_t badFormat = replay::kTraceFormatVersion + 8;
+  const uint32_t badFormat = replay::kSystemTraceFormatVersion + 8;
   Trace t = makeFullTrace();
   t.formatVersion = badFormat;
   EXPECT_EQ(deserializeError(t.serialize()),
             "unsupported trace format version " + std::to_string(badFormat) +
-                " at byte 8 (this build reads version " +
-                std::to_string(replay::kTraceFormatVersion) + ")");
+                " at byte 8 (this build reads versions " +
+                std::to_string(replay::kTraceFormatVersion) +
+                ", a chip alone, and " +
+                std::to_string(replay::kSystemTraceFormatVersion) +
+                ", a chip of a system)");
   const uint32_t badIsa = isa::kIsaVersion + 1;
   Trace u = makeFullTrace();
   u.isaVersion = badIsa;

@@ -68,6 +68,23 @@ replay::record(sim::Device &device, const isa::Program &program,
   trace.nextDmaId = device.readNextDmaId();
   for (const auto &p : device.readPendingDmas())
     trace.pendingDmas.push_back({p.id, p.pc, p.src, p.dst});
+  // One chip of a system: its timing state now, and from now on what the
+  // other chips do to it and answer it.
+  const uint32_t own = device.getChip();
+  if (device.getNumChips() > 1) {
+    SystemWindow &sys = trace.system.emplace();
+    sys.chip = own;
+    sys.chips = device.getNumChips();
+    sys.timing = device.readTimingState();
+    trace.formatVersion = kSystemTraceFormatVersion;
+    device.setEventLog(&sys.log);
+  }
+  // Stops the log however recording ends.
+  struct StopLog {
+    sim::Device &device;
+    ~StopLog() { device.setEventLog(nullptr); }
+  } stopLog{device};
+  size_t eventsSeen = 0;
   // The full-state snapshot the minimal state is compared with: every
   // register, all of VMEM and every HBM buffer.
   trace.fullStateBytes = isa::kNumRegs * 8;
@@ -98,7 +115,7 @@ replay::record(sim::Device &device, const isa::Program &program,
     auto inst = device.readInstruction(pc);
     if (!inst)
       return inst.takeError();
-    sim::InstAccess acc = sim::getAccesses(*inst, readReg);
+    sim::InstAccess acc = sim::getAccesses(*inst, readReg, own);
     // Inputs not written earlier in the window and not yet saved.
     for (uint8_t r : acc.regReads)
       if (!regKnown[r]) {
@@ -106,6 +123,10 @@ replay::record(sim::Device &device, const isa::Program &program,
         regKnown.set(r);
       }
     for (const sim::MemOperand &m : acc.memReads) {
+      // Another chip's memory (a remote DMA's source): the answer to the
+      // DMA carries what it read.
+      if (m.tile.chip != own)
+        continue;
       RangeSet &known = memKnown[size_t(m.tile.space)];
       llvm::Error err = llvm::Error::success();
       sim::forEachRange(m.tile, [&](const AddrRange &range) {
@@ -113,6 +134,7 @@ replay::record(sim::Device &device, const isa::Program &program,
           if (err)
             return;
           MemChunk chunk;
+          chunk.chip = own;
           chunk.space = range.space;
           chunk.addr = b;
           chunk.bytes.resize(e - b);
@@ -132,14 +154,28 @@ replay::record(sim::Device &device, const isa::Program &program,
       regKnown.set(r);
       regWritten.set(r);
     }
-    for (const sim::MemOperand &m : acc.memWrites)
-      sim::forEachRange(m.tile, [&](const AddrRange &range) {
+    auto addWritten = [&](const sim::TileRef &tile) {
+      if (tile.chip != own)
+        return;
+      sim::forEachRange(tile, [&](const AddrRange &range) {
         memKnown[size_t(range.space)].add(range.begin, range.end);
         memWritten[size_t(range.space)].add(range.begin, range.end);
       });
+    };
+    for (const sim::MemOperand &m : acc.memWrites)
+      addWritten(m.tile);
     trace.pcs.push_back(pc);
     if (llvm::Error e = device.step())
       return std::move(e);
+    // What other chips wrote to this one before the instruction executed:
+    // the replay writes it at the same point, so later reads need no
+    // saving, and the functional check covers it.
+    if (trace.system)
+      for (; eventsSeen < trace.system->log.events.size(); ++eventsSeen) {
+        const sim::ExternalEvent &ev = trace.system->log.events[eventsSeen];
+        if (ev.kind == sim::ExternalEvent::Kind::MemWrite)
+          addWritten(ev.tile);
+      }
     if (progress && (i & 0xffff) == 0xffff)
       progress(i + 1, count);
   }
@@ -150,7 +186,7 @@ replay::record(sim::Device &device, const isa::Program &program,
   std::vector<uint8_t> bytes;
   for (isa::MemSpace space : {isa::MemSpace::HBM, isa::MemSpace::VMEM})
     memWritten[size_t(space)].forEach([&](uint64_t b, uint64_t e) {
-      trace.writtenRanges.push_back({space, b, e});
+      trace.writtenRanges.push_back({space, b, e, own});
     });
   uint32_t crc = 0;
   for (const AddrRange &w : trace.writtenRanges) {

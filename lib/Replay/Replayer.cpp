@@ -30,9 +30,11 @@ llvm::Expected<std::unique_ptr<Replayer>> Replayer::create(const Trace &trace) {
 
 llvm::Expected<std::unique_ptr<Replayer>>
 Replayer::build(const Trace &trace, sim::MachineConfig config) {
-  // A trace is one chip's window: replaying it under a system's config
-  // would run one chip under the system's hash and timing.
-  if (config.chips != 1)
+  // A trace of a chip alone is one chip's window: replaying it under a
+  // system's config would run one chip under the system's hash and timing.
+  // A trace of a chip of a system replays that chip on its system's
+  // config, the other chips played by the trace.
+  if (!trace.system && config.chips != 1)
     return llvm::createStringError("field 'chips': " +
                                    describeChipsProblem(config));
   std::unique_ptr<Replayer> r(new Replayer(trace));
@@ -42,8 +44,16 @@ Replayer::build(const Trace &trace, sim::MachineConfig config) {
   if (llvm::Error e = trace.validate(r->config))
     return std::move(e);
   r->program = trace.program;
-  r->simulator = std::make_unique<sim::Simulator>(r->config, r->program,
-                                                  /*initHbm=*/false);
+  if (trace.system) {
+    r->peers = std::make_unique<sim::LoggedPeers>(trace.system->log,
+                                                  trace.system->chips);
+    r->simulator = std::make_unique<sim::Simulator>(
+        r->config, r->program, /*initHbm=*/false, trace.system->chip,
+        r->peers.get());
+  } else {
+    r->simulator = std::make_unique<sim::Simulator>(r->config, r->program,
+                                                    /*initHbm=*/false);
+  }
   return std::move(r);
 }
 
@@ -78,6 +88,17 @@ llvm::Expected<std::unique_ptr<Replayer>>
 Replayer::create(const Trace &trace, llvm::StringRef overrideText,
                  llvm::StringRef sourceName,
                  std::vector<std::string> &changed) {
+  // The other chips' signals, writes and ICI answers in the trace were
+  // timed on the recorded machine: another machine would need them
+  // re-timed, which only a run of the whole system can do.
+  if (trace.system)
+    return llvm::createStringError(
+        sourceName + ": the trace is chip " +
+        std::to_string(trace.system->chip) + " of a system of " +
+        std::to_string(trace.system->chips) +
+        " chips, which replays on its recorded machine only (the other "
+        "chips' signals, writes and ICI transfers were timed on it); run "
+        "the system with 'accel-replay run --config' instead");
   auto config =
       sim::MachineConfig::fromJson(overrideText, sourceName, trace.configJson);
   if (!config)
@@ -113,6 +134,14 @@ llvm::Error Replayer::load() {
     }
   }
   s.reserveDmaIds(trace.nextDmaId);
+  if (trace.system) {
+    // The chip's timing continues the recorded run's (absolute cycles).
+    std::vector<sim::Simulator::PendingDma> pending;
+    for (const DmaDescriptor &d : trace.pendingDmas)
+      pending.push_back({d.id, d.issuePc, d.src, d.dst});
+    s.installTimingState(trace.system->timing, pending);
+    return llvm::Error::success();
+  }
   for (const DmaDescriptor &d : trace.pendingDmas)
     s.installPendingDma(d.id, d.issuePc, d.src, d.dst);
   return llvm::Error::success();
@@ -171,7 +200,20 @@ llvm::Expected<sim::RunSummary>
 Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
   sim::Simulator &s = *simulator;
   uint64_t n = trace.pcs.size();
+  // A chip of a system: what the other chips did to it, before the
+  // instruction it preceded (validate() checked the events are in order in
+  // the window).
+  llvm::ArrayRef<sim::ExternalEvent> events;
+  if (trace.system)
+    events = trace.system->log.events;
   for (uint64_t i = 0; i < n; ++i) {
+    for (; !events.empty() && events.front().index == trace.startIndex + i;
+         events = events.drop_front())
+      if (llvm::Error e = s.applyExternal(events.front()))
+        return llvm::createStringError(
+            "event " +
+            std::to_string(trace.system->log.events.size() - events.size()) +
+            " of the trace: " + llvm::toString(std::move(e)));
     if (s.getPc() != trace.pcs[i] || s.isHalted()) {
       std::string after =
           i ? "; the previous instruction was " +
@@ -186,8 +228,16 @@ Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
     }
     if (llvm::Error e = s.step())
       return std::move(e);
+    if (peers && !peers->getError().empty())
+      return llvm::createStringError("at instruction %llu of the window: %s",
+                                     (unsigned long long)i,
+                                     peers->getError().c_str());
     if (progress && (i & 0xffff) == 0xffff)
       progress(i + 1, n);
   }
+  if (peers && peers->getAnswered() != trace.system->log.answers.size())
+    return llvm::createStringError(
+        "the trace answers %zu remote DMAs but the window issued %zu",
+        trace.system->log.answers.size(), peers->getAnswered());
   return s.finish();
 }

@@ -42,6 +42,116 @@ static void writeTile(ByteWriter &w, const sim::TileRef &t) {
   w.u8(uint8_t(t.elemBytes));
 }
 
+static void writeWide(ByteWriter &w, sim::HbmUnits v) {
+  w.u64(uint64_t(v));
+  w.u64(uint64_t(v >> 64));
+}
+
+static void writeTiles(ByteWriter &w, const std::vector<sim::TileRef> &tiles) {
+  w.u32(uint32_t(tiles.size()));
+  for (const sim::TileRef &t : tiles)
+    writeTile(w, t);
+}
+
+static void writeTiming(ByteWriter &w, const sim::DmaTiming &t) {
+  w.u32(t.id);
+  w.u32(uint32_t(t.link));
+  w.u64(t.bytes);
+  w.u64(t.busBytes);
+  w.u64(t.issue);
+  w.u64(t.baseEnd);
+  w.u64(t.transferStart);
+  w.u64(t.complete);
+  w.u32(t.chip);
+  w.u32(t.srcChip);
+  w.u32(t.dstChip);
+  w.u32(t.hops);
+  w.u32(uint32_t(t.semaphore));
+}
+
+/// The system section of a version-4 trace (docs/trace-format.md).
+static void writeSystem(ByteWriter &p, const SystemWindow &sys) {
+  p.u32(sys.chip);
+  p.u32(sys.chips);
+  const sim::Simulator::TimingState &ts = sys.timing;
+  p.u64(ts.lastIssue);
+  p.u8(ts.first);
+  for (uint64_t f : ts.unitFree)
+    p.u64(f);
+  for (const auto &op : ts.inFlight) {
+    p.u64(op.end);
+    writeTiles(p, op.reads);
+    writeTiles(p, op.writes);
+  }
+  p.u32(uint32_t(ts.engine.linkFree.size()));
+  for (uint64_t f : ts.engine.linkFree)
+    p.u64(f);
+  p.u64(ts.engine.remoteDrain);
+  p.u32(uint32_t(ts.engine.hbmBusy.size()));
+  for (auto [b, e] : ts.engine.hbmBusy) {
+    writeWide(p, b);
+    writeWide(p, e);
+  }
+  p.u32(uint32_t(ts.pendingTimings.size()));
+  for (const sim::DmaTiming &t : ts.pendingTimings)
+    writeTiming(p, t);
+  p.u32(uint32_t(ts.signals.size()));
+  for (const auto &[sem, sig] : ts.signals) {
+    p.u32(sem);
+    p.u64(sig.cycle);
+    p.u32(sig.chip);
+    p.u32(sig.dmaId);
+  }
+  p.u32(uint32_t(ts.incoming.size()));
+  for (const sim::IncomingDma &d : ts.incoming) {
+    writeTile(p, d.tile);
+    p.u8(d.writes);
+    p.u64(d.complete);
+    p.u32(d.chip);
+    p.u32(d.dmaId);
+    p.u32(d.pc);
+  }
+  p.u64(sys.log.events.size());
+  for (const sim::ExternalEvent &e : sys.log.events) {
+    p.u64(e.index);
+    p.u8(uint8_t(e.kind));
+    switch (e.kind) {
+    case sim::ExternalEvent::Kind::HbmReserve:
+      writeWide(p, e.from);
+      writeWide(p, e.length);
+      writeWide(p, e.now);
+      break;
+    case sim::ExternalEvent::Kind::MemWrite:
+      writeTile(p, e.tile);
+      p.bytes(e.bytes);
+      break;
+    case sim::ExternalEvent::Kind::Signal:
+      p.u32(e.semaphore);
+      p.u64(e.cycle);
+      p.u32(e.fromChip);
+      p.u32(e.dmaId);
+      break;
+    case sim::ExternalEvent::Kind::Incoming:
+      writeTile(p, e.tile);
+      p.u8(e.writes);
+      p.u64(e.cycle);
+      p.u32(e.fromChip);
+      p.u32(e.dmaId);
+      p.u32(e.pc);
+      break;
+    }
+  }
+  p.u64(sys.log.answers.size());
+  for (const sim::RemoteAnswer &a : sys.log.answers) {
+    p.u64(a.transfer.injectStart);
+    p.u64(a.transfer.firstArrival);
+    p.u64(a.transfer.lastArrival);
+    p.u8(a.hasPeerHbm);
+    writeWide(p, a.peerHbmAt);
+    p.bytes(a.readBytes);
+  }
+}
+
 /// Bytes of the fixed-size records (docs/trace-format.md).
 static constexpr uint64_t kRegisterRecord = 1 + 8;
 static constexpr uint64_t kMemoryId = 4 + 1;
@@ -50,6 +160,13 @@ static constexpr uint64_t kTileRecord = kMemoryId + 4 * 8 + 1;
 static constexpr uint64_t kDmaRecord = 4 + 4 + 2 * kTileRecord;
 static constexpr uint64_t kPcRecord = 4;
 static constexpr uint64_t kWrittenRecord = kMemoryId + 8 + 8;
+static constexpr uint64_t kTimingRecord = 4 + 4 + 6 * 8 + 5 * 4;
+static constexpr uint64_t kSignalRecord = 4 + 8 + 4 + 4;
+static constexpr uint64_t kIncomingRecord = kTileRecord + 1 + 8 + 3 * 4;
+static constexpr uint64_t kHbmRecord = 2 * 16;
+/// The smallest event (a Signal) and answer (no read bytes).
+static constexpr uint64_t kEventRecordMin = 8 + 1 + kSignalRecord;
+static constexpr uint64_t kAnswerRecordMin = 3 * 8 + 1 + 16 + 8;
 
 /// Reads a memory space byte: 0 (HBM) or 1 (VMEM); any other value is an
 /// error naming its offset.
@@ -79,6 +196,172 @@ static sim::TileRef readTile(ByteReader &r, const std::string &invalid,
            std::to_string(t.elemBytes) +
            "-byte elements (2 = bf16, 4 = f32 or i32)");
   return t;
+}
+
+static sim::HbmUnits readWide(ByteReader &r, const char *what) {
+  uint64_t lo = r.u64(what);
+  uint64_t hi = r.u64(what);
+  return sim::HbmUnits(lo) | (sim::HbmUnits(hi) << 64);
+}
+
+static std::vector<sim::TileRef>
+readTiles(ByteReader &r, const std::string &invalid, const char *what) {
+  std::vector<sim::TileRef> tiles;
+  size_t at = r.fileOffset();
+  uint32_t n = r.u32(what);
+  // An op reads at most 3 tiles and writes at most 2 (Simulator).
+  if (r.ok() && n > 4) {
+    r.fail(invalid + std::to_string(at) + ": " + what + " count is " +
+           std::to_string(n) + " (an op in flight has at most 4)");
+    return tiles;
+  }
+  for (uint32_t i = 0; i < n && r.ok(); ++i)
+    tiles.push_back(readTile(r, invalid, what));
+  return tiles;
+}
+
+static sim::DmaTiming readTiming(ByteReader &r) {
+  sim::DmaTiming t;
+  t.id = r.u32("DMA timing id");
+  t.link = int32_t(r.u32("DMA timing link"));
+  t.bytes = r.u64("DMA timing bytes");
+  t.busBytes = r.u64("DMA timing bus bytes");
+  t.issue = r.u64("DMA timing issue");
+  t.baseEnd = r.u64("DMA timing base end");
+  t.transferStart = r.u64("DMA timing transfer start");
+  t.complete = r.u64("DMA timing complete");
+  t.chip = r.u32("DMA timing chip");
+  t.srcChip = r.u32("DMA timing source chip");
+  t.dstChip = r.u32("DMA timing destination chip");
+  t.hops = r.u32("DMA timing hops");
+  t.semaphore = int32_t(r.u32("DMA timing semaphore"));
+  return t;
+}
+
+/// Reads the system section of a version-4 trace into `t.system`, checking
+/// every count against the bytes left before allocating for it.
+static void readSystem(ByteReader &r, const std::string &invalid, Trace &t) {
+  TraceLayout &at = t.layout;
+  SystemWindow &sys = t.system.emplace();
+  at.system = r.fileOffset();
+  sys.chip = r.u32("system chip");
+  sys.chips = r.u32("system chips");
+  sys.log.chip = sys.chip;
+  sim::Simulator::TimingState &ts = sys.timing;
+  ts.lastIssue = r.u64("last issue cycle");
+  ts.first = r.u8("first flag") != 0;
+  for (uint64_t &f : ts.unitFree)
+    f = r.u64("unit free cycle");
+  for (auto &op : ts.inFlight) {
+    op.end = r.u64("op in flight end");
+    op.reads = readTiles(r, invalid, "op in flight reads");
+    op.writes = readTiles(r, invalid, "op in flight writes");
+  }
+  uint32_t nlinks = r.u32("link count");
+  if (r.needRecords(nlinks, 8, "link free cycles"))
+    for (uint32_t i = 0; i < nlinks && r.ok(); ++i)
+      ts.engine.linkFree.push_back(r.u64("link free cycle"));
+  ts.engine.remoteDrain = r.u64("remote drain cycle");
+  uint32_t nhbm = r.u32("HBM reservation count");
+  if (r.needRecords(nhbm, kHbmRecord, "HBM reservations"))
+    for (uint32_t i = 0; i < nhbm && r.ok(); ++i) {
+      sim::HbmUnits b = readWide(r, "HBM reservation start");
+      sim::HbmUnits e = readWide(r, "HBM reservation end");
+      ts.engine.hbmBusy.push_back({b, e});
+    }
+  uint32_t ntimings = r.u32("DMA timing count");
+  at.timings = r.fileOffset();
+  if (r.needRecords(ntimings, kTimingRecord, "DMA timings"))
+    for (uint32_t i = 0; i < ntimings && r.ok(); ++i)
+      ts.pendingTimings.push_back(readTiming(r));
+  uint32_t nsignals = r.u32("signal count");
+  if (r.needRecords(nsignals, kSignalRecord, "semaphore signals"))
+    for (uint32_t i = 0; i < nsignals && r.ok(); ++i) {
+      uint32_t sem = r.u32("signal semaphore");
+      sim::Signal sig;
+      sig.cycle = r.u64("signal cycle");
+      sig.chip = r.u32("signal chip");
+      sig.dmaId = r.u32("signal DMA id");
+      ts.signals.push_back({sem, sig});
+    }
+  uint32_t nincoming = r.u32("incoming DMA count");
+  if (r.needRecords(nincoming, kIncomingRecord, "incoming DMAs"))
+    for (uint32_t i = 0; i < nincoming && r.ok(); ++i) {
+      sim::IncomingDma d;
+      d.tile = readTile(r, invalid, "incoming DMA tile");
+      d.writes = r.u8("incoming DMA writes") != 0;
+      d.complete = r.u64("incoming DMA complete");
+      d.chip = r.u32("incoming DMA chip");
+      d.dmaId = r.u32("incoming DMA id");
+      d.pc = r.u32("incoming DMA pc");
+      ts.incoming.push_back(d);
+    }
+  uint64_t nevents = r.u64("event count");
+  if (r.needRecords(nevents, kEventRecordMin, "events")) {
+    sys.log.events.reserve(nevents);
+    at.events.reserve(nevents);
+  }
+  for (uint64_t i = 0; i < nevents && r.ok(); ++i) {
+    at.events.push_back(r.fileOffset());
+    sim::ExternalEvent e;
+    e.index = r.u64("event index");
+    size_t kindAt = r.fileOffset();
+    uint8_t kind = r.u8("event kind");
+    if (r.ok() && kind >= sim::ExternalEvent::kNumKinds) {
+      r.fail(invalid + std::to_string(kindAt) + ": event " + std::to_string(i) +
+             " has kind " + std::to_string(kind) +
+             " (0 = HBM reservation, 1 = write, 2 = signal, 3 = incoming "
+             "DMA)");
+      break;
+    }
+    e.kind = sim::ExternalEvent::Kind(kind);
+    switch (e.kind) {
+    case sim::ExternalEvent::Kind::HbmReserve:
+      e.from = readWide(r, "event HBM from");
+      e.length = readWide(r, "event HBM length");
+      e.now = readWide(r, "event HBM now");
+      break;
+    case sim::ExternalEvent::Kind::MemWrite: {
+      e.tile = readTile(r, invalid, "event write tile");
+      auto b = r.bytes("event write bytes");
+      e.bytes.assign(b.begin(), b.end());
+      e.writes = true;
+      break;
+    }
+    case sim::ExternalEvent::Kind::Signal:
+      e.semaphore = r.u32("event semaphore");
+      e.cycle = r.u64("event signal cycle");
+      e.fromChip = r.u32("event chip");
+      e.dmaId = r.u32("event DMA id");
+      break;
+    case sim::ExternalEvent::Kind::Incoming:
+      e.tile = readTile(r, invalid, "event incoming tile");
+      e.writes = r.u8("event incoming writes") != 0;
+      e.cycle = r.u64("event incoming complete");
+      e.fromChip = r.u32("event chip");
+      e.dmaId = r.u32("event DMA id");
+      e.pc = r.u32("event DMA pc");
+      break;
+    }
+    sys.log.events.push_back(std::move(e));
+  }
+  uint64_t nanswers = r.u64("answer count");
+  if (r.needRecords(nanswers, kAnswerRecordMin, "remote DMA answers")) {
+    sys.log.answers.reserve(nanswers);
+    at.answers.reserve(nanswers);
+  }
+  for (uint64_t i = 0; i < nanswers && r.ok(); ++i) {
+    at.answers.push_back(r.fileOffset());
+    sim::RemoteAnswer a;
+    a.transfer.injectStart = r.u64("answer inject start");
+    a.transfer.firstArrival = r.u64("answer first arrival");
+    a.transfer.lastArrival = r.u64("answer last arrival");
+    a.hasPeerHbm = r.u8("answer HBM flag") != 0;
+    a.peerHbmAt = readWide(r, "answer HBM start");
+    auto b = r.bytes("answer read bytes");
+    a.readBytes.assign(b.begin(), b.end());
+    sys.log.answers.push_back(std::move(a));
+  }
 }
 
 /// Header flag: the payload is a u64 uncompressed size followed by the zstd
@@ -129,6 +412,8 @@ std::vector<uint8_t> Trace::serialize(bool compress) const {
     p.u64(w.end);
   }
   p.u32(writtenCrc);
+  if (system)
+    writeSystem(p, *system);
 
   uint32_t flags = 0;
   if (compress && canCompress()) {
@@ -142,7 +427,7 @@ std::vector<uint8_t> Trace::serialize(bool compress) const {
   }
   ByteWriter h;
   h.out.insert(h.out.end(), kMagic, kMagic + 8);
-  h.u32(formatVersion);
+  h.u32(system ? kSystemTraceFormatVersion : formatVersion);
   h.u32(isaVersion);
   h.u32(flags);
   h.u32(llvm::crc32(p.out));
@@ -159,11 +444,12 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   h.setPos(8);
   Trace t;
   t.formatVersion = h.u32("format version");
-  if (h.err.empty() && t.formatVersion != kTraceFormatVersion)
+  if (h.err.empty() && t.formatVersion != kTraceFormatVersion &&
+      t.formatVersion != kSystemTraceFormatVersion)
     return llvm::createStringError(
         "unsupported trace format version %u at byte 8 (this build reads "
-        "version %u)",
-        t.formatVersion, kTraceFormatVersion);
+        "versions %u, a chip alone, and %u, a chip of a system)",
+        t.formatVersion, kTraceFormatVersion, kSystemTraceFormatVersion);
   t.isaVersion = h.u32("ISA version");
   if (h.err.empty() && t.isaVersion != isa::kIsaVersion)
     return llvm::createStringError(
@@ -353,16 +639,18 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
       t.writtenRanges.push_back(w);
   }
   t.writtenCrc = r.u32("written bytes CRC-32");
+  if (t.formatVersion == kSystemTraceFormatVersion && r.ok())
+    readSystem(r, invalid, t);
   if (!r.err.empty())
     return llvm::createStringError(r.err);
   // The payload ends with the last field: bytes after it mean a size or a
   // count that is too small (records left unread), or a wrong payload.
   if (!r.rest().empty())
     return llvm::createStringError(
-        "%s%zu: %zu byte%s after the last field (the written bytes CRC-32); "
-        "the payload ends there",
+        "%s%zu: %zu byte%s after the last field (%s); the payload ends there",
         invalid.c_str(), r.fileOffset(), r.rest().size(),
-        r.rest().size() == 1 ? "" : "s");
+        r.rest().size() == 1 ? "" : "s",
+        t.system ? "the last remote DMA answer" : "the written bytes CRC-32");
   return t;
 }
 
@@ -446,6 +734,24 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
     return first + index * size;
   };
   const size_t numInsts = program.code.size();
+  // The chip whose memory the window holds: chip 0 alone, the recorded
+  // chip of a system.
+  const uint32_t own = system ? system->chip : 0;
+  const std::string ownText =
+      system ? "; the window is chip " + std::to_string(own) + "'s"
+             : std::string("; a window replays one chip, chip 0");
+  if (system) {
+    if (system->chips != config.chips || system->chip >= system->chips)
+      return invalid(layout.system, "the window is chip " +
+                                        llvm::Twine(system->chip) + " of " +
+                                        llvm::Twine(system->chips) +
+                                        " chips but the machine config has " +
+                                        llvm::Twine(config.chips));
+  } else if (config.chips != 1) {
+    return invalid(std::nullopt,
+                   "a trace of a chip alone replays on 1 chip, not " +
+                       llvm::Twine(config.chips));
+  }
 
   // The program's buffers fit the machine.
   if (llvm::Error e =
@@ -469,10 +775,9 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
     std::optional<uint64_t> at;
     if (i < layout.memory.size())
       at = layout.memory[i];
-    if (c.chip != 0)
+    if (c.chip != own)
       return invalid(at, "memory chunk " + llvm::Twine(i) + " is on chip " +
-                             llvm::Twine(c.chip) +
-                             "; a window replays one chip, chip 0");
+                             llvm::Twine(c.chip) + ownText);
     uint64_t capacity =
         c.space == isa::MemSpace::VMEM ? config.vmemBytes : config.hbmBytes;
     if (c.addr > UINT64_MAX - c.bytes.size() ||
@@ -505,10 +810,17 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
     if (d.id >= nextDmaId)
       return invalid(at, which + " is not below the next DMA id " +
                              llvm::Twine(nextDmaId));
-    if (d.src.chip != 0 || d.dst.chip != 0)
+    // Alone, a DMA moves the chip's own data; on a system it may read or
+    // write another chip.
+    if (!system && (d.src.chip != 0 || d.dst.chip != 0))
       return invalid(at, which + " moves data of chip " +
                              llvm::Twine(d.src.chip ? d.src.chip : d.dst.chip) +
-                             "; a window replays one chip, chip 0");
+                             ownText);
+    if (system && (d.src.chip >= config.chips || d.dst.chip >= config.chips))
+      return invalid(at, which + " moves data of chip " +
+                             llvm::Twine(std::max(d.src.chip, d.dst.chip)) +
+                             ", beyond the system's " +
+                             llvm::Twine(config.chips));
     ids.push_back(d.id);
     if (d.issuePc >= numInsts ||
         program.code[d.issuePc].op != isa::Opcode::DmaIssue)
@@ -548,10 +860,9 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
     const sim::AddrRange &w = writtenRanges[i];
     std::optional<uint64_t> at =
         record(layout.writtenRanges, kWrittenRecord, i);
-    if (w.chip != 0)
+    if (w.chip != own)
       return invalid(at, "written range " + llvm::Twine(i) + " is on chip " +
-                             llvm::Twine(w.chip) +
-                             "; a window replays one chip, chip 0");
+                             llvm::Twine(w.chip) + ownText);
     if (w.begin >= w.end)
       return invalid(at, "written range " + llvm::Twine(i) + " " +
                              describeRange(w.space, w.begin, w.end) +
@@ -560,6 +871,127 @@ llvm::Error Trace::validate(const sim::MachineConfig &config) const {
       return invalid(at, "written range " + llvm::Twine(i) + " " +
                              describeRange(w.space, w.begin, w.end) +
                              " is not inside the program's buffers");
+  }
+  if (system)
+    return validateSystem(config);
+  return llvm::Error::success();
+}
+
+/// Whether tile `t` has the ISA's shape (16-bit fields, non-empty) and lies
+/// in one buffer of `program`.
+static bool isProgramTile(const isa::Program &program, const sim::TileRef &t) {
+  return t.rows && t.cols && t.rows <= UINT16_MAX && t.cols <= UINT16_MAX &&
+         t.rowStride <= UINT16_MAX && tileInOneBuffer(program, t);
+}
+
+llvm::Error Trace::validateSystem(const sim::MachineConfig &config) const {
+  InvalidTrace invalid{layout};
+  const SystemWindow &sys = *system;
+  const uint32_t own = sys.chip;
+  const sim::Simulator::TimingState &ts = sys.timing;
+  std::optional<uint64_t> at = layout.system;
+  auto tileProblem =
+      [&](const sim::TileRef &t, bool mustBeOwn,
+          const llvm::Twine &what) -> std::optional<std::string> {
+    if (mustBeOwn && t.chip != own)
+      return (what + " is on chip " + llvm::Twine(t.chip) +
+              "; the window is chip " + llvm::Twine(own) + "'s")
+          .str();
+    if (t.chip >= config.chips)
+      return (what + " is on chip " + llvm::Twine(t.chip) +
+              ", beyond the system's " + llvm::Twine(config.chips))
+          .str();
+    if (!isProgramTile(program, t))
+      return (what + " at " + isa::memSpaceName(t.space) + " address " +
+              llvm::Twine(t.base) +
+              " is not a tile inside one buffer of the "
+              "program")
+          .str();
+    return std::nullopt;
+  };
+  for (size_t u = 0; u < ts.inFlight.size(); ++u)
+    for (const auto *list : {&ts.inFlight[u].reads, &ts.inFlight[u].writes})
+      for (const sim::TileRef &t : *list)
+        if (auto p = tileProblem(t, true, "a tile of the op in flight"))
+          return invalid(at, *p);
+  if (ts.engine.linkFree.size() != config.links.size())
+    return invalid(at, "the DMA engine state has " +
+                           llvm::Twine(ts.engine.linkFree.size()) +
+                           " links but the machine config has " +
+                           llvm::Twine(config.links.size()));
+  for (size_t i = 0; i < ts.engine.hbmBusy.size(); ++i) {
+    auto [b, e] = ts.engine.hbmBusy[i];
+    if (b >= e || (i && b <= ts.engine.hbmBusy[i - 1].second))
+      return invalid(at, "HBM reservation " + llvm::Twine(i) +
+                             " is empty, or not after the previous one");
+  }
+  // The DMAs in flight: one timing each, in order, on a link of the config.
+  if (ts.pendingTimings.size() != pendingDmas.size())
+    return invalid(layout.timings, "the system section has " +
+                                       llvm::Twine(ts.pendingTimings.size()) +
+                                       " DMA timings for " +
+                                       llvm::Twine(pendingDmas.size()) +
+                                       " DMAs in flight");
+  const uint64_t numLinks = config.links.size() + config.topology.getNumLinks();
+  for (size_t i = 0; i < ts.pendingTimings.size(); ++i) {
+    const sim::DmaTiming &t = ts.pendingTimings[i];
+    std::optional<uint64_t> tAt = layout.timings + i * kTimingRecord;
+    if (t.id != pendingDmas[i].id)
+      return invalid(tAt, "DMA timing " + llvm::Twine(i) + " has id " +
+                              llvm::Twine(t.id) + " but DMA in flight " +
+                              llvm::Twine(i) + " is " +
+                              llvm::Twine(pendingDmas[i].id));
+    if (t.link < 0 || uint64_t(t.link) >= numLinks ||
+        !(t.issue <= t.baseEnd && t.baseEnd <= t.complete &&
+          t.transferStart <= t.complete) ||
+        t.semaphore >= int(isa::kNumSemaphores) || t.semaphore < -1)
+      return invalid(tAt, "DMA timing " + llvm::Twine(i) + " (id " +
+                              llvm::Twine(t.id) +
+                              ") is not a DMA of the machine: link, cycles "
+                              "out of order, or semaphore");
+  }
+  for (const auto &[sem, sig] : ts.signals)
+    if (sem >= isa::kNumSemaphores || sig.chip >= config.chips)
+      return invalid(at, "a pending signal names semaphore " +
+                             llvm::Twine(sem) + " of chip " +
+                             llvm::Twine(sig.chip) + " (a chip has " +
+                             llvm::Twine(isa::kNumSemaphores) + ")");
+  for (const sim::IncomingDma &d : ts.incoming)
+    if (auto p = tileProblem(d.tile, true, "an incoming DMA's tile"))
+      return invalid(at, *p);
+  // Events: in the window, in order.
+  uint64_t end = startIndex + pcs.size();
+  uint64_t prev = startIndex;
+  for (size_t i = 0; i < sys.log.events.size(); ++i) {
+    const sim::ExternalEvent &e = sys.log.events[i];
+    std::optional<uint64_t> eAt;
+    if (i < layout.events.size())
+      eAt = layout.events[i];
+    std::string which = "event " + std::to_string(i);
+    if (e.index < prev || e.index >= end)
+      return invalid(
+          eAt, which + " comes before instruction " + llvm::Twine(e.index) +
+                   " of the run, not in order in the window [" +
+                   llvm::Twine(startIndex) + ", " + llvm::Twine(end) + ")");
+    prev = e.index;
+    using Kind = sim::ExternalEvent::Kind;
+    if (e.kind == Kind::MemWrite || e.kind == Kind::Incoming)
+      if (auto p = tileProblem(e.tile, true, which + "'s tile"))
+        return invalid(eAt, *p);
+    if (e.kind == Kind::MemWrite &&
+        e.bytes.size() != e.tile.rows * e.tile.rowBytes())
+      return invalid(eAt, which + " writes " + llvm::Twine(e.bytes.size()) +
+                              " bytes to a tile of " +
+                              llvm::Twine(e.tile.rows * e.tile.rowBytes()));
+    if ((e.kind == Kind::Signal || e.kind == Kind::Incoming) &&
+        e.fromChip >= config.chips)
+      return invalid(eAt,
+                     which + " comes from chip " + llvm::Twine(e.fromChip) +
+                         ", beyond the system's " + llvm::Twine(config.chips));
+    if (e.kind == Kind::Signal && e.semaphore >= isa::kNumSemaphores)
+      return invalid(eAt, which + " signals semaphore " +
+                              llvm::Twine(e.semaphore) + " (a chip has " +
+                              llvm::Twine(isa::kNumSemaphores) + ")");
   }
   return llvm::Error::success();
 }

@@ -7,12 +7,35 @@
 using namespace accel;
 using namespace accel::sim;
 
-Device::Device(const MachineConfig &config, const isa::Program &program)
-    : simulator(config, program) {
+Device::Device(const MachineConfig &config, const isa::Program &program,
+               unsigned chip) {
+  if (config.chips > 1) {
+    system = std::make_unique<System>(config, program);
+    simulator = &system->getChip(chip < config.chips ? chip : 0);
+  } else {
+    alone = std::make_unique<Simulator>(config, program);
+    simulator = alone.get();
+  }
   for (const isa::Inst &inst : program.code) {
     auto bytes = isa::encode(inst);
     codeImage.insert(codeImage.end(), bytes.begin(), bytes.end());
   }
+}
+
+llvm::Error Device::stepChip() {
+  if (!system)
+    return simulator->step();
+  if (simulator->isHalted())
+    return llvm::createStringError("chip %u has halted", simulator->getChip());
+  uint64_t before = simulator->getInstructionCount();
+  while (simulator->getInstructionCount() == before) {
+    bool done = false;
+    if (llvm::Error e = system->step(done))
+      return e;
+    if (done)
+      return llvm::createStringError("every chip has halted");
+  }
+  return llvm::Error::success();
 }
 
 void Device::setBreakpoint(uint32_t pc, uint64_t hit) {
@@ -24,7 +47,7 @@ llvm::Error Device::continueToBreakpoint(uint64_t maxInstructions,
   uint64_t executed = 0;
   if (atBreakpoint && !isHalted()) {
     atBreakpoint = false;
-    if (llvm::Error e = simulator.step())
+    if (llvm::Error e = stepChip())
       return e;
     ++executed;
   }
@@ -49,8 +72,8 @@ llvm::Error Device::continueToBreakpoint(uint64_t maxInstructions,
           "no breakpoint hit within %llu instructions",
           (unsigned long long)maxInstructions);
     if (progress && executed % kProgressInterval == 0)
-      progress(getInstructionCount(), simulator.getLastIssueCycle());
-    if (llvm::Error e = simulator.step())
+      progress(getInstructionCount(), simulator->getLastIssueCycle());
+    if (llvm::Error e = stepChip())
       return e;
   }
 }

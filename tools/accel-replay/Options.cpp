@@ -93,8 +93,12 @@ cl::opt<bool>
                        "(python3-matplotlib; default true)"),
               cl::init(true), cl::sub(sweepCmd), cl::cat(category));
 cl::opt<std::string>
-    plotChip("chip", cl::desc("plot: the chip of a system to draw (default 0)"),
-             cl::value_desc("N"), cl::sub(plotCmd), cl::cat(category));
+    plotChip("chip",
+             cl::desc("plot: the chip of a system to draw; record: the chip "
+                      "of a system to record, the others running along "
+                      "(default 0)"),
+             cl::value_desc("N"), cl::sub(plotCmd), cl::sub(recordCmd),
+             cl::cat(category));
 cl::opt<std::string>
     plotDmas("dmas",
              cl::desc("plot: the DMAs of dma_timeline.png in issue order, END "

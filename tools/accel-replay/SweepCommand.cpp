@@ -289,6 +289,15 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
     if (!t)
       return fail(llvm::toString(t.takeError()));
     trace = std::move(*t);
+    // The other chips' part of a chip-of-a-system trace was timed on the
+    // recorded machine: a sweep would re-time one side only.
+    if (trace->system)
+      return fail(inputFile + ": the trace is chip " +
+                  std::to_string(trace->system->chip) + " of a system of " +
+                  std::to_string(trace->system->chips) +
+                  " chips, which replays on its recorded machine only; "
+                  "sweep the program (accel-replay sweep PROGRAM.mlir) "
+                  "instead");
   } else if (llvm::Error e = checkMlirNesting(bytes, inputFile)) {
     return fail(llvm::toString(std::move(e)));
   }
@@ -312,7 +321,7 @@ int cmdSweep(MLIRContext &ctx, const char *argv0) {
     configs[p] = std::move(*c);
   }
   // The program, its entry and the passes: once, before any point. A trace
-  // is one chip's window: a point of several chips is a bad grid.
+  // of a chip alone is its window: a point of several chips is a bad grid.
   if (!isTrace)
     if (int rc = checkSweepProgram(
             ctx, bytes, points.empty() ? *base : *configs[points.front()]))

@@ -40,15 +40,18 @@ int cmdRecord(MLIRContext &ctx) {
   if (failed(program))
     return 1;
   const sim::MachineConfig *config = &input.config;
-  // A trace holds one chip's state; a chip of a system also needs the
-  // remote writes and semaphore signals other chips send it during the
-  // window, which the trace format does not carry yet.
-  if (config->chips > 1)
-    return fail("record: " + inputFile + " runs on a system of " +
-                std::to_string(config->chips) +
-                " chips; record and replay cover a single chip (use "
-                "'accel-replay run' or 'fdo' for a system)");
-  sim::Device device(*config, *program);
+  // On a system, the chip to record (--chip); the others run along and
+  // the trace carries what they do to it (format version 4).
+  unsigned chip = 0;
+  if (plotChip.getNumOccurrences()) {
+    if (llvm::StringRef(plotChip).getAsInteger(10, chip) ||
+        chip >= config->chips)
+      return fail("--chip=" + plotChip + ": " + inputFile + " runs on " +
+                  std::to_string(config->chips) + " chip" +
+                  (config->chips == 1 ? "" : "s") + " (chips 0 to " +
+                  std::to_string(config->chips - 1) + ")");
+  }
+  sim::Device device(*config, *program, chip);
   Progress progress("accel-replay record");
   if (!breakAt.empty()) {
     auto pc = sim::resolveBreakpoint(*program, breakAt);
@@ -92,14 +95,24 @@ int cmdRecord(MLIRContext &ctx) {
       formatCount(trace->pcs.size()) + " instructions recorded" +
       (before ? " after " + formatCount(before) + " run to the breakpoint"
               : ""));
-  llvm::outs() << "recorded " << trace->pcs.size() << " instructions from pc "
+  llvm::outs() << "recorded "
+               << (trace->system ? "chip " + std::to_string(chip) + " of " +
+                                       std::to_string(config->chips) + ": "
+                                 : std::string())
+               << trace->pcs.size() << " instructions from pc "
                << trace->startPc << " (instruction " << trace->startIndex
                << " of the run): " << trace->registers.size()
                << " registers and "
                << trace->stateBytes() - trace->registers.size() * 8
                << " memory bytes of initial state, "
-               << trace->pendingDmas.size() << " DMAs in flight; wrote "
-               << outputPath << " (" << bytes.size() << " bytes)\n";
+               << trace->pendingDmas.size() << " DMAs in flight";
+  if (trace->system)
+    llvm::outs() << ", " << trace->system->log.events.size()
+                 << " events from the other chips, "
+                 << trace->system->log.answers.size()
+                 << " remote DMAs answered";
+  llvm::outs() << "; wrote " << outputPath << " (" << bytes.size()
+               << " bytes)\n";
   return 0;
 }
 
@@ -229,6 +242,15 @@ int cmdTraceInfo() {
       << "fingerprint:        "
       << (t.program.fingerprint.empty() ? std::string("(none)")
                                         : t.program.fingerprint)
+      << "\n"
+      << "system:             "
+      << (t.system ? "chip " + std::to_string(t.system->chip) + " of " +
+                         std::to_string(t.system->chips) + " (" +
+                         std::to_string(t.system->log.events.size()) +
+                         " events from the other chips, " +
+                         std::to_string(t.system->log.answers.size()) +
+                         " remote DMAs answered)"
+                   : std::string("none (a chip alone)"))
       << "\n"
       << "window:             " << t.pcs.size() << " instructions from pc "
       << t.startPc << " (instruction " << t.startIndex << " of the run)\n"

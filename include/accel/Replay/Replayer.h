@@ -19,7 +19,11 @@ namespace replay {
 /// step installs the recorded registers, memory and in-flight DMAs into a
 /// simulator whose memory otherwise starts as zeros; run() then executes the
 /// window, checking before each instruction that the PC equals the recorded
-/// one.
+/// one. A trace of one chip of a system (format version 4) replays that
+/// chip alone: the trace-load also installs its timing state, so cycles
+/// are the recorded run's, and run() applies what the other chips did to it
+/// before the instruction each preceded, and answers its remote DMAs from
+/// the trace (ChipPeers.h).
 class Replayer {
 public:
   /// Builds the config and program from the trace and checks the trace
@@ -37,7 +41,9 @@ public:
   /// left out), in field order. Errors: as create(), the config
   /// errors of MachineConfig::fromJson naming `sourceName`, and a config of
   /// more than one chip ("SOURCE: field 'chips': ..."; a trace is one
-  /// chip's).
+  /// chip's), and any override of a trace of a chip of a system ("SOURCE:
+  /// the trace is chip C of a system of N chips, which replays on its
+  /// recorded machine only ...").
   static llvm::Expected<std::unique_ptr<Replayer>>
   create(const Trace &trace, llvm::StringRef overrideText,
          llvm::StringRef sourceName, std::vector<std::string> &changed);
@@ -55,7 +61,9 @@ public:
   /// The trace-load step. Errors: recorded memory outside every buffer
   /// ("trace-load: memory chunk I at byte N: no buffer holds vmem [B, E)").
   llvm::Error load();
-  /// Replays the window. Errors: a fault, or the first divergence: "PC
+  /// Replays the window. Errors: a fault, a trace whose answers to the
+  /// window's remote DMAs run out or are left over ("the trace answers N
+  /// remote DMAs but the window issued M"), or the first divergence: "PC
   /// divergence at instruction I of the window: the trace has pc P (INST,
   /// op ID at LOC) but the replay is at pc Q (INST, op ID at LOC); the
   /// previous instruction was pc R (...)" (typically the branch that went
@@ -84,6 +92,8 @@ private:
   const Trace &trace;
   sim::MachineConfig config;
   isa::Program program;
+  /// A chip of a system: the other chips, played by the trace.
+  std::unique_ptr<sim::LoggedPeers> peers;
   std::unique_ptr<sim::Simulator> simulator;
 };
 

@@ -15,21 +15,27 @@
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Memory.h"
+#include "accel/Sim/Simulator.h"
 
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace accel {
 namespace replay {
 
-/// Version of the trace format; readers refuse others.
+/// Version of the trace format of a chip alone; readers refuse versions
+/// other than it and kSystemTraceFormatVersion.
 /// Version 2: every memory range and tile names its chip (u32) before its
 /// space. Version 3: every tile ends with its element size in bytes (u8: 2
 /// for bf16, 4 for f32 and i32).
 constexpr uint32_t kTraceFormatVersion = 3;
+/// Version of the trace format of one chip of a system: version 3 followed
+/// by the system section (SystemWindow).
+constexpr uint32_t kSystemTraceFormatVersion = 4;
 
 /// The most bytes a zstd frame can produce per compressed byte: a 4-byte
 /// RLE block regenerates at most one 128 KiB block (RFC 8878), so a
@@ -52,6 +58,21 @@ struct DmaDescriptor {
   sim::TileRef src, dst;
 };
 
+/// A window of one chip of a system (format version 4): which chip, its
+/// timing state when the window began (so that the replay's cycles are the
+/// recorded run's, not a fresh start's), and its exchange with the other
+/// chips during the window (ChipPeers.h): the writes, HBM reservations,
+/// semaphore signals and incoming DMAs the other chips sent it, each
+/// before the chip instruction it preceded, and the answers (ICI transfer,
+/// the other chip's HBM time, the bytes of a remote read) to each of its
+/// remote DMAs.
+struct SystemWindow {
+  uint32_t chip = 0;
+  uint32_t chips = 0;
+  sim::Simulator::TimingState timing;
+  sim::ChipEventLog log;
+};
+
 /// Where the fields of a trace read by Trace::deserialize begin: byte
 /// offsets in the file or, for a zstd-compressed payload, in the
 /// decompressed payload (`inflated`). Trace::validate names them in its
@@ -65,6 +86,10 @@ struct TraceLayout {
   /// 21).
   uint64_t registers = 0, dmas = 0, pcs = 0, finalRegisters = 0,
            writtenRanges = 0;
+  /// Version 4: the system section, its DMA timings (76 bytes each), and
+  /// each event's and each answer's record.
+  uint64_t system = 0, timings = 0;
+  std::vector<uint64_t> events, answers;
   /// Each memory chunk's record (they differ in size).
   std::vector<uint64_t> memory;
 };
@@ -95,6 +120,9 @@ struct Trace {
   std::vector<std::pair<uint8_t, uint64_t>> finalRegisters;
   std::vector<sim::AddrRange> writtenRanges;
   uint32_t writtenCrc = 0;
+
+  /// Set for a window of one chip of a system (format version 4).
+  std::optional<SystemWindow> system;
 
   /// Bytes of recorded state (registers and memory).
   uint64_t stateBytes() const;
@@ -138,6 +166,11 @@ struct Trace {
   /// field when the trace was read from a file ("invalid trace at byte N:
   /// ..."; "invalid trace payload at byte N: ..." for a compressed one;
   /// "invalid trace: ..." otherwise).
+  /// A version-4 trace is also checked against its system section: the
+  /// config has the recorded number of chips; every tile of the timing
+  /// state and of the events is on the recorded chip and inside one
+  /// buffer; the DMA timings match the DMAs in flight one to one; each
+  /// event lies in the window, in order; semaphores and chips exist.
   llvm::Error validate(const sim::MachineConfig &config) const;
 
   /// Checks that the written ranges hold no more bytes than the window's
@@ -146,6 +179,9 @@ struct Trace {
   /// "invalid trace at byte N: the written ranges hold B bytes but the
   /// window's I instructions write at most M".
   llvm::Error checkWrittenSize() const;
+
+private:
+  llvm::Error validateSystem(const sim::MachineConfig &config) const;
 };
 
 } // namespace replay

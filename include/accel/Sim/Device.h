@@ -4,7 +4,10 @@
 // simulator, as a debugger sees it: attach (load a program, stop at pc 0),
 // set a breakpoint, continue to it, step one instruction, read a register,
 // read memory, fetch an instruction, and read the DMA engine's state. The
-// recorder (Algorithm 1) uses nothing else.
+// recorder (Algorithm 1) uses nothing else. On a system of several chips
+// the debugger attaches to one chip: the others run along (System.h), and
+// a step of the chip runs the system until that chip has executed one
+// more instruction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,9 @@
 #define ACCEL_SIM_DEVICE_H
 
 #include "accel/Sim/Simulator.h"
+#include "accel/Sim/System.h"
+
+#include <memory>
 
 #include <optional>
 
@@ -22,8 +28,11 @@ class Device {
 public:
   /// Attaches to a device loaded with `program` (HBM initialised from its
   /// buffer table), stopped before the instruction at pc 0. `config` and
-  /// `program` must outlive the device.
-  Device(const MachineConfig &config, const isa::Program &program);
+  /// `program` must outlive the device. On a config of several chips, the
+  /// device is chip `chip` (below config.chips) of the system running
+  /// `program`.
+  Device(const MachineConfig &config, const isa::Program &program,
+         unsigned chip = 0);
 
   /// Stops at the `hit`-th arrival (1 = the first) at `pc`, before the
   /// instruction there executes.
@@ -37,39 +46,60 @@ public:
   llvm::Error continueToBreakpoint(uint64_t maxInstructions = 1ull << 32,
                                    ProgressFn progress = nullptr);
 
-  /// Executes one instruction. Errors: a fault, or the program has halted.
+  /// Executes one instruction of the chip (on a system, the other chips'
+  /// instructions that issue before it too). Errors: a fault of any chip,
+  /// a deadlock, or the chip has halted.
   llvm::Error step() {
     atBreakpoint = false;
-    return simulator.step();
+    return stepChip();
   }
 
-  uint32_t getPc() const { return simulator.getPc(); }
-  bool isHalted() const { return simulator.isHalted(); }
-  /// Instructions executed since attach.
+  uint32_t getPc() const { return simulator->getPc(); }
+  bool isHalted() const { return simulator->isHalted(); }
+  /// Instructions the chip executed since attach.
   uint64_t getInstructionCount() const {
-    return simulator.getInstructionCount();
+    return simulator->getInstructionCount();
+  }
+  /// The chip attached to, and the chips of its system (1 alone).
+  unsigned getChip() const { return simulator->getChip(); }
+  unsigned getNumChips() const { return simulator->getNumChips(); }
+  /// The chip's timing state (Simulator::TimingState).
+  Simulator::TimingState readTimingState() const {
+    return simulator->getTimingState();
+  }
+  /// On a system: logs what the other chips do to this chip and answer its
+  /// remote DMAs from now on (System::setEventLog; `log` gets this chip's
+  /// id), or stops with nullptr. No effect on a chip alone.
+  void setEventLog(ChipEventLog *log) {
+    if (!system)
+      return;
+    if (log)
+      log->chip = simulator->getChip();
+    system->setEventLog(log);
   }
 
   /// Fetches the instruction at `pc` from the code image and decodes it.
   /// Errors: pc outside the code, undecodable bytes.
   llvm::Expected<isa::Inst> readInstruction(uint32_t pc) const;
-  uint64_t readRegister(unsigned r) const { return simulator.getRegister(r); }
+  uint64_t readRegister(unsigned r) const { return simulator->getRegister(r); }
   /// Reads `n` bytes at `addr`. Errors: the range is not inside one buffer.
   llvm::Error readMemory(isa::MemSpace space, uint64_t addr, uint64_t n,
                          uint8_t *out) {
-    return simulator.getMemory().read(space, addr, n, out);
+    return simulator->getMemory().read(space, addr, n, out);
   }
   /// The DMA engine's descriptors of DMAs issued and not yet WAITed.
   const std::vector<Simulator::PendingDma> &readPendingDmas() const {
-    return simulator.getPendingDmas();
+    return simulator->getPendingDmas();
   }
   /// The id the DMA engine gives the next ISSUE.
-  uint32_t readNextDmaId() const {
-    return simulator.getDmaEngine().nextId();
-  }
+  uint32_t readNextDmaId() const { return simulator->getDmaEngine().nextId(); }
 
 private:
-  Simulator simulator;
+  llvm::Error stepChip();
+  /// The system (several chips) or the chip alone, and the chip attached.
+  std::unique_ptr<System> system;
+  std::unique_ptr<Simulator> alone;
+  Simulator *simulator = nullptr;
   std::vector<uint8_t> codeImage; ///< the encoded instructions
   struct Breakpoint {
     uint32_t pc;
