@@ -46,6 +46,9 @@ record table-loop-zstd table-loop --count=200
 record table-loop-mid table-loop --break-at=pc:17 --hit=2 --count=60 --compress=false
 record dma-scenarios-one dma-scenarios --count=1 --compress=false
 record constants-plain constants --count=20 --compress=false
+# Version 4: one chip of a system (ring3-neighbours.mlir, 3 chips).
+record ring3-chip1 ring3-neighbours --chip=1 --count=60 --compress=false
+record ring3-chip2-mid ring3-neighbours --chip=2 --break-at=pc:20 --count=12 --compress=false
 # The .npy and CSV seeds need no build (make-input-seeds.py).
 python3 "$here/make-input-seeds.py"
 ls -l "$images" "$traces" "$here/corpus/fuzz-npy" "$here/corpus/fuzz-csv"

@@ -269,11 +269,15 @@ TEST_F(SystemReplayTest, MissingAnswersAndOverridesAreErrors) {
 
 // The system section is checked before anything is allocated by it: a
 // config of another number of chips, an event outside the window or on
-// another chip, a write whose bytes do not fill its tile.
+// another chip, a write whose bytes do not fill its tile, a cycle past
+// 2^48 (so that no sum of cycles wraps), DMA timings that do not match the
+// DMAs in flight.
 TEST_F(SystemReplayTest, TheSystemSectionIsValidated) {
-  Trace t = recordChip(3, 11, 2, 1000);
+  // From a sem.wait, with the round's three DMAs in flight.
+  Trace t = recordChip(3, 20, 2, 1000);
   ASSERT_TRUE(t.system.has_value());
   ASSERT_FALSE(t.system->log.events.empty());
+  ASSERT_EQ(t.system->timing.pendingTimings.size(), 3u);
   auto expectInvalid = [&](const Trace &bad, llvm::StringRef what) {
     llvm::Error e = bad.validate(config);
     ASSERT_TRUE(bool(e)) << what.str();
@@ -301,9 +305,19 @@ TEST_F(SystemReplayTest, TheSystemSectionIsValidated) {
       expectInvalid(shortWrite, "writes 1023 bytes to a tile of 1024");
       break;
     }
+  Trace lateIssue = t;
+  lateIssue.system->timing.lastIssue = replay::kMaxTraceCycle + 1;
+  expectInvalid(lateIssue, "the chip's timing state is past cycle 2^48");
+  Trace lateAnswer = t;
+  ASSERT_FALSE(lateAnswer.system->log.answers.empty());
+  lateAnswer.system->log.answers[0].transfer.lastArrival = UINT64_MAX;
+  expectInvalid(lateAnswer, "answer 0 is past cycle 2^48");
   Trace timings = t;
-  if (!timings.system->timing.pendingTimings.empty()) {
-    timings.system->timing.pendingTimings.pop_back();
-    expectInvalid(timings, "DMA timings for");
-  }
+  timings.system->timing.pendingTimings.pop_back();
+  expectInvalid(timings, "the system section has 2 DMA timings for 3 DMAs "
+                         "in flight");
+  Trace order = t;
+  order.system->timing.pendingTimings[0].complete =
+      order.system->timing.pendingTimings[0].issue - 1;
+  expectInvalid(order, "DMA timing 0 (id");
 }

@@ -56,7 +56,7 @@ def main():
       % (a.pattern, C, R, " --dims " + a.dims if a.dims else ""))
     w("module attributes {accel.chips = %d : i64} {" % C)
     w("func.func @main(%%x: memref<%dx128xf32, %s>) {" % (R, hbm))
-    for v in (0, 1, R):
+    for v in sorted({0, 1, R}):
         w("  %%c%d = arith.constant %d : index" % (v, v))
     w("  %me = accel.chip_id")
     w("  %n = accel.chip_count")

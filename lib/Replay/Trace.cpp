@@ -69,6 +69,15 @@ static void writeTiming(ByteWriter &w, const sim::DmaTiming &t) {
   w.u32(uint32_t(t.semaphore));
 }
 
+static void writeIncoming(ByteWriter &w, const sim::IncomingDma &d) {
+  writeTile(w, d.tile);
+  w.u8(d.writes);
+  w.u64(d.complete);
+  w.u32(d.chip);
+  w.u32(d.dmaId);
+  w.u32(d.pc);
+}
+
 /// The system section of a version-4 trace (docs/trace-format.md).
 static void writeSystem(ByteWriter &p, const SystemWindow &sys) {
   p.u32(sys.chip);
@@ -103,14 +112,8 @@ static void writeSystem(ByteWriter &p, const SystemWindow &sys) {
     p.u32(sig.dmaId);
   }
   p.u32(uint32_t(ts.incoming.size()));
-  for (const sim::IncomingDma &d : ts.incoming) {
-    writeTile(p, d.tile);
-    p.u8(d.writes);
-    p.u64(d.complete);
-    p.u32(d.chip);
-    p.u32(d.dmaId);
-    p.u32(d.pc);
-  }
+  for (const sim::IncomingDma &d : ts.incoming)
+    writeIncoming(p, d);
   p.u64(sys.log.events.size());
   for (const sim::ExternalEvent &e : sys.log.events) {
     p.u64(e.index);
@@ -132,12 +135,7 @@ static void writeSystem(ByteWriter &p, const SystemWindow &sys) {
       p.u32(e.dmaId);
       break;
     case sim::ExternalEvent::Kind::Incoming:
-      writeTile(p, e.tile);
-      p.u8(e.writes);
-      p.u64(e.cycle);
-      p.u32(e.fromChip);
-      p.u32(e.dmaId);
-      p.u32(e.pc);
+      writeIncoming(p, {e.tile, e.writes, e.cycle, e.fromChip, e.dmaId, e.pc});
       break;
     }
   }
@@ -220,6 +218,19 @@ readTiles(ByteReader &r, const std::string &invalid, const char *what) {
   return tiles;
 }
 
+/// An incoming DMA: of the timing state, or an event's (the same record).
+static sim::IncomingDma readIncoming(ByteReader &r,
+                                     const std::string &invalid) {
+  sim::IncomingDma d;
+  d.tile = readTile(r, invalid, "incoming DMA tile");
+  d.writes = r.u8("incoming DMA writes") != 0;
+  d.complete = r.u64("incoming DMA complete");
+  d.chip = r.u32("incoming DMA chip");
+  d.dmaId = r.u32("incoming DMA id");
+  d.pc = r.u32("incoming DMA pc");
+  return d;
+}
+
 static sim::DmaTiming readTiming(ByteReader &r) {
   sim::DmaTiming t;
   t.id = r.u32("DMA timing id");
@@ -287,14 +298,7 @@ static void readSystem(ByteReader &r, const std::string &invalid, Trace &t) {
   uint32_t nincoming = r.u32("incoming DMA count");
   if (r.needRecords(nincoming, kIncomingRecord, "incoming DMAs"))
     for (uint32_t i = 0; i < nincoming && r.ok(); ++i) {
-      sim::IncomingDma d;
-      d.tile = readTile(r, invalid, "incoming DMA tile");
-      d.writes = r.u8("incoming DMA writes") != 0;
-      d.complete = r.u64("incoming DMA complete");
-      d.chip = r.u32("incoming DMA chip");
-      d.dmaId = r.u32("incoming DMA id");
-      d.pc = r.u32("incoming DMA pc");
-      ts.incoming.push_back(d);
+      ts.incoming.push_back(readIncoming(r, invalid));
     }
   uint64_t nevents = r.u64("event count");
   if (r.needRecords(nevents, kEventRecordMin, "events")) {
@@ -334,14 +338,16 @@ static void readSystem(ByteReader &r, const std::string &invalid, Trace &t) {
       e.fromChip = r.u32("event chip");
       e.dmaId = r.u32("event DMA id");
       break;
-    case sim::ExternalEvent::Kind::Incoming:
-      e.tile = readTile(r, invalid, "event incoming tile");
-      e.writes = r.u8("event incoming writes") != 0;
-      e.cycle = r.u64("event incoming complete");
-      e.fromChip = r.u32("event chip");
-      e.dmaId = r.u32("event DMA id");
-      e.pc = r.u32("event DMA pc");
+    case sim::ExternalEvent::Kind::Incoming: {
+      sim::IncomingDma d = readIncoming(r, invalid);
+      e.tile = d.tile;
+      e.writes = d.writes;
+      e.cycle = d.complete;
+      e.fromChip = d.chip;
+      e.dmaId = d.dmaId;
+      e.pc = d.pc;
       break;
+    }
     }
     sys.log.events.push_back(std::move(e));
   }
@@ -890,6 +896,47 @@ llvm::Error Trace::validateSystem(const sim::MachineConfig &config) const {
   const uint32_t own = sys.chip;
   const sim::Simulator::TimingState &ts = sys.timing;
   std::optional<uint64_t> at = layout.system;
+  // Cycles (and HBM units) stay far below 2^64, so the replay's sums of
+  // cycles and latencies cannot wrap: 2^48 cycles are three days at 1 GHz.
+  const uint64_t maxCycle = kMaxTraceCycle;
+  const sim::HbmUnits maxUnits =
+      sim::HbmUnits(maxCycle) *
+      std::max<uint64_t>(1, config.hbmMilliBytesPerCycle);
+  auto lateCycle = [&](std::initializer_list<uint64_t> cycles) {
+    return llvm::any_of(cycles, [&](uint64_t c) { return c > maxCycle; });
+  };
+  auto lateUnits = [&](std::initializer_list<sim::HbmUnits> units) {
+    return llvm::any_of(units, [&](sim::HbmUnits u) { return u > maxUnits; });
+  };
+  const std::string lateText =
+      " is past cycle 2^48 (a trace's cycles stay below it)";
+  bool late =
+      lateCycle({ts.lastIssue, ts.engine.remoteDrain}) ||
+      llvm::any_of(ts.unitFree, [&](uint64_t c) { return c > maxCycle; }) ||
+      llvm::any_of(ts.inFlight,
+                   [&](const auto &op) { return op.end > maxCycle; }) ||
+      llvm::any_of(ts.engine.linkFree,
+                   [&](uint64_t c) { return c > maxCycle; }) ||
+      llvm::any_of(ts.engine.hbmBusy,
+                   [&](const auto &iv) { return iv.second > maxUnits; });
+  if (late)
+    return invalid(at, "the chip's timing state" + lateText);
+  for (const auto &[sem, sig] : ts.signals)
+    if (sig.cycle > maxCycle)
+      return invalid(at, "a pending signal" + lateText);
+  for (const sim::IncomingDma &d : ts.incoming)
+    if (d.complete > maxCycle)
+      return invalid(at, "an incoming DMA" + lateText);
+  for (size_t i = 0; i < sys.log.answers.size(); ++i) {
+    const sim::RemoteAnswer &a = sys.log.answers[i];
+    if (lateCycle({a.transfer.injectStart, a.transfer.firstArrival,
+                   a.transfer.lastArrival}) ||
+        lateUnits({a.peerHbmAt}))
+      return invalid(i < layout.answers.size()
+                         ? std::optional<uint64_t>(layout.answers[i])
+                         : std::nullopt,
+                     "answer " + llvm::Twine(i) + lateText);
+  }
   auto tileProblem =
       [&](const sim::TileRef &t, bool mustBeOwn,
           const llvm::Twine &what) -> std::optional<std::string> {
@@ -941,6 +988,8 @@ llvm::Error Trace::validateSystem(const sim::MachineConfig &config) const {
                               llvm::Twine(t.id) + " but DMA in flight " +
                               llvm::Twine(i) + " is " +
                               llvm::Twine(pendingDmas[i].id));
+    if (lateCycle({t.issue, t.baseEnd, t.transferStart, t.complete}))
+      return invalid(tAt, "DMA timing " + llvm::Twine(i) + lateText);
     if (t.link < 0 || uint64_t(t.link) >= numLinks ||
         !(t.issue <= t.baseEnd && t.baseEnd <= t.complete &&
           t.transferStart <= t.complete) ||
@@ -974,6 +1023,8 @@ llvm::Error Trace::validateSystem(const sim::MachineConfig &config) const {
                    " of the run, not in order in the window [" +
                    llvm::Twine(startIndex) + ", " + llvm::Twine(end) + ")");
     prev = e.index;
+    if (lateCycle({e.cycle}) || lateUnits({e.from, e.length, e.now}))
+      return invalid(eAt, which + lateText);
     using Kind = sim::ExternalEvent::Kind;
     if (e.kind == Kind::MemWrite || e.kind == Kind::Incoming)
       if (auto p = tileProblem(e.tile, true, which + "'s tile"))

@@ -37,6 +37,11 @@ constexpr uint32_t kTraceFormatVersion = 3;
 /// by the system section (SystemWindow).
 constexpr uint32_t kSystemTraceFormatVersion = 4;
 
+/// The latest cycle a version-4 trace may name (its timing state, events
+/// and answers): 2^48, three days at 1 GHz, so that no sum of cycles and
+/// latencies in the replay wraps around 2^64.
+constexpr uint64_t kMaxTraceCycle = 1ull << 48;
+
 /// The most bytes a zstd frame can produce per compressed byte: a 4-byte
 /// RLE block regenerates at most one 128 KiB block (RFC 8878), so a
 /// declared uncompressed size above 32768 times the compressed size is
