@@ -15,11 +15,17 @@ runs `accel-replay run --output-dir` and compares each chip's output
   all_to_all      out_c[j R : (j + 1) R] = X_j[c R : (c + 1) R]
   send / recv     out_c = X_{c - 1 mod N} (each chip sends to the next)
 
+With `groups` (--groups N:G:S, ...: N chips in groups of G chips S
+apart, docs/collectives.md "Groups") each group runs the collective among
+its members: N and c above become G and the chip's rank in its group, and
+X_j the block of the group's j-th member (chip c still loads block c).
+
 Sums compare with a relative tolerance of 1e-6 (the VPU adds in the
 algorithm's order, NumPy in its own), and an all-reduce's must be equal to
 the bit on every chip; copies must be exact.
 
-    check_collectives.py [--accel-replay PATH] [--chips 2,3,4,8] [-v]
+    check_collectives.py [--accel-replay PATH] [--chips 2,3,4,8]
+                         [--groups 8:4:1,8:4:2,6:3:2,6:2:1,4:2:2] [-v]
 
 Prints one line per case and a summary; exits 1 on any mismatch or
 failure. Needs NumPy.
@@ -38,8 +44,9 @@ ALGORITHMS = ["direct", "ring", "bidirectional_ring", "torus2d",
               "recursive_doubling"]
 
 
-def applies(op, algo, n):
-    """Whether the pass offers `algo` for `op` on n chips (Passes.td)."""
+def applies(op, algo, n, grouped=False):
+    """Whether the pass offers `algo` for `op` on n chips (Passes.td), or
+    in groups of n chips of a larger system (no torus2d then)."""
     if algo == "direct":
         return True
     if op == "all_to_all" or op == "send_recv":
@@ -52,7 +59,7 @@ def applies(op, algo, n):
     if algo == "bidirectional_ring":
         return block % 2 == 0
     if algo == "torus2d":
-        return n in (4, 8)
+        return n in (4, 8) and not grouped
     if algo == "recursive_doubling":
         return n & (n - 1) == 0
     return True  # ring
@@ -69,12 +76,21 @@ def shapes(op, n):
     return ROWS, ROWS, ROWS  # all_reduce, send_recv
 
 
-def program(op, algo, n, shared_input=True):
-    """The program of a case. With `shared_input` X holds every chip's
-    block and chip c loads block c (the same .npy on every chip); without,
-    X is one block and each chip loads its own (its initial contents: the
-    cycles do not depend on them)."""
-    block, rin, rout = shapes(op, n)
+def group_lists(n, g, stride):
+    """The groups of n chips in groups of g chips `stride` apart, each in
+    rank order: chip c is member (c // stride) % g of the group whose first
+    chip is c - that * stride."""
+    firsts = [c for c in range(n) if (c // stride) % g == 0]
+    return [[f + k * stride for k in range(g)] for f in firsts]
+
+
+def program(op, algo, n, shared_input=True, groups=None):
+    """The program of a case on n chips (`groups`: the collective's groups,
+    lists of chips). With `shared_input` X holds every chip's block and
+    chip c loads block c (the same .npy on every chip); without, X is one
+    block and each chip loads its own (its initial contents: the cycles do
+    not depend on them)."""
+    block, rin, rout = shapes(op, len(groups[0]) if groups else n)
     hbm, vmem = "#accel.space<hbm>", "#accel.space<vmem>"
     t_in = "memref<%dx%dxf32, %s>" % (rin, COLS, vmem)
     t_out = "memref<%dx%dxf32, %s>" % (rout, COLS, vmem)
@@ -107,8 +123,12 @@ def program(op, algo, n, shared_input=True):
             "  accel.recv %%b tag 3 : %s" % t_out,
         ]
     else:
-        lines.append('  accel.%s %%a, %%b {algorithm = "%s"} : %s, %s'
-                     % (op, algo, t_in, t_out))
+        attrs = 'algorithm = "%s"' % algo
+        if groups:
+            attrs += ", groups = dense<%s> : tensor<%dx%dxi64>" % (
+                str(groups), len(groups), len(groups[0]))
+        lines.append('  accel.%s %%a, %%b {%s} : %s, %s'
+                     % (op, attrs, t_in, t_out))
     lines += [
         "  %%u = accel.dma_start %%b, %%y : %s, %s" % (t_out, t_y),
         "  accel.dma_wait %u",
@@ -119,11 +139,18 @@ def program(op, algo, n, shared_input=True):
     return "\n".join(lines) + "\n"
 
 
-def expected(op, x, n, c):
+def expected(op, x, n, c, groups=None):
+    """Chip c's output on n chips; X holds the n chips' blocks."""
     block = x.shape[0] // n
-    xs = [x[j * block:(j + 1) * block] for j in range(n)]
+    if groups:
+        members = next(m for m in groups if c in m)
+        c = members.index(c)
+    else:
+        members = list(range(n))
+    xs = [x[j * block:(j + 1) * block] for j in members]
+    n = len(members)
     if op == "all_gather":
-        return x
+        return np.concatenate(xs)
     if op == "reduce_scatter":
         return np.sum([xj[c * ROWS:(c + 1) * ROWS] for xj in xs], axis=0,
                       dtype=np.float64).astype(np.float32)
@@ -135,12 +162,14 @@ def expected(op, x, n, c):
     return xs[(c - 1) % n]  # send_recv
 
 
-def run_case(tool, tmp, op, algo, n, rng):
-    d = os.path.join(tmp, "%s-%s-%d" % (op, algo, n))
+def run_case(tool, tmp, op, algo, n, rng, groups=None):
+    d = os.path.join(tmp, "%s-%s-%d-%s" % (
+        op, algo, n, "g%d-s%d" % (len(groups[0]), groups[0][1] - groups[0][0])
+        if groups else "all"))
     os.makedirs(d)
     with open(os.path.join(d, "prog.mlir"), "w") as f:
-        f.write(program(op, algo, n))
-    block, _, _ = shapes(op, n)
+        f.write(program(op, algo, n, groups=groups))
+    block, _, _ = shapes(op, len(groups[0]) if groups else n)
     x = rng.standard_normal((n * block, COLS)).astype(np.float32)
     np.save(os.path.join(d, "x.npy"), x)
     cmd = [tool, "run", os.path.join(d, "prog.mlir"), "-o",
@@ -161,17 +190,20 @@ def run_case(tool, tmp, op, algo, n, rng):
         cycles = json.load(f)["total_cycles"]
     worst = 0.0
     sums = op in ("reduce_scatter", "all_reduce")
-    first = None
+    firsts = {}  # an all-reduce's sum on each group's first chip
     for c in range(n):
         sub = "" if c == 0 else "chip%d" % c
         got = np.load(os.path.join(d, "npy", sub, "arg1.npy"))
-        # An all-reduce gives every chip the same sum, to the bit.
+        # An all-reduce gives every chip (of a group) the same sum, to the
+        # bit.
         if op == "all_reduce":
-            if first is None:
-                first = got
-            elif not np.array_equal(got, first):
-                return False, "chip %d's sum differs from chip 0's" % c
-        want = expected(op, x, n, c)
+            lead = next(m for m in groups if c in m)[0] if groups else 0
+            if lead == c:
+                firsts[c] = got
+            elif not np.array_equal(got, firsts[lead]):
+                return False, "chip %d's sum differs from chip %d's" % (
+                    c, lead)
+        want = expected(op, x, n, c, groups)
         if got.shape != want.shape:
             return False, "chip %d: shape %s, expected %s" % (
                 c, got.shape, want.shape)
@@ -190,12 +222,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--accel-replay", default="build/bin/accel-replay")
     ap.add_argument("--chips", default="2,3,4,8")
+    ap.add_argument("--groups", default="8:4:1,8:4:2,6:3:2,6:2:1,4:2:2",
+                    help="N:G:S,...: N chips in groups of G chips S apart "
+                         "('' for none)")
     ap.add_argument("-v", action="store_true", help="print every case")
     a = ap.parse_args()
     rng = np.random.default_rng(35)
     ok = bad = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for n in [int(c) for c in a.chips.split(",")]:
+        for n in [int(c) for c in a.chips.split(",") if c]:
             for op in ("all_gather", "reduce_scatter", "all_reduce",
                        "all_to_all", "send_recv"):
                 for algo in ALGORITHMS:
@@ -208,6 +243,22 @@ def main():
                     if a.v or not good:
                         print("%s %s %s on %d chips: %s" % (
                             "ok" if good else "FAIL", op, algo, n, what))
+        for spec in [g for g in a.groups.split(",") if g]:
+            n, g, stride = (int(v) for v in spec.split(":"))
+            groups = group_lists(n, g, stride)
+            for op in ("all_gather", "reduce_scatter", "all_reduce",
+                       "all_to_all"):
+                for algo in ALGORITHMS:
+                    if not applies(op, algo, g, grouped=True):
+                        continue
+                    good, what = run_case(a.accel_replay, tmp, op, algo, n,
+                                          rng, groups)
+                    ok += good
+                    bad += not good
+                    if a.v or not good:
+                        print("%s %s %s on %d chips in groups %s: %s" % (
+                            "ok" if good else "FAIL", op, algo, n,
+                            str(groups).replace(" ", ""), what))
     print("%d cases equal to NumPy, %d failed" % (ok, bad))
     sys.exit(1 if bad else 0)
 

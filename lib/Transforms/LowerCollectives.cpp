@@ -42,6 +42,20 @@ struct Machine {
   double bytesPerCycle = 1;
 };
 
+/// The chips a collective runs among (docs/collectives.md, "Groups"): the
+/// system's chips are partitioned into groups of `size` chips, each
+/// `stride` apart; chip c is member (c / stride) mod size of the group
+/// whose first member is c - that * stride. The whole system is one group
+/// of `chips` with stride 1.
+struct Group {
+  unsigned size = 1, stride = 1;
+  bool whole = true;
+  /// The chip distance between members r and r + k (mod the system).
+  unsigned offset(const Machine &m, unsigned k) const {
+    return unsigned((uint64_t(k) * stride) % m.chips);
+  }
+};
+
 /// One message pattern of a step: every chip sends `bytes` to its peer at
 /// `offset` (chip 0's peer; the pattern is the same from every chip).
 struct Flow {
@@ -112,9 +126,9 @@ bool isPowerOfTwo(unsigned n) { return n && !(n & (n - 1)); }
 /// Emits one collective (see the file comment), at the builder's point.
 class Emitter {
 public:
-  Emitter(OpBuilder &b, Location loc, const Machine &m,
+  Emitter(OpBuilder &b, Location loc, const Machine &m, const Group &g,
           llvm::SmallVectorImpl<int32_t> &freeSemaphores)
-      : b(b), loc(loc), m(m), freeSemaphores(freeSemaphores) {}
+      : b(b), loc(loc), m(m), g(g), n(g.size), freeSemaphores(freeSemaphores) {}
 
   /// A semaphore nothing else uses, or failure.
   FailureOr<int32_t> takeSemaphore(Operation *op) {
@@ -133,10 +147,30 @@ public:
       c = arith::ConstantIndexOp::create(b, loc, v).getResult();
     return c;
   }
+  /// This chip's rank in its group (its chip id when the group is the
+  /// whole system).
   Value me() {
     if (!chipId)
       chipId = ChipIdOp::create(b, loc, b.getIndexType()).getResult();
-    return chipId;
+    if (g.whole)
+      return chipId;
+    if (!rank) {
+      // rank = (c / stride) mod size; the group's first chip = c - rank *
+      // stride.
+      Value q = g.stride == 1 ? chipId : divc(chipId, g.stride);
+      rank = remc(q, g.size);
+      Value back = g.stride == 1 ? rank : mulc(rank, g.stride);
+      groupBase = sub(chipId, back);
+    }
+    return rank;
+  }
+  /// The chip id of the member of rank `index` of this chip's group.
+  Value chipOf(Value index) {
+    if (g.whole)
+      return index;
+    me();
+    Value offset = g.stride == 1 ? index : mulc(index, g.stride);
+    return add(groupBase, offset);
   }
   // Index arithmetic, each op built after its operands (C++ leaves the
   // order of a call's arguments unspecified, and the IR must not depend on
@@ -160,8 +194,8 @@ public:
   }
   Value sub(Value a, Value c) { return arith::SubIOp::create(b, loc, a, c); }
   Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
-  /// (me + k) mod N, for 0 <= k < 2N.
-  Value peer(int64_t k) { return step(me(), k, m.chips); }
+  /// The rank (me + k) mod N, for 0 <= k < 2N.
+  Value peer(int64_t k) { return step(me(), k, n); }
   /// (v + k) mod `size`: the next index round a ring. Steps of a collective
   /// derive each index from the previous one (a few constants live across
   /// the collective, not one per step: the lowering has 255 registers).
@@ -169,19 +203,20 @@ public:
     Value sum = addc(v, k);
     return remc(sum, size);
   }
-  /// Sends to the N - 1 other chips in the shift order (me + 1, me + 2,
-  /// ...): `sendTo(peer)` issues one and returns its token. At most
+  /// Sends to the N - 1 other members in the shift order (me + 1, me + 2,
+  /// ...): `sendTo(rank, chip)` issues one and returns its token. At most
   /// kWindow are left unWAITed at a time (the oldest is WAITed before the
   /// next is issued past it), then `semaphore` waits for `signals`, and the
   /// rest are WAITed.
-  void sendToAll(llvm::function_ref<Value(Value)> sendTo, int32_t semaphore,
-                 int64_t signals) {
+  void sendToAll(llvm::function_ref<Value(Value, Value)> sendTo,
+                 int32_t semaphore, int64_t signals) {
     constexpr size_t kWindow = 32;
     std::deque<Value> tokens;
     Value p = me();
-    for (unsigned k = 1; k < m.chips; ++k) {
-      p = step(p, 1, m.chips);
-      tokens.push_back(sendTo(p));
+    for (unsigned k = 1; k < n; ++k) {
+      p = step(p, 1, n);
+      Value chip = chipOf(p);
+      tokens.push_back(sendTo(p, chip));
       if (tokens.size() > kWindow) {
         DmaWaitOp::create(b, loc, tokens.front());
         tokens.pop_front();
@@ -231,8 +266,11 @@ public:
   OpBuilder &b;
   Location loc;
   const Machine &m;
+  const Group &g;
+  /// The group's size: the N of every algorithm.
+  unsigned n;
   llvm::SmallVectorImpl<int32_t> &freeSemaphores;
-  Value chipId;
+  Value chipId, rank, groupBase;
   llvm::DenseMap<int64_t, Value> constants;
 };
 
@@ -269,20 +307,23 @@ unsigned torusPeer(const Machine &m, unsigned dim, bool up) {
 /// `blockBytes` (an all-reduce: `tileBytes`, its whole tile, of `rows`
 /// rows, and blocks of a reduce-scatter's), with their estimates, cheapest
 /// first.
-std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
-                                int64_t cols, uint64_t blockBytes,
+std::vector<Candidate> estimate(const Machine &m, const Group &g, Kind kind,
+                                int64_t rows, int64_t cols, uint64_t blockBytes,
                                 uint64_t tileBytes) {
-  unsigned n = m.chips;
+  unsigned n = g.size;
   std::vector<Candidate> out;
-  bool torus = m.topology.getKind() == sim::TopologyKind::Torus2D;
+  // The torus's dimensions are the whole system's.
+  bool torus = m.topology.getKind() == sim::TopologyKind::Torus2D && g.whole;
+  // Member r's peer at rank r + k, as chip 0's peer.
+  auto at = [&](unsigned k) { return g.offset(m, k); };
   // The gather family's communication for blocks of `bytes`; a
   // reduce-scatter moves the same (mirrored), plus its adds.
   auto gather = [&](StringRef algo, uint64_t bytes) -> uint64_t {
     if (algo == "ring")
-      return (n - 1) * estimateStep(m, {{1u, bytes}});
+      return (n - 1) * estimateStep(m, {{at(1), bytes}});
     if (algo == "bidirectional_ring")
-      return (n - 1) *
-             estimateStep(m, {{1u, bytes / 2}, {n - 1, bytes - bytes / 2}});
+      return (n - 1) * estimateStep(m, {{at(1), bytes / 2},
+                                        {at(n - 1), bytes - bytes / 2}});
     if (algo == "torus2d") {
       auto dims = m.topology.getDims();
       return (dims[0] - 1) * estimateStep(m, {{torusPeer(m, 0, true), bytes}}) +
@@ -291,7 +332,7 @@ std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
     }
     uint64_t c = 0; // recursive doubling / halving
     for (unsigned k = 1; k < n; k *= 2)
-      c += estimateStep(m, {{k, bytes * k}});
+      c += estimateStep(m, {{at(k), bytes * k}});
     return c;
   };
   // Which of the gather family apply to blocks of `blockRows` rows.
@@ -310,7 +351,7 @@ std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
   case Kind::AllGather: {
     SmallVector<Flow> flows;
     for (unsigned k = 1; k < n; ++k)
-      flows.push_back({k, blockBytes});
+      flows.push_back({at(k), blockBytes});
     out.push_back({"direct", estimateStep(m, flows)});
     if (kind == Kind::AllGather)
       for (StringRef a : family(rows))
@@ -321,7 +362,7 @@ std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
     uint64_t add = addCycles(rows, cols);
     SmallVector<Flow> flows;
     for (unsigned k = 1; k < n; ++k)
-      flows.push_back({k, blockBytes});
+      flows.push_back({at(k), blockBytes});
     out.push_back({"direct", estimateStep(m, flows) + (n - 1) * add});
     for (StringRef a : family(rows))
       out.push_back({a, gather(a, blockBytes) + (n - 1) * add});
@@ -331,7 +372,7 @@ std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
     // Direct: every chip's whole tile to every chip, N - 1 adds of it.
     SmallVector<Flow> flows;
     for (unsigned k = 1; k < n; ++k)
-      flows.push_back({k, tileBytes});
+      flows.push_back({at(k), tileBytes});
     out.push_back(
         {"direct", estimateStep(m, flows) + (n - 1) * addCycles(rows, cols)});
     // A reduce-scatter then an all-gather of N blocks of the tile.
@@ -353,7 +394,7 @@ std::vector<Candidate> estimate(const Machine &m, Kind kind, int64_t rows,
 LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
                             Value out) {
   const Machine &m = e.m;
-  unsigned n = m.chips;
+  unsigned n = e.n;
   auto [rows, cols] = shapeOf(in);
   Value me = e.me();
   Value mine = e.block(out, me, rows);
@@ -364,8 +405,8 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
     FailureOr<int32_t> s = e.takeSemaphore(op);
     if (failed(s))
       return failure();
-    e.sendToAll([&](Value peer) { return e.send(in, mine, peer, *s); }, *s,
-                n - 1);
+    e.sendToAll([&](Value, Value chip) { return e.send(in, mine, chip, *s); },
+                *s, n - 1);
     return success();
   }
   if (algo == "ring" || algo == "bidirectional_ring") {
@@ -378,8 +419,8 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
         both ? e.takeSemaphore(op) : FailureOr<int32_t>(0);
     if (failed(down))
       return failure();
-    Value next = e.peer(1);
-    Value prev = e.peer(n - 1);
+    Value next = e.chipOf(e.peer(1));
+    Value prev = e.chipOf(e.peer(n - 1));
     Value index = me, otherIndex = me;
     for (unsigned s = 0; s + 1 < n; ++s) {
       // Up: the block of chip (me - s), its first half when both ways.
@@ -463,7 +504,7 @@ LogicalResult emitAllGather(Emitter &e, Operation *op, StringRef algo, Value in,
       Value partner = e.sub(up, down);
       Value firstRow = e.mulc(first, rows);
       Value held = e.rowsOf(out, firstRow, rows * k);
-      Value t = e.send(held, held, partner, *s);
+      Value t = e.send(held, held, e.chipOf(partner), *s);
       e.waitSignals(*s, 1);
       DmaWaitOp::create(e.b, e.loc, t);
     }
@@ -542,7 +583,7 @@ struct RingReduceScatter {
 LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
                                 Value in, Value out) {
   const Machine &m = e.m;
-  unsigned n = m.chips;
+  unsigned n = e.n;
   auto [rows, cols] = shapeOf(out);
   Type elem = cast<MemRefType>(in.getType()).getElementType();
   Value me = e.me();
@@ -561,9 +602,9 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
     Value slot = e.block(slots, me, rows);
     e.copy(mine, slot);
     e.sendToAll(
-        [&](Value peer) {
+        [&](Value peer, Value chip) {
           Value theirs = e.block(in, peer, rows);
-          return e.send(theirs, slot, peer, *s);
+          return e.send(theirs, slot, chip, *s);
         },
         *s, n - 1);
     emitSum(e, slots, n, rows, out);
@@ -585,7 +626,7 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
     }
   };
   if (algo == "ring") {
-    Value next = e.peer(1);
+    Value next = e.chipOf(e.peer(1));
     RingReduceScatter r{e, in, out, me, next, n, rows, 0, rows, +1, *s};
     runRings(r);
     return success();
@@ -597,8 +638,8 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
     if (failed(s2))
       return failure();
     int64_t half = rows / 2;
-    Value next = e.peer(1);
-    Value prev = e.peer(n - 1);
+    Value next = e.chipOf(e.peer(1));
+    Value prev = e.chipOf(e.peer(n - 1));
     Value first = e.rowsOf(out, e.b.getIndexAttr(0), half);
     Value second = e.rowsOf(out, e.b.getIndexAttr(half), rows - half);
     RingReduceScatter rings[2] = {
@@ -678,7 +719,7 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
       Value slot = e.rowsOf(recv, e.b.getIndexAttr(used * rows), rows * k);
       used += k;
       Value gift = blocks(acc, give);
-      Value t = e.send(gift, slot, partner, *sk);
+      Value t = e.send(gift, slot, e.chipOf(partner), *sk);
       e.waitSignals(*sk, 1);
       Value mineNow = blocks(acc, keep);
       VAddOp::create(e.b, e.loc, mineNow, slot, mineNow);
@@ -697,7 +738,7 @@ LogicalResult emitReduceScatter(Emitter &e, Operation *op, StringRef algo,
 /// all_reduce: `in` and `out` R x C.
 LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
                             Value out) {
-  unsigned n = e.m.chips;
+  unsigned n = e.n;
   auto [rows, cols] = shapeOf(in);
   Type elem = cast<MemRefType>(in.getType()).getElementType();
   if (n == 1) {
@@ -714,8 +755,8 @@ LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
     Value me = e.me();
     Value mine = e.block(slots, me, rows);
     e.copy(in, mine);
-    e.sendToAll([&](Value peer) { return e.send(in, mine, peer, *s); }, *s,
-                n - 1);
+    e.sendToAll([&](Value, Value chip) { return e.send(in, mine, chip, *s); },
+                *s, n - 1);
     emitSum(e, slots, n, rows, out);
     return success();
   }
@@ -730,7 +771,7 @@ LogicalResult emitAllReduce(Emitter &e, Operation *op, StringRef algo, Value in,
 
 /// all_to_all: `in` and `out` (N R) x C.
 LogicalResult emitAllToAll(Emitter &e, Operation *op, Value in, Value out) {
-  unsigned n = e.m.chips;
+  unsigned n = e.n;
   auto [total, cols] = shapeOf(in);
   int64_t rows = total / n;
   Value me = e.me();
@@ -743,9 +784,9 @@ LogicalResult emitAllToAll(Emitter &e, Operation *op, Value in, Value out) {
   if (failed(s))
     return failure();
   e.sendToAll(
-      [&](Value peer) {
+      [&](Value peer, Value chip) {
         Value theirs = e.block(in, peer, rows);
-        return e.send(theirs, mine, peer, *s);
+        return e.send(theirs, mine, chip, *s);
       },
       *s, n - 1);
   return success();
@@ -826,10 +867,72 @@ struct LowerCollectivesPass
     return m;
   }
 
+  /// The group of `op` (its `groups` attribute) on `m`, or the whole
+  /// system. Errors: groups that do not partition the system's chips into
+  /// progressions of one size and stride (docs/collectives.md, "Groups").
+  static FailureOr<Group> getGroup(Operation *op, const Machine &m) {
+    Group g;
+    g.size = m.chips;
+    auto attr = op->getAttrOfType<DenseIntElementsAttr>("groups");
+    if (!attr)
+      return g;
+    auto type = cast<ShapedType>(attr.getType());
+    int64_t count = type.getDimSize(0), size = type.getDimSize(1);
+    SmallVector<int64_t> ids;
+    for (const APInt &v : attr.getValues<APInt>())
+      ids.push_back(v.getSExtValue());
+    auto bad = [&](const Twine &why) {
+      return op->emitOpError()
+             << "groups " << describeGroups(ids, size) << " on " << m.chips
+             << " chips: " << why
+             << "; the groups must partition the chips into progressions of "
+                "one stride (contiguous, e.g. [[0, 1], [2, 3]], or strided, "
+                "e.g. [[0, 2], [1, 3]])";
+    };
+    if (uint64_t(count) * uint64_t(size) != m.chips)
+      return bad(Twine(count) + " groups of " + Twine(size) + " are " +
+                 Twine(count * size) + " chips, not " + Twine(m.chips));
+    int64_t stride = size > 1 ? ids[1] - ids[0] : 1;
+    if (stride <= 0 || m.chips % (uint64_t(size) * uint64_t(stride)))
+      return bad("the first group's stride " + Twine(stride) +
+                 " does not tile the chips");
+    // Every chip c is member (c / stride) mod size of the group starting at
+    // c - that * stride: the group of each row's first chip must be the row.
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t first = ids[r * size];
+      if (first >= int64_t(m.chips) || (first / stride) % size != 0)
+        return bad("group " + Twine(r) + " does not start a progression");
+      for (int64_t k = 0; k < size; ++k)
+        if (ids[r * size + k] != first + k * stride)
+          return bad("group " + Twine(r) + " is not " + Twine(first) +
+                     " + k x " + Twine(stride));
+    }
+    g.size = unsigned(size);
+    g.stride = unsigned(stride);
+    g.whole = size == int64_t(m.chips);
+    return g;
+  }
+
+  /// "[[0, 1], [2, 3]]".
+  static std::string describeGroups(ArrayRef<int64_t> ids, int64_t size) {
+    std::string s = "[";
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i % size == 0)
+        s += i ? "], [" : "[";
+      else
+        s += ", ";
+      s += std::to_string(ids[i]);
+    }
+    return s + "]]";
+  }
+
   LogicalResult lower(Operation *op, const Machine &m,
                       SmallVectorImpl<int32_t> &free) {
+    FailureOr<Group> group = getGroup(op, m);
+    if (failed(group))
+      return failure();
     OpBuilder b(op);
-    Emitter e(b, op->getLoc(), m, free);
+    Emitter e(b, op->getLoc(), m, *group, free);
     if (auto s = dyn_cast<SendOp>(op)) {
       Value t = e.send(s.getSrc(), s.getDst(), s.getPeer(), s.getTag());
       DmaWaitOp::create(b, op->getLoc(), t);
@@ -848,8 +951,8 @@ struct LowerCollectivesPass
     Value in = op->getOperand(0), out = op->getOperand(1);
     auto [inRows, cols] = shapeOf(in);
     auto [outRows, outCols] = shapeOf(out);
-    unsigned n = m.chips;
-    // The shapes against the chip count.
+    unsigned n = group->size;
+    // The shapes against the chip count (the group's size).
     int64_t blockRows = inRows;
     if (kind == Kind::AllGather && outRows != inRows * n)
       return op->emitOpError()
@@ -871,8 +974,9 @@ struct LowerCollectivesPass
     // One chip: a copy, whatever the algorithm.
     std::vector<Candidate> candidates =
         n == 1 ? std::vector<Candidate>{{"direct", 0}}
-               : estimate(m, kind, kind == Kind::AllReduce ? inRows : blockRows,
-                          cols, blockBytes, tileBytes);
+               : estimate(m, *group, kind,
+                          kind == Kind::AllReduce ? inRows : blockRows, cols,
+                          blockBytes, tileBytes);
     // The choice: the op's attribute, else the pass's option where it
     // applies, else the cheapest.
     StringRef chosen = candidates.front().name;
@@ -900,8 +1004,13 @@ struct LowerCollectivesPass
       for (const Candidate &c : candidates)
         if (c.name == chosen)
           est = c.cycles;
+      std::string over = std::to_string(n) + " chips";
+      if (!group->whole)
+        over += " (groups of " + std::to_string(n) + ", stride " +
+                std::to_string(group->stride) + ", of " +
+                std::to_string(m.chips) + ")";
       op->emitRemark() << kindName(kind) << " of " << blockBytes
-                       << "-byte blocks over " << n << " chips ("
+                       << "-byte blocks over " << over << " ("
                        << sim::topologyKindName(m.topology.getKind())
                        << "): " << chosen << ", " << est
                        << " cycles estimated, " << why

@@ -90,6 +90,12 @@ def AccelLowerCollectives : Pass<"accel-lower-collectives",
     is a reduce-scatter then an all-gather of the same algorithm where its
     rows divide among the chips, else direct.
 
+    Groups: a collective with `groups` (a 2-D tensor of chip ids, one row
+    per group) runs within each group; N is then the group's size and the
+    ranks and peers are computed from the chip id, which the groups allow
+    when they partition the chips into progressions of one size and stride
+    (contiguous or strided; docs/collectives.md, "Groups").
+
     Semaphores: `accel.send` / `accel.recv` use their `tag` as the
     semaphore; each collective takes fresh semaphores from 255 down that
     nothing in the function uses. Scratch buffers are `accel.alloc`s in
@@ -97,9 +103,10 @@ def AccelLowerCollectives : Pass<"accel-lower-collectives",
 
     Errors (located): a collective on one chip's system is a copy (no
     error); more semaphores than are free; out's rows not N times in's
-    (all_gather) and the like, for N the pass's chips; an algorithm that
-    does not apply (e.g. torus2d on a ring, recursive_doubling on 6
-    chips).
+    (all_gather) and the like, for N the pass's chips (the group's size);
+    groups that do not partition the chips into progressions; an algorithm
+    that does not apply (e.g. torus2d on a ring or within a group,
+    recursive_doubling on 6 chips).
 
     Example (4 chips, ring): `accel.all_gather %a, %b` becomes a local copy
     of %a into its rows of %b, then 3 steps of a DMA of one block to chip

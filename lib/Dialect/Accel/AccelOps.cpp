@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace accel;
@@ -184,6 +185,25 @@ static LogicalResult verifyCollective(Operation *op, Value in, Value out,
                                       std::optional<StringRef> algorithm,
                                       bool outIsMultiple, bool inIsMultiple,
                                       bool sums) {
+  // Groups: a matrix of distinct chip ids (that they partition the system
+  // into progressions is checked where the chip count is known, by the
+  // lowering).
+  if (auto groups = op->getAttrOfType<DenseIntElementsAttr>("groups")) {
+    auto type = cast<ShapedType>(groups.getType());
+    if (type.getRank() != 2 || type.getNumElements() == 0)
+      return op->emitOpError(
+          "groups must be a non-empty 2-D tensor: one row of chip ids per "
+          "group");
+    llvm::SmallDenseSet<int64_t, 16> seen;
+    for (const APInt &v : groups.getValues<APInt>()) {
+      int64_t chip = v.getSExtValue();
+      if (chip < 0)
+        return op->emitOpError() << "groups name chip " << chip;
+      if (!seen.insert(chip).second)
+        return op->emitOpError()
+               << "groups name chip " << chip << " more than once";
+    }
+  }
   auto a = verifyTile(op, in, "in", MemorySpace::VMEM);
   if (failed(a))
     return failure();

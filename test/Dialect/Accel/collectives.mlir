@@ -74,3 +74,30 @@ func.func @send_shapes(%a: memref<8x128xf32, #vmem>, %b: memref<4x128xf32, #vmem
   accel.send %a, %b to %p tag 1 : memref<8x128xf32, #vmem>, memref<4x128xf32, #vmem>
   return
 }
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @groups_not_2d(%a: memref<8x128xf32, #vmem>, %b: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{groups must be a non-empty 2-D tensor: one row of chip ids per group}}
+  accel.all_reduce %a, %b {groups = dense<[0, 1]> : tensor<2xi64>} : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @groups_twice(%a: memref<8x128xf32, #vmem>, %b: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{groups name chip 1 more than once}}
+  accel.all_reduce %a, %b {groups = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>} : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}
+
+// -----
+
+#vmem = #accel.space<vmem>
+func.func @groups_negative(%a: memref<8x128xf32, #vmem>, %b: memref<8x128xf32, #vmem>) {
+  // expected-error @below {{groups name chip -1}}
+  accel.all_reduce %a, %b {groups = dense<[[0, -1]]> : tensor<1x2xi64>} : memref<8x128xf32, #vmem>, memref<8x128xf32, #vmem>
+  return
+}

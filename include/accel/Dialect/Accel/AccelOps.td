@@ -151,10 +151,24 @@ class Accel_CollectiveOp<string mnemonic, string summaryText, string doc>
     alpha-beta cost model and named in a remark; `algorithm` (`"direct"`,
     `"ring"`, `"bidirectional_ring"`, `"torus2d"`, `"recursive_doubling"`)
     overrides the choice (docs/collectives.md).
+
+    `groups` (a 2-D i64 tensor, as StableHLO's `replica_groups`) runs it
+    within groups of chips instead of over the whole system: each row lists
+    one group's chips in rank order, and N below is the group size and
+    "chip i" the group's i-th member. The groups partition the system's
+    chips, each an arithmetic progression of one stride: contiguous
+    (`[[0, 1, 2, 3], [4, 5, 6, 7]]`, tensor parallelism within a node) or
+    strided (`[[0, 4], [1, 5], [2, 6], [3, 7]]`, data parallelism across
+    nodes).
+
+    ```mlir
+    accel.all_reduce %partial, %sum {groups = dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>} : memref<8x128xf32, #accel.space<vmem>>, memref<8x128xf32, #accel.space<vmem>>
+    ```
   }];
   let arguments = (ins Arg<AnyMemRef, "in", [MemRead]>:$in,
                        Arg<AnyMemRef, "out", [MemWrite]>:$out,
-                       OptionalAttr<StrAttr>:$algorithm);
+                       OptionalAttr<StrAttr>:$algorithm,
+                       OptionalAttr<I64ElementsAttr>:$groups);
   let assemblyFormat = [{
     $in `,` $out attr-dict `:` type($in) `,` type($out)
   }];
