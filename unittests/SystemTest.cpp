@@ -12,9 +12,11 @@
 #include "TestPrograms.h"
 
 #include "accel/Analysis/Analyzer.h"
+#include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Sim/System.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace accel;
 using namespace accel::sim;
@@ -503,4 +505,69 @@ TEST(SystemTest, UnsignedDivisionAndRemainder) {
   ASSERT_FALSE(bool(z));
   EXPECT_EQ(errorOf(z.takeError()),
             "fault at pc 1 (remu r4, r1, r2): division by zero (r2 is 0)");
+}
+
+// The latency-aware bound follows data from chip to chip (docs/metrics.md,
+// roofline): chip 0 sends 1 KiB of HBM to chip 1's VMEM, chip 1 forwards
+// it back into chip 0's VMEM, and chip 0 copies it locally. By hand, in
+// the dataflow model (scalar work free; a remote DMA its unloaded latency
+// base_end - issue = T_b 100 + 1 hop x 50 = 150, plus 1024 B / 16 B/cycle
+// = 64 on an idle ICI link; the local copy 100 + 1024 / 64 = 16): chip 0's
+// send ends at 214; chip 1's forward reads what it wrote, so it starts at
+// 214 and ends at 428; chip 0's copy reads what that wrote: 428 + 116 =
+// 544, chip 0's critical path. Without the chips joined, chip 0's copy
+// would read "a value from before" and its critical path would be 214.
+TEST(SystemTest, CriticalPathFollowsDataAcrossChips) {
+  MachineConfig config = ringConfig(2);
+  isa::Program p = program({
+      chipId(1), // 0: r1 = chip
+      li(2, 1),  // 1
+      li(4, kIn), li(5, kRecv), li(7, kRecv + 1024), li(8, kLocal), // 2-5
+      bge(1, 2, 13), // 6: chip 1 goes to 13
+      // Chip 0.
+      li(3, 1), // 7: the peer
+      remoteDma(6, 4, 5, 3, /*remoteDst=*/true, MemSpace::HBM, MemSpace::VMEM,
+                16, 16, /*signal=*/0), // 8: HBM in -> chip 1's recv
+      semWait(0, 2),                   // 9: the block is back
+      dmaWait(6),                      // 10
+      dmaIssue(9, 7, 8, MemSpace::VMEM, MemSpace::VMEM, 16, 16, 16,
+               16), // 11: recv + 1024 -> local
+      jmp(18),      // 12
+      // Chip 1.
+      semWait(0, 2), // 13: chip 0's block has arrived
+      li(3, 0),      // 14
+      remoteDma(6, 5, 7, 3, /*remoteDst=*/true, MemSpace::VMEM, MemSpace::VMEM,
+                16, 16, /*signal=*/0), // 15: -> chip 0
+      dmaWait(6),                      // 16
+      halt(),                          // 17
+      dmaWait(9),                      // 18 (chip 0)
+      halt(),                          // 19
+  });
+  // buildMetrics names each DMA's origin.
+  for (uint32_t pc = 0; pc < p.code.size(); ++pc)
+    p.origins.push_back({pc + 1, "op", "chain.mlir:" + std::to_string(pc)});
+  System system(config, p);
+  analysis::DmaStallCollector collectors[2];
+  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  std::vector<analysis::Analyzer *> all;
+  for (unsigned c = 0; c < 2; ++c) {
+    analyzers.push_back(std::make_unique<analysis::Analyzer>(p, config));
+    all.push_back(analyzers.back().get());
+    system.getChip(c).addObserver(&collectors[c]);
+    system.getChip(c).addObserver(analyzers.back().get());
+  }
+  for (unsigned c = 0; c < 2; ++c)
+    analyzers[c]->setSystem(all, c);
+  auto r = system.run();
+  ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
+  uint64_t critical[2];
+  for (unsigned c = 0; c < 2; ++c) {
+    nlohmann::json m =
+        analysis::buildMetrics(p, config, r->chips[c], collectors[c]);
+    analyzers[c]->addToMetrics(m);
+    critical[c] = m["roofline"]["critical_path_cycles"].get<uint64_t>();
+    EXPECT_LE(critical[c], r->totalCycles);
+  }
+  EXPECT_EQ(critical[1], 428u);
+  EXPECT_EQ(critical[0], 544u);
 }

@@ -239,6 +239,14 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     cost.track = 3 + t.link;
     cost.lead = t.baseEnd - t.issue;
     cost.busy = t.complete - t.transferStart;
+    // A remote DMA: base_end is its unloaded latency (T_b and the hops);
+    // its transfer at least its bytes at one ICI link's bandwidth (the
+    // packets serialize on the first link). What contention on the network
+    // added is the link bound's to count, not the dataflow's.
+    if (size_t(t.link) >= config.links.size())
+      cost.busy = std::min(
+          cost.busy,
+          sim::getTransferCycles(t.bytes, config.iciMilliBytesPerCycle));
     cost.holdsDmaSlot = true;
     // The HBM bus the links share (the last track): its bursts at
     // hbm.bytes_per_cycle, as in the roofline, rounded down (the DMA engine
@@ -256,7 +264,19 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   }
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
   cost.controls = info.controls;
+  // On a system, another chip's memory this instruction reads (a remote
+  // DMA's source) is ready when its producer there is.
+  bool system = !peers.empty();
+  if (system)
+    for (const sim::AddrRange &r : reads)
+      if (r.chip != selfChip && r.chip < peers.size())
+        dataflow.addExternalWrite(r, peers[r.chip]->dataflow.getReady(r));
   dataflow.add(info.regReads, info.regWrites, reads, writes, cost);
+  // What it writes on another chip is ready there when it finishes here.
+  if (system)
+    for (const sim::AddrRange &w : writes)
+      if (w.chip != selfChip && w.chip < peers.size())
+        peers[w.chip]->dataflow.addExternalWrite(w, dataflow.getLastFinish());
   ++index;
 }
 

@@ -41,6 +41,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     slotCycles += dur;
   uint64_t finish = start + dur;
   critical = std::max(critical, finish);
+  lastFinish = finish;
   if (cost.track >= 0 && cost.busy > 0)
     work[size_t(cost.track)].push_back(
         {start + cost.lead, recording ? uint32_t(index) : kNoInst,

@@ -328,6 +328,14 @@ RunTimeline::RunTimeline(const isa::Program &program,
         std::make_unique<analysis::Analyzer>(this->program, this->config));
     analyzers.back()->setTimelineLimits(limits);
   }
+  // The chips' latency-aware bounds follow data from chip to chip.
+  if (chips > 1) {
+    std::vector<analysis::Analyzer *> all;
+    for (auto &a : analyzers)
+      all.push_back(a.get());
+    for (unsigned c = 0; c < chips; ++c)
+      analyzers[c]->setSystem(all, c);
+  }
 }
 
 RunTimeline::~RunTimeline() = default;

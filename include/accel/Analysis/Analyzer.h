@@ -301,6 +301,16 @@ public:
   /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md).
   void addToMetrics(nlohmann::json &metrics,
                     const AnalyzerOptions &options = {}) const;
+  /// A chip of a system: `chips` are the analyzers of every chip (this one
+  /// is `chips[self]`). A remote DMA's data then carries its ready time in
+  /// the latency-aware bound from one chip's dataflow graph to the other's
+  /// (the data a remote write leaves, the source a remote read takes), so
+  /// the bound follows chains across chips, such as a ring's steps
+  /// (docs/metrics.md#roofline). `chips` must outlive the run.
+  void setSystem(llvm::ArrayRef<Analyzer *> chips, unsigned self) {
+    peers.assign(chips.begin(), chips.end());
+    selfChip = self;
+  }
   /// How much of the run the timeline draws (default: TimelineLimits's).
   void setTimelineLimits(const TimelineLimits &l) { limits = l; }
   /// What writeTimeline draws of this run (after onHalt).
@@ -404,6 +414,9 @@ private:
 
   /// The latency-aware lower bounds (docs/metrics.md#roofline).
   DataflowBound dataflow;
+  /// The analyzers of the system's chips (setSystem), and this chip.
+  std::vector<Analyzer *> peers;
+  unsigned selfChip = 0;
 };
 
 /// Writes timeline.json for the chips of a system (one analyzer and its

@@ -33,6 +33,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -102,6 +103,26 @@ public:
     mem.forEachOverlap(range, [&](const Producer &p) { fn(p.index); });
   }
 
+  /// The finish, in the model, of the last instruction added (0 before the
+  /// first).
+  uint64_t getLastFinish() const { return lastFinish; }
+  /// `range` (of another chip's memory, or of this one's) holds a value
+  /// from outside this graph ready at `ready`: another chip's remote DMA
+  /// wrote it, or, for a remote read, its producer on the chip it is read
+  /// from. Later reads of it start no earlier. It adds no edge (the
+  /// producer is not in this graph), which only shortens tails.
+  void addExternalWrite(const sim::AddrRange &range, uint64_t ready) {
+    mem.assign(range, Producer{-1, ready, false});
+  }
+  /// The latest time the values in `range` are ready in the model (0 for
+  /// values from before the first instruction).
+  uint64_t getReady(const sim::AddrRange &range) const {
+    uint64_t ready = 0;
+    mem.forEachOverlap(
+        range, [&](const Producer &p) { ready = std::max(ready, p.ready); });
+    return ready;
+  }
+
   /// The critical path in cycles: the latest finish of any instruction.
   uint64_t criticalPath() const { return critical; }
 
@@ -139,7 +160,7 @@ private:
   /// The last conditional branch (Cost::controls), at its start.
   Producer control;
   MemoryRangeMap<Producer> mem; ///< last writer per byte of each memory
-  uint64_t critical = 0;
+  uint64_t critical = 0, lastFinish = 0;
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 
   // The graph for the backward pass. Edges to the producers of instruction
