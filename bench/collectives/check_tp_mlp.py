@@ -5,13 +5,16 @@ system must store the same `out`, to the bit (the all-reduce adds in chip
 order on every chip); N chips must agree with one chip to a relative 2e-6
 of the largest output (the down projection's f32 sum is split N ways), and
 one chip with NumPy (float64) to 2e-6. Prints the cycles and the speedup.
+The --exact programs (make_tp_mlp.py --exact: the down projection summed
+in the single chip's order, chip to chip) must store one chip's output to
+the bit, on every chip.
 
     check_tp_mlp.py --accel-replay PATH [--chips 2,3,8] [--d-model 256]
                     [--d-ff 1024] [--fdo]
 
-With --fdo it also runs `accel-replay fdo` on the largest system and checks
-the best program's output is the run's, to the bit. Exits 1 on any
-mismatch.
+With --fdo it also runs `accel-replay fdo` on the largest system (both
+programs) and checks the best program's output is the run's, to the bit.
+Exits 1 on any mismatch.
 """
 import argparse
 import os
@@ -25,9 +28,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(tool, cmd, d, chips, inputs, extra=()):
-    args = [tool, cmd, os.path.join(d, "tp%d.mlir" % chips), "-o",
-            os.path.join(d, "%s%d" % (cmd, chips)), "--output-dir",
-            os.path.join(d, "%s%d-npy" % (cmd, chips))] + list(extra)
+    """Runs tp{chips}.mlir (chips: a count, or "8x" for --exact)."""
+    args = [tool, cmd, os.path.join(d, "tp%s.mlir" % chips), "-o",
+            os.path.join(d, "%s%s" % (cmd, chips)), "--output-dir",
+            os.path.join(d, "%s%s-npy" % (cmd, chips))] + list(extra)
     for i, path in enumerate(inputs):
         args += ["--input", "%d=%s" % (i, path)]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -38,14 +42,15 @@ def run(tool, cmd, d, chips, inputs, extra=()):
 
 
 def outputs(d, cmd, chips):
-    base = os.path.join(d, "%s%d-npy" % (cmd, chips))
+    base = os.path.join(d, "%s%s-npy" % (cmd, chips))
+    n = int(str(chips).rstrip("x"))
     return [np.load(os.path.join(base, "" if c == 0 else "chip%d" % c,
-                                 "arg4.npy")) for c in range(chips)]
+                                 "arg4.npy")) for c in range(n)]
 
 
 def cycles(d, cmd, chips):
     import json
-    path = os.path.join(d, "%s%d" % (cmd, chips), "metrics.json")
+    path = os.path.join(d, "%s%s" % (cmd, chips), "metrics.json")
     with open(path) as f:
         return json.load(f)["total_cycles"]
 
@@ -71,12 +76,13 @@ def main():
             inputs.append(os.path.join(d, name + ".npy"))
             np.save(inputs[-1], v)
         chips = [1] + [int(c) for c in a.chips.split(",")]
-        for c in chips:
-            with open(os.path.join(d, "tp%d.mlir" % c), "w") as f:
+        for c in chips + ["%dx" % c for c in chips[1:]]:
+            with open(os.path.join(d, "tp%s.mlir" % c), "w") as f:
                 subprocess.run([sys.executable,
                                 os.path.join(HERE, "make_tp_mlp.py"),
-                                "--chips", str(c), "--tokens", str(T),
-                                "--d-model", str(D), "--d-ff", str(F)],
+                                "--chips", str(c).rstrip("x"), "--tokens",
+                                str(T), "--d-model", str(D), "--d-ff", str(F)]
+                               + (["--exact"] if str(c).endswith("x") else []),
                                stdout=f, check=True)
             run(a.accel_replay, "run", d, c, inputs, ["--analyze=false"])
         g = x.astype(np.float64) @ ws[0]
@@ -101,17 +107,30 @@ def main():
                       c, cyc, cycles(d, "run", 1) / cyc,
                       "the same" if same else "DIFFERENT", err,
                       "ok" if ok else "FAIL"))
-        if a.fdo:
-            c = chips[-1]
-            text = run(a.accel_replay, "fdo", d, c, inputs)
-            best = outputs(d, "fdo", c)
-            same = all(np.array_equal(o, r) for o, r in
-                       zip(best, outputs(d, "run", c)))
+        for c in chips[1:]:
+            outs = outputs(d, "run", "%dx" % c)
+            same = all(np.array_equal(o, one) for o in outs)
             bad += not same
-            summary = [l for l in text.splitlines() if l.startswith("best:")]
-            print("fdo on %d chips: %s; the best program's out %s the run's"
-                  % (c, summary[0] if summary else "?",
-                     "equals" if same else "DIFFERS FROM"))
+            cyc = cycles(d, "run", "%dx" % c)
+            print("%d chips, --exact: %d cycles, %.2fx one chip; every chip's "
+                  "out %s one chip's to the bit" % (
+                      c, cyc, cycles(d, "run", 1) / cyc,
+                      "equals" if same else "DIFFERS FROM"))
+        if a.fdo:
+            for c in (chips[-1], "%dx" % chips[-1]):
+                text = run(a.accel_replay, "fdo", d, c, inputs)
+                best = outputs(d, "fdo", c)
+                same = all(np.array_equal(o, r) for o, r in
+                           zip(best, outputs(d, "run", c)))
+                bad += not same
+                summary = [l for l in text.splitlines()
+                           if l.startswith("best:")]
+                name = str(c).rstrip("x") + " chips" + (
+                    " (--exact)" if str(c).endswith("x") else "")
+                print("fdo on %s: %s; the best program's out %s the "
+                      "run's" % (name,
+                                 summary[0] if summary else "?",
+                                 "equals" if same else "DIFFERS FROM"))
     sys.exit(1 if bad else 0)
 
 
