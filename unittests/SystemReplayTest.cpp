@@ -257,6 +257,30 @@ TEST_F(SystemReplayTest, MissingAnswersAndOverridesAreErrors) {
   EXPECT_EQ(errorOf(s2.takeError()),
             "the trace answers 7 remote DMAs but the window issued 6");
 
+  // Answer 1 is the first remote read (of chip 0's input: 16 x 16 f32,
+  // HBM there).
+  auto replayError = [&](const Trace &bad) {
+    auto r = Replayer::create(bad);
+    EXPECT_TRUE(bool(r));
+    if (!r)
+      return std::string();
+    EXPECT_FALSE(bool((*r)->load()));
+    auto s = (*r)->run();
+    return s ? std::string() : errorOf(s.takeError());
+  };
+  Trace shortRead = t;
+  shortRead.system->log.answers[1].readBytes.pop_back();
+  EXPECT_NE(replayError(shortRead).find(
+                "the trace's answer to remote DMA 1 of the window holds 1023 "
+                "bytes for a tile of 16 x 16 4-byte elements"),
+            std::string::npos);
+  Trace noHbm = t;
+  noHbm.system->log.answers[1].hasPeerHbm = false;
+  EXPECT_NE(replayError(noHbm).find(
+                "remote DMA 1 of the window uses another chip's HBM but the "
+                "trace has no HBM time for it"),
+            std::string::npos);
+
   std::vector<std::string> changed;
   auto r3 =
       Replayer::create(t, R"({"scalar": {"latency": 2}})", "new.json", changed);

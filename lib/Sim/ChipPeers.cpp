@@ -82,7 +82,6 @@ void LoggedPeers::copy(uint32_t fromChip, Memory &own, const TileRef &src,
     return; // a remote write: the other chip's memory is not replayed
   if (llvm::Error e = writeTileBytes(own, dst, a->readBytes))
     if (error.empty())
-      error = "remote DMA " + std::to_string(next - 1) +
-              " of the window reads " + llvm::toString(std::move(e)) +
-              " in the trace";
+      error = "the trace's answer to remote DMA " + std::to_string(next - 1) +
+              " of the window holds " + llvm::toString(std::move(e));
 }

@@ -21,6 +21,13 @@ namespace replay {
 /// data is captured when the window first reads it, like any other input).
 /// Recording stops early if the program halts (the HALT is traced).
 ///
+/// On a device attached to one chip of a system (several chips), the trace
+/// is format version 4: it also holds the chip's timing state at the
+/// window's start and, from the device's event log, what the other chips
+/// did to it and answered its remote DMAs during the window (Trace.h,
+/// SystemWindow). Another chip's memory a remote DMA reads is not saved
+/// (the answer carries it); bytes other chips write join the written set.
+///
 /// `configJson` is stored in the trace. `progress(done, total)` is called
 /// every 65536 instructions. Errors: a device fault or API error.
 llvm::Expected<Trace>

@@ -29,8 +29,9 @@ public:
   /// Attaches to a device loaded with `program` (HBM initialised from its
   /// buffer table), stopped before the instruction at pc 0. `config` and
   /// `program` must outlive the device. On a config of several chips, the
-  /// device is chip `chip` (below config.chips) of the system running
-  /// `program`.
+  /// device is chip `chip` of the system running `program` (the caller
+  /// checks that it is below config.chips; another value attaches to chip
+  /// 0).
   Device(const MachineConfig &config, const isa::Program &program,
          unsigned chip = 0);
 
