@@ -297,9 +297,8 @@ static void readSystem(ByteReader &r, const std::string &invalid, Trace &t) {
     }
   uint32_t nincoming = r.u32("incoming DMA count");
   if (r.needRecords(nincoming, kIncomingRecord, "incoming DMAs"))
-    for (uint32_t i = 0; i < nincoming && r.ok(); ++i) {
+    for (uint32_t i = 0; i < nincoming && r.ok(); ++i)
       ts.incoming.push_back(readIncoming(r, invalid));
-    }
   uint64_t nevents = r.u64("event count");
   if (r.needRecords(nevents, kEventRecordMin, "events")) {
     sys.log.events.reserve(nevents);
