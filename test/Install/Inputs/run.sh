@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the accel of build directory BUILD into a fresh prefix, builds
 # test/Install/Inputs/consumer against the installed package (find_package(Accel
-# CONFIG)) and checks that it registers the dialect and runs a pass; also
-# runs the installed tools. Exit 0 on success.
+# CONFIG) and the imported targets alone, as README.md describes) and checks
+# that it registers the dialect and runs a pass, that every package variable
+# (ACCEL_INCLUDE_DIRS, ACCEL_TOOLS_DIR, ACCEL_PLUGIN) lies in the prefix and
+# names what it says, and that no test library is installed; also runs the
+# installed tools. Exit 0 on success.
 #
 #   test/Install/Inputs/run.sh BUILD
 set -euo pipefail
@@ -15,6 +18,30 @@ cmake -S "$here/consumer" -B "$work/consumer" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DAccel_DIR="$work/prefix/lib/cmake/accel" \
   > "$work/configure.log"
 cmake --build "$work/consumer" > "$work/build.log"
+# Every package variable lies inside the prefix and names what it says.
+prefix="$work/prefix"
+for var in ACCEL_INCLUDE_DIRS ACCEL_TOOLS_DIR ACCEL_PLUGIN; do
+  value="$(sed -n "s/^-- package: $var=//p" "$work/configure.log")"
+  case "$value" in
+    "$prefix"/*) ;;
+    *) echo "run.sh: $var is '$value', not inside $prefix"; exit 1 ;;
+  esac
+done
+incdir="$(sed -n 's/^-- package: ACCEL_INCLUDE_DIRS=//p' "$work/configure.log")"
+tools="$(sed -n 's/^-- package: ACCEL_TOOLS_DIR=//p' "$work/configure.log")"
+plugin="$(sed -n 's/^-- package: ACCEL_PLUGIN=//p' "$work/configure.log")"
+test -e "$incdir/accel/Dialect/Accel/AccelOps.h" ||
+  { echo "run.sh: no accel headers in ACCEL_INCLUDE_DIRS $incdir"; exit 1; }
+for tool in accel-opt accel-replay accel-translate accel-gen; do
+  test -x "$tools/$tool" ||
+    { echo "run.sh: no $tool in ACCEL_TOOLS_DIR $tools"; exit 1; }
+done
+test -e "$plugin" || { echo "run.sh: ACCEL_PLUGIN $plugin does not exist"; exit 1; }
+# Test-only libraries are not part of the package.
+if ls "$prefix"/lib*/libAccelTest* > /dev/null 2>&1; then
+  echo "run.sh: a test library is installed:" "$prefix"/lib*/libAccelTest*
+  exit 1
+fi
 cat > "$work/p.mlir" <<'MLIR'
 func.func @main() {
   %a = accel.alloc : memref<8x128xf32, #accel.space<vmem>>
