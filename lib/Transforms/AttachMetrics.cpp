@@ -94,6 +94,21 @@ FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
     return error("metrics: schema_version " + llvm::Twine(*version) +
                  " is not the version this build reads (" +
                  llvm::Twine(analysis::kMetricsSchemaVersion) + ")");
+  // Metrics name ops by accel.op_id: a module without any (not yet through
+  // --accel-assign-op-ids) is not "another program", it lacks the ids.
+  bool hasIds = false;
+  module.walk([&](Operation *op) {
+    if (op->hasAttr(AccelDialect::getOpIdAttrName())) {
+      hasIds = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!hasIds)
+    return error("metrics: this module has no accel.op_id attributes, by "
+                 "which metrics name its ops; run --accel-assign-op-ids "
+                 "first, as accel-replay does before it lowers and runs a "
+                 "program");
   std::string fingerprint = getProgramFingerprint(module);
   std::optional<std::string> theirs = getString(m, "program_fingerprint");
   // Metrics of a replayed window (docs/metrics.md, "window") cover only

@@ -213,8 +213,10 @@ cl::opt<bool> analyze(
     "analyze",
     cl::desc("Run the analyzer (utilization, VMEM, dependencies, "
              "suggestions, roofline, timeline.json); --analyze=false keeps "
-             "only the DMA stall analysis (default true)"),
-    cl::init(true), cl::sub(runCmd), cl::sub(replayCmd), cl::cat(category));
+             "only the DMA stall analysis (run and replay; fdo always "
+             "analyzes) (default true)"),
+    cl::init(true), cl::sub(runCmd), cl::sub(replayCmd), cl::sub(fdoCmd),
+    cl::cat(category));
 cl::opt<bool> timingOnly(
     "timing-only",
     cl::desc("Replay timing only: skip the MXU/VPU arithmetic (faster); the "

@@ -219,6 +219,12 @@ static void printTimelineTruncation(llvm::ArrayRef<FdoIteration> iterations) {
 }
 
 int cmdFdo(MLIRContext &ctx) {
+  // Registered for fdo so that the mistake gets its own message, not LLVM's
+  // nearest option.
+  if (!analyze)
+    return fail("--analyze=false: fdo analyzes every run, since its passes "
+                "read the analyzer's metrics (the DMA stalls, suggestions "
+                "and costs); --analyze=false is for run and replay");
   CommandInput input(ctx);
   if (!input.load(CommandInput::OpIds::Leave))
     return 1;
