@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/InitAccel.h"
 
@@ -32,5 +33,6 @@ mlirGetPassPluginInfo() {
             accel::registerAccelPasses();
             accel::registerAccelConversionPasses();
             accel::registerAccelFdoPipeline();
+            accel::registerFrontendPipeline();
           }};
 }
