@@ -26,6 +26,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
@@ -52,10 +53,17 @@ int main(int argc, char **argv) {
   accel::registerAccelConversionPasses();
   accel::registerFrontendPipeline();
   accel::registerAccelFdoPipeline();
-  accel::test::registerTestFdoFailuresPass();
-  accel::test::registerTestMemoryDependencePass();
 
   std::vector<std::string> args(argv, argv + argc);
+  // The test-only passes (test/lib) exist when the command line names one
+  // (--accel-test-..., or in --pass-pipeline), so --help never lists them,
+  // as a user's accel-opt should not offer them.
+  if (llvm::any_of(args, [](const std::string &a) {
+        return a.find("accel-test-") != std::string::npos;
+      })) {
+    accel::test::registerTestFdoFailuresPass();
+    accel::test::registerTestMemoryDependencePass();
+  }
   for (std::string &a : args)
     for (const char *prefix :
          {"--accel-attach-metrics=", "-accel-attach-metrics="}) {
