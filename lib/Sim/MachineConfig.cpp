@@ -347,9 +347,8 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
   if (const json *hbm =
           r.object(doc, "hbm", "", {"bytes", "bytes_per_cycle"})) {
     c.hbmBytes = r.u64(*hbm, "bytes", "hbm.", 4, kMaxHbmBytes);
-    c.hbmBytesPerCycle = r.number(*hbm, "bytes_per_cycle", "hbm.",
-                                  kMinBytesPerCycle, kMaxBytesPerCycle);
-    c.hbmMilliBytesPerCycle = toMilli(c.hbmBytesPerCycle);
+    c.hbmMilliBytesPerCycle = toMilli(r.number(
+        *hbm, "bytes_per_cycle", "hbm.", kMinBytesPerCycle, kMaxBytesPerCycle));
   }
   if (const json *vmem = r.object(doc, "vmem", "",
                                   {"bytes", "page_bytes", "blocks",

@@ -96,10 +96,10 @@ struct MachineConfig {
   std::string name;
   double clockGHz = 1.0;
   uint64_t hbmBytes = 0;
-  /// HBM's bandwidth, shared by every transfer of the links that read or
-  /// write HBM (DmaEngine; docs/isa.md "DMA timing"), in bytes per cycle
-  /// and as an integer of 1/kBandwidthScale bytes per cycle.
-  double hbmBytesPerCycle = 1;
+  /// HBM's bandwidth (hbm.bytes_per_cycle), shared by every transfer of
+  /// the links that read or write HBM (DmaEngine; docs/isa.md "DMA
+  /// timing"), as an integer of 1/kBandwidthScale bytes per cycle: stored
+  /// once, in the form every use reads.
   uint64_t hbmMilliBytesPerCycle = kBandwidthScale;
   /// HBM moves whole bursts of this many bytes: a DMA row is charged every
   /// burst it touches (getBurstBytes).
