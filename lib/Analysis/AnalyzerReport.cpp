@@ -44,27 +44,106 @@ json describeInst(const isa::Program &program, uint32_t pc) {
 }
 } // namespace
 
-void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
-  uint64_t total = std::max<uint64_t>(1, totalCycles);
-  uint64_t bucket = options.bucketCycles
-                        ? options.bucketCycles
-                        : std::max<uint64_t>(1, llvm::divideCeil(total, 200));
-  uint64_t nBuckets = llvm::divideCeil(total, bucket);
+/// What the sections of addToMetrics share: the time scale, the tracks'
+/// names, and what one section computes for a later one (VMEM's buckets
+/// and the backtails for the suggestions; the DMA slots' step function).
+struct Analyzer::ReportState {
+  uint64_t total = 1, bucket = 1, nBuckets = 1;
+  std::vector<std::string> trackNames;
+  /// ICI tracks this chip's DMAs never entered (left out of the lists).
+  std::vector<bool> unusedIciTrack;
+  bool unusedIci(size_t t) const {
+    return t < unusedIciTrack.size() && unusedIciTrack[t];
+  }
+  std::vector<VmemTracker::Bucket> vmemBuckets;
+  /// Per DMA instance, its backtails in both models.
+  struct Inst {
+    const Dma *dma;
+    /// Cycles the ISSUE could move earlier (relaxed model); nullopt:
+    /// unbounded, nothing inside the run binds it (it could move into the
+    /// preceding op sequence, before the run or window).
+    std::optional<uint64_t> pushLimit;
+    json conservative, relaxed;
+  };
+  std::vector<Inst> insts;
+  /// The number of DMAs in flight, segment k covering [slotTimes[k],
+  /// slotTimes[k+1]) with slotCount[k]; dma.max_outstanding.
+  std::vector<uint64_t> slotTimes;
+  std::vector<unsigned> slotCount;
+  unsigned maxOutstanding = 0;
 
-  // --- Utilization: busy fraction per bucket and per op id.
-  std::vector<std::string> trackNames = {"scalar", "mxu", "vpu"};
+  // How many cycles an ISSUE at `issue` could move earlier, at most `want`,
+  // before it meets a cycle at which max_outstanding other DMAs are in
+  // flight (it would wait there for a slot, and take a slot another ISSUE
+  // may need). Before cycle 0 (outside the run or window) slots count as
+  // free, as the push limit does. The ISSUE's own DMA is in flight only
+  // from `issue` on, so it is not counted.
+  uint64_t slotRoom(uint64_t issue, uint64_t want) const {
+    uint64_t from = issue >= want ? issue - want : 0;
+    if (issue == 0 || slotTimes.empty() || issue <= slotTimes.front())
+      return want;
+    // The last segment starting before `issue` covers cycle issue - 1.
+    size_t k =
+        size_t(std::upper_bound(slotTimes.begin(), slotTimes.end(), issue - 1) -
+               slotTimes.begin()) -
+        1;
+    for (;; --k) {
+      if (slotCount[k] >= maxOutstanding) {
+        uint64_t end = std::min(issue, slotTimes[k + 1]); // k + 1 exists:
+        return issue - std::max(from, end);               // every DMA completes
+      }
+      if (slotTimes[k] <= from || k == 0)
+        return want;
+    }
+  }
+};
+
+/// The source location of the instruction at `pc`, for a suggestion.
+static std::string locOf(const isa::Program &program, uint32_t pc) {
+  return pc < program.origins.size() ? program.origins[pc].loc : "?";
+}
+
+void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
+  ReportState s;
+  s.total = std::max<uint64_t>(1, totalCycles);
+  s.bucket = options.bucketCycles
+                 ? options.bucketCycles
+                 : std::max<uint64_t>(1, llvm::divideCeil(s.total, 200));
+  s.nBuckets = llvm::divideCeil(s.total, s.bucket);
+  s.trackNames = {"scalar", "mxu", "vpu"};
   // The chip's links, then the ICI links: those of a system are many, and
   // only the ones this chip's DMAs entered are listed.
   for (unsigned l = 0; l < config.getNumDmaLinks(); ++l)
-    trackNames.push_back("dma:" + config.getLinkName(l));
-  auto unusedIci = [&](size_t t) {
-    return t >= 3 + config.links.size() && tracks[t].empty();
-  };
+    s.trackNames.push_back("dma:" + config.getLinkName(l));
+  for (size_t t = 0; t < tracks.size(); ++t)
+    s.unusedIciTrack.push_back(t >= 3 + config.links.size() &&
+                               tracks[t].empty());
+  addUtilization(m, s);
+  addVmem(m, s);
+  addDependencies(m, s);
+  addSlots(s);
+  json suggestions = json::array();
+  addHoistSuggestions(m, s, suggestions);
+  addPinSuggestions(suggestions);
+  addParallelizeSuggestions(s, suggestions);
+  std::stable_sort(suggestions.begin(), suggestions.end(),
+                   [](const json &a, const json &b) {
+                     return a["expected_cycles_saved"].get<uint64_t>() >
+                            b["expected_cycles_saved"].get<uint64_t>();
+                   });
+  m["suggestions"] = suggestions;
+  addRoofline(m, s);
+}
+
+void Analyzer::addUtilization(json &m, const ReportState &s) const {
+  // --- Utilization: busy fraction per bucket and per op id.
+  const std::vector<std::string> &trackNames = s.trackNames;
+  uint64_t total = s.total, bucket = s.bucket, nBuckets = s.nBuckets;
   json util = {{"bucket_cycles", bucket}, {"buckets", nBuckets}};
   json perTrack = json::object();
   std::map<uint32_t, std::map<std::string, uint64_t>> perOp;
   for (size_t t = 0; t < tracks.size(); ++t) {
-    if (unusedIci(t))
+    if (s.unusedIci(t))
       continue;
     std::vector<uint64_t> busy(nBuckets, 0);
     uint64_t sum = 0;
@@ -99,10 +178,14 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
       opsUtil[std::to_string(op)] = byTrack;
   util["per_op"] = opsUtil;
   m["utilization"] = util;
+}
 
+void Analyzer::addVmem(json &m, ReportState &s) const {
   // --- VMEM occupancy and fragmentation.
   unsigned blocks = config.vmemBlocks;
-  std::vector<VmemTracker::Bucket> vb = vmem.buckets(bucket, total, blocks);
+  uint64_t total = s.total, bucket = s.bucket;
+  s.vmemBuckets = vmem.buckets(bucket, total, blocks);
+  const std::vector<VmemTracker::Bucket> &vb = s.vmemBuckets;
   json vj = {{"page_bytes", vmem.getPageBytes()},
              {"pages", vmem.pageCount()},
              {"blocks", blocks},
@@ -147,7 +230,9 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   vj["wasted_dma_bytes"] = wastedTotal;
   vj["wasted_dma_bytes_per_op"] = wastedJson;
   m["vmem"] = vj;
+}
 
+void Analyzer::addDependencies(json &m, ReportState &s) const {
   // --- Dependencies and backtails, per DMA instance (joined by index).
   std::map<uint64_t, const DmaDependence *> depByIndex;
   for (const DmaDependence &d : deps.dmas())
@@ -175,17 +260,9 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     }
     return j;
   };
-  struct Inst {
-    const Dma *dma;
-    /// Cycles the ISSUE could move earlier (relaxed model); nullopt:
-    /// unbounded, nothing inside the run binds it (it could move into the
-    /// preceding op sequence, before the run or window).
-    std::optional<uint64_t> pushLimit;
-    json conservative, relaxed;
-  };
-  std::vector<Inst> insts;
+  std::vector<ReportState::Inst> &insts = s.insts;
   for (const Dma &d : dmas) {
-    Inst x{&d, std::nullopt, {}, {}};
+    ReportState::Inst x{&d, std::nullopt, {}, {}};
     auto it = depByIndex.find(d.index);
     if (!d.inFlightAtStart && it != depByIndex.end() &&
         d.index < issueCycles.size() && d.dst.tile.rows) {
@@ -213,7 +290,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     }
   // Per op id: the smallest backtails over its instances.
   json depOps = json::object();
-  for (const Inst &x : insts) {
+  for (const ReportState::Inst &x : insts) {
     if (x.relaxed.is_null())
       continue;
     std::string id = std::to_string(program.origins[x.dma->pc].opId);
@@ -226,58 +303,32 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     }
   }
   m["dependencies"] = {{"dma_ops", depOps}};
+}
 
+void Analyzer::addSlots(ReportState &s) const {
   // --- DMA slot occupancy (dma.max_outstanding): the number of DMAs in
   // flight (issued at or before c, complete after c) as a step function,
   // segment k covering [slotTimes[k], slotTimes[k+1]) with slotCount[k].
-  std::vector<uint64_t> slotTimes;
-  std::vector<unsigned> slotCount;
-  {
-    std::vector<std::pair<uint64_t, int>> events;
-    for (const Dma &d : dmas)
-      if (d.timing.link >= 0 && d.timing.complete > d.timing.issue) {
-        events.push_back({d.timing.issue, +1});
-        events.push_back({d.timing.complete, -1});
-      }
-    std::sort(events.begin(), events.end());
-    int count = 0;
-    for (size_t k = 0; k < events.size();) {
-      uint64_t at = events[k].first;
-      for (; k < events.size() && events[k].first == at; ++k)
-        count += events[k].second;
-      slotTimes.push_back(at);
-      slotCount.push_back(unsigned(count));
+  std::vector<std::pair<uint64_t, int>> events;
+  for (const Dma &d : dmas)
+    if (d.timing.link >= 0 && d.timing.complete > d.timing.issue) {
+      events.push_back({d.timing.issue, +1});
+      events.push_back({d.timing.complete, -1});
     }
+  std::sort(events.begin(), events.end());
+  int count = 0;
+  for (size_t k = 0; k < events.size();) {
+    uint64_t at = events[k].first;
+    for (; k < events.size() && events[k].first == at; ++k)
+      count += events[k].second;
+    s.slotTimes.push_back(at);
+    s.slotCount.push_back(unsigned(count));
   }
-  // How many cycles an ISSUE at `issue` could move earlier, at most `want`,
-  // before it meets a cycle at which max_outstanding other DMAs are in
-  // flight (it would wait there for a slot, and take a slot another ISSUE
-  // may need). Before cycle 0 (outside the run or window) slots count as
-  // free, as the push limit does. The ISSUE's own DMA is in flight only
-  // from `issue` on, so it is not counted.
-  auto slotRoom = [&](uint64_t issue, uint64_t want) -> uint64_t {
-    uint64_t from = issue >= want ? issue - want : 0;
-    if (issue == 0 || slotTimes.empty() || issue <= slotTimes.front())
-      return want;
-    // The last segment starting before `issue` covers cycle issue - 1.
-    size_t k = size_t(std::upper_bound(slotTimes.begin(), slotTimes.end(),
-                                       issue - 1) -
-                      slotTimes.begin()) - 1;
-    for (;; --k) {
-      if (slotCount[k] >= config.maxOutstandingDmas) {
-        uint64_t end = std::min(issue, slotTimes[k + 1]); // k + 1 exists:
-        return issue - std::max(from, end); // every DMA completes
-      }
-      if (slotTimes[k] <= from || k == 0)
-        return want;
-    }
-  };
+  s.maxOutstanding = config.maxOutstandingDmas;
+}
 
-  // --- Suggestions.
-  json suggestions = json::array();
-  auto loc = [&](uint32_t pc) -> std::string {
-    return pc < program.origins.size() ? program.origins[pc].loc : "?";
-  };
+void Analyzer::addHoistSuggestions(json &m, const ReportState &s,
+                                   json &suggestions) const {
   // Hoist (Algorithm 2): per op id over its stalled instances.
   struct HoistAgg {
     uint32_t pc = 0;
@@ -287,7 +338,9 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     json bound;
   };
   std::map<uint32_t, HoistAgg> hoist;
-  for (const Inst &x : insts) {
+  uint64_t bucket = s.bucket;
+  const std::vector<VmemTracker::Bucket> &vb = s.vmemBuckets;
+  for (const ReportState::Inst &x : s.insts) {
     const Dma &d = *x.dma;
     uint64_t stall = d.stallBase + d.stallTransfer;
     if (!stall || x.relaxed.is_null())
@@ -308,7 +361,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     }
     // Slots: the ISSUE saves only the cycles it can move before meeting
     // max_outstanding DMAs in flight.
-    uint64_t save = slotRoom(d.timing.issue, stall);
+    uint64_t save = s.slotRoom(d.timing.issue, stall);
     if (save == 0) {
       ++h.noSlot;
       continue;
@@ -354,11 +407,14 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
              : std::string());
     suggestions.push_back({{"kind", "hoist"},
                            {"op_id", op},
-                           {"loc", loc(h.pc)},
+                           {"loc", locOf(program, h.pc)},
                            {"expected_cycles_saved", h.saved},
                            {"instances", h.instances},
                            {"reason", why}});
   }
+}
+
+void Analyzer::addPinSuggestions(json &suggestions) const {
   // Pin: re-DMA'd unchanged source bytes; greedy by cycles saved per byte
   // of extra VMEM under the free capacity.
   uint64_t staticVmem = 0;
@@ -406,7 +462,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     suggestions.push_back(
         {{"kind", "pin"},
          {"op_id", op},
-         {"loc", loc(p.pc)},
+         {"loc", locOf(program, p.pc)},
          {"expected_cycles_saved", p.saved},
          {"bytes", p.bytes},
          {"instances", p.repeats},
@@ -418,6 +474,10 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
                         " bytes, within the free capacity) removes the "
                         "repeats and their stalls"}});
   }
+}
+
+void Analyzer::addParallelizeSuggestions(const ReportState &s,
+                                         json &suggestions) const {
   // Parallelize: a DMA that stalled on base latency although it could have
   // been issued together with the nearest earlier DMA d1: a WAIT (of any
   // DMA) lies between the two ISSUEs, and the DMA's relaxed bound comes
@@ -439,6 +499,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     uint64_t saved = 0, instances = 0, slotLimited = 0;
   };
   std::map<uint32_t, ParAgg> par;
+  const std::vector<ReportState::Inst> &insts = s.insts;
   for (size_t k = 1; k < insts.size(); ++k) {
     const Dma &d1 = *insts[k - 1].dma, &d2 = *insts[k].dma;
     if (d1.inFlightAtStart || d2.inFlightAtStart || !d2.stallBase ||
@@ -468,7 +529,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     // Issued together with d1: the ISSUE moves back to d1's, but no
     // further than the slots allow.
     uint64_t want = d2.timing.issue - std::min(d2.timing.issue, d1.timing.issue);
-    uint64_t save = std::min(d2.stallBase, slotRoom(d2.timing.issue, want));
+    uint64_t save = std::min(d2.stallBase, s.slotRoom(d2.timing.issue, want));
     if (save == 0)
       continue;
     ParAgg &p = par[program.origins[d2.pc].opId];
@@ -486,7 +547,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     json s = {{"kind", "parallelize"},
               {"op_id", op},
               {"with_op_id", p.withOp},
-              {"loc", loc(p.pc)},
+              {"loc", locOf(program, p.pc)},
               {"expected_cycles_saved", p.saved},
               {"instances", p.instances}};
     std::string reason =
@@ -509,14 +570,11 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
     s["reason"] = reason;
     suggestions.push_back(std::move(s));
   }
-  std::stable_sort(suggestions.begin(), suggestions.end(),
-                   [](const json &a, const json &b) {
-                     return a["expected_cycles_saved"].get<uint64_t>() >
-                            b["expected_cycles_saved"].get<uint64_t>();
-                   });
-  m["suggestions"] = suggestions;
+}
 
+void Analyzer::addRoofline(json &m, const ReportState &s) const {
   // --- Computation vs communication, and the roofline bound.
+  const std::vector<std::string> &trackNames = s.trackNames;
   double peakFlops = 2.0 * config.mxuRows * config.mxuCols; // per cycle
   int hbmLink = config.findLink(isa::MemSpace::HBM, isa::MemSpace::VMEM);
   double bandwidth = hbmLink >= 0 ? config.links[hbmLink].bytesPerCycle : 1;
@@ -567,7 +625,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
   uint64_t bound = 0;
   std::string boundBy = "none";
   for (size_t t = 0; t < tracks.size(); ++t) {
-    if (unusedIci(t))
+    if (s.unusedIci(t))
       continue;
     uint64_t sum = 0;
     for (const Busy &b : tracks[t])

@@ -212,6 +212,7 @@ static void printVBinaryOperands(llvm::raw_ostream &os, const Inst &inst) {
 }
 
 void isa::print(const Inst &inst, llvm::raw_ostream &os) {
+  // Long: one case per instruction format of the listing (docs/isa.md).
   const OpcodeInfo &oi = info(inst.op);
   os << oi.mnemonic;
   auto sep = [&](bool first = false) { os << (first ? " " : ", "); };
@@ -436,6 +437,8 @@ std::vector<uint8_t> Program::toImage() const {
 }
 
 llvm::Expected<Program> Program::fromImage(llvm::ArrayRef<uint8_t> bytes) {
+  // Long: the image's fields in file order, each read and checked
+  // (docs/isa.md).
   ByteReader r(bytes, 0, "truncated image at byte offset ");
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kImageMagic, 8) != 0)
     return llvm::createStringError("not an accel image: bad magic at byte offset 0");

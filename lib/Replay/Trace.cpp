@@ -252,6 +252,7 @@ static sim::DmaTiming readTiming(ByteReader &r) {
 /// Reads the system section of a version-4 trace into `t.system`, checking
 /// every count against the bytes left before allocating for it.
 static void readSystem(ByteReader &r, const std::string &invalid, Trace &t) {
+  // Long: the system section's fields in file order (docs/trace-format.md).
   TraceLayout &at = t.layout;
   SystemWindow &sys = t.system.emplace();
   at.system = r.fileOffset();
@@ -442,6 +443,8 @@ std::vector<uint8_t> Trace::serialize(bool compress) const {
 }
 
 llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
+  // Long: the trace's fields in file order, each read and checked
+  // (docs/trace-format.md).
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
     return llvm::createStringError(
         "not an accel trace (bad magic at byte 0)");
@@ -733,6 +736,8 @@ uint64_t maxBytesWritten(const isa::Inst &inst) {
 } // namespace
 
 llvm::Error Trace::validate(const sim::MachineConfig &config) const {
+  // Long: one check per field of the trace, in file order
+  // (docs/trace-format.md).
   InvalidTrace invalid{layout};
   auto record = [&](uint64_t first, uint64_t size,
                     uint64_t index) -> std::optional<uint64_t> {
@@ -890,6 +895,7 @@ static bool isProgramTile(const isa::Program &program, const sim::TileRef &t) {
 }
 
 llvm::Error Trace::validateSystem(const sim::MachineConfig &config) const {
+  // Long: one check per field of the system section, in file order.
   InvalidTrace invalid{layout};
   const SystemWindow &sys = *system;
   const uint32_t own = sys.chip;

@@ -21,6 +21,7 @@ InstAccess sim::getAccesses(const isa::Inst &in,
 void sim::getAccesses(const isa::Inst &in,
                       llvm::function_ref<uint64_t(unsigned)> readReg,
                       uint32_t chip, InstAccess &a) {
+  // Long: one case per opcode: the ISA's operand description, in one place.
   a.regReads.clear();
   a.regWrites.clear();
   a.memReads.clear();

@@ -235,6 +235,8 @@ llvm::Expected<std::shared_ptr<const LatencyTable>>
 LatencyTable::parse(llvm::StringRef text, llvm::StringRef pathRef,
                     llvm::ArrayRef<std::string> keys,
                     llvm::StringRef timeColumn) {
+  // Long: the CSV's header, rows and checks in order (docs/config.md,
+  // Calibration).
   std::string path = pathRef.str();
   auto fail = [&](const std::string &what) -> llvm::Error {
     return llvm::createStringError(path + ": " + what);

@@ -309,6 +309,8 @@ static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
 llvm::Expected<MachineConfig>
 MachineConfig::fromJson(llvm::StringRef overrideText,
                         llvm::StringRef sourceName, llvm::StringRef baseText) {
+  // Long: the config's fields in document order, each read and checked
+  // (docs/config.md).
   json doc = json::parse(kDefaultConfig);
   if (!baseText.empty()) {
     // Another machine's whole document (a trace's config): the base the

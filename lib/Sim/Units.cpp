@@ -276,6 +276,7 @@ void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
 }
 
 void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
+  // Long: the VPU's arithmetic, one case per opcode over the shared tile walk.
   uint64_t rows = in.a, cols = in.b;
   bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
   bool transpose = in.op == Opcode::VTranspose;

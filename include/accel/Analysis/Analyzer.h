@@ -334,6 +334,19 @@ public:
 
 private:
   friend struct AnalyzerImpl;
+  /// addToMetrics's sections (AnalyzerReport.cpp), in the order they run;
+  /// ReportState carries what they share.
+  struct ReportState;
+  void addUtilization(nlohmann::json &m, const ReportState &s) const;
+  void addVmem(nlohmann::json &m, ReportState &s) const;
+  void addDependencies(nlohmann::json &m, ReportState &s) const;
+  void addSlots(ReportState &s) const;
+  void addHoistSuggestions(nlohmann::json &m, const ReportState &s,
+                           nlohmann::json &suggestions) const;
+  void addPinSuggestions(nlohmann::json &suggestions) const;
+  void addParallelizeSuggestions(const ReportState &s,
+                                 nlohmann::json &suggestions) const;
+  void addRoofline(nlohmann::json &m, const ReportState &s) const;
   const isa::Program &program;
   const sim::MachineConfig &config;
   TimelineLimits limits;

@@ -671,6 +671,7 @@ uint32_t Lowerer::emitBranch(Operation *origin, Opcode opc, uint8_t rs1,
 /// add of 2^63). Errors: bitwise ops on integers wider than i1, unsigned
 /// casts from integers wider than i1.
 LogicalResult Lowerer::lowerScalar(Operation *op) {
+  // Long: one case per arith op the lowering accepts.
   Value result = op->getResult(0);
   SmallVector<uint8_t, 3> in;
   for (Value v : op->getOperands()) {
@@ -975,6 +976,8 @@ LogicalResult Lowerer::lowerVpu(OpTy op, Opcode opc, Value x, Value y,
 }
 
 LogicalResult Lowerer::lowerOp(Operation *op) {
+  // Long: one case per accel op, each its registers and instruction
+  // (docs/isa.md).
   auto binop = [&](Opcode opc) -> LogicalResult {
     FailureOr<uint8_t> a = reg(op, op->getOperand(0));
     FailureOr<uint8_t> b = reg(op, op->getOperand(1));
