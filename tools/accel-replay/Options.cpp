@@ -56,79 +56,100 @@ cl::SubCommand
               "Print the machine config a run would use (the embedded "
               "default, or it merged with --config FILE) as JSON");
 
-cl::OptionCategory category("accel-replay options");
+// Options by purpose, each category a group of --help.
+cl::OptionCategory
+    inputCategory("Input and machine",
+                  "The program, its inputs and the machine it runs on");
+cl::OptionCategory outputCategory("Output", "What is written, and where");
+cl::OptionCategory
+    analysisCategory("Analysis",
+                     "What the analyzer records and the timeline draws");
+cl::OptionCategory
+    fdoCategory("FDO loop",
+                "The feedback-directed loop's iterations and passes");
+cl::OptionCategory recordCategory("Record, replay and plot",
+                                  "Windows of a run, their traces, and plots");
+cl::OptionCategory sweepCategory("Sweep",
+                                 "The grid of machines a sweep runs, and how");
+
+std::vector<const cl::OptionCategory *> getOptionCategories() {
+  return {&inputCategory, &outputCategory, &analysisCategory,
+          &fdoCategory,   &recordCategory, &sweepCategory};
+}
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input>"),
                                cl::Required, cl::sub(runCmd), cl::sub(fdoCmd),
                                cl::sub(recordCmd), cl::sub(replayCmd),
                                cl::sub(traceInfoCmd), cl::sub(plotCmd),
-                               cl::sub(sweepCmd), cl::cat(category));
+                               cl::sub(sweepCmd), cl::cat(inputCategory));
 cl::list<std::string> sweepSets(
     "set",
     cl::desc("sweep: a config field and its values, PATH=V1,V2,... (e.g. "
              "vmem.bytes=8Mi,16Mi or dma.links[0].bytes_per_cycle=512,1024; "
              "suffixes Ki Mi Gi Ti). Repeatable: the grid is every "
              "combination"),
-    cl::value_desc("PATH=V1,V2"), cl::sub(sweepCmd), cl::cat(category));
+    cl::value_desc("PATH=V1,V2"), cl::sub(sweepCmd), cl::cat(sweepCategory));
 cl::opt<std::string> sweepShard(
     "shard",
     cl::desc("sweep: run only the points p with p mod N = I, for a cluster's "
              "array job (docs/sweep.md); default 0/1, every point"),
     cl::value_desc("I/N"), cl::init("0/1"), cl::sub(sweepCmd),
-    cl::cat(category));
+    cl::cat(sweepCategory));
 // The counts are 64-bit options (a value past 2^32 is not wrapped by
 // llvm::cl's unsigned parser) checked against their ranges before any
 // subcommand runs (checkOptions in accel-replay.cpp).
 cl::opt<uint64_t> sweepJobs(
     "j",
     cl::desc("sweep: points run at once (default 0: every hardware thread)"),
-    cl::value_desc("N"), cl::init(0), cl::sub(sweepCmd), cl::cat(category));
+    cl::value_desc("N"), cl::init(0), cl::sub(sweepCmd),
+    cl::cat(sweepCategory));
 cl::opt<bool> sweepFdo(
     "fdo",
     cl::desc("sweep of a program: also run the FDO loop at every point "
              "(default true)"),
-    cl::init(true), cl::sub(sweepCmd), cl::cat(category));
+    cl::init(true), cl::sub(sweepCmd), cl::cat(sweepCategory));
 cl::opt<bool>
     sweepPlot("plot",
               cl::desc("sweep: draw sweep.png with utils/accel-sweep-plot.py "
                        "(python3-matplotlib; default true)"),
-              cl::init(true), cl::sub(sweepCmd), cl::cat(category));
+              cl::init(true), cl::sub(sweepCmd), cl::cat(sweepCategory));
 cl::opt<std::string>
     plotChip("chip",
              cl::desc("plot: the chip of a system to draw; record: the chip "
                       "of a system to record, the others running along "
                       "(default 0)"),
              cl::value_desc("N"), cl::sub(plotCmd), cl::sub(recordCmd),
-             cl::cat(category));
+             cl::cat(recordCategory));
 cl::opt<std::string>
     plotDmas("dmas",
              cl::desc("plot: the DMAs of dma_timeline.png in issue order, END "
                       "exclusive (default the first 64)"),
-             cl::value_desc("FIRST:END"), cl::sub(plotCmd), cl::cat(category));
+             cl::value_desc("FIRST:END"), cl::sub(plotCmd),
+             cl::cat(sweepCategory));
 cl::opt<std::string>
     outputPath("o",
                cl::desc("Output directory (run, fdo, replay, sweep) or file "
                         "(record, config)"),
                cl::value_desc("path"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
-               cl::sub(configCmd), cl::cat(category));
+               cl::sub(configCmd), cl::cat(outputCategory));
 cl::opt<std::string>
     configFile("config",
                cl::desc("Machine config JSON overriding the embedded default "
                         "(docs/config.md)"),
                cl::value_desc("file"), cl::sub(runCmd), cl::sub(fdoCmd),
                cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
-               cl::sub(configCmd), cl::cat(category));
+               cl::sub(configCmd), cl::cat(inputCategory));
 cl::opt<bool> printDefault(
     "print-default",
     cl::desc("config: print the embedded default config (docs/config.md), "
              "a starting point for an override file"),
-    cl::sub(configCmd), cl::cat(category));
+    cl::sub(configCmd), cl::cat(inputCategory));
 cl::opt<std::string> entryName("entry",
                                cl::desc("Function to run (default: "
                                         "main, or the only function)"),
                                cl::sub(runCmd), cl::sub(fdoCmd),
                                cl::sub(recordCmd), cl::sub(sweepCmd),
-                               cl::cat(category));
+                               cl::cat(inputCategory));
 cl::opt<uint64_t> iterations("iterations",
                              cl::desc("At most this many FDO "
                                       "iterations after the baseline; "
@@ -136,7 +157,7 @@ cl::opt<uint64_t> iterations("iterations",
                                       "first iteration that is not "
                                       "faster (default 10)"),
                              cl::init(10), cl::sub(fdoCmd), cl::sub(sweepCmd),
-                             cl::cat(category));
+                             cl::cat(fdoCategory));
 cl::opt<std::string> fdoPasses(
     "passes",
     cl::desc("Transforms of each FDO iteration, as an MLIR textual pass "
@@ -145,7 +166,7 @@ cl::opt<std::string> fdoPasses(
              "default: the passes of --accel-fdo-pipeline with the config's "
              "VMEM capacity"),
     cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::sub(sweepCmd),
-    cl::cat(category));
+    cl::cat(fdoCategory));
 cl::opt<std::string> fdoTrialPasses(
     "trial-passes",
     cl::desc("Passes tried on each FDO iteration's program, as a textual "
@@ -153,7 +174,7 @@ cl::opt<std::string> fdoTrialPasses(
              "correct and faster; '' for none (default: 'accel-schedule,cse' "
              "with the default --passes, none with --passes)"),
     cl::value_desc("pipeline"), cl::sub(fdoCmd), cl::sub(sweepCmd),
-    cl::cat(category));
+    cl::cat(fdoCategory));
 cl::list<std::string> inputTensors(
     "input",
     cl::desc("Initial contents of an HBM argument from a NumPy .npy file "
@@ -163,7 +184,7 @@ cl::list<std::string> inputTensors(
              "is the argument's position N, argN or %argN. Repeatable; "
              "other arguments keep their default initial values"),
     cl::value_desc("NAME=FILE.npy"), cl::sub(runCmd), cl::sub(fdoCmd),
-    cl::cat(category));
+    cl::cat(inputCategory));
 cl::list<std::string> bindShapes(
     "bind",
     cl::desc("The shape of an argument with dynamic dimensions (or no rank), "
@@ -171,12 +192,13 @@ cl::list<std::string> bindShapes(
              "An --input's .npy gives its argument's shape already; "
              "repeatable"),
     cl::value_desc("NAME=SHAPE"), cl::sub(runCmd), cl::sub(fdoCmd),
-    cl::sub(recordCmd), cl::sub(sweepCmd), cl::cat(category));
+    cl::sub(recordCmd), cl::sub(sweepCmd), cl::cat(inputCategory));
 cl::opt<std::string> outputTensorDir(
     "output-dir",
     cl::desc("Write every HBM argument's final contents to DIR/argN.npy "
              "(fdo: those of the best iteration's program)"),
-    cl::value_desc("dir"), cl::sub(runCmd), cl::sub(fdoCmd), cl::cat(category));
+    cl::value_desc("dir"), cl::sub(runCmd), cl::sub(fdoCmd),
+    cl::cat(outputCategory));
 cl::opt<uint64_t> maxInstructions(
     "max-instructions",
     cl::desc("Instruction budget: run, and fdo's iteration 0, stop there "
@@ -188,13 +210,13 @@ cl::opt<uint64_t> maxInstructions(
              "cgroup's limit) lets the analyses record, clamped to "
              "[2^16, 2^32])"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(recordCmd),
-    cl::sub(sweepCmd), cl::cat(category));
+    cl::sub(sweepCmd), cl::cat(inputCategory));
 cl::opt<uint64_t> bucketCycles(
     "bucket-cycles",
     cl::desc("Time bucket width of the utilization and VMEM analyses "
              "(default: about 200 buckets)"),
     cl::init(0), cl::sub(runCmd), cl::sub(fdoCmd), cl::sub(replayCmd),
-    cl::cat(category));
+    cl::cat(analysisCategory));
 cl::opt<uint64_t> timelineMaxDmas(
     "timeline-max-dmas",
     cl::desc("timeline.json draws at most the first N DMAs of each chip "
@@ -202,13 +224,13 @@ cl::opt<uint64_t> timelineMaxDmas(
              "metrics.json \"timeline\" says what was left out; default "
              "50000)"),
     cl::value_desc("N"), cl::init(kDefaultTimelineMaxDmas), cl::sub(runCmd),
-    cl::sub(fdoCmd), cl::sub(replayCmd), cl::cat(category));
+    cl::sub(fdoCmd), cl::sub(replayCmd), cl::cat(analysisCategory));
 cl::opt<uint64_t> timelineMaxSlices(
     "timeline-max-slices",
     cl::desc("timeline.json draws at most the first N MXU and N VPU slices "
              "of each chip (default 100000)"),
     cl::value_desc("N"), cl::init(kDefaultTimelineMaxSlices), cl::sub(runCmd),
-    cl::sub(fdoCmd), cl::sub(replayCmd), cl::cat(category));
+    cl::sub(fdoCmd), cl::sub(replayCmd), cl::cat(analysisCategory));
 cl::opt<bool> analyze(
     "analyze",
     cl::desc("Run the analyzer (utilization, VMEM, dependencies, "
@@ -216,30 +238,31 @@ cl::opt<bool> analyze(
              "only the DMA stall analysis (run and replay; fdo always "
              "analyzes) (default true)"),
     cl::init(true), cl::sub(runCmd), cl::sub(replayCmd), cl::sub(fdoCmd),
-    cl::cat(category));
+    cl::cat(analysisCategory));
 cl::opt<bool> timingOnly(
     "timing-only",
     cl::desc("Replay timing only: skip the MXU/VPU arithmetic (faster); the "
              "window's results are then not checked, and control that "
              "depends on computed values diverges (default false)"),
-    cl::init(false), cl::sub(replayCmd), cl::cat(category));
+    cl::init(false), cl::sub(replayCmd), cl::cat(analysisCategory));
 cl::opt<std::string> breakAt(
     "break-at",
     cl::desc("Start recording at pc:N, op:ID or loc:FILE:LINE (default: the "
              "program entry)"),
-    cl::value_desc("spec"), cl::sub(recordCmd), cl::cat(category));
+    cl::value_desc("spec"), cl::sub(recordCmd), cl::cat(recordCategory));
 cl::opt<uint64_t> hitCount("hit",
                            cl::desc("Break at the K-th arrival at the "
                                     "breakpoint (default 1)"),
-                           cl::init(1), cl::sub(recordCmd), cl::cat(category));
+                           cl::init(1), cl::sub(recordCmd),
+                           cl::cat(recordCategory));
 cl::opt<bool>
     compressTrace("compress",
                   cl::desc("zstd-compress the trace payload (default true; "
                            "--compress=false writes it plain)"),
-                  cl::init(true), cl::sub(recordCmd), cl::cat(category));
+                  cl::init(true), cl::sub(recordCmd), cl::cat(outputCategory));
 cl::opt<uint64_t>
     recordCount("count", cl::desc("Instructions to record (default 1000000)"),
-                cl::init(1000000), cl::sub(recordCmd), cl::cat(category));
+                cl::init(1000000), cl::sub(recordCmd), cl::cat(recordCategory));
 
 /// --max-instructions, or the default derived from the available memory.
 uint64_t instructionBudget() {

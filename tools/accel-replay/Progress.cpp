@@ -26,7 +26,7 @@ cl::opt<ProgressMode> progressMode(
                clEnumValN(ProgressMode::Never, "never", "none")),
     cl::init(ProgressMode::Auto), cl::sub(runCmd), cl::sub(fdoCmd),
     cl::sub(recordCmd), cl::sub(replayCmd), cl::sub(sweepCmd),
-    cl::cat(category));
+    cl::cat(outputCategory));
 
 /// Seconds a command runs before --progress=auto shows anything.
 static constexpr double kAutoDelaySeconds = 1.0;

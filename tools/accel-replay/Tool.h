@@ -26,6 +26,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace accel::tool {
 namespace cl = llvm::cl;
@@ -33,7 +34,9 @@ namespace cl = llvm::cl;
 // The subcommands and options (Options.cpp).
 extern cl::SubCommand runCmd, fdoCmd, recordCmd, replayCmd, plotCmd,
     traceInfoCmd, sweepCmd, configCmd;
-extern cl::OptionCategory category;
+/// The option categories, one per purpose (each a group of --help).
+extern cl::OptionCategory outputCategory;
+std::vector<const cl::OptionCategory *> getOptionCategories();
 extern cl::opt<std::string> inputFile, sweepShard, plotChip, plotDmas,
     outputPath, configFile, entryName, fdoPasses, fdoTrialPasses,
     outputTensorDir, breakAt;

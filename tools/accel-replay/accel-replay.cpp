@@ -489,7 +489,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   accel::initToolOutputs("accel-replay");
   cl::AddExtraVersionPrinter(accel::printVersion);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions(getOptionCategories());
   cl::ParseCommandLineOptions(
       argc, argv,
       "accel-replay: lower accel programs to machine code, run them on the "
