@@ -218,6 +218,76 @@ static void printTimelineTruncation(llvm::ArrayRef<FdoIteration> iterations) {
                  << " (report.txt says what it draws)\n";
 }
 
+/// One row of fdo's table: an iteration's cycles, stalls, MXU use, VMEM,
+/// transforms and whether its results match.
+static void printIterationRow(const FdoIteration &it) {
+  if (it.ran)
+    llvm::outs() << llvm::format(
+        "%-4u %12llu %12llu %10llu %10llu %6.1f%% %10llu %-34s %s\n", it.index,
+        (unsigned long long)it.totalCycles,
+        (unsigned long long)(it.dmaStallBaseCycles + it.dmaStallTransferCycles),
+        (unsigned long long)it.dmaStallBaseCycles,
+        (unsigned long long)it.dmaStallTransferCycles, 100 * it.mxuUtilization,
+        (unsigned long long)(it.vmemBytes / 1024),
+        describeTransforms(it).c_str(),
+        !it.resultsMatch                        ? "DIFFER"
+        : it.failure && !it.trialPasses.empty() ? "FAILED (trial)"
+        : it.truncated                          ? "TRUNCATED"
+                                                : "identical");
+  else
+    llvm::outs() << llvm::format("%-4u %12s %12s %10s %10s %7s %10s %-34s %s\n",
+                                 it.index, "-", "-", "-", "-", "-", "-",
+                                 describeTransforms(it).c_str(), "FAILED");
+  llvm::outs().flush();
+}
+
+/// What fdo prints when its loop ends: a truncated iteration 0, what the
+/// timelines left out, and why the loop stopped.
+static void printFdoOutcome(const FdoResult &result) {
+  const FdoIteration &best = result.iterations[result.bestIteration];
+  const FdoIteration &last = result.iterations.back();
+  const FdoIteration *failedIt = result.getFailedIteration();
+  const FdoIteration &first = result.iterations.front();
+  if (first.truncated)
+    llvm::outs()
+        << "iteration 0 reached the instruction budget of "
+        << (*first.metrics)["truncated"]["max_instructions"].get<uint64_t>()
+        << " (--max-instructions) before its halt: its metrics "
+           "cover the instructions that ran and are marked "
+           "truncated; no optimized iteration ran, as FDO "
+           "compares the results of complete runs\n";
+  printTimelineTruncation(result.iterations);
+  if (!failedIt && last.index != best.index)
+    llvm::outs() << "iteration " << last.index
+                 << (last.totalCycles > best.totalCycles ? " is slower than"
+                                                         : " is no faster than")
+                 << " iteration " << best.index << " (" << last.totalCycles
+                 << (last.totalCycles > best.totalCycles ? " > " : " = ")
+                 << best.totalCycles << " cycles): stopping; iteration "
+                 << best.index << "'s program is the result\n";
+}
+
+/// --output-dir for fdo: the best program's final HBM arguments, from one
+/// more run that keeps them, staged in `tensors` (committed with -o).
+/// Returns the line to print. Errors: the run's, or writing the .npy files.
+static llvm::Expected<std::string>
+stageBestOutputs(const FdoResult &result, const sim::MachineConfig &config,
+                 const RunOptions &run, StagedFiles &tensors) {
+  RunOptions o = run;
+  o.keepHbm = true;
+  o.analyze = false;
+  auto r = simulateModule(*result.bestProgram, config, o);
+  if (!r)
+    return r.takeError();
+  if (auto e = writeHbmOutputs(
+          outputTensorDir, findEntryFunction(*result.bestProgram, entryName),
+          *r, &tensors))
+    return std::move(e);
+  return "hbm hash: " + formatHbmHash(r->hbmHash) + "; wrote " +
+         outputTensorDir + "/arg*.npy (iteration " +
+         std::to_string(result.bestIteration) + ")\n";
+}
+
 int cmdFdo(MLIRContext &ctx) {
   // Registered for fdo so that the mistake gets its own message, not LLVM's
   // nearest option.
@@ -293,32 +363,12 @@ int cmdFdo(MLIRContext &ctx) {
       };
   options.onIteration = [&progress](const FdoIteration &it) {
     progress.clear();
-    if (it.ran)
-      llvm::outs() << llvm::format(
-          "%-4u %12llu %12llu %10llu %10llu %6.1f%% %10llu %-34s %s\n",
-          it.index, (unsigned long long)it.totalCycles,
-          (unsigned long long)(it.dmaStallBaseCycles +
-                               it.dmaStallTransferCycles),
-          (unsigned long long)it.dmaStallBaseCycles,
-          (unsigned long long)it.dmaStallTransferCycles,
-          100 * it.mxuUtilization, (unsigned long long)(it.vmemBytes / 1024),
-          describeTransforms(it).c_str(),
-          !it.resultsMatch                        ? "DIFFER"
-          : it.failure && !it.trialPasses.empty() ? "FAILED (trial)"
-          : it.truncated                          ? "TRUNCATED"
-                                                  : "identical");
-    else
-      llvm::outs() << llvm::format(
-          "%-4u %12s %12s %10s %10s %7s %10s %-34s %s\n", it.index, "-", "-",
-          "-", "-", "-", "-", describeTransforms(it).c_str(), "FAILED");
-    llvm::outs().flush();
+    printIterationRow(it);
   };
   llvm::Expected<FdoResult> result =
       runFdoLoop(*input.module, input.config, options);
   if (!result)
     return fail(finalPath(llvm::toString(result.takeError())));
-  const FdoIteration &best = result->iterations[result->bestIteration];
-  const FdoIteration &last = result->iterations.back();
   const FdoIteration *failedIt = result->getFailedIteration();
   const FdoIteration &first = result->iterations.front();
   progress.finish(std::to_string(result->iterations.size()) + " iteration" +
@@ -326,43 +376,18 @@ int cmdFdo(MLIRContext &ctx) {
                   std::to_string(runs) + " run" + (runs == 1 ? "" : "s") +
                   ", " + formatCount(simulated) +
                   " instructions simulated and analyzed");
-  if (first.truncated)
-    llvm::outs()
-        << "iteration 0 reached the instruction budget of "
-        << (*first.metrics)["truncated"]["max_instructions"].get<uint64_t>()
-        << " (--max-instructions) before its halt: its metrics "
-           "cover the instructions that ran and are marked "
-           "truncated; no optimized iteration ran, as FDO "
-           "compares the results of complete runs\n";
-  printTimelineTruncation(result->iterations);
-  if (!failedIt && last.index != best.index)
-    llvm::outs() << "iteration " << last.index
-                 << (last.totalCycles > best.totalCycles ? " is slower than"
-                                                         : " is no faster than")
-                 << " iteration " << best.index << " (" << last.totalCycles
-                 << (last.totalCycles > best.totalCycles ? " > " : " = ")
-                 << best.totalCycles << " cycles): stopping; iteration "
-                 << best.index << "'s program is the result\n";
   json out = result->toJson(options, input.config);
   const json &summary = out["summary"];
+  printFdoOutcome(*result);
   // --output-dir: the best program's final HBM arguments, from one more run
   // that keeps them; staged, and committed with -o.
   StagedFiles tensors;
   std::string tensorsLine;
   if (!outputTensorDir.empty()) {
-    RunOptions o = options.run;
-    o.keepHbm = true;
-    o.analyze = false;
-    auto r = simulateModule(*result->bestProgram, input.config, o);
-    if (!r)
-      return fail("--output-dir: " + llvm::toString(r.takeError()));
-    if (auto e = writeHbmOutputs(
-            outputTensorDir, findEntryFunction(*result->bestProgram, entryName),
-            *r, &tensors))
-      return fail("--output-dir: " + llvm::toString(std::move(e)));
-    tensorsLine = "hbm hash: " + formatHbmHash(r->hbmHash) + "; wrote " +
-                  outputTensorDir + "/arg*.npy (iteration " +
-                  std::to_string(result->bestIteration) + ")\n";
+    auto line = stageBestOutputs(*result, input.config, options.run, tensors);
+    if (!line)
+      return fail("--output-dir: " + llvm::toString(line.takeError()));
+    tensorsLine = *line;
   }
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
