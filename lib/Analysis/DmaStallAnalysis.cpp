@@ -282,22 +282,28 @@ json analysis::buildMetrics(const isa::Program &program,
   return m;
 }
 
-void analysis::writeReport(const json &m, llvm::raw_ostream &os,
-                           unsigned topN) {
-  uint64_t total = m["total_cycles"].get<uint64_t>();
+namespace {
+/// What the sections of report.txt share: the run's cycles, and on a
+/// system the chips, whose stalls are shares of the chip-cycles.
+struct ReportScale {
+  uint64_t total = 0, numChips = 1, chipCycles = 0, maxOutstanding = 0;
+  const json *chips = nullptr;
+  std::string ofRun;
+};
+/// An op of metrics.json "ops", by id.
+struct Row {
+  std::string id;
+  const json *op;
+};
+
+/// The header: program, machine, totals, truncation, DMA stalls.
+void writeReportHeader(const json &m, llvm::raw_ostream &os,
+                       const ReportScale &r) {
+  uint64_t total = r.total, chipCycles = r.chipCycles, numChips = r.numChips;
+  const json *chips = r.chips;
+  const std::string &ofRun = r.ofRun;
   uint64_t base = m["dma_stall_cycles"]["base"].get<uint64_t>();
   uint64_t transfer = m["dma_stall_cycles"]["transfer"].get<uint64_t>();
-  // A system of chips: stalls are summed over the chips, so they are
-  // shares of the chip-cycles (chips x cycles), not of the run.
-  const json *chips =
-      m.contains("chips") && m["chips"].is_array() && m["chips"].size() > 1
-          ? &m["chips"]
-          : nullptr;
-  uint64_t numChips = chips ? chips->size() : 1;
-  uint64_t chipCycles = total * numChips;
-  std::string ofRun =
-      chips ? "% of the " + std::to_string(chipCycles) + " chip-cycles"
-            : "% of the run";
   os << "accel report for '" << m["program"].get<std::string>() << "' on "
      << m["config"]["name"].get<std::string>();
   if (chips && m.contains("system"))
@@ -347,13 +353,19 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
      << llvm::format("%.1f", 100.0 * ratio(base + transfer, chipCycles))
      << ofRun << "): " << base << " waiting on base latency, " << transfer
      << " waiting on transfer latency\n";
+}
+
+/// The other stall causes and the units' utilization.
+void writeReportCauses(const json &m, llvm::raw_ostream &os,
+                       const ReportScale &r) {
   // Every other cause the simulator records (SnR §4.2: stalls by
   // cause), and the DMA slots in the paper's words.
+  uint64_t chipCycles = r.chipCycles;
+  const json *chips = r.chips;
+  const std::string &ofRun = r.ofRun;
   const json &causes = m["stall_cycles"];
   uint64_t slots = causes.value("dma_slots", uint64_t(0));
-  uint64_t maxOutstanding =
-      m.contains("dma_slots") ? m["dma_slots"]["max_outstanding"].get<uint64_t>()
-                              : 0;
+  uint64_t maxOutstanding = r.maxOutstanding;
   os << "  DMA slot stalls:     " << slots << " ("
      << llvm::format("%.1f", 100.0 * ratio(slots, chipCycles)) << ofRun
      << "): ISSUEs waiting for a free DMA slot, max_outstanding = "
@@ -370,9 +382,14 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
     os << llvm::format("  %-6s utilization:  %.1f%%%s\n", u,
                        100.0 * m["units"][u]["utilization"].get<double>(),
                        chips ? " (mean over the chips)" : "");
+}
 
+/// A system's network and bound lines.
+void writeReportSystem(const json &m, llvm::raw_ostream &os,
+                       const ReportScale &r) {
   // The network and the system-wide bound (docs/metrics.md, "Systems of
   // chips").
+  uint64_t total = r.total;
   if (auto sys = m.find("system"); sys != m.end() && sys->contains("ici")) {
     const json &ici = (*sys)["ici"];
     if (!ici["busiest_link"].is_null()) {
@@ -390,8 +407,14 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
        << b["chip_bound_cycles"].get<uint64_t>() << "): measured / bound "
        << llvm::format("%.2f", b["measured_over_bound"].get<double>()) << "\n";
   }
+}
 
+/// A system's chips, one line each (the topN that stalled most past 16).
+void writeReportChips(llvm::raw_ostream &os, const ReportScale &r,
+                      unsigned topN) {
   // Each chip in a line: where the system's cycles went.
+  uint64_t total = r.total;
+  const json *chips = r.chips;
   if (chips) {
     // Up to 16 chips all, in chip order; more: the topN that stalled most
     // (DMA and sem_wait), most first.
@@ -448,11 +471,12 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
       os << "  ... " << chips->size() - list.size()
          << " more in metrics.json chips[]\n";
   }
+}
 
-  struct Row {
-    std::string id;
-    const json *op;
-  };
+/// The topN most stalled DMA ops, with what to do about each.
+void writeReportStalledOps(const json &m, llvm::raw_ostream &os,
+                           const ReportScale &r, unsigned topN) {
+  const json *chips = r.chips;
   std::vector<Row> rows;
   for (auto it = m["ops"].begin(); it != m["ops"].end(); ++it)
     if (it->contains("stall") && (*it)["stall"].get<uint64_t>() > 0)
@@ -489,8 +513,13 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
             "bottleneck";
     os << "\n";
   }
+}
 
+/// The ops whose ISSUEs waited for a DMA slot.
+void writeReportSlotWaits(const json &m, llvm::raw_ostream &os,
+                          const ReportScale &r, unsigned topN) {
   // ISSUEs that waited for a DMA slot.
+  uint64_t maxOutstanding = r.maxOutstanding;
   std::vector<Row> slotRows;
   for (auto it = m["ops"].begin(); it != m["ops"].end(); ++it)
     if (it->value("stall_slots", uint64_t(0)) > 0)
@@ -515,8 +544,13 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
             "while the slots are full\n";
     }
   }
+}
 
+/// The analyzer's sections (Analyzer::addToMetrics), when present.
+void writeReportAnalyzer(const json &m, llvm::raw_ostream &os,
+                         const ReportScale &r, unsigned topN) {
   // The analyzer's sections (Analyzer::addToMetrics), when present.
+  const json *chips = r.chips;
   if (m.contains("suggestions")) {
     const json &s = m["suggestions"];
     os << "\nSuggestions (SnR Algorithm 2, extended)"
@@ -565,4 +599,32 @@ void analysis::writeReport(const json &m, llvm::raw_ostream &os,
          << llvm::format("; %.2fx)\n",
                          r["measured_over_latency_bound"].get<double>());
   }
+}
+} // namespace
+
+void analysis::writeReport(const json &m, llvm::raw_ostream &os,
+                           unsigned topN) {
+  ReportScale r;
+  r.total = m["total_cycles"].get<uint64_t>();
+  // A system of chips: stalls are summed over the chips, so they are
+  // shares of the chip-cycles (chips x cycles), not of the run.
+  r.chips =
+      m.contains("chips") && m["chips"].is_array() && m["chips"].size() > 1
+          ? &m["chips"]
+          : nullptr;
+  r.numChips = r.chips ? r.chips->size() : 1;
+  r.chipCycles = r.total * r.numChips;
+  r.ofRun = r.chips
+                ? "% of the " + std::to_string(r.chipCycles) + " chip-cycles"
+                : "% of the run";
+  r.maxOutstanding = m.contains("dma_slots")
+                         ? m["dma_slots"]["max_outstanding"].get<uint64_t>()
+                         : 0;
+  writeReportHeader(m, os, r);
+  writeReportCauses(m, os, r);
+  writeReportSystem(m, os, r);
+  writeReportChips(os, r, topN);
+  writeReportStalledOps(m, os, r, topN);
+  writeReportSlotWaits(m, os, r, topN);
+  writeReportAnalyzer(m, os, r, topN);
 }
