@@ -352,9 +352,11 @@ TEST(AnalyzerTest, Roofline) {
   ASSERT_TRUE(a->ok);
   EXPECT_EQ(u64(a->m["total_cycles"]), 298u);
   const json &r = a->m["roofline"];
-  // Peak 2 * 4 * 4 = 32 FLOPs/cycle; HBM 8 B/cycle; balance 32 / 8 = 4.
+  // Peak 2 * 4 * 4 = 32 FLOPs/cycle; HBM the default 1142.857 B/cycle,
+  // the hbm->vmem link 8: loads get 8 B/cycle; balance 32 / 8 = 4.
   EXPECT_DOUBLE_EQ(r["peak_flops_per_cycle"].get<double>(), 32.0);
-  EXPECT_DOUBLE_EQ(r["hbm_bytes_per_cycle"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(r["hbm_bytes_per_cycle"].get<double>(), 1142.857);
+  EXPECT_DOUBLE_EQ(r["load_bytes_per_cycle"].get<double>(), 8.0);
   EXPECT_DOUBLE_EQ(r["machine_balance_flops_per_byte"].get<double>(), 4.0);
   // Busy cycles per track: scalar 6 li [0, 6) + halt [297, 298) = 7;
   // MXU 25; hbm->vmem 32 + 16 = 48; vmem->hbm 128 / 8 = 16; VPU 0.

@@ -576,8 +576,15 @@ void Analyzer::addRoofline(json &m, const ReportState &s) const {
   // --- Computation vs communication, and the roofline bound.
   const std::vector<std::string> &trackNames = s.trackNames;
   double peakFlops = 2.0 * config.mxuRows * config.mxuCols; // per cycle
+  // HBM's bandwidth (hbm.bytes_per_cycle), and what a load from HBM into
+  // VMEM gets at most: the slower of HBM and the hbm->vmem link. The
+  // machine balance is taken against the latter.
+  double hbmBandwidth =
+      double(config.hbmMilliBytesPerCycle) / double(sim::kBandwidthScale);
   int hbmLink = config.findLink(isa::MemSpace::HBM, isa::MemSpace::VMEM);
-  double bandwidth = hbmLink >= 0 ? config.links[hbmLink].bytesPerCycle : 1;
+  double bandwidth =
+      hbmLink >= 0 ? std::min(hbmBandwidth, config.links[hbmLink].bytesPerCycle)
+                   : hbmBandwidth;
   double balance = peakFlops / bandwidth; // FLOPs per byte
   auto region = [&](const Work &w) {
     uint64_t bytes = w.bytesIn + w.bytesOut;
@@ -693,7 +700,8 @@ void Analyzer::addRoofline(json &m, const ReportState &s) const {
       {"measured_over_latency_bound",
        tight ? round4(double(totalCycles) / tight) : 0},
       {"peak_flops_per_cycle", peakFlops},
-      {"hbm_bytes_per_cycle", bandwidth},
+      {"hbm_bytes_per_cycle", hbmBandwidth},
+      {"load_bytes_per_cycle", bandwidth},
       {"machine_balance_flops_per_byte", round4(balance)},
       {"required_cycles", perResource},
       {"lower_bound_cycles", bound},
