@@ -16,35 +16,11 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accel_cxx import blank as strip  # noqa: E402
+
 # A sub-expression that creates an op or inserts into the IR.
 BUILDS = re.compile(r"::create\s*\(|\.create\s*<|\bcreate\w*Op\s*\(|\.clone\s*\(")
-
-
-def strip(src):
-    """Blanks comments and string/char literals, keeping line breaks."""
-    out, i, n = [], 0, len(src)
-    while i < n:
-        c = src[i]
-        if src.startswith("//", i):
-            j = src.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif src.startswith("/*", i):
-            j = src.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", src[i:j]))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and src[j] != c:
-                j += 2 if src[j] == "\\" else 1
-            out.append(c + " " * (j - i - 1) + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def findings(path):

@@ -29,51 +29,14 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accel_cxx import blank  # noqa: E402
+
 SCOPE = re.compile(r'\b(namespace|class|struct|union)\b[^()]*$|extern\s*$')
 AFTER_PARAMS = re.compile(
     r'\)\s*(const\b|override\b|final\b|noexcept\b|mutable\b|&|\s)*'
     r'(->\s*[\w:<>,\s*&\[\]]+)?\s*$')
 CALL = re.compile(r'([~\w:]+(?:<[^<>()]*>)?|operator\s*[^\s(]+)\s*\($')
-
-
-def blank(text):
-    """The text with comments and literals replaced by spaces (newlines
-    kept), so braces and parentheses in them do not count."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == 'R' and text.startswith('R"', i):
-            m = re.match(r'R"([^(\s]*)\(', text[i:])
-            if not m:
-                out.append(c)
-                i += 1
-                continue
-            end = text.find(")" + m.group(1) + '"', i)
-            j = n if end < 0 else end + len(m.group(1)) + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(" " * (j - i))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def match_brace(s, i):
