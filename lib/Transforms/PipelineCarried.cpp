@@ -186,19 +186,19 @@ std::string accel::detail::pipeline::findCarriedChains(
   return chains.empty() ? "it carries no DMA to a later iteration" : "";
 }
 
-std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
-                                                       CarriedChain c) {
-  int64_t lb = *getConstantIntValue(loop.getLowerBound());
-  int64_t step = *getConstantIntValue(loop.getStep());
+/// The shape checkCarriedChain asks of chain `c` of `loop` (lower bound
+/// `lb`, `step`): the ISSUE's operands computable where the WAIT is, and
+/// after the loop (from the induction variable and values from before the
+/// loop); the prologue's DMAs the loop's DMA of iterations -d .. -1.
+/// Returns "" or why not.
+static std::string checkChainShape(scf::ForOp loop, CarriedChain &c, int64_t lb,
+                                   int64_t step) {
   int64_t d = c.args.size();
-  // The ISSUE's operands must be computable where the WAIT is, and after
-  // the loop: from the induction variable and values from before the loop.
   llvm::SetVector<Operation *> slice;
   for (Value v : c.issue->getOperands())
     if (!collectSlice(v, loop, slice))
       return "a carried DMA's operands are not address math of the "
              "induction variable";
-  // The prologue's DMAs are the loop's DMA of iterations -d .. -1.
   for (auto [k, p] : llvm::enumerate(c.prologue)) {
     int64_t at = lb + (int64_t(k) - d) * step;
     if (!sameTile(p.getSrc(), c.issue.getSrc(), loop, at) ||
@@ -207,14 +207,18 @@ std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
              std::to_string(k) + " is not the loop's DMA of " +
              std::to_string(int64_t(k) - d);
   }
-  // Issuing a DMA where it is waited for shortens its window: every op
-  // the window loses must be independent of the DMA. In the loop: the ops
-  // after the ISSUE (distance 0), whole iterations (1 .. d - 1) and the
-  // ops before the WAIT (d).
-  Block *body = loop.getBody();
+  return "";
+}
+
+/// Issuing chain `c`'s DMA where it is waited for shortens its window:
+/// every op of `loop` the window loses must be independent of the DMA:
+/// the ops after the ISSUE (distance 0), whole iterations (1 .. d - 1) and
+/// the ops before the WAIT (d). Returns "" or the dependence.
+static std::string checkLoopWindow(scf::ForOp loop, CarriedChain &c) {
+  int64_t d = c.args.size();
   MemoryAccess src(c.issue, c.issue.getSrc(), false);
   MemoryAccess dst(c.issue, c.issue.getDst(), true);
-  for (Operation &x : body->without_terminator()) {
+  for (Operation &x : loop.getBody()->without_terminator()) {
     SmallVector<MemoryAccess> accesses;
     if (Operation *unknown = collectAccesses(&x, accesses))
       return "an op with unknown memory effects in the loop ('" +
@@ -235,8 +239,16 @@ std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
         }
       }
   }
-  // The prologue's windows: the ops after each ISSUE before the loop, and
-  // the loop's iterations before its WAIT (evaluated one by one).
+  return "";
+}
+
+/// The windows of chain `c`'s prologue DMAs (the k-th for iteration
+/// k - d) that the rewrite removes: the ops after each ISSUE before
+/// `loop`, and the loop's iterations before its WAIT (evaluated one by
+/// one, lower bound `lb`, `step`). Returns "" or the dependence.
+static std::string checkPrologueWindows(scf::ForOp loop, CarriedChain &c,
+                                        int64_t lb, int64_t step) {
+  Block *body = loop.getBody();
   for (auto [k, p] : llvm::enumerate(c.prologue)) {
     MemoryAccess psrc(p, p.getSrc(), false), pdst(p, p.getDst(), true);
     for (Operation *x = p->getNextNode(); x != loop.getOperation();
@@ -268,9 +280,18 @@ std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
       }
     }
   }
-  // The epilogue's windows: the DMAs of iterations trips - d .. trips - 1
-  // are issued right after the loop instead; the ops between the loop and
-  // each one's WAIT must not depend on it.
+  return "";
+}
+
+/// The epilogue's windows of chain `c`: the DMAs of iterations
+/// trips - d .. trips - 1 are issued right after `loop` instead (lower
+/// bound `lb`, `step`); the ops between the loop and each one's WAIT must
+/// not depend on it. Returns "" or the dependence.
+static std::string checkEpilogueWindows(scf::ForOp loop, CarriedChain &c,
+                                        int64_t lb, int64_t step) {
+  int64_t d = c.args.size();
+  MemoryAccess src(c.issue, c.issue.getSrc(), false);
+  MemoryAccess dst(c.issue, c.issue.getDst(), true);
   int64_t trips = *tripCount(loop);
   for (auto [k, w] : llvm::enumerate(c.epilogue)) {
     int64_t at = lb + (trips - d + int64_t(k)) * step;
@@ -289,77 +310,91 @@ std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
   return "";
 }
 
-scf::ForOp
-accel::detail::pipeline::depipelineCarried(scf::ForOp loop,
-                                           ArrayRef<CarriedChain> chains) {
-  Value iv = loop.getInductionVar();
+std::string accel::detail::pipeline::checkCarriedChain(scf::ForOp loop,
+                                                       CarriedChain c) {
   int64_t lb = *getConstantIntValue(loop.getLowerBound());
   int64_t step = *getConstantIntValue(loop.getStep());
-  int64_t trips = *tripCount(loop);
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  SmallVector<Operation *> dead;
-  for (CarriedChain c : chains) {
-    int64_t d = c.args.size();
-    llvm::SetVector<Operation *> slice;
-    for (Value v : c.issue->getOperands())
-      (void)collectSlice(v, loop, slice);
-    // After the loop: the DMAs of iterations trips - d .. trips - 1, each
-    // issued there and waited for where the epilogue waited.
-    OpBuilder after(loop->getContext());
-    after.setInsertionPointAfter(loop);
-    for (int64_t k = 0; k < d; ++k) {
-      IRMapping map;
-      map.map(iv, arith::ConstantIndexOp::create(after, loop.getLoc(),
-                                                 lb + (trips - d + k) * step)
-                      .getResult());
-      for (Operation *op : slice)
-        after.clone(*op, map);
-      Operation *issue = after.clone(*c.issue, map);
-      for (NamedAttribute attr : c.issue->getAttrs())
-        if (attr.getName().strref().starts_with("accel."))
-          issue->removeAttr(attr.getName());
-      c.epilogue[k].getTokenMutable().assign(issue->getResult(0));
-    }
-    // In the loop: the DMA moves to its WAIT, its operands those of the
-    // iteration d earlier (i - d * step).
-    OpBuilder in(c.wait);
+  std::string why = checkChainShape(loop, c, lb, step);
+  if (why.empty())
+    why = checkLoopWindow(loop, c);
+  if (why.empty())
+    why = checkPrologueWindows(loop, c, lb, step);
+  if (why.empty())
+    why = checkEpilogueWindows(loop, c, lb, step);
+  return why;
+}
+
+/// Issues after `loop` (lower bound `lb`, `step`, `trips` trips) the DMAs
+/// of chain `c` for iterations trips - d .. trips - 1, each with its
+/// operands' address math `slice` cloned for that iteration and without
+/// the ISSUE's accel attributes; the epilogue's WAITs wait for them.
+static void issueAfterLoop(scf::ForOp loop, CarriedChain &c,
+                           const llvm::SetVector<Operation *> &slice,
+                           int64_t lb, int64_t step, int64_t trips) {
+  Value iv = loop.getInductionVar();
+  int64_t d = c.args.size();
+  OpBuilder after(loop->getContext());
+  after.setInsertionPointAfter(loop);
+  for (int64_t k = 0; k < d; ++k) {
     IRMapping map;
-    map.map(iv, arith::AddIOp::create(in, loop.getLoc(), iv,
-                                      arith::ConstantIndexOp::create(
-                                          in, loop.getLoc(), -d * step))
+    map.map(iv, arith::ConstantIndexOp::create(after, loop.getLoc(),
+                                               lb + (trips - d + k) * step)
                     .getResult());
     for (Operation *op : slice)
-      in.clone(*op, map);
-    c.issue->moveBefore(c.wait);
-    for (OpOperand &operand : c.issue->getOpOperands())
-      operand.set(map.lookupOrDefault(operand.get()));
-    c.wait.getTokenMutable().assign(c.issue.getToken());
-    // Waited for where it is issued, the DMA would stall for its whole
-    // latency (accel.dma_cycles, measured: T_b plus transfer, SnR Fig. 4)
-    // in every execution; the stalls the profile shows are those of the
-    // programmer's distance d. The pipeliner chooses its distance from
-    // these attributes.
-    int64_t ex = getMetric(c.issue, "accel.executions");
-    int64_t latency = getMetric(c.issue, "accel.dma_cycles");
-    int64_t transfer =
-        std::min(latency, getMetric(c.issue, "accel.transfer_cycles"));
-    if (ex > 0 && latency > 0) {
-      Builder attrs(loop->getContext());
-      c.issue->setAttr("accel.stall_base",
-                       attrs.getI64IntegerAttr(ex * (latency - transfer)));
-      c.issue->setAttr("accel.stall_transfer",
-                       attrs.getI64IntegerAttr(ex * transfer));
-    }
-    for (unsigned i : c.args)
-      yield->setOperand(i, loop.getRegionIterArg(i));
-    for (Operation *op : llvm::reverse(slice))
-      dead.push_back(op);
-    for (DmaStartOp p : c.prologue)
-      dead.push_back(p);
+      after.clone(*op, map);
+    Operation *issue = after.clone(*c.issue, map);
+    for (NamedAttribute attr : c.issue->getAttrs())
+      if (attr.getName().strref().starts_with("accel."))
+        issue->removeAttr(attr.getName());
+    c.epilogue[k].getTokenMutable().assign(issue->getResult(0));
   }
-  scf::ForOp result = dropInvariantIterArgs(loop);
-  // The ISSUEs' old operands and the prologue's DMAs (and their address
-  // math), now unused.
+}
+
+/// Moves chain `c`'s ISSUE to its WAIT in `loop`, its operands those of
+/// the iteration d earlier (i - d * `step`: `slice` cloned there), and
+/// the WAIT waits for it.
+static void moveIssueToWait(scf::ForOp loop, CarriedChain &c,
+                            const llvm::SetVector<Operation *> &slice,
+                            int64_t step) {
+  Value iv = loop.getInductionVar();
+  int64_t d = c.args.size();
+  OpBuilder in(c.wait);
+  IRMapping map;
+  map.map(iv, arith::AddIOp::create(
+                  in, loop.getLoc(), iv,
+                  arith::ConstantIndexOp::create(in, loop.getLoc(), -d * step))
+                  .getResult());
+  for (Operation *op : slice)
+    in.clone(*op, map);
+  c.issue->moveBefore(c.wait);
+  for (OpOperand &operand : c.issue->getOpOperands())
+    operand.set(map.lookupOrDefault(operand.get()));
+  c.wait.getTokenMutable().assign(c.issue.getToken());
+}
+
+/// Waited for where it is issued, DMA `issue` would stall for its whole
+/// latency (accel.dma_cycles, measured: T_b plus transfer, SnR Fig. 4) in
+/// every execution; the stalls the profile shows are those of the
+/// programmer's distance d. Sets accel.stall_base and
+/// accel.stall_transfer (cycles, over all executions) to that, for the
+/// pipeliner to choose its distance from.
+static void setPlainStalls(DmaStartOp issue) {
+  int64_t ex = getMetric(issue, "accel.executions");
+  int64_t latency = getMetric(issue, "accel.dma_cycles");
+  int64_t transfer =
+      std::min(latency, getMetric(issue, "accel.transfer_cycles"));
+  if (ex > 0 && latency > 0) {
+    Builder attrs(issue->getContext());
+    issue->setAttr("accel.stall_base",
+                   attrs.getI64IntegerAttr(ex * (latency - transfer)));
+    issue->setAttr("accel.stall_transfer",
+                   attrs.getI64IntegerAttr(ex * transfer));
+  }
+}
+
+/// Erases the ops of `dead` (the last first) that are unused, and then
+/// the pure ops they used that become unused.
+static void eraseUnused(SmallVector<Operation *> &dead) {
   llvm::SmallPtrSet<Operation *, 16> erased;
   while (!dead.empty()) {
     Operation *op = dead.pop_back_val();
@@ -375,6 +410,34 @@ accel::detail::pipeline::depipelineCarried(scf::ForOp loop,
       if (!erased.contains(def) && def->use_empty())
         dead.push_back(def);
   }
+}
+
+scf::ForOp
+accel::detail::pipeline::depipelineCarried(scf::ForOp loop,
+                                           ArrayRef<CarriedChain> chains) {
+  int64_t lb = *getConstantIntValue(loop.getLowerBound());
+  int64_t step = *getConstantIntValue(loop.getStep());
+  int64_t trips = *tripCount(loop);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  SmallVector<Operation *> dead;
+  for (CarriedChain c : chains) {
+    llvm::SetVector<Operation *> slice;
+    for (Value v : c.issue->getOperands())
+      (void)collectSlice(v, loop, slice);
+    issueAfterLoop(loop, c, slice, lb, step, trips);
+    moveIssueToWait(loop, c, slice, step);
+    setPlainStalls(c.issue);
+    for (unsigned i : c.args)
+      yield->setOperand(i, loop.getRegionIterArg(i));
+    for (Operation *op : llvm::reverse(slice))
+      dead.push_back(op);
+    for (DmaStartOp p : c.prologue)
+      dead.push_back(p);
+  }
+  scf::ForOp result = dropInvariantIterArgs(loop);
+  // The ISSUEs' old operands and the prologue's DMAs (and their address
+  // math), now unused.
+  eraseUnused(dead);
   return result;
 }
 
@@ -396,18 +459,24 @@ constantRect(memref::SubViewOp view) {
 }
 } // namespace
 
-std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
-                                                    DmaStartOp issue,
-                                                    DmaWaitOp wait) {
-  auto view = issue.getDst().getDefiningOp<memref::SubViewOp>();
-  if (!view || !loop->isAncestor(view))
-    return ""; // a buffer of its own: the pipeliner judges it
-  Value ring = view.getSource();
-  if (!ring.getDefiningOp<AllocOp>())
-    return "the DMA's destination is not a view of a VMEM allocation";
-  // Before the loop (in an enclosing loop's body: after the previous
-  // iteration's loop), nothing may read the ring: its contents then are
-  // the loop's, which the slot of its own no longer holds.
+/// Whether `rect` (offsets, sizes) lies inside one of `covered`.
+static bool insideAny(
+    const std::pair<SmallVector<int64_t>, SmallVector<int64_t>> &rect,
+    ArrayRef<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> covered) {
+  return llvm::any_of(covered, [&](const auto &c) {
+    for (size_t i = 0; i < c.first.size(); ++i)
+      if (rect.first[i] < c.first[i] ||
+          rect.first[i] + rect.second[i] > c.first[i] + c.second[i])
+        return false;
+    return true;
+  });
+}
+
+/// Before `loop` (in an enclosing loop's body: after the previous
+/// iteration's loop), nothing may read `ring`: its contents then are the
+/// loop's, which the slot of its own no longer holds. Returns "" or why
+/// not.
+static std::string checkRingBeforeLoop(scf::ForOp loop, Value ring) {
   for (Operation &x : *loop->getBlock()) {
     if (&x == loop.getOperation())
       break;
@@ -418,10 +487,18 @@ std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
       if (!a.write && mayAlias(a.root, ring))
         return "the ring is read before the loop (" + a.describe() + ")";
   }
+  return "";
+}
+
+/// The views of `ring` in `loop` (into `views`): each must name the slot
+/// of `view` (the destination of DMA `issue`) in every iteration, with
+/// `view`'s shape, and be used after `wait` (the DMA itself aside).
+/// Returns "" or why not.
+static std::string collectSlotViews(scf::ForOp loop, DmaStartOp issue,
+                                    DmaWaitOp wait, memref::SubViewOp view,
+                                    SmallVectorImpl<memref::SubViewOp> &views) {
+  Value ring = view.getSource();
   Block *body = loop.getBody();
-  // In the loop: views of the ring that name the DMA's slot in every
-  // iteration, accessed after its WAIT (the DMA itself aside).
-  SmallVector<memref::SubViewOp> views;
   for (Operation *user : ring.getUsers()) {
     if (!loop->isAncestor(user)) {
       if (user->getBlock() != loop->getBlock())
@@ -445,8 +522,13 @@ std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
     }
     views.push_back(sv);
   }
-  // After the loop: every read of the ring reads bytes a DMA wrote there
-  // after the loop (the epilogue's), so none of the loop's data leaves it.
+  return "";
+}
+
+/// After `loop`: every read of `ring` reads bytes a DMA wrote there after
+/// the loop (the epilogue's), so none of the loop's data leaves it.
+/// Returns "" or why not.
+static std::string checkRingAfterLoop(scf::ForOp loop, Value ring) {
   SmallVector<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> covered;
   for (Operation *x = loop->getNextNode(); x; x = x->getNextNode()) {
     if (auto w = dyn_cast<DmaWaitOp>(x))
@@ -464,23 +546,24 @@ std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
       auto sv = a.view.getDefiningOp<memref::SubViewOp>();
       auto rect =
           sv && sv.getSource() == ring ? constantRect(sv) : std::nullopt;
-      bool inside =
-          rect && llvm::any_of(covered, [&](const auto &c) {
-            for (size_t i = 0; i < c.first.size(); ++i)
-              if (rect->first[i] < c.first[i] ||
-                  rect->first[i] + rect->second[i] > c.first[i] + c.second[i])
-                return false;
-            return true;
-          });
-      if (!inside)
+      if (!rect || !insideAny(*rect, covered))
         return "the ring is read after the loop before it is written again "
                "(" +
                a.describe() + ")";
     }
   }
-  // One slot of its own: an allocation of the view's shape when the
-  // view's layout is that shape's (rows of the ring's width), else of the
-  // ring's, at the slot of the first iteration.
+  return "";
+}
+
+/// Gives the slot `views` of the ring `view` names (in `loop`) one
+/// allocation of its own, made after the ring's: of the view's shape
+/// when the view's layout is that shape's (rows of the ring's width),
+/// else of the ring's, at the slot of the first iteration. Each view is
+/// replaced by one of the new allocation. Returns "" or why not (maybe
+/// after part of the rewrite).
+static std::string giveSlotItsOwn(scf::ForOp loop, memref::SubViewOp view,
+                                  ArrayRef<memref::SubViewOp> views) {
+  Value ring = view.getSource();
   auto viewType = cast<MemRefType>(view.getType());
   auto ringType = cast<MemRefType>(ring.getType());
   SmallVector<int64_t> strides;
@@ -521,4 +604,24 @@ std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
     sv.erase();
   }
   return "";
+}
+
+std::string accel::detail::pipeline::privatizeSlots(scf::ForOp loop,
+                                                    DmaStartOp issue,
+                                                    DmaWaitOp wait) {
+  auto view = issue.getDst().getDefiningOp<memref::SubViewOp>();
+  if (!view || !loop->isAncestor(view))
+    return ""; // a buffer of its own: the pipeliner judges it
+  Value ring = view.getSource();
+  if (!ring.getDefiningOp<AllocOp>())
+    return "the DMA's destination is not a view of a VMEM allocation";
+  if (std::string why = checkRingBeforeLoop(loop, ring); !why.empty())
+    return why;
+  SmallVector<memref::SubViewOp> views;
+  if (std::string why = collectSlotViews(loop, issue, wait, view, views);
+      !why.empty())
+    return why;
+  if (std::string why = checkRingAfterLoop(loop, ring); !why.empty())
+    return why;
+  return giveSlotItsOwn(loop, view, views);
 }

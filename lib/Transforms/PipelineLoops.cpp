@@ -100,8 +100,20 @@ void SegmentCoalescing::keep() {
   outer->setAttr(kSegmentsFallbackAttr, UnitAttr::get(outer.getContext()));
 }
 
-std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
-                                                      SegmentCoalescing &out) {
+namespace {
+/// The nest coalesceSegments rewrites: `inner` in `outer`'s body, running
+/// from outer iter_arg `k` to the value the outer loop yields for it, by
+/// the constant `step`.
+struct SegmentNest {
+  scf::ForOp inner, outer;
+  unsigned k = 0;
+  int64_t step = 1;
+};
+} // namespace
+
+/// Whether `inner` and the loop around it have the shape of a nest of
+/// segments (SegmentNest, filled); returns "" or why not.
+static std::string matchSegmentNest(scf::ForOp inner, SegmentNest &nest) {
   auto outer = dyn_cast<scf::ForOp>(inner->getParentOp());
   if (!outer)
     return "it is not nested in an scf.for";
@@ -124,8 +136,16 @@ std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
   if (yield.getOperand(k) != inner.getUpperBound())
     return "the enclosing loop does not yield its upper bound as the next "
            "lower bound";
-  out.shaped = true;
-  // The body reads nothing of the outer body but through the bounds.
+  nest = {inner, outer, k, *step};
+  return "";
+}
+
+/// Whether the segments of `nest` may run as one loop: the inner body
+/// reads nothing of the outer body but through the bounds, and the rest
+/// of the outer body is scalar and reads nothing the inner loop writes.
+/// Returns "" or why not.
+static std::string checkSegmentsIndependent(const SegmentNest &nest) {
+  scf::ForOp inner = nest.inner, outer = nest.outer;
   bool reachesOut = false;
   inner.getBody()->walk([&](Operation *op) {
     for (Value v : op->getOperands()) {
@@ -138,7 +158,6 @@ std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
   });
   if (reachesOut)
     return "its body reads a value computed in the enclosing loop";
-  // The rest of the outer body is scalar and reads nothing inner writes.
   SmallVector<MemoryAccess> innerAccesses, restAccesses;
   if (Operation *unknown =
           collectAccesses(inner, innerAccesses, DmaWindow::IssueAndWait))
@@ -163,25 +182,28 @@ std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
           findDependence(innerAccesses, restAccesses))
     return "the enclosing loop's body reads what it may write (" +
            dep->describe() + ")";
+  return "";
+}
 
-  Location loc = inner.getLoc();
-  out.outer = outer;
-  out.before = outer->getPrevNode();
-  out.upperBound = outer.getUpperBound();
-  int64_t entries = entriesSeen(outer);
-  out.tripsPerEntry = entries > 0 ? bodyRuns(*inner.getBody()) / entries : 0;
-  OpBuilder b(outer);
-  auto index = [&](OpBuilder &ob, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(ob, loc, v);
-  };
-  auto strip = [](Operation *o) {
-    o->removeAttr(AccelDialect::getOpIdAttrName());
-    o->removeAttr("accel.executions");
-  };
-  // The segments' bounds, and whether each continues the one before it.
+/// Drops the op id and execution count of `o`.
+static void stripCounts(Operation *o) {
+  o->removeAttr(AccelDialect::getOpIdAttrName());
+  o->removeAttr("accel.executions");
+}
+
+/// Builds at `b` the scalar loop of `nest`: the outer loop's body but the
+/// inner loop (its ops without ids and counts), computing the segments'
+/// bounds, with one more iter_arg (an i1, true at first) that tells
+/// whether each segment continues the one before it (hi >= lo, and
+/// hi - lo a multiple of the step).
+static scf::ForOp buildSegmentsScalarLoop(OpBuilder &b, Location loc,
+                                          const SegmentNest &nest) {
+  scf::ForOp inner = nest.inner, outer = nest.outer;
+  int64_t step = nest.step;
+  auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
   SmallVector<Value> inits(outer.getInitArgs());
   inits.push_back(arith::ConstantIntOp::create(b, loc, 1, 1));
-  out.scalar = scf::ForOp::create(
+  return scf::ForOp::create(
       b, loc, outer.getLowerBound(), outer.getUpperBound(), outer.getStep(),
       inits, [&](OpBuilder &sb, Location, Value iv, ValueRange args) {
         IRMapping map;
@@ -189,19 +211,20 @@ std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
         map.map(outer.getRegionIterArgs(), args.drop_back());
         for (Operation &op : outer.getBody()->without_terminator())
           if (&op != inner.getOperation())
-            strip(sb.clone(op, map));
+            stripCounts(sb.clone(op, map));
         Value lo = map.lookupOrDefault(inner.getLowerBound());
         Value hi = map.lookupOrDefault(inner.getUpperBound());
         Value ok =
             arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::sge, hi, lo);
-        if (*step != 1) {
+        if (step != 1) {
           Value rem = arith::RemUIOp::create(
               sb, loc, arith::SubIOp::create(sb, loc, hi, lo),
-              index(sb, *step));
+              arith::ConstantIndexOp::create(sb, loc, step));
           ok = arith::AndIOp::create(
               sb, loc, ok,
-              arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::eq, rem,
-                                    index(sb, 0)));
+              arith::CmpIOp::create(
+                  sb, loc, arith::CmpIPredicate::eq, rem,
+                  arith::ConstantIndexOp::create(sb, loc, 0)));
         }
         SmallVector<Value> next;
         for (Value v : yield.getOperands())
@@ -209,19 +232,33 @@ std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
         next.push_back(arith::AndIOp::create(sb, loc, args.back(), ok));
         scf::YieldOp::create(sb, loc, next);
       });
+}
+
+/// Rewrites `nest` (checked) as coalesceSegments describes, filling `out`.
+static void coalesce(const SegmentNest &nest, SegmentCoalescing &out) {
+  scf::ForOp inner = nest.inner, outer = nest.outer;
+  Location loc = inner.getLoc();
+  out.outer = outer;
+  out.before = outer->getPrevNode();
+  out.upperBound = outer.getUpperBound();
+  int64_t entries = entriesSeen(outer);
+  out.tripsPerEntry = entries > 0 ? bodyRuns(*inner.getBody()) / entries : 0;
+  OpBuilder b(outer);
+  // The segments' bounds, and whether each continues the one before it.
+  out.scalar = buildSegmentsScalarLoop(b, loc, nest);
   Value ok = out.scalar.getResults().back();
-  Value first = outer.getInitArgs()[k];
+  Value first = outer.getInitArgs()[nest.k];
   Value end =
-      arith::SelectOp::create(b, loc, ok, out.scalar.getResult(k), first);
+      arith::SelectOp::create(b, loc, ok, out.scalar.getResult(nest.k), first);
   // The step is a constant, maybe defined in the outer body.
-  out.loop =
-      scf::ForOp::create(b, loc, first, end, index(b, *step), ValueRange{},
-                         [&](OpBuilder &lb, Location, Value iv, ValueRange) {
-                           IRMapping map;
-                           map.map(inner.getInductionVar(), iv);
-                           for (Operation &op : *inner.getBody())
-                             lb.clone(op, map);
-                         });
+  out.loop = scf::ForOp::create(
+      b, loc, first, end, arith::ConstantIndexOp::create(b, loc, nest.step),
+      ValueRange{}, [&](OpBuilder &lb, Location, Value iv, ValueRange) {
+        IRMapping map;
+        map.map(inner.getInductionVar(), iv);
+        for (Operation &op : *inner.getBody())
+          lb.clone(op, map);
+      });
   // The nest as written runs when a segment does not continue the last.
   outer.setUpperBound(arith::SelectOp::create(b, loc, ok, outer.getLowerBound(),
                                               outer.getUpperBound()));
@@ -231,8 +268,19 @@ std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
   // get new ids (the coalesced loop's copies keep the ids).
   inner.getBody()->walk([&](Operation *o) {
     out.strippedAttrs.push_back({o, o->getAttrDictionary()});
-    strip(o);
+    stripCounts(o);
   });
+}
+
+std::string accel::detail::pipeline::coalesceSegments(scf::ForOp inner,
+                                                      SegmentCoalescing &out) {
+  SegmentNest nest;
+  if (std::string why = matchSegmentNest(inner, nest); !why.empty())
+    return why;
+  out.shaped = true;
+  if (std::string why = checkSegmentsIndependent(nest); !why.empty())
+    return why;
+  coalesce(nest, out);
   return "";
 }
 

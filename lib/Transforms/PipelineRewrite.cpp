@@ -135,19 +135,22 @@ static void foldConstants(llvm::SetVector<Operation *> &ops,
   }
 }
 
-FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
-    scf::ForOp loop, scf::ForOp copy, const Body &b, const Plan &p,
-    int64_t trips, int64_t &nextMarker, unsigned &period) {
-  Block *body = copy.getBody();
-  MLIRContext *ctx = copy.getContext();
-  // Stages as attributes (copied with the ops), and a copy of each pure
-  // op for every later stage that uses it.
+/// The stage attribute of `op` (kStageAttr, set by markStages).
+static unsigned stageOf(Operation *op) {
+  return unsigned(op->getAttrOfType<IntegerAttr>(kStageAttr).getInt());
+}
+
+/// Sets the stage of each op of `b` (plan `p`) as kStageAttr, so that it
+/// is copied with the op, and gives each pure op a copy for every later
+/// stage that uses it (the uses there read the copy). Returns the ops of
+/// `body` (the working copy's) in pipeliner order: by stage, then body
+/// position.
+static SmallVector<Operation *> markStages(Block *body, const Body &b,
+                                           const Plan &p) {
+  MLIRContext *ctx = body->getParentOp()->getContext();
   for (auto [i, op] : llvm::enumerate(b.ops))
     op->setAttr(kStageAttr,
                 IntegerAttr::get(IntegerType::get(ctx, 32), p.stage[i]));
-  auto stageOf = [](Operation *op) {
-    return unsigned(op->getAttrOfType<IntegerAttr>(kStageAttr).getInt());
-  };
   for (Operation *op : llvm::reverse(b.ops)) {
     if (!isPureOp(op))
       continue;
@@ -174,9 +177,19 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
   llvm::stable_sort(order, [&](Operation *x, Operation *y) {
     return stageOf(x) < stageOf(y);
   });
+  return order;
+}
 
-  Recorder recorder;
-  std::vector<Made> &made = recorder.made;
+/// Runs scf::pipelineForLoop on `copy` with the stages of `order` and a
+/// peeled epilogue, through `rewriter` (whose listener is `recorder`);
+/// `copy` takes over `loop`'s results first. Then folds the constant
+/// iteration arithmetic among the ops made. Returns the kernel loop;
+/// failure (the IR unchanged, the stage attributes removed) when the
+/// pipeliner refuses the schedule.
+static FailureOr<scf::ForOp> runPipeliner(scf::ForOp loop, scf::ForOp copy,
+                                          ArrayRef<Operation *> order,
+                                          IRRewriter &rewriter,
+                                          Recorder &recorder) {
   scf::PipeliningOption options;
   options.getScheduleFn =
       [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &s) {
@@ -187,7 +200,6 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
   options.annotateFn =
       [&](Operation *op, scf::PipeliningOption::PipelinerPart part,
           unsigned iteration) { recorder.annotate(op, part, iteration); };
-  IRRewriter rewriter(ctx, &recorder);
   rewriter.setInsertionPoint(copy);
   // The copy takes over the loop's results.
   loop->replaceAllUsesWith(copy->getResults());
@@ -199,13 +211,21 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
     if (modified) // not with constant bounds and a peeled epilogue
       llvm::report_fatal_error("scf::pipelineForLoop failed after "
                                "modifying the IR");
-    body->walk([](Operation *op) { op->removeAttr(kStageAttr); });
+    copy.getBody()->walk([](Operation *op) { op->removeAttr(kStageAttr); });
     return failure();
   }
   foldConstants(recorder.created, [&](Operation *op) { recorder.forget(op); });
+  return kernel;
+}
 
-  // Multi-buffering: copies of each private buffer, placed after it.
-  llvm::MapVector<Value, SmallVector<Value>> slots;
+/// Per private buffer (a root of plan `p`): the buffer and its N - 1
+/// copies, each a clone of its allocation placed after it (without an op
+/// id), in that order.
+using BufferSlots = llvm::MapVector<Value, SmallVector<Value>>;
+
+/// Multi-buffering: makes the copies of each private buffer of `p`.
+static BufferSlots makeBufferCopies(const Plan &p) {
+  BufferSlots slots;
   for (auto [root, n] : p.copies) {
     SmallVector<Value> list = {root};
     OpBuilder ab(root.getDefiningOp());
@@ -217,38 +237,54 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
     }
     slots[root] = list;
   }
-  // The kernel rotates the copies: iter_arg r of kernel iteration j holds
-  // copy (j + r) mod N, and stage s there runs iteration j + S - s.
-  scf::ForOp k = *kernel;
-  llvm::DenseMap<Value, unsigned> firstArg;
-  if (!slots.empty()) {
-    SmallVector<Value> inits;
-    for (auto &[root, list] : slots) {
-      firstArg[root] = inits.size();
-      inits.append(list.begin(), list.end());
-    }
-    unsigned base = k.getNumRegionIterArgs();
-    auto newLoop =
-        cast<LoopLikeOpInterface>(k.getOperation())
-            .replaceWithAdditionalYields(
-                rewriter, inits,
-                /*replaceInitOperandUsesInLoop=*/false,
-                [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-                  SmallVector<Value> next;
-                  for (auto &[root, list] : slots) {
-                    unsigned f = firstArg[root], n = list.size();
-                    for (unsigned r = 0; r < n; ++r)
-                      next.push_back(args[f + (r + 1) % n]);
-                  }
-                  return next;
-                });
-    if (failed(newLoop))
-      llvm::report_fatal_error("cannot add iter_args to the kernel loop");
-    k = cast<scf::ForOp>(newLoop->getOperation());
-    for (auto &[root, f] : firstArg)
-      f += base;
+  return slots;
+}
+
+/// Adds to `kernel` (through `rewriter`) an iter_arg per copy of `slots`,
+/// rotating: iter_arg r of kernel iteration j holds copy (j + r) mod N.
+/// Fills `firstArg` with each buffer's first such iter_arg number and
+/// returns the new kernel loop (`kernel` itself when `slots` is empty).
+static scf::ForOp addRotation(IRRewriter &rewriter, scf::ForOp kernel,
+                              const BufferSlots &slots,
+                              llvm::DenseMap<Value, unsigned> &firstArg) {
+  if (slots.empty())
+    return kernel;
+  SmallVector<Value> inits;
+  for (auto &[root, list] : slots) {
+    firstArg[root] = inits.size();
+    inits.append(list.begin(), list.end());
   }
-  for (Made &m : made) {
+  unsigned base = kernel.getNumRegionIterArgs();
+  auto newLoop =
+      cast<LoopLikeOpInterface>(kernel.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, inits,
+              /*replaceInitOperandUsesInLoop=*/false,
+              [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+                SmallVector<Value> next;
+                for (auto &[root, list] : slots) {
+                  unsigned f = firstArg[root], n = list.size();
+                  for (unsigned r = 0; r < n; ++r)
+                    next.push_back(args[f + (r + 1) % n]);
+                }
+                return next;
+              });
+  if (failed(newLoop))
+    llvm::report_fatal_error("cannot add iter_args to the kernel loop");
+  for (auto &[root, f] : firstArg)
+    f += base;
+  return cast<scf::ForOp>(newLoop->getOperation());
+}
+
+/// Makes each op the pipeliner made (still live) use the copy of a
+/// private buffer its iteration owns: in the kernel `k`, the rotating
+/// iter_arg of its stage (stage s runs iteration j + S - s, S the last
+/// stage of `p`); in the prologue and epilogue (iterations known, of
+/// `trips`), the copy itself.
+static void useBufferCopies(const Recorder &recorder, const BufferSlots &slots,
+                            llvm::DenseMap<Value, unsigned> &firstArg,
+                            scf::ForOp k, const Plan &p, int64_t trips) {
+  for (const Made &m : recorder.made) {
     if (!m.live || !recorder.created.contains(m.op)) // folded away
       continue;
     unsigned s = stageOf(m.op);
@@ -274,12 +310,17 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
       }
     });
   }
-  // Markers (accel-replay counts the DMAs carrying one): one per
-  // pipelined loop, `accel.pipelined = id`. Of the copies of a marked DMA
-  // (an inner loop's, copied by this one) the first keeps the mark; this
-  // loop marks the first unmarked DMA of its prologue (else of any part).
+}
+
+/// Markers (accel-replay counts the DMAs carrying one): one per pipelined
+/// loop, `accel.pipelined = id`. Of the copies of a marked DMA (an inner
+/// loop's, copied by this one) the first keeps the mark; this loop marks
+/// the first unmarked DMA of its prologue (else of any part) with
+/// `nextMarker`, which is advanced.
+static void placeMarkers(const Recorder &recorder, MLIRContext *ctx,
+                         int64_t &nextMarker) {
   llvm::DenseSet<Attribute> kept;
-  for (Made &m : made) {
+  for (const Made &m : recorder.made) {
     if (!m.live || !recorder.created.contains(m.op))
       continue;
     m.op->walk([&](DmaStartOp d) {
@@ -289,7 +330,7 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
     });
   }
   auto mark = [&](bool prologueOnly) {
-    for (Made &m : made)
+    for (const Made &m : recorder.made)
       if ((!prologueOnly ||
            m.part == scf::PipeliningOption::PipelinerPart::Prologue) &&
           m.live && recorder.created.contains(m.op) && isa<DmaStartOp>(m.op) &&
@@ -303,6 +344,24 @@ FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
   };
   if (!mark(true))
     (void)mark(false);
+}
+
+FailureOr<scf::ForOp> accel::detail::pipeline::buildPipeline(
+    scf::ForOp loop, scf::ForOp copy, const Body &b, const Plan &p,
+    int64_t trips, int64_t &nextMarker, unsigned &period) {
+  MLIRContext *ctx = copy.getContext();
+  SmallVector<Operation *> order = markStages(copy.getBody(), b, p);
+  Recorder recorder;
+  IRRewriter rewriter(ctx, &recorder);
+  FailureOr<scf::ForOp> kernel =
+      runPipeliner(loop, copy, order, rewriter, recorder);
+  if (failed(kernel))
+    return failure();
+  BufferSlots slots = makeBufferCopies(p);
+  llvm::DenseMap<Value, unsigned> firstArg;
+  scf::ForOp k = addRotation(rewriter, *kernel, slots, firstArg);
+  useBufferCopies(recorder, slots, firstArg, k, p, trips);
+  placeMarkers(recorder, ctx, nextMarker);
   // The copies lose the originals' op ids and metrics.
   for (Operation *op : recorder.created)
     if (op->getBlock()) {

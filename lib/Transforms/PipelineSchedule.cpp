@@ -124,7 +124,9 @@ static void markCopiesBeforeTheLoop(Body &b) {
   }
 }
 
-std::string collectBody(scf::ForOp loop, Body &b) {
+/// Fills the top-level ops of `loop`'s body into `b` (ops, index) and the
+/// accesses of each; returns the refusal reason or "".
+static std::string collectOps(scf::ForOp loop, Body &b) {
   b.loop = loop;
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator()) {
@@ -136,71 +138,78 @@ std::string collectBody(scf::ForOp loop, Body &b) {
     if (Operation *unknown = collectAccesses(op, b.accesses[i]))
       return "an op with unknown memory effects in the loop ('" +
              unknown->getName().getStringRef().str() + "')";
-  std::string why;
-  // WAITs: on a DMA of this iteration.
-  WalkResult r = loop.getBody()->walk([&](DmaWaitOp w) {
-    Value t = w.getToken();
-    while (auto arg = dyn_cast<BlockArgument>(t)) {
-      auto inner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (inner == loop && arg.getArgNumber() > 0 && w->getBlock() == body) {
-        // A WAIT on a token carried in an iter_arg (a hand-pipelined
-        // ring): its window ends here for every DMA the token may come
-        // from, before the loop or issued at the top level of an earlier
-        // iteration. Those issued in the body name their buffers in
-        // another iteration's terms, so the WAIT stands for their whole
-        // buffers.
-        SmallVector<DmaStartOp> sources;
-        bool known = forEachCarriedSource(arg, [&](Value v) {
-          auto d = v.getDefiningOp<DmaStartOp>();
-          if (!d || (loop->isAncestor(d) && d->getBlock() != body))
-            return false;
-          sources.push_back(d);
-          return true;
-        });
-        if (!known) {
-          why = "a WAIT on a DMA carried in from an earlier iteration "
-                "that is not issued at the top level of the body";
-          return WalkResult::interrupt();
-        }
-        unsigned h = b.index.lookup(w);
-        for (DmaStartOp d : sources) {
-          bool inBody = loop->isAncestor(d);
-          b.accesses[h].emplace_back(
-              w, inBody ? getRoot(d.getSrc()) : d.getSrc(), false);
-          b.accesses[h].emplace_back(
-              w, inBody ? getRoot(d.getDst()) : d.getDst(), true);
-        }
-        return WalkResult::advance();
-      }
-      if (!inner || inner == loop || arg.getArgNumber() == 0) {
-        why = "a WAIT on a DMA carried in from an earlier iteration";
-        return WalkResult::interrupt();
-      }
-      t = inner.getInitArgs()[arg.getArgNumber() - 1];
-    }
-    if (!loop->isAncestor(t.getDefiningOp())) {
-      // A DMA issued before the loop: its window ends at this WAIT's
-      // top-level op, which orders the accesses of the buffers after it
-      // (the cross-iteration check keeps every stage of later
-      // iterations behind it).
-      auto dma = t.getDefiningOp<DmaStartOp>();
-      if (!dma) {
-        why = "a WAIT on a token that is not a DMA's";
-        return WalkResult::interrupt();
-      }
-      unsigned h = b.index.lookup(holderIn(body, w));
-      b.accesses[h].emplace_back(w, dma.getSrc(), false);
-      b.accesses[h].emplace_back(w, dma.getDst(), true);
-    }
-    return WalkResult::advance();
+  return "";
+}
+
+/// A WAIT `w` at the top level of `b`'s body on a token carried in the
+/// loop's iter_arg `arg` (a hand-pipelined ring): its window ends here for
+/// every DMA the token may come from, before the loop or issued at the top
+/// level of an earlier iteration. Those issued in the body name their
+/// buffers in another iteration's terms, so the WAIT stands for their
+/// whole buffers. Adds those accesses to `w`; returns the refusal reason
+/// or "".
+static std::string addCarriedWaitAccesses(Body &b, DmaWaitOp w,
+                                          BlockArgument arg) {
+  scf::ForOp loop = b.loop;
+  Block *body = loop.getBody();
+  SmallVector<DmaStartOp> sources;
+  bool known = forEachCarriedSource(arg, [&](Value v) {
+    auto d = v.getDefiningOp<DmaStartOp>();
+    if (!d || (loop->isAncestor(d) && d->getBlock() != body))
+      return false;
+    sources.push_back(d);
+    return true;
   });
-  if (r.wasInterrupted())
-    return why;
-  // SSA dependences, and each top-level DMA's window: from its ISSUE to
-  // every top-level op using its token.
-  auto addEdge = [&](unsigned from, unsigned to, unsigned kind) {
-    b.edges.push_back({from, to, kind});
-  };
+  if (!known)
+    return "a WAIT on a DMA carried in from an earlier iteration "
+           "that is not issued at the top level of the body";
+  unsigned h = b.index.lookup(w);
+  for (DmaStartOp d : sources) {
+    bool inBody = loop->isAncestor(d);
+    b.accesses[h].emplace_back(w, inBody ? getRoot(d.getSrc()) : d.getSrc(),
+                               false);
+    b.accesses[h].emplace_back(w, inBody ? getRoot(d.getDst()) : d.getDst(),
+                               true);
+  }
+  return "";
+}
+
+/// The accesses a WAIT `w` in `b`'s body ends the window of, when it
+/// waits on a DMA of another iteration or issued before the loop (a DMA
+/// of this iteration is handled by addDmaWindows): added to its top-level
+/// op. Follows the token out of nested loops' iter_args. Returns the
+/// refusal reason or "".
+static std::string addWaitAccesses(Body &b, DmaWaitOp w) {
+  scf::ForOp loop = b.loop;
+  Block *body = loop.getBody();
+  Value t = w.getToken();
+  while (auto arg = dyn_cast<BlockArgument>(t)) {
+    auto inner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (inner == loop && arg.getArgNumber() > 0 && w->getBlock() == body)
+      return addCarriedWaitAccesses(b, w, arg);
+    if (!inner || inner == loop || arg.getArgNumber() == 0)
+      return "a WAIT on a DMA carried in from an earlier iteration";
+    t = inner.getInitArgs()[arg.getArgNumber() - 1];
+  }
+  if (!loop->isAncestor(t.getDefiningOp())) {
+    // A DMA issued before the loop: its window ends at this WAIT's
+    // top-level op, which orders the accesses of the buffers after it
+    // (the cross-iteration check keeps every stage of later iterations
+    // behind it).
+    auto dma = t.getDefiningOp<DmaStartOp>();
+    if (!dma)
+      return "a WAIT on a token that is not a DMA's";
+    unsigned h = b.index.lookup(holderIn(body, w));
+    b.accesses[h].emplace_back(w, dma.getSrc(), false);
+    b.accesses[h].emplace_back(w, dma.getDst(), true);
+  }
+  return "";
+}
+
+/// SSA dependences between the top-level ops of `b` (kind 0), but from a
+/// DMA ISSUE (its token: addDmaWindows).
+static void addSsaEdges(Body &b) {
+  Block *body = b.loop.getBody();
   for (auto [j, op] : llvm::enumerate(b.ops)) {
     op->walk([&](Operation *nested) {
       for (Value v : nested->getOperands()) {
@@ -208,10 +217,33 @@ std::string collectBody(scf::ForOp loop, Body &b) {
         if (!def || def->getBlock() != body || def == op ||
             isa<DmaStartOp>(def))
           continue;
-        addEdge(b.index.lookup(def), j, 0);
+        b.edges.push_back({b.index.lookup(def), unsigned(j), 0});
       }
     });
   }
+}
+
+/// Adds the metrics of `dma` (a `store` into HBM or a load) to `b`: its
+/// stall per execution (base + transfer, SnR Fig. 4) to the load or store
+/// latency, its transfer per execution to the transfer, in cycles.
+static void addDmaMetrics(Body &b, DmaStartOp dma, bool store) {
+  int64_t ex = getMetric(dma, "accel.executions");
+  if (getStallCycles(dma) > 0)
+    b.hasStall = true;
+  if (ex > 0) {
+    int64_t stall = getStallCycles(dma) / ex;
+    (store ? b.storeLatency : b.loadLatency) =
+        std::max(store ? b.storeLatency : b.loadLatency, stall);
+    b.transfer += getMetric(dma, "accel.stall_transfer") / ex;
+  }
+}
+
+/// Each top-level DMA's window: an edge (kind 1 into VMEM, 2 into HBM)
+/// from its ISSUE to every top-level op using its token, which gets the
+/// DMA's accesses; and the DMA's metrics. Returns the refusal reason or
+/// "".
+static std::string addDmaWindows(Body &b) {
+  Block *body = b.loop.getBody();
   for (auto [i, op] : llvm::enumerate(b.ops)) {
     auto dma = dyn_cast<DmaStartOp>(op);
     if (!dma)
@@ -228,7 +260,8 @@ std::string collectBody(scf::ForOp loop, Body &b) {
         return "a DMA's token is used outside the loop";
       if (isa<scf::YieldOp>(h)) {
         // Carried to a later iteration, whose WAIT on the iter_arg ends
-        // the window (above); nothing of this iteration waits for it.
+        // the window (addWaitAccesses); nothing of this iteration waits
+        // for it.
         if (user != h)
           return "a DMA's token is carried to the next iteration";
         continue;
@@ -236,24 +269,18 @@ std::string collectBody(scf::ForOp loop, Body &b) {
       users.insert(b.index.lookup(h));
     }
     for (unsigned j : users) {
-      addEdge(i, j, store ? 2 : 1);
+      b.edges.push_back({unsigned(i), j, store ? 2u : 1u});
       b.accesses[j].emplace_back(b.ops[j], dma.getSrc(), false);
       b.accesses[j].emplace_back(b.ops[j], dma.getDst(), true);
     }
-    // Metrics: stall per execution (base + transfer, SnR Fig. 4).
-    int64_t ex = getMetric(dma, "accel.executions");
-    if (getStallCycles(dma) > 0)
-      b.hasStall = true;
-    if (ex > 0) {
-      int64_t stall = getStallCycles(dma) / ex;
-      (store ? b.storeLatency : b.loadLatency) =
-          std::max(store ? b.storeLatency : b.loadLatency, stall);
-      b.transfer += getMetric(dma, "accel.stall_transfer") / ex;
-    }
+    addDmaMetrics(b, dma, store);
   }
-  markCopiesBeforeTheLoop(b);
-  // Memory dependences within an iteration; a unit op's result read by
-  // another unit or a DMA ISSUE is kind 3.
+  return "";
+}
+
+/// Memory dependences within an iteration of `b`; a unit op's result
+/// read by another unit or a DMA ISSUE is kind 3, the others kind 0.
+static void addMemoryEdges(Body &b) {
   for (unsigned j = 0; j < b.ops.size(); ++j)
     for (unsigned i = 0; i < j; ++i)
       if (findDependence(b.accesses[i], b.accesses[j])) {
@@ -261,29 +288,45 @@ std::string collectBody(scf::ForOp loop, Body &b) {
         bool crossUnit = ui != Unit::None && ui != uj &&
                          (uj != Unit::None || isa<DmaStartOp>(b.ops[j])) &&
                          readsWhatWrites(b.accesses[j], b.accesses[i]);
-        addEdge(i, j, crossUnit ? 3 : 0);
+        b.edges.push_back({i, j, crossUnit ? 3u : 0u});
       }
+}
+
+std::string collectBody(scf::ForOp loop, Body &b) {
+  std::string why = collectOps(loop, b);
+  if (!why.empty())
+    return why;
+  // WAITs: on a DMA of this iteration.
+  WalkResult r = loop.getBody()->walk([&](DmaWaitOp w) {
+    why = addWaitAccesses(b, w);
+    return why.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  if (r.wasInterrupted())
+    return why;
+  // SSA dependences, and each top-level DMA's window: from its ISSUE to
+  // every top-level op using its token.
+  addSsaEdges(b);
+  why = addDmaWindows(b);
+  if (!why.empty())
+    return why;
+  markCopiesBeforeTheLoop(b);
+  addMemoryEdges(b);
   return "";
 }
 
-std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
-                     const llvm::DenseMap<Value, unsigned> &valueOrder,
-                     bool asyncCopies, Plan &p) {
-  int64_t trips = limits.trips;
+/// Each op of `b` at the earliest stage its dependences allow under the
+/// distances of `p`; then every op but an ISSUE as late as its successors
+/// allow (compute next to the WAIT it needs, not a stage early with a
+/// buffer more; pure ops at the first stage using them, copied for later
+/// ones). Fills p.stage and p.maxStage.
+static void assignStages(const Body &b, Plan &p) {
   unsigned n = b.ops.size();
-  p.stage.assign(n, 0);
-  p.copies.clear();
-  p.extraBytes = 0;
-  llvm::DenseMap<Value, bool> privacy;
   SmallVector<SmallVector<std::pair<unsigned, unsigned>>> preds(n);
   for (const Body::Edge &e : b.edges)
     preds[e.to].push_back({e.from, e.kind});
   for (unsigned j = 0; j < n; ++j)
     for (auto [i, kind] : preds[j])
       p.stage[j] = std::max<unsigned>(p.stage[j], p.stage[i] + weight(p, kind));
-  // Every op but an ISSUE then moves as late as its successors allow
-  // (compute next to the WAIT it needs, not a stage early with a buffer
-  // more; pure ops at the first stage using them, copied for later ones).
   SmallVector<SmallVector<std::pair<unsigned, unsigned>>> succs(n);
   for (const Body::Edge &e : b.edges)
     succs[e.from].push_back({e.to, e.kind});
@@ -298,18 +341,24 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
   p.maxStage = 0;
   for (unsigned s : p.stage)
     p.maxStage = std::max(p.maxStage, s);
+}
+
+/// Whether the stages of `p` make a pipeline of `b` for `trips` trips: a
+/// DMA waited for in a later stage, fewer stages than trips, and each
+/// iter_arg computed and used in one stage (upstream's loop-carried values
+/// of distance 1). Returns the refusal reason or "".
+static std::string checkStages(const Body &b, const Plan &p, int64_t trips) {
   if (p.maxStage == 0)
     return "no DMA of the body is waited for in a later stage";
   if (int64_t(p.maxStage) >= trips)
     return "the trip count (" + std::to_string(trips) +
            ") is not larger than the last stage (" +
            std::to_string(p.maxStage) + ")";
-  // iter_args: computed and used in one stage (upstream's loop-carried
-  // values of distance 1).
-  Block *body = b.loop.getBody();
+  scf::ForOp loop = b.loop;
+  Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   for (auto [arg, next] :
-       llvm::zip(b.loop.getRegionIterArgs(), yield.getOperands())) {
+       llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
     Operation *def = next.getDefiningOp();
     if (!def || def->getBlock() != body)
       return "an iter_arg is not computed in the loop body";
@@ -321,23 +370,114 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
                "in";
     }
   }
-  // Kernel order: (stage, body position).
+  return "";
+}
+
+/// Per op of the body: its position in the kernel's order, (stage, body
+/// position).
+static SmallVector<unsigned> kernelPositions(const Plan &p) {
+  unsigned n = p.stage.size();
   SmallVector<unsigned> pos(n);
-  {
-    SmallVector<unsigned> order(n);
-    for (unsigned i = 0; i < n; ++i)
-      order[i] = i;
-    llvm::stable_sort(
-        order, [&](unsigned x, unsigned y) { return p.stage[x] < p.stage[y]; });
-    for (unsigned i = 0; i < n; ++i)
-      pos[order[i]] = i;
+  SmallVector<unsigned> order(n);
+  for (unsigned i = 0; i < n; ++i)
+    order[i] = i;
+  llvm::stable_sort(
+      order, [&](unsigned x, unsigned y) { return p.stage[x] < p.stage[y]; });
+  for (unsigned i = 0; i < n; ++i)
+    pos[order[i]] = i;
+  return pos;
+}
+
+namespace {
+/// What the copies of private buffers are decided from (addCopies).
+struct CopyContext {
+  const Body &b;
+  /// The loop being replaced (isPrivate follows the paths after it).
+  scf::ForOp outside;
+  /// The function's values in program order (buffer groups sorted by it).
+  const llvm::DenseMap<Value, unsigned> &valueOrder;
+  /// Per buffer: whether its group is private (isPrivate, asked once).
+  llvm::DenseMap<Value, bool> privacy{};
+};
+} // namespace
+
+/// The buffers of accesses `a` and `c` (bufferGroup of each), in program
+/// order (the sets are ordered by pointer values), so that the copies, and
+/// the kernel's iter_args, come out the same on every run.
+static SmallVector<Value> orderedGroup(const CopyContext &cx,
+                                       const MemoryAccess &a,
+                                       const MemoryAccess &c) {
+  llvm::SmallSetVector<Value, 4> set = bufferGroup(cx.b, a.root);
+  for (Value v : bufferGroup(cx.b, c.root))
+    set.insert(v);
+  SmallVector<Value> group(set.begin(), set.end());
+  llvm::sort(group, [&](Value x, Value y) {
+    return cx.valueOrder.lookup(x) < cx.valueOrder.lookup(y);
+  });
+  return group;
+}
+
+/// Access `a` of iteration k and `c` of iteration k + m, for m in
+/// [1, mAsync] (the kernel reorders those up to `mmax`; the others only
+/// ask for the optional copy of asyncCopies): when they may conflict,
+/// their buffers' group must be private and gets copies enough in `p`
+/// (the largest conflicting distance plus one). Returns the refusal
+/// reason or "".
+static std::string copiesForPair(CopyContext &cx, const MemoryAccess &a,
+                                 const MemoryAccess &c, int64_t mmax,
+                                 int64_t mAsync, Plan &p) {
+  if (!(a.write || c.write) || !mayAlias(a.root, c.root))
+    return ""; // never a dependence, at any distance
+  // A copy made once before the loop, against a read or itself: no
+  // iteration but the first changes the bytes.
+  if ((a.write ? a.once : true) && (c.write ? c.once : true))
+    return "";
+  // The largest distance that conflicts, and the largest within
+  // [1, mmax]: the pairs the kernel reorders (the others only ask for
+  // the optional copy).
+  int64_t need = 0, needReordered = 0;
+  for (int64_t m = 1; m <= mAsync; ++m)
+    if (mayConflictAcross(a, c, cx.b.loop, m)) {
+      need = m;
+      if (m <= mmax)
+        needReordered = m;
+    }
+  if (need == 0)
+    return "";
+  SmallVector<Value> group = orderedGroup(cx, a, c);
+  bool isPriv = false;
+  if (!group.empty()) { // empty: a chain to an unknown buffer
+    auto known = cx.privacy.find(group[0]);
+    isPriv = known != cx.privacy.end() ? known->second
+                                       : isPrivate(cx.b, group, cx.outside);
   }
-  // Accesses of iteration k (op x) and k + m (op y) that the kernel would
-  // reorder: m in [1, mmax]. With `asyncCopies`, an MXU or VPU op x in a
-  // later stage than y also counts as running on past the op after it
-  // (the unit works after the core issued it: y of the next kernel
-  // iteration would wait for it, a data hazard), which a private buffer
-  // avoids with one more copy.
+  for (Value v : group)
+    cx.privacy[v] = isPriv;
+  if (!isPriv) {
+    if (needReordered == 0)
+      return ""; // only the optional copy
+    return "a buffer that is not private to an iteration is "
+           "accessed in two stages (" +
+           Dependence{a, c, needReordered}.describe() + ")";
+  }
+  for (Value v : group) {
+    unsigned &copies = p.copies[v];
+    copies = std::max<unsigned>(std::max(copies, 1u), std::max(mmax, need) + 1);
+  }
+  return "";
+}
+
+/// The copies of the private buffers of `p` (stages set): for accesses of
+/// iteration k (op x) and k + m (op y) that the kernel would reorder, m in
+/// [1, mmax]. With `asyncCopies`, an MXU or VPU op x in a later stage
+/// than y also counts as running on past the op after it (the unit works
+/// after the core issued it: y of the next kernel iteration would wait
+/// for it, a data hazard), which a private buffer avoids with one more
+/// copy. Returns the refusal reason or "".
+static std::string addCopies(CopyContext &cx, bool asyncCopies, Plan &p) {
+  const Body &b = cx.b;
+  unsigned n = b.ops.size();
+  SmallVector<unsigned> pos = kernelPositions(p);
   for (unsigned x = 0; x < n; ++x)
     for (unsigned y = 0; y < n; ++y) {
       int64_t mmax =
@@ -348,64 +488,25 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
       if (mAsync < 1)
         continue;
       for (const MemoryAccess &a : b.accesses[x])
-        for (const MemoryAccess &c : b.accesses[y]) {
-          if (!(a.write || c.write) || !mayAlias(a.root, c.root))
-            continue; // never a dependence, at any distance
-          // A copy made once before the loop, against a read or itself:
-          // no iteration but the first changes the bytes.
-          if ((a.write ? a.once : true) && (c.write ? c.once : true))
-            continue;
-          // The largest distance that conflicts, and the largest within
-          // [1, mmax]: the pairs the kernel reorders (the others only ask
-          // for the optional copy).
-          int64_t need = 0, needReordered = 0;
-          for (int64_t m = 1; m <= mAsync; ++m)
-            if (mayConflictAcross(a, c, b.loop, m)) {
-              need = m;
-              if (m <= mmax)
-                needReordered = m;
-            }
-          if (need == 0)
-            continue;
-          llvm::SmallSetVector<Value, 4> set = bufferGroup(b, a.root);
-          for (Value v : bufferGroup(b, c.root))
-            set.insert(v);
-          // In program order (the sets above are ordered by pointer
-          // values), so the copies, and the kernel's iter_args, come out
-          // the same on every run.
-          SmallVector<Value> group(set.begin(), set.end());
-          llvm::sort(group, [&](Value x, Value y) {
-            return valueOrder.lookup(x) < valueOrder.lookup(y);
-          });
-          bool isPriv = false;
-          if (!group.empty()) { // empty: a chain to an unknown buffer
-            auto known = privacy.find(group[0]);
-            isPriv = known != privacy.end() ? known->second
-                                            : isPrivate(b, group, outside);
-          }
-          for (Value v : group)
-            privacy[v] = isPriv;
-          if (!isPriv) {
-            if (needReordered == 0)
-              continue; // only the optional copy
-            return "a buffer that is not private to an iteration is "
-                   "accessed in two stages (" +
-                   Dependence{a, c, needReordered}.describe() + ")";
-          }
-          for (Value v : group) {
-            unsigned &copies = p.copies[v];
-            copies = std::max<unsigned>(std::max(copies, 1u),
-                                        std::max(mmax, need) + 1);
-          }
-        }
+        for (const MemoryAccess &c : b.accesses[y])
+          if (std::string why = copiesForPair(cx, a, c, mmax, mAsync, p);
+              !why.empty())
+            return why;
     }
-  p.extraBytes = extraBytesOf(p, limits.vmemPage);
-  // Scalar registers: the kernel carries a value in one register per
-  // stage it crosses, and each buffer copy takes two (its address, set
-  // at function entry, and its rotating iter_arg), on top of what is
-  // live around the loop (`baseRegs`).
-  int64_t regs = limits.baseRegs;
-  for (unsigned x = 0; x < n; ++x) {
+  return "";
+}
+
+/// An estimate of the scalar registers the pipeline of `b` under `p`
+/// needs: the kernel carries a value in one register per stage it
+/// crosses, and each buffer copy takes two (its address, set at function
+/// entry, and its rotating iter_arg), on top of `baseRegs` (what is live
+/// around the loop).
+static int64_t estimateRegisters(const Body &b, const Plan &p,
+                                 int64_t baseRegs) {
+  scf::ForOp loop = b.loop;
+  Block *body = loop.getBody();
+  int64_t regs = baseRegs;
+  for (unsigned x = 0; x < b.ops.size(); ++x) {
     if (isPureOp(b.ops[x]))
       continue; // copied into each stage that uses it
     for (Value v : b.ops[x]->getResults()) {
@@ -418,8 +519,25 @@ std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
   }
   for (auto [root, copies] : p.copies)
     regs += 2 * copies;
+  return regs;
+}
+
+std::string schedule(Body &b, scf::ForOp outside, const ScheduleLimits &limits,
+                     const llvm::DenseMap<Value, unsigned> &valueOrder,
+                     bool asyncCopies, Plan &p) {
+  p.stage.assign(b.ops.size(), 0);
+  p.copies.clear();
+  p.extraBytes = 0;
+  assignStages(b, p);
+  if (std::string why = checkStages(b, p, limits.trips); !why.empty())
+    return why;
+  CopyContext cx{b, outside, valueOrder};
+  if (std::string why = addCopies(cx, asyncCopies, p); !why.empty())
+    return why;
+  p.extraBytes = extraBytesOf(p, limits.vmemPage);
   // A first filter (the lowering check in pipelineChecked decides): the
   // estimate alone must fit the registers.
+  int64_t regs = estimateRegisters(b, p, limits.baseRegs);
   if (regs > kScalarRegs)
     return "the schedule would need about " + std::to_string(regs) +
            " scalar registers (the ISA has " + std::to_string(kScalarRegs) +
