@@ -42,16 +42,10 @@ struct ConvertMemorySpacesToAccelPass
     return mapMemorySpace(space, vmemSpace);
   }
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    // Shapes whose byte size passes 2^63, at the values the user wrote
-    // (before an HBM allocation becomes an argument).
-    if (failed(accel::verifyShapeSizes(module)))
-      return signalPassFailure();
-
-    // Every memory space must map; report the first op that holds one that
-    // does not (in its result, operand or block argument types).
+  /// Every memory space must map: reports the first op that holds one that
+  /// does not (in its result, signature, or block argument types), and
+  /// fails then.
+  LogicalResult checkSpacesMap(ModuleOp module) {
     bool bad = false;
     module.walk([&](Operation *op) {
       auto check = [&](Type t) {
@@ -79,13 +73,16 @@ struct ConvertMemorySpacesToAccelPass
               return bad = true, WalkResult::interrupt();
       return WalkResult::advance();
     });
-    if (bad)
-      return signalPassFailure();
+    return failure(bad);
+  }
 
-    // HBM temporaries (bufferization's allocations of intermediate
-    // tensors) become arguments: accel's HBM buffers are the entry
-    // function's arguments.
-    IRRewriter rewriter(ctx);
+  /// HBM temporaries (bufferization's allocations of intermediate
+  /// tensors) become arguments: accel's HBM buffers are the entry
+  /// function's arguments. Each new argument (appended, `accel.init` =
+  /// "zero", `accel.temporary`) replaces its allocation, whose deallocs
+  /// go. Fails after an error at the first allocation that cannot become
+  /// one (not static, identity-laid-out, in an uncalled func.func).
+  LogicalResult hbmAllocsToArguments(IRRewriter &rewriter, ModuleOp module) {
     SmallVector<memref::AllocOp> hbmAllocs;
     module.walk([&](memref::AllocOp alloc) {
       if (mapSpace(alloc.getType().getMemorySpace()) == MemorySpace::HBM &&
@@ -100,27 +97,33 @@ struct ConvertMemorySpacesToAccelPass
                           << " cannot become an argument (it needs a static "
                              "shape, the identity layout and an enclosing "
                              "func.func)";
-        return signalPassFailure();
+        return failure();
       }
       if (!SymbolTable::symbolKnownUseEmpty(func, module)) {
         alloc.emitError() << "an HBM allocation in @" << func.getSymName()
                           << ", which is called: only an entry function's "
                              "temporaries can become arguments";
-        return signalPassFailure();
+        return failure();
       }
       unsigned index = func.getNumArguments();
       NamedAttrList attrs;
       attrs.set("accel.init", rewriter.getStringAttr("zero"));
       attrs.set("accel.temporary", rewriter.getUnitAttr());
-      if (failed(func.insertArgument(index, type, attrs.getDictionary(ctx),
-                                     alloc.getLoc())))
-        return signalPassFailure();
+      if (failed(func.insertArgument(
+              index, type, attrs.getDictionary(&getContext()), alloc.getLoc())))
+        return failure();
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           rewriter.eraseOp(user);
       rewriter.replaceOp(alloc, func.getArgument(index));
     }
+    return success();
+  }
 
+  /// Every memref type in `module` (attributes included) with a space this
+  /// pass maps gets accel's MemorySpaceAttr for it.
+  void retagMemorySpaces(ModuleOp module) {
+    MLIRContext *ctx = &getContext();
     AttrTypeReplacer replacer;
     replacer.addReplacement([&](MemRefType type) -> std::optional<Type> {
       std::optional<MemorySpace> space = mapSpace(type.getMemorySpace());
@@ -133,8 +136,12 @@ struct ConvertMemorySpacesToAccelPass
     replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
+  }
 
-    // VMEM allocations are static: accel.alloc, never freed.
+  /// VMEM allocations are static: each becomes an accel.alloc, never freed
+  /// (its deallocs go). Fails after an error at the first one that cannot
+  /// (not static or identity-laid-out, or rank 0).
+  LogicalResult vmemAllocsToAccel(IRRewriter &rewriter, ModuleOp module) {
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) {
       if (getMemorySpace(alloc.getType()) == MemorySpace::VMEM &&
@@ -147,7 +154,7 @@ struct ConvertMemorySpacesToAccelPass
         alloc.emitError() << "a VMEM allocation of " << type
                           << " cannot be static (accel.alloc needs a static "
                              "shape and the identity layout)";
-        return signalPassFailure();
+        return failure();
       }
       if (type.getRank() == 0) {
         // A scalar this op computes (a reduction to rank 0, a 0-loop
@@ -159,35 +166,61 @@ struct ConvertMemorySpacesToAccelPass
                "only rank-0 constants are supported (they fold into the ops "
                "that read them); pass or compute the value as a 1-element "
                "tensor (tensor<1xf32>) instead";
-        return signalPassFailure();
+        return failure();
       }
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           rewriter.eraseOp(user);
-      rewriter.setInsertionPoint(alloc);
-      if (type.getRank() <= 2) {
-        rewriter.replaceOp(alloc,
-                           AllocOp::create(rewriter, alloc.getLoc(), type));
-        continue;
-      }
-      // accel.alloc is a 1-D or 2-D tile: allocate the leading dimensions
-      // as rows and view them with their shape again (a multi-buffer of
-      // 2-D slots, e.g. upstream's double buffers of 2 x R x C).
-      ArrayRef<int64_t> shape = type.getShape();
-      int64_t rows = 1;
-      for (int64_t d : shape.drop_back())
-        rows *= d;
-      auto flat =
-          MemRefType::get({rows, shape.back()}, type.getElementType(),
-                          MemRefLayoutAttrInterface(), type.getMemorySpace());
-      Value buffer = AllocOp::create(rewriter, alloc.getLoc(), flat);
-      SmallVector<ReassociationIndices> groups(1);
-      for (int64_t d = 0; d + 1 < type.getRank(); ++d)
-        groups[0].push_back(d);
-      groups.push_back({type.getRank() - 1});
-      rewriter.replaceOpWithNewOp<memref::ExpandShapeOp>(alloc, type, buffer,
-                                                         groups);
+      replaceWithAccelAlloc(rewriter, alloc);
     }
+    return success();
+  }
+
+  /// Replaces static VMEM allocation `alloc` (rank >= 1, identity layout)
+  /// by an accel.alloc: of its own type at rank 1 or 2; else of its
+  /// leading dimensions folded into rows, expanded back to its shape.
+  static void replaceWithAccelAlloc(IRRewriter &rewriter,
+                                    memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    rewriter.setInsertionPoint(alloc);
+    if (type.getRank() <= 2) {
+      rewriter.replaceOp(alloc,
+                         AllocOp::create(rewriter, alloc.getLoc(), type));
+      return;
+    }
+    // accel.alloc is a 1-D or 2-D tile: allocate the leading dimensions
+    // as rows and view them with their shape again (a multi-buffer of
+    // 2-D slots, e.g. upstream's double buffers of 2 x R x C).
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    auto flat =
+        MemRefType::get({rows, shape.back()}, type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    Value buffer = AllocOp::create(rewriter, alloc.getLoc(), flat);
+    SmallVector<ReassociationIndices> groups(1);
+    for (int64_t d = 0; d + 1 < type.getRank(); ++d)
+      groups[0].push_back(d);
+    groups.push_back({type.getRank() - 1});
+    rewriter.replaceOpWithNewOp<memref::ExpandShapeOp>(alloc, type, buffer,
+                                                       groups);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Shapes whose byte size passes 2^63, at the values the user wrote
+    // (before an HBM allocation becomes an argument).
+    if (failed(accel::verifyShapeSizes(module)))
+      return signalPassFailure();
+    if (failed(checkSpacesMap(module)))
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    if (failed(hbmAllocsToArguments(rewriter, module)))
+      return signalPassFailure();
+    retagMemorySpaces(module);
+    if (failed(vmemAllocsToAccel(rewriter, module)))
+      return signalPassFailure();
   }
 };
 } // namespace
