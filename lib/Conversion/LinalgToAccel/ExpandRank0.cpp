@@ -135,6 +135,144 @@ bool reducesOnlyLoopToOneElement(linalg::GenericOp op) {
   return true;
 }
 
+/// The state of one function's rewrite by the walk of expandFunction: the
+/// rank-0 values met so far (their types already changed), the uses that
+/// read one, and the generics to rebuild once the walk is done.
+struct Rank0Walk {
+  explicit Rank0Walk(MLIRContext *ctx) : b(ctx) {}
+
+  OpBuilder b;
+  llvm::DenseSet<Value> rank0Values; // before their types changed
+  llvm::DenseSet<OpOperand *> wasRank0;
+  SmallVector<linalg::GenericOp> generics;
+  bool failedOp = false;
+
+  /// Gives the rank-0 arguments of `func` their type tensor<1xT>.
+  void expandArguments(func::FuncOp func) {
+    for (BlockArgument arg : func.getArguments())
+      if (isRank0Tensor(arg.getType())) {
+        rank0Values.insert(arg);
+        arg.setType(expanded(arg.getType()));
+      }
+  }
+
+  /// One op of the walk: records its uses of rank-0 values and, when it
+  /// has any or a rank-0 result, rewrites it (rewriteOp) and gives its
+  /// rank-0 results their type tensor<1xT>. Interrupts (setting
+  /// `failedOp`) after an error at an op it cannot rewrite.
+  WalkResult visit(Operation *op) {
+    if (failedOp)
+      return WalkResult::interrupt();
+    for (OpOperand &use : op->getOpOperands())
+      if (rank0Values.contains(use.get()))
+        wasRank0.insert(&use);
+    bool hasRank0 = llvm::any_of(op->getResultTypes(), isRank0Tensor) ||
+                    llvm::any_of(op->getOpOperands(), [&](OpOperand &use) {
+                      return wasRank0.contains(&use);
+                    });
+    if (!hasRank0)
+      return WalkResult::advance();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (expandConstant(constant))
+        return WalkResult::advance();
+    } else if (failed(rewriteOp(op))) {
+      failedOp = true;
+      return WalkResult::interrupt();
+    }
+    for (OpResult result : op->getResults())
+      if (isRank0Tensor(result.getType())) {
+        rank0Values.insert(result);
+        result.setType(expanded(result.getType()));
+      }
+    return WalkResult::advance();
+  }
+
+  /// A dense rank-0 constant as its one element of rank 1; returns whether
+  /// `constant` was one.
+  bool expandConstant(arith::ConstantOp constant) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense || !isRank0Tensor(dense.getType()))
+      return false;
+    auto shaped = cast<ShapedType>(expanded(dense.getType()));
+    constant.setValueAttr(dense.reshape(shaped));
+    rank0Values.insert(constant.getResult());
+    constant.getResult().setType(shaped);
+    return true;
+  }
+
+  /// Rewrites `op` (no constant), which reads or makes a rank-0 value, for
+  /// its operands and results of one element: a generic is recorded for
+  /// later, a tensor.extract reads element 0, a reshape gets one group.
+  /// Fails after an error at a call or an op it does not support.
+  LogicalResult rewriteOp(Operation *op) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      generics.push_back(generic);
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      if (extract.getIndices().empty()) {
+        b.setInsertionPoint(extract);
+        Value zero = arith::ConstantIndexOp::create(b, extract.getLoc(), 0);
+        extract.getIndicesMutable().assign(zero);
+      }
+    } else if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      // tensor<T> -> tensor<1x...x1xT>: one group of every result dim.
+      reshape.setReassociationAttr(
+          oneGroup(b, reshape.getResultType().getRank()));
+    } else if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      reshape.setReassociationAttr(oneGroup(b, reshape.getSrcType().getRank()));
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      // The callee's own run of this pass reports it (one error), unless
+      // it has no body.
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        call.emitError() << "a rank-0 tensor passed to or returned by @"
+                         << call.getCallee()
+                         << ", which has no body: accel's tiles have rank "
+                            "1 or 2";
+      return failure();
+    } else if (!isa<tensor::EmptyOp, linalg::FillOp, func::ReturnOp>(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' on a rank-0 tensor: accel's tiles have rank 1 "
+                         "or 2, and rank-0 values are supported in "
+                         "linalg.generic, linalg.fill, tensor.empty, "
+                         "tensor.extract and reshapes only";
+      return failure();
+    }
+    return success();
+  }
+
+  /// Rebuilds each recorded generic for its operands that were rank 0
+  /// (expandGeneric).
+  void expandGenerics() {
+    for (linalg::GenericOp generic : generics) {
+      llvm::DenseSet<OpOperand *> operands;
+      for (OpOperand &use : generic->getOpOperands())
+        if (wasRank0.contains(&use))
+          operands.insert(&use);
+      expandGeneric(b, generic, operands);
+    }
+  }
+};
+
+/// Gives `func` (of former type `type`, which takes or returns a rank-0
+/// tensor) its type with each rank-0 tensor as tensor<1xT>, and its
+/// `accel.rank0` attribute: the HBM arguments that were rank 0, the
+/// arguments, then the results (buffer-results-to-out-params appends one
+/// argument per result).
+void expandSignature(OpBuilder &b, func::FuncOp func, FunctionType type) {
+  SmallVector<int64_t> rank0;
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (isRank0Tensor(t))
+      rank0.push_back(int64_t(i));
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (isRank0Tensor(t))
+      rank0.push_back(int64_t(type.getNumInputs() + i));
+  func.setType(FunctionType::get(
+      func.getContext(), llvm::map_to_vector(type.getInputs(), expanded),
+      llvm::map_to_vector(type.getResults(), expanded)));
+  func->setAttr("accel.rank0", b.getDenseI64ArrayAttr(rank0));
+}
+
 struct AccelExpandRank0Pass
     : accel::impl::AccelExpandRank0Base<AccelExpandRank0Pass> {
   using Base::Base;
@@ -169,89 +307,12 @@ struct AccelExpandRank0Pass
 
     // Rank-0 values, in the order they are defined; each gets its type
     // tensor<1xT>, and each op using one is rewritten below.
-    OpBuilder b(func.getContext());
-    llvm::DenseSet<Value> rank0Values; // before their types changed
-    llvm::DenseSet<OpOperand *> wasRank0;
-    SmallVector<linalg::GenericOp> generics;
-    bool failedOp = false;
-    for (BlockArgument arg : func.getArguments())
-      if (isRank0Tensor(arg.getType())) {
-        rank0Values.insert(arg);
-        arg.setType(expanded(arg.getType()));
-      }
-    func.walk([&](Operation *op) {
-      if (failedOp)
-        return WalkResult::interrupt();
-      for (OpOperand &use : op->getOpOperands())
-        if (rank0Values.contains(use.get()))
-          wasRank0.insert(&use);
-      bool hasRank0 = llvm::any_of(op->getResultTypes(), isRank0Tensor) ||
-                      llvm::any_of(op->getOpOperands(), [&](OpOperand &use) {
-                        return wasRank0.contains(&use);
-                      });
-      if (!hasRank0)
-        return WalkResult::advance();
-      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-        auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-        if (dense && isRank0Tensor(dense.getType())) {
-          auto shaped = cast<ShapedType>(expanded(dense.getType()));
-          constant.setValueAttr(dense.reshape(shaped));
-          rank0Values.insert(constant.getResult());
-          constant.getResult().setType(shaped);
-          return WalkResult::advance();
-        }
-      } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-        generics.push_back(generic);
-      } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-        if (extract.getIndices().empty()) {
-          b.setInsertionPoint(extract);
-          Value zero = arith::ConstantIndexOp::create(b, extract.getLoc(), 0);
-          extract.getIndicesMutable().assign(zero);
-        }
-      } else if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
-        // tensor<T> -> tensor<1x...x1xT>: one group of every result dim.
-        reshape.setReassociationAttr(
-            oneGroup(b, reshape.getResultType().getRank()));
-      } else if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
-        reshape.setReassociationAttr(
-            oneGroup(b, reshape.getSrcType().getRank()));
-      } else if (auto call = dyn_cast<func::CallOp>(op)) {
-        // The callee's own run of this pass reports it (one error), unless
-        // it has no body.
-        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr());
-        if (!callee || callee.isExternal())
-          call.emitError() << "a rank-0 tensor passed to or returned by @"
-                           << call.getCallee()
-                           << ", which has no body: accel's tiles have rank "
-                              "1 or 2";
-        failedOp = true;
-        return WalkResult::interrupt();
-      } else if (!isa<tensor::EmptyOp, linalg::FillOp, func::ReturnOp>(op)) {
-        op->emitError() << "'" << op->getName()
-                        << "' on a rank-0 tensor: accel's tiles have rank 1 "
-                           "or 2, and rank-0 values are supported in "
-                           "linalg.generic, linalg.fill, tensor.empty, "
-                           "tensor.extract and reshapes only";
-        failedOp = true;
-        return WalkResult::interrupt();
-      }
-      for (OpResult result : op->getResults())
-        if (isRank0Tensor(result.getType())) {
-          rank0Values.insert(result);
-          result.setType(expanded(result.getType()));
-        }
-      return WalkResult::advance();
-    });
-    if (failedOp)
+    Rank0Walk state(func.getContext());
+    state.expandArguments(func);
+    func.walk([&](Operation *op) { return state.visit(op); });
+    if (state.failedOp)
       return failure();
-    for (linalg::GenericOp generic : generics) {
-      llvm::DenseSet<OpOperand *> operands;
-      for (OpOperand &use : generic->getOpOperands())
-        if (wasRank0.contains(&use))
-          operands.insert(&use);
-      expandGeneric(b, generic, operands);
-    }
+    state.expandGenerics();
     // Reductions to one element (rank 0 before) reduce a row.
     SmallVector<linalg::GenericOp> reductions;
     func.walk([&](linalg::GenericOp op) {
@@ -259,23 +320,10 @@ struct AccelExpandRank0Pass
         reductions.push_back(op);
     });
     for (linalg::GenericOp op : reductions)
-      addRowLoop(b, op);
+      addRowLoop(state.b, op);
 
-    if (!signature)
-      return success();
-    // The HBM arguments that were rank 0: the arguments, then the results
-    // (buffer-results-to-out-params appends one argument per result).
-    SmallVector<int64_t> rank0;
-    for (auto [i, t] : llvm::enumerate(type.getInputs()))
-      if (isRank0Tensor(t))
-        rank0.push_back(int64_t(i));
-    for (auto [i, t] : llvm::enumerate(type.getResults()))
-      if (isRank0Tensor(t))
-        rank0.push_back(int64_t(type.getNumInputs() + i));
-    func.setType(FunctionType::get(
-        func.getContext(), llvm::map_to_vector(type.getInputs(), expanded),
-        llvm::map_to_vector(type.getResults(), expanded)));
-    func->setAttr("accel.rank0", b.getDenseI64ArrayAttr(rank0));
+    if (signature)
+      expandSignature(state.b, func, type);
     return success();
   }
 };
