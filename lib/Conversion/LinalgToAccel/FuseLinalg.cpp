@@ -73,27 +73,128 @@ struct AccelFuseLinalgPass
          accel::checkVmemSpaceOption(vmemSpace)});
   }
 
-  void runOnOperation() override {
-    // An elementwise op of more loops that reads a matmul's result through
-    // a tensor.expand_shape (a 1x1 convolution's pixels expanded back to
-    // N x H x W x F before its batchnorm and activation) is collapsed to
-    // the matmul's two dimensions (upstream's fold of the reshape by
-    // collapsing its consumer), so that it can be a root below.
-    {
-      RewritePatternSet patterns(&getContext());
-      linalg::populateFoldReshapeOpsByCollapsingPatterns(
-          patterns, [](OpOperand *fused) {
-            auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
-            auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
-            return expand && consumer && consumer.hasPureTensorSemantics() &&
-                   consumer.getNumLoops() == consumer.getNumParallelLoops() &&
-                   expand.getSrcType().getRank() == 2 &&
-                   isa_and_nonnull<linalg::MatmulOp>(
-                       expand.getSrc().getDefiningOp());
-          });
-      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-        return signalPassFailure();
+  /// An elementwise op of more loops that reads a matmul's result through
+  /// a tensor.expand_shape (a 1x1 convolution's pixels expanded back to
+  /// N x H x W x F before its batchnorm and activation) is collapsed to
+  /// the matmul's two dimensions (upstream's fold of the reshape by
+  /// collapsing its consumer), so that it can be a root below.
+  LogicalResult collapseMatmulConsumers() {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *fused) {
+          auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+          auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+          return expand && consumer && consumer.hasPureTensorSemantics() &&
+                 consumer.getNumLoops() == consumer.getNumParallelLoops() &&
+                 expand.getSrcType().getRank() == 2 &&
+                 isa_and_nonnull<linalg::MatmulOp>(
+                     expand.getSrc().getDefiningOp());
+        });
+    return applyPatternsGreedily(getOperation(), std::move(patterns));
+  }
+
+  /// The tile sizes for `root`: tileRows x tileCols, each no larger than
+  /// the op; nullopt unless they are whole tiles (a partial last tile
+  /// would give the fused intermediates dynamic shapes: such ops are left
+  /// to accel-tile-linalg, which peels the remainder).
+  std::optional<SmallVector<int64_t>> getWholeTileSizes(TilingInterface root) {
+    SmallVector<int64_t> bounds =
+        cast<linalg::LinalgOp>(root.getOperation()).getStaticLoopRanges();
+    SmallVector<int64_t> sizes = {tileRows, tileCols};
+    bool whole = true;
+    for (auto [size, bound] : llvm::zip(sizes, bounds)) {
+      if (ShapedType::isDynamic(bound) || size <= 0) {
+        whole = false;
+        break;
+      }
+      size = std::min(size, bound);
+      whole &= bound % size == 0;
     }
+    if (!whole)
+      return std::nullopt;
+    return sizes;
+  }
+
+  /// Tiles `root` by `sizes` and fuses into its tile loop the producers
+  /// whose whole result goes to it (elementwise ops, matmuls, fills; not
+  /// at a matmul's A or B), replacing and erasing `root`. Fails after an
+  /// error at `root` when the tiling fails.
+  FailureOr<scf::SCFTileAndFuseResult>
+  tileAndFuseRoot(IRRewriter &rewriter, TilingInterface root,
+                  ArrayRef<int64_t> sizes) {
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(
+        {rewriter.getIndexAttr(sizes[0]), rewriter.getIndexAttr(sizes[1])});
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    // A producer is fused when all it computes goes to this root: its
+    // users are the root, ops that only feed the root, or the tile
+    // loop's slices of it.
+    std::function<bool(Operation *, int)> feedsRoot = [&](Operation *op,
+                                                          int depth) {
+      if (op == root.getOperation())
+        return true;
+      if (depth > 16)
+        return false;
+      return llvm::all_of(op->getUsers(), [&](Operation *user) {
+        return isa<tensor::ExtractSliceOp>(user) || feedsRoot(user, depth + 1);
+      });
+    };
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp slice, OpResult producer, bool isDestination)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          // A matmul reads its A and B whole per tile: not fused there.
+          for (Operation *user : slice->getUsers())
+            if (auto mm = dyn_cast<linalg::MatmulOp>(user))
+              if (llvm::is_contained(mm.getDpsInputs(), slice.getResult()))
+                return std::nullopt;
+          Operation *def = producer.getOwner();
+          if (!feedsRoot(def, 0) ||
+              !(isElementwise(def) ||
+                isa<linalg::MatmulOp, linalg::FillOp>(def)))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(root);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+    if (failed(fused)) {
+      root->emitError("cannot tile and fuse this op with its matmul");
+      return failure();
+    }
+    for (OpResult result : root->getResults())
+      if (Value replacement = fused->replacements.lookup(result))
+        rewriter.replaceAllUsesWith(result, replacement);
+    rewriter.eraseOp(root);
+    return fused;
+  }
+
+  /// The fused ops' own inits (static slices of an empty tensor) hold
+  /// tiles that live only in an iteration: each becomes a
+  /// bufferization.alloc_tensor in VMEM.
+  void allocFusedInitsInVmem(IRRewriter &rewriter,
+                             const scf::SCFTileAndFuseResult &fused) {
+    for (Operation *op : fused.tiledAndFusedOps.getArrayRef().drop_front()) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+      if (!dps)
+        continue;
+      for (OpOperand &init : dps.getDpsInitsMutable()) {
+        auto slice = init.get().getDefiningOp<tensor::ExtractSliceOp>();
+        if (!slice || !slice.getSource().getDefiningOp<tensor::EmptyOp>() ||
+            !slice.getType().hasStaticShape())
+          continue;
+        rewriter.setInsertionPoint(op);
+        auto alloc = bufferization::AllocTensorOp::create(
+            rewriter, op->getLoc(), slice.getType(), ValueRange{});
+        alloc.setMemorySpaceAttr(rewriter.getI64IntegerAttr(vmemSpace));
+        init.set(alloc.getResult());
+      }
+    }
+  }
+
+  void runOnOperation() override {
+    if (failed(collapseMatmulConsumers()))
+      return signalPassFailure();
     // Roots: the last elementwise op of each chain that reads a matmul.
     SmallVector<TilingInterface> roots;
     getOperation().walk([&](Operation *op) {
@@ -108,88 +209,14 @@ struct AccelFuseLinalgPass
 
     IRRewriter rewriter(&getContext());
     for (TilingInterface root : roots) {
-      // Tiles no larger than the op, and only whole tiles: a partial last
-      // tile would give the fused intermediates dynamic shapes (such ops
-      // are left to accel-tile-linalg, which peels the remainder).
-      SmallVector<int64_t> bounds =
-          cast<linalg::LinalgOp>(root.getOperation()).getStaticLoopRanges();
-      SmallVector<int64_t> sizes = {tileRows, tileCols};
-      bool whole = true;
-      for (auto [size, bound] : llvm::zip(sizes, bounds)) {
-        if (ShapedType::isDynamic(bound) || size <= 0) {
-          whole = false;
-          break;
-        }
-        size = std::min(size, bound);
-        whole &= bound % size == 0;
-      }
-      if (!whole)
+      std::optional<SmallVector<int64_t>> sizes = getWholeTileSizes(root);
+      if (!sizes)
         continue;
-      scf::SCFTilingOptions tiling;
-      tiling.setTileSizes(
-          {rewriter.getIndexAttr(sizes[0]), rewriter.getIndexAttr(sizes[1])});
-      scf::SCFTileAndFuseOptions options;
-      options.setTilingOptions(tiling);
-      // A producer is fused when all it computes goes to this root: its
-      // users are the root, ops that only feed the root, or the tile
-      // loop's slices of it.
-      std::function<bool(Operation *, int)> feedsRoot = [&](Operation *op,
-                                                            int depth) {
-        if (op == root.getOperation())
-          return true;
-        if (depth > 16)
-          return false;
-        return llvm::all_of(op->getUsers(), [&](Operation *user) {
-          return isa<tensor::ExtractSliceOp>(user) ||
-                 feedsRoot(user, depth + 1);
-        });
-      };
-      options.setFusionControlFn(
-          [&](tensor::ExtractSliceOp slice, OpResult producer,
-              bool isDestination)
-              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-            // A matmul reads its A and B whole per tile: not fused there.
-            for (Operation *user : slice->getUsers())
-              if (auto mm = dyn_cast<linalg::MatmulOp>(user))
-                if (llvm::is_contained(mm.getDpsInputs(), slice.getResult()))
-                  return std::nullopt;
-            Operation *def = producer.getOwner();
-            if (!feedsRoot(def, 0) ||
-                !(isElementwise(def) ||
-                  isa<linalg::MatmulOp, linalg::FillOp>(def)))
-              return std::nullopt;
-            return scf::SCFTileAndFuseOptions::ControlFnResult{};
-          });
-      rewriter.setInsertionPoint(root);
       FailureOr<scf::SCFTileAndFuseResult> fused =
-          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
-      if (failed(fused)) {
-        root->emitError("cannot tile and fuse this op with its matmul");
+          tileAndFuseRoot(rewriter, root, *sizes);
+      if (failed(fused))
         return signalPassFailure();
-      }
-      for (OpResult result : root->getResults())
-        if (Value replacement = fused->replacements.lookup(result))
-          rewriter.replaceAllUsesWith(result, replacement);
-      rewriter.eraseOp(root);
-
-      // The fused ops' own inits (slices of an empty tensor) hold tiles
-      // that live only in an iteration: VMEM.
-      for (Operation *op : fused->tiledAndFusedOps.getArrayRef().drop_front()) {
-        auto dps = dyn_cast<DestinationStyleOpInterface>(op);
-        if (!dps)
-          continue;
-        for (OpOperand &init : dps.getDpsInitsMutable()) {
-          auto slice = init.get().getDefiningOp<tensor::ExtractSliceOp>();
-          if (!slice || !slice.getSource().getDefiningOp<tensor::EmptyOp>() ||
-              !slice.getType().hasStaticShape())
-            continue;
-          rewriter.setInsertionPoint(op);
-          auto alloc = bufferization::AllocTensorOp::create(
-              rewriter, op->getLoc(), slice.getType(), ValueRange{});
-          alloc.setMemorySpaceAttr(rewriter.getI64IntegerAttr(vmemSpace));
-          init.set(alloc.getResult());
-        }
-      }
+      allocFusedInitsInVmem(rewriter, *fused);
     }
   }
 };
