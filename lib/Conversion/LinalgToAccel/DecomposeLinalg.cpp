@@ -339,10 +339,10 @@ struct AccelDecomposeLinalgPass
          accel::checkVmemBytesOption(vmemBytes)});
   }
 
-  void runOnOperation() override {
-    // A negative pad (tensor.pad's crop) is refused at the pad: no step
-    // after this places it (bufferization writes the source at a negative
-    // offset).
+  /// A negative pad (tensor.pad's crop) is refused at the pad: no step
+  /// after this places it (bufferization writes the source at a negative
+  /// offset). Fails after the error at the first one.
+  LogicalResult refuseNegativePads() {
     WalkResult negative = getOperation().walk([](tensor::PadOp pad) {
       for (OpFoldResult v : llvm::concat<const OpFoldResult>(
                pad.getMixedLowPad(), pad.getMixedHighPad()))
@@ -357,12 +357,14 @@ struct AccelDecomposeLinalgPass
         }
       return WalkResult::advance();
     });
-    if (negative.wasInterrupted())
-      return signalPassFailure();
-    IRRewriter rewriter(&getContext());
-    // A loop over zero iterations (a convolution over zero channels, an
-    // empty batch): no element of the result is computed, so the result is
-    // the init the op writes into (on buffers, the op does nothing).
+    return failure(negative.wasInterrupted());
+  }
+
+  /// A loop over zero iterations (a convolution over zero channels, an
+  /// empty batch): no element of the result is computed, so the result is
+  /// the init the op writes into (on buffers, the op does nothing and
+  /// goes).
+  void dropEmptyOps(IRRewriter &rewriter) {
     SmallVector<linalg::LinalgOp> empty;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (llvm::is_contained(op.getStaticLoopRanges(), 0))
@@ -374,11 +376,11 @@ struct AccelDecomposeLinalgPass
       else if (op.hasPureBufferSemantics())
         rewriter.eraseOp(op);
     }
-    accel::TapTiling tiling;
-    tiling.rows = tileRows;
-    tiling.vmemSpace = vmemSpace;
-    tiling.vmemBytes = vmemBytes;
-    // NCHW (torch-mlir) as NHWC between transposes.
+  }
+
+  /// NCHW convolutions and poolings (torch-mlir) as NHWC between
+  /// transposes.
+  void rewriteNchwOps(IRRewriter &rewriter) {
     SmallVector<Operation *> nchw;
     getOperation().walk([&](Operation *op) {
       if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
@@ -393,6 +395,12 @@ struct AccelDecomposeLinalgPass
       else if (auto p = dyn_cast<linalg::PoolingNchwSumOp>(op))
         rewriteNchwAsNhwc<linalg::PoolingNhwcSumOp>(rewriter, p, false);
     }
+  }
+
+  /// Float NHWC convolutions as a matmul (1x1) or shifted matmuls, then
+  /// depthwise convolutions as shifted products, each tiled by `tiling`.
+  void rewriteConvolutions(IRRewriter &rewriter,
+                           const accel::TapTiling &tiling) {
     SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
     getOperation().walk(
         [&](linalg::Conv2DNhwcHwcfOp c) { convs.push_back(c); });
@@ -410,6 +418,13 @@ struct AccelDecomposeLinalgPass
         [&](linalg::DepthwiseConv2DNhwcHwcOp c) { depthwise.push_back(c); });
     for (linalg::DepthwiseConv2DNhwcHwcOp conv : depthwise)
       (void)accel::rewriteDepthwiseAsShiftedProducts(rewriter, conv, tiling);
+  }
+
+  /// Matrix-vector, vector-matrix and dot products as matmuls; NHWC
+  /// poolings as shifted reductions (tiled by `tiling`); then transposes
+  /// that move the lanes (the frontend's, and those above) as 2-D ones.
+  void rewriteVectorOpsPoolsAndTransposes(IRRewriter &rewriter,
+                                          const accel::TapTiling &tiling) {
     SmallVector<linalg::LinalgOp> vectorContractions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatvecOp, linalg::VecmatOp, linalg::DotOp>(op))
@@ -425,25 +440,29 @@ struct AccelDecomposeLinalgPass
     });
     for (Operation *op : pools)
       (void)accel::rewritePoolingAsShiftedReduce(rewriter, op, tiling);
-    // Transposes that move the lanes (the frontend's, and those above).
     SmallVector<linalg::TransposeOp> transposes;
     getOperation().walk(
         [&](linalg::TransposeOp t) { transposes.push_back(t); });
     for (linalg::TransposeOp t : transposes)
       (void)rewriteLaneTranspose(rewriter, t);
-    // Decompositions may build further aggregates: until none is left.
+  }
+
+  /// Decomposes the aggregated ops (upstream's AggregatedOpInterface) until
+  /// none is left: decompositions may build further aggregates. Fails after
+  /// the error at the first one that cannot be decomposed.
+  LogicalResult decomposeAggregates(IRRewriter &rewriter) {
     while (true) {
       SmallVector<linalg::AggregatedOpInterface> ops;
       getOperation().walk(
           [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
       if (ops.empty())
-        return useNegInfForMaxNum(getOperation());
+        return success();
       for (linalg::AggregatedOpInterface op : ops) {
         // Upstream's decomposition sees only what it supports.
         if (std::string problem = getDecompositionProblem(op);
             !problem.empty()) {
           op->emitError() << problem;
-          return signalPassFailure();
+          return failure();
         }
         rewriter.setInsertionPoint(op);
         FailureOr<SmallVector<Value>> parts =
@@ -451,11 +470,28 @@ struct AccelDecomposeLinalgPass
         if (failed(parts) || parts->size() != op->getNumResults()) {
           op->emitError() << "cannot decompose '" << op->getName()
                           << "' into linalg ops accel can convert";
-          return signalPassFailure();
+          return failure();
         }
         rewriter.replaceOp(op, *parts);
       }
     }
+  }
+
+  void runOnOperation() override {
+    if (failed(refuseNegativePads()))
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    dropEmptyOps(rewriter);
+    accel::TapTiling tiling;
+    tiling.rows = tileRows;
+    tiling.vmemSpace = vmemSpace;
+    tiling.vmemBytes = vmemBytes;
+    rewriteNchwOps(rewriter);
+    rewriteConvolutions(rewriter, tiling);
+    rewriteVectorOpsPoolsAndTransposes(rewriter, tiling);
+    if (failed(decomposeAggregates(rewriter)))
+      return signalPassFailure();
+    useNegInfForMaxNum(getOperation());
   }
 };
 } // namespace
