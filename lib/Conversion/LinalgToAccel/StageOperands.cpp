@@ -141,6 +141,103 @@ struct AccelStageOperandsPass
     });
   }
 
+  /// Whether `op` (not a plain matmul; `roles` its contraction roles, if
+  /// any) can be staged: an error at it when it is a contraction the MXU
+  /// cannot run or has leading loops left, or an operand's elements are
+  /// not f32, bf16 or i32.
+  LogicalResult checkStageable(linalg::LinalgOp op, bool plainMatmul,
+                               const std::optional<ContractionRoles> &roles) {
+    if (op.getNumLoops() == 3 && !plainMatmul && !roles &&
+        linalg::isaContractionOpInterface(op)) {
+      op.emitError()
+          << "cannot stage this contraction: the MXU computes C[m, n] += "
+             "A[m, k] * B[k, n], and this op's operands are not two "
+             "matrices indexed by (m, k) and (k, n), either in order or "
+             "transposed, with the output indexed by (m, n)";
+      return failure();
+    }
+    if (op.getNumLoops() > 2 && !plainMatmul && !roles) {
+      op.emitError() << "cannot stage an op with " << op.getNumLoops()
+                     << " loops: accel's tiles have rank 1 or 2, and its "
+                        "leading loops could not be folded into rows (an "
+                        "operand reads them out of order, or one is a "
+                        "reduction)";
+      return failure();
+    }
+    for (Value v : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (type && !type.getElementType().isF32() &&
+          !type.getElementType().isBF16() &&
+          !type.getElementType().isInteger(32)) {
+        op.emitError() << "cannot stage " << type
+                       << " through VMEM: accel's tiles hold f32 or bf16 "
+                          "(or i32 index tables), not "
+                       << type.getElementType();
+        return failure();
+      }
+    }
+    return success();
+  }
+
+  /// Gives each static HBM operand of `op` a VMEM buffer (one per distinct
+  /// value, allocated before `op`), copied in before `op` when `op` reads
+  /// it and out after `op` when it is an init. A linalg.copy stages its
+  /// source only (then it is one DMA out). A cast of a static source to a
+  /// dynamic type is read through first.
+  void stageOperands(IRRewriter &rewriter, linalg::LinalgOp op) {
+    Location loc = op.getLoc();
+    DenseMap<Value, Value> staged; // HBM value -> its VMEM buffer
+    auto stage = [&](Value v) -> Value {
+      auto it = staged.find(v);
+      if (it != staged.end())
+        return it->second;
+      auto type = cast<MemRefType>(v.getType());
+      auto vmemType = MemRefType::get(type.getShape(), type.getElementType(),
+                                      MemRefLayoutAttrInterface(),
+                                      rewriter.getI64IntegerAttr(vmemSpace));
+      rewriter.setInsertionPoint(op);
+      Value buffer = memref::AllocOp::create(rewriter, loc, vmemType);
+      staged[v] = buffer;
+      return buffer;
+    };
+    // Canonicalization leaves a cast to a dynamic type where an op has no
+    // cast folding (linalg.reduce after loop peeling): read the static
+    // source instead.
+    for (OpOperand &operand : op->getOpOperands())
+      while (auto cast = operand.get().getDefiningOp<memref::CastOp>()) {
+        if (!cast.getSource().getType().hasStaticShape())
+          break;
+        operand.set(cast.getSource());
+      }
+    SmallVector<std::pair<Value, Value>> copyOut; // (VMEM, HBM)
+    // A copy needs its source in VMEM only: then it is one DMA out.
+    bool copyOp = isa<linalg::CopyOp>(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (copyOp && op.isDpsInit(&operand))
+        continue;
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      // Operands in a space with no accel counterpart are left for
+      // convert-memory-spaces-to-accel to name.
+      if (!type || !isInHbm(type) || !type.hasStaticShape())
+        continue;
+      Value hbm = operand.get();
+      bool isInit = op.isDpsInit(&operand);
+      bool reads = !isInit || op.payloadUsesValueFromOperand(&operand);
+      bool fresh = !staged.count(hbm);
+      Value buffer = stage(hbm);
+      if (reads && fresh) {
+        rewriter.setInsertionPoint(op);
+        memref::CopyOp::create(rewriter, loc, hbm, buffer);
+      }
+      if (isInit)
+        copyOut.push_back({buffer, hbm});
+      operand.set(buffer);
+    }
+    rewriter.setInsertionPointAfter(op);
+    for (auto [buffer, hbm] : copyOut)
+      memref::CopyOp::create(rewriter, loc, buffer, hbm);
+  }
+
   void runOnOperation() override {
     IRRewriter indexRewriter(&getContext());
     stageIndexLoads(indexRewriter);
@@ -151,7 +248,6 @@ struct AccelStageOperandsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      Location loc = op.getLoc();
       // A contraction not in matmul form (an operand read transposed)
       // becomes one below, once its operands are in VMEM.
       auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
@@ -159,85 +255,9 @@ struct AccelStageOperandsPass
       std::optional<ContractionRoles> roles;
       if (!plainMatmul)
         roles = getContractionRoles(op);
-      if (op.getNumLoops() == 3 && !plainMatmul && !roles &&
-          linalg::isaContractionOpInterface(op)) {
-        op.emitError()
-            << "cannot stage this contraction: the MXU computes C[m, n] += "
-               "A[m, k] * B[k, n], and this op's operands are not two "
-               "matrices indexed by (m, k) and (k, n), either in order or "
-               "transposed, with the output indexed by (m, n)";
+      if (failed(checkStageable(op, plainMatmul, roles)))
         return signalPassFailure();
-      }
-      if (op.getNumLoops() > 2 && !plainMatmul && !roles) {
-        op.emitError() << "cannot stage an op with " << op.getNumLoops()
-                       << " loops: accel's tiles have rank 1 or 2, and its "
-                          "leading loops could not be folded into rows (an "
-                          "operand reads them out of order, or one is a "
-                          "reduction)";
-        return signalPassFailure();
-      }
-      for (Value v : op->getOperands()) {
-        auto type = dyn_cast<MemRefType>(v.getType());
-        if (type && !type.getElementType().isF32() &&
-            !type.getElementType().isBF16() &&
-            !type.getElementType().isInteger(32)) {
-          op.emitError() << "cannot stage " << type
-                         << " through VMEM: accel's tiles hold f32 or bf16 "
-                            "(or i32 index tables), not "
-                         << type.getElementType();
-          return signalPassFailure();
-        }
-      }
-      DenseMap<Value, Value> staged; // HBM value -> its VMEM buffer
-      auto stage = [&](Value v) -> Value {
-        auto it = staged.find(v);
-        if (it != staged.end())
-          return it->second;
-        auto type = cast<MemRefType>(v.getType());
-        auto vmemType = MemRefType::get(type.getShape(), type.getElementType(),
-                                        MemRefLayoutAttrInterface(),
-                                        rewriter.getI64IntegerAttr(vmemSpace));
-        rewriter.setInsertionPoint(op);
-        Value buffer = memref::AllocOp::create(rewriter, loc, vmemType);
-        staged[v] = buffer;
-        return buffer;
-      };
-      // Canonicalization leaves a cast to a dynamic type where an op has no
-      // cast folding (linalg.reduce after loop peeling): read the static
-      // source instead.
-      for (OpOperand &operand : op->getOpOperands())
-        while (auto cast = operand.get().getDefiningOp<memref::CastOp>()) {
-          if (!cast.getSource().getType().hasStaticShape())
-            break;
-          operand.set(cast.getSource());
-        }
-      SmallVector<std::pair<Value, Value>> copyOut; // (VMEM, HBM)
-      // A copy needs its source in VMEM only: then it is one DMA out.
-      bool copyOp = isa<linalg::CopyOp>(op);
-      for (OpOperand &operand : op->getOpOperands()) {
-        if (copyOp && op.isDpsInit(&operand))
-          continue;
-        auto type = dyn_cast<MemRefType>(operand.get().getType());
-        // Operands in a space with no accel counterpart are left for
-        // convert-memory-spaces-to-accel to name.
-        if (!type || !isInHbm(type) || !type.hasStaticShape())
-          continue;
-        Value hbm = operand.get();
-        bool isInit = op.isDpsInit(&operand);
-        bool reads = !isInit || op.payloadUsesValueFromOperand(&operand);
-        bool fresh = !staged.count(hbm);
-        Value buffer = stage(hbm);
-        if (reads && fresh) {
-          rewriter.setInsertionPoint(op);
-          memref::CopyOp::create(rewriter, loc, hbm, buffer);
-        }
-        if (isInit)
-          copyOut.push_back({buffer, hbm});
-        operand.set(buffer);
-      }
-      rewriter.setInsertionPointAfter(op);
-      for (auto [buffer, hbm] : copyOut)
-        memref::CopyOp::create(rewriter, loc, buffer, hbm);
+      stageOperands(rewriter, op);
       // (A dynamic operand stays as it is: convert-linalg-to-accel names
       // it.)
       if (plainMatmul)
