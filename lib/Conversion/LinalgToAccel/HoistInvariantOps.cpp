@@ -58,6 +58,115 @@ std::optional<DenseMap<Value, Access>> getOperandAccesses(Operation *op) {
   return accesses;
 }
 
+/// The accesses of an op to its memref operands (nullopt: unknown, so it
+/// may write anything), per op of a loop body.
+using AccessesOf =
+    DenseMap<Operation *, std::optional<DenseMap<Value, Access>>>;
+
+/// A buffer of a loop's own: the ops of the body that touch it (an op
+/// holding a nested use stands for it), in order, and those of them that
+/// hold a nested use (which only reads it).
+struct OwnBuffer {
+  SmallVector<Operation *> users;
+  DenseSet<Operation *> nestedReaders;
+};
+
+/// The loop's own buffers of `body` (see hoistInvariants), in the order of
+/// their `accel.alloc`s, each with its users sorted by `position` (the
+/// index of each op in `body`). A nested use must only read the buffer:
+/// it is then a reader at its ancestor.
+llvm::MapVector<Value, OwnBuffer>
+getOwnBuffers(Block *body, const DenseMap<Operation *, unsigned> &position) {
+  llvm::MapVector<Value, OwnBuffer> own;
+  for (Operation &op : *body) {
+    auto alloc = dyn_cast<AllocOp>(op);
+    if (!alloc || alloc->use_empty())
+      continue;
+    OwnBuffer o;
+    bool local = true;
+    for (Operation *user : alloc->getUsers()) {
+      Operation *at = body->findAncestorOpInBlock(*user);
+      if (at != user) {
+        std::optional<DenseMap<Value, Access>> a = getOperandAccesses(user);
+        local &= a && !a->lookup(alloc.getResult()).writes;
+        o.nestedReaders.insert(at);
+      }
+      o.users.push_back(at);
+    }
+    if (!local)
+      continue;
+    llvm::sort(o.users, [&](Operation *a, Operation *b) {
+      return position.lookup(a) < position.lookup(b);
+    });
+    o.users.erase(llvm::unique(o.users), o.users.end());
+    own[alloc.getResult()] = std::move(o);
+  }
+  return own;
+}
+
+/// Fills `accessesOf` with the accesses of every op of `loop`'s body but
+/// its terminator, and returns the candidates: the ops whose whole effect
+/// is on buffers of the loop's own (`own`) and whose other operands are
+/// defined outside the loop.
+DenseSet<Operation *>
+getInvariantCandidates(scf::ForOp loop,
+                       const llvm::MapVector<Value, OwnBuffer> &own,
+                       AccessesOf &accessesOf) {
+  DenseSet<Operation *> invariant;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    std::optional<DenseMap<Value, Access>> accesses = getOperandAccesses(&op);
+    bool ok = accesses && !accesses->empty() &&
+              llvm::all_of(op.getOperands(), [&](Value v) {
+                if (isa<BaseMemRefType>(v.getType()))
+                  return own.count(v) != 0;
+                return !loop->isAncestor(v.getParentBlock()->getParentOp());
+              });
+    if (ok)
+      invariant.insert(&op);
+    accessesOf[&op] = std::move(accesses);
+  }
+  return invariant;
+}
+
+/// Whether the ops of `invariant` that touch `buffer` (one of the loop's
+/// own, `o` its users) may stay invariant: the first user writes it
+/// without reading it and is invariant, every writer is invariant, and no
+/// other user comes before the last invariant writer. `accessesOf` (an op
+/// not in it is unknown) and `position` as in hoistInvariants.
+bool keepsInvariant(Value buffer, const OwnBuffer &o,
+                    const DenseSet<Operation *> &invariant,
+                    AccessesOf &accessesOf,
+                    const DenseMap<Operation *, unsigned> &position) {
+  ArrayRef<Operation *> users = o.users;
+  auto isInvariant = [&](Operation *op) { return invariant.count(op); };
+  auto access = [&](Operation *op) {
+    const std::optional<DenseMap<Value, Access>> &a = accessesOf[op];
+    Access direct = a ? a->lookup(buffer) : Access{true, true};
+    if (o.nestedReaders.count(op) && a) // an op of the body and a nest
+      return Access{true, direct.writes};
+    return o.nestedReaders.count(op) ? Access{true, false} : direct;
+  };
+  auto writes = [&](Operation *op) { return access(op).writes; };
+  Operation *first = users.front();
+  bool firstWrites =
+      isInvariant(first) && access(first).writes && !access(first).reads;
+  Operation *lastWriter = nullptr;
+  bool otherWriter = false;
+  for (Operation *user : users) {
+    if (!writes(user))
+      continue;
+    if (!isInvariant(user))
+      otherWriter = true;
+    else
+      lastWriter = user;
+  }
+  bool interleaved = llvm::any_of(users, [&](Operation *user) {
+    return !isInvariant(user) && lastWriter &&
+           position.lookup(user) < position.lookup(lastWriter);
+  });
+  return firstWrites && !otherWriter && !interleaved;
+}
+
 /// Hoists the invariant ops of `loop`'s body in front of it; returns how
 /// many moved.
 ///
@@ -81,89 +190,18 @@ unsigned hoistInvariants(scf::ForOp loop) {
   DenseMap<Operation *, unsigned> position;
   for (Operation &op : *body)
     position[&op] = position.size();
-
-  // The loop's own buffers, each with the ops of the body that touch it
-  // (an op holding a nested use stands for it), in order. A nested use
-  // must only read the buffer: it is then a reader at its ancestor.
-  struct Own {
-    SmallVector<Operation *> users;
-    DenseSet<Operation *> nestedReaders;
-  };
-  llvm::MapVector<Value, Own> own;
-  for (Operation &op : *body) {
-    auto alloc = dyn_cast<AllocOp>(op);
-    if (!alloc || alloc->use_empty())
-      continue;
-    Own o;
-    bool local = true;
-    for (Operation *user : alloc->getUsers()) {
-      Operation *at = body->findAncestorOpInBlock(*user);
-      if (at != user) {
-        std::optional<DenseMap<Value, Access>> a = getOperandAccesses(user);
-        local &= a && !a->lookup(alloc.getResult()).writes;
-        o.nestedReaders.insert(at);
-      }
-      o.users.push_back(at);
-    }
-    if (!local)
-      continue;
-    llvm::sort(o.users, [&](Operation *a, Operation *b) {
-      return position.lookup(a) < position.lookup(b);
-    });
-    o.users.erase(llvm::unique(o.users), o.users.end());
-    own[alloc.getResult()] = std::move(o);
-  }
-
-  // Every op's accesses (nullopt: unknown, so it may write anything).
-  DenseMap<Operation *, std::optional<DenseMap<Value, Access>>> accessesOf;
-  DenseSet<Operation *> invariant;
-  for (Operation &op : body->without_terminator()) {
-    std::optional<DenseMap<Value, Access>> accesses = getOperandAccesses(&op);
-    bool ok = accesses && !accesses->empty() &&
-              llvm::all_of(op.getOperands(), [&](Value v) {
-                if (isa<BaseMemRefType>(v.getType()))
-                  return own.count(v) != 0;
-                return !loop->isAncestor(v.getParentBlock()->getParentOp());
-              });
-    if (ok)
-      invariant.insert(&op);
-    accessesOf[&op] = std::move(accesses);
-  }
+  llvm::MapVector<Value, OwnBuffer> own = getOwnBuffers(body, position);
+  AccessesOf accessesOf;
+  DenseSet<Operation *> invariant =
+      getInvariantCandidates(loop, own, accessesOf);
 
   // Drop what breaks the conditions until nothing changes.
   for (bool changed = true; changed;) {
     changed = false;
     for (auto &[buffer, o] : own) {
-      ArrayRef<Operation *> users = o.users;
-      auto isInvariant = [&](Operation *op) { return invariant.count(op); };
-      auto access = [&, &o = o](Operation *op) {
-        const std::optional<DenseMap<Value, Access>> &a = accessesOf[op];
-        Access direct = a ? a->lookup(buffer) : Access{true, true};
-        if (o.nestedReaders.count(op) && a) // an op of the body and a nest
-          return Access{true, direct.writes};
-        return o.nestedReaders.count(op) ? Access{true, false} : direct;
-      };
-      auto writes = [&](Operation *op) { return access(op).writes; };
-      Operation *first = users.front();
-      bool firstWrites =
-          isInvariant(first) && access(first).writes && !access(first).reads;
-      Operation *lastWriter = nullptr;
-      bool otherWriter = false;
-      for (Operation *user : users) {
-        if (!writes(user))
-          continue;
-        if (!isInvariant(user))
-          otherWriter = true;
-        else
-          lastWriter = user;
-      }
-      bool interleaved = llvm::any_of(users, [&](Operation *user) {
-        return !isInvariant(user) && lastWriter &&
-               position.lookup(user) < position.lookup(lastWriter);
-      });
-      if (firstWrites && !otherWriter && !interleaved)
+      if (keepsInvariant(buffer, o, invariant, accessesOf, position))
         continue;
-      for (Operation *user : users)
+      for (Operation *user : o.users)
         changed |= invariant.erase(user);
     }
   }
