@@ -20,8 +20,10 @@
 using namespace mlir;
 using namespace accel;
 
-void accel::buildFrontendPipeline(OpPassManager &pm,
-                                  const FrontendOptions &options) {
+/// The frontend's passes on tensors: inlining, shape binding, the
+/// decompositions and folds of linalg ops, fusion, then bufferization into
+/// one function whose results are out-parameters.
+static void addTensorPasses(OpPassManager &pm, const FrontendOptions &options) {
   // Helpers reached by func.call (JAX's jitted jax.nn.* functions, a
   // module exported without --inline) are inlined into their callers and
   // dropped once unused, so the rest sees one function. No cleanup
@@ -62,8 +64,13 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+}
 
-  OpPassManager &func = pm.nest<func::FuncOp>();
+/// The frontend's passes on each function's buffers (`func`, nested in the
+/// pipeline): affine loops raised, intermediates promoted to VMEM, linalg
+/// ops tiled to VMEM-sized tiles and their operands staged through VMEM.
+static void addBufferPasses(OpPassManager &func,
+                            const FrontendOptions &options) {
   // Affine loops from upstream's tiling run from an outer IV to a constant
   // past it; normalized (0 to N, step 1) with the index arithmetic folded
   // into the accesses, they are the perfect nests the raise expects.
@@ -90,7 +97,13 @@ void accel::buildFrontendPipeline(OpPassManager &pm,
   AccelStageOperandsOptions stage;
   stage.vmemSpace = options.vmemSpace;
   func.addPass(createAccelStageOperands(stage));
+}
 
+void accel::buildFrontendPipeline(OpPassManager &pm,
+                                  const FrontendOptions &options) {
+  addTensorPasses(pm, options);
+  addBufferPasses(pm.nest<func::FuncOp>(), options);
+  // accel's memory spaces, DMAs and ops; then loop-invariant ops hoisted.
   ConvertMemorySpacesToAccelOptions spaces;
   spaces.vmemSpace = options.vmemSpace;
   pm.addPass(createConvertMemorySpacesToAccel(spaces));
