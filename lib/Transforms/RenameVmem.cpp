@@ -60,6 +60,148 @@ static Operation *ancestorIn(Block *block, Operation *op) {
 }
 
 namespace {
+/// One part of a buffer splitByViews splits: the constant offsets and
+/// static sizes of a box of it (elements, per dimension) and the views that
+/// name exactly that box.
+struct ViewPart {
+  SmallVector<int64_t> offsets, sizes;
+  SmallVector<memref::SubViewOp> views;
+};
+
+/// What one run of the pass tracks across its renames: the VMEM page and
+/// the bytes allocated (page-rounded), and the guard made before the first
+/// change.
+struct RunState {
+  uint64_t page = 1, used = 0;
+  std::optional<LoweringGuard> guard;
+};
+} // namespace
+
+/// The box `view` (a view of a buffer of `rank` dimensions) names: its
+/// offsets (constant after folding, >= 0) and sizes (static, > 0). False
+/// when it has other offsets or sizes, a stride other than 1 or another
+/// rank, or a user with regions, a view, a terminator or a call.
+static bool getConstantBox(memref::SubViewOp view, int64_t rank,
+                           SmallVectorImpl<int64_t> &offsets,
+                           SmallVectorImpl<int64_t> &sizes) {
+  for (OpFoldResult o : view.getMixedOffsets()) {
+    std::optional<int64_t> c = getConstantIntValue(o);
+    if (!c)
+      c = foldToConstant(cast<Value>(o));
+    if (!c || *c < 0)
+      return false;
+    offsets.push_back(*c);
+  }
+  for (OpFoldResult z : view.getMixedSizes()) {
+    std::optional<int64_t> c = getConstantIntValue(z);
+    if (!c || *c <= 0)
+      return false;
+    sizes.push_back(*c);
+  }
+  if (!llvm::all_of(view.getMixedStrides(), [](OpFoldResult st) {
+        return getConstantIntValue(st) == 1;
+      }))
+    return false;
+  // Rank-reducing views would change the users' types beyond layout.
+  if (view.getType().getRank() != rank)
+    return false;
+  for (Operation *u : view->getUsers())
+    if (u->getNumRegions() || getViewSource(u) ||
+        u->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(u))
+      return false;
+  return true;
+}
+
+/// The parts of `alloc` (splitByViews), in the order of their first views.
+/// False when a use of `alloc` is not a view with a constant box
+/// (getConstantBox) or two boxes overlap without being the same.
+static bool collectViewParts(AllocOp alloc, SmallVectorImpl<ViewPart> &parts) {
+  for (Operation *user : alloc->getUsers()) {
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || view.getSource() != alloc.getResult())
+      return false;
+    SmallVector<int64_t> offsets, sizes;
+    if (!getConstantBox(view, alloc.getType().getRank(), offsets, sizes))
+      return false;
+    auto same = llvm::find_if(parts, [&](const ViewPart &p) {
+      return p.offsets == offsets && p.sizes == sizes;
+    });
+    if (same != parts.end()) {
+      same->views.push_back(view);
+      continue;
+    }
+    for (const ViewPart &p : parts) {
+      bool overlap = true;
+      for (size_t d = 0; d < offsets.size(); ++d)
+        overlap &= offsets[d] < p.offsets[d] + p.sizes[d] &&
+                   p.offsets[d] < offsets[d] + sizes[d];
+      if (overlap)
+        return false;
+    }
+    parts.push_back({offsets, sizes, {view}});
+  }
+  return true;
+}
+
+/// The VMEM bytes of a buffer of `type`, rounded up to `page`; std::nullopt
+/// when it has no tile shape.
+static std::optional<uint64_t> pagedBytes(MemRefType type, uint64_t page) {
+  auto t = getTileShape(type, nullptr, /*allowI32=*/true);
+  if (failed(t))
+    return std::nullopt;
+  return llvm::alignTo(uint64_t(t->bytes()), page);
+}
+
+/// Replaces `alloc` by one new allocation per part (of the matching type
+/// of `types`), made where it was, which the uses of the part's views use
+/// instead; the views and `alloc` are erased. When a user no longer
+/// verifies, everything is undone and false returned.
+static bool replaceByParts(AllocOp alloc, ArrayRef<ViewPart> parts,
+                           ArrayRef<MemRefType> types) {
+  OpBuilder b(alloc);
+  SmallVector<std::pair<OpOperand *, Value>> undo;
+  SmallVector<AllocOp> made;
+  bool ok = true;
+  for (auto [p, t] : llvm::zip(parts, types)) {
+    auto fresh = AllocOp::create(b, alloc.getLoc(), t);
+    made.push_back(fresh);
+    for (memref::SubViewOp view : p.views)
+      for (OpOperand &use : llvm::make_early_inc_range(view->getUses())) {
+        undo.push_back({&use, view.getResult()});
+        use.set(fresh);
+        ok &= succeeded(mlir::verify(use.getOwner()));
+      }
+  }
+  if (!ok) {
+    for (auto [use, old] : undo)
+      use->set(old);
+    for (AllocOp fresh : made)
+      fresh->erase();
+    return false;
+  }
+  for (const ViewPart &p : parts)
+    for (memref::SubViewOp view : p.views)
+      view->erase();
+  alloc->erase();
+  return true;
+}
+
+/// The last op before `x` in its block that accesses `root` (an op of
+/// unknown effects counts), or null.
+static Operation *lastAccessBefore(Operation *x, Value root) {
+  for (Operation *op = x->getPrevNode(); op; op = op->getPrevNode()) {
+    SmallVector<MemoryAccess> prior;
+    if (collectAccesses(op, prior, DmaWindow::IssueAndWait))
+      return op;
+    if (llvm::any_of(prior, [&](const MemoryAccess &a) {
+          return mayAlias(a.root, root);
+        }))
+      return op;
+  }
+  return nullptr;
+}
+
+namespace {
 struct RenameVmemPass
     : public accel::CheckedOptionsPass<
           RenameVmemPass, accel::impl::AccelRenameVmemBase<RenameVmemPass>>,
@@ -117,114 +259,38 @@ struct RenameVmemPass
   /// makes them, and each can be renamed alone. The new allocations take
   /// the original's place, the views' uses read them. Returns how many
   /// were made (0: nothing changed). VMEM: the parts, each rounded up to a
-  /// page, must fit where the original was (`used` is updated).
-  /// `guard` is made before the first change.
-  unsigned splitByViews(AllocOp alloc, uint64_t page, uint64_t &used,
-                        std::optional<LoweringGuard> &guard) {
-    struct Part {
-      SmallVector<int64_t> offsets, sizes;
-      SmallVector<memref::SubViewOp> views;
-    };
-    SmallVector<Part> parts;
-    for (Operation *user : alloc->getUsers()) {
-      auto view = dyn_cast<memref::SubViewOp>(user);
-      if (!view || view.getSource() != alloc.getResult())
-        return 0;
-      SmallVector<int64_t> offsets, sizes;
-      for (OpFoldResult o : view.getMixedOffsets()) {
-        std::optional<int64_t> c = getConstantIntValue(o);
-        if (!c)
-          c = foldToConstant(cast<Value>(o));
-        if (!c || *c < 0)
-          return 0;
-        offsets.push_back(*c);
-      }
-      for (OpFoldResult z : view.getMixedSizes()) {
-        std::optional<int64_t> c = getConstantIntValue(z);
-        if (!c || *c <= 0)
-          return 0;
-        sizes.push_back(*c);
-      }
-      if (!llvm::all_of(view.getMixedStrides(), [](OpFoldResult st) {
-            return getConstantIntValue(st) == 1;
-          }))
-        return 0;
-      // Rank-reducing views would change the users' types beyond layout.
-      if (view.getType().getRank() != alloc.getType().getRank())
-        return 0;
-      for (Operation *u : view->getUsers())
-        if (u->getNumRegions() || getViewSource(u) ||
-            u->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(u))
-          return 0;
-      auto same = llvm::find_if(parts, [&](const Part &p) {
-        return p.offsets == offsets && p.sizes == sizes;
-      });
-      if (same != parts.end()) {
-        same->views.push_back(view);
-        continue;
-      }
-      for (const Part &p : parts) {
-        bool overlap = true;
-        for (size_t d = 0; d < offsets.size(); ++d)
-          overlap &= offsets[d] < p.offsets[d] + p.sizes[d] &&
-                     p.offsets[d] < offsets[d] + sizes[d];
-        if (overlap)
-          return 0;
-      }
-      parts.push_back({offsets, sizes, {view}});
-    }
-    if (parts.size() < 2)
+  /// page, must fit where the original was (`st.used` is updated).
+  /// `st.guard` is made before the first change.
+  unsigned splitByViews(AllocOp alloc, RunState &st) {
+    SmallVector<ViewPart> parts;
+    if (!collectViewParts(alloc, parts) || parts.size() < 2)
       return 0;
-    llvm::sort(parts, [](const Part &a, const Part &b) {
+    llvm::sort(parts, [](const ViewPart &a, const ViewPart &b) {
       return a.offsets < b.offsets;
     });
     MemRefType type = alloc.getType();
-    uint64_t before = 0, after = 0;
+    uint64_t after = 0;
     SmallVector<MemRefType> types;
-    for (const Part &p : parts) {
+    for (const ViewPart &p : parts) {
       types.push_back(MemRefType::get(p.sizes, type.getElementType(),
                                       MemRefLayoutAttrInterface(),
                                       type.getMemorySpace()));
-      auto t = getTileShape(types.back(), nullptr, /*allowI32=*/true);
-      if (failed(t))
+      std::optional<uint64_t> bytes = pagedBytes(types.back(), st.page);
+      if (!bytes)
         return 0;
-      after += llvm::alignTo(uint64_t(t->bytes()), page);
+      after += *bytes;
     }
-    auto whole = getTileShape(type, nullptr, /*allowI32=*/true);
-    if (failed(whole))
+    std::optional<uint64_t> before = pagedBytes(type, st.page);
+    if (!before)
       return 0;
-    before = llvm::alignTo(uint64_t(whole->bytes()), page);
-    if (used - before + after > vmemCapacity)
+    if (st.used - *before + after > vmemCapacity)
       return 0;
     // The users must still verify with the part's identity layout.
-    if (!guard)
-      guard.emplace(getOperation(), vmemCapacity, vmemPage);
-    OpBuilder b(alloc);
-    SmallVector<std::pair<OpOperand *, Value>> undo;
-    SmallVector<AllocOp> made;
-    bool ok = true;
-    for (auto [p, t] : llvm::zip(parts, types)) {
-      auto fresh = AllocOp::create(b, alloc.getLoc(), t);
-      made.push_back(fresh);
-      for (memref::SubViewOp view : p.views)
-        for (OpOperand &use : llvm::make_early_inc_range(view->getUses())) {
-          undo.push_back({&use, view.getResult()});
-          use.set(fresh);
-          ok &= succeeded(mlir::verify(use.getOwner()));
-        }
-    }
-    if (!ok) {
-      for (auto [use, old] : undo)
-        use->set(old);
-      for (AllocOp fresh : made)
-        fresh->erase();
+    if (!st.guard)
+      st.guard.emplace(getOperation(), vmemCapacity, vmemPage);
+    if (!replaceByParts(alloc, parts, types))
       return 0;
-    }
-    for (const Part &p : parts)
-      for (memref::SubViewOp view : p.views)
-        view->erase();
-    alloc->erase();
-    used = used - before + after;
+    st.used = st.used - *before + after;
     return unsigned(parts.size());
   }
 
@@ -328,19 +394,39 @@ struct RenameVmemPass
     if (warnIfNoMetrics(func, getArgument(), /*all=*/false,
                         /*hasAll=*/false))
       return;
-    uint64_t page = std::max<uint64_t>(vmemPage, 1);
-    uint64_t used = allocatedVmemBytes(func, page);
+    RunState st;
+    st.page = std::max<uint64_t>(vmemPage, 1);
+    st.used = allocatedVmemBytes(func, st.page);
     renamed = 0;
     split = 0;
-    // Made before the first change (a run that changes nothing costs no
-    // copy and no lowering).
-    std::optional<LoweringGuard> guard;
+    // st.guard is made before the first change (a run that changes nothing
+    // costs no copy and no lowering).
+    splitViewedBuffers(st);
+    renameForWaits(st);
+    renameForHoists(st);
+    renameForUnits(st);
 
-    // Buffers whose constant views (a fully unrolled ring's slots) hold
-    // the data of a stalled DMA or of one whose WAIT is critical: split
-    // into one buffer per view, so that each can be renamed alone.
+    // The renamed program must still lower (each allocation's address is a
+    // scalar register while it is in use), if the original did.
+    if (!st.guard)
+      return;
+    if (std::string error = st.guard->keepIfLowers(); !error.empty()) {
+      if (emitRemarks)
+        func.emitRemark() << "renamed nothing: the renamed program would "
+                             "not lower: "
+                          << error;
+      return;
+    }
+    bump(numRenamed, 0, renamed);
+    bump(numSplit, 1, split);
+  }
+
+  /// Buffers whose constant views (a fully unrolled ring's slots) hold the
+  /// data of a stalled DMA or of one whose WAIT is critical: split into
+  /// one buffer per view (splitByViews), so that each can be renamed alone.
+  void splitViewedBuffers(RunState &st) {
     llvm::SetVector<Operation *> splittable;
-    func.walk([&](DmaStartOp dma) {
+    getOperation().walk([&](DmaStartOp dma) {
       bool hoist = getStallCycles(dma) > 0, sink = waitIsCritical(dma);
       for (auto [view, wanted] :
            {std::pair{dma.getDst(), hoist}, std::pair{dma.getSrc(), sink}})
@@ -351,7 +437,7 @@ struct RenameVmemPass
     for (Operation *op : splittable) {
       auto alloc = cast<AllocOp>(op);
       Location loc = alloc.getLoc();
-      if (unsigned n = splitByViews(alloc, page, used, guard)) {
+      if (unsigned n = splitByViews(alloc, st)) {
         ++split;
         if (emitRemarks)
           mlir::emitRemark(loc)
@@ -360,56 +446,62 @@ struct RenameVmemPass
                  "renamed";
       }
     }
+  }
 
-    auto tryRename = [&](Operation *anchor, Value buffer, Operation *from,
-                         StringRef what) {
-      std::string why = whyNot(buffer, from);
-      uint64_t bytes = 0;
-      if (why.empty()) {
-        auto t = getTileShape(buffer.getType(), nullptr, /*allowI32=*/true);
-        bytes = succeeded(t) ? llvm::alignTo(uint64_t(t->bytes()), page) : 0;
-        if (!bytes)
-          why = "its buffer has no tile shape";
-        else if (used + bytes > vmemCapacity)
-          why = "VMEM has no room for another copy (" + std::to_string(used) +
-                " of " + std::to_string(uint64_t(vmemCapacity)) +
-                " bytes allocated)";
-      }
-      // Without room, a buffer of the same type that nothing accesses from
-      // `from` on (a register allocator's free register) serves instead.
-      AllocOp dead;
-      if (!why.empty() && bytes && whyNot(buffer, from).empty())
-        dead = deadBuffer(buffer, from);
-      if (!why.empty() && !dead) {
-        if (emitRemarks)
-          anchor->emitRemark() << "not renamed: " << why;
-        return;
-      }
-      if (!guard)
-        guard.emplace(func, vmemCapacity, vmemPage);
-      if (dead) {
-        ++renamed;
-        redirectFrom(buffer, dead.getResult(), from);
-        if (emitRemarks)
-          from->emitRemark() << "renamed its VMEM buffer to the one allocated "
-                                "at "
-                             << describeLoc(dead.getLoc())
-                             << ", which nothing accesses from here on (VMEM "
-                                "has no room for another copy): "
-                             << what;
-        return;
-      }
-      used += bytes;
-      rename(buffer, from);
-      ++renamed;
+  /// Renames `buffer` from `from` on (for `anchor`'s sake; `what` says what
+  /// it gains, for the remark): a new allocation when VMEM has room, else
+  /// a dead buffer of the same type (deadBuffer); a remark says why not
+  /// when neither can serve. Updates st.used and makes st.guard.
+  void tryRename(Operation *anchor, Value buffer, Operation *from,
+                 StringRef what, RunState &st) {
+    std::string why = whyNot(buffer, from);
+    uint64_t bytes = 0;
+    if (why.empty()) {
+      auto t = getTileShape(buffer.getType(), nullptr, /*allowI32=*/true);
+      bytes = succeeded(t) ? llvm::alignTo(uint64_t(t->bytes()), st.page) : 0;
+      if (!bytes)
+        why = "its buffer has no tile shape";
+      else if (st.used + bytes > vmemCapacity)
+        why = "VMEM has no room for another copy (" + std::to_string(st.used) +
+              " of " + std::to_string(uint64_t(vmemCapacity)) +
+              " bytes allocated)";
+    }
+    // Without room, a buffer of the same type that nothing accesses from
+    // `from` on (a register allocator's free register) serves instead.
+    AllocOp dead;
+    if (!why.empty() && bytes && whyNot(buffer, from).empty())
+      dead = deadBuffer(buffer, from);
+    if (!why.empty() && !dead) {
       if (emitRemarks)
-        from->emitRemark() << "renamed its VMEM buffer (" << bytes
-                           << " bytes): " << what;
-    };
+        anchor->emitRemark() << "not renamed: " << why;
+      return;
+    }
+    if (!st.guard)
+      st.guard.emplace(getOperation(), vmemCapacity, vmemPage);
+    if (dead) {
+      ++renamed;
+      redirectFrom(buffer, dead.getResult(), from);
+      if (emitRemarks)
+        from->emitRemark() << "renamed its VMEM buffer to the one allocated "
+                              "at "
+                           << describeLoc(dead.getLoc())
+                           << ", which nothing accesses from here on (VMEM "
+                              "has no room for another copy): "
+                           << what;
+      return;
+    }
+    st.used += bytes;
+    rename(buffer, from);
+    ++renamed;
+    if (emitRemarks)
+      from->emitRemark() << "renamed its VMEM buffer (" << bytes
+                         << " bytes): " << what;
+  }
 
-    // WAITs that would sink but for a reuse of the DMA's source.
+  /// WAITs that would sink but for a reuse of the DMA's source.
+  void renameForWaits(RunState &st) {
     SmallVector<DmaWaitOp> waits;
-    func.walk([&](DmaWaitOp w) { waits.push_back(w); });
+    getOperation().walk([&](DmaWaitOp w) { waits.push_back(w); });
     for (DmaWaitOp wait : waits) {
       auto dma = wait.getToken().getDefiningOp<DmaStartOp>();
       if (!dma || !waitIsCritical(dma))
@@ -422,12 +514,15 @@ struct RenameVmemPass
       if (blocker.op && blocker.op->getBlock() == wait->getBlock() &&
           overwritesAll(blocker.op, src))
         tryRename(wait, src, blocker.op,
-                  "the DMA's WAIT may now move past its reuse");
+                  "the DMA's WAIT may now move past its reuse", st);
     }
-    // Stalled DMAs that would hoist but for the last reads of their
-    // destination's old contents.
+  }
+
+  /// Stalled DMAs that would hoist but for the last reads of their
+  /// destination's old contents.
+  void renameForHoists(RunState &st) {
     SmallVector<DmaStartOp> dmas;
-    func.walk([&](DmaStartOp d) { dmas.push_back(d); });
+    getOperation().walk([&](DmaStartOp d) { dmas.push_back(d); });
     for (DmaStartOp dma : dmas) {
       if (getStallCycles(dma) <= 0 || !overwritesAll(dma, dma.getDst()))
         continue;
@@ -446,17 +541,20 @@ struct RenameVmemPass
           }))
         tryRename(dma, dst, dma,
                   "the DMA may now be issued before the last reads of the "
-                  "tile it replaces");
+                  "tile it replaces",
+                  st);
     }
+  }
 
-    // MXU or VPU ops that overwrite a buffer whose old contents the other
-    // unit reads last (the scores of the next block of an attention loop,
-    // computed on the MXU into the buffer the VPU's softmax of this block
-    // still reads): renamed, the list scheduler may run the two units at
-    // once. Straight-line code of a function body only (a loop's next
-    // iteration may read the old contents).
+  /// MXU or VPU ops that overwrite a buffer whose old contents the other
+  /// unit reads last (the scores of the next block of an attention loop,
+  /// computed on the MXU into the buffer the VPU's softmax of this block
+  /// still reads): renamed, the list scheduler may run the two units at
+  /// once. Straight-line code of a function body only (a loop's next
+  /// iteration may read the old contents).
+  void renameForUnits(RunState &st) {
     SmallVector<Operation *> computes;
-    for (Operation &op : func.getBody().front())
+    for (Operation &op : getOperation().getBody().front())
       if (pipeline::unitOf(&op) != pipeline::Unit::None &&
           getMetric(&op, "accel.busy_cycles") > 0)
         computes.push_back(&op);
@@ -470,42 +568,17 @@ struct RenameVmemPass
           continue;
         // The last op before x that accesses the buffer: a reader on the
         // other unit.
-        Operation *last = nullptr;
-        for (Operation *op = x->getPrevNode(); op && !last;
-             op = op->getPrevNode()) {
-          SmallVector<MemoryAccess> prior;
-          if (collectAccesses(op, prior, DmaWindow::IssueAndWait)) {
-            last = op;
-            break;
-          }
-          if (llvm::any_of(prior, [&](const MemoryAccess &a) {
-                return mayAlias(a.root, w.root);
-              }))
-            last = op;
-        }
+        Operation *last = lastAccessBefore(x, w.root);
         pipeline::Unit other = last ? pipeline::unitOf(last) : unit;
         if (other == pipeline::Unit::None || other == unit)
           continue;
         tryRename(x, w.root, x,
                   "the op may now run on its unit while the other unit "
-                  "still reads the old contents");
+                  "still reads the old contents",
+                  st);
         break;
       }
     }
-
-    // The renamed program must still lower (each allocation's address is a
-    // scalar register while it is in use), if the original did.
-    if (!guard)
-      return;
-    if (std::string error = guard->keepIfLowers(); !error.empty()) {
-      if (emitRemarks)
-        func.emitRemark() << "renamed nothing: the renamed program would "
-                             "not lower: "
-                          << error;
-      return;
-    }
-    bump(numRenamed, 0, renamed);
-    bump(numSplit, 1, split);
   }
 
   unsigned renamed = 0, split = 0;
