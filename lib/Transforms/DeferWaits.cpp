@@ -83,6 +83,108 @@ static Operation *deferPoint(DmaStartOp dma, scf::ForOp loop) {
   return dma;
 }
 
+namespace {
+/// A WAIT to defer into the next iteration: the WAIT, its DMA, and the op
+/// of the loop body before which it is to wait (deferPoint).
+struct Deferral {
+  DmaWaitOp wait;
+  DmaStartOp dma;
+  Operation *before = nullptr;
+};
+} // namespace
+
+/// The first WAIT of `loop`'s body that can be deferred: of a critical DMA
+/// of the body whose token it alone uses, free to sink to the end of the
+/// body, whose defer point is not the body's first op. Null `wait`: none.
+static Deferral findDeferral(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  for (Operation &op : body->without_terminator()) {
+    auto w = dyn_cast<DmaWaitOp>(&op);
+    auto d = w ? w.getToken().getDefiningOp<DmaStartOp>() : DmaStartOp();
+    if (!d || d->getBlock() != body || !d.getToken().hasOneUse() ||
+        !waitIsCritical(d))
+      continue;
+    // It must be free to sink to the end of the body.
+    DmaHoister h(d);
+    Blocker blocker;
+    unsigned crossed = 0;
+    h.findSinkPoint(w, blocker, crossed);
+    if (!blocker.op || blocker.op != body->getTerminator())
+      continue;
+    Operation *point = deferPoint(d, loop);
+    // Deferred to the top of the next iteration, it would stall there
+    // just as at the end of this one.
+    if (point == &body->front())
+      continue;
+    return {w, d, point};
+  }
+  return {};
+}
+
+/// Peels the first iteration of `loop` (constant bounds): its body is
+/// cloned before the loop with the induction variable at the lower bound
+/// and the iter_args at their inits (the clones lose their op ids; the
+/// loop's ops keep them), the loop's inits become the peeled yields and its
+/// lower bound moves one step up. Returns the peeled copy of `wait`.
+static DmaWaitOp peelFirstIteration(IRRewriter &rewriter, scf::ForOp loop,
+                                    DmaWaitOp wait) {
+  Block *body = loop.getBody();
+  int64_t lb = *getConstantIntValue(loop.getLowerBound());
+  int64_t step = *getConstantIntValue(loop.getStep());
+  rewriter.setInsertionPoint(loop);
+  IRMapping map;
+  map.map(loop.getInductionVar(),
+          arith::ConstantIndexOp::create(rewriter, loop.getLoc(), lb));
+  for (auto [arg, init] :
+       llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+    map.map(arg, init);
+  DmaWaitOp firstWait;
+  for (Operation &op : body->without_terminator()) {
+    Operation *clone = rewriter.clone(op, map);
+    clone->walk([](Operation *inner) {
+      inner->removeAttr(AccelDialect::getOpIdAttrName());
+    });
+    if (&op == wait.getOperation())
+      firstWait = cast<DmaWaitOp>(clone);
+  }
+  SmallVector<Value> inits;
+  for (Value v : body->getTerminator()->getOperands())
+    inits.push_back(map.lookupOrDefault(v));
+  loop.getInitArgsMutable().assign(inits);
+  loop.getLowerBoundMutable().assign(
+      arith::ConstantIndexOp::create(rewriter, loop.getLoc(), lb + step));
+  return firstWait;
+}
+
+/// Defers `d.wait` across `loop`'s back edge: the first iteration peeled
+/// (its WAIT's token becomes the init of a new iter_arg carrying the DMA's
+/// token), the WAIT moved before `d.before` on the carried token, and the
+/// last iteration's DMA waited for after the loop. `loop` is updated to the
+/// new loop. Failure (not expected: scf.for always grows) leaves the peel.
+static LogicalResult deferWait(scf::ForOp &loop, Deferral d) {
+  IRRewriter rewriter(loop.getContext());
+  DmaWaitOp firstWait = peelFirstIteration(rewriter, loop, d.wait);
+  Value firstToken = firstWait.getToken();
+  firstWait->erase();
+  FailureOr<LoopLikeOpInterface> grown =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, ValueRange{firstToken},
+              /*replaceInitOperandUsesInLoop=*/false,
+              [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                return SmallVector<Value>{d.dma.getToken()};
+              });
+  if (failed(grown))
+    return failure();
+  loop = cast<scf::ForOp>(grown->getOperation());
+  d.wait.getTokenMutable().assign(loop.getRegionIterArgs().back());
+  d.wait->moveBefore(d.before);
+  OpBuilder after(loop->getContext());
+  after.setInsertionPointAfter(loop);
+  DmaWaitOp::create(after, d.wait.getLoc(), loop.getResults().back());
+  return success();
+}
+
 SmallVector<std::string> deferWaitsAcrossBackEdge(scf::ForOp &loop) {
   SmallVector<std::string> done;
   // One WAIT at a time: each deferral peels an iteration and makes a new
@@ -92,88 +194,16 @@ SmallVector<std::string> deferWaitsAcrossBackEdge(scf::ForOp &loop) {
     std::optional<int64_t> trips = tripCount(loop);
     if (!trips || *trips < 2)
       break;
-    Block *body = loop.getBody();
-    DmaWaitOp wait;
-    DmaStartOp dma;
-    Operation *before = nullptr;
-    for (Operation &op : body->without_terminator()) {
-      auto w = dyn_cast<DmaWaitOp>(&op);
-      auto d = w ? w.getToken().getDefiningOp<DmaStartOp>() : DmaStartOp();
-      if (!d || d->getBlock() != body || !d.getToken().hasOneUse() ||
-          !waitIsCritical(d))
-        continue;
-      // It must be free to sink to the end of the body.
-      DmaHoister h(d);
-      Blocker blocker;
-      unsigned crossed = 0;
-      h.findSinkPoint(w, blocker, crossed);
-      if (!blocker.op || blocker.op != body->getTerminator())
-        continue;
-      Operation *point = deferPoint(d, loop);
-      // Deferred to the top of the next iteration, it would stall there
-      // just as at the end of this one.
-      if (point == &body->front())
-        continue;
-      wait = w;
-      dma = d;
-      before = point;
+    Deferral d = findDeferral(loop);
+    if (!d.wait)
       break;
-    }
-    if (!wait)
+    if (failed(deferWait(loop, d)))
       break;
-    // Peel the first iteration (its WAIT's token becomes the new
-    // iter_arg's init): the body cloned before the loop with the induction
-    // variable at the lower bound and the iter_args at their inits, and
-    // the loop starting one step later. The peeled ops lose their op ids
-    // (the loop's keep them).
-    IRRewriter rewriter(loop.getContext());
-    int64_t lb = *getConstantIntValue(loop.getLowerBound());
-    int64_t step = *getConstantIntValue(loop.getStep());
-    rewriter.setInsertionPoint(loop);
-    IRMapping map;
-    map.map(loop.getInductionVar(),
-            arith::ConstantIndexOp::create(rewriter, loop.getLoc(), lb));
-    for (auto [arg, init] :
-         llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
-      map.map(arg, init);
-    DmaWaitOp firstWait;
-    for (Operation &op : body->without_terminator()) {
-      Operation *clone = rewriter.clone(op, map);
-      clone->walk([](Operation *inner) {
-        inner->removeAttr(AccelDialect::getOpIdAttrName());
-      });
-      if (&op == wait.getOperation())
-        firstWait = cast<DmaWaitOp>(clone);
-    }
-    SmallVector<Value> inits;
-    for (Value v : body->getTerminator()->getOperands())
-      inits.push_back(map.lookupOrDefault(v));
-    loop.getInitArgsMutable().assign(inits);
-    loop.getLowerBoundMutable().assign(
-        arith::ConstantIndexOp::create(rewriter, loop.getLoc(), lb + step));
-    Value firstToken = firstWait.getToken();
-    firstWait->erase();
-    FailureOr<LoopLikeOpInterface> grown =
-        cast<LoopLikeOpInterface>(loop.getOperation())
-            .replaceWithAdditionalYields(
-                rewriter, ValueRange{firstToken},
-                /*replaceInitOperandUsesInLoop=*/false,
-                [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
-                  return SmallVector<Value>{dma.getToken()};
-                });
-    if (failed(grown))
-      break; // not expected: scf.for always grows
-    loop = cast<scf::ForOp>(grown->getOperation());
-    wait.getTokenMutable().assign(loop.getRegionIterArgs().back());
-    wait->moveBefore(before);
-    OpBuilder after(loop->getContext());
-    after.setInsertionPointAfter(loop);
-    DmaWaitOp::create(after, wait.getLoc(), loop.getResults().back());
     std::string s;
     llvm::raw_string_ostream os(s);
-    os << "the WAIT at " << describeLoc(wait.getLoc())
-       << " waits in the next iteration, before '" << before->getName()
-       << "' at " << describeLoc(before->getLoc());
+    os << "the WAIT at " << describeLoc(d.wait.getLoc())
+       << " waits in the next iteration, before '" << d.before->getName()
+       << "' at " << describeLoc(d.before->getLoc());
     done.push_back(s);
     changed = true;
   }

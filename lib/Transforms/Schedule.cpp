@@ -163,87 +163,10 @@ public:
       return false;
     for (unsigned i = 0; i < nodes.size(); ++i)
       index[nodes[i].op] = i;
-    // SSA dependences (also of ops nested in a region of a block op).
-    for (unsigned j = 0; j < nodes.size(); ++j) {
-      nodes[j].op->walk([&](Operation *inner) {
-        for (Value v : inner->getOperands()) {
-          Operation *def = v.getDefiningOp();
-          if (!def)
-            continue;
-          Operation *top = block.findAncestorOpInBlock(*def);
-          if (top && top != nodes[j].op)
-            addEdge(index.lookup(top), j);
-        }
-      });
-      if (nodes[j].isWait)
-        if (auto d = dyn_cast<DmaWaitOp>(nodes[j].op)
-                         .getToken()
-                         .getDefiningOp<DmaStartOp>())
-          if (Operation *top = block.findAncestorOpInBlock(*d))
-            if (top == d.getOperation())
-              nodes[j].dma = index.lookup(top);
-    }
-    // Memory dependences: conflicting accesses keep their order; ops with
-    // unknown effects order against every op that touches memory.
-    // A WAIT stands for its DMA's accesses: it is where they are known
-    // done.
-    SmallVector<SmallVector<MemoryAccess>> accesses(nodes.size());
-    SmallVector<bool> unknown(nodes.size(), false);
-    for (unsigned j = 0; j < nodes.size(); ++j)
-      unknown[j] = collectAccesses(nodes[j].op, accesses[j],
-                                   DmaWindow::IssueAndWait) != nullptr;
-    for (unsigned j = 0; j < nodes.size(); ++j) {
-      bool jMem = unknown[j] || !accesses[j].empty();
-      if (!jMem)
-        continue;
-      for (unsigned i = 0; i < j; ++i) {
-        if (!unknown[i] && accesses[i].empty())
-          continue;
-        if (unknown[i] || unknown[j] ||
-            findDependence(accesses[i], accesses[j]))
-          addEdge(i, j);
-      }
-    }
-    // The link FIFO order of DMA ISSUEs is kept, and the terminator stays
-    // last.
-    llvm::DenseMap<std::pair<int, int>, int> lastOnLink;
-    for (unsigned j = 0; j < nodes.size(); ++j) {
-      auto d = dyn_cast<DmaStartOp>(nodes[j].op);
-      if (!d)
-        continue;
-      auto link = std::make_pair(
-          int(getMemorySpace(d.getSrc().getType()).value_or(MemorySpace::HBM)),
-          int(getMemorySpace(d.getDst().getType()).value_or(MemorySpace::HBM)));
-      if (auto it = lastOnLink.find(link); it != lastOnLink.end())
-        addEdge(it->second, j);
-      lastOnLink[link] = j;
-    }
-    if (nodes.back().op->hasTrait<OpTrait::IsTerminator>())
-      for (unsigned i = 0; i + 1 < nodes.size(); ++i)
-        addEdge(i, nodes.size() - 1);
-    // An op with regions (a loop) is a fence: the model cannot time what
-    // runs inside it (its clones carry no metrics yet), so the ops before
-    // it and after it are scheduled apart.
-    for (unsigned r = 0; r < nodes.size(); ++r) {
-      if (nodes[r].op->getNumRegions() == 0)
-        continue;
-      for (unsigned i = 0; i < nodes.size(); ++i)
-        if (i < r)
-          addEdge(i, r);
-        else if (i > r)
-          addEdge(r, i);
-    }
-    // Priorities: the longest path of costs to the end of the block.
-    for (int j = int(nodes.size()) - 1; j >= 0; --j) {
-      Node &n = nodes[j];
-      int64_t own = n.isDma
-                        ? n.latency
-                        : (n.unit == UnitKind::Scalar ? n.issue : n.latency);
-      int64_t best = 0;
-      for (unsigned s : n.succs)
-        best = std::max(best, nodes[s].priority);
-      n.priority = own + best;
-    }
+    addSsaEdges();
+    addMemoryEdges();
+    addOrderEdges();
+    computePriorities();
     return true;
   }
 
@@ -353,6 +276,100 @@ private:
       return;
     nodes[to].preds.push_back(from);
     nodes[from].succs.push_back(to);
+  }
+
+  /// The SSA dependences (also of ops nested in a region of a block op),
+  /// and each WAIT's Node::dma when its DMA is an op of this block.
+  void addSsaEdges() {
+    for (unsigned j = 0; j < nodes.size(); ++j) {
+      nodes[j].op->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (!def)
+            continue;
+          Operation *top = block.findAncestorOpInBlock(*def);
+          if (top && top != nodes[j].op)
+            addEdge(index.lookup(top), j);
+        }
+      });
+      if (nodes[j].isWait)
+        if (auto d = dyn_cast<DmaWaitOp>(nodes[j].op)
+                         .getToken()
+                         .getDefiningOp<DmaStartOp>())
+          if (Operation *top = block.findAncestorOpInBlock(*d))
+            if (top == d.getOperation())
+              nodes[j].dma = index.lookup(top);
+    }
+  }
+
+  /// The memory dependences: conflicting accesses keep their order; ops
+  /// with unknown effects order against every op that touches memory. A
+  /// WAIT stands for its DMA's accesses: it is where they are known done.
+  void addMemoryEdges() {
+    SmallVector<SmallVector<MemoryAccess>> accesses(nodes.size());
+    SmallVector<bool> unknown(nodes.size(), false);
+    for (unsigned j = 0; j < nodes.size(); ++j)
+      unknown[j] = collectAccesses(nodes[j].op, accesses[j],
+                                   DmaWindow::IssueAndWait) != nullptr;
+    for (unsigned j = 0; j < nodes.size(); ++j) {
+      bool jMem = unknown[j] || !accesses[j].empty();
+      if (!jMem)
+        continue;
+      for (unsigned i = 0; i < j; ++i) {
+        if (!unknown[i] && accesses[i].empty())
+          continue;
+        if (unknown[i] || unknown[j] ||
+            findDependence(accesses[i], accesses[j]))
+          addEdge(i, j);
+      }
+    }
+  }
+
+  /// The orders the machine or the model imposes: the link FIFO order of
+  /// DMA ISSUEs, the terminator last, and ops with regions as fences.
+  void addOrderEdges() {
+    llvm::DenseMap<std::pair<int, int>, int> lastOnLink;
+    for (unsigned j = 0; j < nodes.size(); ++j) {
+      auto d = dyn_cast<DmaStartOp>(nodes[j].op);
+      if (!d)
+        continue;
+      auto link = std::make_pair(
+          int(getMemorySpace(d.getSrc().getType()).value_or(MemorySpace::HBM)),
+          int(getMemorySpace(d.getDst().getType()).value_or(MemorySpace::HBM)));
+      if (auto it = lastOnLink.find(link); it != lastOnLink.end())
+        addEdge(it->second, j);
+      lastOnLink[link] = j;
+    }
+    if (nodes.back().op->hasTrait<OpTrait::IsTerminator>())
+      for (unsigned i = 0; i + 1 < nodes.size(); ++i)
+        addEdge(i, nodes.size() - 1);
+    // An op with regions (a loop) is a fence: the model cannot time what
+    // runs inside it (its clones carry no metrics yet), so the ops before
+    // it and after it are scheduled apart.
+    for (unsigned r = 0; r < nodes.size(); ++r) {
+      if (nodes[r].op->getNumRegions() == 0)
+        continue;
+      for (unsigned i = 0; i < nodes.size(); ++i)
+        if (i < r)
+          addEdge(i, r);
+        else if (i > r)
+          addEdge(r, i);
+    }
+  }
+
+  /// Node::priority of every node: the longest path of costs (cycles) to
+  /// the end of the block.
+  void computePriorities() {
+    for (int j = int(nodes.size()) - 1; j >= 0; --j) {
+      Node &n = nodes[j];
+      int64_t own = n.isDma
+                        ? n.latency
+                        : (n.unit == UnitKind::Scalar ? n.issue : n.latency);
+      int64_t best = 0;
+      for (unsigned s : n.succs)
+        best = std::max(best, nodes[s].priority);
+      n.priority = own + best;
+    }
   }
 
   /// When node `n` could issue given the state (its operands' readiness,
