@@ -74,37 +74,33 @@ void DmaStallCollector::onRetire(const sim::RetireEvent &event) {
 
 static double ratio(uint64_t a, uint64_t b) { return b ? double(a) / b : 0.0; }
 
-json analysis::buildMetrics(const isa::Program &program,
-                            const sim::MachineConfig &config,
-                            const sim::RunSummary &summary,
-                            const DmaStallCollector &collector) {
-  json m;
-  m["schema"] = "accel-metrics";
-  m["schema_version"] = kMetricsSchemaVersion;
-  m["isa_version"] = program.isaVersion;
-  m["program"] = program.name;
-  if (!program.fingerprint.empty())
-    m["program_fingerprint"] = program.fingerprint;
-  m["config"] = {{"name", config.name}, {"hash", config.hash()}};
-  if (!config.calibration.empty()) {
-    // Which latencies are measured rather than modelled (docs/config.md,
-    // "Calibration").
-    json tables = json::array();
-    for (const sim::CalibrationEntry &e : config.calibration) {
-      json keys = json::array();
-      for (sim::CalibrationKey k : e.keys)
-        keys.push_back(std::string(sim::calibrationKeyName(k)));
-      tables.push_back({{"instruction", e.instruction},
-                        {"link", e.link},
-                        {"file", e.file},
-                        {"keys", keys},
-                        {"points", e.table->size()}});
-    }
-    m["config"]["calibration"] = tables;
+/// metrics.json "config": the machine's name and hash, and which latencies
+/// are measured rather than modelled (docs/config.md, "Calibration").
+static json getConfigJson(const sim::MachineConfig &config) {
+  json c = {{"name", config.name}, {"hash", config.hash()}};
+  if (config.calibration.empty())
+    return c;
+  json tables = json::array();
+  for (const sim::CalibrationEntry &e : config.calibration) {
+    json keys = json::array();
+    for (sim::CalibrationKey k : e.keys)
+      keys.push_back(std::string(sim::calibrationKeyName(k)));
+    tables.push_back({{"instruction", e.instruction},
+                      {"link", e.link},
+                      {"file", e.file},
+                      {"keys", keys},
+                      {"points", e.table->size()}});
   }
-  m["total_cycles"] = summary.totalCycles;
-  m["instructions"] = summary.instructions;
+  c["calibration"] = tables;
+  return c;
+}
 
+/// metrics.json "stall_cycles", "dma_stall_cycles" (SnR Fig. 4's split)
+/// and "dma_slots" (ISSUEs that waited for one of the max_outstanding DMA
+/// slots), into `m`.
+static void addStalls(json &m, const sim::MachineConfig &config,
+                      const sim::RunSummary &summary,
+                      const DmaStallCollector &collector) {
   json causes = json::object();
   for (size_t c = 1; c < size_t(sim::StallCause::NumCauses); ++c)
     causes[std::string(sim::stallCauseName(sim::StallCause(c)))] =
@@ -115,7 +111,6 @@ json analysis::buildMetrics(const isa::Program &program,
       summary.stallCycles[size_t(sim::StallCause::DmaWaitTransfer)];
   m["dma_stall_cycles"] = {
       {"base", base}, {"transfer", transfer}, {"total", base + transfer}};
-  // ISSUEs that waited for one of the max_outstanding DMA slots.
   uint64_t slotIssues = 0;
   for (const DmaStallCollector::PcStats &ps : collector.pcStats())
     slotIssues += ps.slotWaits;
@@ -123,7 +118,10 @@ json analysis::buildMetrics(const isa::Program &program,
       {"max_outstanding", config.maxOutstandingDmas},
       {"stall_cycles", summary.stallCycles[size_t(sim::StallCause::DmaSlots)]},
       {"stalled_issues", slotIssues}};
+}
 
+/// metrics.json "units": each unit's busy cycles and utilization.
+static json getUnitsJson(const sim::RunSummary &summary) {
   json units = json::object();
   for (isa::Unit u : {isa::Unit::Scalar, isa::Unit::Mxu, isa::Unit::Vpu}) {
     uint64_t busy = summary.unitBusyCycles[size_t(u)];
@@ -131,11 +129,15 @@ json analysis::buildMetrics(const isa::Program &program,
         {"busy_cycles", busy},
         {"utilization", ratio(busy, summary.totalCycles)}};
   }
-  m["units"] = units;
+  return units;
+}
 
-  // Links.
-  json links = json::object();
-  // A chip's own links, then the ICI links its DMAs crossed.
+/// metrics.json "links": a chip's own links, then the ICI links its DMAs
+/// crossed (a remote DMA holds every ICI link of its route while it
+/// transfers), each with its DMAs, bytes and busy cycles.
+static json getLinksJson(const sim::MachineConfig &config,
+                         const sim::RunSummary &summary,
+                         const DmaStallCollector &collector) {
   std::vector<uint64_t> linkBytes(config.getNumDmaLinks()),
       linkBusy(config.getNumDmaLinks()), linkCount(config.getNumDmaLinks());
   for (const DmaRecord &r : collector.dmas()) {
@@ -150,11 +152,11 @@ json analysis::buildMetrics(const isa::Program &program,
       charge(size_t(r.timing.link));
       continue;
     }
-    // A remote DMA holds every ICI link of its route while it transfers.
     for (unsigned l :
          config.topology.route(r.timing.srcChip, r.timing.dstChip))
       charge(config.links.size() + l);
   }
+  json links = json::object();
   for (size_t l = 0; l < config.links.size(); ++l)
     links[config.links[l].name] = {
         {"dmas", linkCount[l]},
@@ -172,17 +174,19 @@ json analysis::buildMetrics(const isa::Program &program,
           {"utilization", ratio(linkBusy[l], summary.totalCycles)},
           {"hop_latency", config.iciHopLatency},
           {"bytes_per_cycle", config.iciBytesPerCycle}};
-  m["links"] = links;
+  return links;
+}
 
-  // Every DMA.
-  auto originOf = [&](uint32_t pc) -> const isa::Origin & {
-    return program.origins[pc];
-  };
+/// metrics.json "dmas": every DMA issued in the run, with its timing, its
+/// stall split and its WAIT.
+static json getDmasJson(const isa::Program &program,
+                        const sim::MachineConfig &config,
+                        const DmaStallCollector &collector) {
   json dmas = json::array();
   for (const DmaRecord &r : collector.dmas()) {
     if (r.timing.link < 0)
       continue;
-    const isa::Origin &o = originOf(r.issuePc);
+    const isa::Origin &o = program.origins[r.issuePc];
     json d = {{"id", r.timing.id},
               {"op_id", o.opId},
               {"loc", o.loc},
@@ -207,22 +211,30 @@ json analysis::buildMetrics(const isa::Program &program,
       d["signal"] = r.timing.semaphore;
     if (r.waitCycle) {
       d["wait"] = *r.waitCycle;
-      d["wait_op_id"] = originOf(r.waitPc).opId;
+      d["wait_op_id"] = program.origins[r.waitPc].opId;
     } else {
       d["wait"] = nullptr;
     }
     dmas.push_back(std::move(d));
   }
-  m["dmas"] = std::move(dmas);
+  return dmas;
+}
 
-  // Per op id.
-  struct OpAgg {
-    std::string name, loc;
-    uint64_t executions = 0, dmas = 0, bytes = 0, stallBase = 0,
-             stallTransfer = 0, slack = 0, waited = 0, slotWaits = 0;
-    uint64_t minSlack = UINT64_MAX;
-    uint64_t stall[size_t(sim::StallCause::NumCauses)] = {};
-  };
+namespace {
+/// One op's totals over its instructions and DMAs (metrics.json "ops").
+struct OpAgg {
+  std::string name, loc;
+  uint64_t executions = 0, dmas = 0, bytes = 0, stallBase = 0,
+           stallTransfer = 0, slack = 0, waited = 0, slotWaits = 0;
+  uint64_t minSlack = UINT64_MAX;
+  uint64_t stall[size_t(sim::StallCause::NumCauses)] = {};
+};
+} // namespace
+
+/// Each op's totals by op id: its instructions' executions and stalls,
+/// then its DMAs' bytes and stall split.
+static std::map<uint32_t, OpAgg>
+aggregateOps(const isa::Program &program, const DmaStallCollector &collector) {
   std::map<uint32_t, OpAgg> ops;
   const auto &pcs = collector.pcStats();
   for (size_t pc = 0; pc < pcs.size() && pc < program.origins.size(); ++pc) {
@@ -240,7 +252,7 @@ json analysis::buildMetrics(const isa::Program &program,
   for (const DmaRecord &r : collector.dmas()) {
     if (r.timing.link < 0)
       continue;
-    const isa::Origin &o = originOf(r.issuePc);
+    const isa::Origin &o = program.origins[r.issuePc];
     OpAgg &a = ops[o.opId];
     a.name = o.opName; // also for DMAs issued before a replay window
     a.loc = o.loc;
@@ -254,8 +266,13 @@ json analysis::buildMetrics(const isa::Program &program,
       a.minSlack = std::min(a.minSlack, r.slack);
     }
   }
+  return ops;
+}
+
+/// metrics.json "ops": per op id (0, no op, omitted).
+static json getOpsJson(const std::map<uint32_t, OpAgg> &ops) {
   json opsJson = json::object();
-  for (auto &[id, a] : ops) {
+  for (const auto &[id, a] : ops) {
     if (!id)
       continue;
     json o = {{"name", a.name}, {"loc", a.loc}, {"executions", a.executions}};
@@ -278,7 +295,28 @@ json analysis::buildMetrics(const isa::Program &program,
       o["stall_cycles"] = st;
     opsJson[std::to_string(id)] = std::move(o);
   }
-  m["ops"] = std::move(opsJson);
+  return opsJson;
+}
+
+json analysis::buildMetrics(const isa::Program &program,
+                            const sim::MachineConfig &config,
+                            const sim::RunSummary &summary,
+                            const DmaStallCollector &collector) {
+  json m;
+  m["schema"] = "accel-metrics";
+  m["schema_version"] = kMetricsSchemaVersion;
+  m["isa_version"] = program.isaVersion;
+  m["program"] = program.name;
+  if (!program.fingerprint.empty())
+    m["program_fingerprint"] = program.fingerprint;
+  m["config"] = getConfigJson(config);
+  m["total_cycles"] = summary.totalCycles;
+  m["instructions"] = summary.instructions;
+  addStalls(m, config, summary, collector);
+  m["units"] = getUnitsJson(summary);
+  m["links"] = getLinksJson(config, summary, collector);
+  m["dmas"] = getDmasJson(program, config, collector);
+  m["ops"] = getOpsJson(aggregateOps(program, collector));
   return m;
 }
 

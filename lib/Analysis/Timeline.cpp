@@ -25,6 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
 #include <set>
 
 using namespace accel;
@@ -112,66 +114,105 @@ TimelineCoverage Analyzer::getTimelineCoverage() const {
   return c;
 }
 
-void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
-                                   const json &m, int pid,
-                                   const std::string &processName) const {
-  // Each event is written as dumpJson would write it as a JSON object: its
-  // keys in sorted order (JsonWriter).
-  double usPerCycle = 1.0 / (config.clockGHz * 1000.0);
-  auto ts = [&](uint64_t cycle) { return double(cycle) * usPerCycle; };
-  auto origin = [&](uint32_t pc) -> const isa::Origin * {
-    return pc < program.origins.size() ? &program.origins[pc] : nullptr;
-  };
-  // Long runs: the first maxSlices MXU/VPU slices per track and maxDmas
-  // DMAs of the chip are drawn (TimelineLimits, TimelineCoverage).
-  const uint64_t kMaxSlices = limits.maxSlices, kMaxDmas = limits.maxDmas;
-  event()
-      .beginObject()
-      .key("args")
-      .beginObject()
-      .member("name", processName)
-      .endObject()
-      .member("name", "process_name")
-      .member("ph", "M")
-      .member("pid", pid)
-      .endObject();
+namespace accel::analysis {
+/// Writes one chip's timeline events (Analyzer::writeTimelineEvents): the
+/// process and track names, the MXU/VPU slices, each DMA with its parts,
+/// ISSUE, backtail and WAIT stall, and the per-bucket counters. Each event
+/// is written as dumpJson would write it as a JSON object: its keys in
+/// sorted order (JsonWriter).
+class TimelineWriter {
+public:
+  TimelineWriter(const Analyzer &a, llvm::function_ref<JsonWriter &()> event,
+                 int pid)
+      : a(a), event(event), pid(pid),
+        usPerCycle(1.0 / (a.config.clockGHz * 1000.0)) {}
+
+  void writeNames(const std::string &processName);
+  void writeOpSlices();
+  void writeDmas();
+  void writeCounters(const json &m);
+
+private:
+  /// A cycle as a timestamp (microseconds at the config's clock).
+  double ts(uint64_t cycle) const { return double(cycle) * usPerCycle; }
+  const isa::Origin *origin(uint32_t pc) const {
+    return pc < a.program.origins.size() ? &a.program.origins[pc] : nullptr;
+  }
+  /// One "M" event naming the process (tid 0) or track `tid`.
+  void writeName(const char *kind, const std::string &name,
+                 std::optional<uint64_t> tid);
+  void writeDma(const Analyzer::Dma &d);
+  void writeBacktail(const Analyzer::Dma &d, const std::string &title,
+                     uint64_t at,
+                     const llvm::function_ref<JsonWriter &(JsonWriter &)> args);
+  void writeBoundFlow(uint64_t bound, uint64_t at);
+
+  const Analyzer &a;
+  llvm::function_ref<JsonWriter &()> event;
+  const int pid;
+  const double usPerCycle;
+  /// The track of the backtails (after the DMA links'); set by writeNames.
+  int backtailTid = 0;
+  /// The DMA dependences by instruction index; set by writeDmas.
+  std::map<uint64_t, const DmaDependence *> depByIndex;
+  /// Instructions with a "bound OP" slice drawn, and the last flow's id.
+  std::set<uint64_t> boundSlices;
+  uint64_t flowId = 0;
+  /// The current DMA's arguments, written once for its events.
+  std::string argsText;
+};
+} // namespace accel::analysis
+
+void TimelineWriter::writeName(const char *kind, const std::string &name,
+                               std::optional<uint64_t> tid) {
+  JsonWriter &w = event()
+                      .beginObject()
+                      .key("args")
+                      .beginObject()
+                      .member("name", name)
+                      .endObject()
+                      .member("name", kind)
+                      .member("ph", "M")
+                      .member("pid", pid);
+  if (tid)
+    w.member("tid", *tid);
+  w.endObject();
+}
+
+/// The process's name, then its tracks': the scalar unit, MXU, VPU, the
+/// chip's DMA links, the ICI links (named only when a DMA of this chip
+/// entered them: a system has many) and the backtails.
+void TimelineWriter::writeNames(const std::string &processName) {
+  const sim::MachineConfig &config = a.config;
+  writeName("process_name", processName, std::nullopt);
   std::vector<std::string> names = {"scalar unit", "MXU", "VPU"};
-  // The chip's links, then the ICI links (named only when a DMA of this
-  // chip entered them: a system has many).
   std::vector<bool> usedLink(config.getNumDmaLinks());
-  for (const Dma &d : dmas)
+  for (const Analyzer::Dma &d : a.dmas)
     if (d.timing.link >= 0)
       usedLink[d.timing.link] = true;
   for (unsigned l = 0; l < config.getNumDmaLinks(); ++l)
     names.push_back("DMA " + config.getLinkName(l));
   names.push_back("DMA backtails (relaxed)");
-  const int backtailTid = int(names.size());
+  backtailTid = int(names.size());
   for (size_t t = 0; t < names.size(); ++t) {
     bool iciTrack = t >= 3 + config.links.size() && t + 1 < names.size();
     if (iciTrack && !usedLink[t - 3])
       continue;
-    event()
-        .beginObject()
-        .key("args")
-        .beginObject()
-        .member("name", names[t])
-        .endObject()
-        .member("name", "thread_name")
-        .member("ph", "M")
-        .member("pid", pid)
-        .member("tid", uint64_t(t + 1))
-        .endObject();
+    writeName("thread_name", names[t], uint64_t(t + 1));
   }
+}
 
-  // MXU and VPU ops.
+/// MXU and VPU ops: the first maxSlices slices of each track
+/// (TimelineLimits).
+void TimelineWriter::writeOpSlices() {
   std::map<uint32_t, std::string> opNames;
-  for (const isa::Origin &o : program.origins)
+  for (const isa::Origin &o : a.program.origins)
     opNames.emplace(o.opId, o.opName);
   std::string name;
   for (size_t t = 1; t <= 2; ++t)
-    for (size_t k = 0; k < tracks[t].size(); ++k) {
-      const Busy &b = tracks[t][k];
-      if (k >= kMaxSlices)
+    for (size_t k = 0; k < a.tracks[t].size(); ++k) {
+      const Analyzer::Busy &b = a.tracks[t][k];
+      if (k >= a.limits.maxSlices)
         break;
       name.clear();
       auto known = opNames.find(b.opId);
@@ -194,177 +235,192 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
           .member("ts", ts(b.start))
           .endObject();
     }
+}
 
-  // DMAs: async slices with their parts; ISSUE/WAIT and stalls on the
-  // scalar track.
-  std::map<uint64_t, const DmaDependence *> depByIndex;
-  for (const DmaDependence &d : deps.dmas())
+/// The DMAs, the first maxDmas of the chip: async slices with their parts;
+/// ISSUE/WAIT and stalls on the scalar track.
+void TimelineWriter::writeDmas() {
+  for (const DmaDependence &d : a.deps.dmas())
     depByIndex[d.index] = &d;
-  uint64_t flowId = 0, drawn = 0;
-  std::set<uint64_t> boundSlices; // instructions with a "bound OP" slice
-  std::string argsText;
-  for (const Dma &d : dmas) {
+  uint64_t drawn = 0;
+  for (const Analyzer::Dma &d : a.dmas) {
     if (d.timing.link < 0)
       continue;
-    if (drawn++ >= kMaxDmas)
+    if (drawn++ >= a.limits.maxDmas)
       continue;
-    const isa::Origin *o = origin(d.pc);
-    std::string loc = o ? o->loc : "";
-    uint32_t opId = o ? o->opId : 0;
-    int tid = 4 + d.timing.link;
-    std::string id = "dma" + std::to_string(d.timing.id);
-    // The DMA's arguments, on each of its events: written once.
-    argsText.clear();
-    {
-      llvm::raw_string_ostream argsOs(argsText);
-      JsonWriter(argsOs)
-          .beginObject()
-          .member("bytes", d.timing.bytes)
-          .member("dma", d.timing.id)
-          .member("loc", loc)
-          .member("op_id", opId)
-          .member("stall_base", d.stallBase)
-          .member("stall_transfer", d.stallTransfer)
-          .endObject();
-    }
-    auto args = [&](JsonWriter &w) -> JsonWriter & {
-      return w.key("args").rawValue(argsText);
-    };
-    auto async = [&](const char *ph, const std::string &name, uint64_t c) {
-      JsonWriter &w = event().beginObject();
-      args(w)
-          .member("cat", "dma")
-          .member("id", id)
-          .member("name", name)
-          .member("ph", ph)
-          .member("pid", pid)
-          .member("tid", tid)
-          .member("ts", ts(c))
-          .endObject();
-    };
-    uint64_t end = d.timing.complete;
-    if (d.waitCycle && *d.waitCycle > end)
-      end = *d.waitCycle;
-    std::string title = "DMA " + std::to_string(d.timing.id) + " (op " +
-                        std::to_string(opId) + ")";
-    async("b", title, d.timing.issue);
-    async("b", "base latency", d.timing.issue);
-    async("e", "base latency", d.timing.baseEnd);
-    if (d.timing.transferStart > d.timing.baseEnd) {
-      async("b", "queue", d.timing.baseEnd);
-      async("e", "queue", d.timing.transferStart);
-    }
-    async("b", "transfer", d.timing.transferStart);
-    async("e", "transfer", d.timing.complete);
-    if (d.waitCycle && *d.waitCycle > d.timing.complete) {
-      async("b", "slack", d.timing.complete);
-      async("e", "slack", *d.waitCycle);
-    }
-    async("e", title, end);
+    writeDma(d);
+  }
+}
 
-    // A complete slice with the DMA's arguments on the scalar track.
-    auto slice = [&](const std::string &name, const char *cat, double start,
-                     double dur) {
-      JsonWriter &w = event().beginObject();
-      args(w)
-          .member("cat", cat)
-          .member("dur", dur)
-          .member("name", name)
-          .member("ph", "X")
-          .member("pid", pid)
-          .member("tid", 1)
-          .member("ts", start)
-          .endObject();
-    };
-    // The ISSUE instruction (1 cycle) on the scalar track.
-    if (!d.inFlightAtStart && d.index < issueCycles.size()) {
-      uint64_t at = issueCycles[d.index];
-      slice("ISSUE " + title, "dma", ts(at), usPerCycle);
-      // The backtail (SnR Fig. 10): how far back the ISSUE could move in
-      // the relaxed model, to the bounding instruction or the start.
-      auto dep = depByIndex.find(d.index);
-      if (dep != depByIndex.end()) {
-        uint64_t from = dep->second->relaxed
-                            ? doneCycles[*dep->second->relaxed]
-                            : issueCycles.front();
-        std::string bid = "backtail" + std::to_string(d.timing.id);
-        for (const char *ph : {"b", "e"}) {
-          JsonWriter &w = event().beginObject();
-          args(w)
-              .member("cat", "backtail")
-              .member("id", bid)
-              .member("name", "backtail " + title)
-              .member("ph", ph)
-              .member("pid", pid)
-              .member("tid", backtailTid)
-              .member("ts", ts(ph[0] == 'b' ? std::min(from, at) : at))
-              .endObject();
-        }
-      }
-      // Backtail flow: from the bounding instruction's slice (one per
-      // instruction, however many ISSUEs it binds) to the ISSUE slice, both
-      // on the scalar track with the ISSUE's category, so that viewers
-      // bind both ends (see the file comment).
-      if (dep != depByIndex.end() && dep->second->relaxed) {
-        uint64_t b = *dep->second->relaxed;
-        if (boundSlices.insert(b).second) {
-          const isa::Origin *bo = origin(pcs[b]);
-          event()
-              .beginObject()
-              .key("args")
-              .beginObject()
-              .member("loc", bo ? bo->loc : std::string())
-              .member("op_id", bo ? bo->opId : 0)
-              .endObject()
-              .member("cat", "dma")
-              .member("dur", usPerCycle)
-              .member("name", "bound " + (bo ? bo->opName : std::string("?")))
-              .member("ph", "X")
-              .member("pid", pid)
-              .member("tid", 1)
-              .member("ts", ts(issueCycles[b]))
-              .endObject();
-        }
-        ++flowId;
-        event()
-            .beginObject()
-            .member("cat", "dma")
-            .member("id", flowId)
-            .member("name", "backtail")
-            .member("ph", "s")
-            .member("pid", pid)
-            .member("tid", 1)
-            .member("ts", ts(issueCycles[b]))
-            .endObject();
-        event()
-            .beginObject()
-            .member("bp", "e")
-            .member("cat", "dma")
-            .member("id", flowId)
-            .member("name", "backtail")
-            .member("ph", "f")
-            .member("pid", pid)
-            .member("tid", 1)
-            .member("ts", ts(at))
-            .endObject();
-      }
-    }
-    // The WAIT's stall, split per Fig. 4.
-    if (d.waitCycle && (d.stallBase || d.stallTransfer)) {
-      uint64_t w = *d.waitCycle;
-      if (d.stallBase)
-        slice("stall: base latency", "stall", ts(w),
-              ts(w + d.stallBase) - ts(w));
-      if (d.stallTransfer) {
-        uint64_t s = w + d.stallBase;
-        slice("stall: transfer", "stall", ts(s),
-              ts(s + d.stallTransfer) - ts(s));
-      }
+/// One DMA: its async slice and parts on its link's track, its ISSUE (and
+/// backtail) and its WAIT's stall on the scalar track.
+void TimelineWriter::writeDma(const Analyzer::Dma &d) {
+  const isa::Origin *o = origin(d.pc);
+  std::string loc = o ? o->loc : "";
+  uint32_t opId = o ? o->opId : 0;
+  int tid = 4 + d.timing.link;
+  std::string id = "dma" + std::to_string(d.timing.id);
+  // The DMA's arguments, on each of its events: written once.
+  argsText.clear();
+  {
+    llvm::raw_string_ostream argsOs(argsText);
+    JsonWriter(argsOs)
+        .beginObject()
+        .member("bytes", d.timing.bytes)
+        .member("dma", d.timing.id)
+        .member("loc", loc)
+        .member("op_id", opId)
+        .member("stall_base", d.stallBase)
+        .member("stall_transfer", d.stallTransfer)
+        .endObject();
+  }
+  auto args = [&](JsonWriter &w) -> JsonWriter & {
+    return w.key("args").rawValue(argsText);
+  };
+  auto async = [&](const char *ph, const std::string &name, uint64_t c) {
+    JsonWriter &w = event().beginObject();
+    args(w)
+        .member("cat", "dma")
+        .member("id", id)
+        .member("name", name)
+        .member("ph", ph)
+        .member("pid", pid)
+        .member("tid", tid)
+        .member("ts", ts(c))
+        .endObject();
+  };
+  uint64_t end = d.timing.complete;
+  if (d.waitCycle && *d.waitCycle > end)
+    end = *d.waitCycle;
+  std::string title = "DMA " + std::to_string(d.timing.id) + " (op " +
+                      std::to_string(opId) + ")";
+  async("b", title, d.timing.issue);
+  async("b", "base latency", d.timing.issue);
+  async("e", "base latency", d.timing.baseEnd);
+  if (d.timing.transferStart > d.timing.baseEnd) {
+    async("b", "queue", d.timing.baseEnd);
+    async("e", "queue", d.timing.transferStart);
+  }
+  async("b", "transfer", d.timing.transferStart);
+  async("e", "transfer", d.timing.complete);
+  if (d.waitCycle && *d.waitCycle > d.timing.complete) {
+    async("b", "slack", d.timing.complete);
+    async("e", "slack", *d.waitCycle);
+  }
+  async("e", title, end);
+
+  // A complete slice with the DMA's arguments on the scalar track.
+  auto slice = [&](const std::string &name, const char *cat, double start,
+                   double dur) {
+    JsonWriter &w = event().beginObject();
+    args(w)
+        .member("cat", cat)
+        .member("dur", dur)
+        .member("name", name)
+        .member("ph", "X")
+        .member("pid", pid)
+        .member("tid", 1)
+        .member("ts", start)
+        .endObject();
+  };
+  // The ISSUE instruction (1 cycle) on the scalar track.
+  if (!d.inFlightAtStart && d.index < a.issueCycles.size()) {
+    uint64_t at = a.issueCycles[d.index];
+    slice("ISSUE " + title, "dma", ts(at), usPerCycle);
+    writeBacktail(d, title, at, args);
+  }
+  // The WAIT's stall, split per Fig. 4.
+  if (d.waitCycle && (d.stallBase || d.stallTransfer)) {
+    uint64_t w = *d.waitCycle;
+    if (d.stallBase)
+      slice("stall: base latency", "stall", ts(w), ts(w + d.stallBase) - ts(w));
+    if (d.stallTransfer) {
+      uint64_t s = w + d.stallBase;
+      slice("stall: transfer", "stall", ts(s), ts(s + d.stallTransfer) - ts(s));
     }
   }
+}
 
-  // Counters: utilization, VMEM free space and VMEM unused space (SnR
-  // Fig. 8a, means over each bucket's cycles) per bucket.
+/// The backtail of DMA `d` whose ISSUE is at cycle `at` (SnR Fig. 10): how
+/// far back the ISSUE could move in the relaxed model, to the bounding
+/// instruction or the start, on the backtail track; and the flow from the
+/// bounding instruction to the ISSUE.
+void TimelineWriter::writeBacktail(
+    const Analyzer::Dma &d, const std::string &title, uint64_t at,
+    const llvm::function_ref<JsonWriter &(JsonWriter &)> args) {
+  auto dep = depByIndex.find(d.index);
+  if (dep == depByIndex.end())
+    return;
+  uint64_t from = dep->second->relaxed ? a.doneCycles[*dep->second->relaxed]
+                                       : a.issueCycles.front();
+  std::string bid = "backtail" + std::to_string(d.timing.id);
+  for (const char *ph : {"b", "e"}) {
+    JsonWriter &w = event().beginObject();
+    args(w)
+        .member("cat", "backtail")
+        .member("id", bid)
+        .member("name", "backtail " + title)
+        .member("ph", ph)
+        .member("pid", pid)
+        .member("tid", backtailTid)
+        .member("ts", ts(ph[0] == 'b' ? std::min(from, at) : at))
+        .endObject();
+  }
+  if (dep->second->relaxed)
+    writeBoundFlow(*dep->second->relaxed, at);
+}
+
+/// Backtail flow: from the bounding instruction `bound`'s slice (one per
+/// instruction, however many ISSUEs it binds) to the ISSUE slice at cycle
+/// `at`, both on the scalar track with the ISSUE's category, so that
+/// viewers bind both ends (see the file comment).
+void TimelineWriter::writeBoundFlow(uint64_t bound, uint64_t at) {
+  uint64_t b = bound;
+  if (boundSlices.insert(b).second) {
+    const isa::Origin *bo = origin(a.pcs[b]);
+    event()
+        .beginObject()
+        .key("args")
+        .beginObject()
+        .member("loc", bo ? bo->loc : std::string())
+        .member("op_id", bo ? bo->opId : 0)
+        .endObject()
+        .member("cat", "dma")
+        .member("dur", usPerCycle)
+        .member("name", "bound " + (bo ? bo->opName : std::string("?")))
+        .member("ph", "X")
+        .member("pid", pid)
+        .member("tid", 1)
+        .member("ts", ts(a.issueCycles[b]))
+        .endObject();
+  }
+  ++flowId;
+  event()
+      .beginObject()
+      .member("cat", "dma")
+      .member("id", flowId)
+      .member("name", "backtail")
+      .member("ph", "s")
+      .member("pid", pid)
+      .member("tid", 1)
+      .member("ts", ts(a.issueCycles[b]))
+      .endObject();
+  event()
+      .beginObject()
+      .member("bp", "e")
+      .member("cat", "dma")
+      .member("id", flowId)
+      .member("name", "backtail")
+      .member("ph", "f")
+      .member("pid", pid)
+      .member("tid", 1)
+      .member("ts", ts(at))
+      .endObject();
+}
+
+/// Counters: utilization, VMEM free space and VMEM unused space (SnR
+/// Fig. 8a, means over each bucket's cycles) per bucket of metrics `m`.
+void TimelineWriter::writeCounters(const json &m) {
   uint64_t bucket = m["utilization"]["bucket_cycles"].get<uint64_t>();
   const json &units = m["utilization"]["units"];
   const json &vm = m["vmem"];
@@ -405,4 +461,16 @@ void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
           .member("ts", ts(k * bucket))
           .endObject();
   }
+}
+
+void Analyzer::writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
+                                   const json &m, int pid,
+                                   const std::string &processName) const {
+  // Long runs: the first maxSlices MXU/VPU slices per track and maxDmas
+  // DMAs of the chip are drawn (TimelineLimits, TimelineCoverage).
+  TimelineWriter w(*this, event, pid);
+  w.writeNames(processName);
+  w.writeOpSlices();
+  w.writeDmas();
+  w.writeCounters(m);
 }

@@ -334,6 +334,7 @@ public:
 
 private:
   friend struct AnalyzerImpl;
+  friend class TimelineWriter;
   /// addToMetrics's sections (AnalyzerReport.cpp), in the order they run;
   /// ReportState carries what they share.
   struct ReportState;
