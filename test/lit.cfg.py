@@ -60,6 +60,22 @@ if lit_config.params.get("accel_long", "0") == "1":
 # cmake and ninja on PATH: test/Install builds a consumer of the package.
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
+# Slurm's daemons and client and MUNGE (utils/install-deps.sh --slurm) on
+# PATH or in /usr/sbin: test/Slurm runs the sweep recipe on a private
+# single-node cluster. CI passes accel_require_slurm=1 (.ci/run), so that
+# a machine without them fails the run instead of skipping the test.
+slurm_path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
+slurm_tools = ["slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol",
+               "scancel", "munged"]
+missing_slurm = [t for t in slurm_tools if not shutil.which(t, path=slurm_path)]
+if not missing_slurm and os.geteuid() == 0:
+    config.available_features.add("slurm")
+elif lit_config.params.get("accel_require_slurm", "0") == "1":
+    lit_config.fatal(
+        "accel_require_slurm=1, but the Slurm test cannot run: %s" %
+        ("%s missing (bash utils/install-deps.sh --slurm)" %
+         ", ".join(missing_slurm) if missing_slurm else
+         "the tests do not run as root (the test starts Slurm's daemons)"))
 if config.accel_sanitize.upper() in ("ON", "TRUE", "YES", "1"):
     config.available_features.add("sanitize")
     # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons and unpoisons
