@@ -276,9 +276,14 @@ std::string checkCarriedChain(scf::ForOp loop, CarriedChain c);
 /// Returns the loop without the chains' iter_args (`loop` is erased).
 scf::ForOp depipelineCarried(scf::ForOp loop, ArrayRef<CarriedChain> chains);
 
-/// After depipelineCarried: gives the slot of a ring (a VMEM allocation
-/// whose views `(i + c) mod K` the chain's DMA loads and the loop reads)
-/// an allocation of its own in `loop`, so the tile is private to an
+/// The constant value of `f` (an offset, size or stride), with `bound`
+/// (an induction variable, when given) taken as `at`; nullopt when it
+/// does not fold (foldToConstant).
+std::optional<int64_t> foldAt(OpFoldResult f, Value bound = {}, int64_t at = 0);
+
+/// After depipelineCarried (PipelineSlots.cpp): gives the slot of a ring (a
+/// VMEM allocation whose views `(i + c) mod K` the chain's DMA loads and the
+/// loop reads) an allocation of its own in `loop`, so the tile is private to an
 /// iteration and the pipeliner may keep as many in flight as it needs, not
 /// K. Legal when every view of the ring in the loop names the DMA's slot
 /// in every iteration (alwaysEqual) and is used after `wait`, every read
