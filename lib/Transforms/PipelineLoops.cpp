@@ -185,6 +185,11 @@ static std::string checkSegmentsIndependent(const SegmentNest &nest) {
   return "";
 }
 
+/// An index constant `v` built at `b`.
+static Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
 /// Drops the op id and execution count of `o`.
 static void stripCounts(Operation *o) {
   o->removeAttr(AccelDialect::getOpIdAttrName());
@@ -219,12 +224,11 @@ static scf::ForOp buildSegmentsScalarLoop(OpBuilder &b, Location loc,
         if (step != 1) {
           Value rem = arith::RemUIOp::create(
               sb, loc, arith::SubIOp::create(sb, loc, hi, lo),
-              arith::ConstantIndexOp::create(sb, loc, step));
+              indexConstant(sb, loc, step));
           ok = arith::AndIOp::create(
               sb, loc, ok,
-              arith::CmpIOp::create(
-                  sb, loc, arith::CmpIPredicate::eq, rem,
-                  arith::ConstantIndexOp::create(sb, loc, 0)));
+              arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::eq, rem,
+                                    indexConstant(sb, loc, 0)));
         }
         SmallVector<Value> next;
         for (Value v : yield.getOperands())
@@ -252,8 +256,8 @@ static void coalesce(const SegmentNest &nest, SegmentCoalescing &out) {
       arith::SelectOp::create(b, loc, ok, out.scalar.getResult(nest.k), first);
   // The step is a constant, maybe defined in the outer body.
   out.loop = scf::ForOp::create(
-      b, loc, first, end, arith::ConstantIndexOp::create(b, loc, nest.step),
-      ValueRange{}, [&](OpBuilder &lb, Location, Value iv, ValueRange) {
+      b, loc, first, end, indexConstant(b, loc, nest.step), ValueRange{},
+      [&](OpBuilder &lb, Location, Value iv, ValueRange) {
         IRMapping map;
         map.map(inner.getInductionVar(), iv);
         for (Operation &op : *inner.getBody())
