@@ -208,6 +208,18 @@ accel::getFdoTrialPipelines(MLIRContext *context, const FdoOptions &options) {
   return splitPasses(pm);
 }
 
+llvm::Error accel::checkFdoPipelines(MLIRContext *context,
+                                     const FdoOptions &options,
+                                     const sim::MachineConfig &config) {
+  if (auto texts = getFdoPassPipelines(context, options, config); !texts)
+    return llvm::createStringError("--passes: " +
+                                   llvm::toString(texts.takeError()));
+  if (auto texts = getFdoTrialPipelines(context, options); !texts)
+    return llvm::createStringError("--trial-passes: " +
+                                   llvm::toString(texts.takeError()));
+  return llvm::Error::success();
+}
+
 namespace {
 /// Sums what each accel pass reports of its runs (ReportsChanges; a pass
 /// cloned for a nested pipeline reports per clone), keyed by pass argument.

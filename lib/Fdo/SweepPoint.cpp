@@ -144,14 +144,7 @@ llvm::Error accel::checkSweepProgram(ModuleOp module,
         "'main' and there is not exactly one function with a body "
         "(--entry)");
   }
-  MLIRContext *ctx = module.getContext();
-  if (auto texts = getFdoPassPipelines(ctx, options.fdo, config); !texts)
-    return llvm::createStringError("--passes: " +
-                                   llvm::toString(texts.takeError()));
-  if (auto texts = getFdoTrialPipelines(ctx, options.fdo); !texts)
-    return llvm::createStringError("--trial-passes: " +
-                                   llvm::toString(texts.takeError()));
-  return llvm::Error::success();
+  return checkFdoPipelines(module.getContext(), options.fdo, config);
 }
 
 llvm::Expected<std::vector<std::optional<sim::MachineConfig>>>

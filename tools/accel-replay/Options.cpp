@@ -348,6 +348,17 @@ RunOptions baseRunOptions() {
   return o;
 }
 
+FdoOptions getFdoOptions(RunOptions run) {
+  FdoOptions o;
+  o.iterations = iterations;
+  o.passPipeline = fdoPasses;
+  if (fdoTrialPasses.getNumOccurrences())
+    o.trialPipeline = fdoTrialPasses;
+  o.run = std::move(run);
+  o.inputName = inputFile;
+  return o;
+}
+
 /// Writes `text` to -o (atomically), or to stdout without -o or with "-".
 int writeTextOutput(llvm::StringRef text) {
   if (auto e = writeOutput(

@@ -43,12 +43,7 @@ static SweepProgramOptions getSweepProgramOptions() {
   o.bindSpecs.assign(bindShapes.begin(), bindShapes.end());
   o.run = baseRunOptions();
   o.runFdo = sweepFdo;
-  o.fdo.iterations = iterations;
-  o.fdo.passPipeline = fdoPasses;
-  if (fdoTrialPasses.getNumOccurrences())
-    o.fdo.trialPipeline = fdoTrialPasses;
-  o.fdo.run = baseRunOptions();
-  o.fdo.inputName = inputFile;
+  o.fdo = getFdoOptions(baseRunOptions());
   return o;
 }
 

@@ -11,6 +11,7 @@
 #ifndef ACCEL_TOOLS_ACCEL_REPLAY_TOOL_H
 #define ACCEL_TOOLS_ACCEL_REPLAY_TOOL_H
 
+#include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/Run.h"
 #include "accel/ISA/Isa.h"
 #include "accel/Replay/Trace.h"
@@ -66,6 +67,9 @@ std::optional<std::vector<std::string>> shapeBindingsOrFail();
 int writeTextOutput(llvm::StringRef text);
 /// The run options of the command line, without tensors.
 RunOptions baseRunOptions();
+/// The FDO loop's options from the command line (--iterations, --passes,
+/// --trial-passes, the input's name) with `run` as each iteration's run.
+FdoOptions getFdoOptions(RunOptions run);
 /// The input program of run, fdo and record and the machine config it runs
 /// on. load() reads --config, parses the input file (accel::parseProgram),
 /// adopts its chips and runs the frontend (accel/Fdo/Load.h); while the

@@ -288,6 +288,102 @@ stageBestOutputs(const FdoResult &result, const sim::MachineConfig &config,
          std::to_string(result.bestIteration) + ")\n";
 }
 
+/// What fdo's progress line shows: the step of the iteration running, and
+/// the runs and instructions counted for the closing summary.
+namespace {
+struct FdoProgress {
+  Progress line{"accel-replay fdo"};
+  std::string where;
+  unsigned runs = 0;
+  uint64_t simulated = 0;
+};
+} // namespace
+
+/// Connects the loop's callbacks in `options` to `p`: the progress line
+/// ("iteration 2: trial: simulating: N instructions, C cycles") and a row
+/// of the table per iteration.
+static void attachFdoProgress(FdoOptions &options, FdoProgress &p) {
+  options.onStep = [&p](unsigned index, llvm::StringRef step) {
+    p.where = "iteration " + std::to_string(index) + ": " +
+              (step.starts_with("trial") ? "trial: " : "");
+    if (step.ends_with("running"))
+      ++p.runs;
+    p.line.update(
+        [&] {
+          return "iteration " + std::to_string(index) + ": " + step.str();
+        },
+        true);
+  };
+  options.run.onProgress = [&p, lastStep = std::string()](
+                               llvm::StringRef step, uint64_t instructions,
+                               uint64_t cycle) mutable {
+    bool changed = step != lastStep;
+    lastStep = step.str();
+    if (step == "analyzing")
+      p.simulated += instructions;
+    p.line.update(
+        [&] {
+          return p.where + step.str() + ": " + formatCount(instructions) +
+                 " instructions, " + formatCount(cycle) + " cycles";
+        },
+        changed);
+  };
+  options.onIteration = [&p](const FdoIteration &it) {
+    p.line.clear();
+    printIterationRow(it);
+  };
+}
+
+/// The closing lines on stdout: the best iteration, its reductions and
+/// fdo.json's path; the bounds when the analyzer computed them.
+static void printFdoBest(const FdoResult &result, const json &summary,
+                         llvm::StringRef outputDir) {
+  const FdoIteration *failedIt = result.getFailedIteration();
+  llvm::SmallString<256> fdoPath(outputDir);
+  llvm::sys::path::append(fdoPath, "fdo.json");
+  llvm::outs() << llvm::format(
+      "\nbest: iteration %u, cycles -%.1f%%, DMA "
+      "stall cycles -%.1f%%, results %s; wrote %s\n",
+      result.bestIteration, 100 * summary["cycles_reduction"].get<double>(),
+      100 * summary["dma_stall_reduction"].get<double>(),
+      failedIt && failedIt->failure->kind == FdoFailure::Kind::Mismatch
+          ? "DIFFER (iteration rejected)"
+      : result.iterations.front().truncated
+          ? "not compared (iteration 0 truncated)"
+          : "identical",
+      std::string(fdoPath).c_str());
+  if (summary.contains("latency_lower_bound_cycles"))
+    llvm::outs() << llvm::formatv(
+        "bounds: {0} cycles (roofline; {1:F2}x), {2} cycles (latency-aware; "
+        "{3:F2}x)\n",
+        summary["lower_bound_cycles"].get<uint64_t>(),
+        summary["best_over_lower_bound"].get<double>(),
+        summary["latency_lower_bound_cycles"].get<uint64_t>(),
+        summary["best_over_latency_bound"].get<double>());
+}
+
+/// fdo's exit code: 2 when an iteration was rejected (its failure on
+/// stderr, with the reproducer's final path) or iteration 0 was truncated,
+/// else 0.
+static int reportFdoExit(const FdoResult &result, llvm::StringRef outputDir,
+                         const StagedDirectory &staged) {
+  const FdoIteration *failedIt = result.getFailedIteration();
+  if (result.iterations.front().truncated && !failedIt)
+    return 2;
+  if (!failedIt)
+    return 0;
+  const FdoFailure &f = *failedIt->failure;
+  llvm::WithColor::error(llvm::errs(), "accel-replay")
+      << "iteration " << failedIt->index << " rejected: " << f.describe()
+      << ": " << f.message
+      << (f.reproducer.empty()
+              ? std::string()
+              : "\nreproducer: " + staged.toTargetPaths(f.reproducer))
+      << "\nkept iteration " << result.bestIteration << "'s program ("
+      << outputDir << "/best.mlir)\n";
+  return 2;
+}
+
 int cmdFdo(MLIRContext &ctx) {
   // Registered for fdo so that the mistake gets its own message, not LLVM's
   // nearest option.
@@ -298,21 +394,13 @@ int cmdFdo(MLIRContext &ctx) {
   CommandInput input(ctx);
   if (!input.load(CommandInput::OpIds::Leave))
     return 1;
-  FdoOptions options;
-  options.iterations = iterations;
-  options.passPipeline = fdoPasses;
-  if (fdoTrialPasses.getNumOccurrences())
-    options.trialPipeline = fdoTrialPasses;
   auto run = runOptions(*input.module);
   if (!run)
     return 1;
-  options.run = std::move(*run);
-  options.inputName = inputFile;
+  FdoOptions options = getFdoOptions(std::move(*run));
   // A bad pipeline: one error before anything runs or is written.
-  if (auto texts = getFdoPassPipelines(&ctx, options, input.config); !texts)
-    return fail("--passes: " + llvm::toString(texts.takeError()));
-  if (auto texts = getFdoTrialPipelines(&ctx, options); !texts)
-    return fail("--trial-passes: " + llvm::toString(texts.takeError()));
+  if (auto e = checkFdoPipelines(&ctx, options, input.config))
+    return fail(llvm::toString(std::move(e)));
   // Every iteration is written beside the output directory and moved into
   // place at the end, with --output-dir's files: a failed or killed loop
   // leaves the previous ones (docs/output.md).
@@ -324,60 +412,25 @@ int cmdFdo(MLIRContext &ctx) {
   if (!staged)
     return fail(llvm::toString(staged.takeError()));
   options.outputDir = staged->path().str();
-  // Paths the loop reports (a reproducer) name the final directory.
-  auto finalPath = [&](llvm::StringRef p) { return staged->toTargetPaths(p); };
   llvm::outs() << llvm::format("%-4s %12s %12s %10s %10s %7s %10s %-34s %s\n",
                                "iter", "cycles", "dma_stall", "base",
                                "transfer", "mxu%", "vmem_KiB", "transforms",
                                "results");
   llvm::outs().flush();
-  // Progress: "iteration 2: trial: simulating: N instructions, C cycles".
-  Progress progress("accel-replay fdo");
-  std::string where;
-  unsigned runs = 0;
-  uint64_t simulated = 0;
-  options.onStep = [&](unsigned index, llvm::StringRef step) {
-    where = "iteration " + std::to_string(index) + ": " +
-            (step.starts_with("trial") ? "trial: " : "");
-    if (step.ends_with("running"))
-      ++runs;
-    progress.update(
-        [&] {
-          return "iteration " + std::to_string(index) + ": " + step.str();
-        },
-        true);
-  };
-  options.run.onProgress =
-      [&, lastStep = std::string()](llvm::StringRef step, uint64_t instructions,
-                                    uint64_t cycle) mutable {
-        bool changed = step != lastStep;
-        lastStep = step.str();
-        if (step == "analyzing")
-          simulated += instructions;
-        progress.update(
-            [&] {
-              return where + step.str() + ": " + formatCount(instructions) +
-                     " instructions, " + formatCount(cycle) + " cycles";
-            },
-            changed);
-      };
-  options.onIteration = [&progress](const FdoIteration &it) {
-    progress.clear();
-    printIterationRow(it);
-  };
+  FdoProgress progress;
+  attachFdoProgress(options, progress);
   llvm::Expected<FdoResult> result =
       runFdoLoop(*input.module, input.config, options);
+  // Paths the loop reports (a reproducer) name the final directory.
   if (!result)
-    return fail(finalPath(llvm::toString(result.takeError())));
-  const FdoIteration *failedIt = result->getFailedIteration();
-  const FdoIteration &first = result->iterations.front();
-  progress.finish(std::to_string(result->iterations.size()) + " iteration" +
-                  (result->iterations.size() == 1 ? "" : "s") + ", " +
-                  std::to_string(runs) + " run" + (runs == 1 ? "" : "s") +
-                  ", " + formatCount(simulated) +
-                  " instructions simulated and analyzed");
+    return fail(staged->toTargetPaths(llvm::toString(result.takeError())));
+  progress.line.finish(
+      std::to_string(result->iterations.size()) + " iteration" +
+      (result->iterations.size() == 1 ? "" : "s") + ", " +
+      std::to_string(progress.runs) + " run" + (progress.runs == 1 ? "" : "s") +
+      ", " + formatCount(progress.simulated) +
+      " instructions simulated and analyzed");
   json out = result->toJson(options, input.config);
-  const json &summary = out["summary"];
   printFdoOutcome(*result);
   // --output-dir: the best program's final HBM arguments, from one more run
   // that keeps them; staged, and committed with -o.
@@ -393,42 +446,10 @@ int cmdFdo(MLIRContext &ctx) {
     return fail(llvm::toString(std::move(e)));
   if (auto e = tensors.commit())
     return fail("--output-dir: " + llvm::toString(std::move(e)));
-  llvm::SmallString<256> fdoPath(outputDir);
-  llvm::sys::path::append(fdoPath, "fdo.json");
-  llvm::outs() << llvm::format(
-      "\nbest: iteration %u, cycles -%.1f%%, DMA "
-      "stall cycles -%.1f%%, results %s; wrote %s\n",
-      result->bestIteration, 100 * summary["cycles_reduction"].get<double>(),
-      100 * summary["dma_stall_reduction"].get<double>(),
-      failedIt && failedIt->failure->kind == FdoFailure::Kind::Mismatch
-          ? "DIFFER (iteration rejected)"
-      : first.truncated ? "not compared (iteration 0 truncated)"
-                        : "identical",
-      std::string(fdoPath).c_str());
-  if (summary.contains("latency_lower_bound_cycles"))
-    llvm::outs() << llvm::formatv(
-        "bounds: {0} cycles (roofline; {1:F2}x), {2} cycles (latency-aware; "
-        "{3:F2}x)\n",
-        summary["lower_bound_cycles"].get<uint64_t>(),
-        summary["best_over_lower_bound"].get<double>(),
-        summary["latency_lower_bound_cycles"].get<uint64_t>(),
-        summary["best_over_latency_bound"].get<double>());
+  printFdoBest(*result, out["summary"], outputDir);
   llvm::outs() << tensorsLine;
   llvm::outs().flush();
-  if (first.truncated && !failedIt)
-    return 2;
-  if (failedIt) {
-    const FdoFailure &f = *failedIt->failure;
-    llvm::WithColor::error(llvm::errs(), "accel-replay")
-        << "iteration " << failedIt->index << " rejected: " << f.describe()
-        << ": " << f.message
-        << (f.reproducer.empty() ? std::string()
-                                 : "\nreproducer: " + finalPath(f.reproducer))
-        << "\nkept iteration " << result->bestIteration << "'s program ("
-        << outputDir << "/best.mlir)\n";
-    return 2;
-  }
-  return 0;
+  return reportFdoExit(*result, outputDir, *staged);
 }
 
 /// Range checks of the numeric options; an error message or "".

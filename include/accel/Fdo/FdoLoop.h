@@ -175,6 +175,14 @@ getFdoPassPipelines(mlir::MLIRContext *context, const FdoOptions &options,
 llvm::Expected<std::vector<std::string>>
 getFdoTrialPipelines(mlir::MLIRContext *context, const FdoOptions &options);
 
+/// Both checks of a command that runs the loop, made once before anything
+/// runs or is written: getFdoPassPipelines on `config` and
+/// getFdoTrialPipelines. Errors are theirs, prefixed with the option that
+/// gave the pipeline: "--passes: ..." or "--trial-passes: ...".
+llvm::Error checkFdoPipelines(mlir::MLIRContext *context,
+                              const FdoOptions &options,
+                              const sim::MachineConfig &config);
+
 /// Runs the loop on `module` (given op ids first, --accel-assign-op-ids;
 /// `module` itself is otherwise left as it is: each iteration transforms a
 /// copy). Iteration i > 0 attaches iteration i-1's metrics, runs the passes
