@@ -191,6 +191,8 @@ struct Pending {
   bool fromBody;    ///< started in the block being processed
 };
 
+struct CarriedDmas;
+
 class Converter {
 public:
   explicit Converter(MLIRContext *ctx) : rewriter(ctx) {}
@@ -205,6 +207,9 @@ private:
                             SmallVectorImpl<Pending> &state);
   LogicalResult processLoop(affine::AffineForOp loop,
                             SmallVectorImpl<Pending> &state);
+  void yieldCarriedTokens(affine::AffineForOp loop, const CarriedDmas &carried,
+                          const DenseMap<Operation *, AffineFns> &carriedSlots,
+                          unsigned firstArg, SmallVectorImpl<Pending> &state);
 
   IRRewriter rewriter;
   /// The token of each converted affine.dma_start.
@@ -233,23 +238,24 @@ bool containsDma(Operation *op) {
       .wasInterrupted();
 }
 
-LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
-                                      SmallVectorImpl<Pending> &state) {
-  auto constant = [&](Value v, StringRef what) -> FailureOr<int64_t> {
-    std::optional<int64_t> c = getConstantIntValue(v);
-    if (!c || *c <= 0)
-      return op.emitError() << "needs a positive constant " << what
-                            << ": accel's DMAs move static tiles";
-    return *c;
-  };
-  FailureOr<int64_t> num = constant(op.getNumElements(), "element count");
-  if (failed(num))
-    return failure();
+/// The positive constant `v`, the `what` (e.g. "stride") of `op`. Errors:
+/// another value (accel's DMAs move static tiles).
+FailureOr<int64_t> getPositiveConstant(affine::AffineDmaStartOp op, Value v,
+                                       StringRef what) {
+  std::optional<int64_t> c = getConstantIntValue(v);
+  if (!c || *c <= 0)
+    return op.emitError() << "needs a positive constant " << what
+                          << ": accel's DMAs move static tiles";
+  return *c;
+}
+
+/// Checks the memrefs `op` copies between: both in accel memory spaces,
+/// with static shapes, the identity layout, and one subscript per
+/// dimension.
+LogicalResult checkDmaMemRefs(affine::AffineDmaStartOp op) {
   auto srcType = cast<MemRefType>(op.getSrcMemRef().getType());
   auto dstType = cast<MemRefType>(op.getDstMemRef().getType());
-  std::optional<MemorySpace> srcSpace = getMemorySpace(srcType);
-  std::optional<MemorySpace> dstSpace = getMemorySpace(dstType);
-  if (!srcSpace || !dstSpace)
+  if (!getMemorySpace(srcType) || !getMemorySpace(dstType))
     return op.emitError("copies between memrefs without accel memory spaces: "
                         "run --convert-memory-spaces-to-accel first");
   for (MemRefType t : {srcType, dstType})
@@ -267,45 +273,77 @@ LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
       return op.emitError() << "indexes its " << what << " " << type << " with "
                             << map.getNumResults()
                             << " subscripts; it has rank " << type.getRank();
-  AffineFns srcIdx = normalize(op.getSrcMap(), op.getSrcIndices());
-  AffineFns dstIdx = normalize(op.getDstMap(), op.getDstIndices());
+  return success();
+}
 
-  // The patterns each side moves: the slower memory (HBM) is strided, the
-  // faster one contiguous; a contiguous DMA tries rows of either side's
-  // width, then one row.
+/// The (source, destination) patterns that `op`, moving `num` elements
+/// between the memrefs checkDmaMemRefs accepted, may move, in the order to
+/// try: the slower memory (HBM) is strided, the faster one contiguous; a
+/// contiguous DMA tries rows of either side's width, then one row. Errors:
+/// a non-constant stride, a stride within one memory space, chunks that
+/// are not whole, non-overlapping rows.
+FailureOr<SmallVector<std::pair<Pattern, Pattern>>>
+getCandidatePatterns(affine::AffineDmaStartOp op, int64_t num) {
+  auto srcType = cast<MemRefType>(op.getSrcMemRef().getType());
+  auto dstType = cast<MemRefType>(op.getDstMemRef().getType());
+  MemorySpace srcSpace = *getMemorySpace(srcType);
+  MemorySpace dstSpace = *getMemorySpace(dstType);
   SmallVector<std::pair<Pattern, Pattern>> candidates;
   if (op.isStrided()) {
-    FailureOr<int64_t> stride = constant(op.getStride(), "stride");
-    FailureOr<int64_t> perStride =
-        constant(op.getNumElementsPerStride(), "elements per stride");
+    FailureOr<int64_t> stride =
+        getPositiveConstant(op, op.getStride(), "stride");
+    FailureOr<int64_t> perStride = getPositiveConstant(
+        op, op.getNumElementsPerStride(), "elements per stride");
     if (failed(stride) || failed(perStride))
       return failure();
-    if (*srcSpace == *dstSpace)
+    if (srcSpace == dstSpace)
       return op.emitError("is strided between two memrefs in the same memory "
                           "space: the stride applies to the slower memory");
-    if (*num % *perStride != 0 || *stride < *perStride)
+    if (num % *perStride != 0 || *stride < *perStride)
       return op.emitError()
-             << "moves " << *num << " elements in chunks of " << *perStride
+             << "moves " << num << " elements in chunks of " << *perStride
              << " every " << *stride
              << " elements: accel's tiles need whole, non-overlapping rows";
-    Pattern strided{*num / *perStride, *perStride, *stride};
+    Pattern strided{num / *perStride, *perStride, *stride};
     Pattern block{strided.rows, strided.cols, strided.cols};
-    bool srcSlow = *srcSpace == MemorySpace::HBM;
+    bool srcSlow = srcSpace == MemorySpace::HBM;
     candidates.push_back(srcSlow ? std::make_pair(strided, block)
                                  : std::make_pair(block, strided));
-  } else {
-    MemRefType fast = *dstSpace == MemorySpace::VMEM ? dstType : srcType;
-    MemRefType slow = fast == dstType ? srcType : dstType;
-    for (int64_t width : {fast.getShape().back(), slow.getShape().back()})
-      if (width < *num && *num % width == 0) {
-        Pattern p{*num / width, width, width};
-        candidates.push_back({p, p});
-      }
-    Pattern row{1, *num, *num};
-    candidates.push_back({row, row});
+    return candidates;
   }
+  MemRefType fast = dstSpace == MemorySpace::VMEM ? dstType : srcType;
+  MemRefType slow = fast == dstType ? srcType : dstType;
+  for (int64_t width : {fast.getShape().back(), slow.getShape().back()})
+    if (width < num && num % width == 0) {
+      Pattern p{num / width, width, width};
+      candidates.push_back({p, p});
+    }
+  Pattern row{1, num, num};
+  candidates.push_back({row, row});
+  return candidates;
+}
+
+/// Replaces `op` by an accel.dma_start of the first candidate pattern both
+/// sides can hold as a tile view, and records it as pending in `state`.
+/// Errors: a non-constant or non-positive element count, the checks of
+/// checkDmaMemRefs and getCandidatePatterns, a tile past kMaxTileDim, no
+/// candidate that fits (with the first reason).
+LogicalResult Converter::processStart(affine::AffineDmaStartOp op,
+                                      SmallVectorImpl<Pending> &state) {
+  FailureOr<int64_t> num =
+      getPositiveConstant(op, op.getNumElements(), "element count");
+  if (failed(num) || failed(checkDmaMemRefs(op)))
+    return failure();
+  auto srcType = cast<MemRefType>(op.getSrcMemRef().getType());
+  auto dstType = cast<MemRefType>(op.getDstMemRef().getType());
+  AffineFns srcIdx = normalize(op.getSrcMap(), op.getSrcIndices());
+  AffineFns dstIdx = normalize(op.getDstMap(), op.getDstIndices());
+  FailureOr<SmallVector<std::pair<Pattern, Pattern>>> candidates =
+      getCandidatePatterns(op, *num);
+  if (failed(candidates))
+    return failure();
   std::string why;
-  for (auto [srcPattern, dstPattern] : candidates) {
+  for (auto [srcPattern, dstPattern] : *candidates) {
     std::string srcWhy, dstWhy;
     FailureOr<ViewPlan> srcPlan = planView(srcType, srcIdx, srcPattern, srcWhy);
     FailureOr<ViewPlan> dstPlan = planView(dstType, dstIdx, dstPattern, dstWhy);
@@ -381,16 +419,26 @@ LogicalResult Converter::processBlock(Block &block,
   return success();
 }
 
-LogicalResult Converter::processLoop(affine::AffineForOp loop,
-                                     SmallVectorImpl<Pending> &state) {
-  // Which DMAs started in the body are waited in a later iteration, and
-  // how many iterations later: a wait in iteration i on the slot a start
-  // signals in iteration i - d.
+/// The DMAs started in a loop's body and waited in a later iteration.
+struct CarriedDmas {
+  /// Each such affine.dma_start, in body order, with the most iterations
+  /// between it and a wait on its slot (at most kMaxDistance).
+  llvm::MapVector<Operation *, int64_t> distance;
+  /// The first wait on a DMA of an earlier iteration (for diagnostics).
+  Operation *firstWait = nullptr;
+  /// The loop's constant IV range, once distance is known to be non-empty.
+  std::optional<IvRange> range;
+};
+
+/// Which DMAs started in `loop`'s body are waited in a later iteration,
+/// and how many iterations later: a wait in iteration i on the slot a start
+/// signals in iteration i - d. A wait on a slot signalled in its own
+/// iteration carries nothing.
+CarriedDmas findCarriedDmas(affine::AffineForOp loop) {
+  CarriedDmas carried;
   Value iv = loop.getInductionVar();
   int64_t step = loop.getStepAsInt();
   SmallVector<affine::AffineDmaStartOp> starts;
-  llvm::MapVector<Operation *, int64_t> distance;
-  Operation *firstCarriedWait = nullptr;
   for (Operation &op : *loop.getBody()) {
     if (auto start = dyn_cast<affine::AffineDmaStartOp>(op)) {
       starts.push_back(start);
@@ -415,29 +463,40 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
         auto start = dyn_cast<affine::AffineDmaStartOp>(other);
         if (!start || !signals(start, d))
           continue;
-        distance[start] = std::max(distance.lookup(start), d);
-        firstCarriedWait = firstCarriedWait ? firstCarriedWait : wait;
+        carried.distance[start] = std::max(carried.distance.lookup(start), d);
+        carried.firstWait = carried.firstWait ? carried.firstWait : wait;
         found = true;
       }
   }
+  return carried;
+}
 
-  // Carried tokens start from the DMAs before the loop that signal the
-  // slots of the iterations before the first.
+/// The initial values of `loop`'s carried tokens: per carried DMA and per
+/// iteration k = 1..d before the first, the token of the latest DMA in
+/// `state` (the DMAs before the loop) that signals that iteration's slot,
+/// removed from `state`. Sets carried.range. Errors (at the first carried
+/// wait): a loop without constant bounds, a slot no DMA before the loop
+/// signals.
+FailureOr<SmallVector<Value>>
+takeInitialTokens(affine::AffineForOp loop, CarriedDmas &carried,
+                  SmallVectorImpl<Pending> &state) {
+  Value iv = loop.getInductionVar();
+  int64_t step = loop.getStepAsInt();
   SmallVector<Value> inits;
-  std::optional<IvRange> range;
-  if (!distance.empty()) {
-    range = getIvRange(iv);
-    if (!range)
-      return firstCarriedWait->emitError()
+  if (!carried.distance.empty()) {
+    carried.range = getIvRange(iv);
+    if (!carried.range)
+      return carried.firstWait->emitError()
              << "waits for a DMA started in an earlier iteration of a loop "
                 "without constant bounds: accel needs them to carry the "
                 "DMA's token";
   }
-  for (auto [op, d] : distance) {
+  for (auto [op, d] : carried.distance) {
     auto start = cast<affine::AffineDmaStartOp>(op);
     for (int64_t k = 1; k <= d; ++k) {
       AffineFns slot = substitute(tagSlot(start), iv, [&](AffineExpr dim) {
-        return getAffineConstantExpr(range->lb - k * step, dim.getContext());
+        return getAffineConstantExpr(carried.range->lb - k * step,
+                                     dim.getContext());
       });
       // The latest such DMA (a slot signalled twice is waited by the
       // first wait on it).
@@ -446,7 +505,7 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
         if (it->tag == start.getTagMemRef() && sameElement(it->slot, slot))
           match = it;
       if (match == state.end())
-        return firstCarriedWait->emitError()
+        return carried.firstWait->emitError()
                << "waits for the DMA started " << d
                << " iteration(s) earlier, but before the loop no "
                   "affine.dma_start signals tag element "
@@ -455,26 +514,22 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
       state.erase(match);
     }
   }
-  if (!inits.empty()) {
-    FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
-        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
-        [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-          return SmallVector<Value>(args.begin(), args.end());
-        });
-    if (failed(replaced))
-      return loop.emitError("cannot add the loop's carried DMA tokens");
-    loop = cast<affine::AffineForOp>(replaced->getOperation());
-    iv = loop.getInductionVar();
-  }
+  return inits;
+}
 
-  // The body sees the DMAs in flight before it (carried ones as
-  // iter_args) and adds its own.
+/// What `loop`'s body sees in flight: the DMAs of `state` (not from the
+/// body), then per carried DMA and k = 1..d the one started k iterations
+/// earlier, as the iter_args from `firstArg` on.
+SmallVector<Pending> getBodyState(affine::AffineForOp loop,
+                                  const CarriedDmas &carried,
+                                  ArrayRef<Pending> state, unsigned firstArg) {
+  Value iv = loop.getInductionVar();
+  int64_t step = loop.getStepAsInt();
   SmallVector<Pending> body;
   for (const Pending &p : state)
     body.push_back({p.tag, p.slot, p.token, p.loc, p.start, false});
-  unsigned firstArg = loop.getNumIterOperands() - inits.size();
   unsigned arg = firstArg;
-  for (auto [op, d] : distance) {
+  for (auto [op, d] : carried.distance) {
     auto start = cast<affine::AffineDmaStartOp>(op);
     for (int64_t k = 1; k <= d; ++k)
       body.push_back(
@@ -483,39 +538,31 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
                       [&](AffineExpr dim) { return dim - k * step; }),
            loop.getRegionIterArgs()[arg++], start.getLoc(), nullptr, false});
   }
-  // tagSlot reads the op: note the carried starts' slots before they go.
-  DenseMap<Operation *, AffineFns> carriedSlots;
-  for (auto [op, d] : distance)
-    carriedSlots[op] = tagSlot(cast<affine::AffineDmaStartOp>(op));
-  if (failed(processBlock(*loop.getBody(), body)))
-    return failure();
+  return body;
+}
 
-  // What the body leaves: its own DMAs must be carried; outer ones it
-  // waited are gone.
-  for (const Pending &p : body)
-    if (p.fromBody && !distance.count(p.start))
-      return emitError(p.loc) << "starts a DMA that is never waited in its "
-                                 "loop's iteration or a later one";
-  llvm::erase_if(state, [&](const Pending &p) {
-    return llvm::none_of(body,
-                         [&](const Pending &b) { return b.token == p.token; });
-  });
-  if (distance.empty())
-    return success();
-
-  // Each iteration yields its DMA's token and shifts the older ones; after
-  // the loop the results are the last iterations' DMAs.
+/// Each iteration of `loop` yields its carried DMAs' tokens and shifts the
+/// older ones (iter_args from `firstArg` on); after the loop the results
+/// are the last iterations' DMAs, added to `state` with their slots
+/// (`carriedSlots`, by start op) at those iterations.
+void Converter::yieldCarriedTokens(
+    affine::AffineForOp loop, const CarriedDmas &carried,
+    const DenseMap<Operation *, AffineFns> &carriedSlots, unsigned firstArg,
+    SmallVectorImpl<Pending> &state) {
+  Value iv = loop.getInductionVar();
+  int64_t step = loop.getStepAsInt();
+  const IvRange &range = *carried.range;
   auto yield = cast<affine::AffineYieldOp>(loop.getBody()->getTerminator());
   int64_t trips =
-      range->ub > range->lb ? llvm::divideCeil(range->ub - range->lb, step) : 0;
-  int64_t last = range->lb + (trips - 1) * step;
-  arg = firstArg;
-  for (auto [op, d] : distance) {
+      range.ub > range.lb ? llvm::divideCeil(range.ub - range.lb, step) : 0;
+  int64_t last = range.lb + (trips - 1) * step;
+  unsigned arg = firstArg;
+  for (auto [op, d] : carried.distance) {
     for (int64_t k = 1; k <= d; ++k) {
       Value yielded =
           k == 1 ? tokens.lookup(op) : Value(loop.getRegionIterArgs()[arg - 1]);
       yield->setOperand(arg, yielded);
-      const AffineFns &slot = carriedSlots[op];
+      const AffineFns &slot = carriedSlots.find(op)->second;
       state.push_back({cast<affine::AffineDmaStartOp>(op).getTagMemRef(),
                        substitute(slot, iv,
                                   [&](AffineExpr dim) {
@@ -528,6 +575,53 @@ LogicalResult Converter::processLoop(affine::AffineForOp loop,
       ++arg;
     }
   }
+}
+
+/// Converts the DMAs of `loop`'s body with `state` the DMAs in flight
+/// before it: DMAs waited in a later iteration carry their tokens through
+/// new iter_args (initialized from DMAs before the loop), and the last
+/// iterations' ones are in flight after it. Errors: those of
+/// takeInitialTokens and of the body, a DMA of the body never waited.
+LogicalResult Converter::processLoop(affine::AffineForOp loop,
+                                     SmallVectorImpl<Pending> &state) {
+  CarriedDmas carried = findCarriedDmas(loop);
+  FailureOr<SmallVector<Value>> inits = takeInitialTokens(loop, carried, state);
+  if (failed(inits))
+    return failure();
+  if (!inits->empty()) {
+    FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+        rewriter, *inits, /*replaceInitOperandUsesInLoop=*/false,
+        [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>(args.begin(), args.end());
+        });
+    if (failed(replaced))
+      return loop.emitError("cannot add the loop's carried DMA tokens");
+    loop = cast<affine::AffineForOp>(replaced->getOperation());
+  }
+
+  // The body sees the DMAs in flight before it (carried ones as
+  // iter_args) and adds its own.
+  unsigned firstArg = loop.getNumIterOperands() - inits->size();
+  SmallVector<Pending> body = getBodyState(loop, carried, state, firstArg);
+  // tagSlot reads the op: note the carried starts' slots before they go.
+  DenseMap<Operation *, AffineFns> carriedSlots;
+  for (auto [op, d] : carried.distance)
+    carriedSlots[op] = tagSlot(cast<affine::AffineDmaStartOp>(op));
+  if (failed(processBlock(*loop.getBody(), body)))
+    return failure();
+
+  // What the body leaves: its own DMAs must be carried; outer ones it
+  // waited are gone.
+  for (const Pending &p : body)
+    if (p.fromBody && !carried.distance.count(p.start))
+      return emitError(p.loc) << "starts a DMA that is never waited in its "
+                                 "loop's iteration or a later one";
+  llvm::erase_if(state, [&](const Pending &p) {
+    return llvm::none_of(body,
+                         [&](const Pending &b) { return b.token == p.token; });
+  });
+  if (!carried.distance.empty())
+    yieldCarriedTokens(loop, carried, carriedSlots, firstArg, state);
   return success();
 }
 

@@ -214,15 +214,15 @@ bool dependsOn(Value value, affine::AffineLoadOp load) {
   return false;
 }
 
-/// Analyzes the perfect nest `loops` and returns how to raise it, or emits
-/// the reason it cannot be raised at its outermost loop.
-FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
-  affine::AffineForOp outer = loops.front();
-  NestPlan plan;
-  plan.loops.assign(loops.begin(), loops.end());
-  DenseMap<Value, unsigned> loopOfIv;
-  for (unsigned i = 0; i < loops.size(); ++i) {
-    affine::AffineForOp loop = loops[i];
+/// Checks the loops of the nest `plan.loops` (constant bounds, step 1, no
+/// iter_args, at least one iteration), records their lower bounds and
+/// trip counts in `plan`, and the nest position of each induction variable
+/// in `loopOfIv`. Errors at the outermost loop.
+LogicalResult analyzeLoops(NestPlan &plan,
+                           DenseMap<Value, unsigned> &loopOfIv) {
+  affine::AffineForOp outer = plan.loops.front();
+  for (unsigned i = 0; i < plan.loops.size(); ++i) {
+    affine::AffineForOp loop = plan.loops[i];
     if (!loop.hasConstantLowerBound())
       return refuse(outer, "a loop has a non-constant lower bound");
     if (!loop.hasConstantUpperBound())
@@ -244,11 +244,18 @@ FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
                               loop.getConstantLowerBound());
     loopOfIv[loop.getInductionVar()] = i;
   }
+  return success();
+}
 
-  Block *body = plan.loops.back().getBody();
-  SmallVector<affine::AffineLoadOp> loads;
-  SmallVector<Operation *> computeOps;
-  for (Operation &op : body->without_terminator()) {
+/// Sorts the ops of the innermost body into its loads (`loads`), its one
+/// store (`plan.store`) and its arith and math ops (`computeOps`). Errors:
+/// a load of the stored buffer after the store, a second store or none,
+/// memref.load or memref.store, any other op.
+LogicalResult sortBody(NestPlan &plan,
+                       SmallVectorImpl<affine::AffineLoadOp> &loads,
+                       SmallVectorImpl<Operation *> &computeOps) {
+  affine::AffineForOp outer = plan.loops.front();
+  for (Operation &op : plan.loops.back().getBody()->without_terminator()) {
     if (auto load = dyn_cast<affine::AffineLoadOp>(op)) {
       if (plan.store && load.getMemRef() == plan.store.getMemRef())
         return refuse(outer, "it reads the buffer it writes after the store");
@@ -274,29 +281,37 @@ FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
   }
   if (!plan.store)
     return refuse(outer, "it has no affine.store");
+  return success();
+}
 
-  FailureOr<Access> output =
-      analyzeAccess(outer, plan.store.getMemRef(), plan.store.getAffineMap(),
-                    plan.store.getMapOperands(), /*isStore=*/true, loopOfIv);
-  if (failed(output))
-    return failure();
-  plan.output = std::move(*output);
-
-  // The generic's loops: the store's dimensions in order, then the
-  // reductions in nest order.
-  plan.loopDims.assign(loops.size(), 0);
-  llvm::SmallBitVector parallel(loops.size());
+/// Numbers the generic's loops in `plan.loopDims`: the store's dimensions
+/// in order (`plan.numParallel` of them), then the reductions in nest
+/// order. Returns which loops of the nest are parallel.
+llvm::SmallBitVector assignLoopDims(NestPlan &plan) {
+  unsigned numLoops = plan.loops.size();
+  plan.loopDims.assign(numLoops, 0);
+  llvm::SmallBitVector parallel(numLoops);
   for (const IndexPart &index : plan.output.indices)
     if (index.loop) {
       plan.loopDims[*index.loop] = plan.numParallel++;
       parallel.set(*index.loop);
     }
   unsigned nextDim = plan.numParallel;
-  for (unsigned i = 0; i < loops.size(); ++i)
+  for (unsigned i = 0; i < numLoops; ++i)
     if (!parallel.test(i))
       plan.loopDims[i] = nextDim++;
+  return parallel;
+}
 
-  llvm::SmallBitVector usedLoops = parallel;
+/// Analyzes `loads`: each reads the stored element (`plan.outputLoads`) or
+/// an input (`plan.inputs`, one per distinct access, and
+/// `plan.inputLoads`); sets in `usedLoops` the loops their indices use.
+/// Errors: those of analyzeAccess, a read of the output buffer at other
+/// elements.
+LogicalResult analyzeLoads(NestPlan &plan, ArrayRef<affine::AffineLoadOp> loads,
+                           const DenseMap<Value, unsigned> &loopOfIv,
+                           llvm::SmallBitVector &usedLoops) {
+  affine::AffineForOp outer = plan.loops.front();
   for (affine::AffineLoadOp load : loads) {
     FailureOr<Access> access =
         analyzeAccess(outer, load.getMemRef(), load.getAffineMap(),
@@ -319,27 +334,43 @@ FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
     if (it == plan.inputs.end())
       plan.inputs.push_back(std::move(*access));
   }
-  // Checked after the accesses, so that index arithmetic in the body is
-  // reported as such.
+  return success();
+}
+
+/// Checks the computation: its operands (`computeOps`' and the stored
+/// value) are computed in the body or constants, every loop indexes some
+/// access (`usedLoops`), and a nest with reduction loops accumulates (the
+/// stored value depends on a load of the stored element).
+LogicalResult checkComputation(const NestPlan &plan,
+                               ArrayRef<Operation *> computeOps,
+                               const llvm::SmallBitVector &usedLoops) {
+  affine::AffineForOp outer = plan.loops.front();
+  affine::AffineForOp innermost = plan.loops.back();
+  affine::AffineStoreOp store = plan.store;
+  Block *body = innermost.getBody();
   for (Operation *op : computeOps)
     for (Value operand : op->getOperands())
       if (failed(checkScalar(outer, body, operand)))
         return failure();
-  if (failed(checkScalar(outer, body, plan.store.getValueToStore())))
+  if (failed(checkScalar(outer, body, store.getValueToStore())))
     return failure();
   if (!usedLoops.all())
     return refuse(outer, "a loop's index indexes no access");
-  if (plan.numParallel != loops.size() &&
+  if (plan.numParallel != plan.loops.size() &&
       llvm::none_of(plan.outputLoads, [&](affine::AffineLoadOp load) {
-        return dependsOn(plan.store.getValueToStore(), load);
+        return dependsOn(store.getValueToStore(), load);
       }))
     return refuse(outer, "it overwrites its output in a reduction loop (the "
                          "stored value does not depend on the value loaded "
                          "from the stored element)");
-  // Every access must stay inside its memref where the bounds are known
-  // (a constant offset): the views the raise builds are subviews, and an
-  // out-of-bounds subview has no type (the op would index outside the
-  // buffer anyway).
+  return success();
+}
+
+/// Checks that every access stays inside its memref where the bounds are
+/// known (a constant offset): the views the raise builds are subviews, and
+/// an out-of-bounds subview has no type (the op would index outside the
+/// buffer anyway).
+LogicalResult checkAccessBounds(const NestPlan &plan) {
   SmallVector<const Access *> accesses;
   for (const Access &input : plan.inputs)
     accesses.push_back(&input);
@@ -355,11 +386,42 @@ FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
       auto c = dyn_cast<AffineConstantExpr>(offset);
       int64_t dim = cast<MemRefType>(access->memref.getType()).getDimSize(d);
       if (c && (c.getValue() < 0 || size > dim || c.getValue() > dim - size))
-        return refuse(outer, "an access indexes [" + Twine(c.getValue()) +
-                                 ", " + Twine(c.getValue() + size) +
-                                 ") of dimension " + Twine(d) + " of size " +
-                                 Twine(dim) + ", outside its memref");
+        return refuse(plan.loops.front(),
+                      "an access indexes [" + Twine(c.getValue()) + ", " +
+                          Twine(c.getValue() + size) + ") of dimension " +
+                          Twine(d) + " of size " + Twine(dim) +
+                          ", outside its memref");
     }
+  return success();
+}
+
+/// Analyzes the perfect nest `loops` and returns how to raise it, or emits
+/// the reason it cannot be raised at its outermost loop.
+FailureOr<NestPlan> analyzeNest(ArrayRef<affine::AffineForOp> loops) {
+  affine::AffineForOp outer = loops.front();
+  NestPlan plan;
+  plan.loops.assign(loops.begin(), loops.end());
+  DenseMap<Value, unsigned> loopOfIv;
+  if (failed(analyzeLoops(plan, loopOfIv)))
+    return failure();
+  SmallVector<affine::AffineLoadOp> loads;
+  SmallVector<Operation *> computeOps;
+  if (failed(sortBody(plan, loads, computeOps)))
+    return failure();
+  FailureOr<Access> output =
+      analyzeAccess(outer, plan.store.getMemRef(), plan.store.getAffineMap(),
+                    plan.store.getMapOperands(), /*isStore=*/true, loopOfIv);
+  if (failed(output))
+    return failure();
+  plan.output = std::move(*output);
+  llvm::SmallBitVector usedLoops = assignLoopDims(plan);
+  if (failed(analyzeLoads(plan, loads, loopOfIv, usedLoops)))
+    return failure();
+  // Checked after the accesses, so that index arithmetic in the body is
+  // reported as such.
+  if (failed(checkComputation(plan, computeOps, usedLoops)) ||
+      failed(checkAccessBounds(plan)))
+    return failure();
   return plan;
 }
 

@@ -130,10 +130,10 @@ static FailureOr<Periodic> findPeriod(Operation *op, AffineExpr expr,
                          << kMaxPeriod << " iterations";
 }
 
-LogicalResult accel::affinedma::rotateModulos(func::FuncOp func,
-                                              RewriterBase &rewriter) {
-  // Index computations nothing reads any more (upstream's pipelining
-  // leaves some; the tag indices went with the tags) need no values.
+/// Erases the affine.apply ops of `func` nothing reads, until none is left
+/// (upstream's pipelining leaves some; the tag indices went with the
+/// tags): they need no values.
+static void eraseDeadApplies(func::FuncOp func, RewriterBase &rewriter) {
   bool erased = true;
   while (erased) {
     erased = false;
@@ -144,10 +144,15 @@ LogicalResult accel::affinedma::rotateModulos(func::FuncOp func,
       }
     });
   }
+}
 
-  // Which loops need which periodic values.
+/// The periodic values of each loop (by its op), in the order the applies
+/// of `func` first need them, and those applies (in `applies`). Errors: the
+/// division splitPeriodic or findPeriod cannot express.
+static FailureOr<llvm::MapVector<Operation *, SmallVector<Periodic>>>
+findPeriodicValues(func::FuncOp func,
+                   SmallVectorImpl<affine::AffineApplyOp> &applies) {
   llvm::MapVector<Operation *, SmallVector<Periodic>> wanted;
-  SmallVector<affine::AffineApplyOp> applies;
   WalkResult walk = func.walk([&](affine::AffineApplyOp apply) {
     AffineFns fns = normalize(apply.getAffineMap(), apply.getMapOperands());
     llvm::MapVector<Value, AffineExpr> parts;
@@ -170,85 +175,124 @@ LogicalResult accel::affinedma::rotateModulos(func::FuncOp func,
   });
   if (walk.wasInterrupted())
     return failure();
+  return wanted;
+}
 
-  // Each loop carries, per periodic value, its values in the next `period`
-  // iterations and rotates them (adding the drift to the one that comes
-  // round again); one that never changes is a constant.
-  DenseMap<Value, SmallVector<std::pair<AffineExpr, Value>>> values; // by IV
-  for (auto &[op, list] : wanted) {
-    auto loop = cast<affine::AffineForOp>(op);
-    int64_t lb = loop.getConstantLowerBound();
-    int64_t step = loop.getStepAsInt();
-    rewriter.setInsertionPoint(loop);
-    SmallVector<Value> carried;
-    SmallVector<std::pair<AffineExpr, Value>> fixed;
-    SmallVector<const Periodic *> rotated;
-    for (const Periodic &p : list) {
-      auto at = [&](int64_t j) {
-        return arith::ConstantIndexOp::create(
-            rewriter, loop.getLoc(), *evaluate(p.expr, {lb + j * step}));
-      };
-      if (p.period == 1 && p.drift == 0) {
-        fixed.push_back({p.expr, at(0)});
-        continue;
-      }
-      for (int64_t j = 0; j < p.period; ++j)
-        carried.push_back(at(j));
-      rotated.push_back(&p);
-    }
-    Value iv = loop.getInductionVar();
-    if (!carried.empty()) {
-      FailureOr<LoopLikeOpInterface> replaced =
-          loop.replaceWithAdditionalYields(
-              rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
-              [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument> args) {
-                SmallVector<Value> yields;
-                unsigned first = 0;
-                for (const Periodic *p : rotated) {
-                  for (int64_t j = 1; j < p->period; ++j)
-                    yields.push_back(args[first + j]);
-                  Value again = args[first];
-                  if (p->drift != 0)
-                    again = arith::AddIOp::create(
-                        b, loc, again,
-                        arith::ConstantIndexOp::create(b, loc, p->drift));
-                  yields.push_back(again);
-                  first += p->period;
-                }
-                return yields;
-              });
-      if (failed(replaced))
-        return loop.emitError("cannot add the loop's rotating index values");
-      loop = cast<affine::AffineForOp>(replaced->getOperation());
-      iv = loop.getInductionVar();
-      unsigned arg = loop.getNumIterOperands() - carried.size();
-      for (const Periodic *p : rotated) {
-        values[iv].push_back({p->expr, loop.getRegionIterArgs()[arg]});
-        arg += p->period;
-      }
-    }
-    llvm::append_range(values[iv], fixed);
+/// The values a loop yields for its `rotated` periodic values, whose
+/// `period` values each are the iter_args `args` in order: each shifts by
+/// one, and the first comes round again (plus its drift) as the last.
+static SmallVector<Value> rotateYields(OpBuilder &b, Location loc,
+                                       ArrayRef<BlockArgument> args,
+                                       ArrayRef<const Periodic *> rotated) {
+  SmallVector<Value> yields;
+  unsigned first = 0;
+  for (const Periodic *p : rotated) {
+    for (int64_t j = 1; j < p->period; ++j)
+      yields.push_back(args[first + j]);
+    Value again = args[first];
+    if (p->drift != 0)
+      again = arith::AddIOp::create(
+          b, loc, again, arith::ConstantIndexOp::create(b, loc, p->drift));
+    yields.push_back(again);
+    first += p->period;
   }
+  return yields;
+}
 
-  // Each index computation reads the rotating values instead of dividing.
-  for (affine::AffineApplyOp apply : applies) {
-    AffineFns fns = normalize(apply.getAffineMap(), apply.getMapOperands());
-    llvm::MapVector<Value, AffineExpr> parts;
-    FailureOr<AffineExpr> rest =
-        splitPeriodic(apply, fns.exprs[0], fns.operands, parts);
-    if (failed(rest))
+/// The value of each periodic expression in a loop, by the loop's IV.
+using LoopValues = DenseMap<Value, SmallVector<std::pair<AffineExpr, Value>>>;
+
+/// Makes `loop` carry, per periodic value of `list`, its values in the next
+/// `period` iterations as iter_args and rotate them (adding the drift to
+/// the one that comes round again); one that never changes is a constant
+/// before the loop. Adds each value to `values` under the (new) loop's IV.
+/// Errors: iter_args that cannot be added.
+static LogicalResult carryPeriodicValues(RewriterBase &rewriter,
+                                         affine::AffineForOp loop,
+                                         ArrayRef<Periodic> list,
+                                         LoopValues &values) {
+  int64_t lb = loop.getConstantLowerBound();
+  int64_t step = loop.getStepAsInt();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> carried;
+  SmallVector<std::pair<AffineExpr, Value>> fixed;
+  SmallVector<const Periodic *> rotated;
+  for (const Periodic &p : list) {
+    auto at = [&](int64_t j) {
+      return arith::ConstantIndexOp::create(rewriter, loop.getLoc(),
+                                            *evaluate(p.expr, {lb + j * step}));
+    };
+    if (p.period == 1 && p.drift == 0) {
+      fixed.push_back({p.expr, at(0)});
+      continue;
+    }
+    for (int64_t j = 0; j < p.period; ++j)
+      carried.push_back(at(j));
+    rotated.push_back(&p);
+  }
+  Value iv = loop.getInductionVar();
+  if (!carried.empty()) {
+    FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+        rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument> args) {
+          return rotateYields(b, loc, args, rotated);
+        });
+    if (failed(replaced))
+      return loop.emitError("cannot add the loop's rotating index values");
+    loop = cast<affine::AffineForOp>(replaced->getOperation());
+    iv = loop.getInductionVar();
+    unsigned arg = loop.getNumIterOperands() - carried.size();
+    for (const Periodic *p : rotated) {
+      values[iv].push_back({p->expr, loop.getRegionIterArgs()[arg]});
+      arg += p->period;
+    }
+  }
+  llvm::append_range(values[iv], fixed);
+  return success();
+}
+
+/// Rewrites `apply` to read the rotating values of `values` instead of
+/// dividing. Errors: those of splitPeriodic (none the first split found).
+static LogicalResult readPeriodicValues(affine::AffineApplyOp apply,
+                                        LoopValues &values,
+                                        RewriterBase &rewriter) {
+  AffineFns fns = normalize(apply.getAffineMap(), apply.getMapOperands());
+  llvm::MapVector<Value, AffineExpr> parts;
+  FailureOr<AffineExpr> rest =
+      splitPeriodic(apply, fns.exprs[0], fns.operands, parts);
+  if (failed(rest))
+    return failure();
+  AffineExpr e = *rest;
+  SmallVector<Value> operands = fns.operands;
+  for (auto &[iv, expr] : parts) {
+    for (auto &[key, value] : values[iv])
+      if (key == expr)
+        operands.push_back(value);
+    e = e + getAffineDimExpr(operands.size() - 1, apply.getContext());
+  }
+  rewriter.setInsertionPoint(apply);
+  rewriter.replaceOpWithNewOp<affine::AffineApplyOp>(
+      apply, AffineMap::get(operands.size(), 0, e), operands);
+  return success();
+}
+
+LogicalResult accel::affinedma::rotateModulos(func::FuncOp func,
+                                              RewriterBase &rewriter) {
+  eraseDeadApplies(func, rewriter);
+  // Which loops need which periodic values.
+  SmallVector<affine::AffineApplyOp> applies;
+  FailureOr<llvm::MapVector<Operation *, SmallVector<Periodic>>> wanted =
+      findPeriodicValues(func, applies);
+  if (failed(wanted))
+    return failure();
+  LoopValues values;
+  for (auto &[op, list] : *wanted)
+    if (failed(carryPeriodicValues(rewriter, cast<affine::AffineForOp>(op),
+                                   list, values)))
       return failure();
-    AffineExpr e = *rest;
-    SmallVector<Value> operands = fns.operands;
-    for (auto &[iv, expr] : parts) {
-      for (auto &[key, value] : values[iv])
-        if (key == expr)
-          operands.push_back(value);
-      e = e + getAffineDimExpr(operands.size() - 1, apply.getContext());
-    }
-    rewriter.setInsertionPoint(apply);
-    rewriter.replaceOpWithNewOp<affine::AffineApplyOp>(
-        apply, AffineMap::get(operands.size(), 0, e), operands);
-  }
+  // Each index computation reads the rotating values instead of dividing.
+  for (affine::AffineApplyOp apply : applies)
+    if (failed(readPeriodicValues(apply, values, rewriter)))
+      return failure();
   return success();
 }
