@@ -226,6 +226,110 @@ std::string accel::gen::detail::emitRing(Emitter &e, Rng &r, Budget budget) {
       .str();
 }
 
+namespace {
+/// The drawn shape of a run-time trip statement (emitRuntimeTrip): `tr` x
+/// `tc` tiles up to a loaded count `n` in each of `bands` column bands, the
+/// loop written in `style` (0 to n, 0 to n * tr step tr, a loaded 1 to
+/// n + 1), or `segs` ragged segments when non-zero.
+struct RuntimeTripShape {
+  int64_t tr, tc, n, bands;
+  unsigned style;
+  int64_t segs;
+};
+
+/// The buffers of a run-time trip statement, and the loaded count.
+struct RuntimeTripBuffers {
+  Value x, o, vt, vx, vsq, vs, vo, count;
+};
+} // namespace
+
+/// Draws a run-time trip statement's shape from `r`, its tiles shrunk to
+/// fit `budget.vmem`; std::nullopt when they cannot.
+static std::optional<RuntimeTripShape> drawRuntimeTrip(Emitter &e, Rng &r,
+                                                       Budget budget) {
+  RuntimeTripShape s;
+  s.tr = r.pick<int64_t>({1, 2, 4, 8});
+  s.tc = r.pick<int64_t>({8, 16, 32, 64, 128});
+  int64_t trips = budget.trips;
+  s.n = drawTrip(r, trips);
+  s.bands = r.chance(30) ? std::min<int64_t>(3, drawTrip(r, trips)) : 1;
+  s.style = unsigned(r.range(0, 2));
+  if (!shrinkToFit(
+          {{&s.tc, 8}, {&s.tr, 1}},
+          [&] {
+            return 3 * e.vmemBytes(s.tr * s.tc) + e.vmemBytes(s.tr) +
+                   e.vmemBytes(s.n + 2);
+          },
+          budget.vmem))
+    return std::nullopt;
+  // A ragged batch instead: segments of table[1..segs] = 1..segs tiles
+  // packed back to back (as many as the table holds).
+  s.segs = 0;
+  if (r.chance(35))
+    while ((s.segs + 1) * (s.segs + 2) / 2 <= s.n + 2 && s.segs + 1 <= s.n + 1)
+      ++s.segs;
+  return s;
+}
+
+/// The tile at (`row`, `col`), RMS-normalized-like: x * sum(x * x).
+static void emitNormalizedTile(Emitter &e, const RuntimeTripShape &s,
+                               const RuntimeTripBuffers &v, Value row,
+                               Value col) {
+  e.copy(e.tile(v.x, row, col, s.tr, s.tc), v.vx);
+  VMulOp::create(e.b, e.loc, v.vx, v.vx, v.vsq);
+  VReduceSumOp::create(e.b, e.loc, v.vsq, v.vs);
+  VMulOp::create(e.b, e.loc, v.vx, v.vs, v.vo);
+  e.copy(v.vo, e.tile(v.o, row, col, s.tr, s.tc));
+}
+
+/// The tiles of band `col` up to the loaded count, in the loop style drawn.
+static void emitRuntimeRows(Emitter &e, const RuntimeTripShape &s,
+                            const RuntimeTripBuffers &v, Value col) {
+  Value lb = e.c(0), step = e.c(1), ub = v.count;
+  if (s.style == 1) { // the row offset is the induction variable
+    step = e.c(s.tr);
+    ub = e.mul(v.count, e.c(s.tr));
+  } else if (s.style == 2) { // from table[1] == 1 to count + 1
+    lb = e.load(v.vt, e.c(1));
+    ub = e.add(v.count, lb);
+  }
+  scf::ForOp::create(e.b, e.loc, lb, ub, step, ValueRange{},
+                     [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+                       OpBuilder::InsertionGuard guard(e.b);
+                       e.b.setInsertionPoint(nested.getInsertionBlock(),
+                                             nested.getInsertionPoint());
+                       Value row = s.style == 1 ? iv
+                                   : s.style == 2
+                                       ? e.mul(e.sub(iv, lb), e.c(s.tr))
+                                       : e.mul(iv, e.c(s.tr));
+                       emitNormalizedTile(e, s, v, row, col);
+                       scf::YieldOp::create(e.b, e.loc);
+                     });
+}
+
+/// The ragged batch of band `col`: segments of table[1..segs] = 1..segs
+/// tiles packed back to back, the outer loop carrying where the next
+/// starts (in rows with step rows when style 1, else in tiles with step 1).
+static void emitRaggedSegments(Emitter &e, const RuntimeTripShape &s,
+                               const RuntimeTripBuffers &v, Value col) {
+  e.loop(1, s.segs + 1, 1, ValueRange{e.c(0)}, [&](Value seg, ValueRange args) {
+    Value len = e.load(v.vt, seg);
+    Value start = args[0];
+    bool rows = s.style == 1;
+    Value stop = e.add(start, rows ? e.mul(len, e.c(s.tr)) : len);
+    scf::ForOp::create(
+        e.b, e.loc, start, stop, e.c(rows ? s.tr : 1), ValueRange{},
+        [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+          OpBuilder::InsertionGuard guard(e.b);
+          e.b.setInsertionPoint(nested.getInsertionBlock(),
+                                nested.getInsertionPoint());
+          emitNormalizedTile(e, s, v, rows ? iv : e.mul(iv, e.c(s.tr)), col);
+          scf::YieldOp::create(e.b, e.loc);
+        });
+    return SmallVector<Value>{stop};
+  });
+}
+
 /// Row tiles up to a trip count known only at run time (issue 33): the
 /// count is accel.load'ed from an i32 iota table DMA'd into VMEM, and the
 /// loop runs to it (as the upper bound, scaled into it, or from a run-time
@@ -234,103 +338,47 @@ std::string accel::gen::detail::emitRing(Emitter &e, Rng &r, Budget budget) {
 /// starts; each tile is RMS-normalized-like: x * sum(x * x).
 std::string accel::gen::detail::emitRuntimeTrip(Emitter &e, Rng &r,
                                                 Budget budget) {
-  int64_t tr = r.pick<int64_t>({1, 2, 4, 8});
-  int64_t tc = r.pick<int64_t>({8, 16, 32, 64, 128});
-  int64_t trips = budget.trips;
-  int64_t n = drawTrip(r, trips);
-  int64_t bands = r.chance(30) ? std::min<int64_t>(3, drawTrip(r, trips)) : 1;
-  unsigned style = unsigned(r.range(0, 2));
-  if (!shrinkToFit(
-          {{&tc, 8}, {&tr, 1}},
-          [&] {
-            return 3 * e.vmemBytes(tr * tc) + e.vmemBytes(tr) +
-                   e.vmemBytes(n + 2);
-          },
-          budget.vmem))
+  std::optional<RuntimeTripShape> shape = drawRuntimeTrip(e, r, budget);
+  if (!shape)
     return "";
+  const RuntimeTripShape &s = *shape;
+  int64_t tr = s.tr, tc = s.tc, n = s.n, bands = s.bands;
   // Rows past the count are never visited: the output keeps zeros there.
-  Value x = e.hbm({(n + 2) * tr, bands * tc});
-  Value o = e.out({(n + 2) * tr, bands * tc});
+  RuntimeTripBuffers v;
+  v.x = e.hbm({(n + 2) * tr, bands * tc});
+  v.o = e.out({(n + 2) * tr, bands * tc});
   Value table = e.hbm({n + 2}, "iota", /*i32=*/true);
-  Value vt = e.alloc({n + 2}, /*i32=*/true);
-  Value vx = e.alloc({tr, tc}), vsq = e.alloc({tr, tc});
-  Value vs = e.alloc({tr, 1}), vo = e.alloc({tr, tc});
-  e.copy(table, vt);
-  Value count = e.load(vt, e.c(n)); // table[n] == n
-  auto tileAt = [&](Value row, Value col) {
-    e.copy(e.tile(x, row, col, tr, tc), vx);
-    VMulOp::create(e.b, e.loc, vx, vx, vsq);
-    VReduceSumOp::create(e.b, e.loc, vsq, vs);
-    VMulOp::create(e.b, e.loc, vx, vs, vo);
-    e.copy(vo, e.tile(o, row, col, tr, tc));
+  v.vt = e.alloc({n + 2}, /*i32=*/true);
+  v.vx = e.alloc({tr, tc});
+  v.vsq = e.alloc({tr, tc});
+  v.vs = e.alloc({tr, 1});
+  v.vo = e.alloc({tr, tc});
+  e.copy(table, v.vt);
+  v.count = e.load(v.vt, e.c(n)); // table[n] == n
+  auto body = [&](Value col) {
+    if (s.segs)
+      emitRaggedSegments(e, s, v, col);
+    else
+      emitRuntimeRows(e, s, v, col);
   };
-  auto rowsOf = [&](Value col) {
-    auto none = SmallVector<Value>();
-    Value lb = e.c(0), step = e.c(1), ub = count;
-    if (style == 1) { // the row offset is the induction variable
-      step = e.c(tr);
-      ub = e.mul(count, e.c(tr));
-    } else if (style == 2) { // from table[1] == 1 to count + 1
-      lb = e.load(vt, e.c(1));
-      ub = e.add(count, lb);
-    }
-    scf::ForOp::create(e.b, e.loc, lb, ub, step, ValueRange{},
-                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-                         OpBuilder::InsertionGuard guard(e.b);
-                         e.b.setInsertionPoint(nested.getInsertionBlock(),
-                                               nested.getInsertionPoint());
-                         Value row = style == 1 ? iv
-                                     : style == 2
-                                         ? e.mul(e.sub(iv, lb), e.c(tr))
-                                         : e.mul(iv, e.c(tr));
-                         tileAt(row, col);
-                         scf::YieldOp::create(e.b, e.loc);
-                       });
-    return none;
-  };
-  // A ragged batch instead: segments of table[1..segs] = 1..segs tiles
-  // packed back to back, the outer loop carrying where the next starts
-  // (in rows with step rows, or in tiles with step 1).
-  int64_t segs = 0;
-  if (r.chance(35))
-    while ((segs + 1) * (segs + 2) / 2 <= n + 2 && segs + 1 <= n + 1)
-      ++segs;
-  auto segmentsOf = [&](Value col) {
-    e.loop(1, segs + 1, 1, ValueRange{e.c(0)}, [&](Value s, ValueRange args) {
-      Value len = e.load(vt, s);
-      Value start = args[0];
-      bool rows = style == 1;
-      Value stop = e.add(start, rows ? e.mul(len, e.c(tr)) : len);
-      scf::ForOp::create(
-          e.b, e.loc, start, stop, e.c(rows ? tr : 1), ValueRange{},
-          [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-            OpBuilder::InsertionGuard guard(e.b);
-            e.b.setInsertionPoint(nested.getInsertionBlock(),
-                                  nested.getInsertionPoint());
-            tileAt(rows ? iv : e.mul(iv, e.c(tr)), col);
-            scf::YieldOp::create(e.b, e.loc);
-          });
-      return SmallVector<Value>{stop};
-    });
-    return SmallVector<Value>();
-  };
-  auto body = [&](Value col) { return segs ? segmentsOf(col) : rowsOf(col); };
   if (bands > 1)
-    e.loop(0, bands * tc, tc, {},
-           [&](Value col, ValueRange) { return body(col); });
+    e.loop(0, bands * tc, tc, {}, [&](Value col, ValueRange) {
+      body(col);
+      return SmallVector<Value>();
+    });
   else
     body(Value());
   static const char *styles[] = {"0 to n", "0 to n * rows step rows",
                                  "a loaded 1 to n + 1"};
-  if (segs)
+  if (s.segs)
     return llvm::formatv("ragged batch of {0} segments of 1..{0} {1}x{2} "
                          "tiles ({3}), {4} bands",
-                         segs, tr, tc, style == 1 ? "in rows" : "in tiles",
+                         s.segs, tr, tc, s.style == 1 ? "in rows" : "in tiles",
                          bands)
         .str();
   return llvm::formatv("run-time trip count {0} of {1}x{2} tiles ({3}), {4} "
                        "bands",
-                       n, tr, tc, styles[style], bands)
+                       n, tr, tc, styles[s.style], bands)
       .str();
 }
 

@@ -14,225 +14,325 @@ using namespace mlir;
 using namespace accel;
 using namespace accel::gen::detail;
 
+namespace {
+/// The drawn shape of an elementwise statement (emitElementwise): `tr` x
+/// `tc` tiles over `tripR` row tiles (`lr`) and/or `tripC` column bands
+/// (`lc`).
+struct ElementwiseShape {
+  int64_t tr, tc;
+  bool twoInputs, reuse, secondOut, broadcast;
+  unsigned allocLevel; ///< 0 top, 1 outer loop, 2 inner loop
+  bool waitEarly, storeWaitLate;
+  unsigned op1, op2;
+  bool rowLoop, colLoop;
+  int64_t tripR, tripC;
+  TileLoop lr, lc;
+};
+
+/// The buffers of an elementwise statement: the HBM inputs and outputs,
+/// and the VMEM tiles (allocated by allocElementwiseTiles).
+struct ElementwiseBuffers {
+  Value a, bIn, o1, o2;
+  Value va, vb, vt, vo, vcol;
+};
+} // namespace
+
+/// Draws an elementwise statement's shape from `r`, its tiles shrunk to
+/// fit `budget.vmem`; std::nullopt when they cannot.
+static std::optional<ElementwiseShape> drawElementwise(Emitter &e, Rng &r,
+                                                       Budget budget) {
+  ElementwiseShape s;
+  s.tr = r.pick<int64_t>({1, 2, 4, 8, 16});
+  s.tc = r.pick<int64_t>({8, 16, 32, 64, 128});
+  s.twoInputs = r.chance(60);
+  s.reuse = s.twoInputs && r.chance(35); // one VMEM buffer, two tensors
+  s.secondOut = r.chance(40);
+  s.broadcast = r.chance(25); // y is a row-sum column
+  s.allocLevel = unsigned(r.range(0, 2));
+  s.waitEarly = r.chance(50);
+  s.storeWaitLate = r.chance(50);
+  s.op1 = unsigned(r.next());
+  s.op2 = unsigned(r.next());
+  s.rowLoop = r.chance(70);
+  s.colLoop = r.chance(50);
+  if (!s.rowLoop && !s.colLoop)
+    s.rowLoop = true;
+  int64_t trips = budget.trips;
+  s.tripC = s.colLoop ? drawTrip(r, trips) : 1;
+  s.tripR = s.rowLoop ? drawTrip(r, trips) : 1;
+  s.lr = drawTileLoop(r, s.tripR, s.tr);
+  s.lc = drawTileLoop(r, s.tripC, s.tc);
+  if (!e.allocInLoops)
+    s.allocLevel = 0;
+  int nTiles = 3 + (s.twoInputs && !s.reuse);
+  if (!shrinkToFit(
+          {{&s.tc, 8}, {&s.tr, 1}},
+          [&] {
+            return nTiles * e.vmemBytes(s.tr * s.tc) +
+                   (s.broadcast ? e.vmemBytes(s.tr) : 0);
+          },
+          budget.vmem))
+    return std::nullopt;
+  s.lr.stride = s.tr;
+  s.lc.stride = s.tc;
+  return s;
+}
+
+/// Allocates the VMEM tiles of an elementwise statement into `v`.
+static void allocElementwiseTiles(Emitter &e, const ElementwiseShape &s,
+                                  ElementwiseBuffers &v) {
+  int64_t tr = s.tr, tc = s.tc;
+  v.va = e.alloc({tr, tc});
+  v.vb = s.twoInputs && !s.reuse ? e.alloc({tr, tc}) : Value();
+  v.vt = e.alloc({tr, tc});
+  v.vo = e.alloc({tr, tc});
+  v.vcol = s.broadcast ? e.alloc({tr, 1}) : Value();
+}
+
+/// The tile at (`row`, `col`) of an elementwise statement: loads (WAITed
+/// early or just before the use), a unary and a binary op (on a row-sum
+/// column when broadcast), one or two stores.
+static void emitElementwiseTile(Emitter &e, const ElementwiseShape &s,
+                                ElementwiseBuffers &v, Value row, Value col) {
+  int64_t tr = s.tr, tc = s.tc;
+  if (s.allocLevel == 2 || (s.allocLevel == 1 && !(s.rowLoop && s.colLoop)))
+    allocElementwiseTiles(e, s, v);
+  Value ta = e.dma(e.tile(v.a, row, col, tr, tc), v.va);
+  Value tb;
+  if (s.waitEarly)
+    e.wait(ta);
+  if (v.vb) {
+    tb = e.dma(e.tile(v.bIn, row, col, tr, tc), v.vb);
+    if (s.waitEarly)
+      e.wait(tb);
+  }
+  if (!s.waitEarly)
+    e.wait(ta);
+  e.unary(s.op1, v.va, v.vt);
+  Value y;
+  if (s.reuse) {
+    // The same VMEM buffer now holds the second tensor.
+    e.copy(e.tile(v.bIn, row, col, tr, tc), v.va);
+    y = v.va;
+  } else if (v.vb) {
+    if (!s.waitEarly)
+      e.wait(tb);
+    y = v.vb;
+  } else {
+    y = v.va;
+  }
+  if (s.broadcast) {
+    VReduceSumOp::create(e.b, e.loc, y, v.vcol);
+    e.binary(s.op2, v.vt, v.vcol, v.vo);
+  } else {
+    e.binary(s.op2, v.vt, y, v.vo);
+  }
+  Value t1 = e.dma(v.vo, e.tile(v.o1, row, col, tr, tc));
+  if (!s.storeWaitLate)
+    e.wait(t1);
+  Value t2;
+  if (v.o2)
+    t2 = e.dma(v.vt, e.tile(v.o2, row, col, tr, tc));
+  if (s.storeWaitLate)
+    e.wait(t1);
+  if (t2)
+    e.wait(t2);
+}
+
 /// Tiled elementwise work over row tiles and/or column bands of a matrix,
 /// one or two inputs, an optional second output, buffer reuse, allocations
 /// inside the loops, WAITs right after the ISSUE or just before the use.
 std::string accel::gen::detail::emitElementwise(Emitter &e, Rng &r,
                                                 Budget budget) {
-  int64_t tr = r.pick<int64_t>({1, 2, 4, 8, 16});
-  int64_t tc = r.pick<int64_t>({8, 16, 32, 64, 128});
-  bool twoInputs = r.chance(60);
-  bool reuse = twoInputs && r.chance(35); // one VMEM buffer, two tensors
-  bool secondOut = r.chance(40);
-  bool broadcast = r.chance(25);                 // y is a row-sum column
-  unsigned allocLevel = unsigned(r.range(0, 2)); // 0 top, 1 outer, 2 inner
-  bool waitEarly = r.chance(50);
-  bool storeWaitLate = r.chance(50);
-  unsigned op1 = unsigned(r.next()), op2 = unsigned(r.next());
-  bool rowLoop = r.chance(70), colLoop = r.chance(50);
-  if (!rowLoop && !colLoop)
-    rowLoop = true;
-  int64_t trips = budget.trips;
-  int64_t tripC = colLoop ? drawTrip(r, trips) : 1;
-  int64_t tripR = rowLoop ? drawTrip(r, trips) : 1;
-  TileLoop lr = drawTileLoop(r, tripR, tr), lc = drawTileLoop(r, tripC, tc);
-  if (!e.allocInLoops)
-    allocLevel = 0;
-  int nTiles = 3 + (twoInputs && !reuse);
-  if (!shrinkToFit(
-          {{&tc, 8}, {&tr, 1}},
-          [&] {
-            return nTiles * e.vmemBytes(tr * tc) +
-                   (broadcast ? e.vmemBytes(tr) : 0);
-          },
-          budget.vmem))
+  std::optional<ElementwiseShape> shape = drawElementwise(e, r, budget);
+  if (!shape)
     return "";
-  lr.stride = tr;
-  lc.stride = tc;
-  int64_t rows = tr * (rowLoop ? lr.span() : 1);
-  int64_t cols = tc * (colLoop ? lc.span() : 1);
-  Value a = e.hbm({rows, cols});
-  Value bIn = twoInputs ? e.hbm({rows, cols}) : Value();
-  Value o1 = e.out({rows, cols});
-  Value o2 = secondOut ? e.out({rows, cols}) : Value();
-
-  Value va, vb, vt, vo, vcol;
-  auto allocAll = [&] {
-    va = e.alloc({tr, tc});
-    vb = twoInputs && !reuse ? e.alloc({tr, tc}) : Value();
-    vt = e.alloc({tr, tc});
-    vo = e.alloc({tr, tc});
-    vcol = broadcast ? e.alloc({tr, 1}) : Value();
-  };
-  if (allocLevel == 0)
-    allocAll();
-  auto body = [&](Value row, Value col) {
-    if (allocLevel == 2 || (allocLevel == 1 && !(rowLoop && colLoop)))
-      allocAll();
-    Value ta = e.dma(e.tile(a, row, col, tr, tc), va);
-    Value tb;
-    if (waitEarly)
-      e.wait(ta);
-    if (vb) {
-      tb = e.dma(e.tile(bIn, row, col, tr, tc), vb);
-      if (waitEarly)
-        e.wait(tb);
-    }
-    if (!waitEarly)
-      e.wait(ta);
-    e.unary(op1, va, vt);
-    Value y;
-    if (reuse) {
-      // The same VMEM buffer now holds the second tensor.
-      e.copy(e.tile(bIn, row, col, tr, tc), va);
-      y = va;
-    } else if (vb) {
-      if (!waitEarly)
-        e.wait(tb);
-      y = vb;
-    } else {
-      y = va;
-    }
-    if (broadcast) {
-      VReduceSumOp::create(e.b, e.loc, y, vcol);
-      e.binary(op2, vt, vcol, vo);
-    } else {
-      e.binary(op2, vt, y, vo);
-    }
-    Value t1 = e.dma(vo, e.tile(o1, row, col, tr, tc));
-    if (!storeWaitLate)
-      e.wait(t1);
-    Value t2;
-    if (o2)
-      t2 = e.dma(vt, e.tile(o2, row, col, tr, tc));
-    if (storeWaitLate)
-      e.wait(t1);
-    if (t2)
-      e.wait(t2);
-  };
+  const ElementwiseShape &s = *shape;
+  int64_t rows = s.tr * (s.rowLoop ? s.lr.span() : 1);
+  int64_t cols = s.tc * (s.colLoop ? s.lc.span() : 1);
+  ElementwiseBuffers v;
+  v.a = e.hbm({rows, cols});
+  v.bIn = s.twoInputs ? e.hbm({rows, cols}) : Value();
+  v.o1 = e.out({rows, cols});
+  v.o2 = s.secondOut ? e.out({rows, cols}) : Value();
+  if (s.allocLevel == 0)
+    allocElementwiseTiles(e, s, v);
   auto inner = [&](Value row) {
-    if (allocLevel == 1 && rowLoop && colLoop)
-      allocAll(); // in the outer loop, used in the nested one
-    if (colLoop)
-      e.tileLoop(lc, [&](Value col) { body(row, col); });
+    if (s.allocLevel == 1 && s.rowLoop && s.colLoop)
+      allocElementwiseTiles(e, s, v); // in the outer loop, used in the inner
+    if (s.colLoop)
+      e.tileLoop(s.lc,
+                 [&](Value col) { emitElementwiseTile(e, s, v, row, col); });
     else
-      body(row, Value());
+      emitElementwiseTile(e, s, v, row, Value());
   };
-  if (rowLoop)
-    e.tileLoop(lr, inner);
+  if (s.rowLoop)
+    e.tileLoop(s.lr, inner);
   else
     inner(Value());
-  return llvm::formatv("elementwise {0}x{1} tiles, {2}x{3} trips{4}{5}{6}", tr,
-                       tc, tripR, tripC, reuse ? ", reused buffer" : "",
-                       broadcast ? ", broadcast" : "",
-                       allocLevel ? ", alloc in loop" : "")
+  return llvm::formatv("elementwise {0}x{1} tiles, {2}x{3} trips{4}{5}{6}",
+                       s.tr, s.tc, s.tripR, s.tripC,
+                       s.reuse ? ", reused buffer" : "",
+                       s.broadcast ? ", broadcast" : "",
+                       s.allocLevel ? ", alloc in loop" : "")
       .str();
+}
+
+namespace {
+/// The drawn shape of a matmul statement (emitMatmul): `tm` x `tk` tiles
+/// of X, `tk` x `n` of W, over `tripK` k tiles (`lk`), `tripM` row tiles
+/// (`lm`) and `tripB` batches.
+struct MatmulShape {
+  int64_t tm, tk, n;
+  int64_t tripK, tripM, tripB;
+  bool peel, resident, accInLoop;
+  unsigned epilogue; ///< 0 none, 1 relu, 2 square
+  bool waitEarly;
+  TileLoop lk, lm;
+  int64_t kTiles; ///< k tiles W holds
+};
+
+/// The buffers of a matmul statement; the accumulator (and relu's zeros)
+/// are allocated by allocMatmulAcc.
+struct MatmulBuffers {
+  Value x, w, o;
+  Value vx, vw, vacc, vzero;
+};
+} // namespace
+
+/// Draws a matmul statement's shape from `r`, its tiles shrunk to fit
+/// `budget.vmem` (W streamed when resident does not fit); std::nullopt when
+/// they cannot.
+static std::optional<MatmulShape> drawMatmul(Emitter &e, Rng &r,
+                                             Budget budget) {
+  MatmulShape s;
+  s.tm = r.pick<int64_t>({1, 2, 4, 8, 16});
+  s.tk = r.pick<int64_t>({8, 16, 32, 64});
+  s.n = r.pick<int64_t>({8, 16, 32, 64, 128});
+  int64_t trips = budget.trips;
+  s.tripK = drawTrip(r, trips);
+  s.tripM = r.chance(60) ? drawTrip(r, trips) : 1;
+  s.tripB = s.tripM > 1 && r.chance(40) ? r.range(2, 3) : 1;
+  s.peel = s.tripK > 1 && r.chance(50);
+  s.resident = r.chance(30);
+  s.accInLoop = r.chance(50);
+  s.epilogue = unsigned(r.range(0, 2));
+  s.waitEarly = r.chance(50);
+  s.lk = drawTileLoop(r, s.tripK, s.tk);
+  s.lm = drawTileLoop(r, s.tripM, s.tm);
+  s.accInLoop &= e.allocInLoops;
+  s.kTiles = s.peel ? s.tripK : s.lk.span();
+  auto bytes = [&] {
+    return e.vmemBytes(s.tm * s.tk) +
+           (s.resident ? e.vmemBytes(s.kTiles * s.tk * s.n)
+                       : e.vmemBytes(s.tk * s.n)) +
+           e.vmemBytes(s.tm * s.n) * (s.epilogue == 1 ? 2 : 1);
+  };
+  if (!shrinkToFit({{&s.n, 8}, {&s.tk, 8}, {&s.tm, 1}}, bytes, budget.vmem)) {
+    s.resident = false;
+    if (!shrinkToFit({{&s.n, 8}, {&s.tk, 8}, {&s.tm, 1}}, bytes, budget.vmem))
+      return std::nullopt;
+  }
+  s.lk.stride = s.tk;
+  s.lm.stride = s.tm;
+  return s;
+}
+
+/// Allocates a matmul statement's accumulator (and relu's zeros) into `v`.
+static void allocMatmulAcc(Emitter &e, const MatmulShape &s, MatmulBuffers &v) {
+  v.vacc = e.alloc({s.tm, s.n});
+  v.vzero = s.epilogue == 1 ? e.alloc({s.tm, s.n}) : Value();
+}
+
+/// One k step of a matmul statement at row `row` and k offset `k`: X's
+/// tile, W's (a view of resident W, or DMA'd), and the matmul.
+static void emitMatmulKStep(Emitter &e, const MatmulShape &s,
+                            const MatmulBuffers &v, Value row, Value k,
+                            bool accumulate) {
+  Value tx = e.dma(e.tile(v.x, row, k, s.tm, s.tk), v.vx);
+  if (s.waitEarly)
+    e.wait(tx);
+  Value wTile;
+  if (s.resident) {
+    wTile = e.tile(v.vw, k, Value(), s.tk, s.n);
+  } else {
+    Value tw = e.dma(e.tile(v.w, k, Value(), s.tk, s.n), v.vw);
+    e.wait(tw);
+    wTile = v.vw;
+  }
+  if (!s.waitEarly)
+    e.wait(tx);
+  e.matmul(v.vx, wTile, v.vacc, accumulate);
+}
+
+/// The row tile at `row` of a matmul statement: the k loop (the first step
+/// peeled, or after a zero fill), the epilogue, the store.
+static void emitMatmulRowTile(Emitter &e, const MatmulShape &s,
+                              MatmulBuffers &v, Value row) {
+  if (s.accInLoop)
+    allocMatmulAcc(e, s, v);
+  if (s.peel) {
+    emitMatmulKStep(e, s, v, row, Value(), /*accumulate=*/false);
+    e.loop(s.tk, s.tripK * s.tk, s.tk, {}, [&](Value k, ValueRange) {
+      emitMatmulKStep(e, s, v, row, k, true);
+      return SmallVector<Value>();
+    });
+  } else {
+    e.fill(v.vacc, 0.0f);
+    e.tileLoop(s.lk, [&](Value k) { emitMatmulKStep(e, s, v, row, k, true); });
+  }
+  if (s.epilogue == 1) { // relu
+    e.fill(v.vzero, 0.0f);
+    VMaxOp::create(e.b, e.loc, v.vacc, v.vzero, v.vacc);
+  } else if (s.epilogue == 2) {
+    VMulOp::create(e.b, e.loc, v.vacc, v.vacc, v.vacc);
+  }
+  e.copy(v.vacc, e.tile(v.o, row, Value(), s.tm, s.n));
 }
 
 /// C = X W over k tiles (a column band of X, a row tile of W), optionally
 /// over row tiles and batches (3 deep), W resident or streamed, the first
 /// k tile peeled (no accumulate) or a zero fill, an epilogue on the VPU.
 std::string accel::gen::detail::emitMatmul(Emitter &e, Rng &r, Budget budget) {
-  int64_t tm = r.pick<int64_t>({1, 2, 4, 8, 16});
-  int64_t tk = r.pick<int64_t>({8, 16, 32, 64});
-  int64_t n = r.pick<int64_t>({8, 16, 32, 64, 128});
-  int64_t trips = budget.trips;
-  int64_t tripK = drawTrip(r, trips);
-  int64_t tripM = r.chance(60) ? drawTrip(r, trips) : 1;
-  int64_t tripB = tripM > 1 && r.chance(40) ? r.range(2, 3) : 1;
-  bool peel = tripK > 1 && r.chance(50);
-  bool resident = r.chance(30);
-  bool accInLoop = r.chance(50);
-  unsigned epilogue = unsigned(r.range(0, 2));
-  bool waitEarly = r.chance(50);
-  TileLoop lk = drawTileLoop(r, tripK, tk), lm = drawTileLoop(r, tripM, tm);
-  accInLoop &= e.allocInLoops;
-  int64_t kTiles = peel ? tripK : lk.span();
-  auto bytes = [&] {
-    return e.vmemBytes(tm * tk) +
-           (resident ? e.vmemBytes(kTiles * tk * n) : e.vmemBytes(tk * n)) +
-           e.vmemBytes(tm * n) * (epilogue == 1 ? 2 : 1);
-  };
-  if (!shrinkToFit({{&n, 8}, {&tk, 8}, {&tm, 1}}, bytes, budget.vmem)) {
-    resident = false;
-    if (!shrinkToFit({{&n, 8}, {&tk, 8}, {&tm, 1}}, bytes, budget.vmem))
-      return "";
-  }
-  lk.stride = tk;
-  lm.stride = tm;
-  int64_t kDim = kTiles * tk;
-  int64_t mSpan = tripM > 1 ? lm.span() : 1;
-  int64_t mRows = tm * mSpan * tripB;
-  Value x = e.hbm({mRows, kDim});
-  Value w = e.hbm({kDim, n});
-  Value o = e.out({mRows, n});
-  Value vx = e.alloc({tm, tk});
-  Value vw = resident ? e.alloc({kDim, n}) : e.alloc({tk, n});
-  Value vacc, vzero;
-  auto allocAcc = [&] {
-    vacc = e.alloc({tm, n});
-    vzero = epilogue == 1 ? e.alloc({tm, n}) : Value();
-  };
-  if (!accInLoop)
-    allocAcc();
-  if (resident)
-    e.copy(w, vw);
-  auto kStep = [&](Value row, Value k, bool accumulate) {
-    Value tx = e.dma(e.tile(x, row, k, tm, tk), vx);
-    if (waitEarly)
-      e.wait(tx);
-    Value wTile;
-    if (resident) {
-      wTile = e.tile(vw, k, Value(), tk, n);
-    } else {
-      Value tw = e.dma(e.tile(w, k, Value(), tk, n), vw);
-      e.wait(tw);
-      wTile = vw;
-    }
-    if (!waitEarly)
-      e.wait(tx);
-    e.matmul(vx, wTile, vacc, accumulate);
-  };
-  auto rowTile = [&](Value row) {
-    if (accInLoop)
-      allocAcc();
-    if (peel) {
-      kStep(row, Value(), /*accumulate=*/false);
-      e.loop(tk, tripK * tk, tk, {}, [&](Value k, ValueRange) {
-        kStep(row, k, true);
-        return SmallVector<Value>();
-      });
-    } else {
-      e.fill(vacc, 0.0f);
-      e.tileLoop(lk, [&](Value k) { kStep(row, k, true); });
-    }
-    if (epilogue == 1) { // relu
-      e.fill(vzero, 0.0f);
-      VMaxOp::create(e.b, e.loc, vacc, vzero, vacc);
-    } else if (epilogue == 2) {
-      VMulOp::create(e.b, e.loc, vacc, vacc, vacc);
-    }
-    e.copy(vacc, e.tile(o, row, Value(), tm, n));
-  };
+  std::optional<MatmulShape> shape = drawMatmul(e, r, budget);
+  if (!shape)
+    return "";
+  const MatmulShape &s = *shape;
+  int64_t kDim = s.kTiles * s.tk;
+  int64_t mSpan = s.tripM > 1 ? s.lm.span() : 1;
+  int64_t mRows = s.tm * mSpan * s.tripB;
+  MatmulBuffers v;
+  v.x = e.hbm({mRows, kDim});
+  v.w = e.hbm({kDim, s.n});
+  v.o = e.out({mRows, s.n});
+  v.vx = e.alloc({s.tm, s.tk});
+  v.vw = s.resident ? e.alloc({kDim, s.n}) : e.alloc({s.tk, s.n});
+  if (!s.accInLoop)
+    allocMatmulAcc(e, s, v);
+  if (s.resident)
+    e.copy(v.w, v.vw);
   auto batch = [&](Value base) {
-    if (tripM > 1)
-      e.tileLoop(lm, [&](Value m) { rowTile(base ? e.add(base, m) : m); });
+    if (s.tripM > 1)
+      e.tileLoop(s.lm, [&](Value m) {
+        emitMatmulRowTile(e, s, v, base ? e.add(base, m) : m);
+      });
     else
-      rowTile(base);
+      emitMatmulRowTile(e, s, v, base);
   };
-  if (tripB > 1) {
+  if (s.tripB > 1) {
     // Batches: the base row advanced in iter_args.
-    int64_t stride = tm * mSpan;
-    e.loop(0, tripB, 1, ValueRange{e.c(0)}, [&](Value, ValueRange args) {
+    int64_t stride = s.tm * mSpan;
+    e.loop(0, s.tripB, 1, ValueRange{e.c(0)}, [&](Value, ValueRange args) {
       batch(args[0]);
       return SmallVector<Value>{e.add(args[0], e.c(stride))};
     });
   } else {
     batch(Value());
   }
-  return llvm::formatv("matmul {0}x{1}x{2} tiles, {3}x{4}x{5} trips{6}{7}", tm,
-                       tk, n, tripB, tripM, tripK, peel ? ", peeled" : "",
-                       resident ? ", resident W" : "")
+  return llvm::formatv("matmul {0}x{1}x{2} tiles, {3}x{4}x{5} trips{6}{7}",
+                       s.tm, s.tk, s.n, s.tripB, s.tripM, s.tripK,
+                       s.peel ? ", peeled" : "",
+                       s.resident ? ", resident W" : "")
       .str();
 }
 
