@@ -5,6 +5,7 @@
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Analysis/SystemAnalysis.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
+#include "accel/Replay/Replayer.h"
 #include "accel/Sim/System.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
@@ -426,4 +427,37 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
   if (auto e = writeOutput(path("program.lst"), listing))
     return e;
   return writeOutput(path("program.mlir"), ir);
+}
+
+llvm::Expected<RunResult>
+accel::replayWindow(replay::Replayer &replayer, const RunOptions &options,
+                    const ReplayWindowOptions &window) {
+  analysis::DmaStallCollector collector;
+  auto timeline = std::make_shared<RunTimeline>(
+      replayer.getProgram(), replayer.getConfig(), 1, options);
+  replayer.addObserver(&collector);
+  if (window.analyze)
+    replayer.addObserver(&timeline->getAnalyzer(0));
+  if (auto e = replayer.load())
+    return std::move(e);
+  replayer.getSimulator().setTimingOnly(window.timingOnly);
+  auto summary = replayer.run(window.onProgress);
+  if (window.onAnalyze)
+    window.onAnalyze();
+  if (!summary) {
+    if (!window.timingOnly)
+      return summary.takeError();
+    return llvm::createStringError(
+        llvm::toString(summary.takeError()) +
+        " (a --timing-only replay skips the MXU/VPU arithmetic; replay "
+        "without it if control depends on computed values)");
+  }
+  if (!window.timingOnly)
+    if (auto e = replayer.checkResults())
+      return std::move(e);
+  RunResult r;
+  r.program = replayer.getProgram();
+  r.summary = *summary;
+  finishAnalysis(r, replayer.getConfig(), collector, timeline, 0, options);
+  return r;
 }

@@ -7,8 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Fdo/SweepPoint.h"
-#include "accel/Analysis/Analyzer.h"
-#include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/NpyIO.h"
@@ -104,29 +102,12 @@ SweepRow accel::evaluateTracePoint(const replay::Trace &trace,
     row.error = llvm::toString(replayer.takeError());
     return row;
   }
-  analysis::DmaStallCollector collector;
-  auto timeline = std::make_shared<RunTimeline>(
-      (*replayer)->getProgram(), (*replayer)->getConfig(), 1, run);
-  (*replayer)->addObserver(&collector);
-  (*replayer)->addObserver(&timeline->getAnalyzer(0));
-  if (auto e = (*replayer)->load()) {
-    row.error = llvm::toString(std::move(e));
+  auto r = replayWindow(**replayer, run, ReplayWindowOptions());
+  if (!r) {
+    row.error = llvm::toString(r.takeError());
     return row;
   }
-  auto summary = (*replayer)->run();
-  if (!summary) {
-    row.error = llvm::toString(summary.takeError());
-    return row;
-  }
-  if (auto e = (*replayer)->checkResults()) {
-    row.error = llvm::toString(std::move(e));
-    return row;
-  }
-  RunResult r;
-  r.program = (*replayer)->getProgram();
-  r.summary = *summary;
-  finishAnalysis(r, (*replayer)->getConfig(), collector, timeline, 0, run);
-  fillSweepRow(row, *r.metrics);
+  fillSweepRow(row, *r->metrics);
   return row;
 }
 

@@ -9,7 +9,6 @@
 
 #include "Tool.h"
 
-#include "accel/Analysis/Analyzer.h"
 #include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Replay/Recorder.h"
 #include "accel/Replay/Replayer.h"
@@ -32,6 +31,48 @@ using json = nlohmann::json;
 
 namespace accel::tool {
 
+/// The chip to record (--chip; 0 without it) of a system of
+/// `config.chips`; nullopt after an error naming the chips there are.
+static std::optional<unsigned>
+getRecordedChip(const sim::MachineConfig &config) {
+  unsigned chip = 0;
+  if (plotChip.getNumOccurrences()) {
+    if (llvm::StringRef(plotChip).getAsInteger(10, chip) ||
+        chip >= config.chips) {
+      fail("--chip=" + plotChip + ": " + inputFile + " runs on " +
+           std::to_string(config.chips) + " chip" +
+           (config.chips == 1 ? "" : "s") + " (chips 0 to " +
+           std::to_string(config.chips - 1) + ")");
+      return std::nullopt;
+    }
+  }
+  return chip;
+}
+
+/// Runs `device` to --break-at's instruction (its --hit-count'th
+/// execution), within --max-instructions. Returns the exit code.
+static int runToBreakpoint(sim::Device &device, const isa::Program &program,
+                           Progress &progress) {
+  auto pc = sim::resolveBreakpoint(program, breakAt);
+  if (!pc)
+    return fail(llvm::toString(pc.takeError()));
+  device.setBreakpoint(*pc, hitCount);
+  if (auto e = device.continueToBreakpoint(
+          instructionBudget(), [&](uint64_t instructions, uint64_t cycle) {
+            progress.update([&] {
+              return "running to --break-at=" + breakAt + ": " +
+                     formatCount(instructions) + " instructions, " +
+                     formatCount(cycle) + " cycles";
+            });
+          })) {
+    std::string msg = llvm::toString(std::move(e));
+    if (llvm::StringRef(msg).starts_with("no breakpoint hit within"))
+      msg += " (--max-instructions)";
+    return fail("--break-at=" + breakAt + ": " + msg);
+  }
+  return 0;
+}
+
 int cmdRecord(MLIRContext &ctx) {
   if (outputPath.empty())
     return fail("record needs -o TRACE");
@@ -42,36 +83,14 @@ int cmdRecord(MLIRContext &ctx) {
   const sim::MachineConfig *config = &input.config;
   // On a system, the chip to record (--chip); the others run along and
   // the trace carries what they do to it (format version 4).
-  unsigned chip = 0;
-  if (plotChip.getNumOccurrences()) {
-    if (llvm::StringRef(plotChip).getAsInteger(10, chip) ||
-        chip >= config->chips)
-      return fail("--chip=" + plotChip + ": " + inputFile + " runs on " +
-                  std::to_string(config->chips) + " chip" +
-                  (config->chips == 1 ? "" : "s") + " (chips 0 to " +
-                  std::to_string(config->chips - 1) + ")");
-  }
-  sim::Device device(*config, *program, chip);
+  std::optional<unsigned> chip = getRecordedChip(*config);
+  if (!chip)
+    return 1;
+  sim::Device device(*config, *program, *chip);
   Progress progress("accel-replay record");
-  if (!breakAt.empty()) {
-    auto pc = sim::resolveBreakpoint(*program, breakAt);
-    if (!pc)
-      return fail(llvm::toString(pc.takeError()));
-    device.setBreakpoint(*pc, hitCount);
-    if (auto e = device.continueToBreakpoint(
-            instructionBudget(), [&](uint64_t instructions, uint64_t cycle) {
-              progress.update([&] {
-                return "running to --break-at=" + breakAt + ": " +
-                       formatCount(instructions) + " instructions, " +
-                       formatCount(cycle) + " cycles";
-              });
-            })) {
-      std::string msg = llvm::toString(std::move(e));
-      if (llvm::StringRef(msg).starts_with("no breakpoint hit within"))
-        msg += " (--max-instructions)";
-      return fail("--break-at=" + breakAt + ": " + msg);
-    }
-  }
+  if (!breakAt.empty())
+    if (int rc = runToBreakpoint(device, *program, progress))
+      return rc;
   uint64_t before = device.getInstructionCount();
   auto trace = replay::record(
       device, *program, config->jsonText, recordCount,
@@ -96,7 +115,7 @@ int cmdRecord(MLIRContext &ctx) {
       (before ? " after " + formatCount(before) + " run to the breakpoint"
               : ""));
   llvm::outs() << "recorded "
-               << (trace->system ? "chip " + std::to_string(chip) + " of " +
+               << (trace->system ? "chip " + std::to_string(*chip) + " of " +
                                        std::to_string(config->chips) + ": "
                                  : std::string())
                << trace->pcs.size() << " instructions from pc "
@@ -116,26 +135,28 @@ int cmdRecord(MLIRContext &ctx) {
   return 0;
 }
 
-int cmdReplay() {
-  auto trace = readTrace(inputFile);
-  if (!trace)
-    return fail(llvm::toString(trace.takeError()));
-  // --config: the recorded machine with the file's fields changed (the
-  // same instructions, new timing; SnR §4.2).
+/// The replayer of --input's trace: on the recorded machine, or with
+/// --config's fields changed (the same instructions, new timing; SnR
+/// §4.2), whose changes are listed on stdout. Errors are printed.
+static std::unique_ptr<replay::Replayer>
+createReplayer(const replay::Trace &trace) {
   std::vector<std::string> changed;
   llvm::Expected<std::unique_ptr<replay::Replayer>> replayer = nullptr;
   if (configFile.empty()) {
-    replayer = replay::Replayer::create(*trace);
+    replayer = replay::Replayer::create(trace);
   } else {
     auto buf = readInputFile(configFile, InputKind::Json);
-    if (!buf)
-      return fail(configFile +
-                  ": cannot read: " + llvm::toString(buf.takeError()));
-    replayer = replay::Replayer::create(*trace, (*buf)->getBuffer(), configFile,
+    if (!buf) {
+      fail(configFile + ": cannot read: " + llvm::toString(buf.takeError()));
+      return nullptr;
+    }
+    replayer = replay::Replayer::create(trace, (*buf)->getBuffer(), configFile,
                                         changed);
   }
-  if (!replayer)
-    return fail(inputFile + ": " + llvm::toString(replayer.takeError()));
+  if (!replayer) {
+    fail(inputFile + ": " + llvm::toString(replayer.takeError()));
+    return nullptr;
+  }
   if (!configFile.empty()) {
     llvm::outs() << "replaying on the recorded machine with " << configFile
                  << "'s changes (" << changed.size() << " field"
@@ -143,46 +164,14 @@ int cmdReplay() {
     for (const std::string &c : changed)
       llvm::outs() << "  " << c << "\n";
   }
-  analysis::DmaStallCollector collector;
-  auto timeline = std::make_shared<RunTimeline>(
-      (*replayer)->getProgram(), (*replayer)->getConfig(), 1, baseRunOptions());
-  (*replayer)->addObserver(&collector);
-  if (analyze)
-    (*replayer)->addObserver(&timeline->getAnalyzer(0));
-  if (auto e = (*replayer)->load())
-    return fail(inputFile + ": " + llvm::toString(std::move(e)));
-  (*replayer)->getSimulator().setTimingOnly(timingOnly);
-  Progress progress("accel-replay replay");
-  auto summary = (*replayer)->run([&](uint64_t done, uint64_t total) {
-    progress.update([&] {
-      return llvm::formatv("replaying: {0}% ({1} of {2} instructions)",
-                           total ? 100 * done / total : 100, formatCount(done),
-                           formatCount(total))
-          .str();
-    });
-  });
-  progress.update([] { return std::string("analyzing"); }, true);
-  if (!summary)
-    return fail(inputFile + ": " + llvm::toString(summary.takeError()) +
-                (timingOnly ? " (a --timing-only replay skips the MXU/VPU "
-                              "arithmetic; replay without it if control "
-                              "depends on computed values)"
-                            : ""));
-  if (!timingOnly)
-    if (auto e = (*replayer)->checkResults())
-      return fail(inputFile + ": " + llvm::toString(std::move(e)));
-  uint64_t writtenBytes = 0;
-  for (const sim::AddrRange &w : trace->writtenRanges)
-    writtenBytes += w.end - w.begin;
-  RunResult r;
-  r.program = (*replayer)->getProgram();
-  r.summary = *summary;
-  finishAnalysis(r, (*replayer)->getConfig(), collector, timeline, 0,
-                 baseRunOptions());
-  (*r.metrics)["window"] = {{"start_instruction", trace->startIndex},
-                            {"start_pc", trace->startPc},
-                            {"instructions", trace->pcs.size()}};
-  std::string dir = outputDirectory();
+  return std::move(*replayer);
+}
+
+/// Writes metrics.json, timeline.json and report.txt of a replay into -o
+/// (staged, replaced whole); `report` receives report.txt's text. Returns
+/// the exit code.
+static int writeReplayOutputs(const RunResult &r, llvm::StringRef dir,
+                              std::string &report) {
   auto staged = StagedDirectory::create(dir);
   if (!staged)
     return fail(llvm::toString(staged.takeError()));
@@ -193,7 +182,6 @@ int cmdReplay() {
   llvm::sys::path::append(timelinePath, "timeline.json");
   if (auto e = writeTimelineFile(timelinePath, r))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
-  std::string report;
   llvm::raw_string_ostream ros(report);
   analysis::writeReport(*r.metrics, ros);
   if (auto e = writeJsonFile(metricsPath, *r.metrics))
@@ -202,8 +190,48 @@ int cmdReplay() {
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = staged->commit())
     return fail(llvm::toString(std::move(e)));
+  return 0;
+}
+
+int cmdReplay() {
+  auto trace = readTrace(inputFile);
+  if (!trace)
+    return fail(llvm::toString(trace.takeError()));
+  std::unique_ptr<replay::Replayer> replayer = createReplayer(*trace);
+  if (!replayer)
+    return 1;
+  Progress progress("accel-replay replay");
+  ReplayWindowOptions window;
+  window.analyze = analyze;
+  window.timingOnly = timingOnly;
+  auto onProgress = [&](uint64_t done, uint64_t total) {
+    progress.update([&] {
+      return llvm::formatv("replaying: {0}% ({1} of {2} instructions)",
+                           total ? 100 * done / total : 100, formatCount(done),
+                           formatCount(total))
+          .str();
+    });
+  };
+  window.onProgress = onProgress;
+  auto onAnalyze = [&] {
+    progress.update([] { return std::string("analyzing"); }, true);
+  };
+  window.onAnalyze = onAnalyze;
+  auto r = replayWindow(*replayer, baseRunOptions(), window);
+  if (!r)
+    return fail(inputFile + ": " + llvm::toString(r.takeError()));
+  (*r->metrics)["window"] = {{"start_instruction", trace->startIndex},
+                             {"start_pc", trace->startPc},
+                             {"instructions", trace->pcs.size()}};
+  std::string dir = outputDirectory();
+  std::string report;
+  if (int rc = writeReplayOutputs(*r, dir, report))
+    return rc;
   progress.finish(formatCount(trace->pcs.size()) +
                   " instructions replayed and analyzed");
+  uint64_t writtenBytes = 0;
+  for (const sim::AddrRange &w : trace->writtenRanges)
+    writtenBytes += w.end - w.begin;
   llvm::outs() << report << "\nreplayed " << trace->pcs.size()
                << " instructions; PC sequence matches the trace; ";
   if (timingOnly)

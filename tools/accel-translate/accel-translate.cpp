@@ -171,18 +171,76 @@ static void registerTranslations() {
       });
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM y(argc, argv);
-  accel::initToolOutputs("accel-translate");
-  cl::AddExtraVersionPrinter(accel::printVersion);
-  // Every option registered so far is libLLVM's own (code generation for
-  // other targets, ...): hidden from --help, as are those of the MLIR
-  // printer and context registered next.
+/// Hides every option registered so far from --help: libLLVM's own (code
+/// generation for other targets, ...), as are those of the MLIR printer
+/// and context registered after it.
+static void hideLibraryOptions() {
   for (auto &entry : cl::getRegisteredOptions()) {
     llvm::StringRef name = entry.first;
     if (!name.starts_with("help") && name != "version")
       entry.second->setHiddenFlag(cl::ReallyHidden);
   }
+}
+
+/// Runs `translation` on `inputFile` (each chunk between `splitMarker`
+/// lines on its own when it is not empty; with `verifyDiagnostics`, the
+/// diagnostics checked against the input's expected-* comments) and writes
+/// the result to `outputFile` whole, or nothing when it fails. The exit
+/// code: 0, or 1 after the diagnostics or an error.
+static int runTranslation(const Translation &translation,
+                          llvm::StringRef inputFile, llvm::StringRef outputFile,
+                          llvm::StringRef splitMarker, bool verifyDiagnostics) {
+  // Bounded: /dev/zero or a never-ending pipe is an error, not a hang.
+  auto read = readInputFile(inputFile, InputKind::Program);
+  if (!read) {
+    (void)fail("cannot open input file '" + inputFile +
+               "': " + llvm::toString(read.takeError()));
+    return 1;
+  }
+  std::unique_ptr<llvm::MemoryBuffer> input = std::move(*read);
+  auto processChunk = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                          const llvm::MemoryBufferRef &,
+                          llvm::raw_ostream &os) -> LogicalResult {
+    MLIRContext context;
+    context.printOpOnDiagnostic(false);
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
+    if (!verifyDiagnostics) {
+      SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+      return translation(sourceMgr, os, &context);
+    }
+    SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, &context);
+    (void)translation(sourceMgr, os, &context);
+    return handler.verify();
+  };
+  // The translation's diagnostics are printed when it fails: a marker
+  // error that only discards the temporary output.
+  bool translationFailed = false;
+  llvm::Error e =
+      writeOutput(outputFile, [&](llvm::raw_ostream &os) -> llvm::Error {
+        LogicalResult result =
+            splitMarker.empty()
+                ? processChunk(std::move(input), llvm::MemoryBufferRef(), os)
+                : splitAndProcessBuffer(std::move(input), processChunk, os,
+                                        splitMarker, kDefaultSplitMarker);
+        if (succeeded(result))
+          return llvm::Error::success();
+        translationFailed = true;
+        return llvm::createStringError("the translation failed");
+      });
+  if (!e)
+    return 0;
+  std::string why = llvm::toString(std::move(e));
+  if (!translationFailed)
+    (void)fail(why);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  accel::initToolOutputs("accel-translate");
+  cl::AddExtraVersionPrinter(accel::printVersion);
+  hideLibraryOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerTranslations();
@@ -220,48 +278,6 @@ int main(int argc, char **argv) {
                "(see --help)");
     return 1;
   }
-  // Bounded: /dev/zero or a never-ending pipe is an error, not a hang.
-  auto read = readInputFile(inputFile, InputKind::Program);
-  if (!read) {
-    (void)fail("cannot open input file '" + inputFile +
-               "': " + llvm::toString(read.takeError()));
-    return 1;
-  }
-  std::unique_ptr<llvm::MemoryBuffer> input = std::move(*read);
-  auto processChunk = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
-                          const llvm::MemoryBufferRef &,
-                          llvm::raw_ostream &os) -> LogicalResult {
-    MLIRContext context;
-    context.printOpOnDiagnostic(false);
-    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-    sourceMgr->AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
-    if (!verifyDiagnostics) {
-      SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
-      return (*translation)(sourceMgr, os, &context);
-    }
-    SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, &context);
-    (void)(*translation)(sourceMgr, os, &context);
-    return handler.verify();
-  };
-  // The translation's diagnostics are printed when it fails: a marker
-  // error that only discards the temporary output.
-  bool translationFailed = false;
-  llvm::Error e =
-      writeOutput(outputFile, [&](llvm::raw_ostream &os) -> llvm::Error {
-        LogicalResult result =
-            splitInputFile.empty()
-                ? processChunk(std::move(input), llvm::MemoryBufferRef(), os)
-                : splitAndProcessBuffer(std::move(input), processChunk, os,
-                                        splitInputFile, kDefaultSplitMarker);
-        if (succeeded(result))
-          return llvm::Error::success();
-        translationFailed = true;
-        return llvm::createStringError("the translation failed");
-      });
-  if (!e)
-    return 0;
-  std::string why = llvm::toString(std::move(e));
-  if (!translationFailed)
-    (void)fail(why);
-  return 1;
+  return runTranslation(*translation, inputFile, outputFile, splitInputFile,
+                        verifyDiagnostics);
 }

@@ -27,6 +27,9 @@
 #include <vector>
 
 namespace accel {
+namespace replay {
+class Replayer;
+} // namespace replay
 namespace analysis {
 class Analyzer;
 class DmaStallCollector;
@@ -217,6 +220,32 @@ void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
                     const analysis::DmaStallCollector &collector,
                     const std::shared_ptr<RunTimeline> &timeline, unsigned chip,
                     const RunOptions &options);
+
+/// How replayWindow runs a trace's window.
+struct ReplayWindowOptions {
+  /// Attach the analyzer (metrics.json's analyzer sections, timeline.json).
+  bool analyze = true;
+  /// Skip the MXU/VPU arithmetic (Simulator::setTimingOnly); the results
+  /// are then not checked.
+  bool timingOnly = false;
+  /// Called with the instructions replayed and the window's total.
+  llvm::function_ref<void(uint64_t done, uint64_t total)> onProgress = nullptr;
+  /// Called when the replay has ended, before the results are checked and
+  /// analyzed.
+  llvm::function_ref<void()> onAnalyze = nullptr;
+};
+
+/// Replays the window of `replayer` (created, nothing loaded yet) with the
+/// DMA stall collector and, with `window.analyze`, the analyzer attached
+/// as performance trackers (SnR, Zarkadas et al., SoCC '25, §4.2), checks
+/// its results against the recorded run (unless timing-only), and fills
+/// the result's metrics (finishAnalysis with `options`). Errors: the load's
+/// (the trace does not fit the machine), the replay's (a fault, a PC
+/// sequence that leaves the trace's; with timingOnly, a hint that control
+/// may depend on the skipped arithmetic), the results' mismatch.
+llvm::Expected<RunResult> replayWindow(replay::Replayer &replayer,
+                                       const RunOptions &options,
+                                       const ReplayWindowOptions &window);
 
 /// The VMEM bytes a program's static allocation spans (the end of its
 /// highest VMEM buffer).
