@@ -1,197 +1,26 @@
 //===- Memory.cpp - Simulated HBM and VMEM --------------------------------===//
+//
+// A chip's memories: VMEM, dense, and HBM, sparse pages initialized from
+// the buffer table's image (HbmImage.cpp); the accesses and copies of the
+// simulator and the installs and reads of a replay, and the exact tile
+// overlap test of its race and hazard checks. What they cost the host is
+// MemoryFootprint.cpp.
+//
+//===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Memory.h"
+#include "HbmImage.h"
 #include "accel/Support/BFloat16.h"
-#include "accel/Support/SystemMemory.h"
 
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <mutex>
 
 using namespace accel;
 using namespace accel::sim;
-
-static void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
-                     std::vector<uint8_t> &bytes) {
-  bytes.assign(Memory::kHbmPageBytes, 0);
-  uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
-  for (const isa::Buffer &b : bufs) {
-    // (An iota buffer has 4-byte elements: the image reader refuses bf16.)
-    if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero ||
-        (b.init == isa::BufferInit::Iota && b.elemType == isa::ElemType::BF16))
-      continue;
-    uint64_t lo = std::max(pageAddr, b.base);
-    uint64_t hi = std::min(pageEnd, llvm::SaturatingAdd(b.base, b.bytes));
-    if (lo >= hi)
-      continue;
-    if (b.init == isa::BufferInit::Data) {
-      // The image's bytes (as many as it carries: a hand-built program may
-      // hold fewer, the rest stays 0).
-      llvm::ArrayRef<uint8_t> data = b.getData();
-      uint64_t have = std::min<uint64_t>(data.size(), hi - b.base);
-      if (lo - b.base < have)
-        std::memcpy(&bytes[lo - pageAddr], data.data() + (lo - b.base),
-                    have - (lo - b.base));
-      continue;
-    }
-    unsigned size = isa::getElemBytes(b.elemType);
-    // The first whole element at or after lo (buffers are 4-byte aligned;
-    // a page boundary falls between elements).
-    uint64_t first = b.base + llvm::alignTo(lo - b.base, size);
-    if (b.init == isa::BufferInit::Random && size == 4) {
-      // The common case (f32 weights), in one tight loop.
-      uint64_t index = (first - b.base) / 4;
-      for (uint64_t a = first; a + 4 <= hi; a += 4, ++index) {
-        float v = isa::initValue(b.seed, index);
-        std::memcpy(&bytes[a - pageAddr], &v, 4);
-      }
-      continue;
-    }
-    for (uint64_t a = first; a + size <= hi; a += size) {
-      uint64_t index = (a - b.base) / size;
-      uint8_t *at = &bytes[a - pageAddr];
-      if (b.init == isa::BufferInit::Iota) {
-        int32_t v = int32_t(index);
-        std::memcpy(at, &v, 4);
-      } else if (b.elemType == isa::ElemType::BF16) {
-        uint16_t v = f32ToBf16(isa::initValue(b.seed, index));
-        std::memcpy(at, &v, 2);
-      } else {
-        float v = isa::initValue(b.seed, index);
-        std::memcpy(at, &v, 4);
-      }
-    }
-  }
-}
-
-/// The initial contents of HBM for one buffer table (initPage: the buffers'
-/// initValue, iota or data images, zeros elsewhere), computed page by page
-/// on first use and shared, read-only, by every Memory made for an equal
-/// table: the runs of an fdo loop or of a sweep compute a page's initial
-/// values once (issue 34: 17% of `fdo` on the Llama MLP went to
-/// regenerating 516 MiB of weights in every run). Thread-safe (a sweep's
-/// runs share it).
-class accel::sim::HbmImage {
-public:
-  /// The image of `buffers` (a Memory's: sorted, the chip's seeds): one of
-  /// the last kKept made for an equal table, else a new one (which then
-  /// replaces the least recently used).
-  static std::shared_ptr<HbmImage> get(const std::vector<isa::Buffer> &buffers);
-
-  /// The kHbmPageBytes initial bytes of the page at `pageAddr`.
-  const uint8_t *page(uint64_t pageAddr) {
-    std::lock_guard<std::mutex> lock(mutex);
-    return pageLocked(pageAddr);
-  }
-
-  /// xxh3_64bits of the initial bytes [addr, addr + n), computed once per
-  /// range and kept: a run's result hash reads an unwritten buffer (the
-  /// weights of a model) from here instead of hashing it again.
-  uint64_t initialHash(uint64_t addr, uint64_t n) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
-    if (!inserted)
-      return it->second;
-    std::vector<uint8_t> bytes(n);
-    for (uint64_t done = 0; done < n;) {
-      uint64_t a = addr + done;
-      uint64_t pageAddr = a & ~(Memory::kHbmPageBytes - 1);
-      uint64_t len = std::min(n - done, Memory::kHbmPageBytes - (a - pageAddr));
-      std::memcpy(bytes.data() + done, pageLocked(pageAddr) + (a - pageAddr),
-                  len);
-      done += len;
-    }
-    return it->second = llvm::xxh3_64bits(bytes);
-  }
-
-private:
-  /// Images kept for reuse after their memories are gone: an fdo loop's
-  /// runs come one after the other (and its baseline beside them).
-  static constexpr size_t kKept = 2;
-
-  explicit HbmImage(std::vector<isa::Buffer> buffers, uint64_t key)
-      : buffers(std::move(buffers)), key(key) {}
-
-  /// What initPage reads of `buffers`, hashed: the HBM buffers that do not
-  /// start as zeros (extent, element type, init, seed, data image).
-  static uint64_t keyOf(const std::vector<isa::Buffer> &buffers) {
-    std::vector<uint64_t> fields;
-    for (const isa::Buffer &b : buffers) {
-      if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero)
-        continue;
-      fields.insert(fields.end(),
-                    {b.base, b.bytes, uint64_t(b.elemType), uint64_t(b.init),
-                     uint64_t(b.seed), llvm::xxh3_64bits(b.getData())});
-    }
-    return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-        reinterpret_cast<const uint8_t *>(fields.data()), fields.size() * 8));
-  }
-
-  /// Whether this image was made for a table equal to `other` in what
-  /// initPage reads (the key is a hash: equal keys are checked).
-  bool holds(const std::vector<isa::Buffer> &other) const {
-    auto initialized = [](const std::vector<isa::Buffer> &bufs) {
-      std::vector<const isa::Buffer *> out;
-      for (const isa::Buffer &b : bufs)
-        if (b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero)
-          out.push_back(&b);
-      return out;
-    };
-    std::vector<const isa::Buffer *> a = initialized(buffers),
-                                     b = initialized(other);
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(),
-                      [](const isa::Buffer *x, const isa::Buffer *y) {
-                        return x->base == y->base && x->bytes == y->bytes &&
-                               x->elemType == y->elemType &&
-                               x->init == y->init && x->seed == y->seed &&
-                               x->getData() == y->getData();
-                      });
-  }
-
-  const uint8_t *pageLocked(uint64_t pageAddr) {
-    std::unique_ptr<uint8_t[]> &slot = pages[pageAddr];
-    if (!slot) {
-      std::vector<uint8_t> bytes;
-      initPage(pageAddr, buffers, bytes);
-      slot.reset(new uint8_t[Memory::kHbmPageBytes]);
-      std::memcpy(slot.get(), bytes.data(), Memory::kHbmPageBytes);
-    }
-    return slot.get();
-  }
-
-  std::vector<isa::Buffer> buffers;
-  uint64_t key;
-  std::mutex mutex;
-  llvm::DenseMap<uint64_t, std::unique_ptr<uint8_t[]>> pages;
-  /// initialHash's results by (address, bytes).
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> hashes;
-};
-
-std::shared_ptr<HbmImage>
-HbmImage::get(const std::vector<isa::Buffer> &buffers) {
-  static std::mutex cacheMutex;
-  static std::vector<std::shared_ptr<HbmImage>> kept; // most recent last
-  uint64_t key = keyOf(buffers);
-  std::lock_guard<std::mutex> lock(cacheMutex);
-  for (auto it = kept.begin(); it != kept.end(); ++it)
-    if ((*it)->key == key && (*it)->holds(buffers)) {
-      std::shared_ptr<HbmImage> image = *it;
-      kept.erase(it);
-      kept.push_back(image);
-      return image;
-    }
-  std::shared_ptr<HbmImage> image(new HbmImage(buffers, key));
-  if (kept.size() == kKept)
-    kept.erase(kept.begin());
-  kept.push_back(image);
-  return image;
-}
 
 Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
                bool initHbm, unsigned chip)
@@ -579,112 +408,4 @@ std::map<uint64_t, std::vector<uint8_t>> Memory::dirtyHbmPages() const {
       out[entry.first].assign(entry.second->data(),
                               entry.second->data() + kHbmPageBytes);
   return out;
-}
-
-uint64_t MemoryFootprint::total() const {
-  uint64_t perChip = llvm::SaturatingAdd(
-      llvm::SaturatingAdd(vmemPerChip, hbmPerChip), extras.perChip);
-  return llvm::SaturatingAdd(llvm::SaturatingMultiply(chips, perChip),
-                             extras.once);
-}
-
-uint64_t sim::getHbmPageBytes(const std::vector<isa::Buffer> &buffers) {
-  // The buffers' page ranges [first, last] (page numbers), merged.
-  std::vector<std::pair<uint64_t, uint64_t>> pages;
-  for (const isa::Buffer &b : buffers)
-    if (b.space == isa::MemSpace::HBM && b.bytes != 0)
-      pages.push_back({b.base / Memory::kHbmPageBytes,
-                       (bufferEnd(b) - 1) / Memory::kHbmPageBytes});
-  std::sort(pages.begin(), pages.end());
-  uint64_t count = 0, next = 0; // pages before `next` are counted
-  for (auto [first, last] : pages) {
-    first = std::max(first, next);
-    if (first > last)
-      continue;
-    count = llvm::SaturatingAdd(count, last - first + 1);
-    next = last + 1; // last < 2^64 / kHbmPageBytes: no wrap
-  }
-  return llvm::SaturatingMultiply(count, Memory::kHbmPageBytes);
-}
-
-MemoryFootprint sim::getMemoryFootprint(uint64_t chips, uint64_t vmemBytes,
-                                        const std::vector<isa::Buffer> &bufs) {
-  MemoryFootprint f;
-  f.chips = chips;
-  f.vmemBytes = vmemBytes;
-  f.vmemPerChip = Memory::getVmemExtent(vmemBytes, bufs);
-  uint64_t hbm = getHbmPageBytes(bufs);
-  uint64_t pages = hbm / Memory::kHbmPageBytes;
-  f.hbmPerChip = llvm::SaturatingAdd(
-      hbm, llvm::SaturatingMultiply(pages, Memory::kHbmPageOverheadBytes));
-  return f;
-}
-
-/// `bytes` in whole MiB (rounded down), for the available memory.
-static std::string formatMiB(uint64_t bytes) {
-  return std::to_string(bytes >> 20) + " MiB";
-}
-
-llvm::Error sim::checkMemoryFootprint(const MemoryFootprint &f,
-                                      uint64_t availableBytes,
-                                      llvm::StringRef availableSource) {
-  uint64_t total = f.total();
-  if (total <= availableBytes)
-    return llvm::Error::success();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "machine config: chips \u00d7 vmem.bytes = " << f.chips << " \u00d7 "
-     << formatBytes(f.vmemBytes) << " needs up to " << formatBytes(total)
-     << ", more than the memory available to this process ("
-     << formatMiB(availableBytes) << ": " << availableSource
-     << "); per chip: " << formatBytes(f.vmemPerChip) << " of VMEM ("
-     << (f.vmemPerChip == f.vmemBytes
-             ? "all of vmem.bytes"
-             : "the span of the program's VMEM buffers")
-     << "), " << formatBytes(f.hbmPerChip) << " of HBM pages";
-  const FootprintExtras &x = f.extras;
-  if (x.perChip)
-    os << ", " << formatBytes(x.perChip) << " for "
-       << (x.perChipWhat.empty() ? "the analyses" : x.perChipWhat);
-  if (x.once)
-    os << "; once: " << formatBytes(x.once) << " for "
-       << (x.onceWhat.empty() ? "the results" : x.onceWhat);
-  os << "; use fewer chips, a smaller vmem.bytes or smaller buffers, or "
-        "raise the limit";
-  return llvm::createStringError(text);
-}
-
-llvm::Error sim::checkMemoryFootprint(const MemoryFootprint &footprint) {
-  AvailableMemory available = getAvailableMemory();
-  return checkMemoryFootprint(footprint, available.bytes, available.source);
-}
-
-std::optional<uint64_t>
-sim::compareHbm(const std::map<uint64_t, std::vector<uint8_t>> &a,
-                const std::map<uint64_t, std::vector<uint8_t>> &b,
-                const std::vector<isa::Buffer> &buffers) {
-  std::vector<uint64_t> pages;
-  for (const auto &e : a)
-    pages.push_back(e.first);
-  for (const auto &e : b)
-    pages.push_back(e.first);
-  std::sort(pages.begin(), pages.end());
-  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-  std::vector<uint8_t> initial;
-  for (uint64_t page : pages) {
-    auto ia = a.find(page), ib = b.find(page);
-    const std::vector<uint8_t> *pa = ia != a.end() ? &ia->second : nullptr;
-    const std::vector<uint8_t> *pb = ib != b.end() ? &ib->second : nullptr;
-    if (!pa || !pb) {
-      initPage(page, buffers, initial);
-      if (!pa)
-        pa = &initial;
-      else
-        pb = &initial;
-    }
-    for (uint64_t i = 0; i < Memory::kHbmPageBytes; ++i)
-      if ((*pa)[i] != (*pb)[i])
-        return page + i;
-  }
-  return std::nullopt;
 }

@@ -10,13 +10,15 @@
 //    class in Opcodes.def.
 //  - DMA ISSUE: DmaEngine (SnR Fig. 4); WAIT stalls until completion.
 //
-// Size (about 630 lines): the issue stage of one instruction per opcode
-// (a switch over Opcodes.def); the units, DMA engine and memory are in
-// their own files.
+// The issue stage of one instruction per opcode (a switch over Opcodes.def)
+// and its execution; the system and replay side of a chip (semaphores,
+// remote DMAs, the timing state a replay installs) is SimulatorChips.cpp,
+// and the units, DMA engine and memory are in their own files.
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Simulator.h"
+#include "SimulatorDetail.h"
 #include "accel/Sim/Access.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -142,52 +144,6 @@ RunSummary Simulator::finish(uint64_t endAtLeast) {
   return summary;
 }
 
-void Simulator::installRegister(unsigned r, uint64_t value) {
-  if (r != 0)
-    regs[r] = value;
-}
-
-/// The bytes a DMA from `src` to `dst` moves on the bus: its HBM side's
-/// whole bursts (getBurstBytes; the larger side when both are in HBM),
-/// else its bytes.
-static uint64_t getBusBytes(const TileRef &src, const TileRef &dst,
-                            uint64_t burst) {
-  uint64_t bus = 0;
-  for (const TileRef *t : {&src, &dst})
-    if (t->space == isa::MemSpace::HBM)
-      bus = std::max(bus, getBurstBytes(*t, burst));
-  return bus ? bus : src.rows * src.rowBytes();
-}
-
-void Simulator::installPendingDma(uint32_t id, uint32_t issuePc,
-                                  const TileRef &src, const TileRef &dst) {
-  int link = config.findLink(src.space, dst.space);
-  uint64_t bytes = src.rows * src.rowBytes();
-  if (link >= 0) {
-    dma.issue(0, link, bytes, id, getBusBytes(src, dst, config.dmaBurstBytes),
-              src.rows);
-    for (Observer *o : observers)
-      o->onDmaInFlight(issuePc, dma.get(id));
-  }
-  pendingDmas.push_back({id, issuePc, src, dst});
-}
-
-/// "VMEM [b, e)": a byte range as data-race messages name it.
-static std::string describeRange(const AddrRange &r) {
-  return (isa::memSpaceName(r.space).upper() + " [" + llvm::Twine(r.begin) +
-          ", " + llvm::Twine(r.end) + ")")
-      .str();
-}
-
-/// "DMA 3<ofChip> (issued at pc 12)": a DMA not yet waited for, as
-/// data-race messages name it.
-static std::string describePending(const Simulator::PendingDma &p,
-                                   llvm::StringRef ofChip) {
-  return ("DMA " + llvm::Twine(p.id) + ofChip + " (issued at pc " +
-          llvm::Twine(p.pc) + ")")
-      .str();
-}
-
 llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
                                      TileList &vmemReads, TileList &vmemWrites,
                                      IssueAt &at) {
@@ -267,167 +223,7 @@ llvm::Error Simulator::step() {
   return commit();
 }
 
-std::string Simulator::describeBlocked() const {
-  const Inst &in = program.code[pc];
-  uint64_t has = in.a < semaphores.size() ? semaphores[in.a].size() : 0;
-  return "chip " + std::to_string(chip) + " at " + describePc(pc) +
-         ": waits for " + std::to_string(prep.count) + " signals of " +
-         "semaphore " + std::to_string(in.a) + " and has " +
-         std::to_string(has);
-}
-
-unsigned Simulator::getNumChips() const {
-  return peers ? peers->getNumChips() : 1;
-}
-
-void Simulator::signal(unsigned sem, uint64_t cycle, uint32_t fromChip,
-                       uint32_t dmaId) {
-  if (semaphores.empty())
-    semaphores.resize(isa::kNumSemaphores);
-  std::vector<Signal> &list = semaphores[sem];
-  Signal s{cycle, fromChip, dmaId};
-  auto before = [](const Signal &a, const Signal &b) {
-    return std::tie(a.cycle, a.chip, a.dmaId) <
-           std::tie(b.cycle, b.chip, b.dmaId);
-  };
-  list.insert(std::upper_bound(list.begin(), list.end(), s, before), s);
-}
-
-Simulator::TimingState Simulator::getTimingState() const {
-  TimingState s;
-  s.lastIssue = lastIssue;
-  s.first = first;
-  s.unitFree = unitFree;
-  for (size_t u = 0; u < inFlight.size(); ++u) {
-    s.inFlight[u].end = inFlight[u].end;
-    for (const HazardTile &t : inFlight[u].reads)
-      s.inFlight[u].reads.push_back(t.tile());
-    for (const HazardTile &t : inFlight[u].writes)
-      s.inFlight[u].writes.push_back(t.tile());
-  }
-  s.engine = dma.getState();
-  for (const PendingDma &p : pendingDmas)
-    s.pendingTimings.push_back(dma.get(p.id));
-  for (size_t sem = 0; sem < semaphores.size(); ++sem)
-    for (const Signal &sig : semaphores[sem])
-      s.signals.push_back({uint32_t(sem), sig});
-  s.incoming = incoming;
-  return s;
-}
-
-void Simulator::installTimingState(const TimingState &s,
-                                   llvm::ArrayRef<PendingDma> pending) {
-  lastIssue = s.lastIssue;
-  first = s.first;
-  unitFree = s.unitFree;
-  for (size_t u = 0; u < inFlight.size(); ++u) {
-    InFlightOp &op = inFlight[u];
-    op = InFlightOp();
-    op.end = s.inFlight[u].end;
-    for (const TileRef &t : s.inFlight[u].reads)
-      if (op.reads.size < TileList::kMax)
-        op.reads.push_back(HazardTile::of(t, t.span()));
-    for (const TileRef &t : s.inFlight[u].writes)
-      if (op.writes.size < TileList::kMax)
-        op.writes.push_back(HazardTile::of(t, t.span()));
-  }
-  dma.setState(s.engine);
-  for (size_t i = 0; i < pending.size() && i < s.pendingTimings.size(); ++i) {
-    dma.install(s.pendingTimings[i]);
-    for (Observer *o : observers)
-      o->onDmaInFlight(pending[i].pc, s.pendingTimings[i]);
-    pendingDmas.push_back(pending[i]);
-  }
-  for (const auto &[sem, sig] : s.signals)
-    if (sem < isa::kNumSemaphores)
-      signal(sem, sig.cycle, sig.chip, sig.dmaId);
-  for (const IncomingDma &d : s.incoming)
-    addIncoming(d.tile, d.writes, d.complete, d.chip, d.dmaId, d.pc);
-}
-
-llvm::Error Simulator::applyExternal(const ExternalEvent &e) {
-  switch (e.kind) {
-  case ExternalEvent::Kind::HbmReserve:
-    dma.reserveHbm(e.from, e.length, e.now);
-    break;
-  case ExternalEvent::Kind::MemWrite:
-    return writeTileBytes(memory, e.tile, e.bytes);
-  case ExternalEvent::Kind::Signal:
-    signal(e.semaphore, e.cycle, e.fromChip, e.dmaId);
-    break;
-  case ExternalEvent::Kind::Incoming:
-    addIncoming(e.tile, e.writes, e.cycle, e.fromChip, e.dmaId, e.pc);
-    break;
-  }
-  prep.valid = false;
-  return llvm::Error::success();
-}
-
-void Simulator::addIncoming(const TileRef &tile, bool writes, uint64_t complete,
-                            uint32_t fromChip, uint32_t dmaId,
-                            uint32_t issuePc) {
-  incoming.push_back({tile, writes, complete, fromChip, dmaId, issuePc});
-  for (Observer *o : observers)
-    o->onIncomingDma(incoming.back());
-}
-
-llvm::Error Simulator::checkRemoteAccess(const TileRef &tile, bool writes,
-                                         uint64_t cycle,
-                                         uint32_t fromChip) const {
-  auto race = [&](const llvm::Twine &what) {
-    return llvm::createStringError(
-        (llvm::Twine("data race: a DMA of chip ") + llvm::Twine(fromChip) +
-         (writes ? " writes" : " reads") + " chip " + llvm::Twine(chip) +
-         "'s " + describeRange(tile.span()) + ", which " + what)
-            .str());
-  };
-  std::string ofChip = " of chip " + std::to_string(chip);
-  for (const PendingDma &p : pendingDmas) {
-    if (p.dst.overlaps(tile))
-      return race(describePending(p, ofChip) + " writes before its WAIT");
-    if (writes && p.src.overlaps(tile))
-      return race(describePending(p, ofChip) + " reads before its WAIT");
-  }
-  HazardTile h = HazardTile::of(tile, tile.span());
-  for (size_t u = 0; u < inFlight.size(); ++u) {
-    const InFlightOp &op = inFlight[u];
-    if (op.end <= cycle)
-      continue;
-    bool hit = llvm::any_of(op.writes,
-                            [&](const HazardTile &t) { return t.overlaps(h); });
-    if (writes)
-      hit |= llvm::any_of(op.reads,
-                          [&](const HazardTile &t) { return t.overlaps(h); });
-    if (hit)
-      return race("chip " + llvm::Twine(chip) + "'s " +
-                  isa::unitName(isa::Unit(u)).upper() + " op " +
-                  (writes ? "accesses" : "writes") + " until cycle " +
-                  llvm::Twine(op.end));
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error Simulator::checkMemory(const FootprintExtras &extras) {
-  // A buffer table that does not fit the config is prepare()'s fault.
-  if (llvm::Error e =
-          program.checkBuffersFit(config.vmemBytes, config.hbmBytes)) {
-    llvm::consumeError(std::move(e));
-    return llvm::Error::success();
-  }
-  if (!memoryChecked) {
-    MemoryFootprint f =
-        getMemoryFootprint(1, config.vmemBytes, program.buffers);
-    f.extras = extras;
-    if (llvm::Error e = checkMemoryFootprint(f))
-      return e;
-    memoryChecked = true;
-  }
-  return memory.allocateVmem();
-}
-
-llvm::Error Simulator::prepare() {
-  if (halted)
-    return llvm::createStringError("the program has halted");
+llvm::Error Simulator::prepareMemories() {
   // A buffer table from a file may claim memory the machine does not have;
   // the lowering and the trace and image readers check it too, but a
   // library user can hand over any program.
@@ -448,20 +244,10 @@ llvm::Error Simulator::prepare() {
       return e;
     vmemAllocated = true;
   }
-  if (pc >= program.code.size())
-    return fault(pc, "pc outside the code (" +
-                         llvm::Twine(program.code.size()) +
-                         " instructions); the program has no halt");
-  const Inst &in = program.code[pc];
-  const isa::OpcodeInfo &info = isa::info(in.op);
-  uint64_t ready = first ? 0 : lastIssue + config.scalarLatency;
-  prep.valid = false;
-  prep.blocked = false;
-  prep.ready = ready;
-  prep.at = IssueAt{ready};
-  IssueAt &at = prep.at;
-  isa::Unit unit = info.unit;
+  return llvm::Error::success();
+}
 
+llvm::Error Simulator::checkFields(const Inst &in) {
   if (in.op == Opcode::DmaIssue && in.dmaRemote() &&
       regs[in.rs3] >= getNumChips())
     return fault(pc, "remote DMA to chip " + llvm::Twine(regs[in.rs3]) + " (r" +
@@ -475,229 +261,245 @@ llvm::Error Simulator::prepare() {
     return fault(pc, "vpu.cmp predicate " + llvm::Twine(unsigned(in.rd)) +
                          " is not one of the " +
                          llvm::Twine(isa::kNumCmpPredicates));
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::prepareAccesses(const Inst &in, isa::Unit unit,
+                                       uint64_t ready) {
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   prep.vmemReads.size = prep.vmemWrites.size = 0;
   bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   bool accesses =
       touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
-  if (accesses) {
-    getAccesses(
-        in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
-    if (llvm::Error e =
-            checkOperands(prep.acc, ready, prep.vmemReads, prep.vmemWrites, at))
-      return e;
-  } else {
+  if (!accesses) {
     prep.acc.memReads.clear();
     prep.acc.memWrites.clear();
+    return llvm::Error::success();
   }
-  switch (in.op) {
-  case Opcode::DmaIssue: {
-    prep.src = prep.acc.memReads[0].tile;
-    prep.dst = prep.acc.memWrites[0].tile;
-    prep.link = config.findLink(prep.src.space, prep.dst.space);
-    if (prep.link < 0)
-      return fault(pc, "the machine config has no DMA link " +
-                           isa::memSpaceName(prep.src.space) + "->" +
-                           isa::memSpaceName(prep.dst.space));
-    if ((in.flags & isa::kFlagSignal) && in.s3 >= isa::kNumSemaphores)
-      return fault(pc, "semaphore " + llvm::Twine(in.s3) +
-                           " out of range (a chip has " +
-                           llvm::Twine(isa::kNumSemaphores) + ")");
-    prep.route.clear();
-    if (prep.src.chip != prep.dst.chip)
-      prep.route = config.topology.route(prep.src.chip, prep.dst.chip);
-    while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
-      at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
-    break;
+  getAccesses(
+      in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
+  return checkOperands(prep.acc, ready, prep.vmemReads, prep.vmemWrites,
+                       prep.at);
+}
+
+llvm::Error Simulator::prepareDmaIssue(const Inst &in) {
+  IssueAt &at = prep.at;
+  prep.src = prep.acc.memReads[0].tile;
+  prep.dst = prep.acc.memWrites[0].tile;
+  prep.link = config.findLink(prep.src.space, prep.dst.space);
+  if (prep.link < 0)
+    return fault(pc, "the machine config has no DMA link " +
+                         isa::memSpaceName(prep.src.space) + "->" +
+                         isa::memSpaceName(prep.dst.space));
+  if ((in.flags & isa::kFlagSignal) && in.s3 >= isa::kNumSemaphores)
+    return fault(pc, "semaphore " + llvm::Twine(in.s3) +
+                         " out of range (a chip has " +
+                         llvm::Twine(isa::kNumSemaphores) + ")");
+  prep.route.clear();
+  if (prep.src.chip != prep.dst.chip)
+    prep.route = config.topology.route(prep.src.chip, prep.dst.chip);
+  while (dma.outstandingAt(at.cycle) >= config.maxOutstandingDmas)
+    at.atLeast(dma.nextCompletionAfter(at.cycle), StallCause::DmaSlots);
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::prepareDmaWait(const Inst &in, uint64_t ready) {
+  IssueAt &at = prep.at;
+  uint64_t id = regs[in.rs1];
+  if (!dma.isValid(uint32_t(id)) || id > UINT32_MAX)
+    return fault(pc, "WAIT on DMA id " + llvm::Twine(id) +
+                         ", which was never issued");
+  prep.outcome = dma.wait(uint32_t(id), ready);
+  at.cycle = prep.outcome.resume;
+  at.cause = prep.outcome.stallBase       ? StallCause::DmaWaitBase
+             : prep.outcome.stallTransfer ? StallCause::DmaWaitTransfer
+                                          : StallCause::None;
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::prepareSemWait(const Inst &in) {
+  if (in.a >= isa::kNumSemaphores)
+    return fault(pc, "semaphore " + llvm::Twine(in.a) +
+                         " out of range (a chip has " +
+                         llvm::Twine(isa::kNumSemaphores) + ")");
+  prep.semaphore = in.a;
+  prep.count = regs[in.rs1];
+  if (semaphores.empty())
+    semaphores.resize(isa::kNumSemaphores);
+  const std::vector<Signal> &signals = semaphores[in.a];
+  if (prep.count > signals.size()) {
+    prep.blocked = true;
+  } else if (prep.count > 0) {
+    prep.at.atLeast(signals[prep.count - 1].cycle, StallCause::SemWait);
   }
-  case Opcode::DmaWait: {
-    uint64_t id = regs[in.rs1];
-    if (!dma.isValid(uint32_t(id)) || id > UINT32_MAX)
-      return fault(pc, "WAIT on DMA id " + llvm::Twine(id) +
-                           ", which was never issued");
-    prep.outcome = dma.wait(uint32_t(id), ready);
-    at.cycle = prep.outcome.resume;
-    at.cause = prep.outcome.stallBase       ? StallCause::DmaWaitBase
-               : prep.outcome.stallTransfer ? StallCause::DmaWaitTransfer
-                                            : StallCause::None;
-    break;
-  }
-  case Opcode::SemWait: {
-    if (in.a >= isa::kNumSemaphores)
-      return fault(pc, "semaphore " + llvm::Twine(in.a) +
-                           " out of range (a chip has " +
-                           llvm::Twine(isa::kNumSemaphores) + ")");
-    prep.semaphore = in.a;
-    prep.count = regs[in.rs1];
-    if (semaphores.empty())
-      semaphores.resize(isa::kNumSemaphores);
-    const std::vector<Signal> &signals = semaphores[in.a];
-    if (prep.count > signals.size()) {
-      prep.blocked = true;
-    } else if (prep.count > 0) {
-      at.atLeast(signals[prep.count - 1].cycle, StallCause::SemWait);
-    }
-    break;
-  }
-  default:
-    if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu)
-      // MXU and VPU: in order on their unit, then concurrent with the core.
-      at.atLeast(unitFree[size_t(unit)], unit == isa::Unit::Mxu
-                                             ? StallCause::MxuBusy
-                                             : StallCause::VpuBusy);
-    break;
-  }
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::checkIncoming(uint64_t ready) {
   // Remote DMAs of other chips that read or write this chip's memory:
   // touching what they write, or writing what they read, before they
   // complete is a race. Cycles only grow, so completed ones go.
-  if (!incoming.empty()) {
-    llvm::erase_if(incoming,
-                   [&](const IncomingDma &d) { return d.complete <= ready; });
-    for (const IncomingDma &d : incoming) {
-      if (d.complete <= at.cycle)
-        continue;
-      auto check = [&](llvm::ArrayRef<MemOperand> list, bool isWrite) {
-        for (const MemOperand &m : list)
-          if ((d.writes || isWrite) && m.tile.overlaps(d.tile))
-            return true;
-        return false;
-      };
-      bool isRead = check(prep.acc.memReads, false);
-      if (isRead || check(prep.acc.memWrites, true)) {
-        AddrRange r = d.tile.span();
-        return fault(
-            pc, llvm::Twine("data race: ") + (isRead ? "reads " : "writes ") +
-                    isa::memSpaceName(r.space).upper() + " [" +
-                    llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) +
-                    ") at cycle " + llvm::Twine(at.cycle) + ", which DMA " +
-                    llvm::Twine(d.dmaId) + " of chip " + llvm::Twine(d.chip) +
-                    " (issued at pc " + llvm::Twine(d.pc) + ") " +
-                    (d.writes ? "writes" : "reads") + " until cycle " +
-                    llvm::Twine(d.complete));
-      }
+  const IssueAt &at = prep.at;
+  llvm::erase_if(incoming,
+                 [&](const IncomingDma &d) { return d.complete <= ready; });
+  for (const IncomingDma &d : incoming) {
+    if (d.complete <= at.cycle)
+      continue;
+    auto check = [&](llvm::ArrayRef<MemOperand> list, bool isWrite) {
+      for (const MemOperand &m : list)
+        if ((d.writes || isWrite) && m.tile.overlaps(d.tile))
+          return true;
+      return false;
+    };
+    bool isRead = check(prep.acc.memReads, false);
+    if (isRead || check(prep.acc.memWrites, true)) {
+      AddrRange r = d.tile.span();
+      return fault(
+          pc, llvm::Twine("data race: ") + (isRead ? "reads " : "writes ") +
+                  isa::memSpaceName(r.space).upper() + " [" +
+                  llvm::Twine(r.begin) + ", " + llvm::Twine(r.end) +
+                  ") at cycle " + llvm::Twine(at.cycle) + ", which DMA " +
+                  llvm::Twine(d.dmaId) + " of chip " + llvm::Twine(d.chip) +
+                  " (issued at pc " + llvm::Twine(d.pc) + ") " +
+                  (d.writes ? "writes" : "reads") + " until cycle " +
+                  llvm::Twine(d.complete));
     }
   }
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::prepare() {
+  if (halted)
+    return llvm::createStringError("the program has halted");
+  if (llvm::Error e = prepareMemories())
+    return e;
+  if (pc >= program.code.size())
+    return fault(pc, "pc outside the code (" +
+                         llvm::Twine(program.code.size()) +
+                         " instructions); the program has no halt");
+  const Inst &in = program.code[pc];
+  isa::Unit unit = isa::info(in.op).unit;
+  uint64_t ready = first ? 0 : lastIssue + config.scalarLatency;
+  prep.valid = false;
+  prep.blocked = false;
+  prep.ready = ready;
+  prep.at = IssueAt{ready};
+  if (llvm::Error e = checkFields(in))
+    return e;
+  if (llvm::Error e = prepareAccesses(in, unit, ready))
+    return e;
+  switch (in.op) {
+  case Opcode::DmaIssue:
+    if (llvm::Error e = prepareDmaIssue(in))
+      return e;
+    break;
+  case Opcode::DmaWait:
+    if (llvm::Error e = prepareDmaWait(in, ready))
+      return e;
+    break;
+  case Opcode::SemWait:
+    if (llvm::Error e = prepareSemWait(in))
+      return e;
+    break;
+  default:
+    if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu)
+      // MXU and VPU: in order on their unit, then concurrent with the core.
+      prep.at.atLeast(unitFree[size_t(unit)], unit == isa::Unit::Mxu
+                                                  ? StallCause::MxuBusy
+                                                  : StallCause::VpuBusy);
+    break;
+  }
+  if (!incoming.empty())
+    if (llvm::Error e = checkIncoming(ready))
+      return e;
   prep.valid = true;
   return llvm::Error::success();
 }
 
-llvm::Error Simulator::commit() {
-  assert(prep.valid && !prep.blocked && "commit() without a prepared issue");
-  const Inst &in = program.code[pc];
-  const isa::OpcodeInfo &info = isa::info(in.op);
-  IssueAt &at = prep.at;
+llvm::Error Simulator::commitDmaIssue(const Inst &in, RetireEvent &ev) {
+  const IssueAt &at = prep.at;
+  const TileRef &src = prep.src, &dst = prep.dst;
+  // The other chip may have started ops or DMAs on the tile since this
+  // DMA was prepared: check it now.
+  if (src.chip != chip)
+    if (llvm::Error e = peers->checkRemoteAccess(src, false, at.cycle, chip))
+      return fault(pc, llvm::toString(std::move(e)));
+  if (dst.chip != chip)
+    if (llvm::Error e = peers->checkRemoteAccess(dst, true, at.cycle, chip))
+      return fault(pc, llvm::toString(std::move(e)));
+  uint64_t bytes = src.rows * src.rowBytes();
+  uint32_t id =
+      prep.route.empty()
+          ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
+                      getBusBytes(src, dst, config.dmaBurstBytes), src.rows)
+          : dma.issueRemote(at.cycle, prep.link, bytes, prep.route, *peers,
+                            chip, getHbmChip(src), getHbmChip(dst),
+                            getBusBytes(src, dst, config.dmaBurstBytes));
+  int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
+  dma.annotate(id, chip, src.chip, dst.chip, sem);
+  // Functional effect at ISSUE: the program may not touch the destination
+  // before its WAIT, and hazards above ordered the source's producers.
+  if (src.chip == chip && dst.chip == chip)
+    memory.copyTile(src, dst);
+  else
+    peers->copy(chip, memory, src, dst);
+  regs[in.rd] = id;
+  pendingDmas.push_back({id, pc, src, dst});
+  const DmaTiming &t = dma.get(id);
+  for (const TileRef *tile : {&src, &dst})
+    if (tile->chip != chip)
+      peers->notifyIncoming(*tile, tile == &dst, t.complete, chip, id, pc);
+  if (sem >= 0) {
+    if (dst.chip == chip)
+      signal(unsigned(sem), t.complete, chip, id);
+    else
+      peers->signal(dst.chip, unsigned(sem), t.complete, chip, id);
+  }
+  ev.unitStart = t.transferStart;
+  ev.unitEnd = t.complete;
+  summary.unitBusyCycles[size_t(isa::Unit::Dma)] +=
+      t.complete - t.transferStart;
+  for (Observer *o : observers)
+    o->onDmaIssue(pc, t);
+  return llvm::Error::success();
+}
+
+void Simulator::commitDmaWait(const Inst &in) {
+  uint64_t id = regs[in.rs1];
+  llvm::erase_if(pendingDmas, [&](const PendingDma &p) { return p.id == id; });
+  WaitEvent w;
+  w.pc = pc;
+  w.dmaId = uint32_t(id);
+  w.cycle = prep.ready;
+  w.outcome = prep.outcome;
+  summary.stallCycles[size_t(StallCause::DmaWaitBase)] += w.outcome.stallBase;
+  summary.stallCycles[size_t(StallCause::DmaWaitTransfer)] +=
+      w.outcome.stallTransfer;
+  for (Observer *o : observers)
+    o->onDmaWait(w);
+}
+
+void Simulator::commitSemWait() {
+  std::vector<Signal> &signals = semaphores[prep.semaphore];
+  SemWaitEvent e;
+  e.pc = pc;
+  e.semaphore = prep.semaphore;
+  e.consumed = llvm::ArrayRef(signals).take_front(prep.count);
+  // A DMA of this chip whose signal this WAIT consumes has completed: it
+  // is no longer pending (docs/isa.md, "DMA synchronization").
+  for (const Signal &sig : e.consumed)
+    if (sig.chip == chip)
+      llvm::erase_if(pendingDmas,
+                     [&](const PendingDma &p) { return p.id == sig.dmaId; });
+  for (Observer *o : observers)
+    o->onSemWait(e);
+  signals.erase(signals.begin(), signals.begin() + prep.count);
+}
+
+void Simulator::retire(const Inst &in, isa::Unit unit, uint64_t unitLatency,
+                       RetireEvent &ev, const CoreState &state) {
+  const IssueAt &at = prep.at;
   uint64_t ready = prep.ready;
-  RetireEvent ev;
-  ev.index = instCount;
-  ev.pc = pc;
-  ev.inst = &in;
-  ev.memReads = prep.acc.memReads;
-  ev.memWrites = prep.acc.memWrites;
-  isa::Unit unit = info.unit;
-  uint64_t unitLatency = config.scalarLatency;
-  CoreState state{memory, regs, pc + 1};
-  switch (in.op) {
-  case Opcode::DmaIssue: {
-    const TileRef &src = prep.src, &dst = prep.dst;
-    // The other chip may have started ops or DMAs on the tile since this
-    // DMA was prepared: check it now.
-    if (src.chip != chip)
-      if (llvm::Error e = peers->checkRemoteAccess(src, false, at.cycle, chip))
-        return fault(pc, llvm::toString(std::move(e)));
-    if (dst.chip != chip)
-      if (llvm::Error e = peers->checkRemoteAccess(dst, true, at.cycle, chip))
-        return fault(pc, llvm::toString(std::move(e)));
-    uint64_t bytes = src.rows * src.rowBytes();
-    uint32_t id =
-        prep.route.empty()
-            ? dma.issue(at.cycle, prep.link, bytes, std::nullopt,
-                        getBusBytes(src, dst, config.dmaBurstBytes), src.rows)
-            : dma.issueRemote(at.cycle, prep.link, bytes, prep.route, *peers,
-                              chip, getHbmChip(src), getHbmChip(dst),
-                              getBusBytes(src, dst, config.dmaBurstBytes));
-    int sem = in.flags & isa::kFlagSignal ? int(in.s3) : -1;
-    dma.annotate(id, chip, src.chip, dst.chip, sem);
-    // Functional effect at ISSUE: the program may not touch the destination
-    // before its WAIT, and hazards above ordered the source's producers.
-    if (src.chip == chip && dst.chip == chip)
-      memory.copyTile(src, dst);
-    else
-      peers->copy(chip, memory, src, dst);
-    regs[in.rd] = id;
-    pendingDmas.push_back({id, pc, src, dst});
-    const DmaTiming &t = dma.get(id);
-    for (const TileRef *tile : {&src, &dst})
-      if (tile->chip != chip)
-        peers->notifyIncoming(*tile, tile == &dst, t.complete, chip, id, pc);
-    if (sem >= 0) {
-      if (dst.chip == chip)
-        signal(unsigned(sem), t.complete, chip, id);
-      else
-        peers->signal(dst.chip, unsigned(sem), t.complete, chip, id);
-    }
-    ev.unitStart = t.transferStart;
-    ev.unitEnd = t.complete;
-    summary.unitBusyCycles[size_t(isa::Unit::Dma)] +=
-        t.complete - t.transferStart;
-    for (Observer *o : observers)
-      o->onDmaIssue(pc, t);
-    break;
-  }
-  case Opcode::DmaWait: {
-    uint64_t id = regs[in.rs1];
-    llvm::erase_if(pendingDmas,
-                   [&](const PendingDma &p) { return p.id == id; });
-    WaitEvent w;
-    w.pc = pc;
-    w.dmaId = uint32_t(id);
-    w.cycle = ready;
-    w.outcome = prep.outcome;
-    summary.stallCycles[size_t(StallCause::DmaWaitBase)] += w.outcome.stallBase;
-    summary.stallCycles[size_t(StallCause::DmaWaitTransfer)] +=
-        w.outcome.stallTransfer;
-    for (Observer *o : observers)
-      o->onDmaWait(w);
-    break;
-  }
-  case Opcode::SemWait: {
-    std::vector<Signal> &signals = semaphores[prep.semaphore];
-    SemWaitEvent e;
-    e.pc = pc;
-    e.semaphore = prep.semaphore;
-    e.consumed = llvm::ArrayRef(signals).take_front(prep.count);
-    // A DMA of this chip whose signal this WAIT consumes has completed: it
-    // is no longer pending (docs/isa.md, "DMA synchronization").
-    for (const Signal &sig : e.consumed)
-      if (sig.chip == chip)
-        llvm::erase_if(pendingDmas,
-                       [&](const PendingDma &p) { return p.id == sig.dmaId; });
-    for (Observer *o : observers)
-      o->onSemWait(e);
-    signals.erase(signals.begin(), signals.begin() + prep.count);
-    break;
-  }
-  case Opcode::ChipId:
-    regs[in.rd] = chip;
-    break;
-  case Opcode::ChipCount:
-    regs[in.rd] = getNumChips();
-    break;
-  default:
-    if (unit == isa::Unit::Scalar) {
-      scalarUnit.execute(in, state);
-      break;
-    }
-    unitLatency = timing.getLatency(in);
-    inFlight[size_t(unit)] = {at.cycle + unitLatency, prep.vmemReads,
-                              prep.vmemWrites};
-    if (timingOnly)
-      break;
-    if (unit == isa::Unit::Mxu)
-      mxu.execute(in, state);
-    else
-      vpu.execute(in, state);
-    break;
-  }
   halted |= state.halted;
   regs[0] = 0;
   prep.valid = false;
@@ -724,5 +526,53 @@ llvm::Error Simulator::commit() {
     o->onRetire(ev);
   if (!halted)
     pc = state.nextPc;
+}
+
+llvm::Error Simulator::commit() {
+  assert(prep.valid && !prep.blocked && "commit() without a prepared issue");
+  const Inst &in = program.code[pc];
+  isa::Unit unit = isa::info(in.op).unit;
+  RetireEvent ev;
+  ev.index = instCount;
+  ev.pc = pc;
+  ev.inst = &in;
+  ev.memReads = prep.acc.memReads;
+  ev.memWrites = prep.acc.memWrites;
+  uint64_t unitLatency = config.scalarLatency;
+  CoreState state{memory, regs, pc + 1};
+  switch (in.op) {
+  case Opcode::DmaIssue:
+    if (llvm::Error e = commitDmaIssue(in, ev))
+      return e;
+    break;
+  case Opcode::DmaWait:
+    commitDmaWait(in);
+    break;
+  case Opcode::SemWait:
+    commitSemWait();
+    break;
+  case Opcode::ChipId:
+    regs[in.rd] = chip;
+    break;
+  case Opcode::ChipCount:
+    regs[in.rd] = getNumChips();
+    break;
+  default:
+    if (unit == isa::Unit::Scalar) {
+      scalarUnit.execute(in, state);
+      break;
+    }
+    unitLatency = timing.getLatency(in);
+    inFlight[size_t(unit)] = {prep.at.cycle + unitLatency, prep.vmemReads,
+                              prep.vmemWrites};
+    if (timingOnly)
+      break;
+    if (unit == isa::Unit::Mxu)
+      mxu.execute(in, state);
+    else
+      vpu.execute(in, state);
+    break;
+  }
+  retire(in, unit, unitLatency, ev, state);
   return llvm::Error::success();
 }

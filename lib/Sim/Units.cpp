@@ -1,7 +1,7 @@
 //===- Units.cpp - The functional units of one accel core -----------------===//
 //
-// Timing (docs/isa.md, "Timing"; docs/config.md) and arithmetic of the scalar
-// unit, the MXU and the VPU. See Units.h.
+// Arithmetic of the scalar unit, the MXU and the VPU (docs/isa.md); their
+// timing is UnitTiming.cpp. See Units.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,109 +19,6 @@
 using namespace accel;
 using namespace accel::sim;
 using isa::Opcode;
-
-TimingModel::TimingModel(const MachineConfig &config) : config(config) {
-  for (const CalibrationEntry &e : config.calibration)
-    if (e.opcode != Opcode::DmaIssue && !calibrated[uint8_t(e.opcode)])
-      calibrated[uint8_t(e.opcode)] = &e;
-}
-
-TimingModel::~TimingModel() = default;
-
-unsigned TimingModel::getVpuCost(isa::CostClass cost) const {
-  switch (cost) {
-  case isa::CostClass::VpuDiv:
-    return config.vpuCostDiv;
-  case isa::CostClass::VpuExp:
-    return config.vpuCostExp;
-  case isa::CostClass::VpuSqrt:
-    return config.vpuCostSqrt;
-  case isa::CostClass::VpuReduce:
-    return config.vpuCostReduce;
-  case isa::CostClass::VpuTranspose:
-    return config.vpuCostTranspose;
-  default:
-    return config.vpuCostSimple;
-  }
-}
-
-uint64_t TimingModel::getLatency(const isa::Inst &in) const {
-  const isa::OpcodeInfo &info = isa::info(in.op);
-  if (const CalibrationEntry *e = calibrated[uint8_t(in.op)]) {
-    std::array<double, kMaxCalibrationKeys> point{};
-    for (size_t i = 0; i < e->keys.size(); ++i) {
-      switch (e->keys[i]) {
-      case CalibrationKey::M:
-      case CalibrationKey::Rows:
-        point[i] = in.a;
-        break;
-      case CalibrationKey::N:
-      case CalibrationKey::Cols:
-        point[i] = in.b;
-        break;
-      case CalibrationKey::K:
-        point[i] = in.s1;
-        break;
-      case CalibrationKey::Bytes: // dma.issue only
-        break;
-      }
-    }
-    return e->getCycles(llvm::ArrayRef(point).take_front(e->keys.size()),
-                        /*minCycles=*/1);
-  }
-  switch (info.unit) {
-  case isa::Unit::Scalar:
-    return config.scalarLatency;
-  case isa::Unit::Dma:
-    return 0;
-  case isa::Unit::Mxu:
-    return getMxuCycles(config, in.a, in.b, in.s1);
-  case isa::Unit::Vpu: {
-    // Lane-passes: register tiles of the input, or of the output when it
-    // takes more (a transpose of a tall, narrow tile writes more passes
-    // than it reads; docs/isa.md, "VPU").
-    auto passes = [&](uint64_t rows, uint64_t cols) {
-      return llvm::divideCeil(rows, config.vpuSublanes) *
-             llvm::divideCeil(cols, config.vpuLanes);
-    };
-    auto [outRows, outCols] = isa::getVpuOutputShape(in);
-    return config.vpuPipelineDepth +
-           std::max(passes(in.a, in.b), passes(outRows, outCols)) *
-               getVpuCost(info.cost);
-  }
-  }
-  return 0;
-}
-
-uint64_t TimingModel::getMxuCycles(const MachineConfig &config, uint64_t m,
-                                   uint64_t n, uint64_t k) {
-  uint64_t r = config.mxuRows, c = config.mxuCols;
-  uint64_t folds = 0, t = 0, fill = 0;
-  switch (config.mxuDataflow) {
-  case MxuDataflow::WeightStationary:
-    folds = llvm::divideCeil(k, r) * llvm::divideCeil(n, c);
-    t = m;
-    fill = r;
-    break;
-  case MxuDataflow::InputStationary:
-    folds = llvm::divideCeil(k, r) * llvm::divideCeil(m, c);
-    t = n;
-    fill = r;
-    break;
-  case MxuDataflow::OutputStationary:
-    folds = llvm::divideCeil(m, r) * llvm::divideCeil(n, c);
-    t = k;
-    fill = 0;
-    break;
-  }
-  folds = std::max<uint64_t>(folds, 1);
-  uint64_t skewAndDrain = r + c - 2;
-  uint64_t cycles =
-      config.mxuOverlap
-          ? fill + (folds - 1) * std::max(t, fill) + t + skewAndDrain
-          : folds * (fill + t + skewAndDrain);
-  return std::max<uint64_t>(cycles - 1, 1); // a 1 x 1 array still takes 1
-}
 
 void ScalarUnit::execute(const isa::Inst &in, CoreState &state) const {
   std::array<uint64_t, isa::kNumRegs> &regs = state.regs;
@@ -275,8 +172,201 @@ void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
   }
 }
 
-void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
-  // Long: the VPU's arithmetic, one case per opcode over the shared tile walk.
+namespace {
+/// One VPU instruction's walk over its tiles: the input rows x (and y) and
+/// the output rows, `nRows` rows of `nCols` elements (one long row when
+/// the tiles are contiguous and the op elementwise), read as f32 (bf16
+/// widened into `rowBufs`) and written as f32 or rounded to bf16. Each
+/// opcode family is one method; they compute what VectorUnit::execute
+/// did in one piece, element for element in the same order.
+struct VpuWalk {
+  /// Widened x and y rows; the output row of a bf16 output.
+  std::array<std::vector<float>, 3> &rowBufs;
+  /// The input tile's shape and the output's columns.
+  uint64_t rows, cols, outCols;
+  bool xBf16, yBf16, oBf16;
+  /// y is one element per row (kFlagBroadcast), or one row for every row
+  /// of x (kFlagBroadcastRow).
+  bool bcast, rowBcast;
+  /// The first byte of x and y (a snapshot when the output overlaps them),
+  /// null when the op has no such input; the output's first byte.
+  const uint8_t *xp, *yp;
+  uint8_t *o0;
+  /// The rows and columns walked by the elementwise families.
+  uint64_t nRows, nCols;
+  /// Bytes between rows of x, y and the output; bytes of an x element.
+  uint64_t xStride, yStride, oStride;
+  unsigned xElemBytes;
+
+  /// Row r of the output as f32: in place when f32, else a temporary that
+  /// finishRow rounds into place.
+  float *outRow(uint64_t r) {
+    if (!oBf16)
+      return reinterpret_cast<float *>(o0 + r * oStride);
+    rowBufs[2].resize(std::max<uint64_t>(nCols, outCols));
+    return rowBufs[2].data();
+  }
+  void finishRow(uint64_t r, const float *o, uint64_t n) {
+    if (oBf16)
+      storeRow(o0 + r * oStride, true, o, n);
+  }
+  /// The broadcast y element of row r.
+  float yScalar(uint64_t r) const {
+    return yBf16 ? bf16ToF32(
+                       *reinterpret_cast<const uint16_t *>(yp + r * yStride))
+                 : *reinterpret_cast<const float *>(yp + r * yStride);
+  }
+  /// out = f(x, y) element by element, y broadcast as the flags say.
+  template <typename F> void binary(F f) {
+    for (uint64_t r = 0; r < nRows; ++r) {
+      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
+      float *o = outRow(r);
+      if (bcast) {
+        float yv = yScalar(r);
+        for (uint64_t c = 0; c < nCols; ++c)
+          o[c] = f(xr[c], yv);
+      } else {
+        const float *yr = widenRow(rowBcast ? yp : yp + r * yStride, yBf16,
+                                   nCols, rowBufs[1]);
+        for (uint64_t c = 0; c < nCols; ++c)
+          o[c] = f(xr[c], yr[c]);
+      }
+      finishRow(r, o, nCols);
+    }
+  }
+  /// out = f(x) element by element.
+  template <typename F> void unary(F f) {
+    for (uint64_t r = 0; r < nRows; ++r) {
+      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
+      float *o = outRow(r);
+      for (uint64_t c = 0; c < nCols; ++c)
+        o[c] = f(xr[c]);
+      finishRow(r, o, nCols);
+    }
+  }
+  /// Every output element `v`.
+  void fill(float v) {
+    for (uint64_t r = 0; r < nRows; ++r) {
+      float *o = outRow(r);
+      std::fill(o, o + nCols, v);
+      finishRow(r, o, nCols);
+    }
+  }
+  /// vpu.select: out keeps its value where the mask x is 0.0 (+0 or -0),
+  /// takes y elsewhere (a NaN mask selects y).
+  void select() {
+    for (uint64_t r = 0; r < nRows; ++r) {
+      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
+      float *o = outRow(r);
+      if (oBf16)
+        widenBf16(o0 + r * oStride, o, nCols);
+      const float *yr = nullptr;
+      float yv = 0.0f;
+      if (bcast)
+        yv = yScalar(r);
+      else
+        yr = widenRow(rowBcast ? yp : yp + r * yStride, yBf16, nCols,
+                      rowBufs[1]);
+      for (uint64_t c = 0; c < nCols; ++c)
+        if (xr[c] != 0.0f)
+          o[c] = bcast ? yv : yr[c];
+      finishRow(r, o, nCols);
+    }
+  }
+  /// vpu.iota: the signed `base` plus the row (or, `alongCols`, column)
+  /// index, rounded to f32 (exact below 2^24 in magnitude).
+  void iota(int64_t base, bool alongCols) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      float *o = outRow(r);
+      for (uint64_t c = 0; c < cols; ++c)
+        o[c] = float(base + int64_t(alongCols ? c : r));
+      finishRow(r, o, cols);
+    }
+  }
+  /// vpu.transpose: row c of out is column c of x, read element by element
+  /// (the values move unchanged; a bf16 x into an f32 out widens, the
+  /// reverse rounds).
+  void transpose() {
+    for (uint64_t c = 0; c < cols; ++c) {
+      float *o = outRow(c);
+      for (uint64_t r = 0; r < rows; ++r) {
+        const uint8_t *e = xp + r * xStride + c * xElemBytes;
+        if (xBf16) {
+          uint16_t h;
+          std::memcpy(&h, e, 2);
+          o[r] = bf16ToF32(h);
+        } else {
+          std::memcpy(&o[r], e, 4);
+        }
+      }
+      finishRow(c, o, rows);
+    }
+  }
+  /// The row reductions: each row folded left to right with `f`, from
+  /// `init` or (`fromFirst`) from its first element, into one output
+  /// element (the order is part of the model: results must be
+  /// bit-identical across runs). f32 rows go kBlock at a time, each row's
+  /// fold still left to right: the rows' dependency chains interleave
+  /// instead of running one after the other (the same results, several
+  /// times faster).
+  template <typename F> void reduce(float init, bool fromFirst, F f) {
+    constexpr uint64_t kBlock = 8;
+    uint64_t r = 0;
+    if (!xBf16 && cols > 0)
+      for (; r + kBlock <= rows; r += kBlock) {
+        const float *xr[kBlock];
+        float v[kBlock];
+        for (uint64_t j = 0; j < kBlock; ++j) {
+          xr[j] = reinterpret_cast<const float *>(xp + (r + j) * xStride);
+          v[j] = fromFirst ? xr[j][0] : init;
+        }
+        for (uint64_t c = fromFirst ? 1 : 0; c < cols; ++c)
+          for (uint64_t j = 0; j < kBlock; ++j)
+            v[j] = f(v[j], xr[j][c]);
+        for (uint64_t j = 0; j < kBlock; ++j)
+          storeRow(o0 + (r + j) * oStride, oBf16, &v[j], 1);
+      }
+    for (; r < rows; ++r) {
+      const float *xr = widenRow(xp + r * xStride, xBf16, cols, rowBufs[0]);
+      float v = fromFirst ? xr[0] : init;
+      for (uint64_t c = fromFirst ? 1 : 0; c < cols; ++c)
+        v = f(v, xr[c]);
+      storeRow(o0 + r * oStride, oBf16, &v, 1);
+    }
+  }
+};
+} // namespace
+
+/// The first byte of input tile `t` of a VPU op writing `out`: in VMEM
+/// itself, or a copy of its span in `snapshot` when `out` overlaps it.
+/// Every input is read before any output is written (docs/isa.md): an
+/// input the output tile overlaps is read from a snapshot of its span,
+/// unless it is the output tile itself with rows that do not overlap
+/// (`elementwise`: an in-place elementwise op, which reads each element
+/// just before writing it). The output is then written row by row in
+/// place, so no temporary is larger than an operand's span (a stride-0
+/// tile of 65535 x 65535 elements does not allocate 16 GiB).
+static inline const uint8_t *readInput(CoreState &state, const TileRef &t,
+                                       const TileRef &out,
+                                       std::vector<uint8_t> &snapshot,
+                                       bool elementwise) {
+  bool outRowsDisjoint = out.rows == 1 || out.rowStride >= out.cols;
+  bool inPlace = elementwise && outRowsDisjoint && t.base == out.base &&
+                 t.rowStride == out.rowStride && t.rows == out.rows &&
+                 t.cols == out.cols && t.elemBytes == out.elemBytes;
+  if (inPlace || !t.overlaps(out))
+    return state.memory.vmemBytePtr(t.base);
+  AddrRange span = t.span();
+  snapshot.assign(state.memory.vmemBytePtr(t.base),
+                  state.memory.vmemBytePtr(t.base) + (span.end - span.begin));
+  return snapshot.data();
+}
+
+/// The walk of VPU instruction `in` over its tiles in `state`'s VMEM,
+/// its inputs read (or snapshot into `snapshots`) first.
+static VpuWalk startWalk(const isa::Inst &in, CoreState &state,
+                         std::array<std::vector<uint8_t>, 2> &snapshots,
+                         std::array<std::vector<float>, 3> &rowBufs) {
   uint64_t rows = in.a, cols = in.b;
   bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
   bool transpose = in.op == Opcode::VTranspose;
@@ -295,30 +385,12 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
   TileRef x = vmemTile(state, in.rs1, rows, cols, in.s1, xBf16 ? 2 : 4);
   TileRef y = vmemTile(state, in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols,
                        in.s2, yBf16 ? 2 : 4);
-  // Every input is read before any output is written (docs/isa.md): an
-  // input the output tile overlaps is read from a snapshot of its span,
-  // unless it is the output tile itself with rows that do not overlap
-  // (an in-place elementwise op, which reads each element just before
-  // writing it). The output is then written row by row in place, so no
-  // temporary is larger than an operand's span (a stride-0 tile of 65535
-  // x 65535 elements does not allocate 16 GiB).
-  bool outRowsDisjoint = out.rows == 1 || out.rowStride >= out.cols;
-  auto inputRows = [&](const TileRef &t, std::vector<uint8_t> &snapshot,
-                       bool elementwise) -> const uint8_t * {
-    bool inPlace = elementwise && outRowsDisjoint && t.base == out.base &&
-                   t.rowStride == out.rowStride && t.rows == out.rows &&
-                   t.cols == out.cols && t.elemBytes == out.elemBytes;
-    if (inPlace || !t.overlaps(out))
-      return state.memory.vmemBytePtr(t.base);
-    AddrRange span = t.span();
-    snapshot.assign(state.memory.vmemBytePtr(t.base),
-                    state.memory.vmemBytePtr(t.base) + (span.end - span.begin));
-    return snapshot.data();
-  };
   const uint8_t *xp =
-      noInput ? nullptr : inputRows(x, snapshots[0], !reduce && !transpose);
+      noInput ? nullptr
+              : readInput(state, x, out, snapshots[0], !reduce && !transpose);
   const uint8_t *yp =
-      binary ? inputRows(y, snapshots[1], !bcast && !rowBcast) : nullptr;
+      binary ? readInput(state, y, out, snapshots[1], !bcast && !rowBcast)
+             : nullptr;
   // Rows of the three tiles. Contiguous tiles of an elementwise op without
   // broadcast are one long row.
   uint64_t nRows = rows, nCols = cols;
@@ -331,236 +403,152 @@ void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
     nCols = rows * cols;
     nRows = 1;
   }
-  // Byte strides between rows.
-  uint64_t xStride = x.rowStride * x.elemBytes,
-           yStride = y.rowStride * y.elemBytes,
-           oStride = out.rowStride * out.elemBytes;
-  uint8_t *o0 = state.memory.vmemBytePtr(out.base);
-  // Row r of the output as f32: in place when f32, else a temporary that
-  // finishRow rounds into place.
-  auto outRow = [&](uint64_t r) -> float * {
-    if (!oBf16)
-      return reinterpret_cast<float *>(o0 + r * oStride);
-    rowBufs[2].resize(std::max<uint64_t>(nCols, outCols));
-    return rowBufs[2].data();
-  };
-  auto finishRow = [&](uint64_t r, const float *o, uint64_t n) {
-    if (oBf16)
-      storeRow(o0 + r * oStride, true, o, n);
-  };
-  auto binaryOp = [&](auto f) {
-    for (uint64_t r = 0; r < nRows; ++r) {
-      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
-      float *o = outRow(r);
-      if (bcast) {
-        float yv = yBf16 ? bf16ToF32(*reinterpret_cast<const uint16_t *>(
-                               yp + r * yStride))
-                         : *reinterpret_cast<const float *>(yp + r * yStride);
-        for (uint64_t c = 0; c < nCols; ++c)
-          o[c] = f(xr[c], yv);
-      } else {
-        const float *yr = widenRow(rowBcast ? yp : yp + r * yStride, yBf16,
-                                   nCols, rowBufs[1]);
-        for (uint64_t c = 0; c < nCols; ++c)
-          o[c] = f(xr[c], yr[c]);
-      }
-      finishRow(r, o, nCols);
-    }
-  };
-  auto unaryOp = [&](auto f) {
-    for (uint64_t r = 0; r < nRows; ++r) {
-      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
-      float *o = outRow(r);
-      for (uint64_t c = 0; c < nCols; ++c)
-        o[c] = f(xr[c]);
-      finishRow(r, o, nCols);
-    }
-  };
+  return VpuWalk{rowBufs,
+                 rows,
+                 cols,
+                 outCols,
+                 xBf16,
+                 yBf16,
+                 oBf16,
+                 bcast,
+                 rowBcast,
+                 xp,
+                 yp,
+                 state.memory.vmemBytePtr(out.base),
+                 nRows,
+                 nCols,
+                 x.rowStride * x.elemBytes,
+                 y.rowStride * y.elemBytes,
+                 out.rowStride * out.elemBytes,
+                 x.elemBytes};
+}
+
+/// The elementwise binary opcodes (and vpu.cmp) of `in` on `w`.
+static void executeBinary(const isa::Inst &in, VpuWalk &w) {
+  bool maxNum = in.flags & isa::kFlagMaxNum;
   switch (in.op) {
   case Opcode::VAdd:
-    binaryOp([](float a, float b) { return a + b; });
-    break;
+    return w.binary([](float a, float b) { return a + b; });
   case Opcode::VSub:
-    binaryOp([](float a, float b) { return a - b; });
-    break;
+    return w.binary([](float a, float b) { return a - b; });
   case Opcode::VMul:
-    binaryOp([](float a, float b) { return a * b; });
-    break;
+    return w.binary([](float a, float b) { return a * b; });
   case Opcode::VDiv:
-    binaryOp([](float a, float b) { return a / b; });
-    break;
+    return w.binary([](float a, float b) { return a / b; });
   case Opcode::VMax:
-    if (in.flags & isa::kFlagMaxNum)
-      binaryOp(maxNumF);
-    else
-      binaryOp(maximumF);
-    break;
+    return maxNum ? w.binary(maxNumF) : w.binary(maximumF);
   case Opcode::VMin:
-    if (in.flags & isa::kFlagMaxNum)
-      binaryOp(minNumF);
-    else
-      binaryOp(minimumF);
-    break;
-  case Opcode::VExp:
-    unaryOp([](float a) { return expF(a); });
-    break;
-  case Opcode::VSqrt:
-    unaryOp([](float a) { return std::sqrt(a); });
-    break;
-  // FloatMax.h: the same functions the frontend folds constants with.
-  case Opcode::VRsqrt:
-    unaryOp([](float a) { return rsqrtF(a); });
-    break;
-  case Opcode::VTanh:
-    unaryOp([](float a) { return tanhF(a); });
-    break;
-  case Opcode::VLog:
-    unaryOp([](float a) { return logF(a); });
-    break;
-  case Opcode::VLog1p:
-    unaryOp([](float a) { return log1pF(a); });
-    break;
-  case Opcode::VErf:
-    unaryOp([](float a) { return erfF(a); });
-    break;
-  case Opcode::VAbs:
-    unaryOp([](float a) { return absF(a); });
-    break;
-  case Opcode::VExpm1:
-    unaryOp([](float a) { return expm1F(a); });
-    break;
-  case Opcode::VFloor:
-    unaryOp([](float a) { return floorF(a); });
-    break;
-  case Opcode::VCeil:
-    unaryOp([](float a) { return ceilF(a); });
-    break;
-  case Opcode::VRoundEven:
-    unaryOp([](float a) { return roundEvenF(a); });
-    break;
-  case Opcode::VRound:
-    unaryOp([](float a) { return roundF(a); });
-    break;
+    return maxNum ? w.binary(minNumF) : w.binary(minimumF);
   case Opcode::VCopySign:
-    binaryOp(copySignF);
-    break;
+    return w.binary(copySignF);
+  case Opcode::VCmp: {
+    unsigned predicate = in.rd; // < kNumCmpPredicates: checked at issue
+    return w.binary([predicate](float a, float b) {
+      return compareF(predicate, a, b) ? 1.0f : 0.0f;
+    });
+  }
+  default:
+    return;
+  }
+}
+
+/// The elementwise unary opcodes of `in` on `w` (FloatMax.h: the same
+/// functions the frontend folds constants with).
+static void executeUnary(const isa::Inst &in, VpuWalk &w) {
+  switch (in.op) {
+  case Opcode::VExp:
+    return w.unary([](float a) { return expF(a); });
+  case Opcode::VSqrt:
+    return w.unary([](float a) { return std::sqrt(a); });
+  case Opcode::VRsqrt:
+    return w.unary([](float a) { return rsqrtF(a); });
+  case Opcode::VTanh:
+    return w.unary([](float a) { return tanhF(a); });
+  case Opcode::VLog:
+    return w.unary([](float a) { return logF(a); });
+  case Opcode::VLog1p:
+    return w.unary([](float a) { return log1pF(a); });
+  case Opcode::VErf:
+    return w.unary([](float a) { return erfF(a); });
+  case Opcode::VAbs:
+    return w.unary([](float a) { return absF(a); });
+  case Opcode::VExpm1:
+    return w.unary([](float a) { return expm1F(a); });
+  case Opcode::VFloor:
+    return w.unary([](float a) { return floorF(a); });
+  case Opcode::VCeil:
+    return w.unary([](float a) { return ceilF(a); });
+  case Opcode::VRoundEven:
+    return w.unary([](float a) { return roundEvenF(a); });
+  case Opcode::VRound:
+    return w.unary([](float a) { return roundF(a); });
   case Opcode::VCopy:
     // f32 -> bf16 rounds, bf16 -> f32 widens: the conversions.
-    unaryOp([](float a) { return a; });
+    return w.unary([](float a) { return a; });
+  default:
+    return;
+  }
+}
+
+/// vpu.rsum (summed from 0.0 in f32) and vpu.rmax (folded from the first
+/// element) of `in` on `w`.
+static void executeReduce(const isa::Inst &in, VpuWalk &w) {
+  if (in.op == Opcode::VRSum)
+    w.reduce(0.0f, false, [](float a, float b) { return a + b; });
+  else if (in.flags & isa::kFlagMaxNum)
+    w.reduce(0.0f, true, [](float a, float b) { return maxNumF(a, b); });
+  else
+    w.reduce(0.0f, true, [](float a, float b) { return maximumF(a, b); });
+}
+
+void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
+  VpuWalk w = startWalk(in, state, snapshots, rowBufs);
+  switch (in.op) {
+  case Opcode::VAdd:
+  case Opcode::VSub:
+  case Opcode::VMul:
+  case Opcode::VDiv:
+  case Opcode::VMax:
+  case Opcode::VMin:
+  case Opcode::VCopySign:
+  case Opcode::VCmp:
+    executeBinary(in, w);
+    break;
+  case Opcode::VExp:
+  case Opcode::VSqrt:
+  case Opcode::VRsqrt:
+  case Opcode::VTanh:
+  case Opcode::VLog:
+  case Opcode::VLog1p:
+  case Opcode::VErf:
+  case Opcode::VAbs:
+  case Opcode::VExpm1:
+  case Opcode::VFloor:
+  case Opcode::VCeil:
+  case Opcode::VRoundEven:
+  case Opcode::VRound:
+  case Opcode::VCopy:
+    executeUnary(in, w);
     break;
   case Opcode::VFill: {
     uint32_t bits = in.fillBits();
     float v;
     std::memcpy(&v, &bits, 4);
-    for (uint64_t r = 0; r < nRows; ++r) {
-      float *o = outRow(r);
-      std::fill(o, o + nCols, v);
-      finishRow(r, o, nCols);
-    }
-    break;
-  }
-  case Opcode::VCmp: {
-    unsigned predicate = in.rd; // < kNumCmpPredicates: checked at issue
-    binaryOp([predicate](float a, float b) {
-      return compareF(predicate, a, b) ? 1.0f : 0.0f;
-    });
+    w.fill(v);
     break;
   }
   case Opcode::VSelect:
-    // out keeps its value where the mask x is 0.0 (+0 or -0), takes y
-    // elsewhere (a NaN mask selects y).
-    for (uint64_t r = 0; r < nRows; ++r) {
-      const float *xr = widenRow(xp + r * xStride, xBf16, nCols, rowBufs[0]);
-      float *o = outRow(r);
-      if (oBf16)
-        widenBf16(o0 + r * oStride, o, nCols);
-      const float *yr = nullptr;
-      float yv = 0.0f;
-      if (bcast)
-        yv = yBf16 ? bf16ToF32(
-                         *reinterpret_cast<const uint16_t *>(yp + r * yStride))
-                   : *reinterpret_cast<const float *>(yp + r * yStride);
-      else
-        yr = widenRow(rowBcast ? yp : yp + r * yStride, yBf16, nCols,
-                      rowBufs[1]);
-      for (uint64_t c = 0; c < nCols; ++c)
-        if (xr[c] != 0.0f)
-          o[c] = bcast ? yv : yr[c];
-      finishRow(r, o, nCols);
-    }
+    w.select();
     break;
-  case Opcode::VIota: {
-    // The signed base plus the row (or column) index, rounded to f32 (exact
-    // below 2^24 in magnitude).
-    int64_t base = int64_t(state.regs[in.rs1]);
-    bool alongCols = in.flags & isa::kFlagIotaCols;
-    for (uint64_t r = 0; r < rows; ++r) {
-      float *o = outRow(r);
-      for (uint64_t c = 0; c < cols; ++c)
-        o[c] = float(base + int64_t(alongCols ? c : r));
-      finishRow(r, o, cols);
-    }
+  case Opcode::VIota:
+    w.iota(int64_t(state.regs[in.rs1]), in.flags & isa::kFlagIotaCols);
     break;
-  }
   case Opcode::VTranspose:
-    // Row c of out is column c of x: read element by element (the values
-    // move unchanged; a bf16 x into an f32 out widens, the reverse rounds).
-    for (uint64_t c = 0; c < cols; ++c) {
-      float *o = outRow(c);
-      for (uint64_t r = 0; r < rows; ++r) {
-        const uint8_t *e = xp + r * xStride + c * x.elemBytes;
-        if (xBf16) {
-          uint16_t h;
-          std::memcpy(&h, e, 2);
-          o[r] = bf16ToF32(h);
-        } else {
-          std::memcpy(&o[r], e, 4);
-        }
-      }
-      finishRow(c, o, rows);
-    }
+    w.transpose();
     break;
   case Opcode::VRSum:
   case Opcode::VRMax:
-    // Rows are summed left to right from 0.0 in f32, and folded left to
-    // right from their first element for the maximum (the order is part of
-    // the model: results must be bit-identical across runs).
-    // f32 rows go kBlock at a time, each row's fold still left to right:
-    // the rows' dependency chains interleave instead of running one after
-    // the other (the same results, several times faster).
-    {
-      auto reduceRows = [&](float init, bool fromFirst, auto f) {
-        constexpr uint64_t kBlock = 8;
-        uint64_t r = 0;
-        if (!xBf16 && cols > 0)
-          for (; r + kBlock <= rows; r += kBlock) {
-            const float *xr[kBlock];
-            float v[kBlock];
-            for (uint64_t j = 0; j < kBlock; ++j) {
-              xr[j] = reinterpret_cast<const float *>(xp + (r + j) * xStride);
-              v[j] = fromFirst ? xr[j][0] : init;
-            }
-            for (uint64_t c = fromFirst ? 1 : 0; c < cols; ++c)
-              for (uint64_t j = 0; j < kBlock; ++j)
-                v[j] = f(v[j], xr[j][c]);
-            for (uint64_t j = 0; j < kBlock; ++j)
-              storeRow(o0 + (r + j) * oStride, oBf16, &v[j], 1);
-          }
-        for (; r < rows; ++r) {
-          const float *xr = widenRow(xp + r * xStride, xBf16, cols, rowBufs[0]);
-          float v = fromFirst ? xr[0] : init;
-          for (uint64_t c = fromFirst ? 1 : 0; c < cols; ++c)
-            v = f(v, xr[c]);
-          storeRow(o0 + r * oStride, oBf16, &v, 1);
-        }
-      };
-      if (in.op == Opcode::VRSum)
-        reduceRows(0.0f, false, [](float a, float b) { return a + b; });
-      else if (in.flags & isa::kFlagMaxNum)
-        reduceRows(0.0f, true, [](float a, float b) { return maxNumF(a, b); });
-      else
-        reduceRows(0.0f, true, [](float a, float b) { return maximumF(a, b); });
-    }
+    executeReduce(in, w);
     break;
   default:
     break;

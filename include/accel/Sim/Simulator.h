@@ -438,6 +438,44 @@ private:
     unsigned semaphore = 0;
     uint64_t count = 0;
   } prep;
+
+  /// prepare()'s phases, in order (Simulator.cpp). Each fills `prep` and
+  /// returns the fault it finds, if any. The ones every instruction runs
+  /// are `inline`: defined in Simulator.cpp only, and inlined into
+  /// prepare() and commit() there (the simulator's hot path).
+  /// Once per run: the buffer table against the config, the memory
+  /// footprint (a chip alone), then VMEM allocated.
+  inline llvm::Error prepareMemories();
+  /// The register and field values `in` may not have: a remote DMA to a
+  /// chip the system lacks, a division by zero, a bad vpu.cmp predicate.
+  inline llvm::Error checkFields(const isa::Inst &in);
+  /// The memory operands of `in` (prep.acc) and their checks
+  /// (checkOperands), or none for an instruction that touches no memory.
+  inline llvm::Error prepareAccesses(const isa::Inst &in, isa::Unit unit,
+                                     uint64_t ready);
+  /// dma.issue: its tiles, link, semaphore and route; a free DMA slot.
+  llvm::Error prepareDmaIssue(const isa::Inst &in);
+  /// dma.wait: the DMA's outcome and the cycle the WAIT resumes at.
+  llvm::Error prepareDmaWait(const isa::Inst &in, uint64_t ready);
+  /// sem.wait: the signals it needs, blocked when too few came so far.
+  llvm::Error prepareSemWait(const isa::Inst &in);
+  /// Races with the remote DMAs of other chips still touching this chip's
+  /// memory (the completed ones, by `ready`, are dropped).
+  llvm::Error checkIncoming(uint64_t ready);
+
+  /// commit()'s pieces (Simulator.cpp).
+  /// dma.issue: its remote races, timing, data movement, signal and
+  /// events; its busy interval goes to `ev`.
+  llvm::Error commitDmaIssue(const isa::Inst &in, RetireEvent &ev);
+  /// dma.wait: the DMA is no longer pending; its stalls are counted.
+  void commitDmaWait(const isa::Inst &in);
+  /// sem.wait: consumes its signals (and the pending DMAs they complete).
+  void commitSemWait();
+  /// The end of every commit: halt, the stall and busy accounting of `ev`
+  /// (`unitLatency` cycles on `unit`), the issue cycle, onRetire, the next
+  /// PC from `state`.
+  inline void retire(const isa::Inst &in, isa::Unit unit, uint64_t unitLatency,
+                     RetireEvent &ev, const CoreState &state);
   /// A signal a semaphore received: when, and from which DMA.
   /// Per semaphore, the signals not consumed yet, by cycle.
   std::vector<std::vector<Signal>> semaphores;

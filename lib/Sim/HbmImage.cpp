@@ -1,0 +1,187 @@
+//===- HbmImage.cpp - The initial contents of HBM -------------------------===//
+//
+// A buffer table's initial HBM bytes, page by page (initPage), the cache of
+// them shared by the memories of equal tables (HbmImage), and compareHbm,
+// which compares two runs' HBM against them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HbmImage.h"
+#include "accel/Support/BFloat16.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace accel;
+using namespace accel::sim;
+
+void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
+                   std::vector<uint8_t> &bytes) {
+  bytes.assign(Memory::kHbmPageBytes, 0);
+  uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
+  for (const isa::Buffer &b : bufs) {
+    // (An iota buffer has 4-byte elements: the image reader refuses bf16.)
+    if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero ||
+        (b.init == isa::BufferInit::Iota && b.elemType == isa::ElemType::BF16))
+      continue;
+    uint64_t lo = std::max(pageAddr, b.base);
+    uint64_t hi = std::min(pageEnd, llvm::SaturatingAdd(b.base, b.bytes));
+    if (lo >= hi)
+      continue;
+    if (b.init == isa::BufferInit::Data) {
+      // The image's bytes (as many as it carries: a hand-built program may
+      // hold fewer, the rest stays 0).
+      llvm::ArrayRef<uint8_t> data = b.getData();
+      uint64_t have = std::min<uint64_t>(data.size(), hi - b.base);
+      if (lo - b.base < have)
+        std::memcpy(&bytes[lo - pageAddr], data.data() + (lo - b.base),
+                    have - (lo - b.base));
+      continue;
+    }
+    unsigned size = isa::getElemBytes(b.elemType);
+    // The first whole element at or after lo (buffers are 4-byte aligned;
+    // a page boundary falls between elements).
+    uint64_t first = b.base + llvm::alignTo(lo - b.base, size);
+    if (b.init == isa::BufferInit::Random && size == 4) {
+      // The common case (f32 weights), in one tight loop.
+      uint64_t index = (first - b.base) / 4;
+      for (uint64_t a = first; a + 4 <= hi; a += 4, ++index) {
+        float v = isa::initValue(b.seed, index);
+        std::memcpy(&bytes[a - pageAddr], &v, 4);
+      }
+      continue;
+    }
+    for (uint64_t a = first; a + size <= hi; a += size) {
+      uint64_t index = (a - b.base) / size;
+      uint8_t *at = &bytes[a - pageAddr];
+      if (b.init == isa::BufferInit::Iota) {
+        int32_t v = int32_t(index);
+        std::memcpy(at, &v, 4);
+      } else if (b.elemType == isa::ElemType::BF16) {
+        uint16_t v = f32ToBf16(isa::initValue(b.seed, index));
+        std::memcpy(at, &v, 2);
+      } else {
+        float v = isa::initValue(b.seed, index);
+        std::memcpy(at, &v, 4);
+      }
+    }
+  }
+}
+
+const uint8_t *HbmImage::page(uint64_t pageAddr) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return pageLocked(pageAddr);
+}
+
+uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
+  if (!inserted)
+    return it->second;
+  std::vector<uint8_t> bytes(n);
+  for (uint64_t done = 0; done < n;) {
+    uint64_t a = addr + done;
+    uint64_t pageAddr = a & ~(Memory::kHbmPageBytes - 1);
+    uint64_t len = std::min(n - done, Memory::kHbmPageBytes - (a - pageAddr));
+    std::memcpy(bytes.data() + done, pageLocked(pageAddr) + (a - pageAddr),
+                len);
+    done += len;
+  }
+  return it->second = llvm::xxh3_64bits(bytes);
+}
+
+uint64_t HbmImage::keyOf(const std::vector<isa::Buffer> &buffers) {
+  std::vector<uint64_t> fields;
+  for (const isa::Buffer &b : buffers) {
+    if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero)
+      continue;
+    fields.insert(fields.end(),
+                  {b.base, b.bytes, uint64_t(b.elemType), uint64_t(b.init),
+                   uint64_t(b.seed), llvm::xxh3_64bits(b.getData())});
+  }
+  return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(fields.data()), fields.size() * 8));
+}
+
+bool HbmImage::holds(const std::vector<isa::Buffer> &other) const {
+  auto initialized = [](const std::vector<isa::Buffer> &bufs) {
+    std::vector<const isa::Buffer *> out;
+    for (const isa::Buffer &b : bufs)
+      if (b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero)
+        out.push_back(&b);
+    return out;
+  };
+  std::vector<const isa::Buffer *> a = initialized(buffers),
+                                   b = initialized(other);
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](const isa::Buffer *x, const isa::Buffer *y) {
+                      return x->base == y->base && x->bytes == y->bytes &&
+                             x->elemType == y->elemType && x->init == y->init &&
+                             x->seed == y->seed && x->getData() == y->getData();
+                    });
+}
+
+const uint8_t *HbmImage::pageLocked(uint64_t pageAddr) {
+  std::unique_ptr<uint8_t[]> &slot = pages[pageAddr];
+  if (!slot) {
+    std::vector<uint8_t> bytes;
+    initPage(pageAddr, buffers, bytes);
+    slot.reset(new uint8_t[Memory::kHbmPageBytes]);
+    std::memcpy(slot.get(), bytes.data(), Memory::kHbmPageBytes);
+  }
+  return slot.get();
+}
+
+std::shared_ptr<HbmImage>
+HbmImage::get(const std::vector<isa::Buffer> &buffers) {
+  static std::mutex cacheMutex;
+  static std::vector<std::shared_ptr<HbmImage>> kept; // most recent last
+  uint64_t key = keyOf(buffers);
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  for (auto it = kept.begin(); it != kept.end(); ++it)
+    if ((*it)->key == key && (*it)->holds(buffers)) {
+      std::shared_ptr<HbmImage> image = *it;
+      kept.erase(it);
+      kept.push_back(image);
+      return image;
+    }
+  std::shared_ptr<HbmImage> image(new HbmImage(buffers, key));
+  if (kept.size() == kKept)
+    kept.erase(kept.begin());
+  kept.push_back(image);
+  return image;
+}
+
+std::optional<uint64_t>
+sim::compareHbm(const std::map<uint64_t, std::vector<uint8_t>> &a,
+                const std::map<uint64_t, std::vector<uint8_t>> &b,
+                const std::vector<isa::Buffer> &buffers) {
+  std::vector<uint64_t> pages;
+  for (const auto &e : a)
+    pages.push_back(e.first);
+  for (const auto &e : b)
+    pages.push_back(e.first);
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  std::vector<uint8_t> initial;
+  for (uint64_t page : pages) {
+    auto ia = a.find(page), ib = b.find(page);
+    const std::vector<uint8_t> *pa = ia != a.end() ? &ia->second : nullptr;
+    const std::vector<uint8_t> *pb = ib != b.end() ? &ib->second : nullptr;
+    if (!pa || !pb) {
+      initPage(page, buffers, initial);
+      if (!pa)
+        pa = &initial;
+      else
+        pb = &initial;
+    }
+    for (uint64_t i = 0; i < Memory::kHbmPageBytes; ++i)
+      if ((*pa)[i] != (*pb)[i])
+        return page + i;
+  }
+  return std::nullopt;
+}
