@@ -54,60 +54,125 @@ public:
 private:
   std::map<uint64_t, uint64_t> ranges; ///< begin -> end
 };
-} // namespace
 
-llvm::Expected<Trace>
-replay::record(sim::Device &device, const isa::Program &program,
-               llvm::StringRef configJson, uint64_t count,
-               llvm::function_ref<void(uint64_t, uint64_t)> progress) {
-  Trace trace;
-  trace.configJson = configJson.str();
-  trace.program = program;
-  trace.startIndex = device.getInstructionCount();
-  trace.startPc = device.getPc();
-  trace.nextDmaId = device.readNextDmaId();
-  for (const auto &p : device.readPendingDmas())
-    trace.pendingDmas.push_back({p.id, p.pc, p.src, p.dst});
-  // One chip of a system: its timing state now, and from now on what the
-  // other chips do to it and answer it.
-  const uint32_t own = device.getChip();
-  if (device.getNumChips() > 1) {
-    SystemWindow &sys = trace.system.emplace();
-    sys.chip = own;
-    sys.chips = device.getNumChips();
-    sys.timing = device.readTimingState();
-    trace.formatVersion = kSystemTraceFormatVersion;
-    device.setEventLog(&sys.log);
+/// Algorithm 1's state while recording a window of `device` into `trace`:
+/// what the window has written and what is saved, and the window's
+/// outputs for the replay's functional check.
+class WindowRecorder {
+public:
+  WindowRecorder(sim::Device &device, Trace &trace)
+      : device(device), trace(trace), own(device.getChip()) {
+    regKnown.set(0); // r0 always reads as zero
   }
-  // Stops the log however recording ends.
-  struct StopLog {
-    sim::Device &device;
-    ~StopLog() { device.setEventLog(nullptr); }
-  } stopLog{device};
-  size_t eventsSeen = 0;
-  // The full-state snapshot the minimal state is compared with: every
-  // register, all of VMEM and every HBM buffer.
-  trace.fullStateBytes = isa::kNumRegs * 8;
-  for (const isa::Buffer &b : program.buffers)
-    if (b.space == isa::MemSpace::HBM)
-      trace.fullStateBytes += b.bytes;
-  // VMEM is dense on the device: count its capacity from the config's
-  // buffers' extent is not enough, so take the largest VMEM address used.
-  uint64_t vmemExtent = 0;
-  for (const isa::Buffer &b : program.buffers)
-    if (b.space == isa::MemSpace::VMEM)
-      vmemExtent = std::max(vmemExtent, b.base + b.bytes);
-  trace.fullStateBytes += vmemExtent;
 
-  // Algorithm 1's state: what the window has written, and what is saved.
+  /// Records up to `count` instructions (fewer at a halt), calling
+  /// `progress` every 65536. Errors: a device fault or API error.
+  llvm::Error run(uint64_t count,
+                  llvm::function_ref<void(uint64_t, uint64_t)> progress);
+  /// The results of the window on the device: the registers it wrote, its
+  /// written ranges and their CRC-32. Errors: reading the memory.
+  llvm::Error finish();
+
+private:
+  /// Saves the inputs of `acc` not written earlier in the window and not
+  /// yet saved: registers, then memory ranges of this chip. Errors:
+  /// reading the memory.
+  llvm::Error saveInputs(const sim::InstAccess &acc);
+  /// Saves the parts of `range` not known yet as memory chunks (none
+  /// once `err` is set, which a failed read sets), then marks it known.
+  void saveRange(const AddrRange &range, llvm::Error &err);
+  /// Outputs: later reads of them need no saving.
+  void addOutputs(const sim::InstAccess &acc);
+  /// `tile`, if on this chip, is written (and so known).
+  void addWritten(const sim::TileRef &tile);
+  /// What other chips wrote to this one before the instruction executed:
+  /// the replay writes it at the same point, so later reads need no
+  /// saving, and the functional check covers it.
+  void addRemoteWrites();
+
+  sim::Device &device;
+  Trace &trace;
+  const uint32_t own;
   std::bitset<isa::kNumRegs> regKnown; // written or saved
-  regKnown.set(0);                     // r0 always reads as zero
   RangeSet memKnown[2];                // per MemSpace: written or saved
-  // The window's outputs, for the replay's functional check.
   std::bitset<isa::kNumRegs> regWritten;
   RangeSet memWritten[2];
-  auto readReg = [&](unsigned r) { return device.readRegister(r); };
+  /// The system log's events already looked at.
+  size_t eventsSeen = 0;
+};
+} // namespace
 
+void WindowRecorder::saveRange(const AddrRange &range, llvm::Error &err) {
+  RangeSet &known = memKnown[size_t(range.space)];
+  known.forEachGap(range.begin, range.end, [&](uint64_t b, uint64_t e) {
+    if (err)
+      return;
+    MemChunk chunk;
+    chunk.chip = own;
+    chunk.space = range.space;
+    chunk.addr = b;
+    chunk.bytes.resize(e - b);
+    if (llvm::Error readErr =
+            device.readMemory(range.space, b, e - b, chunk.bytes.data()))
+      err = std::move(readErr);
+    else
+      trace.memory.push_back(std::move(chunk));
+  });
+  known.add(range.begin, range.end);
+}
+
+llvm::Error WindowRecorder::saveInputs(const sim::InstAccess &acc) {
+  for (uint8_t r : acc.regReads)
+    if (!regKnown[r]) {
+      trace.registers.push_back({r, device.readRegister(r)});
+      regKnown.set(r);
+    }
+  for (const sim::MemOperand &m : acc.memReads) {
+    // Another chip's memory (a remote DMA's source): the answer to the
+    // DMA carries what it read.
+    if (m.tile.chip != own)
+      continue;
+    llvm::Error err = llvm::Error::success();
+    sim::forEachRange(m.tile,
+                      [&](const AddrRange &range) { saveRange(range, err); });
+    if (err)
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+void WindowRecorder::addOutputs(const sim::InstAccess &acc) {
+  for (uint8_t r : acc.regWrites) {
+    regKnown.set(r);
+    regWritten.set(r);
+  }
+  for (const sim::MemOperand &m : acc.memWrites)
+    addWritten(m.tile);
+}
+
+void WindowRecorder::addWritten(const sim::TileRef &tile) {
+  if (tile.chip != own)
+    return;
+  sim::forEachRange(tile, [&](const AddrRange &range) {
+    memKnown[size_t(range.space)].add(range.begin, range.end);
+    memWritten[size_t(range.space)].add(range.begin, range.end);
+  });
+}
+
+void WindowRecorder::addRemoteWrites() {
+  if (!trace.system)
+    return;
+  for (; eventsSeen < trace.system->log.events.size(); ++eventsSeen) {
+    const sim::ExternalEvent &ev = trace.system->log.events[eventsSeen];
+    if (ev.kind == sim::ExternalEvent::Kind::MemWrite)
+      addWritten(ev.tile);
+  }
+}
+
+llvm::Error
+WindowRecorder::run(uint64_t count,
+                    llvm::function_ref<void(uint64_t, uint64_t)> progress) {
+  auto readReg = [&](unsigned r) { return device.readRegister(r); };
   // Grows as it records: `count` may be far more than the program runs.
   trace.pcs.reserve(std::min<uint64_t>(count, 1 << 20));
   for (uint64_t i = 0; i < count && !device.isHalted(); ++i) {
@@ -116,70 +181,20 @@ replay::record(sim::Device &device, const isa::Program &program,
     if (!inst)
       return inst.takeError();
     sim::InstAccess acc = sim::getAccesses(*inst, readReg, own);
-    // Inputs not written earlier in the window and not yet saved.
-    for (uint8_t r : acc.regReads)
-      if (!regKnown[r]) {
-        trace.registers.push_back({r, device.readRegister(r)});
-        regKnown.set(r);
-      }
-    for (const sim::MemOperand &m : acc.memReads) {
-      // Another chip's memory (a remote DMA's source): the answer to the
-      // DMA carries what it read.
-      if (m.tile.chip != own)
-        continue;
-      RangeSet &known = memKnown[size_t(m.tile.space)];
-      llvm::Error err = llvm::Error::success();
-      sim::forEachRange(m.tile, [&](const AddrRange &range) {
-        known.forEachGap(range.begin, range.end, [&](uint64_t b, uint64_t e) {
-          if (err)
-            return;
-          MemChunk chunk;
-          chunk.chip = own;
-          chunk.space = range.space;
-          chunk.addr = b;
-          chunk.bytes.resize(e - b);
-          if (llvm::Error readErr =
-                  device.readMemory(range.space, b, e - b, chunk.bytes.data()))
-            err = std::move(readErr);
-          else
-            trace.memory.push_back(std::move(chunk));
-        });
-        known.add(range.begin, range.end);
-      });
-      if (err)
-        return std::move(err);
-    }
-    // Outputs: later reads of them need no saving.
-    for (uint8_t r : acc.regWrites) {
-      regKnown.set(r);
-      regWritten.set(r);
-    }
-    auto addWritten = [&](const sim::TileRef &tile) {
-      if (tile.chip != own)
-        return;
-      sim::forEachRange(tile, [&](const AddrRange &range) {
-        memKnown[size_t(range.space)].add(range.begin, range.end);
-        memWritten[size_t(range.space)].add(range.begin, range.end);
-      });
-    };
-    for (const sim::MemOperand &m : acc.memWrites)
-      addWritten(m.tile);
+    if (llvm::Error e = saveInputs(acc))
+      return e;
+    addOutputs(acc);
     trace.pcs.push_back(pc);
     if (llvm::Error e = device.step())
-      return std::move(e);
-    // What other chips wrote to this one before the instruction executed:
-    // the replay writes it at the same point, so later reads need no
-    // saving, and the functional check covers it.
-    if (trace.system)
-      for (; eventsSeen < trace.system->log.events.size(); ++eventsSeen) {
-        const sim::ExternalEvent &ev = trace.system->log.events[eventsSeen];
-        if (ev.kind == sim::ExternalEvent::Kind::MemWrite)
-          addWritten(ev.tile);
-      }
+      return e;
+    addRemoteWrites();
     if (progress && (i & 0xffff) == 0xffff)
       progress(i + 1, count);
   }
-  // The results of the window on the device.
+  return llvm::Error::success();
+}
+
+llvm::Error WindowRecorder::finish() {
   for (unsigned r = 1; r < isa::kNumRegs; ++r)
     if (regWritten[r])
       trace.finalRegisters.push_back({uint8_t(r), device.readRegister(r)});
@@ -193,9 +208,72 @@ replay::record(sim::Device &device, const isa::Program &program,
     bytes.resize(w.end - w.begin);
     if (llvm::Error e =
             device.readMemory(w.space, w.begin, bytes.size(), bytes.data()))
-      return std::move(e);
+      return e;
     crc = llvm::crc32(crc, bytes);
   }
   trace.writtenCrc = crc;
+  return llvm::Error::success();
+}
+
+/// The bytes of the full-state snapshot the minimal state is compared
+/// with: every register, every HBM buffer and all of VMEM up to the
+/// largest VMEM address `program` uses.
+static uint64_t getFullStateBytes(const isa::Program &program) {
+  uint64_t bytes = isa::kNumRegs * 8;
+  for (const isa::Buffer &b : program.buffers)
+    if (b.space == isa::MemSpace::HBM)
+      bytes += b.bytes;
+  // VMEM is dense on the device: count its capacity from the config's
+  // buffers' extent is not enough, so take the largest VMEM address used.
+  uint64_t vmemExtent = 0;
+  for (const isa::Buffer &b : program.buffers)
+    if (b.space == isa::MemSpace::VMEM)
+      vmemExtent = std::max(vmemExtent, b.base + b.bytes);
+  return bytes + vmemExtent;
+}
+
+/// A new trace of the window starting at `device`'s current state: its
+/// config, program, start, next DMA id and DMAs in flight, and for one
+/// chip of a system its timing state, with `device` logging what the
+/// other chips do to it into the trace from now on.
+static Trace startTrace(sim::Device &device, const isa::Program &program,
+                        llvm::StringRef configJson) {
+  Trace trace;
+  trace.configJson = configJson.str();
+  trace.program = program;
+  trace.startIndex = device.getInstructionCount();
+  trace.startPc = device.getPc();
+  trace.nextDmaId = device.readNextDmaId();
+  for (const auto &p : device.readPendingDmas())
+    trace.pendingDmas.push_back({p.id, p.pc, p.src, p.dst});
+  if (device.getNumChips() > 1) {
+    SystemWindow &sys = trace.system.emplace();
+    sys.chip = device.getChip();
+    sys.chips = device.getNumChips();
+    sys.timing = device.readTimingState();
+    trace.formatVersion = kSystemTraceFormatVersion;
+  }
+  return trace;
+}
+
+llvm::Expected<Trace>
+replay::record(sim::Device &device, const isa::Program &program,
+               llvm::StringRef configJson, uint64_t count,
+               llvm::function_ref<void(uint64_t, uint64_t)> progress) {
+  Trace trace = startTrace(device, program, configJson);
+  // One chip of a system: from now on what the other chips do to it and
+  // answer it. Stops the log however recording ends.
+  if (trace.system)
+    device.setEventLog(&trace.system->log);
+  struct StopLog {
+    sim::Device &device;
+    ~StopLog() { device.setEventLog(nullptr); }
+  } stopLog{device};
+  trace.fullStateBytes = getFullStateBytes(program);
+  WindowRecorder recorder(device, trace);
+  if (llvm::Error e = recorder.run(count, progress))
+    return std::move(e);
+  if (llvm::Error e = recorder.finish())
+    return std::move(e);
   return trace;
 }
