@@ -1,21 +1,17 @@
 //===- Output.cpp - Output files and directories: the commit rule ---------===//
 //
-// Every temporary (a staging directory, a file's temporary, a parent
-// directory created for an output) is entered in a process-wide registry of
-// live paths before it is created and left after it is renamed or removed;
-// the termination signal handler removes what the registry holds with
-// async-signal-safe calls only (openat, getdents64, unlinkat), never through
-// a symbolic link. The same registry tells removeStaleTemporaries which of
-// this process's own temporaries are live.
-//
-// Over 600 lines on purpose: the removal, the registry, the signal handler
-// and the commits share the registry's private state (its slots, the
-// overflow flag, the fallback commit's pending paths), which a split would
-// have to expose in a header for this file alone.
+// The commits of docs/output.md: a file written to a temporary beside its
+// target and renamed over it (writeOutput, StagedFiles), a directory
+// staged beside its target and swapped with it (StagedDirectory), and the
+// paths, parent directories and stale temporaries they deal with. Every
+// temporary is entered in the registry of live paths (OutputRegistry.cpp)
+// before it is created, so that a termination signal removes it; removal
+// never follows a symbolic link (RemoveTree.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Support/Output.h"
+#include "OutputInternal.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"
@@ -23,19 +19,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/Signals.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
-#include <mutex>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -43,6 +33,7 @@
 #endif
 
 using namespace accel;
+using namespace accel::detail;
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
@@ -55,363 +46,6 @@ static llvm::Error cannotWrite(llvm::StringRef path, const llvm::Twine &why) {
 
 static std::string errnoMessage(int err) {
   return std::error_code(err, std::generic_category()).message();
-}
-
-//===----------------------------------------------------------------------===//
-// Removal that never follows a symbolic link (async-signal-safe).
-//===----------------------------------------------------------------------===//
-
-/// Deepest directory nesting removeTree descends into at once (each level
-/// holds a descriptor and a 1 KiB buffer on the stack, which may be a
-/// signal handler's); a directory deeper than that is moved up to the top
-/// directory being removed and removed from there (hoistDirectory).
-static constexpr unsigned kMaxRemoveDepth = 48;
-
-static int removeDirectoryAt(int parentFd, const char *name, unsigned depth,
-                             int topFd);
-
-/// Moves the directory `name` of `fd` into the top directory `topFd` (of
-/// the tree being removed), under a free name "accel-rm-N"; 0 or an errno.
-static int hoistDirectory(int fd, const char *name, int topFd) {
-  for (unsigned n = 0; n < 100000; ++n) {
-    char to[32] = "accel-rm-";
-    char digits[12];
-    unsigned len = 0;
-    for (unsigned v = n; len == 0 || v; v /= 10)
-      digits[len++] = char('0' + v % 10);
-    char *end = to + 9;
-    while (len)
-      *end++ = digits[--len];
-    *end = 0;
-    if (::renameat(fd, name, topFd, to) == 0)
-      return 0;
-    if (errno != EEXIST && errno != ENOTEMPTY && errno != ENOTDIR &&
-        errno != EISDIR)
-      return errno;
-  }
-  return EEXIST;
-}
-
-/// Removes the entry `name` of the directory `fd` (of type `type`, a
-/// dirent d_type; `fd` is at `depth` below `topFd`); 0 or an errno.
-static int removeEntryAt(int fd, const char *name, unsigned char type,
-                         unsigned depth, int topFd) {
-  if (type == DT_UNKNOWN) {
-    struct stat st;
-    if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-      type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
-  }
-  if (type != DT_DIR)
-    return ::unlinkat(fd, name, 0) == 0 ? 0 : errno;
-  if (depth + 1 > kMaxRemoveDepth)
-    return hoistDirectory(fd, name, topFd);
-  return removeDirectoryAt(fd, name, depth + 1, topFd);
-}
-
-static bool isDotOrDotDot(const char *name) {
-  return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0));
-}
-
-/// Removes every entry of the open directory `fd`; 0 or the first errno.
-static int removeEntries(int fd, unsigned depth, int topFd) {
-  int firstError = 0;
-  auto removeOne = [&](const char *name, unsigned char type) {
-    if (isDotOrDotDot(name))
-      return false;
-    int err = removeEntryAt(fd, name, type, depth, topFd);
-    if (err && err != ENOENT && !firstError)
-      firstError = err;
-    return err == 0;
-  };
-  // Entries are removed while the directory is read: read it again from
-  // the start until a pass removes nothing.
-  for (unsigned pass = 0; pass < 100000; ++pass) {
-    if (::lseek(fd, 0, SEEK_SET) < 0)
-      return firstError ? firstError : errno;
-    bool removedAny = false;
-#ifdef __linux__
-    // getdents64 rather than readdir: no allocation (signal handlers).
-    struct LinuxDirent64 {
-      uint64_t ino;
-      int64_t off;
-      unsigned short reclen;
-      unsigned char type;
-      char name[1];
-    };
-    alignas(8) char buf[1024];
-    for (;;) {
-      long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
-      if (n < 0)
-        return firstError ? firstError : errno;
-      if (n == 0)
-        break;
-      for (long off = 0; off < n;) {
-        auto *d = reinterpret_cast<LinuxDirent64 *>(buf + off);
-        off += d->reclen;
-        removedAny |= removeOne(d->name, d->type);
-      }
-    }
-#else
-    int dupFd = ::dup(fd);
-    DIR *dir = dupFd < 0 ? nullptr : ::fdopendir(dupFd);
-    if (!dir)
-      return firstError ? firstError : errno;
-    ::rewinddir(dir);
-    while (struct dirent *d = ::readdir(dir))
-      removedAny |= removeOne(d->d_name, d->d_type);
-    ::closedir(dir);
-#endif
-    if (!removedAny)
-      break;
-  }
-  return firstError;
-}
-
-/// Removes the directory `name` in `parentFd` and everything in it; a
-/// symbolic link (or a file) there is unlinked itself. `topFd` is the top
-/// directory of the removal (-1 when this is it). 0 or an errno.
-static int removeDirectoryAt(int parentFd, const char *name, unsigned depth,
-                             int topFd) {
-  int fd =
-      ::openat(parentFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOTDIR || errno == ELOOP)
-      return ::unlinkat(parentFd, name, 0) == 0 ? 0 : errno;
-    return errno;
-  }
-  int err = removeEntries(fd, depth, topFd < 0 ? fd : topFd);
-  ::close(fd);
-  if (::unlinkat(parentFd, name, AT_REMOVEDIR) != 0)
-    return err ? err : errno;
-  return err;
-}
-
-/// removeTree on a C string (async-signal-safe on Linux); 0 or an errno.
-static int removeTreeRaw(const char *p) {
-  struct stat st;
-  if (::lstat(p, &st) != 0)
-    return errno == ENOENT ? 0 : errno;
-  if (!S_ISDIR(st.st_mode))
-    return ::unlink(p) == 0 || errno == ENOENT ? 0 : errno;
-  int err = removeDirectoryAt(AT_FDCWD, p, 0, -1);
-  return err == ENOENT ? 0 : err;
-}
-
-std::error_code accel::removeTree(llvm::StringRef p) {
-  std::string s = p.str();
-  if (int err = removeTreeRaw(s.c_str()))
-    return std::error_code(err, std::generic_category());
-  return {};
-}
-
-//===----------------------------------------------------------------------===//
-// The registry of live temporaries.
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// What the signal handler does with a live path (the first character of
-/// its registry string).
-enum LiveKind : char {
-  /// A temporary file or staging directory: removed (removeTree).
-  Temporary = 'T',
-  /// A directory created for an output: removed if empty.
-  CreatedDir = 'D',
-  /// The previous output moved aside during a commit: kept (it is restored
-  /// or removed by the commit itself).
-  Kept = 'K',
-};
-constexpr unsigned kMaxLive = 1024;
-/// Each slot is null or a malloc'd "KIND/absolute/path". Inserting and
-/// erasing take liveMutex; the signal handler only exchanges slots to null
-/// (it never frees them, so an erase that races with it frees nothing).
-std::atomic<char *> liveSlots[kMaxLive];
-/// Set when a path could not be entered (more than kMaxLive at once): then
-/// removeStaleTemporaries no longer treats this process's unregistered
-/// temporaries as stale.
-std::atomic<bool> liveOverflow{false};
-std::mutex liveMutex;
-
-/// The previous output during the fallback commit (no RENAME_EXCHANGE):
-/// moved aside to `old`, the handler moves it back to `target` if the new
-/// one is not there yet.
-std::atomic<const char *> pendingOld{nullptr}, pendingTarget{nullptr};
-} // namespace
-
-static void registerLive(llvm::StringRef p, LiveKind kind) {
-  std::string text = std::string(1, char(kind)) + p.str();
-  char *copy = ::strdup(text.c_str());
-  if (!copy) {
-    liveOverflow = true;
-    return;
-  }
-  std::lock_guard<std::mutex> lock(liveMutex);
-  for (std::atomic<char *> &slot : liveSlots) {
-    char *expected = nullptr;
-    if (slot.compare_exchange_strong(expected, copy))
-      return;
-  }
-  ::free(copy);
-  liveOverflow = true;
-}
-
-static void unregisterLive(llvm::StringRef p) {
-  std::lock_guard<std::mutex> lock(liveMutex);
-  for (std::atomic<char *> &slot : liveSlots) {
-    char *s = slot.load();
-    if (!s || llvm::StringRef(s + 1) != p)
-      continue;
-    if (char *old = slot.exchange(nullptr))
-      ::free(old);
-    return;
-  }
-}
-
-static bool isLive(llvm::StringRef p) {
-  std::lock_guard<std::mutex> lock(liveMutex);
-  for (std::atomic<char *> &slot : liveSlots) {
-    char *s = slot.load();
-    if (s && llvm::StringRef(s + 1) == p)
-      return true;
-  }
-  return false;
-}
-
-/// Removes every live temporary, then the directories created for outputs
-/// that are empty. Async-signal-safe.
-static void removeLiveTemporaries() {
-  if (const char *old = pendingOld.exchange(nullptr))
-    if (const char *target = pendingTarget.exchange(nullptr))
-      (void)::rename(old, target); // fails if the new output is in place
-  char *dirs[kMaxLive];
-  unsigned numDirs = 0;
-  for (std::atomic<char *> &slot : liveSlots) {
-    char *s = slot.load();
-    if (!s || s[0] == Kept)
-      continue;
-    s = slot.exchange(nullptr);
-    if (!s)
-      continue;
-    if (s[0] == CreatedDir)
-      dirs[numDirs++] = s;
-    else
-      (void)removeTreeRaw(s + 1);
-  }
-  // Nested created directories: innermost first, whatever the slot order.
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (unsigned i = 0; i < numDirs; ++i)
-      if (dirs[i] && ::rmdir(dirs[i] + 1) == 0) {
-        dirs[i] = nullptr;
-        progress = true;
-      }
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// Signals and the standard streams.
-//===----------------------------------------------------------------------===//
-
-/// The signals that end the process at a user's or the system's request.
-/// (SIGPIPE keeps LLVM's handler, which exits with status 74: the exit
-/// handler of initToolOutputs then removes the temporaries.)
-static constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
-static constexpr unsigned kNumTerminationSignals = 3;
-
-namespace {
-/// The dispositions the process started with, before LLVM's handlers
-/// replaced them (a job started with nohup, or in the background of a
-/// non-interactive shell, ignores SIGHUP or SIGINT and must go on doing
-/// so). Recorded by a static constructor, which runs before main.
-struct InitialDispositions {
-  bool ignored[kNumTerminationSignals] = {};
-  InitialDispositions() {
-    for (unsigned i = 0; i < kNumTerminationSignals; ++i) {
-      struct sigaction sa;
-      if (::sigaction(kTerminationSignals[i], nullptr, &sa) == 0)
-        ignored[i] = sa.sa_handler == SIG_IGN;
-    }
-  }
-} initialDispositions;
-
-const char *toolNameForStreams = "accel";
-} // namespace
-
-static void onTerminationSignal(int sig) {
-  int savedErrno = errno;
-  removeLiveTemporaries();
-  llvm::sys::RunInterruptHandlers(); // LLVM's RemoveFileOnSignal files
-  // Die of the signal, as without this handler.
-  struct sigaction dfl;
-  std::memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  ::sigaction(sig, &dfl, nullptr);
-  ::raise(sig);
-  sigset_t unblock;
-  sigemptyset(&unblock);
-  sigaddset(&unblock, sig);
-  ::pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
-  errno = savedErrno;
-}
-
-/// At exit, before the standard streams are destroyed: the temporaries
-/// still live are removed (exit() called on an error path, LLVM's SIGPIPE
-/// handler), and an unreported write error on stdout or stderr (a full
-/// disk, a file-size limit) is one error line and exit status 1, not LLVM's
-/// "IO failure on output stream" fatal error.
-static void checkStandardStreamsAtExit() {
-  removeLiveTemporaries();
-  llvm::raw_fd_ostream &out = llvm::outs();
-  out.flush();
-  bool failed = false;
-  if (out.has_error()) {
-    std::error_code ec = out.error();
-    out.clear_error();
-    llvm::WithColor::error(llvm::errs(), toolNameForStreams)
-        << "cannot write to standard output: " << ec.message() << "\n";
-    failed = true;
-  }
-  llvm::raw_fd_ostream &err = llvm::errs();
-  if (err.has_error()) {
-    err.clear_error(); // nowhere left to report it
-    failed = true;
-  }
-  if (failed)
-    ::_exit(1);
-}
-
-void accel::initToolOutputs(const char *toolName) {
-  toolNameForStreams = toolName;
-  // A write past `ulimit -f` then fails with EFBIG instead of killing the
-  // process (LLVM's crash handler would print a stack dump).
-  ::signal(SIGXFSZ, SIG_IGN);
-  for (unsigned i = 0; i < kNumTerminationSignals; ++i) {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    for (int s : kTerminationSignals)
-      sigaddset(&sa.sa_mask, s);
-    sa.sa_handler =
-        initialDispositions.ignored[i] ? SIG_IGN : onTerminationSignal;
-    ::sigaction(kTerminationSignals[i], &sa, nullptr);
-  }
-  // A crash outside LLVM's crash recovery (LLVM's handler runs its signal
-  // handlers; a crash the FDO loop recovers from does not run them).
-  static bool crashHandlerAdded = false;
-  if (!crashHandlerAdded) {
-    crashHandlerAdded = true;
-    llvm::sys::AddSignalHandler([](void *) { removeLiveTemporaries(); },
-                                nullptr);
-  }
-  // Construct the streams first, so that this exit handler runs before
-  // their destructors.
-  (void)llvm::outs();
-  (void)llvm::errs();
-  static bool registered = false;
-  if (!registered) {
-    registered = true;
-    std::atexit(checkStandardStreamsAtExit);
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -612,8 +246,8 @@ unsigned accel::removeStaleTemporaries(llvm::StringRef target) {
     if (pidText.getAsInteger(10, pid) || suffix.empty())
       continue;
     std::string full = it->path();
-    bool stale =
-        pid == self ? !liveOverflow && !isLive(full) : processIsGone(pid);
+    bool stale = pid == self ? !registryOverflowed() && !isLive(full)
+                             : processIsGone(pid);
     if (stale && !removeTree(full))
       ++removed;
   }
@@ -884,8 +518,7 @@ llvm::Error StagedDirectory::commit() {
     // one back (removeLiveTemporaries).
     std::string old = newTemporaryName(targetPath) + "-old";
     registerLive(old, Kept);
-    pendingTarget = targetPath.c_str();
-    pendingOld = old.c_str();
+    setPendingRestore(old.c_str(), targetPath.c_str());
     bool ok = ::rename(targetPath.c_str(), old.c_str()) == 0;
     int err = errno;
     if (ok && ::rename(staging.c_str(), targetPath.c_str()) != 0) {
@@ -893,8 +526,7 @@ llvm::Error StagedDirectory::commit() {
       (void)::rename(old.c_str(), targetPath.c_str());
       ok = false;
     }
-    pendingOld = nullptr;
-    pendingTarget = nullptr;
+    clearPendingRestore();
     if (ok)
       (void)removeTree(old);
     unregisterLive(old);
