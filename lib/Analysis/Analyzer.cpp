@@ -128,36 +128,160 @@ void Analyzer::onSemWait(const sim::SemWaitEvent &e) {
   deps.semWait(index, e.consumed); // the sem.wait is about to retire
 }
 
+namespace accel::analysis {
+/// The steps of Analyzer::onRetire, in the order they run.
+struct RetireSteps {
+  /// Whether `a` and `b` are the same instruction (every field).
+  static bool same(const isa::Inst &a, const isa::Inst &b) {
+    return a.op == b.op && a.rd == b.rd && a.rs1 == b.rs1 && a.rs2 == b.rs2 &&
+           a.rs3 == b.rs3 && a.flags == b.flags && a.a == b.a && a.b == b.b &&
+           a.s1 == b.s1 && a.s2 == b.s2 && a.s3 == b.s3;
+  }
+
+  /// The instruction's issue and done cycles, and its unit's busy interval
+  /// (a scalar unit's charged to its PC, or to its op when `known` is
+  /// false).
+  static void recordTiming(Analyzer &a, const sim::RetireEvent &ev,
+                           const Analyzer::PcInfo &info, bool known) {
+    a.pcs.push_back(ev.pc);
+    a.issueCycles.push_back(ev.issueCycle);
+    isa::Unit unit = info.unit;
+    a.doneCycles.push_back(unit == isa::Unit::Mxu || unit == isa::Unit::Vpu
+                               ? ev.unitEnd
+                               : ev.issueCycle + 1);
+    if (unit == isa::Unit::Scalar && ev.unitEnd > ev.unitStart) {
+      AnalyzerImpl::busy(a, 0, ev.unitStart, ev.unitEnd, 0);
+      (known ? a.scalarBusyByPc[ev.pc] : a.otherScalarBusy[info.opId]) +=
+          ev.unitEnd - ev.unitStart;
+    } else if (unit == isa::Unit::Mxu)
+      AnalyzerImpl::busy(a, 1, ev.unitStart, ev.unitEnd, info.opId);
+    else if (unit == isa::Unit::Vpu)
+      AnalyzerImpl::busy(a, 2, ev.unitStart, ev.unitEnd, info.opId);
+  }
+
+  /// A DMA's operands and HBM traffic (loads in, stores out; VMEM-local
+  /// copies move no bytes across the HBM boundary), and whether it re-DMAs
+  /// unchanged source bytes into the same VMEM place as an earlier one
+  /// (pinning): the same source and destination tiles (space, base, shape,
+  /// strides), both on this chip (a remote DMA fills another chip's VMEM,
+  /// which a pin here cannot keep).
+  static void noteDma(Analyzer &a, Analyzer::Dma &dma,
+                      const sim::RetireEvent &ev, Analyzer::Work &w,
+                      llvm::ArrayRef<sim::AddrRange> reads,
+                      llvm::ArrayRef<sim::AddrRange> writes) {
+    dma.src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
+    dma.dst = ev.memWrites.empty() ? sim::MemOperand{} : ev.memWrites[0];
+    a.deps.noteDmaId(dma.timing.id, reads, writes);
+    if (dma.src.tile.space == isa::MemSpace::HBM)
+      w.bytesIn += dma.timing.bytes;
+    else if (dma.dst.tile.space == isa::MemSpace::HBM)
+      w.bytesOut += dma.timing.bytes;
+    const sim::TileRef &st = dma.src.tile, &dt = dma.dst.tile;
+    Analyzer::PinKey key = {int(st.space), st.base,      st.rows,
+                            st.cols,       st.rowStride, int(dt.space),
+                            dt.base,       dt.rowStride};
+    bool local = dma.timing.srcChip == dma.timing.chip &&
+                 dma.timing.dstChip == dma.timing.chip;
+    auto prev = dt.space == isa::MemSpace::VMEM && local ? a.lastSame.find(key)
+                                                         : a.lastSame.end();
+    if (prev != a.lastSame.end()) {
+      const Analyzer::Dma &p = a.dmas[prev->second];
+      dma.previousSame = prev->second;
+      // The last writer of the source bytes so far (this ISSUE joins the
+      // dataflow graph below).
+      int64_t lastSrcWrite = -1;
+      sim::forEachRange(dma.src.tile, [&](const sim::AddrRange &r) {
+        a.dataflow.forEachLastWriter(
+            r, [&](int64_t v) { lastSrcWrite = std::max(lastSrcWrite, v); });
+      });
+      dma.srcChangedSincePrevious = lastSrcWrite > int64_t(p.index);
+    }
+    if (dt.space == isa::MemSpace::VMEM && local)
+      a.lastSame[key] = a.dmas.size() - 1;
+  }
+
+  /// The instruction's cost in the dataflow bound: MXU/VPU work costs its
+  /// busy cycles, a DMA its T_b and then its transfer on its link (and on
+  /// the HBM bus, for a DMA to or from HBM); scalar work is free, and every
+  /// instruction takes its issue on the core (track 0).
+  static DataflowBound::Cost getCost(const Analyzer &a,
+                                     const sim::RetireEvent &ev, isa::Unit unit,
+                                     const Analyzer::Dma *dma) {
+    DataflowBound::Cost cost;
+    if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
+      cost.track = unit == isa::Unit::Mxu ? 1 : 2;
+      cost.busy = ev.unitEnd - ev.unitStart;
+      return cost;
+    }
+    if (!dma || dma->timing.link < 0)
+      return cost;
+    const sim::MachineConfig &config = a.config;
+    const sim::DmaTiming &t = dma->timing;
+    cost.track = 3 + t.link;
+    cost.lead = t.baseEnd - t.issue;
+    cost.busy = t.complete - t.transferStart;
+    // A remote DMA: base_end is its unloaded latency (T_b and the hops);
+    // its transfer at least its bytes at one ICI link's bandwidth (the
+    // packets serialize on the first link). What contention on the network
+    // added is the link bound's to count, not the dataflow's.
+    if (size_t(t.link) >= config.links.size())
+      cost.busy = std::min(
+          cost.busy,
+          sim::getTransferCycles(t.bytes, config.iciMilliBytesPerCycle));
+    cost.holdsDmaSlot = true;
+    // The HBM bus the links share (the last track): its bursts at
+    // hbm.bytes_per_cycle, as in the roofline, rounded down (the DMA engine
+    // reserves HBM in fractions of a cycle, so rounding up each DMA would
+    // overstate the bus's work).
+    if (size_t(t.link) < config.links.size() &&
+        (config.links[t.link].src == isa::MemSpace::HBM ||
+         config.links[t.link].dst == isa::MemSpace::HBM) &&
+        config.hbmMilliBytesPerCycle) {
+      cost.track2 = int(a.tracks.size());
+      cost.busy2 =
+          uint64_t((unsigned __int128)t.busBytes * sim::kBandwidthScale /
+                   config.hbmMilliBytesPerCycle);
+    }
+    return cost;
+  }
+
+  /// Adds the instruction to the dataflow bound. On a system, another
+  /// chip's memory it reads (a remote DMA's source) is ready when its
+  /// producer there is, and what it writes on another chip is ready there
+  /// when it finishes here.
+  static void addToDataflow(Analyzer &a, const Analyzer::PcInfo &info,
+                            llvm::ArrayRef<sim::AddrRange> reads,
+                            llvm::ArrayRef<sim::AddrRange> writes,
+                            const DataflowBound::Cost &cost) {
+    bool system = !a.peers.empty();
+    if (system)
+      for (const sim::AddrRange &r : reads)
+        if (r.chip != a.selfChip && r.chip < a.peers.size())
+          a.dataflow.addExternalWrite(r, a.peers[r.chip]->dataflow.getReady(r));
+    a.dataflow.add(info.regReads, info.regWrites, reads, writes, cost);
+    if (system)
+      for (const sim::AddrRange &w : writes)
+        if (w.chip != a.selfChip && w.chip < a.peers.size())
+          a.peers[w.chip]->dataflow.addExternalWrite(
+              w, a.dataflow.getLastFinish());
+  }
+};
+} // namespace accel::analysis
+
 void Analyzer::onRetire(const sim::RetireEvent &ev) {
   const isa::Inst &in = *ev.inst;
   // The instruction's static facts: from the table when it is the
   // program's own instruction at its PC (always, but for a hand-built
   // event; the simulator runs its own copy of the code).
-  auto same = [](const isa::Inst &a, const isa::Inst &b) {
-    return a.op == b.op && a.rd == b.rd && a.rs1 == b.rs1 && a.rs2 == b.rs2 &&
-           a.rs3 == b.rs3 && a.flags == b.flags && a.a == b.a && a.b == b.b &&
-           a.s1 == b.s1 && a.s2 == b.s2 && a.s3 == b.s3;
-  };
-  bool known = ev.pc < pcInfo.size() && same(program.code[ev.pc], in);
+  bool known =
+      ev.pc < pcInfo.size() && RetireSteps::same(program.code[ev.pc], in);
   std::optional<PcInfo> computed;
   if (!known)
     computed = computePcInfo(in, ev.pc);
   const PcInfo &info = known ? pcInfo[ev.pc] : *computed;
   uint32_t opId = info.opId;
-  pcs.push_back(ev.pc);
-  issueCycles.push_back(ev.issueCycle);
+  RetireSteps::recordTiming(*this, ev, info, known);
   isa::Unit unit = info.unit;
-  doneCycles.push_back(unit == isa::Unit::Mxu || unit == isa::Unit::Vpu
-                           ? ev.unitEnd
-                           : ev.issueCycle + 1);
-  if (unit == isa::Unit::Scalar && ev.unitEnd > ev.unitStart) {
-    AnalyzerImpl::busy(*this, 0, ev.unitStart, ev.unitEnd, 0);
-    (known ? scalarBusyByPc[ev.pc] : otherScalarBusy[opId]) +=
-        ev.unitEnd - ev.unitStart;
-  } else if (unit == isa::Unit::Mxu)
-    AnalyzerImpl::busy(*this, 1, ev.unitStart, ev.unitEnd, opId);
-  else if (unit == isa::Unit::Vpu)
-    AnalyzerImpl::busy(*this, 2, ev.unitStart, ev.unitEnd, opId);
 
   // Byte ranges read and written.
   llvm::SmallVector<sim::AddrRange, 8> reads, writes;
@@ -188,95 +312,13 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   // Work: FLOPs and bytes moved.
   Work &w = known ? workByPc[ev.pc] : otherWork[opId];
   w.flops += info.flops;
+  if (dma)
+    RetireSteps::noteDma(*this, *dma, ev, w, reads, writes);
 
-  if (dma) {
-    dma->src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
-    dma->dst = ev.memWrites.empty() ? sim::MemOperand{} : ev.memWrites[0];
-    deps.noteDmaId(dma->timing.id, reads, writes);
-    // Communication with HBM: loads in, stores out (VMEM-local copies move
-    // no bytes across the HBM boundary).
-    if (dma->src.tile.space == isa::MemSpace::HBM)
-      w.bytesIn += dma->timing.bytes;
-    else if (dma->dst.tile.space == isa::MemSpace::HBM)
-      w.bytesOut += dma->timing.bytes;
-    // Re-DMA of unchanged source bytes into the same VMEM place (pinning):
-    // the same source and destination tiles (space, base, shape, strides),
-    // both on this chip (a remote DMA fills another chip's VMEM, which a
-    // pin here cannot keep).
-    const sim::TileRef &st = dma->src.tile, &dt = dma->dst.tile;
-    PinKey key = {int(st.space), st.base, st.rows, st.cols, st.rowStride,
-                  int(dt.space), dt.base, dt.rowStride};
-    bool local = dma->timing.srcChip == dma->timing.chip &&
-                 dma->timing.dstChip == dma->timing.chip;
-    auto prev = dt.space == isa::MemSpace::VMEM && local ? lastSame.find(key)
-                                                         : lastSame.end();
-    if (prev != lastSame.end()) {
-      const Dma &p = dmas[prev->second];
-      dma->previousSame = prev->second;
-      // The last writer of the source bytes so far (this ISSUE joins the
-      // dataflow graph below).
-      int64_t lastSrcWrite = -1;
-      sim::forEachRange(dma->src.tile, [&](const sim::AddrRange &r) {
-        dataflow.forEachLastWriter(
-            r, [&](int64_t v) { lastSrcWrite = std::max(lastSrcWrite, v); });
-      });
-      dma->srcChangedSincePrevious = lastSrcWrite > int64_t(p.index);
-    }
-    if (dt.space == isa::MemSpace::VMEM && local)
-      lastSame[key] = dmas.size() - 1;
-  }
-
-  // Dataflow: MXU/VPU work costs its busy cycles, a DMA its T_b and then
-  // its transfer on its link (and on the HBM bus, for a DMA to or from
-  // HBM); scalar work is free, and every instruction takes its issue on the
-  // core (track 0).
-  DataflowBound::Cost cost;
-  if (unit == isa::Unit::Mxu || unit == isa::Unit::Vpu) {
-    cost.track = unit == isa::Unit::Mxu ? 1 : 2;
-    cost.busy = ev.unitEnd - ev.unitStart;
-  } else if (dma && dma->timing.link >= 0) {
-    const sim::DmaTiming &t = dma->timing;
-    cost.track = 3 + t.link;
-    cost.lead = t.baseEnd - t.issue;
-    cost.busy = t.complete - t.transferStart;
-    // A remote DMA: base_end is its unloaded latency (T_b and the hops);
-    // its transfer at least its bytes at one ICI link's bandwidth (the
-    // packets serialize on the first link). What contention on the network
-    // added is the link bound's to count, not the dataflow's.
-    if (size_t(t.link) >= config.links.size())
-      cost.busy = std::min(
-          cost.busy,
-          sim::getTransferCycles(t.bytes, config.iciMilliBytesPerCycle));
-    cost.holdsDmaSlot = true;
-    // The HBM bus the links share (the last track): its bursts at
-    // hbm.bytes_per_cycle, as in the roofline, rounded down (the DMA engine
-    // reserves HBM in fractions of a cycle, so rounding up each DMA would
-    // overstate the bus's work).
-    if (size_t(t.link) < config.links.size() &&
-        (config.links[t.link].src == isa::MemSpace::HBM ||
-         config.links[t.link].dst == isa::MemSpace::HBM) &&
-        config.hbmMilliBytesPerCycle) {
-      cost.track2 = int(tracks.size());
-      cost.busy2 =
-          uint64_t((unsigned __int128)t.busBytes * sim::kBandwidthScale /
-                   config.hbmMilliBytesPerCycle);
-    }
-  }
+  DataflowBound::Cost cost = RetireSteps::getCost(*this, ev, unit, dma);
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
   cost.controls = info.controls;
-  // On a system, another chip's memory this instruction reads (a remote
-  // DMA's source) is ready when its producer there is.
-  bool system = !peers.empty();
-  if (system)
-    for (const sim::AddrRange &r : reads)
-      if (r.chip != selfChip && r.chip < peers.size())
-        dataflow.addExternalWrite(r, peers[r.chip]->dataflow.getReady(r));
-  dataflow.add(info.regReads, info.regWrites, reads, writes, cost);
-  // What it writes on another chip is ready there when it finishes here.
-  if (system)
-    for (const sim::AddrRange &w : writes)
-      if (w.chip != selfChip && w.chip < peers.size())
-        peers[w.chip]->dataflow.addExternalWrite(w, dataflow.getLastFinish());
+  RetireSteps::addToDataflow(*this, info, reads, writes, cost);
   ++index;
 }
 

@@ -327,53 +327,312 @@ void Analyzer::addSlots(ReportState &s) const {
   s.maxOutstanding = config.maxOutstandingDmas;
 }
 
+namespace {
+/// A hoist suggestion's op: its stalled instances and why some cannot move.
+struct HoistAgg {
+  uint32_t pc = 0;
+  uint64_t saved = 0, instances = 0, stalled = 0, noPush = 0, noVmem = 0,
+           noSlot = 0, slotLimited = 0;
+  uint64_t minPush = UINT64_MAX;
+  json bound;
+};
+/// A parallelize suggestion's op: the op it would issue with, and the WAIT
+/// that would move up.
+struct ParAgg {
+  uint32_t pc = 0, withOp = 0;
+  std::optional<uint32_t> waitOp, waitFor;
+  uint64_t saved = 0, instances = 0, slotLimited = 0;
+};
+} // namespace
+
+namespace accel::analysis {
+/// The parts of the analyzer's report sections: the hoist and parallelize
+/// suggestions' aggregates, and addRoofline's work per op and region,
+/// throughput bound and latency-aware bound.
+struct ReportSteps {
+
+  /// Hoist (Algorithm 2): per op id over its stalled instances, which
+  /// could be issued earlier: the relaxed push limit covers the stall,
+  /// VMEM keeps a contiguous free run of the DMA's size over the cycles it
+  /// would move across, and a DMA slot is free (the ISSUE saves only the
+  /// cycles it can move before meeting max_outstanding DMAs in flight).
+  static std::map<uint32_t, HoistAgg>
+  aggregateHoists(const Analyzer &a, const Analyzer::ReportState &s) {
+    std::map<uint32_t, HoistAgg> hoist;
+    for (const Analyzer::ReportState::Inst &x : s.insts) {
+      const Analyzer::Dma &d = *x.dma;
+      uint64_t stall = d.stallBase + d.stallTransfer;
+      if (!stall || x.relaxed.is_null())
+        continue;
+      HoistAgg &h = hoist[a.program.origins[d.pc].opId];
+      h.pc = d.pc;
+      ++h.stalled;
+      if (x.pushLimit && *x.pushLimit < stall) {
+        ++h.noPush;
+        continue;
+      }
+      uint64_t from = d.timing.issue >= stall ? d.timing.issue - stall : 0;
+      uint64_t freeRun = VmemTracker::minFreeRun(s.vmemBuckets, s.bucket, from,
+                                                 d.timing.issue + 1);
+      if (freeRun * a.vmem.getPageBytes() < d.timing.bytes) {
+        ++h.noVmem;
+        continue;
+      }
+      uint64_t save = s.slotRoom(d.timing.issue, stall);
+      if (save == 0) {
+        ++h.noSlot;
+        continue;
+      }
+      h.slotLimited += save < stall;
+      ++h.instances;
+      h.saved += save;
+      if (x.pushLimit && *x.pushLimit < h.minPush) {
+        h.minPush = *x.pushLimit;
+        h.bound = x.relaxed["bound"];
+      }
+    }
+    return hoist;
+  }
+
+  /// For DMA instance `k` of `s.insts`, stalled on base latency, whether
+  /// it could be issued together with instance k-1 (d1), and the cycles
+  /// that would save (0: it could not); a WAIT of an earlier DMA that would
+  /// move up out of the way goes to `waitOp` (its op id) and `waitFor` (its
+  /// DMA's op id). `waitIndices` are the WAITs' instruction indices, in
+  /// order; `dmaByWait` maps each to its DMA.
+  static uint64_t getParallelSaving(const Analyzer &a,
+                                    const Analyzer::ReportState &s, size_t k,
+                                    llvm::ArrayRef<uint64_t> waitIndices,
+                                    const std::map<uint64_t, size_t> &dmaByWait,
+                                    std::optional<uint32_t> &waitOp,
+                                    std::optional<uint32_t> &waitFor) {
+    const Analyzer::Dma &d1 = *s.insts[k - 1].dma, &d2 = *s.insts[k].dma;
+    if (d1.inFlightAtStart || d2.inFlightAtStart || !d2.stallBase ||
+        s.insts[k].relaxed.is_null())
+      return 0;
+    auto firstWait =
+        std::upper_bound(waitIndices.begin(), waitIndices.end(), d1.index);
+    if (firstWait == waitIndices.end() || *firstWait >= d2.index)
+      return 0; // issued together already
+    const json &b = s.insts[k].relaxed["bound"];
+    if (!b.is_null() && b["index"].get<uint64_t>() >= *firstWait) {
+      // Bound after the WAIT: only a WAIT whose DMA was complete (and
+      // issued) before d1 can move up out of the way.
+      auto it = dmaByWait.find(b["index"].get<uint64_t>());
+      if (it == dmaByWait.end())
+        return 0;
+      const Analyzer::Dma &p = a.dmas[it->second];
+      if (p.inFlightAtStart || p.index >= d1.index ||
+          p.timing.complete > d1.timing.issue)
+        return 0;
+      if (!b.contains("op_id"))
+        return 0;
+      waitOp = b["op_id"].get<uint32_t>();
+      waitFor = a.program.origins[p.pc].opId;
+    }
+    // Issued together with d1: the ISSUE moves back to d1's, but no
+    // further than the slots allow.
+    uint64_t want =
+        d2.timing.issue - std::min(d2.timing.issue, d1.timing.issue);
+    return std::min(d2.stallBase, s.slotRoom(d2.timing.issue, want));
+  }
+
+  /// Parallelize, per op id over its instances (addParallelizeSuggestions).
+  static std::map<uint32_t, ParAgg>
+  aggregateParallel(const Analyzer &a, const Analyzer::ReportState &s) {
+    std::vector<uint64_t> waitIndices;
+    std::map<uint64_t, size_t> dmaByWait; // WAIT index -> DMA
+    for (size_t k = 0; k < a.dmas.size(); ++k)
+      if (a.dmas[k].waitIndex) {
+        waitIndices.push_back(*a.dmas[k].waitIndex);
+        dmaByWait[*a.dmas[k].waitIndex] = k;
+      }
+    std::sort(waitIndices.begin(), waitIndices.end());
+    std::map<uint32_t, ParAgg> par;
+    for (size_t k = 1; k < s.insts.size(); ++k) {
+      std::optional<uint32_t> waitOp, waitFor;
+      uint64_t save =
+          getParallelSaving(a, s, k, waitIndices, dmaByWait, waitOp, waitFor);
+      if (save == 0)
+        continue;
+      const Analyzer::Dma &d1 = *s.insts[k - 1].dma, &d2 = *s.insts[k].dma;
+      ParAgg &p = par[a.program.origins[d2.pc].opId];
+      p.pc = d2.pc;
+      p.withOp = a.program.origins[d1.pc].opId;
+      if (waitOp) {
+        p.waitOp = waitOp;
+        p.waitFor = waitFor;
+      }
+      p.saved += save;
+      p.slotLimited += save < d2.stallBase;
+      ++p.instances;
+    }
+    return par;
+  }
+  /// A region's FLOPs and bytes, its operational intensity and whether it
+  /// is compute- or memory-bound against the machine balance `balance`
+  /// (FLOPs per byte).
+  static json getRegion(const Analyzer::Work &w, double balance) {
+    uint64_t bytes = w.bytesIn + w.bytesOut;
+    json j = {
+        {"flops", w.flops}, {"bytes_in", w.bytesIn}, {"bytes_out", w.bytesOut}};
+    if (bytes) {
+      double intensity = double(w.flops) / double(bytes);
+      j["operational_intensity"] = round4(intensity);
+      j["bound"] = intensity >= balance ? "compute" : "memory";
+    } else {
+      j["operational_intensity"] = nullptr;
+      j["bound"] = w.flops ? "compute" : "none";
+    }
+    return j;
+  }
+
+  /// roofline "ops" and "regions": per op id, and per region (the
+  /// function, and each loop with its ops' work and its inner loops').
+  static void addWork(const Analyzer &a, json &roofline, double balance) {
+    std::map<uint32_t, uint32_t> opLoop, loopParent;
+    for (const isa::Origin &o : a.program.origins)
+      opLoop[o.opId] = o.loopId;
+    for (const isa::LoopInfo &l : a.program.loops)
+      loopParent[l.id] = l.parentId;
+    std::map<uint32_t, Analyzer::Work> regions; // 0 = the function
+    Analyzer::Work all;
+    json opsWork = json::object();
+    for (auto &[op, w] : a.getWorkByOp()) {
+      all.flops += w.flops, all.bytesIn += w.bytesIn,
+          all.bytesOut += w.bytesOut;
+      if (op && (w.flops || w.bytesIn || w.bytesOut))
+        opsWork[std::to_string(op)] = getRegion(w, balance);
+      for (uint32_t l = opLoop[op]; l; l = loopParent[l]) {
+        Analyzer::Work &r = regions[l];
+        r.flops += w.flops, r.bytesIn += w.bytesIn, r.bytesOut += w.bytesOut;
+      }
+    }
+    json regionsJson = json::object();
+    regionsJson["function"] = getRegion(all, balance);
+    for (const isa::LoopInfo &l : a.program.loops) {
+      json r = getRegion(regions[l.id], balance);
+      r["loc"] = l.loc;
+      r["parent"] = l.parentId;
+      regionsJson["loop " + std::to_string(l.id)] = r;
+    }
+    roofline["ops"] = opsWork;
+    roofline["regions"] = regionsJson;
+  }
+
+  /// The throughput bound: the busiest unit's or link's busy cycles, or
+  /// HBM's, shared by the links that touch it: every byte they put on its
+  /// bus (bursts included) at hbm.bytes_per_cycle (docs/isa.md, "DMA:
+  /// ISSUE and WAIT"). Fills roofline "required_cycles"; returns the bound
+  /// and what sets it.
+  static std::pair<uint64_t, std::string>
+  addThroughputBound(const Analyzer &a, const Analyzer::ReportState &s,
+                     json &roofline) {
+    const sim::MachineConfig &config = a.config;
+    json perResource = json::object();
+    uint64_t bound = 0;
+    std::string boundBy = "none";
+    for (size_t t = 0; t < a.tracks.size(); ++t) {
+      if (s.unusedIci(t))
+        continue;
+      uint64_t sum = 0;
+      for (const Analyzer::Busy &b : a.tracks[t])
+        sum += b.end - b.start;
+      perResource[s.trackNames[t]] = sum;
+      if (sum > bound)
+        bound = sum, boundBy = s.trackNames[t];
+    }
+    uint64_t hbmBusBytes = 0;
+    for (const Analyzer::Dma &d : a.dmas)
+      if (d.timing.link >= 0 && size_t(d.timing.link) < config.links.size() &&
+          (config.links[d.timing.link].src == isa::MemSpace::HBM ||
+           config.links[d.timing.link].dst == isa::MemSpace::HBM))
+        hbmBusBytes += d.timing.busBytes;
+    if (hbmBusBytes) {
+      uint64_t hbmCycles =
+          sim::getTransferCycles(hbmBusBytes, config.hbmMilliBytesPerCycle);
+      perResource["hbm"] = hbmCycles;
+      if (hbmCycles > bound)
+        bound = hbmCycles, boundBy = "hbm";
+    }
+    roofline["required_cycles"] = perResource;
+    return {bound, boundBy};
+  }
+
+  /// The latency-aware bound, at least the throughput bound `bound` (set by
+  /// `boundBy`): the dataflow critical path, the DMA slots' bound (at most
+  /// dma.max_outstanding DMAs in flight, each for at least its T_b plus
+  /// transfer), and each track's single-unit bound with heads and tails
+  /// (DataflowBound.h). All hold for any schedule of the same work with the
+  /// same true dependences, so the largest is still a lower bound.
+  static void addLatencyBound(const Analyzer &a, const Analyzer::ReportState &s,
+                              uint64_t bound, const std::string &boundBy,
+                              json &roofline) {
+    uint64_t criticalPath = a.dataflow.criticalPath();
+    uint64_t tight = bound;
+    std::string tightBy = boundBy;
+    if (criticalPath > tight)
+      tight = criticalPath, tightBy = "critical path";
+    uint64_t slotBound = a.dataflow.dmaSlotBound(a.config.maxOutstandingDmas);
+    if (slotBound > tight)
+      tight = slotBound, tightBy = "dma slots";
+    json heads = json::object(), tails = json::object(),
+         released = json::object();
+    std::vector<std::optional<DataflowBound::TrackBound>> trackBound =
+        a.dataflow.trackBounds();
+    // The dataflow's tracks: the units and links, then the HBM bus.
+    std::vector<std::string> boundNames = s.trackNames;
+    boundNames.resize(a.tracks.size());
+    boundNames.push_back("hbm");
+    for (size_t t = 0; t < trackBound.size() && t < boundNames.size(); ++t) {
+      if (!trackBound[t])
+        continue;
+      heads[boundNames[t]] = trackBound[t]->head;
+      tails[boundNames[t]] = trackBound[t]->tail;
+      released[boundNames[t]] = trackBound[t]->bound;
+      if (trackBound[t]->bound > tight)
+        tight = trackBound[t]->bound,
+        tightBy = boundNames[t] + " with heads and tails";
+    }
+    roofline["critical_path_cycles"] = criticalPath;
+    roofline["dma_slot_bound_cycles"] = slotBound;
+    roofline["head_cycles"] = heads;
+    roofline["tail_cycles"] = tails;
+    roofline["release_bound_cycles"] = released;
+    roofline["latency_lower_bound_cycles"] = tight;
+    roofline["latency_bound_by"] = tightBy;
+    roofline["measured_over_latency_bound"] =
+        tight ? round4(double(a.totalCycles) / tight) : 0;
+  }
+};
+} // namespace accel::analysis
+
+/// The reason of a hoist suggestion for op aggregate `h`.
+static std::string describeHoist(const HoistAgg &h, unsigned maxOutstanding) {
+  return std::to_string(h.instances) + " of " + std::to_string(h.stalled) +
+         " stalled DMAs of this op could be issued earlier: " +
+         (h.bound.is_null()
+              ? std::string("in the relaxed model nothing in the run binds "
+                            "the ISSUE (its addresses are lightweight scalar "
+                            "math), so the push limit is unbounded")
+              : "the relaxed push limit (at least " +
+                    std::to_string(h.minPush) + " cycles, bound by " +
+                    h.bound["op"].get<std::string>() + " at " +
+                    h.bound["loc"].get<std::string>() + ") covers the stall") +
+         ", and VMEM keeps a contiguous free run of the DMA's size over the "
+         "cycles it would move across" +
+         (h.slotLimited
+              ? "; for " + std::to_string(h.slotLimited) +
+                    " of them the saving stops where max_outstanding (" +
+                    std::to_string(maxOutstanding) +
+                    ") DMAs are already in flight"
+              : std::string());
+}
+
 void Analyzer::addHoistSuggestions(json &m, const ReportState &s,
                                    json &suggestions) const {
   // Hoist (Algorithm 2): per op id over its stalled instances.
-  struct HoistAgg {
-    uint32_t pc = 0;
-    uint64_t saved = 0, instances = 0, stalled = 0, noPush = 0, noVmem = 0,
-             noSlot = 0, slotLimited = 0;
-    uint64_t minPush = UINT64_MAX;
-    json bound;
-  };
-  std::map<uint32_t, HoistAgg> hoist;
-  uint64_t bucket = s.bucket;
-  const std::vector<VmemTracker::Bucket> &vb = s.vmemBuckets;
-  for (const ReportState::Inst &x : s.insts) {
-    const Dma &d = *x.dma;
-    uint64_t stall = d.stallBase + d.stallTransfer;
-    if (!stall || x.relaxed.is_null())
-      continue;
-    HoistAgg &h = hoist[program.origins[d.pc].opId];
-    h.pc = d.pc;
-    ++h.stalled;
-    if (x.pushLimit && *x.pushLimit < stall) {
-      ++h.noPush;
-      continue;
-    }
-    uint64_t from = d.timing.issue >= stall ? d.timing.issue - stall : 0;
-    uint64_t freeRun = VmemTracker::minFreeRun(vb, bucket, from,
-                                               d.timing.issue + 1);
-    if (freeRun * vmem.getPageBytes() < d.timing.bytes) {
-      ++h.noVmem;
-      continue;
-    }
-    // Slots: the ISSUE saves only the cycles it can move before meeting
-    // max_outstanding DMAs in flight.
-    uint64_t save = s.slotRoom(d.timing.issue, stall);
-    if (save == 0) {
-      ++h.noSlot;
-      continue;
-    }
-    h.slotLimited += save < stall;
-    ++h.instances;
-    h.saved += save;
-    if (x.pushLimit && *x.pushLimit < h.minPush) {
-      h.minPush = *x.pushLimit;
-      h.bound = x.relaxed["bound"];
-    }
-  }
+  std::map<uint32_t, HoistAgg> hoist = ReportSteps::aggregateHoists(*this, s);
   json refused = json::object();
   for (auto &[op, h] : hoist)
     if (h.noPush || h.noVmem || h.noSlot)
@@ -385,32 +644,13 @@ void Analyzer::addHoistSuggestions(json &m, const ReportState &s,
   for (auto &[op, h] : hoist) {
     if (!h.instances)
       continue;
-    std::string why =
-        std::to_string(h.instances) + " of " + std::to_string(h.stalled) +
-        " stalled DMAs of this op could be issued earlier: " +
-        (h.bound.is_null()
-             ? std::string("in the relaxed model nothing in the run binds "
-                           "the ISSUE (its addresses are lightweight scalar "
-                           "math), so the push limit is unbounded")
-             : "the relaxed push limit (at least " +
-                   std::to_string(h.minPush) + " cycles, bound by " +
-                   h.bound["op"].get<std::string>() + " at " +
-                   h.bound["loc"].get<std::string>() +
-                   ") covers the stall") +
-        ", and VMEM keeps a contiguous free run of the DMA's size over the "
-        "cycles it would move across" +
-        (h.slotLimited
-             ? "; for " + std::to_string(h.slotLimited) +
-                   " of them the saving stops where max_outstanding (" +
-                   std::to_string(config.maxOutstandingDmas) +
-                   ") DMAs are already in flight"
-             : std::string());
-    suggestions.push_back({{"kind", "hoist"},
-                           {"op_id", op},
-                           {"loc", locOf(program, h.pc)},
-                           {"expected_cycles_saved", h.saved},
-                           {"instances", h.instances},
-                           {"reason", why}});
+    suggestions.push_back(
+        {{"kind", "hoist"},
+         {"op_id", op},
+         {"loc", locOf(program, h.pc)},
+         {"expected_cycles_saved", h.saved},
+         {"instances", h.instances},
+         {"reason", describeHoist(h, config.maxOutstandingDmas)}});
   }
 }
 
@@ -485,64 +725,7 @@ void Analyzer::addParallelizeSuggestions(const ReportState &s,
   // that had completed when d1 was issued (that WAIT then moves up, before
   // d1, at no stall: the dependent DMA of a chain joins the group ahead of
   // it, as SnR's setup groups do, §5.2.1).
-  std::vector<uint64_t> waitIndices;
-  std::map<uint64_t, size_t> dmaByWait; // WAIT index -> DMA
-  for (size_t k = 0; k < dmas.size(); ++k)
-    if (dmas[k].waitIndex) {
-      waitIndices.push_back(*dmas[k].waitIndex);
-      dmaByWait[*dmas[k].waitIndex] = k;
-    }
-  std::sort(waitIndices.begin(), waitIndices.end());
-  struct ParAgg {
-    uint32_t pc = 0, withOp = 0;
-    std::optional<uint32_t> waitOp, waitFor;
-    uint64_t saved = 0, instances = 0, slotLimited = 0;
-  };
-  std::map<uint32_t, ParAgg> par;
-  const std::vector<ReportState::Inst> &insts = s.insts;
-  for (size_t k = 1; k < insts.size(); ++k) {
-    const Dma &d1 = *insts[k - 1].dma, &d2 = *insts[k].dma;
-    if (d1.inFlightAtStart || d2.inFlightAtStart || !d2.stallBase ||
-        insts[k].relaxed.is_null())
-      continue;
-    auto firstWait =
-        std::upper_bound(waitIndices.begin(), waitIndices.end(), d1.index);
-    if (firstWait == waitIndices.end() || *firstWait >= d2.index)
-      continue; // issued together already
-    std::optional<uint32_t> waitOp, waitFor;
-    const json &b = insts[k].relaxed["bound"];
-    if (!b.is_null() && b["index"].get<uint64_t>() >= *firstWait) {
-      // Bound after the WAIT: only a WAIT whose DMA was complete (and
-      // issued) before d1 can move up out of the way.
-      auto it = dmaByWait.find(b["index"].get<uint64_t>());
-      if (it == dmaByWait.end())
-        continue;
-      const Dma &p = dmas[it->second];
-      if (p.inFlightAtStart || p.index >= d1.index ||
-          p.timing.complete > d1.timing.issue)
-        continue;
-      if (!b.contains("op_id"))
-        continue;
-      waitOp = b["op_id"].get<uint32_t>();
-      waitFor = program.origins[p.pc].opId;
-    }
-    // Issued together with d1: the ISSUE moves back to d1's, but no
-    // further than the slots allow.
-    uint64_t want = d2.timing.issue - std::min(d2.timing.issue, d1.timing.issue);
-    uint64_t save = std::min(d2.stallBase, s.slotRoom(d2.timing.issue, want));
-    if (save == 0)
-      continue;
-    ParAgg &p = par[program.origins[d2.pc].opId];
-    p.pc = d2.pc;
-    p.withOp = program.origins[d1.pc].opId;
-    if (waitOp) {
-      p.waitOp = waitOp;
-      p.waitFor = waitFor;
-    }
-    p.saved += save;
-    p.slotLimited += save < d2.stallBase;
-    ++p.instances;
-  }
+  std::map<uint32_t, ParAgg> par = ReportSteps::aggregateParallel(*this, s);
   for (auto &[op, p] : par) {
     json s = {{"kind", "parallelize"},
               {"op_id", op},
@@ -574,7 +757,6 @@ void Analyzer::addParallelizeSuggestions(const ReportState &s,
 
 void Analyzer::addRoofline(json &m, const ReportState &s) const {
   // --- Computation vs communication, and the roofline bound.
-  const std::vector<std::string> &trackNames = s.trackNames;
   double peakFlops = 2.0 * config.mxuRows * config.mxuCols; // per cycle
   // HBM's bandwidth (hbm.bytes_per_cycle), and what a load from HBM into
   // VMEM gets at most: the slower of HBM and the hbm->vmem link. The
@@ -586,128 +768,18 @@ void Analyzer::addRoofline(json &m, const ReportState &s) const {
       hbmLink >= 0 ? std::min(hbmBandwidth, config.links[hbmLink].bytesPerCycle)
                    : hbmBandwidth;
   double balance = peakFlops / bandwidth; // FLOPs per byte
-  auto region = [&](const Work &w) {
-    uint64_t bytes = w.bytesIn + w.bytesOut;
-    json j = {{"flops", w.flops}, {"bytes_in", w.bytesIn},
-              {"bytes_out", w.bytesOut}};
-    if (bytes) {
-      double intensity = double(w.flops) / double(bytes);
-      j["operational_intensity"] = round4(intensity);
-      j["bound"] = intensity >= balance ? "compute" : "memory";
-    } else {
-      j["operational_intensity"] = nullptr;
-      j["bound"] = w.flops ? "compute" : "none";
-    }
-    return j;
-  };
-  // Per op id and per region (innermost loop, propagated to its parents).
-  std::map<uint32_t, uint32_t> opLoop, loopParent;
-  for (const isa::Origin &o : program.origins)
-    opLoop[o.opId] = o.loopId;
-  for (const isa::LoopInfo &l : program.loops)
-    loopParent[l.id] = l.parentId;
-  std::map<uint32_t, Work> regions; // 0 = the function
-  Work all;
-  json opsWork = json::object();
-  for (auto &[op, w] : getWorkByOp()) {
-    all.flops += w.flops, all.bytesIn += w.bytesIn, all.bytesOut += w.bytesOut;
-    if (op && (w.flops || w.bytesIn || w.bytesOut))
-      opsWork[std::to_string(op)] = region(w);
-    for (uint32_t l = opLoop[op]; l; l = loopParent[l]) {
-      Work &r = regions[l];
-      r.flops += w.flops, r.bytesIn += w.bytesIn, r.bytesOut += w.bytesOut;
-    }
-  }
-  json regionsJson = json::object();
-  regionsJson["function"] = region(all);
-  for (const isa::LoopInfo &l : program.loops) {
-    json r = region(regions[l.id]);
-    r["loc"] = l.loc;
-    r["parent"] = l.parentId;
-    regionsJson["loop " + std::to_string(l.id)] = r;
-  }
-  // Lower bound: the busiest unit's required cycles, or the busiest link's
-  // bytes over its bandwidth.
-  json perResource = json::object();
-  uint64_t bound = 0;
-  std::string boundBy = "none";
-  for (size_t t = 0; t < tracks.size(); ++t) {
-    if (s.unusedIci(t))
-      continue;
-    uint64_t sum = 0;
-    for (const Busy &b : tracks[t])
-      sum += b.end - b.start;
-    perResource[trackNames[t]] = sum;
-    if (sum > bound)
-      bound = sum, boundBy = trackNames[t];
-  }
-  // HBM, shared by the links that touch it: every byte they put on its
-  // bus (bursts included) at hbm.bytes_per_cycle (docs/isa.md, "DMA:
-  // ISSUE and WAIT").
-  uint64_t hbmBusBytes = 0;
-  for (const Dma &d : dmas)
-    if (d.timing.link >= 0 && size_t(d.timing.link) < config.links.size() &&
-        (config.links[d.timing.link].src == isa::MemSpace::HBM ||
-         config.links[d.timing.link].dst == isa::MemSpace::HBM))
-      hbmBusBytes += d.timing.busBytes;
-  if (hbmBusBytes) {
-    uint64_t hbmCycles =
-        sim::getTransferCycles(hbmBusBytes, config.hbmMilliBytesPerCycle);
-    perResource["hbm"] = hbmCycles;
-    if (hbmCycles > bound)
-      bound = hbmCycles, boundBy = "hbm";
-  }
-  // Latency-aware bound: the dataflow critical path, and each track's
-  // single-unit bound with heads and tails (DataflowBound.h). Both hold for
-  // any schedule of the same work with the same true dependences, so the
-  // largest of them and the throughput bound is still a lower bound.
-  uint64_t criticalPath = dataflow.criticalPath();
-  uint64_t tight = bound;
-  std::string tightBy = boundBy;
-  if (criticalPath > tight)
-    tight = criticalPath, tightBy = "critical path";
-  // DMA slots: at most dma.max_outstanding DMAs in flight, each for at
-  // least its T_b plus transfer.
-  uint64_t slotBound = dataflow.dmaSlotBound(config.maxOutstandingDmas);
-  if (slotBound > tight)
-    tight = slotBound, tightBy = "dma slots";
-  json heads = json::object(), tails = json::object(),
-       released = json::object();
-  std::vector<std::optional<DataflowBound::TrackBound>> trackBound =
-      dataflow.trackBounds();
-  // The dataflow's tracks: the units and links, then the HBM bus.
-  std::vector<std::string> boundNames = trackNames;
-  boundNames.resize(tracks.size());
-  boundNames.push_back("hbm");
-  for (size_t t = 0; t < trackBound.size() && t < boundNames.size(); ++t) {
-    if (!trackBound[t])
-      continue;
-    heads[boundNames[t]] = trackBound[t]->head;
-    tails[boundNames[t]] = trackBound[t]->tail;
-    released[boundNames[t]] = trackBound[t]->bound;
-    if (trackBound[t]->bound > tight)
-      tight = trackBound[t]->bound,
-      tightBy = boundNames[t] + " with heads and tails";
-  }
-  m["roofline"] = {
-      {"critical_path_cycles", criticalPath},
-      {"dma_slot_bound_cycles", slotBound},
-      {"head_cycles", heads},
-      {"tail_cycles", tails},
-      {"release_bound_cycles", released},
-      {"latency_lower_bound_cycles", tight},
-      {"latency_bound_by", tightBy},
-      {"measured_over_latency_bound",
-       tight ? round4(double(totalCycles) / tight) : 0},
-      {"peak_flops_per_cycle", peakFlops},
-      {"hbm_bytes_per_cycle", hbmBandwidth},
-      {"load_bytes_per_cycle", bandwidth},
-      {"machine_balance_flops_per_byte", round4(balance)},
-      {"required_cycles", perResource},
-      {"lower_bound_cycles", bound},
-      {"bound_by", boundBy},
-      {"measured_cycles", totalCycles},
-      {"measured_over_bound", bound ? round4(double(totalCycles) / bound) : 0},
-      {"ops", opsWork},
-      {"regions", regionsJson}};
+  json roofline = json::object();
+  ReportSteps::addWork(*this, roofline, balance);
+  auto [bound, boundBy] = ReportSteps::addThroughputBound(*this, s, roofline);
+  ReportSteps::addLatencyBound(*this, s, bound, boundBy, roofline);
+  roofline["peak_flops_per_cycle"] = peakFlops;
+  roofline["hbm_bytes_per_cycle"] = hbmBandwidth;
+  roofline["load_bytes_per_cycle"] = bandwidth;
+  roofline["machine_balance_flops_per_byte"] = round4(balance);
+  roofline["lower_bound_cycles"] = bound;
+  roofline["bound_by"] = boundBy;
+  roofline["measured_cycles"] = totalCycles;
+  roofline["measured_over_bound"] =
+      bound ? round4(double(totalCycles) / bound) : 0;
+  m["roofline"] = std::move(roofline);
 }

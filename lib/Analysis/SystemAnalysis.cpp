@@ -45,18 +45,39 @@ json SemWaitLog::toJson() const {
   return list;
 }
 
-json analysis::buildSystemMetrics(const sim::System &system,
-                                  uint64_t totalCycles, const json &dmas,
-                                  const std::vector<json> &chipMetrics) {
-  const sim::MachineConfig &config = system.getConfig();
-  const sim::IciNetwork &network = system.getNetwork();
+namespace {
+/// Per ICI link, the least time any packet crossing it needs before it can
+/// reach it (T_b + the hops before it) and after it (the hops from it on);
+/// UINT64_MAX for a link no DMA of the list crossed.
+struct LinkHeadsTails {
+  std::vector<uint64_t> minHead, minTail;
+};
+
+/// The ICI links' busy cycles and the link bound (the largest head + busy
+/// + tail), and the busiest link.
+struct LinkBound {
+  json links = json::object();
+  uint64_t busiest = 0, bound = 0;
+  int busiestLink = -1, boundLink = -1;
+};
+
+/// The chips' bounds from their metrics' roofline sections: the largest
+/// latency-aware bound and the largest throughput bound (the roofline).
+struct ChipBound {
+  uint64_t bound = 0, roofline = 0;
+  int boundChip = -1;
+  std::string rooflineBy;
+};
+} // namespace
+
+/// The heads and tails of every link from metrics.json's remote DMAs
+/// (those with "hops").
+static LinkHeadsTails getLinkHeadsTails(const sim::MachineConfig &config,
+                                        const json &dmas) {
   const sim::Topology &topology = config.topology;
   unsigned numLinks = topology.getNumLinks();
-
-  // Per link, the least time any packet crossing it needs before it can
-  // reach it (T_b + the hops before it) and after it (the hops from it on).
-  std::vector<uint64_t> minHead(numLinks, UINT64_MAX),
-      minTail(numLinks, UINT64_MAX);
+  LinkHeadsTails ht{std::vector<uint64_t>(numLinks, UINT64_MAX),
+                    std::vector<uint64_t>(numLinks, UINT64_MAX)};
   uint64_t hop = config.iciHopLatency;
   for (const json &d : dmas) {
     auto hops = d.find("hops");
@@ -70,76 +91,98 @@ json analysis::buildSystemMetrics(const sim::System &system,
     uint64_t tb = baseEnd - issue - route.size() * hop;
     for (size_t i = 0; i < route.size(); ++i) {
       unsigned l = route[i];
-      minHead[l] = std::min(minHead[l], tb + i * hop);
-      minTail[l] = std::min(minTail[l], (route.size() - i) * hop);
+      ht.minHead[l] = std::min(ht.minHead[l], tb + i * hop);
+      ht.minTail[l] = std::min(ht.minTail[l], (route.size() - i) * hop);
     }
   }
+  return ht;
+}
 
-  json links = json::object();
-  uint64_t busiest = 0, linkBound = 0;
-  int busiestLink = -1, boundLink = -1;
-  for (unsigned l = 0; l < numLinks; ++l) {
+/// Each link that carried bytes: its bytes and busy cycles, and the link
+/// bound. A link that carried bytes was crossed by a DMA of the list,
+/// unless the run was a replay window; then it counts its busy time alone.
+static LinkBound getLinkBound(const sim::System &system,
+                              const LinkHeadsTails &ht) {
+  const sim::IciNetwork &network = system.getNetwork();
+  const sim::Topology &topology = system.getConfig().topology;
+  LinkBound lb;
+  for (unsigned l = 0; l < topology.getNumLinks(); ++l) {
     uint64_t busy = network.getBusyCycles(l);
     uint64_t bytes = network.getBytes(l);
     if (!bytes)
       continue;
-    links[topology.getLinkName(l)] = {{"bytes", bytes}, {"busy_cycles", busy}};
-    if (busy > busiest || busiestLink < 0) {
-      busiest = busy;
-      busiestLink = int(l);
+    lb.links[topology.getLinkName(l)] = {{"bytes", bytes},
+                                         {"busy_cycles", busy}};
+    if (busy > lb.busiest || lb.busiestLink < 0) {
+      lb.busiest = busy;
+      lb.busiestLink = int(l);
     }
-    // A link that carried bytes was crossed by a DMA of the list, unless
-    // the run was a replay window; then it counts its busy time alone.
-    uint64_t head = minHead[l] == UINT64_MAX ? 0 : minHead[l];
-    uint64_t tail = minTail[l] == UINT64_MAX ? 0 : minTail[l];
-    if (head + busy + tail > linkBound || boundLink < 0) {
-      linkBound = head + busy + tail;
-      boundLink = int(l);
+    uint64_t head = ht.minHead[l] == UINT64_MAX ? 0 : ht.minHead[l];
+    uint64_t tail = ht.minTail[l] == UINT64_MAX ? 0 : ht.minTail[l];
+    if (head + busy + tail > lb.bound || lb.boundLink < 0) {
+      lb.bound = head + busy + tail;
+      lb.boundLink = int(l);
     }
   }
+  return lb;
+}
 
-  uint64_t chipBound = 0, roofline = busiest;
-  int boundChip = -1;
-  std::string rooflineBy =
-      busiestLink < 0 ? "none" : topology.getLinkName(busiestLink);
+/// The chips' bounds; the roofline starts at the busiest link's cycles
+/// (named `busiestName`).
+static ChipBound getChipBound(const std::vector<json> &chipMetrics,
+                              uint64_t busiest, std::string busiestName) {
+  ChipBound cb;
+  cb.roofline = busiest;
+  cb.rooflineBy = std::move(busiestName);
   for (size_t c = 0; c < chipMetrics.size(); ++c) {
     auto it = chipMetrics[c].find("roofline");
     if (it == chipMetrics[c].end())
       continue;
     const json &chip = *it;
     uint64_t throughput = chip.value("lower_bound_cycles", uint64_t(0));
-    if (throughput > roofline) {
-      roofline = throughput;
-      rooflineBy = "chip " + std::to_string(c) + " " +
-                   chip.value("bound_by", std::string("none"));
+    if (throughput > cb.roofline) {
+      cb.roofline = throughput;
+      cb.rooflineBy = "chip " + std::to_string(c) + " " +
+                      chip.value("bound_by", std::string("none"));
     }
     uint64_t b = chip.value("latency_lower_bound_cycles", throughput);
-    if (b > chipBound || boundChip < 0) {
-      chipBound = b;
-      boundChip = int(c);
+    if (b > cb.bound || cb.boundChip < 0) {
+      cb.bound = b;
+      cb.boundChip = int(c);
     }
   }
+  return cb;
+}
 
+json analysis::buildSystemMetrics(const sim::System &system,
+                                  uint64_t totalCycles, const json &dmas,
+                                  const std::vector<json> &chipMetrics) {
+  const sim::MachineConfig &config = system.getConfig();
+  const sim::Topology &topology = config.topology;
+  LinkBound lb = getLinkBound(system, getLinkHeadsTails(config, dmas));
+  ChipBound cb = getChipBound(
+      chipMetrics, lb.busiest,
+      lb.busiestLink < 0 ? "none" : topology.getLinkName(lb.busiestLink));
   json ici = {{"packet_bytes", config.iciPacketBytes},
               {"switching", sim::iciSwitchingName(config.iciSwitching)},
               {"hop_latency", config.iciHopLatency},
               {"bytes_per_cycle", config.iciBytesPerCycle},
-              {"links", std::move(links)},
-              {"busiest_link", busiestLink < 0
-                                   ? json(nullptr)
-                                   : json(topology.getLinkName(busiestLink))},
-              {"busiest_link_busy_cycles", busiest}};
+              {"links", std::move(lb.links)},
+              {"busiest_link",
+               lb.busiestLink < 0 ? json(nullptr)
+                                  : json(topology.getLinkName(lb.busiestLink))},
+              {"busiest_link_busy_cycles", lb.busiest}};
   llvm::SmallVector<unsigned, 3> dims = topology.getDims();
-  uint64_t bound = std::max(linkBound, chipBound);
+  uint64_t bound = std::max(lb.bound, cb.bound);
   std::string boundBy = "none";
-  if (bound && linkBound >= chipBound)
-    boundBy = topology.getLinkName(unsigned(boundLink));
+  if (bound && lb.bound >= cb.bound)
+    boundBy = topology.getLinkName(unsigned(lb.boundLink));
   else if (bound)
-    boundBy = "chip " + std::to_string(boundChip);
-  json b = {{"roofline_cycles", roofline},
-            {"roofline_by", rooflineBy},
-            {"link_bound_cycles", linkBound},
-            {"chip_bound_cycles", chipBound},
+    boundBy = "chip " + std::to_string(cb.boundChip);
+  json b = {{"roofline_cycles", cb.roofline},
+            {"roofline_by", cb.rooflineBy},
+            {"link_bound_cycles", lb.bound},
+            {"chip_bound_cycles", cb.bound},
             {"lower_bound_cycles", bound},
             {"bound_by", boundBy},
             {"measured_cycles", totalCycles},
@@ -149,7 +192,7 @@ json analysis::buildSystemMetrics(const sim::System &system,
   return {{"chips", system.getNumChips()},
           {"topology", sim::topologyKindName(topology.getKind())},
           {"dims", json(std::vector<unsigned>(dims.begin(), dims.end()))},
-          {"ici_links", numLinks},
+          {"ici_links", topology.getNumLinks()},
           {"ici", std::move(ici)},
           {"bound", std::move(b)}};
 }

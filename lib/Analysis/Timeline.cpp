@@ -142,6 +142,8 @@ private:
   void writeName(const char *kind, const std::string &name,
                  std::optional<uint64_t> tid);
   void writeDma(const Analyzer::Dma &d);
+  void writeDmaParts(const Analyzer::Dma &d, const std::string &title,
+                     const llvm::function_ref<JsonWriter &(JsonWriter &)> args);
   void writeBacktail(const Analyzer::Dma &d, const std::string &title,
                      uint64_t at,
                      const llvm::function_ref<JsonWriter &(JsonWriter &)> args);
@@ -258,8 +260,6 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
   const isa::Origin *o = origin(d.pc);
   std::string loc = o ? o->loc : "";
   uint32_t opId = o ? o->opId : 0;
-  int tid = 4 + d.timing.link;
-  std::string id = "dma" + std::to_string(d.timing.id);
   // The DMA's arguments, on each of its events: written once.
   argsText.clear();
   {
@@ -277,37 +277,9 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
   auto args = [&](JsonWriter &w) -> JsonWriter & {
     return w.key("args").rawValue(argsText);
   };
-  auto async = [&](const char *ph, const std::string &name, uint64_t c) {
-    JsonWriter &w = event().beginObject();
-    args(w)
-        .member("cat", "dma")
-        .member("id", id)
-        .member("name", name)
-        .member("ph", ph)
-        .member("pid", pid)
-        .member("tid", tid)
-        .member("ts", ts(c))
-        .endObject();
-  };
-  uint64_t end = d.timing.complete;
-  if (d.waitCycle && *d.waitCycle > end)
-    end = *d.waitCycle;
   std::string title = "DMA " + std::to_string(d.timing.id) + " (op " +
                       std::to_string(opId) + ")";
-  async("b", title, d.timing.issue);
-  async("b", "base latency", d.timing.issue);
-  async("e", "base latency", d.timing.baseEnd);
-  if (d.timing.transferStart > d.timing.baseEnd) {
-    async("b", "queue", d.timing.baseEnd);
-    async("e", "queue", d.timing.transferStart);
-  }
-  async("b", "transfer", d.timing.transferStart);
-  async("e", "transfer", d.timing.complete);
-  if (d.waitCycle && *d.waitCycle > d.timing.complete) {
-    async("b", "slack", d.timing.complete);
-    async("e", "slack", *d.waitCycle);
-  }
-  async("e", title, end);
+  writeDmaParts(d, title, args);
 
   // A complete slice with the DMA's arguments on the scalar track.
   auto slice = [&](const std::string &name, const char *cat, double start,
@@ -339,6 +311,45 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
       slice("stall: transfer", "stall", ts(s), ts(s + d.stallTransfer) - ts(s));
     }
   }
+}
+
+/// The DMA's async slice on its link's track and its parts: base
+/// latency, queue (waiting for the link), transfer and slack (until its
+/// WAIT).
+void TimelineWriter::writeDmaParts(
+    const Analyzer::Dma &d, const std::string &title,
+    const llvm::function_ref<JsonWriter &(JsonWriter &)> args) {
+  int tid = 4 + d.timing.link;
+  std::string id = "dma" + std::to_string(d.timing.id);
+  auto async = [&](const char *ph, const std::string &name, uint64_t c) {
+    JsonWriter &w = event().beginObject();
+    args(w)
+        .member("cat", "dma")
+        .member("id", id)
+        .member("name", name)
+        .member("ph", ph)
+        .member("pid", pid)
+        .member("tid", tid)
+        .member("ts", ts(c))
+        .endObject();
+  };
+  uint64_t end = d.timing.complete;
+  if (d.waitCycle && *d.waitCycle > end)
+    end = *d.waitCycle;
+  async("b", title, d.timing.issue);
+  async("b", "base latency", d.timing.issue);
+  async("e", "base latency", d.timing.baseEnd);
+  if (d.timing.transferStart > d.timing.baseEnd) {
+    async("b", "queue", d.timing.baseEnd);
+    async("e", "queue", d.timing.transferStart);
+  }
+  async("b", "transfer", d.timing.transferStart);
+  async("e", "transfer", d.timing.complete);
+  if (d.waitCycle && *d.waitCycle > d.timing.complete) {
+    async("b", "slack", d.timing.complete);
+    async("e", "slack", *d.waitCycle);
+  }
+  async("e", title, end);
 }
 
 /// The backtail of DMA `d` whose ISSUE is at cycle `at` (SnR Fig. 10): how

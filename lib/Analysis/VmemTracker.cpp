@@ -222,6 +222,48 @@ uint64_t weightedMedian(const std::vector<uint64_t> &hist, uint64_t total) {
   }
   return hist.empty() ? 0 : hist.size() - 1;
 }
+
+/// What VmemTracker::unused adds up over its spans of constant state: page-
+/// cycles unused and longest-run page-cycles per bucket, and cycles per
+/// value, for the medians.
+struct UnusedAccumulator {
+  UnusedAccumulator(uint64_t buckets, uint64_t bucketCycles, uint64_t pages)
+      : bucketCycles(bucketCycles), unusedSum(buckets, 0), runSum(buckets, 0),
+        unusedHist(pages + 1, 0), runHist(pages + 1, 0) {}
+
+  /// Cycles [t, next) with `free` unused pages, the longest run of them
+  /// `run` pages.
+  void add(uint64_t t, uint64_t next, uint64_t free, uint64_t run) {
+    unusedHist[free] += next - t;
+    runHist[run] += next - t;
+    for (uint64_t c = t; c < next;) {
+      uint64_t k = c / bucketCycles;
+      uint64_t upto = std::min(next, (k + 1) * bucketCycles);
+      unusedSum[k] += double(free) * double(upto - c);
+      runSum[k] += double(run) * double(upto - c);
+      c = upto;
+    }
+  }
+
+  /// The series of a run of `total` cycles over `pages` pages, into `out`.
+  void finish(VmemTracker::UnusedSeries &out, uint64_t total,
+              uint64_t pages) const {
+    for (uint64_t k = 0; k < unusedSum.size(); ++k) {
+      uint64_t width = std::min(bucketCycles, total - k * bucketCycles);
+      double pageCycles = double(pages) * double(width);
+      out.unusedFraction[k] = unusedSum[k] / pageCycles;
+      out.largestRunFraction[k] = runSum[k] / pageCycles;
+    }
+    out.medianUnusedFraction =
+        double(weightedMedian(unusedHist, total)) / double(pages);
+    out.medianLargestRunFraction =
+        double(weightedMedian(runHist, total)) / double(pages);
+  }
+
+  uint64_t bucketCycles;
+  std::vector<double> unusedSum, runSum;
+  std::vector<uint64_t> unusedHist, runHist;
+};
 } // namespace
 
 VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
@@ -246,10 +288,7 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   FreeRunTree tree(pages);
   std::vector<uint32_t> liveCount(pages, 0);
   uint64_t usedPages = 0;
-  // Page-cycles unused and longest-run page-cycles per bucket; cycles per
-  // value, for the medians.
-  std::vector<double> unusedSum(n, 0), runSum(n, 0);
-  std::vector<uint64_t> unusedHist(pages + 1, 0), runHist(pages + 1, 0);
+  UnusedAccumulator acc(n, bucketCycles, pages);
   size_t e = 0;
   // The next used lifetime that starts before `total`.
   auto nextBegin = [&]() {
@@ -286,28 +325,10 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
       next = std::min(next, intervals[e].start);
     if (!ends.empty())
       next = std::min(next, ends.top().first);
-    uint64_t free = pages - usedPages, run = tree.longest();
-    unusedHist[free] += next - t;
-    runHist[run] += next - t;
-    for (uint64_t c = t; c < next;) {
-      uint64_t k = c / bucketCycles;
-      uint64_t upto = std::min(next, (k + 1) * bucketCycles);
-      unusedSum[k] += double(free) * double(upto - c);
-      runSum[k] += double(run) * double(upto - c);
-      c = upto;
-    }
+    acc.add(t, next, pages - usedPages, tree.longest());
     t = next;
   }
-  for (uint64_t k = 0; k < n; ++k) {
-    uint64_t width = std::min(bucketCycles, total - k * bucketCycles);
-    double pageCycles = double(pages) * double(width);
-    out.unusedFraction[k] = unusedSum[k] / pageCycles;
-    out.largestRunFraction[k] = runSum[k] / pageCycles;
-  }
-  out.medianUnusedFraction =
-      double(weightedMedian(unusedHist, total)) / double(pages);
-  out.medianLargestRunFraction =
-      double(weightedMedian(runHist, total)) / double(pages);
+  acc.finish(out, total, pages);
   return out;
 }
 

@@ -1,20 +1,21 @@
 //===- FdoLoop.cpp - The feedback-directed optimization loop --------------===//
 //
-// The feedback-directed loop of `accel-replay fdo` (README.md): run, attach the metrics, apply
-// the FDO passes, check the result, re-run while it gets faster; each
-// iteration's outputs, failures and reproducers.
+// The feedback-directed loop of `accel-replay fdo` (README.md): run, attach the
+// metrics, apply the FDO passes, check the result, re-run while it gets faster;
+// each iteration's outputs, failures and reproducers.
 //
-// Size (about 750 lines): the pipeline parsing, the pass instrumentation
-// that counts each pass's changes, and FdoDriver, whose steps (transform,
-// trial, execute, compare) share one iteration's state; splitting them
-// would expose that state in a header for no other user.
+// The pass instrumentation that counts each pass's changes, and FdoDriver,
+// whose steps (transform, trial, execute, compare) share one iteration's
+// state. The pipelines' parsing is FdoPipelines.cpp; fdo.json and the
+// result's accessors FdoResult.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "accel/Fdo/FdoLoop.h"
+#include "FdoPipelines.h"
+#include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
-#include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -36,189 +37,6 @@
 using namespace mlir;
 using namespace accel;
 using json = nlohmann::json;
-
-std::string FdoFailure::describe() const {
-  switch (kind) {
-  case Kind::Pass:
-    return "pass '" + pass + "' failed";
-  case Kind::Crash:
-    return "pass '" + pass + "' or the verifier after it crashed";
-  case Kind::Verify:
-    return "the IR did not verify after pass '" + pass + "'";
-  case Kind::Lower:
-    return "lowering failed";
-  case Kind::Fault:
-    return "the program faulted";
-  case Kind::Mismatch:
-    return "its results differ from iteration 0's";
-  }
-  llvm_unreachable("unknown failure kind");
-}
-
-llvm::StringRef FdoFailure::getKindName(Kind kind) {
-  switch (kind) {
-  case Kind::Pass:
-    return "pass";
-  case Kind::Crash:
-    return "crash";
-  case Kind::Verify:
-    return "verify";
-  case Kind::Lower:
-    return "lower";
-  case Kind::Fault:
-    return "fault";
-  case Kind::Mismatch:
-    return "mismatch";
-  }
-  llvm_unreachable("unknown failure kind");
-}
-
-const FdoIteration *FdoResult::getFailedIteration() const {
-  for (const FdoIteration &it : iterations)
-    if (it.failure)
-      return &it;
-  return nullptr;
-}
-
-/// One textual pipeline per pass of `pm`.
-static std::vector<std::string> splitPasses(OpPassManager &pm) {
-  std::vector<std::string> texts;
-  for (Pass &pass : pm.getPasses()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    pass.printAsTextualPipeline(os);
-    texts.push_back(text);
-  }
-  return texts;
-}
-
-/// The elements of a textual pipeline: `text` split at its commas outside
-/// braces (pass options) and parentheses (nested pass managers).
-static llvm::SmallVector<llvm::StringRef> splitTopLevel(llvm::StringRef text) {
-  llvm::SmallVector<llvm::StringRef> parts;
-  int depth = 0;
-  size_t begin = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '(' || c == '{')
-      ++depth;
-    else if (c == ')' || c == '}')
-      --depth;
-    else if (c == ',' && depth == 0) {
-      parts.push_back(text.slice(begin, i).trim());
-      begin = i + 1;
-    }
-  }
-  parts.push_back(text.drop_front(begin).trim());
-  return parts;
-}
-
-/// The argument of the one pass that `text` (one element of splitPasses)
-/// runs, through any op anchors: "accel-hoist-dma" for
-/// "func.func(accel-hoist-dma{all=true})"; "" when it runs several
-/// ("func.func(cse,canonicalize)").
-static std::string getPassArgument(llvm::StringRef text) {
-  text = text.trim();
-  size_t open = text.find_first_of("({");
-  if (open == llvm::StringRef::npos)
-    return text.str();
-  if (text[open] == '{')
-    return text.take_front(open).str();
-  if (!text.ends_with(")"))
-    return "";
-  llvm::StringRef inner = text.slice(open + 1, text.size() - 1);
-  if (splitTopLevel(inner).size() != 1)
-    return "";
-  return getPassArgument(inner);
-}
-
-/// Parses `text` (a pipeline on builtin.module) into `pm`; errors carry
-/// MLIR's parser diagnostics on one line. A textual pipeline nests only
-/// explicitly, so each top-level element that does not run on
-/// builtin.module but does on func.func (a function pass: accel-hoist-dma)
-/// is nested first, as mlir-opt's --PASS flags and upstream's implicit
-/// nesting do: "accel-hoist-dma,cse" is
-/// "func.func(accel-hoist-dma),cse".
-static llvm::Error parsePipeline(llvm::StringRef text, OpPassManager &pm) {
-  // An empty element (",", "a,,b", a trailing comma, only blanks) names no
-  // pass: MLIR's parser would take some of them as an empty pipeline.
-  llvm::SmallVector<llvm::StringRef> parts = splitTopLevel(text);
-  for (auto [index, part] : llvm::enumerate(parts))
-    if (part.empty())
-      return llvm::createStringError(
-          "element " + std::to_string(index + 1) + " of " +
-          std::to_string(parts.size()) + " in '" + text.str() +
-          "' is empty: a pass pipeline is passes separated by single commas "
-          "(e.g. 'accel-hoist-dma,cse')");
-  // Whether the registered pass `arg` runs on func.func and not on
-  // builtin.module (its anchor; the options do not matter).
-  auto isFunctionPass = [](llvm::StringRef arg) {
-    const PassInfo *info = PassInfo::lookup(arg);
-    if (!info)
-      return false;
-    auto quiet = [](const llvm::Twine &) { return failure(); };
-    OpPassManager onModule("builtin.module"), onFunc("func.func");
-    return failed(info->addToPipeline(onModule, "", quiet)) &&
-           succeeded(info->addToPipeline(onFunc, "", quiet));
-  };
-  std::string nested;
-  for (llvm::StringRef part : parts) {
-    if (!nested.empty())
-      nested += ",";
-    llvm::StringRef arg = part.take_until([](char c) { return c == '{'; });
-    if (isFunctionPass(arg.trim()))
-      nested += ("func.func(" + part + ")").str();
-    else
-      nested += part.str();
-  }
-  std::string err;
-  llvm::raw_string_ostream errs(err);
-  if (failed(parsePassPipeline(nested, pm, errs)))
-    return llvm::createStringError(
-        llvm::join(llvm::split(llvm::StringRef(err).trim(), "\n\n"), "; "));
-  return llvm::Error::success();
-}
-
-llvm::Expected<std::vector<std::string>>
-accel::getFdoPassPipelines(MLIRContext *context, const FdoOptions &options,
-                           const sim::MachineConfig &config) {
-  (void)context;
-  OpPassManager pm("builtin.module");
-  if (options.passPipeline.empty()) {
-    FdoPipelineOptions o;
-    o.vmemCapacity = config.vmemBytes;
-    o.vmemPage = config.vmemPageBytes;
-    buildAccelFdoPipeline(pm, o);
-  } else if (auto e = parsePipeline(options.passPipeline, pm)) {
-    return std::move(e);
-  }
-  return splitPasses(pm);
-}
-
-llvm::Expected<std::vector<std::string>>
-accel::getFdoTrialPipelines(MLIRContext *context, const FdoOptions &options) {
-  (void)context;
-  std::string text = options.trialPipeline.value_or(
-      options.passPipeline.empty() ? "accel-schedule,cse" : "");
-  OpPassManager pm("builtin.module");
-  if (text.empty())
-    return std::vector<std::string>();
-  if (auto e = parsePipeline(text, pm))
-    return std::move(e);
-  return splitPasses(pm);
-}
-
-llvm::Error accel::checkFdoPipelines(MLIRContext *context,
-                                     const FdoOptions &options,
-                                     const sim::MachineConfig &config) {
-  if (auto texts = getFdoPassPipelines(context, options, config); !texts)
-    return llvm::createStringError("--passes: " +
-                                   llvm::toString(texts.takeError()));
-  if (auto texts = getFdoTrialPipelines(context, options); !texts)
-    return llvm::createStringError("--trial-passes: " +
-                                   llvm::toString(texts.takeError()));
-  return llvm::Error::success();
-}
 
 namespace {
 /// Sums what each accel pass reports of its runs (ReportsChanges; a pass
@@ -357,118 +175,6 @@ std::string printModule(ModuleOp module) {
 }
 } // namespace
 
-json FdoResult::toJson(const FdoOptions &options,
-                       const sim::MachineConfig &config) const {
-  json out = {{"schema", "accel-fdo"},
-              {"schema_version", 4},
-              {"input", options.inputName},
-              {"config", {{"name", config.name}, {"hash", config.hash()}}},
-              {"iterations", json::array()}};
-  for (const FdoIteration &it : iterations) {
-    auto passesJson = [](const std::vector<FdoPassRun> &runs) {
-      json transforms = json::array();
-      for (const FdoPassRun &p : runs) {
-        json stats = json::object();
-        for (auto &[name, value] : p.statistics)
-          stats[name] = value;
-        transforms.push_back(
-            {{"pass", p.name},
-             {"applied", p.changes ? json(*p.changes) : json(nullptr)},
-             {"statistics", std::move(stats)}});
-      }
-      return transforms;
-    };
-    json row = {{"iteration", it.index},
-                {"transforms", passesJson(it.passes)}};
-    if (!it.trialPasses.empty())
-      row["trial"] = {{"transforms", passesJson(it.trialPasses)},
-                      {"total_cycles", it.trialCycles ? json(it.trialCycles)
-                                                      : json(nullptr)},
-                      {"kept", it.trialKept}};
-    if (it.ran) {
-      row["total_cycles"] = it.totalCycles;
-      row["instructions"] = it.instructions;
-      row["dma_stall_cycles"] =
-          it.dmaStallBaseCycles + it.dmaStallTransferCycles;
-      row["dma_stall_base_cycles"] = it.dmaStallBaseCycles;
-      row["dma_stall_transfer_cycles"] = it.dmaStallTransferCycles;
-      row["mxu_utilization"] = it.mxuUtilization;
-      row["vmem_bytes"] = it.vmemBytes;
-      row["results_match"] = it.resultsMatch;
-      row["metrics"] = "iter" + std::to_string(it.index) + "/metrics.json";
-      if (it.truncated)
-        row["truncated"] = (*it.metrics)["truncated"];
-    }
-    if (it.failure) {
-      const FdoFailure &f = *it.failure;
-      row["failure"] = {{"kind", FdoFailure::getKindName(f.kind).str()},
-                        {"pass", f.pass.empty() ? json(nullptr) : json(f.pass)},
-                        {"message", f.message},
-                        {"reproducer", f.reproducer.empty()
-                                           ? json(nullptr)
-                                           : json(f.reproducer)}};
-    }
-    out["iterations"].push_back(std::move(row));
-  }
-  const FdoIteration &first = iterations.front(),
-                     &best = iterations[bestIteration];
-  double c0 = first.totalCycles, cN = best.totalCycles;
-  double s0 = first.dmaStallBaseCycles + first.dmaStallTransferCycles;
-  double sN = best.dmaStallBaseCycles + best.dmaStallTransferCycles;
-  const FdoIteration *failedIt = getFailedIteration();
-  out["summary"] = {
-      {"status", failedIt          ? "failed"
-                 : first.truncated ? "truncated"
-                                   : "ok"},
-      {"best_iteration", bestIteration},
-      {"best_program", "best.mlir"},
-      {"iteration0_cycles", first.totalCycles},
-      {"best_cycles", best.totalCycles},
-      {"cycles_reduction", c0 ? 1.0 - cN / c0 : 0.0},
-      {"dma_stall_reduction", s0 ? 1.0 - sN / s0 : 0.0},
-      {"results_match",
-       !failedIt || failedIt->failure->kind != FdoFailure::Kind::Mismatch}};
-  if (failedIt)
-    out["summary"]["failed_iteration"] = failedIt->index;
-  // The lower bounds (docs/metrics.md#roofline), each the smaller of
-  // iteration 0's and the best program's: a transform such as pinning
-  // removes work, so only the smaller one bounds both.
-  const json &m0 = *first.metrics, &mB = *best.metrics;
-  // On a system, the bounds over every chip and ICI link (docs/metrics.md,
-  // "Systems of chips"); else the chip's roofline.
-  auto bounds = [](const json &m) -> const json * {
-    if (auto s = m.find("system"); s != m.end() && s->contains("bound"))
-      return m.contains("roofline") ? &(*s)["bound"] : nullptr;
-    auto r = m.find("roofline");
-    return r != m.end() ? &*r : nullptr;
-  };
-  const json *b0 = bounds(m0), *bB = bounds(mB);
-  if (b0 && bB) {
-    bool system = m0.contains("system");
-    auto smaller = [&](const char *key, const char *byKey) {
-      const json &r =
-          (*b0)[key].get<uint64_t>() <= (*bB)[key].get<uint64_t>() ? *b0 : *bB;
-      return std::make_pair(r[key].get<uint64_t>(),
-                            r[byKey].get<std::string>());
-    };
-    auto ratio = [&](uint64_t bound) {
-      return bound ? std::round(10000.0 * cN / double(bound)) / 10000.0 : 0.0;
-    };
-    auto [roof, roofBy] = system ? smaller("roofline_cycles", "roofline_by")
-                                 : smaller("lower_bound_cycles", "bound_by");
-    auto [latency, latencyBy] =
-        system ? smaller("lower_bound_cycles", "bound_by")
-               : smaller("latency_lower_bound_cycles", "latency_bound_by");
-    out["summary"]["lower_bound_cycles"] = roof;
-    out["summary"]["bound_by"] = roofBy;
-    out["summary"]["best_over_lower_bound"] = ratio(roof);
-    out["summary"]["latency_lower_bound_cycles"] = latency;
-    out["summary"]["latency_bound_by"] = latencyBy;
-    out["summary"]["best_over_latency_bound"] = ratio(latency);
-  }
-  return out;
-}
-
 namespace {
 /// The loop's state between iterations.
 class FdoDriver {
@@ -524,6 +230,42 @@ private:
                        FdoFailure &failure);
   llvm::Error writeIteration(const FdoIteration &it, const KeyedRun *r,
                              ModuleOp module);
+  /// What lowerAndRun produced: the run (reused when `reused`), or the
+  /// failure (lowering or a fault).
+  struct Outcome {
+    std::optional<KeyedRun> keyed;
+    std::optional<FdoFailure> failure;
+    bool reused = false;
+  };
+  /// execute's first step: lowers `module` and runs it, or reuses `same`'s
+  /// run when the program's key is the same.
+  Outcome lowerAndRun(ModuleOp module, FdoIteration &it, const KeyedRun *same);
+  /// "The FDO loop's iteration N's program" (or trial program), for a
+  /// reproducer's header.
+  std::string describeProgram(const FdoIteration &it) const;
+  /// The loop's state between iterations: the best program so far, its
+  /// run (an iteration whose passes change nothing reuses it) and cycles.
+  struct State {
+    OwningOpRef<ModuleOp> current;
+    std::optional<KeyedRun> currentRun;
+    uint64_t bestCycles = 0;
+  };
+  /// Parses the pipelines and gives the input op ids. Errors: a bad
+  /// pipeline, an input the op id pass rejects.
+  llvm::Error prepare();
+  /// Iteration `it.index` on `program` (a copy of the best program so
+  /// far): iteration 0 runs it; a later one attaches the previous run's
+  /// metrics, transforms and runs (reusing `currentRun` when nothing
+  /// changed). Errors: metrics that cannot be attached.
+  llvm::Expected<std::optional<KeyedRun>>
+  runIteration(FdoIteration &it, ModuleOp program, const FdoResult &result,
+               const KeyedRun *currentRun);
+  /// Makes the last iteration of `result` (program `program`, run `r`) the
+  /// best so far; its run is kept without its timeline and HBM pages.
+  void keepBest(FdoResult &result, OwningOpRef<ModuleOp> program,
+                std::optional<KeyedRun> r, State &state);
+  /// With an output directory: best.mlir and fdo.json.
+  llvm::Error writeResult(FdoResult &result);
 
   ModuleOp input;
   MLIRContext *context;
@@ -549,7 +291,7 @@ void FdoDriver::transform(llvm::ArrayRef<std::string> texts, ModuleOp module,
     (void)parsePassPipeline(text, pm);
     // A nested pipeline (func.func(...)) has no argument of its own: the
     // name is that of the pass it runs.
-    std::string arg = getPassArgument(text);
+    std::string arg = accel::detail::getPassArgument(text);
     std::string name = arg.empty() ? text : arg;
     // The verifier runs below, on its own, so that a failure names it.
     pm.enableVerifier(false);
@@ -680,83 +422,94 @@ void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
   r = std::move(tr);
 }
 
-std::optional<FdoDriver::KeyedRun>
-FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
-  std::optional<KeyedRun> keyed;
-  std::optional<FdoFailure> failure;
-  bool reused = false;
-  {
-    DiagnosticCapture capture(context);
-    llvm::Expected<isa::Program> program =
-        lowerModule(module, config, options.run.entry);
-    if (!program) {
-      llvm::consumeError(program.takeError());
-      failure = FdoFailure{
-          FdoFailure::Kind::Lower, "",
-          capture.text.empty() ? "lowering failed" : capture.text, ""};
-    } else {
-      std::string key = getRunKey(*program);
-      // Only a run whose results matched is kept for reuse (the loop stops
-      // at a mismatch; a trial follows a matching run).
-      reused = same && same->key == key;
-      if (reused) {
-        step(it, "unchanged program: reusing its run");
-        keyed = *same;
-      } else {
-        step(it, "running");
-        // Iteration 0 may stop at the budget (a truncated run); a later
-        // one that goes past it faults.
-        RunOptions runOptions = options.run;
-        runOptions.stopAtBudget = it.index == 0;
-        llvm::Expected<RunResult> run =
-            simulateProgram(std::move(*program), config, runOptions);
-        if (run)
-          keyed = KeyedRun{std::move(key), std::move(*run), ""};
-        else
-          failure = FdoFailure{FdoFailure::Kind::Fault, "",
-                               llvm::toString(run.takeError()), ""};
-      }
-    }
+FdoDriver::Outcome FdoDriver::lowerAndRun(ModuleOp module, FdoIteration &it,
+                                          const KeyedRun *same) {
+  Outcome o;
+  DiagnosticCapture capture(context);
+  llvm::Expected<isa::Program> program =
+      lowerModule(module, config, options.run.entry);
+  if (!program) {
+    llvm::consumeError(program.takeError());
+    o.failure =
+        FdoFailure{FdoFailure::Kind::Lower, "",
+                   capture.text.empty() ? "lowering failed" : capture.text, ""};
+    return o;
   }
-  // The program as it was lowered, and how to see the failure again.
-  std::string origin =
-      llvm::StringRef(stepPrefix).empty()
-          ? "The FDO loop's iteration " + std::to_string(it.index) +
-                "'s program"
-          : "The FDO loop's iteration " + std::to_string(it.index) +
-                "'s trial program (" + llvm::join(trialTexts, ",") + ")";
-  std::string rerun = "Run it with the fdo command's --config, --input and "
-                      "--max-instructions options:\n"
-                      "  accel-replay run reproducer.mlir";
-  if (failure) {
-    writeReproducer(it.index,
-                    origin +
-                        (failure->kind == FdoFailure::Kind::Lower
-                             ? " did not lower:\n"
-                             : " faulted:\n") +
-                        failure->message + "\n" + rerun,
-                    module, *failure);
-    it.failure = std::move(failure);
-    return std::nullopt;
+  std::string key = getRunKey(*program);
+  // Only a run whose results matched is kept for reuse (the loop stops at a
+  // mismatch; a trial follows a matching run).
+  o.reused = same && same->key == key;
+  if (o.reused) {
+    step(it, "unchanged program: reusing its run");
+    o.keyed = *same;
+    return o;
   }
-  RunResult *r = &keyed->result;
+  step(it, "running");
+  // Iteration 0 may stop at the budget (a truncated run); a later one that
+  // goes past it faults.
+  RunOptions runOptions = options.run;
+  runOptions.stopAtBudget = it.index == 0;
+  llvm::Expected<RunResult> run =
+      simulateProgram(std::move(*program), config, runOptions);
+  if (run)
+    o.keyed = KeyedRun{std::move(key), std::move(*run), ""};
+  else
+    o.failure = FdoFailure{FdoFailure::Kind::Fault, "",
+                           llvm::toString(run.takeError()), ""};
+  return o;
+}
+
+/// The iteration's numbers from its run `r`.
+static void fillIteration(FdoIteration &it, const RunResult &r) {
   it.ran = true;
-  it.truncated = r->summary.truncated;
-  it.totalCycles = r->summary.totalCycles;
-  it.instructions = r->summary.instructions;
-  const json &m = *r->metrics;
+  it.truncated = r.summary.truncated;
+  it.totalCycles = r.summary.totalCycles;
+  it.instructions = r.summary.instructions;
+  const json &m = *r.metrics;
   it.dmaStallBaseCycles = m["dma_stall_cycles"]["base"];
   it.dmaStallTransferCycles = m["dma_stall_cycles"]["transfer"];
   if (m.contains("units"))
     it.mxuUtilization = m["units"]["mxu"]["utilization"];
-  it.vmemBytes = getPeakVmemBytes(r->program);
+  it.vmemBytes = getPeakVmemBytes(r.program);
+  it.metrics = r.metrics;
+}
+
+std::string FdoDriver::describeProgram(const FdoIteration &it) const {
+  return llvm::StringRef(stepPrefix).empty()
+             ? "The FDO loop's iteration " + std::to_string(it.index) +
+                   "'s program"
+             : "The FDO loop's iteration " + std::to_string(it.index) +
+                   "'s trial program (" + llvm::join(trialTexts, ",") + ")";
+}
+
+std::optional<FdoDriver::KeyedRun>
+FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
+  Outcome o = lowerAndRun(module, it, same);
+  // The program as it was lowered, and how to see the failure again.
+  std::string origin = describeProgram(it);
+  std::string rerun = "Run it with the fdo command's --config, --input and "
+                      "--max-instructions options:\n"
+                      "  accel-replay run reproducer.mlir";
+  if (o.failure) {
+    writeReproducer(it.index,
+                    origin +
+                        (o.failure->kind == FdoFailure::Kind::Lower
+                             ? " did not lower:\n"
+                             : " faulted:\n") +
+                        o.failure->message + "\n" + rerun,
+                    module, *o.failure);
+    it.failure = std::move(o.failure);
+    return std::nullopt;
+  }
+  const RunResult &r = o.keyed->result;
+  fillIteration(it, r);
   if (it.index == 0) {
-    baselineHbm = r->hbm;
-    baselineBuffers = r->program.buffers;
+    baselineHbm = r.hbm;
+    baselineBuffers = r.program.buffers;
   }
   std::optional<uint64_t> diff;
-  if (!reused)
-    diff = sim::compareHbm(*baselineHbm, *r->hbm, baselineBuffers);
+  if (!o.reused)
+    diff = sim::compareHbm(*baselineHbm, *r.hbm, baselineBuffers);
   it.resultsMatch = !diff;
   if (diff) {
     it.failure = FdoFailure{FdoFailure::Kind::Mismatch, "",
@@ -771,8 +524,7 @@ FdoDriver::execute(ModuleOp module, FdoIteration &it, const KeyedRun *same) {
                         "(iter0/metrics.json)",
                     module, *it.failure);
   }
-  it.metrics = r->metrics;
-  return keyed;
+  return std::move(o.keyed);
 }
 
 llvm::Error FdoDriver::writeIteration(const FdoIteration &it, const KeyedRun *r,
@@ -795,7 +547,7 @@ llvm::Error FdoDriver::writeIteration(const FdoIteration &it, const KeyedRun *r,
   return writeOutput(path, (*text)->getBuffer());
 }
 
-llvm::Expected<FdoResult> FdoDriver::run() {
+llvm::Error FdoDriver::prepare() {
   auto texts = getFdoPassPipelines(context, options, config);
   if (!texts)
     return texts.takeError();
@@ -804,47 +556,87 @@ llvm::Expected<FdoResult> FdoDriver::run() {
   if (!trials)
     return trials.takeError();
   trialTexts = std::move(*trials);
+  PassManager pm(context);
+  pm.addPass(createAccelAssignOpIds());
+  DiagnosticCapture capture(context);
+  if (failed(pm.run(input)))
+    return llvm::createStringError(capture.text.empty()
+                                       ? std::string("the input is invalid")
+                                       : capture.text);
+  return llvm::Error::success();
+}
 
-  {
-    PassManager pm(context);
-    pm.addPass(createAccelAssignOpIds());
-    DiagnosticCapture capture(context);
-    if (failed(pm.run(input)))
-      return llvm::createStringError(capture.text.empty()
-                                         ? std::string("the input is invalid")
-                                         : capture.text);
+llvm::Expected<std::optional<FdoDriver::KeyedRun>>
+FdoDriver::runIteration(FdoIteration &it, ModuleOp program,
+                        const FdoResult &result, const KeyedRun *currentRun) {
+  unsigned index = it.index;
+  std::optional<KeyedRun> r;
+  if (index > 0) {
+    // Feedback: attach the previous run's metrics, then transform.
+    clearFeedback(program);
+    {
+      DiagnosticCapture capture(context);
+      if (failed(attachMetrics(program, *result.iterations.back().metrics)))
+        return llvm::createStringError("iteration " + std::to_string(index) +
+                                       ": " + capture.text);
+    }
+    r = transformAndExecute(passTexts, program, it, it.passes, currentRun);
+  } else {
+    r = execute(program, it, nullptr);
   }
+  return r;
+}
 
+void FdoDriver::keepBest(FdoResult &result, OwningOpRef<ModuleOp> program,
+                         std::optional<KeyedRun> r, State &state) {
+  unsigned index = result.iterations.back().index;
+  result.bestIteration = index;
+  state.bestCycles = result.iterations.back().totalCycles;
+  result.bestProgram = program->clone();
+  state.current = std::move(program);
+  state.currentRun = std::move(r);
+  if (!state.currentRun)
+    return;
+  if (state.currentRun->result.timeline && !options.outputDir.empty()) {
+    llvm::SmallString<256> path(iterationDir(options.outputDir, index));
+    llvm::sys::path::append(path, "timeline.json");
+    state.currentRun->timelineFile = std::string(path);
+  }
+  state.currentRun->result.timeline.reset();
+  state.currentRun->result.hbm.reset();
+}
+
+llvm::Error FdoDriver::writeResult(FdoResult &result) {
+  if (options.outputDir.empty())
+    return llvm::Error::success();
+  llvm::SmallString<256> best(options.outputDir), fdo(options.outputDir);
+  llvm::sys::path::append(best, "best.mlir");
+  llvm::sys::path::append(fdo, "fdo.json");
+  clearFeedback(*result.bestProgram);
+  if (auto e = writeOutput(best, printModule(*result.bestProgram)))
+    return e;
+  return writeJsonFile(fdo, result.toJson(options, config));
+}
+
+llvm::Expected<FdoResult> FdoDriver::run() {
+  if (auto e = prepare())
+    return std::move(e);
   FdoResult result;
-  OwningOpRef<ModuleOp> current = input.clone();
-  // The run of `current` (the best program so far): an iteration whose
-  // passes change nothing reuses it.
-  std::optional<KeyedRun> currentRun;
-  uint64_t bestCycles = 0;
+  State state;
+  state.current = input.clone();
   for (unsigned index = 0; index <= options.iterations; ++index) {
     FdoIteration it;
     it.index = index;
-    OwningOpRef<ModuleOp> program = current->clone();
-    std::optional<KeyedRun> r;
-    if (index > 0) {
-      // Feedback: attach the previous run's metrics, then transform.
-      clearFeedback(*program);
-      {
-        DiagnosticCapture capture(context);
-        if (failed(attachMetrics(*program, *result.iterations.back().metrics)))
-          return llvm::createStringError("iteration " + std::to_string(index) +
-                                         ": " + capture.text);
-      }
-      r = transformAndExecute(passTexts, *program, it, it.passes,
-                              currentRun ? &*currentRun : nullptr);
-    } else {
-      r = execute(*program, it, nullptr);
-    }
+    OwningOpRef<ModuleOp> program = state.current->clone();
+    auto r = runIteration(it, *program, result,
+                          state.currentRun ? &*state.currentRun : nullptr);
+    if (!r)
+      return r.takeError();
     if (index > 0 && !it.failure && !trialTexts.empty())
-      runTrial(program, it, r);
+      runTrial(program, it, *r);
     if (index == 0 && it.failure)
       return llvm::createStringError("iteration 0: " + it.failure->message);
-    if (auto e = writeIteration(it, r ? &*r : nullptr, *program))
+    if (auto e = writeIteration(it, *r ? &**r : nullptr, *program))
       return std::move(e);
     bool failedIt = it.failure.has_value();
     // A pass that crashed or left invalid IR may have left the module in a
@@ -852,47 +644,22 @@ llvm::Expected<FdoResult> FdoDriver::run() {
     if (failedIt && (it.failure->kind == FdoFailure::Kind::Crash ||
                      it.failure->kind == FdoFailure::Kind::Verify))
       abandonModule(std::move(program));
-    bool better = !failedIt && (index == 0 || it.totalCycles < bestCycles);
-    uint64_t cycles = it.totalCycles;
+    bool better =
+        !failedIt && (index == 0 || it.totalCycles < state.bestCycles);
     result.iterations.push_back(std::move(it));
     if (options.onIteration)
       options.onIteration(result.iterations.back());
-    if (failedIt)
+    // Not faster than the best: the passes are deterministic, so the next
+    // iteration would start from the same program.
+    if (failedIt || !better)
       break;
-    if (better) {
-      result.bestIteration = index;
-      bestCycles = cycles;
-      result.bestProgram = program->clone();
-      current = std::move(program);
-      currentRun = std::move(r);
-      if (currentRun) {
-        if (currentRun->result.timeline && !options.outputDir.empty()) {
-          llvm::SmallString<256> path(iterationDir(options.outputDir, index));
-          llvm::sys::path::append(path, "timeline.json");
-          currentRun->timelineFile = std::string(path);
-        }
-        currentRun->result.timeline.reset();
-        currentRun->result.hbm.reset();
-      }
-      // A partial run: no later iteration's results could be compared.
-      if (result.iterations.back().truncated)
-        break;
-    } else {
-      // Not faster than the best: the passes are deterministic, so the
-      // next iteration would start from the same program.
+    keepBest(result, std::move(program), std::move(*r), state);
+    // A partial run: no later iteration's results could be compared.
+    if (result.iterations.back().truncated)
       break;
-    }
   }
-  if (!options.outputDir.empty()) {
-    llvm::SmallString<256> best(options.outputDir), fdo(options.outputDir);
-    llvm::sys::path::append(best, "best.mlir");
-    llvm::sys::path::append(fdo, "fdo.json");
-    clearFeedback(*result.bestProgram);
-    if (auto e = writeOutput(best, printModule(*result.bestProgram)))
-      return std::move(e);
-    if (auto e = writeJsonFile(fdo, result.toJson(options, config)))
-      return std::move(e);
-  }
+  if (auto e = writeResult(result))
+    return std::move(e);
   return result;
 }
 

@@ -137,52 +137,55 @@ static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
       reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
 }
 
-/// simulateModule on a system of config.chips chips (System.h): every chip
-/// gets its own trackers; metrics.json sums them (docs/metrics.md,
-/// "Systems of chips") and lists each chip's under "chips".
-static llvm::Expected<RunResult> simulateSystem(RunResult r,
-                                                const sim::MachineConfig &config,
-                                                const RunOptions &options) {
-  sim::System system(config, r.program);
-  // Before anything is allocated for the chips' memories.
-  if (auto e = system.checkMemory(getRunExtras(r.program, config, options)))
-    return std::move(e);
-  unsigned n = system.getNumChips();
-  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
-    options.onProgress("simulating", instructions, cycle);
-  };
+namespace {
+/// The performance trackers of each chip of a system run.
+struct SystemTrackers {
   std::vector<std::unique_ptr<analysis::DmaStallCollector>> collectors;
-  std::vector<analysis::SemWaitLog> semWaits(n);
-  auto timeline = std::make_shared<RunTimeline>(r.program, config, n, options);
+  std::vector<analysis::SemWaitLog> semWaits;
+  std::shared_ptr<RunTimeline> timeline;
+};
+} // namespace
+
+/// Installs the inputs on every chip of `system` and attaches its trackers
+/// (the collector, the semaphore wait log and, with options.analyze, the
+/// analyzer). Errors: installInputs's.
+static llvm::Error attachSystemTrackers(sim::System &system, const RunResult &r,
+                                        const sim::MachineConfig &config,
+                                        const RunOptions &options,
+                                        SystemTrackers &t) {
+  unsigned n = system.getNumChips();
+  t.semWaits.resize(n);
+  t.timeline = std::make_shared<RunTimeline>(r.program, config, n, options);
   for (unsigned c = 0; c < n; ++c) {
     sim::Simulator &chip = system.getChip(c);
     if (auto e = installInputs(chip.getMemory(), r.program, options))
-      return std::move(e);
-    collectors.push_back(std::make_unique<analysis::DmaStallCollector>());
-    chip.addObserver(collectors.back().get());
-    chip.addObserver(&semWaits[c]);
+      return e;
+    t.collectors.push_back(std::make_unique<analysis::DmaStallCollector>());
+    chip.addObserver(t.collectors.back().get());
+    chip.addObserver(&t.semWaits[c]);
     if (options.analyze)
-      chip.addObserver(&timeline->getAnalyzer(c));
+      chip.addObserver(&t.timeline->getAnalyzer(c));
   }
-  auto summary =
-      system.run(options.maxInstructions, options.stopAtBudget,
-                 options.onProgress ? sim::ProgressFn(simulating) : nullptr);
-  if (!summary)
-    return summary.takeError();
-  if (options.onProgress)
-    options.onProgress("analyzing", summary->instructions,
-                       summary->totalCycles);
+  return llvm::Error::success();
+}
 
-  // Each chip's metrics, as a run of one chip would write them.
+/// Each chip's metrics, as a run of one chip would write them, with its
+/// HBM hashes (per buffer too: an All-Gather's output must be equal on
+/// every chip, its inputs not), end cycle and semaphore waits; each chip's
+/// hash into `chipHashes`, and with options.keepHbm its final HBM buffers
+/// into `r`.
+static std::vector<nlohmann::json>
+getChipMetrics(sim::System &system, const sim::SystemSummary &summary,
+               const sim::MachineConfig &config, const RunOptions &options,
+               const SystemTrackers &t, RunResult &r,
+               std::vector<uint64_t> &chipHashes) {
+  unsigned n = system.getNumChips();
   std::vector<nlohmann::json> chipMetrics(n);
-  std::vector<uint64_t> chipHashes;
   for (unsigned c = 0; c < n; ++c) {
     RunResult one;
     one.program = r.program;
-    one.summary = summary->chips[c];
-    finishAnalysis(one, config, *collectors[c], timeline, c, options);
-    // Per buffer too: an All-Gather's output must be equal on every chip,
-    // its inputs not.
+    one.summary = summary.chips[c];
+    finishAnalysis(one, config, *t.collectors[c], t.timeline, c, options);
     nlohmann::json perBuffer = nlohmann::json::object();
     if (c == 1 && options.keepHbm)
       r.chipHbmBuffers.resize(n - 1);
@@ -197,18 +200,25 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
     (*one.metrics)["hbm_hash"] = formatHbmHash(hash);
     (*one.metrics)["hbm_buffer_hashes"] = std::move(perBuffer);
     (*one.metrics)["end_cycle"] = system.getChip(c).getEndCycle();
-    (*one.metrics)["sem_waits"] = semWaits[c].toJson();
+    (*one.metrics)["sem_waits"] = t.semWaits[c].toJson();
     chipMetrics[c] = std::move(*one.metrics);
   }
-  // The system: stalls and per-op numbers summed over the chips, units
-  // busy for the mean of the chips, cycles to the last chip's end.
-  analysis::DmaStallCollector all;
+  return chipMetrics;
+}
+
+/// The system's summary: stalls and instructions summed over the chips,
+/// units busy for the mean of the chips, cycles to the last chip's end;
+/// the chips' DMA records merged into `all`.
+static sim::RunSummary sumChips(const sim::SystemSummary &summary,
+                                const SystemTrackers &t,
+                                analysis::DmaStallCollector &all) {
+  size_t n = summary.chips.size();
   sim::RunSummary total;
-  total.totalCycles = summary->totalCycles;
-  total.truncated = summary->truncated;
-  for (unsigned c = 0; c < n; ++c) {
-    all.merge(*collectors[c]);
-    const sim::RunSummary &s = summary->chips[c];
+  total.totalCycles = summary.totalCycles;
+  total.truncated = summary.truncated;
+  for (size_t c = 0; c < n; ++c) {
+    all.merge(*t.collectors[c]);
+    const sim::RunSummary &s = summary.chips[c];
     total.instructions += s.instructions;
     for (size_t k = 0; k < s.stallCycles.size(); ++k)
       total.stallCycles[k] += s.stallCycles[k];
@@ -217,21 +227,59 @@ static llvm::Expected<RunResult> simulateSystem(RunResult r,
   }
   for (uint64_t &busy : total.unitBusyCycles)
     busy /= n;
-  r.summary = total;
-  *r.metrics = analysis::buildMetrics(r.program, config, total, all);
-  if (options.analyze) {
-    // The analyzer's sections of chip 0 (every chip's are under "chips").
-    for (const char *key :
-         {"utilization", "vmem", "dependencies", "suggestions", "roofline"})
-      if (chipMetrics[0].contains(key))
-        (*r.metrics)[key] = chipMetrics[0][key];
-    r.timeline = timeline;
-    analysis::TimelineCoverage coverage =
-        timeline->getAnalyzer(0).getTimelineCoverage();
-    for (unsigned c = 1; c < n; ++c)
-      coverage.merge(timeline->getAnalyzer(c).getTimelineCoverage());
-    (*r.metrics)["timeline"] = coverage.toJson();
-  }
+  return total;
+}
+
+/// With the analyzer: chip 0's analyzer sections in the system's metrics
+/// (every chip's are under "chips"), the timeline and its coverage.
+static void addSystemAnalysis(RunResult &r,
+                              const std::vector<nlohmann::json> &chipMetrics,
+                              const SystemTrackers &t, unsigned n) {
+  for (const char *key :
+       {"utilization", "vmem", "dependencies", "suggestions", "roofline"})
+    if (chipMetrics[0].contains(key))
+      (*r.metrics)[key] = chipMetrics[0][key];
+  r.timeline = t.timeline;
+  analysis::TimelineCoverage coverage =
+      t.timeline->getAnalyzer(0).getTimelineCoverage();
+  for (unsigned c = 1; c < n; ++c)
+    coverage.merge(t.timeline->getAnalyzer(c).getTimelineCoverage());
+  (*r.metrics)["timeline"] = coverage.toJson();
+}
+
+/// simulateModule on a system of config.chips chips (System.h): every chip
+/// gets its own trackers; metrics.json sums them (docs/metrics.md,
+/// "Systems of chips") and lists each chip's under "chips".
+static llvm::Expected<RunResult>
+simulateSystem(RunResult r, const sim::MachineConfig &config,
+               const RunOptions &options) {
+  sim::System system(config, r.program);
+  // Before anything is allocated for the chips' memories.
+  if (auto e = system.checkMemory(getRunExtras(r.program, config, options)))
+    return std::move(e);
+  unsigned n = system.getNumChips();
+  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
+    options.onProgress("simulating", instructions, cycle);
+  };
+  SystemTrackers t;
+  if (auto e = attachSystemTrackers(system, r, config, options, t))
+    return std::move(e);
+  auto summary =
+      system.run(options.maxInstructions, options.stopAtBudget,
+                 options.onProgress ? sim::ProgressFn(simulating) : nullptr);
+  if (!summary)
+    return summary.takeError();
+  if (options.onProgress)
+    options.onProgress("analyzing", summary->instructions,
+                       summary->totalCycles);
+  std::vector<uint64_t> chipHashes;
+  std::vector<nlohmann::json> chipMetrics =
+      getChipMetrics(system, *summary, config, options, t, r, chipHashes);
+  analysis::DmaStallCollector all;
+  r.summary = sumChips(*summary, t, all);
+  *r.metrics = analysis::buildMetrics(r.program, config, r.summary, all);
+  if (options.analyze)
+    addSystemAnalysis(r, chipMetrics, t, n);
   (*r.metrics)["system"] = analysis::buildSystemMetrics(
       system, summary->totalCycles, (*r.metrics)["dmas"], chipMetrics);
   r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(

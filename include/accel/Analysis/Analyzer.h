@@ -335,6 +335,8 @@ public:
 private:
   friend struct AnalyzerImpl;
   friend class TimelineWriter;
+  friend struct RetireSteps;
+  friend struct ReportSteps;
   /// addToMetrics's sections (AnalyzerReport.cpp), in the order they run;
   /// ReportState carries what they share.
   struct ReportState;
