@@ -4,7 +4,7 @@
 // with accel's registry (the accel dialects and the upstream frontend
 // dialects of lib/Init; the parser verifies), the frontend when the module
 // is not yet an accel program, --accel-assign-op-ids, the lowering to the
-// ISA (lib/Conversion/AccelToISA) with the config's lowering options, and
+// ISA (lib/Target/AccelToISA) with the config's lowering options, and
 // a simulation bounded to kMaxInstructions and to fuzz::kMaxWork
 // (FuzzBudget.h). Diagnostics, lowering failures
 // and simulated faults are clean rejections; a crash, a sanitizer report
@@ -14,13 +14,13 @@
 
 #include "FuzzBudget.h"
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/Run.h"
 #include "accel/InitAccel.h"
-#include "accel/Support/Nesting.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Simulator.h"
+#include "accel/Support/Nesting.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

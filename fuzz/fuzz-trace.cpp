@@ -21,8 +21,8 @@
 
 #include "FuzzBudget.h"
 
-#include "accel/Analysis/Analyzer.h"
-#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Profile/Analyzer.h"
+#include "accel/Profile/DmaStallAnalysis.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Replay/Trace.h"
 
@@ -185,9 +185,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(replayer.takeError());
     return 0;
   }
-  analysis::DmaStallCollector collector;
-  analysis::Analyzer analyzer((*replayer)->getProgram(),
-                              (*replayer)->getConfig());
+  profile::DmaStallCollector collector;
+  profile::Analyzer analyzer((*replayer)->getProgram(),
+                             (*replayer)->getConfig());
   (*replayer)->addObserver(&collector);
   (*replayer)->addObserver(&analyzer);
   if (llvm::Error e = (*replayer)->load()) {
@@ -203,12 +203,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (whole)
     llvm::consumeError((*replayer)->checkResults());
   // The analysis of `accel-replay replay` (finishAnalysis in lib/Fdo).
-  nlohmann::json metrics = analysis::buildMetrics(
-      (*replayer)->getProgram(), (*replayer)->getConfig(), *summary,
-      collector);
+  nlohmann::json metrics = profile::buildMetrics(
+      (*replayer)->getProgram(), (*replayer)->getConfig(), *summary, collector);
   analyzer.addToMetrics(metrics);
   llvm::raw_null_ostream null;
   analyzer.writeTimeline(null, metrics);
-  analysis::writeReport(metrics, null);
+  profile::writeReport(metrics, null);
   return 0;
 }

@@ -13,7 +13,7 @@
 #include "AnalyzerTestUtils.h"
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using namespace accel::test;
 using isa::MemSpace;
 

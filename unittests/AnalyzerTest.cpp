@@ -12,7 +12,7 @@
 #include "AnalyzerTestUtils.h"
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using namespace accel::test;
 using isa::MemSpace;
 

@@ -36,8 +36,8 @@
 
 #include "TestPrograms.h"
 
-#include "accel/Analysis/Analyzer.h"
-#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Profile/Analyzer.h"
+#include "accel/Profile/DmaStallAnalysis.h"
 #include "accel/Sim/Simulator.h"
 
 #include <gtest/gtest.h>
@@ -50,10 +50,10 @@
 namespace accel::test {
 
 using json = nlohmann::json;
-using analysis::Analyzer;
-using analysis::AnalyzerOptions;
-using analysis::buildMetrics;
-using analysis::DmaStallCollector;
+using profile::Analyzer;
+using profile::AnalyzerOptions;
+using profile::buildMetrics;
+using profile::DmaStallCollector;
 
 // Address map (besides kX, kA, kB, kC of TestPrograms.h):
 constexpr uint64_t kOut = 0x20000; // HBM output, 4 KiB, zeros

@@ -11,10 +11,10 @@
 
 #include "AnalyzerTestUtils.h"
 
-#include "accel/Analysis/RangeMap.h"
+#include "accel/Profile/RangeMap.h"
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using namespace accel::test;
 using isa::MemSpace;
 

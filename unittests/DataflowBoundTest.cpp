@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Analysis/DataflowBound.h"
+#include "accel/Profile/DataflowBound.h"
 
 #include <gtest/gtest.h>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using sim::AddrRange;
 
 namespace {

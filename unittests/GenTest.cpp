@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Gen/ProgramGenerator.h"
 #include "accel/InitAccel.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Simulator.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"

@@ -11,8 +11,8 @@
 
 #include "TestPrograms.h"
 
-#include "accel/Analysis/Analyzer.h"
-#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Profile/Analyzer.h"
+#include "accel/Profile/DmaStallAnalysis.h"
 #include "accel/Sim/System.h"
 
 #include <gtest/gtest.h>
@@ -441,14 +441,14 @@ TEST(SystemTest, CopyOfReceivedBytesIsBoundAtTheSemWait) {
       halt(),       // 13
   });
   System system(config, p);
-  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  std::vector<std::unique_ptr<profile::Analyzer>> analyzers;
   for (unsigned c = 0; c < 2; ++c) {
-    analyzers.push_back(std::make_unique<analysis::Analyzer>(p, config));
+    analyzers.push_back(std::make_unique<profile::Analyzer>(p, config));
     system.getChip(c).addObserver(analyzers.back().get());
   }
   auto r = system.run();
   ASSERT_TRUE(bool(r)) << errorOf(r.takeError());
-  using Via = analysis::DmaDependence::Via;
+  using Via = profile::DmaDependence::Via;
   for (unsigned c = 0; c < 2; ++c) {
     SCOPED_TRACE("chip " + std::to_string(c));
     const auto &d = analyzers[c]->getDependencies().dmas();
@@ -547,11 +547,11 @@ TEST(SystemTest, CriticalPathFollowsDataAcrossChips) {
   for (uint32_t pc = 0; pc < p.code.size(); ++pc)
     p.origins.push_back({pc + 1, "op", "chain.mlir:" + std::to_string(pc)});
   System system(config, p);
-  analysis::DmaStallCollector collectors[2];
-  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
-  std::vector<analysis::Analyzer *> all;
+  profile::DmaStallCollector collectors[2];
+  std::vector<std::unique_ptr<profile::Analyzer>> analyzers;
+  std::vector<profile::Analyzer *> all;
   for (unsigned c = 0; c < 2; ++c) {
-    analyzers.push_back(std::make_unique<analysis::Analyzer>(p, config));
+    analyzers.push_back(std::make_unique<profile::Analyzer>(p, config));
     all.push_back(analyzers.back().get());
     system.getChip(c).addObserver(&collectors[c]);
     system.getChip(c).addObserver(analyzers.back().get());
@@ -563,7 +563,7 @@ TEST(SystemTest, CriticalPathFollowsDataAcrossChips) {
   uint64_t critical[2];
   for (unsigned c = 0; c < 2; ++c) {
     nlohmann::json m =
-        analysis::buildMetrics(p, config, r->chips[c], collectors[c]);
+        profile::buildMetrics(p, config, r->chips[c], collectors[c]);
     analyzers[c]->addToMetrics(m);
     critical[c] = m["roofline"]["critical_path_cycles"].get<uint64_t>();
     EXPECT_LE(critical[c], r->totalCycles);

@@ -10,10 +10,10 @@
 #ifndef ACCEL_VERSION_H
 #define ACCEL_VERSION_H
 
-#include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Config.h"
 #include "accel/ISA/Isa.h"
 #include "accel/Replay/Trace.h"
+#include "accel/Support/MetricsSchema.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,8 +25,7 @@ inline void printVersion(llvm::raw_ostream &os) {
   os << "accel " << ACCEL_VERSION << "\n"
      << "  ISA version " << isa::kIsaVersion << " (binary images, traces)\n"
      << "  trace format version " << replay::kTraceFormatVersion << "\n"
-     << "  metrics.json schema version " << analysis::kMetricsSchemaVersion
-     << "\n";
+     << "  metrics.json schema version " << kMetricsSchemaVersion << "\n";
 }
 
 } // namespace accel

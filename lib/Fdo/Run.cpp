@@ -1,10 +1,10 @@
 //===- Run.cpp - Lower, simulate and analyze one accel program ------------===//
 
 #include "accel/Fdo/Run.h"
-#include "accel/Analysis/Analyzer.h"
-#include "accel/Analysis/DmaStallAnalysis.h"
-#include "accel/Analysis/SystemAnalysis.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
+#include "accel/Profile/Analyzer.h"
+#include "accel/Profile/DmaStallAnalysis.h"
+#include "accel/Profile/SystemAnalysis.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Sim/System.h"
 #include "accel/Support/Json.h"
@@ -140,8 +140,8 @@ static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
 namespace {
 /// The performance trackers of each chip of a system run.
 struct SystemTrackers {
-  std::vector<std::unique_ptr<analysis::DmaStallCollector>> collectors;
-  std::vector<analysis::SemWaitLog> semWaits;
+  std::vector<std::unique_ptr<profile::DmaStallCollector>> collectors;
+  std::vector<profile::SemWaitLog> semWaits;
   std::shared_ptr<RunTimeline> timeline;
 };
 } // namespace
@@ -160,7 +160,7 @@ static llvm::Error attachSystemTrackers(sim::System &system, const RunResult &r,
     sim::Simulator &chip = system.getChip(c);
     if (auto e = installInputs(chip.getMemory(), r.program, options))
       return e;
-    t.collectors.push_back(std::make_unique<analysis::DmaStallCollector>());
+    t.collectors.push_back(std::make_unique<profile::DmaStallCollector>());
     chip.addObserver(t.collectors.back().get());
     chip.addObserver(&t.semWaits[c]);
     if (options.analyze)
@@ -211,7 +211,7 @@ getChipMetrics(sim::System &system, const sim::SystemSummary &summary,
 /// the chips' DMA records merged into `all`.
 static sim::RunSummary sumChips(const sim::SystemSummary &summary,
                                 const SystemTrackers &t,
-                                analysis::DmaStallCollector &all) {
+                                profile::DmaStallCollector &all) {
   size_t n = summary.chips.size();
   sim::RunSummary total;
   total.totalCycles = summary.totalCycles;
@@ -240,7 +240,7 @@ static void addSystemAnalysis(RunResult &r,
     if (chipMetrics[0].contains(key))
       (*r.metrics)[key] = chipMetrics[0][key];
   r.timeline = t.timeline;
-  analysis::TimelineCoverage coverage =
+  profile::TimelineCoverage coverage =
       t.timeline->getAnalyzer(0).getTimelineCoverage();
   for (unsigned c = 1; c < n; ++c)
     coverage.merge(t.timeline->getAnalyzer(c).getTimelineCoverage());
@@ -275,12 +275,12 @@ simulateSystem(RunResult r, const sim::MachineConfig &config,
   std::vector<uint64_t> chipHashes;
   std::vector<nlohmann::json> chipMetrics =
       getChipMetrics(system, *summary, config, options, t, r, chipHashes);
-  analysis::DmaStallCollector all;
+  profile::DmaStallCollector all;
   r.summary = sumChips(*summary, t, all);
-  *r.metrics = analysis::buildMetrics(r.program, config, r.summary, all);
+  *r.metrics = profile::buildMetrics(r.program, config, r.summary, all);
   if (options.analyze)
     addSystemAnalysis(r, chipMetrics, t, n);
-  (*r.metrics)["system"] = analysis::buildSystemMetrics(
+  (*r.metrics)["system"] = profile::buildSystemMetrics(
       system, summary->totalCycles, (*r.metrics)["dmas"], chipMetrics);
   r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(
       system.getChip(0).getMemory().dirtyHbmPages());
@@ -332,7 +332,7 @@ accel::simulateProgram(isa::Program program, const sim::MachineConfig &config,
   auto simulating = [&](uint64_t instructions, uint64_t cycle) {
     options.onProgress("simulating", instructions, cycle);
   };
-  analysis::DmaStallCollector collector;
+  profile::DmaStallCollector collector;
   auto timeline = std::make_shared<RunTimeline>(r.program, config, 1, options);
   simulator.addObserver(&collector);
   if (options.analyze)
@@ -360,26 +360,26 @@ accel::simulateProgram(isa::Program program, const sim::MachineConfig &config,
 }
 
 static_assert(kDefaultTimelineMaxSlices ==
-                      analysis::TimelineLimits::kDefaultMaxSlices &&
+                      profile::TimelineLimits::kDefaultMaxSlices &&
                   kDefaultTimelineMaxDmas ==
-                      analysis::TimelineLimits::kDefaultMaxDmas,
+                      profile::TimelineLimits::kDefaultMaxDmas,
               "RunOptions's timeline limits are TimelineLimits's defaults");
 
 RunTimeline::RunTimeline(const isa::Program &program,
                          const sim::MachineConfig &config, unsigned chips,
                          const RunOptions &options)
     : program(program), config(config), metrics(chips) {
-  analysis::TimelineLimits limits;
+  profile::TimelineLimits limits;
   limits.maxSlices = options.timelineMaxSlices;
   limits.maxDmas = options.timelineMaxDmas;
   for (unsigned c = 0; c < chips; ++c) {
     analyzers.push_back(
-        std::make_unique<analysis::Analyzer>(this->program, this->config));
+        std::make_unique<profile::Analyzer>(this->program, this->config));
     analyzers.back()->setTimelineLimits(limits);
   }
   // The chips' latency-aware bounds follow data from chip to chip.
   if (chips > 1) {
-    std::vector<analysis::Analyzer *> all;
+    std::vector<profile::Analyzer *> all;
     for (auto &a : analyzers)
       all.push_back(a.get());
     for (unsigned c = 0; c < chips; ++c)
@@ -389,11 +389,11 @@ RunTimeline::RunTimeline(const isa::Program &program,
 
 RunTimeline::~RunTimeline() = default;
 
-analysis::Analyzer &RunTimeline::getAnalyzer(unsigned chip) {
+profile::Analyzer &RunTimeline::getAnalyzer(unsigned chip) {
   return *analyzers[chip];
 }
 
-const analysis::Analyzer &RunTimeline::getAnalyzer(unsigned chip) const {
+const profile::Analyzer &RunTimeline::getAnalyzer(unsigned chip) const {
   return *analyzers[chip];
 }
 
@@ -407,24 +407,24 @@ void RunTimeline::setMetrics(unsigned chip, const nlohmann::json &m) {
 }
 
 void RunTimeline::write(llvm::raw_ostream &os) const {
-  std::vector<const analysis::Analyzer *> chips;
+  std::vector<const profile::Analyzer *> chips;
   std::vector<const json *> chipMetrics;
   for (size_t c = 0; c < analyzers.size(); ++c) {
     chips.push_back(analyzers[c].get());
     chipMetrics.push_back(&metrics[c]);
   }
-  analysis::writeSystemTimeline(os, chips, chipMetrics);
+  profile::writeSystemTimeline(os, chips, chipMetrics);
 }
 
 void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
-                           const analysis::DmaStallCollector &collector,
+                           const profile::DmaStallCollector &collector,
                            const std::shared_ptr<RunTimeline> &timeline,
                            unsigned chip, const RunOptions &options) {
-  *r.metrics = analysis::buildMetrics(r.program, config, r.summary, collector);
+  *r.metrics = profile::buildMetrics(r.program, config, r.summary, collector);
   if (!options.analyze)
     return;
-  const analysis::Analyzer &analyzer = timeline->getAnalyzer(chip);
-  analysis::AnalyzerOptions analyzerOptions;
+  const profile::Analyzer &analyzer = timeline->getAnalyzer(chip);
+  profile::AnalyzerOptions analyzerOptions;
   analyzerOptions.bucketCycles = options.bucketCycles;
   analyzer.addToMetrics(*r.metrics, analyzerOptions);
   timeline->setMetrics(chip, *r.metrics);
@@ -465,7 +465,7 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
     return e;
   std::string report, listing, ir;
   llvm::raw_string_ostream ros(report), los(listing), ios(ir);
-  analysis::writeReport(*r.metrics, ros);
+  profile::writeReport(*r.metrics, ros);
   r.program.printListing(los);
   // With locations: the module read back from program.mlir has the op
   // locations, and so the program fingerprint, of the one that ran.
@@ -480,7 +480,7 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
 llvm::Expected<RunResult>
 accel::replayWindow(replay::Replayer &replayer, const RunOptions &options,
                     const ReplayWindowOptions &window) {
-  analysis::DmaStallCollector collector;
+  profile::DmaStallCollector collector;
   auto timeline = std::make_shared<RunTimeline>(
       replayer.getProgram(), replayer.getConfig(), 1, options);
   replayer.addObserver(&collector);

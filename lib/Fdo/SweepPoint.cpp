@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Fdo/SweepPoint.h"
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/NpyIO.h"
 #include "accel/Replay/Replayer.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"

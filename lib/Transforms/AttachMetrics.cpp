@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Analysis/DmaStallAnalysis.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Support/Input.h"
 #include "accel/Support/Json.h"
+#include "accel/Support/MetricsSchema.h"
 #include "accel/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -122,10 +122,10 @@ private:
     if (!m.is_object() || getString(m, "schema") != "accel-metrics" || !version)
       return error("metrics: not an accel metrics.json (no \"schema\": "
                    "\"accel-metrics\" and integer \"schema_version\")");
-    if (*version != analysis::kMetricsSchemaVersion)
+    if (*version != kMetricsSchemaVersion)
       return error("metrics: schema_version " + llvm::Twine(*version) +
                    " is not the version this build reads (" +
-                   llvm::Twine(analysis::kMetricsSchemaVersion) + ")");
+                   llvm::Twine(kMetricsSchemaVersion) + ")");
     // Metrics name ops by accel.op_id: a module without any (not yet
     // through --accel-assign-op-ids) is not "another program", it lacks the
     // ids.

@@ -11,10 +11,10 @@
 #ifndef ACCEL_LIB_TRANSFORMS_DMAMOTION_H
 #define ACCEL_LIB_TRANSFORMS_DMAMOTION_H
 
+#include "accel/Analysis/MemoryDependence.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Dialect/Accel/Views.h"
-#include "accel/Transforms/MemoryDependence.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -2,8 +2,8 @@
 
 #include "LoweringCheck.h"
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Support/ThreadDiagnostics.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Dominance.h"

@@ -20,7 +20,7 @@
 namespace accel {
 namespace detail {
 
-/// Lowers the function `entry` of `module` (lib/Conversion/AccelToISA) with
+/// Lowers the function `entry` of `module` (lib/Target/AccelToISA) with
 /// the given VMEM capacity and page (bytes) and at most `scalarRegisters`
 /// registers, discarding the program. Returns "" when it lowers, else the
 /// first error's message (the diagnostics are caught, not printed).
@@ -42,7 +42,7 @@ std::string checkLowers(mlir::func::FuncOp func, uint64_t vmemCapacity,
 /// Undoes a transform that broke the lowering. The DMA-motion passes
 /// (hoist, sink, parallelize, pin) move ISSUEs up and WAITs down, which
 /// lengthens the live ranges of tokens and addresses, and the lowering
-/// (lib/Conversion/AccelToISA) does not spill: it refuses a function that
+/// (lib/Target/AccelToISA) does not spill: it refuses a function that
 /// needs more than 255 scalar registers at once. A pass makes a guard
 /// before it changes `func` (a copy of the function is kept) and asks it at
 /// the end whether to keep the result: no transform that is accepted makes

@@ -131,7 +131,7 @@ private:
 
   /// Pipelines `loop` after a trial on a copy of its function (alone in a
   /// module of its own: the functions beside it may be changing on other
-  /// threads) that must still lower (lib/Conversion/AccelToISA) within 7/8
+  /// threads) that must still lower (lib/Target/AccelToISA) within 7/8
   /// of the scalar registers, and within all of them after cse: the
   /// lowering does not spill, and how many registers a schedule needs
   /// depends on every value's lifetime in the prologue, kernel and

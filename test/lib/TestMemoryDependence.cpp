@@ -3,7 +3,7 @@
 // --accel-test-memory-dependence numbers the ops of each function that
 // read or write memory (in program order, from 0) and emits a remark on op
 // i for every op j it may depend on, as the shared analysis of
-// include/accel/Transforms/MemoryDependence.h answers (in the manner of
+// include/accel/Analysis/MemoryDependence.h answers (in the manner of
 // upstream's -test-memref-dependence-check):
 //
 //   dependence from I to J at depth D: KINDS[ at distances M, ...]
@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "accel/Analysis/MemoryDependence.h"
 #include "accel/Dialect/Accel/AccelOps.h"
-#include "accel/Transforms/MemoryDependence.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

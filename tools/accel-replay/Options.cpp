@@ -8,12 +8,12 @@
 
 #include "Tool.h"
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/NpyIO.h"
 #include "accel/Replay/Trace.h"
 #include "accel/Support/Input.h"
 #include "accel/Support/Output.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/FileUtilities.h"

@@ -4,7 +4,7 @@
 // TraceCommands.cpp, PlotCommand.cpp, SweepCommand.cpp): the command line
 // (llvm::cl subcommands and their options) and the helpers every
 // subcommand uses. The work itself is in the libraries (lib/Fdo,
-// lib/Replay, lib/Analysis); this is the command line around it.
+// lib/Replay, lib/Profile); this is the command line around it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,7 +9,7 @@
 
 #include "Tool.h"
 
-#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Profile/DmaStallAnalysis.h"
 #include "accel/Replay/Recorder.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Sim/Device.h"
@@ -183,7 +183,7 @@ static int writeReplayOutputs(const RunResult &r, llvm::StringRef dir,
   if (auto e = writeTimelineFile(timelinePath, r))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   llvm::raw_string_ostream ros(report);
-  analysis::writeReport(*r.metrics, ros);
+  profile::writeReport(*r.metrics, ros);
   if (auto e = writeJsonFile(metricsPath, *r.metrics))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = writeOutput(reportPath, report))

@@ -24,14 +24,14 @@
 
 #include "Tool.h"
 
-#include "accel/Analysis/DmaStallAnalysis.h"
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/NpyIO.h"
 #include "accel/InitAccel.h"
+#include "accel/Profile/DmaStallAnalysis.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
+#include "accel/Target/AccelToISA.h"
 #include "accel/Transforms/Passes.h"
 #include "accel/Version.h"
 
@@ -153,7 +153,7 @@ int cmdRun(MLIRContext &ctx) {
       (analyze ? " cycles simulated and analyzed" : " cycles simulated") +
       (r->summary.truncated ? ", stopped at the instruction budget (truncated)"
                             : ""));
-  analysis::writeReport(*r->metrics, llvm::outs());
+  profile::writeReport(*r->metrics, llvm::outs());
   llvm::outs() << "\nhbm hash: " << formatHbmHash(r->hbmHash) << "\n";
   llvm::outs() << "wrote " << dir << "/{metrics.json,"
                << (analyze ? "timeline.json," : "")

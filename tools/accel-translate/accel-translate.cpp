@@ -12,7 +12,7 @@
 // An MLIR input goes through what `accel-replay run` does before it runs
 // (accel/Fdo/Load.h): the chips it asks for, the frontend on linalg,
 // tensor or affine input with the config's tile sizes, op ids; then the
-// lowering (lib/Conversion/AccelToISA) of --entry with the config's
+// lowering (lib/Target/AccelToISA) of --entry with the config's
 // capacities. The image and listing formats are in docs/isa.md.
 //
 // The output is written as accel's tools write files (accel/Support/
@@ -25,11 +25,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/Run.h"
 #include "accel/ISA/Isa.h"
 #include "accel/InitAccel.h"
+#include "accel/Target/AccelToISA.h"
 #include "accel/Version.h"
 
 #include "accel/Support/Input.h"

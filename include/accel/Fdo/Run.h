@@ -1,7 +1,7 @@
 //===- Run.h - Lower, simulate and analyze one accel program ----*- C++ -*-===//
 //
 // The steps that `accel-replay run` and the FDO loop share: lower a module
-// to machine code (lib/Conversion/AccelToISA), run it on the GRM with the
+// to machine code (lib/Target/AccelToISA), run it on the GRM with the
 // DMA stall collector and the analyzer attached as performance trackers
 // (SnR, Zarkadas et al., SoCC '25, §4.2-4.3), and write the run's outputs.
 //
@@ -10,10 +10,10 @@
 #ifndef ACCEL_FDO_RUN_H
 #define ACCEL_FDO_RUN_H
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Simulator.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -30,10 +30,10 @@ namespace accel {
 namespace replay {
 class Replayer;
 } // namespace replay
-namespace analysis {
+namespace profile {
 class Analyzer;
 class DmaStallCollector;
-} // namespace analysis
+} // namespace profile
 
 /// Initial contents of one HBM argument (from `--input`, NpyIO.h).
 struct HbmInput {
@@ -79,7 +79,7 @@ uint64_t getDefaultInstructionBudget(bool analyze);
 /// The same for `availableBytes` bytes of available memory (pure).
 uint64_t getDefaultInstructionBudget(bool analyze, uint64_t availableBytes);
 
-/// analysis::TimelineLimits's defaults (checked in Run.cpp), here without
+/// profile::TimelineLimits's defaults (checked in Run.cpp), here without
 /// the analyzer's header.
 constexpr uint64_t kDefaultTimelineMaxSlices = 100000,
                    kDefaultTimelineMaxDmas = 50000;
@@ -100,7 +100,7 @@ struct RunOptions {
   /// roofline, timeline); false keeps only the DMA stall analysis.
   bool analyze = true;
   /// At most this many MXU/VPU slices per unit and DMAs per chip are drawn
-  /// in timeline.json (analysis::TimelineLimits).
+  /// in timeline.json (profile::TimelineLimits).
   uint64_t timelineMaxSlices = kDefaultTimelineMaxSlices,
            timelineMaxDmas = kDefaultTimelineMaxDmas;
   /// Initial contents of HBM arguments, replacing the default initial
@@ -138,21 +138,21 @@ public:
   RunTimeline &operator=(const RunTimeline &) = delete;
 
   /// Chip `chip`'s analyzer, to attach to its simulator or replayer.
-  analysis::Analyzer &getAnalyzer(unsigned chip);
-  const analysis::Analyzer &getAnalyzer(unsigned chip) const;
+  profile::Analyzer &getAnalyzer(unsigned chip);
+  const profile::Analyzer &getAnalyzer(unsigned chip) const;
   unsigned getNumChips() const { return unsigned(analyzers.size()); }
   /// Keeps what the timeline draws of chip `chip`'s finished metrics
   /// (Analyzer::addToMetrics's result).
   void setMetrics(unsigned chip, const nlohmann::json &metrics);
   /// Writes timeline.json (Chrome Trace Event format, Perfetto; one process
-  /// per chip, analysis::writeSystemTimeline). Every setMetrics must have
+  /// per chip, profile::writeSystemTimeline). Every setMetrics must have
   /// been called.
   void write(llvm::raw_ostream &os) const;
 
 private:
   isa::Program program;
   sim::MachineConfig config;
-  std::vector<std::unique_ptr<analysis::Analyzer>> analyzers;
+  std::vector<std::unique_ptr<profile::Analyzer>> analyzers;
   std::vector<nlohmann::json> metrics;
 };
 
@@ -217,7 +217,7 @@ llvm::Expected<RunResult> simulateProgram(isa::Program program,
 /// `timeline` (which must have observed the run when `options.analyze`);
 /// `r.summary` must be set.
 void finishAnalysis(RunResult &r, const sim::MachineConfig &config,
-                    const analysis::DmaStallCollector &collector,
+                    const profile::DmaStallCollector &collector,
                     const std::shared_ptr<RunTimeline> &timeline, unsigned chip,
                     const RunOptions &options);
 

@@ -41,7 +41,7 @@ func.func @alloc_fits_but_too_wide() {
 // -----
 
 // A DMA from a 2^66-byte HBM argument: the tile rule refuses the 2^32-wide
-// rows (the lowering names the argument's size: test/Conversion/AccelToISA/
+// rows (the lowering names the argument's size: test/Target/AccelToISA/
 // sizes.mlir).
 func.func @dma_from_huge(%x: memref<4294967296x4294967296xf32, #accel.space<hbm>>,
                          %v: memref<8x128xf32, #accel.space<vmem>>) {

@@ -8,11 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_ANALYSIS_DMASTALLANALYSIS_H
-#define ACCEL_ANALYSIS_DMASTALLANALYSIS_H
+#ifndef ACCEL_PROFILE_DMASTALLANALYSIS_H
+#define ACCEL_PROFILE_DMASTALLANALYSIS_H
 
 #include "accel/ISA/Isa.h"
 #include "accel/Sim/Simulator.h"
+#include "accel/Support/MetricsSchema.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -20,10 +21,7 @@
 #include <vector>
 
 namespace accel {
-namespace analysis {
-
-/// Version of the metrics.json schema (docs/metrics.md).
-constexpr int kMetricsSchemaVersion = 5;
+namespace profile {
 
 /// One DMA's lifetime (cycles) and, when it was waited on, the split of the
 /// first WAIT (SnR Fig. 4). Later WAITs on a completed DMA add nothing.
@@ -82,7 +80,7 @@ nlohmann::json buildMetrics(const isa::Program &program,
 void writeReport(const nlohmann::json &metrics, llvm::raw_ostream &os,
                  unsigned topN = 10);
 
-} // namespace analysis
+} // namespace profile
 } // namespace accel
 
-#endif // ACCEL_ANALYSIS_DMASTALLANALYSIS_H
+#endif // ACCEL_PROFILE_DMASTALLANALYSIS_H

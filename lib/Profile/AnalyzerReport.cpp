@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Analysis/Analyzer.h"
+#include "accel/Profile/Analyzer.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -26,7 +26,7 @@
 #include <set>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using json = nlohmann::json;
 
 static double round4(double v) { return std::round(v * 1e4) / 1e4; }
@@ -345,7 +345,7 @@ struct ParAgg {
 };
 } // namespace
 
-namespace accel::analysis {
+namespace accel::profile {
 /// The parts of the analyzer's report sections: the hoist and parallelize
 /// suggestions' aggregates, and addRoofline's work per op and region,
 /// throughput bound and latency-aware bound.
@@ -605,7 +605,7 @@ struct ReportSteps {
         tight ? round4(double(a.totalCycles) / tight) : 0;
   }
 };
-} // namespace accel::analysis
+} // namespace accel::profile
 
 /// The reason of a hoist suggestion for op aggregate `h`.
 static std::string describeHoist(const HoistAgg &h, unsigned maxOutstanding) {

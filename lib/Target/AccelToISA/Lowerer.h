@@ -1,6 +1,6 @@
 //===- Lowerer.h - The state of one accel-to-ISA lowering -------*- C++ -*-===//
 //
-// The Lowerer class shared by the files of lib/Conversion/AccelToISA: the
+// The Lowerer class shared by the files of lib/Target/AccelToISA: the
 // program being built, the register allocator (a register per value,
 // returned to the pool after the value's last use), the origin table, and
 // one member function per family of ops. Internal to this directory.
@@ -15,11 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_CONVERSION_ACCELTOISA_LOWERER_H
-#define ACCEL_LIB_CONVERSION_ACCELTOISA_LOWERER_H
+#ifndef ACCEL_LIB_TARGET_ACCELTOISA_LOWERER_H
+#define ACCEL_LIB_TARGET_ACCELTOISA_LOWERER_H
 
-#include "accel/Conversion/AccelToISA.h"
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Target/AccelToISA.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -138,4 +138,4 @@ private:
 
 } // namespace accel::lowering
 
-#endif // ACCEL_LIB_CONVERSION_ACCELTOISA_LOWERER_H
+#endif // ACCEL_LIB_TARGET_ACCELTOISA_LOWERER_H

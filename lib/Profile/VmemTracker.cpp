@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Analysis/Analyzer.h"
+#include "accel/Profile/Analyzer.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -18,7 +18,7 @@
 #include <queue>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 
 VmemTracker::VmemTracker(uint64_t vmemBytes, uint64_t pageBytes)
     : pageBytes(pageBytes), pages(vmemBytes / pageBytes), state(pages) {}
@@ -94,10 +94,11 @@ void VmemTracker::finish() {
   // analyzer's peak.
 }
 
-std::vector<VmemTracker::Bucket>
-VmemTracker::buckets(uint64_t bucketCycles, uint64_t totalCycles,
-                     unsigned blocks) const {
-  uint64_t n = std::max<uint64_t>(1, llvm::divideCeil(totalCycles, bucketCycles));
+std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
+                                                      uint64_t totalCycles,
+                                                      unsigned blocks) const {
+  uint64_t n =
+      std::max<uint64_t>(1, llvm::divideCeil(totalCycles, bucketCycles));
   // used[b * words + w] is word w of the bitmap of the pages live at some
   // cycle of bucket b; the bits past the last page are set (they end a
   // free run) and not counted. Whole words at a time: a VMEM of 32768
@@ -111,7 +112,8 @@ VmemTracker::buckets(uint64_t bucketCycles, uint64_t totalCycles,
       used[b * words + iv.page / 64] |= uint64_t(1) << (iv.page % 64);
   }
   uint64_t padding = pages % 64 ? ~uint64_t(0) << (pages % 64) : 0;
-  uint64_t pagesPerBlock = blocks ? std::max<uint64_t>(1, pages / blocks) : pages;
+  uint64_t pagesPerBlock =
+      blocks ? std::max<uint64_t>(1, pages / blocks) : pages;
   std::vector<Bucket> out(n);
   for (uint64_t b = 0; b < n; ++b) {
     Bucket &bk = out[b];
@@ -338,8 +340,8 @@ uint64_t VmemTracker::minFreeRun(const std::vector<Bucket> &buckets,
   if (buckets.empty())
     return 0;
   uint64_t b0 = std::min<uint64_t>(buckets.size() - 1, from / bucketCycles);
-  uint64_t b1 = std::min<uint64_t>(buckets.size() - 1,
-                                   (to ? to - 1 : 0) / bucketCycles);
+  uint64_t b1 =
+      std::min<uint64_t>(buckets.size() - 1, (to ? to - 1 : 0) / bucketCycles);
   uint64_t best = UINT64_MAX;
   for (uint64_t b = b0; b <= b1; ++b)
     best = std::min(best, buckets[b].largestFreeRun);

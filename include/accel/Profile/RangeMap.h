@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_ANALYSIS_RANGEMAP_H
-#define ACCEL_ANALYSIS_RANGEMAP_H
+#ifndef ACCEL_PROFILE_RANGEMAP_H
+#define ACCEL_PROFILE_RANGEMAP_H
 
 #include "accel/Sim/Memory.h"
 
@@ -25,7 +25,7 @@
 #include <vector>
 
 namespace accel {
-namespace analysis {
+namespace profile {
 
 template <typename T> class RangeMap {
 public:
@@ -49,7 +49,8 @@ public:
   /// order. A value assigned to a range that crosses a chunk boundary is
   /// reported once per chunk, so callers must treat repeats as one (every
   /// caller takes a maximum or collects a set).
-  template <typename Fn> void forEachOverlap(uint64_t b, uint64_t e, Fn fn) const {
+  template <typename Fn>
+  void forEachOverlap(uint64_t b, uint64_t e, Fn fn) const {
     for (uint64_t c = b / kChunkBytes; b < e; ++c) {
       uint64_t cEnd = (c + 1) * kChunkBytes;
       uint64_t pe = std::min(e, cEnd);
@@ -157,7 +158,7 @@ private:
   std::vector<RangeMap<T>> maps;
 };
 
-} // namespace analysis
+} // namespace profile
 } // namespace accel
 
-#endif // ACCEL_ANALYSIS_RANGEMAP_H
+#endif // ACCEL_PROFILE_RANGEMAP_H

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Analysis/Analyzer.h"
+#include "accel/Profile/Analyzer.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/JsonWriter.h"
 
@@ -30,16 +30,16 @@
 #include <set>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using json = nlohmann::json;
 
 void Analyzer::writeTimeline(llvm::raw_ostream &os, const json &m) const {
   writeSystemTimeline(os, {this}, {&m});
 }
 
-void analysis::writeSystemTimeline(llvm::raw_ostream &os,
-                                   llvm::ArrayRef<const Analyzer *> chips,
-                                   llvm::ArrayRef<const json *> metrics) {
+void profile::writeSystemTimeline(llvm::raw_ostream &os,
+                                  llvm::ArrayRef<const Analyzer *> chips,
+                                  llvm::ArrayRef<const json *> metrics) {
   assert(!chips.empty() && chips.size() == metrics.size());
   bool first = true;
   JsonWriter writer(os);
@@ -114,7 +114,7 @@ TimelineCoverage Analyzer::getTimelineCoverage() const {
   return c;
 }
 
-namespace accel::analysis {
+namespace accel::profile {
 /// Writes one chip's timeline events (Analyzer::writeTimelineEvents): the
 /// process and track names, the MXU/VPU slices, each DMA with its parts,
 /// ISSUE, backtail and WAIT stall, and the per-bucket counters. Each event
@@ -163,7 +163,7 @@ private:
   /// The current DMA's arguments, written once for its events.
   std::string argsText;
 };
-} // namespace accel::analysis
+} // namespace accel::profile
 
 void TimelineWriter::writeName(const char *kind, const std::string &name,
                                std::optional<uint64_t> tid) {

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_ANALYSIS_SYSTEMANALYSIS_H
-#define ACCEL_ANALYSIS_SYSTEMANALYSIS_H
+#ifndef ACCEL_PROFILE_SYSTEMANALYSIS_H
+#define ACCEL_PROFILE_SYSTEMANALYSIS_H
 
 #include "accel/Sim/Simulator.h"
 
@@ -24,7 +24,7 @@ namespace sim {
 class System;
 } // namespace sim
 
-namespace analysis {
+namespace profile {
 
 /// Records the sem.waits of one chip: the semaphore, the signals each
 /// consumed (chip and DMA id), the cycle it was ready and the cycle it
@@ -72,7 +72,7 @@ buildSystemMetrics(const sim::System &system, uint64_t totalCycles,
                    const nlohmann::json &dmas,
                    const std::vector<nlohmann::json> &chipMetrics);
 
-} // namespace analysis
+} // namespace profile
 } // namespace accel
 
-#endif // ACCEL_ANALYSIS_SYSTEMANALYSIS_H
+#endif // ACCEL_PROFILE_SYSTEMANALYSIS_H

@@ -19,12 +19,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_ANALYSIS_ANALYZER_H
-#define ACCEL_ANALYSIS_ANALYZER_H
+#ifndef ACCEL_PROFILE_ANALYZER_H
+#define ACCEL_PROFILE_ANALYZER_H
 
-#include "accel/Analysis/DataflowBound.h"
-#include "accel/Analysis/RangeMap.h"
 #include "accel/ISA/Isa.h"
+#include "accel/Profile/DataflowBound.h"
+#include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Simulator.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -42,7 +42,7 @@ namespace accel {
 
 class JsonWriter;
 
-namespace analysis {
+namespace profile {
 
 //===----------------------------------------------------------------------===//
 // VMEM occupancy (SnR §5.3.2)
@@ -67,10 +67,10 @@ public:
   void finish();
 
   struct Bucket {
-    uint64_t start = 0;          ///< first cycle of the bucket
-    uint64_t usedPages = 0;      ///< pages live at some cycle of the bucket
-    double freeFraction = 0;     ///< 1 - usedPages / pages
-    uint64_t largestFreeRun = 0; ///< longest run of unused pages
+    uint64_t start = 0;              ///< first cycle of the bucket
+    uint64_t usedPages = 0;          ///< pages live at some cycle of the bucket
+    double freeFraction = 0;         ///< 1 - usedPages / pages
+    uint64_t largestFreeRun = 0;     ///< longest run of unused pages
     std::vector<uint32_t> blockUsed; ///< used pages per block
   };
   /// Occupancy per bucket of `bucketCycles` over [0, totalCycles), with
@@ -105,8 +105,7 @@ public:
   /// Smallest largest-free-run (pages) over the buckets overlapping
   /// [from, to).
   static uint64_t minFreeRun(const std::vector<Bucket> &buckets,
-                             uint64_t bucketCycles, uint64_t from,
-                             uint64_t to);
+                             uint64_t bucketCycles, uint64_t from, uint64_t to);
   /// DMA-written bytes never read, per op id.
   const std::map<uint32_t, uint64_t> &wastedBytes() const { return wasted; }
   uint64_t pageCount() const { return pages; }
@@ -325,9 +324,10 @@ public:
   void writeTimelineEvents(llvm::function_ref<JsonWriter &()> event,
                            const nlohmann::json &metrics, int pid,
                            const std::string &processName) const;
-  friend void writeSystemTimeline(llvm::raw_ostream &os,
-                                  llvm::ArrayRef<const Analyzer *> chips,
-                                  llvm::ArrayRef<const nlohmann::json *> metrics);
+  friend void
+  writeSystemTimeline(llvm::raw_ostream &os,
+                      llvm::ArrayRef<const Analyzer *> chips,
+                      llvm::ArrayRef<const nlohmann::json *> metrics);
 
   const VmemTracker &getVmem() const { return vmem; }
   const DependencyTracker &getDependencies() const { return deps; }
@@ -367,7 +367,7 @@ private:
   /// Per instruction index: the cycle its result is available (MXU/VPU:
   /// the op's end; others: the cycle after issue).
   std::vector<uint64_t> doneCycles;
-  std::vector<uint32_t> pcs;         ///< per instruction index
+  std::vector<uint32_t> pcs; ///< per instruction index
 
   /// One DMA instance.
   struct Dma {
@@ -443,7 +443,7 @@ void writeSystemTimeline(llvm::raw_ostream &os,
                          llvm::ArrayRef<const Analyzer *> chips,
                          llvm::ArrayRef<const nlohmann::json *> metrics);
 
-} // namespace analysis
+} // namespace profile
 } // namespace accel
 
-#endif // ACCEL_ANALYSIS_ANALYZER_H
+#endif // ACCEL_PROFILE_ANALYZER_H

@@ -24,11 +24,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_ANALYSIS_DATAFLOWBOUND_H
-#define ACCEL_ANALYSIS_DATAFLOWBOUND_H
+#ifndef ACCEL_PROFILE_DATAFLOWBOUND_H
+#define ACCEL_PROFILE_DATAFLOWBOUND_H
 
-#include "accel/Analysis/RangeMap.h"
 #include "accel/ISA/Isa.h"
+#include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Memory.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -39,7 +39,7 @@
 #include <vector>
 
 namespace accel {
-namespace analysis {
+namespace profile {
 
 /// The dataflow graph of a run, built one instruction at a time in program
 /// order, and the bounds above. Memory: 6 bytes per instruction (10 with an
@@ -195,7 +195,7 @@ private:
   std::vector<uint32_t> starts;
 };
 
-} // namespace analysis
+} // namespace profile
 } // namespace accel
 
-#endif // ACCEL_ANALYSIS_DATAFLOWBOUND_H
+#endif // ACCEL_PROFILE_DATAFLOWBOUND_H

@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Analysis/Analyzer.h"
+#include "accel/Profile/Analyzer.h"
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using isa::Opcode;
 
 int64_t DependencyTracker::later(int64_t a, int64_t b) const {

@@ -1,11 +1,11 @@
 //===- MemoryDependence.cpp - Memory dependences between accel ops --------===//
 //
-// The analysis of include/accel/Transforms/MemoryDependence.h; its
+// The analysis of include/accel/Analysis/MemoryDependence.h; its
 // contracts are documented there.
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Transforms/MemoryDependence.h"
+#include "accel/Analysis/MemoryDependence.h"
 
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/Views.h"

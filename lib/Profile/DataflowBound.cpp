@@ -1,13 +1,13 @@
 //===- DataflowBound.cpp - Latency-aware lower bounds on cycles -----------===//
 
-#include "accel/Analysis/DataflowBound.h"
+#include "accel/Profile/DataflowBound.h"
 
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 
 void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
                         llvm::ArrayRef<uint8_t> regWrites,

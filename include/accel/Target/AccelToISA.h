@@ -1,7 +1,8 @@
-//===- AccelToISA.h - Lower accel/arith/scf/memref to machine code -*- C++ -*-===//
+//===- AccelToISA.h - Lower accel/arith/scf/memref to machine code -*- C++
+//-*-===//
 
-#ifndef ACCEL_CONVERSION_ACCELTOISA_H
-#define ACCEL_CONVERSION_ACCELTOISA_H
+#ifndef ACCEL_TARGET_ACCELTOISA_H
+#define ACCEL_TARGET_ACCELTOISA_H
 
 #include "accel/ISA/Isa.h"
 
@@ -64,4 +65,4 @@ std::string formatLocation(mlir::Location loc);
 
 } // namespace accel
 
-#endif // ACCEL_CONVERSION_ACCELTOISA_H
+#endif // ACCEL_TARGET_ACCELTOISA_H

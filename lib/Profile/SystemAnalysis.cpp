@@ -1,6 +1,6 @@
 //===- SystemAnalysis.cpp - What a system of chips did, as a whole --------===//
 
-#include "accel/Analysis/SystemAnalysis.h"
+#include "accel/Profile/SystemAnalysis.h"
 #include "accel/Sim/System.h"
 
 #include <nlohmann/json.hpp>
@@ -8,7 +8,7 @@
 #include <algorithm>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using json = nlohmann::json;
 
 void SemWaitLog::onSemWait(const sim::SemWaitEvent &event) {
@@ -154,9 +154,9 @@ static ChipBound getChipBound(const std::vector<json> &chipMetrics,
   return cb;
 }
 
-json analysis::buildSystemMetrics(const sim::System &system,
-                                  uint64_t totalCycles, const json &dmas,
-                                  const std::vector<json> &chipMetrics) {
+json profile::buildSystemMetrics(const sim::System &system,
+                                 uint64_t totalCycles, const json &dmas,
+                                 const std::vector<json> &chipMetrics) {
   const sim::MachineConfig &config = system.getConfig();
   const sim::Topology &topology = config.topology;
   LinkBound lb = getLinkBound(system, getLinkHeadsTails(config, dmas));

@@ -1,6 +1,6 @@
 //===- DmaStallAnalysis.cpp - DMA stall split and metrics.json ------------===//
 
-#include "accel/Analysis/DmaStallAnalysis.h"
+#include "accel/Profile/DmaStallAnalysis.h"
 
 #include "llvm/Support/Format.h"
 
@@ -11,7 +11,7 @@
 #include <map>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using json = nlohmann::json;
 
 void DmaStallCollector::onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) {
@@ -152,8 +152,7 @@ static json getLinksJson(const sim::MachineConfig &config,
       charge(size_t(r.timing.link));
       continue;
     }
-    for (unsigned l :
-         config.topology.route(r.timing.srcChip, r.timing.dstChip))
+    for (unsigned l : config.topology.route(r.timing.srcChip, r.timing.dstChip))
       charge(config.links.size() + l);
   }
   json links = json::object();
@@ -298,10 +297,10 @@ static json getOpsJson(const std::map<uint32_t, OpAgg> &ops) {
   return opsJson;
 }
 
-json analysis::buildMetrics(const isa::Program &program,
-                            const sim::MachineConfig &config,
-                            const sim::RunSummary &summary,
-                            const DmaStallCollector &collector) {
+json profile::buildMetrics(const isa::Program &program,
+                           const sim::MachineConfig &config,
+                           const sim::RunSummary &summary,
+                           const DmaStallCollector &collector) {
   json m;
   m["schema"] = "accel-metrics";
   m["schema_version"] = kMetricsSchemaVersion;
@@ -532,11 +531,10 @@ void writeReportStalledOps(const json &m, llvm::raw_ostream &os,
     const json &o = *rows[i].op;
     uint64_t sb = o["stall_base"].get<uint64_t>();
     uint64_t stt = o["stall_transfer"].get<uint64_t>();
-    os << "  op " << rows[i].id << " " << o["name"].get<std::string>()
-       << " at " << o["loc"].get<std::string>() << ": "
-       << o["dmas"].get<uint64_t>() << " DMA(s), " << o["bytes"].get<uint64_t>()
-       << " bytes, stalled " << sb + stt << " cycles (base " << sb
-       << ", transfer " << stt << ")";
+    os << "  op " << rows[i].id << " " << o["name"].get<std::string>() << " at "
+       << o["loc"].get<std::string>() << ": " << o["dmas"].get<uint64_t>()
+       << " DMA(s), " << o["bytes"].get<uint64_t>() << " bytes, stalled "
+       << sb + stt << " cycles (base " << sb << ", transfer " << stt << ")";
     if (sb > stt && o.value("stall_slots", uint64_t(0)) > 0)
       os << " - the WAIT comes before the base latency is fulfilled, but "
             "the ISSUE already waited "
@@ -640,8 +638,7 @@ void writeReportAnalyzer(const json &m, llvm::raw_ostream &os,
 }
 } // namespace
 
-void analysis::writeReport(const json &m, llvm::raw_ostream &os,
-                           unsigned topN) {
+void profile::writeReport(const json &m, llvm::raw_ostream &os, unsigned topN) {
   ReportScale r;
   r.total = m["total_cycles"].get<uint64_t>();
   // A system of chips: stalls are summed over the chips, so they are

@@ -1,6 +1,6 @@
 //===- Analyzer.cpp - The performance tracker's analyses ------------------===//
 
-#include "accel/Analysis/Analyzer.h"
+#include "accel/Profile/Analyzer.h"
 #include "accel/Sim/Access.h"
 
 #include "llvm/Support/Format.h"
@@ -12,7 +12,7 @@
 #include <cmath>
 
 using namespace accel;
-using namespace accel::analysis;
+using namespace accel::profile;
 using json = nlohmann::json;
 using isa::Opcode;
 
@@ -62,7 +62,7 @@ std::map<uint32_t, Analyzer::Work> Analyzer::getWorkByOp() const {
 }
 
 namespace accel {
-namespace analysis {
+namespace profile {
 /// Shared helpers with access to Analyzer's private state.
 struct AnalyzerImpl {
   static void busy(Analyzer &a, size_t track, uint64_t start, uint64_t end,
@@ -79,7 +79,7 @@ struct AnalyzerImpl {
     t.push_back({start, end, opId});
   }
 };
-} // namespace analysis
+} // namespace profile
 } // namespace accel
 
 static uint32_t opIdAt(const isa::Program &p, uint32_t pc) {
@@ -128,7 +128,7 @@ void Analyzer::onSemWait(const sim::SemWaitEvent &e) {
   deps.semWait(index, e.consumed); // the sem.wait is about to retire
 }
 
-namespace accel::analysis {
+namespace accel::profile {
 /// The steps of Analyzer::onRetire, in the order they run.
 struct RetireSteps {
   /// Whether `a` and `b` are the same instruction (every field).
@@ -266,7 +266,7 @@ struct RetireSteps {
               w, a.dataflow.getLastFinish());
   }
 };
-} // namespace accel::analysis
+} // namespace accel::profile
 
 void Analyzer::onRetire(const sim::RetireEvent &ev) {
   const isa::Inst &in = *ev.inst;
@@ -286,9 +286,11 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   // Byte ranges read and written.
   llvm::SmallVector<sim::AddrRange, 8> reads, writes;
   for (const sim::MemOperand &m : ev.memReads)
-    sim::forEachRange(m.tile, [&](const sim::AddrRange &r) { reads.push_back(r); });
+    sim::forEachRange(m.tile,
+                      [&](const sim::AddrRange &r) { reads.push_back(r); });
   for (const sim::MemOperand &m : ev.memWrites)
-    sim::forEachRange(m.tile, [&](const sim::AddrRange &r) { writes.push_back(r); });
+    sim::forEachRange(m.tile,
+                      [&](const sim::AddrRange &r) { writes.push_back(r); });
 
   // Timing of the accesses for VMEM liveness.
   bool isDma = in.op == Opcode::DmaIssue;

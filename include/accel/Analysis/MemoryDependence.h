@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_TRANSFORMS_MEMORYDEPENDENCE_H
-#define ACCEL_TRANSFORMS_MEMORYDEPENDENCE_H
+#ifndef ACCEL_ANALYSIS_MEMORYDEPENDENCE_H
+#define ACCEL_ANALYSIS_MEMORYDEPENDENCE_H
 
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
@@ -236,4 +236,4 @@ findDependenceAcross(llvm::ArrayRef<MemoryAccess> earlier,
 
 } // namespace accel
 
-#endif // ACCEL_TRANSFORMS_MEMORYDEPENDENCE_H
+#endif // ACCEL_ANALYSIS_MEMORYDEPENDENCE_H
