@@ -5,7 +5,7 @@
 //   %tb: WAIT after T_b, during the transfer: transfer stall only.
 //   %tc: WAIT after completion: no stall, slack.
 // Empty scf.for loops (3 cycles per iteration) separate ISSUE from WAIT.
-// test/Analysis/dma-scenarios.mlir checks the numbers by hand.
+// test/Profile/dma-scenarios.test checks the numbers by hand.
 
 #hbm = #accel.space<hbm>
 #vmem = #accel.space<vmem>

@@ -2,17 +2,18 @@
 //
 // Issue 31: every option of accel's passes is checked when the pass is
 // created from text (lit tests: test/Transforms/pass-options.mlir,
-// test/Conversion/LinalgToAccel/options.mlir) and, for a pass built in C++
+// test/Frontend/options.mlir) and, for a pass built in C++
 // from an options struct, when its pass manager starts (Pass::initialize):
 // the pass manager fails before any pass runs, with one error naming the
 // pass, the option and its range.
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Fdo/FdoLoop.h"
 #include "accel/Fdo/Load.h"
+#include "accel/Frontend/Frontend.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/InitAccel.h"
 #include "accel/Transforms/Passes.h"
 

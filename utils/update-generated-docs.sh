@@ -14,4 +14,6 @@ cp "$build/docs/Dialects/AccelDialect.md" "$src/docs/generated/AccelDialect.md"
 cp "$build/docs/AccelPasses.md" "$src/docs/generated/AccelPasses.md"
 cp "$build/docs/AccelConversionPasses.md" \
   "$src/docs/generated/AccelConversionPasses.md"
+cp "$build/docs/AccelFrontendPasses.md" \
+  "$src/docs/generated/AccelFrontendPasses.md"
 echo "docs/generated: updated from $build/docs"

@@ -9,8 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Frontend/Frontend.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/InitAccel.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
@@ -32,6 +33,7 @@ mlirGetPassPluginInfo() {
           []() {
             accel::registerAccelPasses();
             accel::registerAccelConversionPasses();
+            accel::registerAccelFrontendPasses();
             accel::registerAccelFdoPipeline();
             accel::registerFrontendPipeline();
           }};

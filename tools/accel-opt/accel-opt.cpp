@@ -14,8 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Frontend.h"
 #include "accel/Conversion/Passes.h"
+#include "accel/Frontend/Frontend.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/InitAccel.h"
 
 #include "accel/Support/Input.h"
@@ -42,28 +43,29 @@ void registerTestFdoFailuresPass();
 void registerTestMemoryDependencePass();
 } // namespace accel::test
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM y(argc, argv);
-  accel::initToolOutputs("accel-opt");
-  llvm::cl::AddExtraVersionPrinter(accel::printVersion);
-  mlir::DialectRegistry registry;
-  accel::registerFrontendDialects(registry);
+/// Registers the upstream frontend passes, accel's passes (the FDO
+/// transforms, the conversions, the frontend) and pipelines. The test-only
+/// passes (test/lib) exist when the command line `args` names one
+/// (--accel-test-..., or in --pass-pipeline), so --help never lists them, as
+/// a user's accel-opt should not offer them.
+static void registerPasses(llvm::ArrayRef<std::string> args) {
   accel::registerFrontendPasses();
   accel::registerAccelPasses();
   accel::registerAccelConversionPasses();
+  accel::registerAccelFrontendPasses();
   accel::registerFrontendPipeline();
   accel::registerAccelFdoPipeline();
-
-  std::vector<std::string> args(argv, argv + argc);
-  // The test-only passes (test/lib) exist when the command line names one
-  // (--accel-test-..., or in --pass-pipeline), so --help never lists them,
-  // as a user's accel-opt should not offer them.
   if (llvm::any_of(args, [](const std::string &a) {
         return a.find("accel-test-") != std::string::npos;
       })) {
     accel::test::registerTestFdoFailuresPass();
     accel::test::registerTestMemoryDependencePass();
   }
+}
+
+/// `--accel-attach-metrics=FILE` as `--accel-attach-metrics=metrics=FILE`:
+/// the file alone is the pass's one option.
+static void expandAttachMetrics(std::vector<std::string> &args) {
   for (std::string &a : args)
     for (const char *prefix :
          {"--accel-attach-metrics=", "-accel-attach-metrics="}) {
@@ -75,6 +77,17 @@ int main(int argc, char **argv) {
           a = p + "metrics=" + value;
       }
     }
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  accel::initToolOutputs("accel-opt");
+  llvm::cl::AddExtraVersionPrinter(accel::printVersion);
+  mlir::DialectRegistry registry;
+  accel::registerFrontendDialects(registry);
+  std::vector<std::string> args(argv, argv + argc);
+  registerPasses(args);
+  expandAttachMetrics(args);
   std::vector<char *> cargs;
   for (std::string &a : args)
     cargs.push_back(a.data());

@@ -11,7 +11,7 @@
 #ifndef ACCEL_FDO_LOAD_H
 #define ACCEL_FDO_LOAD_H
 
-#include "accel/Conversion/Frontend.h"
+#include "accel/Frontend/Frontend.h"
 #include "accel/Sim/MachineConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../LinalgToAccel/Spaces.h"
 #include "AffineFns.h"
+#include "accel/Conversion/MemorySpaces.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Spaces.h"
+#include "accel/Conversion/MemorySpaces.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
 #include "accel/Dialect/Accel/TileShape.h"

@@ -1,14 +1,15 @@
 //===- Frontend.h - linalg / tensor programs to accel programs --*- C++ -*-===//
 //
 // The frontend pipeline (--accel-from-linalg): upstream bufferization, then
-// accel's tiling, staging and conversion passes (Passes.td), giving the
+// accel's frontend passes (Passes.td here) and the conversions into the
+// accel dialect (include/accel/Conversion/Passes.td), giving the
 // simplest correct synchronous accel program; scheduling is left to the
 // FDO passes.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_CONVERSION_FRONTEND_H
-#define ACCEL_CONVERSION_FRONTEND_H
+#ifndef ACCEL_FRONTEND_FRONTEND_H
+#define ACCEL_FRONTEND_FRONTEND_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -77,4 +78,4 @@ bool needsFrontend(mlir::ModuleOp module);
 
 } // namespace accel
 
-#endif // ACCEL_CONVERSION_FRONTEND_H
+#endif // ACCEL_FRONTEND_FRONTEND_H

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Passes.h"
+#include "accel/Frontend/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,7 +25,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELEXPANDRANK0
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

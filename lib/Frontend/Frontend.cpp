@@ -1,9 +1,10 @@
 //===- Frontend.cpp - the --accel-from-linalg pipeline --------------------===//
 
-#include "accel/Conversion/Frontend.h"
+#include "accel/Frontend/Frontend.h"
 #include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelDialect.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"

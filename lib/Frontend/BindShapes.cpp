@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Passes.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/CheckedSize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,7 +27,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELBINDSHAPES
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

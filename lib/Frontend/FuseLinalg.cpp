@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -23,7 +23,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELFUSELINALG
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_CONVERSION_LINALGTOACCEL_CONTRACTION_H
-#define ACCEL_LIB_CONVERSION_LINALGTOACCEL_CONTRACTION_H
+#ifndef ACCEL_LIB_FRONTEND_CONTRACTION_H
+#define ACCEL_LIB_FRONTEND_CONTRACTION_H
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
@@ -36,4 +36,4 @@ std::optional<ContractionRoles> getContractionRoles(mlir::linalg::LinalgOp op);
 
 } // namespace accel
 
-#endif // ACCEL_LIB_CONVERSION_LINALGTOACCEL_CONTRACTION_H
+#endif // ACCEL_LIB_FRONTEND_CONTRACTION_H

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contraction.h"
-#include "Spaces.h"
-#include "accel/Conversion/Passes.h"
+#include "accel/Conversion/MemorySpaces.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -18,7 +18,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELSTAGEOPERANDS
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

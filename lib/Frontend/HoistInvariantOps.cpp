@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Frontend/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,7 +20,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELHOISTINVARIANTOPS
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

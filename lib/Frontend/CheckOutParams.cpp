@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "accel/Conversion/Passes.h"
+#include "accel/Frontend/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/AllocationOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,7 +16,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELCHECKOUTPARAMS
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

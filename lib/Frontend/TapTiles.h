@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_CONVERSION_LINALGTOACCEL_TAPTILES_H
-#define ACCEL_LIB_CONVERSION_LINALGTOACCEL_TAPTILES_H
+#ifndef ACCEL_LIB_FRONTEND_TAPTILES_H
+#define ACCEL_LIB_FRONTEND_TAPTILES_H
 
 #include "Windows.h"
 
@@ -98,4 +98,4 @@ mlir::Value emitTapTiles(mlir::IRRewriter &rewriter, mlir::Location loc,
 
 } // namespace accel::windows
 
-#endif // ACCEL_LIB_CONVERSION_LINALGTOACCEL_TAPTILES_H
+#endif // ACCEL_LIB_FRONTEND_TAPTILES_H

@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contraction.h"
-#include "Spaces.h"
-#include "accel/Conversion/Passes.h"
+#include "accel/Conversion/MemorySpaces.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -26,7 +26,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELTILELINALG
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

@@ -1,13 +1,14 @@
-//===- Spaces.h - Upstream memory spaces as accel's -------------*- C++ -*-===//
+//===- MemorySpaces.h - Upstream memory spaces as accel's -------*- C++ -*-===//
 //
-// The one mapping the frontend passes share: no memory space, space 0 and
+// The one mapping --convert-memory-spaces-to-accel and the frontend passes
+// (lib/Frontend) share: no memory space, space 0 and
 // #accel.space<hbm> are HBM; the numbered VMEM space and
 // #accel.space<vmem> are VMEM; anything else has no accel counterpart.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_CONVERSION_LINALGTOACCEL_SPACES_H
-#define ACCEL_LIB_CONVERSION_LINALGTOACCEL_SPACES_H
+#ifndef ACCEL_CONVERSION_MEMORYSPACES_H
+#define ACCEL_CONVERSION_MEMORYSPACES_H
 
 #include "accel/Dialect/Accel/AccelDialect.h"
 
@@ -70,4 +71,4 @@ inline bool isAffineDmaTag(mlir::Value v) {
 
 } // namespace accel
 
-#endif // ACCEL_LIB_CONVERSION_LINALGTOACCEL_SPACES_H
+#endif // ACCEL_CONVERSION_MEMORYSPACES_H

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_CONVERSION_LINALGTOACCEL_GATHERS_H
-#define ACCEL_LIB_CONVERSION_LINALGTOACCEL_GATHERS_H
+#ifndef ACCEL_LIB_FRONTEND_GATHERS_H
+#define ACCEL_LIB_FRONTEND_GATHERS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -213,4 +213,4 @@ private:
 
 } // namespace accel::gathers
 
-#endif // ACCEL_LIB_CONVERSION_LINALGTOACCEL_GATHERS_H
+#endif // ACCEL_LIB_FRONTEND_GATHERS_H

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Windows.h"
-#include "accel/Conversion/Passes.h"
 #include "accel/Dialect/Accel/TileShape.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +26,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELDECOMPOSELINALG
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;
@@ -465,8 +465,7 @@ struct AccelDecomposeLinalgPass
           return failure();
         }
         rewriter.setInsertionPoint(op);
-        FailureOr<SmallVector<Value>> parts =
-            op.decomposeOperation(rewriter);
+        FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
         if (failed(parts) || parts->size() != op->getNumResults()) {
           op->emitError() << "cannot decompose '" << op->getName()
                           << "' into linalg ops accel can convert";

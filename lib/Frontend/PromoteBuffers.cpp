@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Spaces.h"
-#include "accel/Conversion/Passes.h"
+#include "accel/Conversion/MemorySpaces.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,7 +18,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELPROMOTEBUFFERS
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Gathers.h"
-#include "accel/Conversion/Passes.h"
+#include "accel/Frontend/Passes.h"
 #include "accel/Support/PassOptions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -26,7 +26,7 @@
 
 namespace accel {
 #define GEN_PASS_DEF_ACCELLOWERGATHERS
-#include "accel/Conversion/Passes.h.inc"
+#include "accel/Frontend/Passes.h.inc"
 } // namespace accel
 
 using namespace mlir;

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_CONVERSION_LINALGTOACCEL_WINDOWS_H
-#define ACCEL_LIB_CONVERSION_LINALGTOACCEL_WINDOWS_H
+#ifndef ACCEL_LIB_FRONTEND_WINDOWS_H
+#define ACCEL_LIB_FRONTEND_WINDOWS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
@@ -77,4 +77,4 @@ bool rewritePoolingAsShiftedReduce(mlir::IRRewriter &rewriter,
 
 } // namespace accel
 
-#endif // ACCEL_LIB_CONVERSION_LINALGTOACCEL_WINDOWS_H
+#endif // ACCEL_LIB_FRONTEND_WINDOWS_H
