@@ -9,6 +9,7 @@
 #include "accel/Fdo/Sweep.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <set>
 

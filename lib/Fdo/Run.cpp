@@ -27,6 +27,10 @@ using namespace mlir;
 using namespace accel;
 using json = nlohmann::json;
 
+std::shared_ptr<nlohmann::json> accel::makeEmptyMetrics() {
+  return std::make_shared<nlohmann::json>();
+}
+
 LoweringOptions accel::getLoweringOptions(const sim::MachineConfig &config,
                                           llvm::StringRef entry) {
   LoweringOptions options;

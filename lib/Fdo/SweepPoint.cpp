@@ -18,6 +18,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <nlohmann/json.hpp>
+
 using namespace mlir;
 using namespace accel;
 using json = nlohmann::json;

@@ -18,7 +18,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <functional>
 #include <optional>
@@ -136,8 +136,7 @@ struct FdoIteration {
   uint64_t vmemBytes = 0;
   bool resultsMatch = false;
   /// The run's metrics.json (shared with the run); never null.
-  std::shared_ptr<const nlohmann::json> metrics =
-      std::make_shared<const nlohmann::json>();
+  std::shared_ptr<const nlohmann::json> metrics = makeEmptyMetrics();
 };
 
 /// The outcome of the loop.

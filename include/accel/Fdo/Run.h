@@ -18,7 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <functional>
 #include <map>
@@ -156,13 +156,19 @@ private:
   std::vector<nlohmann::json> metrics;
 };
 
+/// A new, empty metrics document (a JSON null, as a default-constructed
+/// nlohmann::json): what a RunResult or an FDO iteration holds before its
+/// run is analyzed. Defined out of line so that this header needs only
+/// nlohmann/json_fwd.hpp.
+std::shared_ptr<nlohmann::json> makeEmptyMetrics();
+
 /// One simulated run and its analysis.
 struct RunResult {
   sim::RunSummary summary;
   /// metrics.json (docs/metrics.md); never null. Shared by the copies of a
   /// result and by the fdo iteration that ran it (a Llama MLP run's is a
   /// tree of about 9 MB).
-  std::shared_ptr<nlohmann::json> metrics = std::make_shared<nlohmann::json>();
+  std::shared_ptr<nlohmann::json> metrics = makeEmptyMetrics();
   /// What timeline.json is written from (RunTimeline::write); null without
   /// the analyzer. Reset it to free the analyzers' memory early.
   std::shared_ptr<const RunTimeline> timeline;
