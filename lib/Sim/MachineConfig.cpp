@@ -1,6 +1,7 @@
 //===- MachineConfig.cpp - Default machine and JSON overrides -------------===//
 
 #include "accel/Sim/MachineConfig.h"
+#include "ConfigCalibration.h"
 #include "accel/Support/Input.h"
 #include "accel/Support/Json.h"
 
@@ -165,206 +166,13 @@ static bool parseSpace(const std::string &s, isa::MemSpace &out) {
   return true;
 }
 
-/// The keys a table for `op` may use (docs/config.md, "Calibration").
-static std::vector<CalibrationKey> allowedKeys(const isa::OpcodeInfo &info) {
-  switch (info.unit) {
-  case isa::Unit::Mxu:
-    return {CalibrationKey::M, CalibrationKey::N, CalibrationKey::K};
-  case isa::Unit::Vpu:
-    return {CalibrationKey::Rows, CalibrationKey::Cols};
-  case isa::Unit::Dma:
-    if (info.op == isa::Opcode::DmaIssue)
-      return {CalibrationKey::Bytes, CalibrationKey::Rows};
-    return {};
-  case isa::Unit::Scalar:
-    return {};
-  }
-  return {};
-}
-
-/// The opcode calibration entry `e` names, with the keys its table may use
-/// in `allowed`; null, after an error at `path` + "instruction", when it
-/// names no instruction with a latency to calibrate.
-static const isa::OpcodeInfo *
-findCalibrated(JsonReader &r, const CalibrationEntry &e,
-               const std::string &path, std::vector<CalibrationKey> &allowed) {
-  const isa::OpcodeInfo *info = nullptr;
-  for (unsigned b = 0; b < 256 && !info; ++b)
-    if (const isa::OpcodeInfo *o = isa::lookup(uint8_t(b));
-        o && e.instruction == o->mnemonic)
-      info = o;
-  allowed = info ? allowedKeys(*info) : std::vector<CalibrationKey>();
-  if (allowed.empty()) {
-    r.fail(path + "instruction",
-           "must name an instruction with a latency to calibrate: "
-           "\"mxu.matmul\", a \"vpu.*\" instruction or \"dma.issue\"");
-    return nullptr;
-  }
-  return info;
-}
-
-/// Whether `e`'s link, if any, is a dma.issue table's and one of `c`'s
-/// DMA links; else an error at `path` + "link".
-static bool checkCalibratedLink(JsonReader &r, const CalibrationEntry &e,
-                                const MachineConfig &c,
-                                const std::string &path) {
-  if (e.link.empty())
-    return true;
-  if (e.opcode != isa::Opcode::DmaIssue) {
-    r.fail(path + "link", "only a dma.issue table names a link");
-    return false;
-  }
-  bool found = false;
-  for (const LinkConfig &l : c.links)
-    found |= l.name == e.link;
-  if (!found)
-    r.fail(path + "link",
-           "no DMA link \"" + e.link + "\" in dma.links (\"hbm->vmem\", ...)");
-  return found;
-}
-
-/// Reads the "keys" of table `t` into `e.keys` and their names into
-/// `keyNames`: 1 to allowed.size() of `allowed`, each once, none the time
-/// column. False after an error at `path` + "keys" (or "time").
-static bool readCalibrationKeys(JsonReader &r, const json &t,
-                                const std::string &path,
-                                const std::vector<CalibrationKey> &allowed,
-                                CalibrationEntry &e,
-                                std::vector<std::string> &keyNames) {
-  std::string allowedNames;
-  for (CalibrationKey k : allowed)
-    allowedNames += (allowedNames.empty() ? "\"" : ", \"") +
-                    calibrationKeyName(k).str() + "\"";
-  const json *keys = r.array(t, "keys", path);
-  if (!r.ok())
-    return false;
-  if (keys->empty() || keys->size() > allowed.size()) {
-    r.fail(path + "keys", "must list 1 to " + std::to_string(allowed.size()) +
-                              " of " + allowedNames);
-    return false;
-  }
-  for (size_t k = 0; k < keys->size(); ++k) {
-    const json &key = (*keys)[k];
-    auto match = llvm::find_if(allowed, [&](CalibrationKey a) {
-      return key.is_string() && key.get<std::string>() == calibrationKeyName(a);
-    });
-    std::string keyPath = path + "keys[" + std::to_string(k) + "]";
-    if (match == allowed.end()) {
-      r.fail(keyPath,
-             "must be one of " + allowedNames + " for " + e.instruction);
-      return false;
-    }
-    if (llvm::is_contained(e.keys, *match)) {
-      r.fail(keyPath,
-             "\"" + calibrationKeyName(*match).str() + "\" is listed twice");
-      return false;
-    }
-    if (e.timeColumn == calibrationKeyName(*match)) {
-      r.fail(path + "time", "must name a column other than the keys");
-      return false;
-    }
-    e.keys.push_back(*match);
-    keyNames.push_back(calibrationKeyName(*match).str());
-  }
-  return true;
-}
-
-/// Sets `e.cyclesPerUnit` from its "unit" (cycles, ns or us at `c`'s
-/// clock); false after an error at `path` + "unit".
-static bool readCalibrationUnit(JsonReader &r, CalibrationEntry &e,
-                                const MachineConfig &c,
-                                const std::string &path) {
-  if (e.unit == "cycles")
-    e.cyclesPerUnit = 1;
-  else if (e.unit == "ns")
-    e.cyclesPerUnit = c.clockGHz;
-  else if (e.unit == "us")
-    e.cyclesPerUnit = 1000 * c.clockGHz;
-  else
-    r.fail(path + "unit", "must be \"cycles\", \"ns\" or \"us\"");
-  return r.ok(); // no error before: readCalibrationKeys succeeded
-}
-
-/// `file` as an absolute path without "." or ".." components, a relative
-/// one taken relative to the directory of `sourceName`.
-static std::string absoluteCalibrationFile(llvm::StringRef file,
-                                           llvm::StringRef sourceName) {
-  llvm::SmallString<256> path(file);
-  if (llvm::sys::path::is_relative(path)) {
-    llvm::SmallString<256> dir(llvm::sys::path::parent_path(sourceName));
-    llvm::sys::path::append(dir, path);
-    path = dir;
-  }
-  llvm::sys::fs::make_absolute(path);
-  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-  return path.str().str();
-}
-
-/// Reads calibration entry `t` (at `path`, ending in ".") into
-/// `c.calibration`, its table loaded and its "file" rewritten as an
-/// absolute path; false after an error.
-static bool readCalibrationEntry(JsonReader &r, json &t,
-                                 const std::string &path, MachineConfig &c,
-                                 llvm::StringRef sourceName) {
-  r.onlyKeys(t, path, {"instruction", "link", "file", "keys", "time", "unit"});
-  CalibrationEntry e;
-  e.instruction = r.string(t, "instruction", path);
-  e.file = r.string(t, "file", path);
-  e.timeColumn = r.string(t, "time", path);
-  e.unit = r.string(t, "unit", path);
-  if (JsonReader::find(t, "link"))
-    e.link = r.string(t, "link", path);
-  if (!r.ok())
-    return false;
-  std::vector<CalibrationKey> allowed;
-  const isa::OpcodeInfo *info = findCalibrated(r, e, path, allowed);
-  if (!info)
-    return false;
-  e.opcode = info->op;
-  std::vector<std::string> keyNames;
-  if (!checkCalibratedLink(r, e, c, path) ||
-      !readCalibrationKeys(r, t, path, allowed, e, keyNames) ||
-      !readCalibrationUnit(r, e, c, path))
-    return false;
-  e.file = absoluteCalibrationFile(e.file, sourceName);
-  auto table = LatencyTable::load(e.file, keyNames, e.timeColumn);
-  if (!table) {
-    r.fail(path + "file", llvm::toString(table.takeError()));
-    return false;
-  }
-  e.table = std::move(*table);
-  t["file"] = e.file;
-  c.calibration.push_back(std::move(e));
-  return true;
-}
-
-/// Reads the "calibration" array: the entries of `c.calibration`, each
-/// table loaded (or taken from the cache), and each entry's file rewritten
-/// in `doc` as an absolute path. Relative paths are relative to the
-/// directory of `sourceName`.
-static void readCalibration(JsonReader &r, json &doc, MachineConfig &c,
-                            llvm::StringRef sourceName) {
-  // Required, like every field but sources (null deletes it: "missing").
-  if (!r.ok() || !r.array(doc, "calibration", ""))
-    return;
-  json *tables = &doc["calibration"];
-  for (size_t i = 0; r.ok() && i < tables->size(); ++i) {
-    std::string path = "calibration[" + std::to_string(i) + "]";
-    json &t = (*tables)[i];
-    if (!t.is_object()) {
-      r.fail(path, "must be an object");
-      return;
-    }
-    if (!readCalibrationEntry(r, t, path + ".", c, sourceName))
-      return;
-  }
-}
-
-llvm::Expected<MachineConfig>
-MachineConfig::fromJson(llvm::StringRef overrideText,
-                        llvm::StringRef sourceName, llvm::StringRef baseText) {
-  // Long: the config's fields in document order, each read and checked
-  // (docs/config.md).
+/// The document a config is read from: the default config, or `baseText`
+/// (another machine's whole document, a trace's config), with
+/// `overrideText` merged in as a JSON merge patch (a null deletes a field;
+/// one that is not there is an error). Errors name `sourceName`.
+static llvm::Expected<json> mergeConfigDocument(llvm::StringRef overrideText,
+                                                llvm::StringRef sourceName,
+                                                llvm::StringRef baseText) {
   json doc = json::parse(kDefaultConfig);
   if (!baseText.empty()) {
     // Another machine's whole document (a trace's config): the base the
@@ -393,13 +201,11 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
     doc.merge_patch(*patch);
   }
 
-  JsonReader r(sourceName.str());
-  MachineConfig c;
-  r.onlyKeys(doc, "",
-             {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu", "scalar", "dma",
-              "chips", "calibration", "ici", "sources"});
-  c.name = r.string(doc, "name", "");
-  c.clockGHz = r.number(doc, "clock_ghz", "", 0, 1000, /*minExclusive=*/true);
+  return doc;
+}
+
+/// hbm and vmem: sizes, bandwidth and the VMEM page layout.
+static void readMemories(JsonReader &r, const json &doc, MachineConfig &c) {
   if (const json *hbm =
           r.object(doc, "hbm", "", {"bytes", "bytes_per_cycle"})) {
     c.hbmBytes = r.u64(*hbm, "bytes", "hbm.", 4, kMaxHbmBytes);
@@ -427,6 +233,10 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
                            : std::to_string(*product)) +
                  ")");
   }
+}
+
+/// mxu: the systolic array's shape, dataflow and overlap.
+static void readMxu(JsonReader &r, const json &doc, MachineConfig &c) {
   if (const json *mxu =
           r.object(doc, "mxu", "", {"rows", "cols", "dataflow", "overlap"})) {
     c.mxuRows = r.u32(*mxu, "rows", "mxu.", 1, kMaxUnitSize);
@@ -442,6 +252,11 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       r.fail("mxu.dataflow", "must be \"ws\", \"is\" or \"os\"");
     c.mxuOverlap = r.boolean(*mxu, "overlap", "mxu.");
   }
+}
+
+/// vpu and scalar: the VPU's shape, pipeline and per-op costs, and the
+/// scalar unit's latency.
+static void readVpuAndScalar(JsonReader &r, const json &doc, MachineConfig &c) {
   if (const json *vpu = r.object(
           doc, "vpu", "", {"sublanes", "lanes", "pipeline_depth", "cost"})) {
     c.vpuSublanes = r.u32(*vpu, "sublanes", "vpu.", 1, kMaxUnitSize);
@@ -461,6 +276,11 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
   }
   if (const json *scalar = r.object(doc, "scalar", "", {"latency"}))
     c.scalarLatency = r.u32(*scalar, "latency", "scalar.", 1, kMaxUnitLatency);
+}
+
+/// dma: the outstanding DMAs, bursts and each link (SnR Fig. 4's base
+/// latency and bandwidth).
+static void readDma(JsonReader &r, const json &doc, MachineConfig &c) {
   if (const json *dma = r.object(doc, "dma", "",
                                  {"max_outstanding", "burst_bytes", "links"})) {
     c.maxOutstandingDmas = r.u32(*dma, "max_outstanding", "dma.", 1, kMaxOutstandingDmas);
@@ -496,8 +316,37 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
       }
     }
   }
-  readCalibration(r, doc, c, sourceName);
-  c.chips = r.u32(doc, "chips", "", 1, Topology::kMaxChips);
+}
+
+/// ici.dims of a `kind` topology into `dims` (X, Y, Z; Z is 1 for a
+/// torus2d): as many as the topology has, each in [1, kMaxChips].
+static void readIciDims(JsonReader &r, const json &ici, TopologyKind kind,
+                        unsigned dims[3]) {
+  if (const json *d = r.array(ici, "dims", "ici."); d && r.ok()) {
+    unsigned want = Topology::getNumDims(kind);
+    if (want == 2 && d->size() != 2)
+      r.fail("ici.dims", "must be [X, Y] for a torus2d");
+    else if (want == 3 && d->size() != 3)
+      r.fail("ici.dims", "must be [X, Y, Z] for a torus3d");
+    else if (!want && !d->empty())
+      r.fail("ici.dims",
+             "must be [] unless the topology is torus2d or torus3d");
+    for (size_t i = 0; r.ok() && i < d->size(); ++i) {
+      const json &v = (*d)[i];
+      if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 ||
+          v.get<uint64_t>() > Topology::kMaxChips)
+        r.fail("ici.dims[" + std::to_string(i) + "]",
+               "must be an integer in [1, " +
+                   std::to_string(Topology::kMaxChips) + "]");
+      else
+        dims[i] = unsigned(v.get<uint64_t>());
+    }
+  }
+}
+
+/// chips' ICI: the topology and its dims, hop latency, bandwidth, packets
+/// and switching; the Topology it makes of config.chips chips.
+static void readIci(JsonReader &r, const json &doc, MachineConfig &c) {
   if (const json *ici =
           r.object(doc, "ici", "",
                    {"topology", "dims", "hop_latency", "bytes_per_cycle",
@@ -522,26 +371,8 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
         c.iciSwitching = *s;
     }
     unsigned dims[3] = {0, 0, 1};
-    if (const json *d = r.array(*ici, "dims", "ici."); d && r.ok()) {
-      unsigned want = Topology::getNumDims(*parsed);
-      if (want == 2 && d->size() != 2)
-        r.fail("ici.dims", "must be [X, Y] for a torus2d");
-      else if (want == 3 && d->size() != 3)
-        r.fail("ici.dims", "must be [X, Y, Z] for a torus3d");
-      else if (!want && !d->empty())
-        r.fail("ici.dims",
-               "must be [] unless the topology is torus2d or torus3d");
-      for (size_t i = 0; r.ok() && i < d->size(); ++i) {
-        const json &v = (*d)[i];
-        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 ||
-            v.get<uint64_t>() > Topology::kMaxChips)
-          r.fail("ici.dims[" + std::to_string(i) + "]",
-                 "must be an integer in [1, " +
-                     std::to_string(Topology::kMaxChips) + "]");
-        else
-          dims[i] = unsigned(v.get<uint64_t>());
-      }
-    }
+    if (parsed)
+      readIciDims(r, *ici, *parsed, dims);
     if (r.ok()) {
       auto topology =
           Topology::create(*parsed, c.chips, dims[0], dims[1], dims[2]);
@@ -552,8 +383,11 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
         c.topology = std::move(*topology);
     }
   }
-  // Free-form provenance, but of the documented shape: an object of texts
-  // (it may be deleted).
+}
+
+/// sources: free-form provenance, but of the documented shape: an object
+/// of texts (it may be deleted).
+static void checkSources(JsonReader &r, const json &doc) {
   if (const json *sources = JsonReader::find(doc, "sources"); sources && r.ok()) {
     if (!sources->is_object())
       r.fail("sources", "must be an object");
@@ -562,6 +396,30 @@ MachineConfig::fromJson(llvm::StringRef overrideText,
         if (!it->is_string())
           r.fail("sources." + it.key(), "must be a string");
   }
+}
+
+llvm::Expected<MachineConfig>
+MachineConfig::fromJson(llvm::StringRef overrideText,
+                        llvm::StringRef sourceName, llvm::StringRef baseText) {
+  auto merged = mergeConfigDocument(overrideText, sourceName, baseText);
+  if (!merged)
+    return merged.takeError();
+  json &doc = *merged;
+  JsonReader r(sourceName.str());
+  MachineConfig c;
+  r.onlyKeys(doc, "",
+             {"name", "clock_ghz", "hbm", "vmem", "mxu", "vpu", "scalar", "dma",
+              "chips", "calibration", "ici", "sources"});
+  c.name = r.string(doc, "name", "");
+  c.clockGHz = r.number(doc, "clock_ghz", "", 0, 1000, /*minExclusive=*/true);
+  readMemories(r, doc, c);
+  readMxu(r, doc, c);
+  readVpuAndScalar(r, doc, c);
+  readDma(r, doc, c);
+  detail::readCalibration(r, doc, c, sourceName);
+  c.chips = r.u32(doc, "chips", "", 1, Topology::kMaxChips);
+  readIci(r, doc, c);
+  checkSources(r, doc);
   if (!r.error.empty())
     return llvm::createStringError(r.error);
   c.jsonText = dumpJson(doc, 2);
