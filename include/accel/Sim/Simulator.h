@@ -148,10 +148,10 @@ class Simulator {
 public:
   /// `program` and `config` must outlive the simulator. `initHbm`: whether
   /// HBM starts with the buffer table's initial values (a full run) or as
-  /// zeros (a replay, which installs the recorded state). `chip` and
-  /// `system`: this chip's id and the system it belongs to (System.h), or
-  /// 0 and nullptr for a chip alone (a system of one). `peers` is the
-  /// rest of the system (a System, or a replay's LoggedPeers).
+  /// zeros (a replay, which installs the recorded state). `chip`: this
+  /// chip's id in its system (0 for a chip alone). `peers`: the rest of the
+  /// system, the only way this chip reaches other chips (a System, or a
+  /// replay's LoggedPeers; ChipPeers.h), or nullptr for a chip alone.
   Simulator(const MachineConfig &config, const isa::Program &program,
             bool initHbm = true, unsigned chip = 0, ChipPeers *peers = nullptr);
   /// The simulator keeps references to its config and program: temporaries

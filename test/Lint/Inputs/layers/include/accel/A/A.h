@@ -1,0 +1,2 @@
+// A library A whose header needs B.
+#include "accel/B/B.h"

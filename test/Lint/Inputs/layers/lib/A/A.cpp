@@ -1,0 +1,1 @@
+#include "accel/A/A.h"

@@ -1,0 +1,2 @@
+// B needs A back: a cycle.
+#include "accel/A/A.h"
