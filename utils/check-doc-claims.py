@@ -14,6 +14,13 @@ Claims checked:
                    prints (its first five lines).
   analyze-false    docs/metrics.md: which commands take --analyze=false
                    (accel-replay's own --help).
+  suggestions      docs/metrics.md: every suggestion quoted from a run
+                   ("Excerpt from `PROGRAM` (N of its M suggestions: H
+                   hoists, P parallelizes)" or "A pin, from `PROGRAM`",
+                   then a ```json block): each quoted object is one of the
+                   run's suggestions, field for field, and the counts match
+                   (the program is run from the source tree, so its "loc"
+                   reads as quoted).
 
 Prints one line per claim, "ok CLAIM" or "DIFFERS CLAIM: what the doc says
 vs what the tools say", and exits 1 if any differs. --docs points at
@@ -102,6 +109,45 @@ def analyze_false(a):
     return [] if said == want else ["%s vs %s" % (said, want)]
 
 
+def suggestions(a):
+    doc = read(os.path.join(a.docs, "metrics.md"))
+    section = doc.split("### `suggestions`", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"(Excerpt from|A pin, from) `([^`]+)`(.*?)"
+                        r"```json\n(.*?)\n```", section, re.S)
+    if not blocks:
+        return ["no quoted suggestions in metrics.md's suggestions section"]
+    problems = []
+    for _, program, between, text in blocks:
+        with tempfile.TemporaryDirectory() as d:
+            run([os.path.join(a.bindir, "accel-replay"), "run", program,
+                 "-o", os.path.join(d, "out")], cwd=a.src)
+            with open(os.path.join(d, "out", "metrics.json")) as f:
+                have = json.load(f)["suggestions"]
+        quoted = json.loads(text if text.lstrip().startswith(("{", "["))
+                            else "{" + text + "}")
+        if isinstance(quoted, dict):
+            quoted = quoted.get("suggestions", [quoted])
+        for q in quoted:
+            if q not in have:
+                near = [h for h in have if h.get("kind") == q.get("kind") and
+                        h.get("op_id") == q.get("op_id")]
+                problems.append("%s: the quoted %s of op %s is %s" % (
+                    program, q.get("kind"), q.get("op_id"),
+                    "not among the run's suggestions" if not near else
+                    "now " + json.dumps(near[0], sort_keys=True)))
+        m = re.search(r"of its (\d+) suggestions: (\d+) hoists, (\d+) "
+                      r"parallelizes", " ".join(between.split()))
+        if m:
+            counts = (len(have), sum(h["kind"] == "hoist" for h in have),
+                      sum(h["kind"] == "parallelize" for h in have))
+            said = tuple(int(x) for x in m.groups())
+            if said != counts:
+                problems.append("%s: %d suggestions, %d hoists, %d "
+                                "parallelizes vs %d, %d, %d" %
+                                ((program,) + said + counts))
+    return problems
+
+
 def main():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -113,7 +159,8 @@ def main():
     for name, check in (("config-sources", config_sources),
                         ("analyzer-mxu", analyzer_mxu),
                         ("gen-header", gen_header),
-                        ("analyze-false", analyze_false)):
+                        ("analyze-false", analyze_false),
+                        ("suggestions", suggestions)):
         problems = check(a)
         if problems:
             bad += 1
