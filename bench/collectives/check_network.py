@@ -99,6 +99,9 @@ def main():
                     help="the tool to run (default: BUILD/bin/accel-replay)")
     ap.add_argument("--quick", action="store_true",
                     help="8 chips only (what the lit test runs)")
+    ap.add_argument("--max-chips", type=int, default=None,
+                    help="only the cases of the full set with at most this "
+                    "many chips")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--tolerance", type=float, default=0.10)
     a = ap.parse_args()
@@ -108,7 +111,8 @@ def main():
             tool = a.accel_replay or os.path.join(a.build, "bin",
                                                   "accel-replay")
             futures = [pool.submit(run_case, tool, c, tmp)
-                       for c in cases(a.quick)]
+                       for c in cases(a.quick)
+                       if a.max_chips is None or c[3] <= a.max_chips]
             for f in futures:
                 rows.append(f.result())
     print("| pattern | topology | chips | message | switching | sim cycles "

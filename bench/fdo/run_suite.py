@@ -105,12 +105,16 @@ RESOLVING_SET = "column stats, reverse row traversal (issue 33, A)"
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
+    ap.add_argument("--only", nargs="+", metavar="KERNEL",
+                    help="run only these kernels (their names in the table)")
     args = ap.parse_args()
     src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     tool = os.path.join(args.build, "bin", "accel-replay")
     tmp = tempfile.mkdtemp(prefix="accel-fdo-suite-")
     rows, ratios, lratios, ok = [], [], [], True
     for name, path, *config in KERNELS:
+        if args.only and name not in args.only:
+            continue
         out = os.path.join(tmp, os.path.basename(path))
         cmd = [tool, "fdo", os.path.join(src, path), "-o", out]
         if config:

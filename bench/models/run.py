@@ -57,11 +57,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--only", nargs="+", metavar="PROGRAM",
+                    help="run only these programs (their names in the table)")
     args = ap.parse_args()
     tool = os.path.join(args.build, "bin", "accel-replay")
     tmp = tempfile.mkdtemp(prefix="accel-models-")
     rows, ok, ratios = [], True, []
     for name, program, reference in programs():
+        if args.only and name not in args.only:
+            continue
         d = os.path.join(tmp, name)
         indir = os.path.join(d, "in")
         subprocess.run([sys.executable, reference, "inputs", name, indir],
@@ -99,7 +103,15 @@ def main():
         "\n\nGeometric mean of FDO best / latency-aware bound: %.2f\n" % geo
     print(text)
     if args.write:
-        with open(os.path.join(HERE, "RESULTS.md"), "w") as f:
+        # Hand-written reading after the first "## " heading is kept.
+        path = os.path.join(HERE, "RESULTS.md")
+        kept = ""
+        if os.path.exists(path):
+            with open(path) as f:
+                old = f.read()
+            if "\n## " in old:
+                kept = old[old.index("\n## "):]
+        with open(path, "w") as f:
             f.write("# Models as frontends emit them: cycles against the bound\n\n")
             f.write("`bench/models/run.py --write` on %s (%s, %d CPUs), %s, default "
                     "machine config.\nEach program is a file of examples/blocks "
@@ -110,6 +122,7 @@ def main():
                         platform.node(), platform.machine(), os.cpu_count(),
                         datetime.date.today().isoformat()))
             f.write(text)
+            f.write(kept)
     return 0 if ok else 1
 
 

@@ -141,6 +141,24 @@ static uint64_t hashHbm(sim::Memory &memory, const isa::Program &program,
       reinterpret_cast<const uint8_t *>(hashes.data()), hashes.size() * 8));
 }
 
+/// Runs a chip's Simulator or a System to its end (or options'
+/// instruction budget), reporting "simulating" progress on the way and
+/// "analyzing" once it ended, through options.onProgress when set. Returns
+/// the runner's summary or its error (a fault, an exhausted budget).
+template <typename Runner>
+static auto runWithProgress(Runner &runner, const RunOptions &options) {
+  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
+    options.onProgress("simulating", instructions, cycle);
+  };
+  auto summary =
+      runner.run(options.maxInstructions, options.stopAtBudget,
+                 options.onProgress ? sim::ProgressFn(simulating) : nullptr);
+  if (summary && options.onProgress)
+    options.onProgress("analyzing", summary->instructions,
+                       summary->totalCycles);
+  return summary;
+}
+
 namespace {
 /// The performance trackers of each chip of a system run.
 struct SystemTrackers {
@@ -262,20 +280,12 @@ simulateSystem(RunResult r, const sim::MachineConfig &config,
   if (auto e = system.checkMemory(getRunExtras(r.program, config, options)))
     return std::move(e);
   unsigned n = system.getNumChips();
-  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
-    options.onProgress("simulating", instructions, cycle);
-  };
   SystemTrackers t;
   if (auto e = attachSystemTrackers(system, r, config, options, t))
     return std::move(e);
-  auto summary =
-      system.run(options.maxInstructions, options.stopAtBudget,
-                 options.onProgress ? sim::ProgressFn(simulating) : nullptr);
+  auto summary = runWithProgress(system, options);
   if (!summary)
     return summary.takeError();
-  if (options.onProgress)
-    options.onProgress("analyzing", summary->instructions,
-                       summary->totalCycles);
   std::vector<uint64_t> chipHashes;
   std::vector<nlohmann::json> chipMetrics =
       getChipMetrics(system, *summary, config, options, t, r, chipHashes);
@@ -333,22 +343,14 @@ accel::simulateProgram(isa::Program program, const sim::MachineConfig &config,
     return std::move(e);
   if (auto e = installInputs(simulator.getMemory(), r.program, options))
     return std::move(e);
-  auto simulating = [&](uint64_t instructions, uint64_t cycle) {
-    options.onProgress("simulating", instructions, cycle);
-  };
   profile::DmaStallCollector collector;
   auto timeline = std::make_shared<RunTimeline>(r.program, config, 1, options);
   simulator.addObserver(&collector);
   if (options.analyze)
     simulator.addObserver(&timeline->getAnalyzer(0));
-  auto summary =
-      simulator.run(options.maxInstructions, options.stopAtBudget,
-                    options.onProgress ? sim::ProgressFn(simulating) : nullptr);
+  auto summary = runWithProgress(simulator, options);
   if (!summary)
     return summary.takeError();
-  if (options.onProgress)
-    options.onProgress("analyzing", summary->instructions,
-                       summary->totalCycles);
   r.summary = *summary;
   finishAnalysis(r, config, collector, timeline, 0, options);
   r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(

@@ -138,11 +138,13 @@ static void removeLiveTemporaries() {
 // Signals and the standard streams.
 //===----------------------------------------------------------------------===//
 
-/// The signals that end the process at a user's or the system's request.
-/// (SIGPIPE keeps LLVM's handler, which exits with status 74: the exit
-/// handler of initToolOutputs then removes the temporaries.)
-static constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
-static constexpr unsigned kNumTerminationSignals = 3;
+/// The signals that end the process at a user's or the system's request,
+/// and SIGPIPE (the reader of stdout went away, `accel-replay fdo ... |
+/// head`): LLVM's own SIGPIPE handler is not installed once its crash
+/// handlers are (InitLLVM registers those first), so without this entry the
+/// process died of it with its temporaries left behind.
+static constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+static constexpr unsigned kNumTerminationSignals = 4;
 
 namespace {
 /// The dispositions the process started with, before LLVM's handlers
@@ -182,10 +184,10 @@ static void onTerminationSignal(int sig) {
 }
 
 /// At exit, before the standard streams are destroyed: the temporaries
-/// still live are removed (exit() called on an error path, LLVM's SIGPIPE
-/// handler), and an unreported write error on stdout or stderr (a full
-/// disk, a file-size limit) is one error line and exit status 1, not LLVM's
-/// "IO failure on output stream" fatal error.
+/// still live are removed (exit() called on an error path), and an unreported
+/// write error on stdout or stderr (a full disk, a file-size limit) is one
+/// error line and exit status 1, not LLVM's "IO failure on output stream" fatal
+/// error.
 static void checkStandardStreamsAtExit() {
   removeLiveTemporaries();
   llvm::raw_fd_ostream &out = llvm::outs();

@@ -24,10 +24,12 @@
 #include "accel/Support/Output.h"
 #include "accel/Version.h"
 
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
@@ -79,6 +81,52 @@ static void expandAttachMetrics(std::vector<std::string> &args) {
     }
 }
 
+/// Whether `a` asks for the help (`--help`, or `--help-hidden` with the
+/// hidden options).
+static bool isHelpFlag(llvm::StringRef a) {
+  a.consume_front("-");
+  a.consume_front("-");
+  return a == "help" || a == "help-hidden";
+}
+
+/// Prints the registered passes and pipelines in two lists, accel's (every
+/// accel pass's argument contains "accel": --accel-..., --convert-...-to-accel;
+/// test/Tools/accel-opt-help.test checks each generated pass reference's
+/// passes are in it) and upstream MLIR's, laid out as MLIR's own pass list
+/// (each pass with its options). The lists are the values of MLIR's
+/// "Compiler passes to run" option, which the caller hides from LLVM's help.
+static void printPassLists(llvm::raw_ostream &os,
+                           const llvm::cl::Option &passList) {
+  std::vector<llvm::StringRef> names;
+  for (auto &kv : llvm::cl::getRegisteredOptions())
+    if (kv.second == &passList)
+      names.push_back(kv.first);
+  llvm::sort(names);
+  size_t width = passList.getOptionWidth();
+  for (bool accelOnes : {true, false}) {
+    os << (accelOnes ? "\naccel passes (--NAME or --pass-pipeline='...'):\n"
+                     : "\nUpstream MLIR passes:\n");
+    for (bool pipelines : {false, true}) {
+      bool first = true;
+      for (llvm::StringRef name : names) {
+        if (name.contains("accel") != accelOnes)
+          continue;
+        const mlir::PassRegistryEntry *entry =
+            pipelines ? static_cast<const mlir::PassRegistryEntry *>(
+                            mlir::PassPipelineInfo::lookup(name))
+                      : mlir::PassInfo::lookup(name);
+        if (!entry)
+          continue;
+        if (first)
+          os.indent(2) << (pipelines ? "Pipelines:\n" : "Passes:\n");
+        first = false;
+        os.flush();
+        entry->printHelpStr(/*indent=*/4, width);
+      }
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   accel::initToolOutputs("accel-opt");
@@ -88,15 +136,38 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv, argv + argc);
   registerPasses(args);
   expandAttachMetrics(args);
+  // --help: LLVM's help with the pass list left out, then the pass list in
+  // two parts (printPassLists).
+  bool help = llvm::any_of(args, isHelpFlag);
+  bool helpHidden = llvm::is_contained(args, "--help-hidden") ||
+                    llvm::is_contained(args, "-help-hidden");
+  llvm::erase_if(args, isHelpFlag);
   std::vector<char *> cargs;
   for (std::string &a : args)
     cargs.push_back(a.data());
   cargs.push_back(nullptr);
-  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
-      int(args.size()), cargs.data(),
+  const char *overview =
       "accel optimizer driver: the accel dialect and its passes, with the "
-      "upstream dialects and passes of a linalg/affine frontend\n",
-      registry);
+      "upstream dialects and passes of a linalg/affine frontend\n";
+  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
+      int(args.size()), cargs.data(), overview, registry);
+  if (help) {
+    // The overview registerAndParseCLIOptions gave LLVM is gone with its
+    // stack frame: parse the program name alone with one that lives on.
+    static std::string header;
+    header = (llvm::Twine(overview) + "\nAvailable Dialects: " +
+              llvm::join(registry.getDialectNames(), ", "))
+                 .str();
+    llvm::cl::ParseCommandLineOptions(1, cargs.data(), header);
+    llvm::cl::Option *passList =
+        llvm::cl::getRegisteredOptions().lookup("accel-hoist-dma");
+    if (passList)
+      passList->setHiddenFlag(llvm::cl::ReallyHidden);
+    llvm::cl::PrintHelpMessage(helpHidden, /*Categorized=*/true);
+    if (passList)
+      printPassLists(llvm::outs(), *passList);
+    return 0;
+  }
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -55,13 +55,13 @@ namespace accel {
 ///  - SIGXFSZ is ignored: a write past `ulimit -f` fails with EFBIG ("File
 ///    too large"), reported as an error, instead of killing the process
 ///    with LLVM's crash dump;
-///  - on SIGINT, SIGTERM and SIGHUP every live staging directory and
+///  - on SIGINT, SIGTERM, SIGHUP and SIGPIPE every live staging directory and
 ///    temporary of the process is removed (and LLVM's RemoveFileOnSignal
 ///    files), then the process dies of the signal as it would have (a
 ///    signal the process started ignoring, as under nohup, stays ignored);
 ///  - on a crash (SIGSEGV, SIGABRT, ... outside LLVM's crash recovery) the
 ///    live temporaries are removed before LLVM's stack dump;
-///  - at exit (also exit() on an error path, or LLVM's SIGPIPE handler) the
+///  - at exit (also exit() on an error path) the
 ///    live temporaries are removed, and an unreported write error on stdout
 ///    or stderr is the error line "cannot write to standard output: REASON"
 ///    and exit status 1 instead of LLVM's "IO failure on output stream".

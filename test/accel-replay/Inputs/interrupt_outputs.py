@@ -56,7 +56,8 @@ p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                      preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL)
                                          for s in (signal.SIGINT,
                                                    signal.SIGTERM,
-                                                   signal.SIGHUP)])
+                                                   signal.SIGHUP,
+                                                   signal.SIGPIPE)])
 time.sleep(float(seconds))
 p.send_signal(sig)
 _, err = p.communicate()
