@@ -14,11 +14,13 @@ host (wall time, speed-up) are not compared. A full run also requires the
 same set of rows; --quick runs a small subset of some entries (what CI runs)
 and compares only those rows.
 
-Every checked table carries a stamp line just above it:
+Every checked table carries a stamp line just above it (above the fenced
+block it sits in):
 
     _Reproduced at commit 1a2b3c4 on 2026-11-30 by `bench/check-results.py fdo`._
 
---stamp writes it (with HEAD's commit, "-dirty" when the tree has changes)
+--stamp writes it (with HEAD's commit, "-dirty" when the tree has changes
+other than docs and the benchmarks' outputs)
 for every entry that a full run found unchanged. A table without a stamp
 is reported as a failure, as is a stamp naming another entry.
 
@@ -78,10 +80,10 @@ ENTRIES = {
                      [PY, "bench/collectives/check_network.py", "--build",
                       "{build}", "-j", "1"],
                      key=5, quick=["--max-chips", "8"]),
-    "algorithms": Entry("bench/collectives/RESULTS.md",
-                        "## 2. Collective algorithms",
+    "algorithms": Entry("bench/collectives/collectives_table.md", None,
                         [PY, "bench/collectives/run_collectives.py",
-                         "--build", "{build}", "-j", "1"], key=5),
+                         "--build", "{build}", "-j", "1"], key=5,
+                        quick=["--max-chips", "2"]),
     "all-gather": Entry("bench/collectives/RESULTS.md", "### Table 1",
                         [PY, "bench/collectives/run_scaling.py", "--build",
                          "{build}", "--out", "{tmp}"]),
@@ -126,10 +128,11 @@ def tables(text):
 
 
 def find_table(text, heading, header):
-    """The first table under `heading` (a line starting with it) whose
-    header is `header`; None if there is none."""
-    at = next((m.start() for m in re.finditer(r"^" + re.escape(heading),
-                                              text, re.M)), None)
+    """The first table under `heading` (a line starting with it; None: the
+    file's start) whose header is `header`; None if there is none."""
+    at = 0 if heading is None else next(
+        (m.start() for m in re.finditer(r"^" + re.escape(heading), text,
+                                        re.M)), None)
     if at is None:
         return None
     base = text.count("\n", 0, at)
@@ -171,8 +174,11 @@ def compare(e, have, want, header, full):
 def commit():
     head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True).stdout.strip()
+    # Changes to docs and to the benchmarks' own outputs do not change what
+    # the tools compute.
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"],
+                            "--untracked-files=no", "--", ".", ":!*.md",
+                            ":!bench/sweep/sweep.*"],
                            capture_output=True, text=True).stdout.strip()
     return (head or "unknown") + ("-dirty" if dirty else "")
 
@@ -232,6 +238,10 @@ def write_stamp(root, path, line, stamps, name, rev):
         at = "\n".join(lines).count("\n", 0, stamps[0].start())
         lines[at] = text
     else:
+        # Above the fenced block a table sits in (a sweep's), else above it.
+        fences = [i for i in range(line) if lines[i].startswith("```")]
+        if len(fences) % 2:
+            line = fences[-1]
         lines[line:line] = [text, ""]
     with open(full, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
@@ -254,8 +264,9 @@ def main():
     a.build = os.path.abspath(a.build)
     if a.list:
         for name, e in ENTRIES.items():
-            print("%-17s %s, under \"%s\"%s" % (
-                name, e.results, e.heading,
+            print("%-17s %s, %s%s" % (
+                name, e.results, "at its start" if e.heading is None else
+                "under \"%s\"" % e.heading,
                 "" if e.quick is None else " (has --quick)"))
         return 0
     names = a.names or [n for n in ENTRIES
