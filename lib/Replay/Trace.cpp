@@ -391,8 +391,7 @@ static void readWindow(ByteReader &r, const std::string &invalid, Trace &t) {
   at.pcs = r.fileOffset();
   if (r.needRecords(npcs, kPcRecord, "PC sequence")) {
     t.pcs.resize(npcs);
-    for (uint64_t i = 0; i < npcs; ++i)
-      t.pcs[i] = r.u32("PC");
+    r.u32s(t.pcs.data(), npcs, "PC");
   }
 
   uint32_t nfinal = r.u32("final register count");

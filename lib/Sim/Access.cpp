@@ -2,6 +2,8 @@
 
 #include "accel/Sim/Access.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace accel;
@@ -128,6 +130,42 @@ void sim::getAccesses(const isa::Inst &in,
     a.memWrites.push_back({vmem(3, in.a, in.b, in.s3), "VPU output"});
     break;
   }
+}
+
+bool sim::getAccessTemplates(const isa::Inst &in, uint32_t chip,
+                             llvm::SmallVectorImpl<OperandTemplate> &out,
+                             unsigned &numReads, unsigned &numWrites) {
+  constexpr uint64_t kProbe = uint64_t(1) << 40;
+  InstAccess zero = getAccesses(
+      in, [](unsigned) { return uint64_t(0); }, chip);
+  InstAccess probe = getAccesses(
+      in, [](unsigned r) { return kProbe * (uint64_t(r) + 1); }, chip);
+  if (zero.memReads.size() != probe.memReads.size() ||
+      zero.memWrites.size() != probe.memWrites.size())
+    return false;
+  llvm::SmallVector<OperandTemplate, 6> found;
+  for (auto [z, p] : {std::make_pair(&zero.memReads, &probe.memReads),
+                      std::make_pair(&zero.memWrites, &probe.memWrites)})
+    for (auto [a, b] : llvm::zip_equal(*z, *p)) {
+      const TileRef &s = a.tile, &t = b.tile;
+      if (s.space != t.space || s.rows != t.rows || s.cols != t.cols ||
+          s.rowStride != t.rowStride || s.chip != t.chip ||
+          s.elemBytes != t.elemBytes || a.role != b.role)
+        return false;
+      uint64_t diff = t.base - s.base;
+      OperandTemplate o{a};
+      if (diff != 0) {
+        if (diff % kProbe != 0 || diff / kProbe > 256)
+          return false;
+        o.hasBaseReg = true;
+        o.baseReg = uint8_t(diff / kProbe - 1);
+      }
+      found.push_back(o);
+    }
+  numReads = zero.memReads.size();
+  numWrites = zero.memWrites.size();
+  out.append(found.begin(), found.end());
+  return true;
 }
 
 void sim::forEachRange(const TileRef &t,

@@ -20,7 +20,13 @@ using namespace accel::sim;
 
 void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
                    std::vector<uint8_t> &bytes) {
-  bytes.assign(Memory::kHbmPageBytes, 0);
+  bytes.resize(Memory::kHbmPageBytes);
+  initPage(pageAddr, bufs, bytes.data());
+}
+
+void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
+                   uint8_t *bytes) {
+  std::memset(bytes, 0, Memory::kHbmPageBytes);
   uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
   for (const isa::Buffer &b : bufs) {
     // (An iota buffer has 4-byte elements: the image reader refuses bf16.)
@@ -81,6 +87,17 @@ uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
   auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
   if (!inserted)
     return it->second;
+  // A range inside one initialized buffer (a result hash's usual case):
+  // hashed in place in the buffer's block, without a copy of it.
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const isa::Buffer &b = buffers[i];
+    if (!isInitialized(b) || addr < b.base ||
+        addr + n > llvm::SaturatingAdd(b.base, b.bytes) || addr + n < addr)
+      continue;
+    const Block &block = blockLocked(i);
+    return it->second = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+               block.data.get() + (addr - block.base), n));
+  }
   std::vector<uint8_t> bytes(n);
   for (uint64_t done = 0; done < n;) {
     uint64_t a = addr + done;
@@ -125,15 +142,55 @@ bool HbmImage::holds(const std::vector<isa::Buffer> &other) const {
                     });
 }
 
-const uint8_t *HbmImage::pageLocked(uint64_t pageAddr) {
-  std::unique_ptr<uint8_t[]> &slot = pages[pageAddr];
-  if (!slot) {
-    std::vector<uint8_t> bytes;
-    initPage(pageAddr, buffers, bytes);
-    slot.reset(new uint8_t[Memory::kHbmPageBytes]);
-    std::memcpy(slot.get(), bytes.data(), Memory::kHbmPageBytes);
+bool HbmImage::isInitialized(const isa::Buffer &b) {
+  return b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero &&
+         b.bytes > 0;
+}
+
+const HbmImage::Block &HbmImage::blockLocked(size_t buffer) {
+  auto [it, inserted] = blockOf.try_emplace(buffer, 0);
+  if (!inserted)
+    return blocks[it->second];
+  const isa::Buffer &b = buffers[buffer];
+  uint64_t first = b.base & ~(Memory::kHbmPageBytes - 1);
+  uint64_t end = llvm::alignTo(llvm::SaturatingAdd(b.base, b.bytes),
+                               Memory::kHbmPageBytes);
+  if (end == 0) // the buffer reaches the top of the address space
+    end = UINT64_MAX & ~(Memory::kHbmPageBytes - 1);
+  Block block{first, end - first,
+              std::unique_ptr<uint8_t[]>(new uint8_t[end - first])};
+  for (uint64_t page = first; page < end; page += Memory::kHbmPageBytes) {
+    uint8_t *at = block.data.get() + (page - first);
+    initPage(page, buffers, at);
+    // A page two buffers share keeps the copy made first.
+    pages.try_emplace(page, at);
   }
-  return slot.get();
+  it->second = blocks.size();
+  blocks.push_back(std::move(block));
+  return blocks.back();
+}
+
+const uint8_t *HbmImage::pageLocked(uint64_t pageAddr) {
+  auto it = pages.find(pageAddr);
+  if (it != pages.end())
+    return it->second;
+  // A page of an initialized buffer: the buffer's block, all its pages.
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const isa::Buffer &b = buffers[i];
+    if (isInitialized(b) && pageAddr < llvm::SaturatingAdd(b.base, b.bytes) &&
+        b.base < pageAddr + Memory::kHbmPageBytes) {
+      blockLocked(i);
+      return pages.find(pageAddr)->second;
+    }
+  }
+  // Zeros (a page of no initialized buffer): a block of its own.
+  Block block{pageAddr, Memory::kHbmPageBytes,
+              std::unique_ptr<uint8_t[]>(new uint8_t[Memory::kHbmPageBytes])};
+  initPage(pageAddr, buffers, block.data.get());
+  const uint8_t *at = block.data.get();
+  blocks.push_back(std::move(block));
+  pages[pageAddr] = at;
+  return at;
 }
 
 std::shared_ptr<HbmImage>

@@ -27,6 +27,9 @@ namespace sim {
 /// or data image, zeros elsewhere.
 void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
               std::vector<uint8_t> &bytes);
+/// The same into `bytes[0, kHbmPageBytes)`.
+void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
+              uint8_t *bytes);
 
 /// The initial contents of HBM for one buffer table (initPage: the buffers'
 /// initValue, iota or data images, zeros elsewhere), computed page by page
@@ -66,13 +69,33 @@ private:
   /// initPage reads (the key is a hash: equal keys are checked).
   bool holds(const std::vector<isa::Buffer> &other) const;
 
-  /// page() with `mutex` held: the page, computed on first use.
+  /// page() with `mutex` held: the page, computed on first use (with
+  /// every page of its buffer: blockLocked).
   const uint8_t *pageLocked(uint64_t pageAddr);
+
+  /// The initial bytes of the pages [base, base + bytes), contiguous.
+  struct Block {
+    uint64_t base, bytes;
+    std::unique_ptr<uint8_t[]> data;
+  };
+  /// Whether `b` is an HBM buffer whose initial bytes are not all zeros.
+  static bool isInitialized(const isa::Buffer &b);
+  /// With `mutex` held: the block of the pages buffer `buffers[buffer]`
+  /// touches, computed (and its pages entered in `pages`) on first use. A
+  /// buffer's pages are computed together so that its initial bytes are
+  /// contiguous: initialHash hashes them in place, and a run, whose result
+  /// hash reads every unwritten buffer, computes them all anyway.
+  const Block &blockLocked(size_t buffer);
 
   std::vector<isa::Buffer> buffers;
   uint64_t key;
   std::mutex mutex;
-  llvm::DenseMap<uint64_t, std::unique_ptr<uint8_t[]>> pages;
+  /// Every page computed so far, in its block.
+  llvm::DenseMap<uint64_t, const uint8_t *> pages;
+  std::vector<Block> blocks;
+  /// The block of each initialized buffer computed so far (an index into
+  /// `blocks`), by the buffer's index in `buffers`.
+  llvm::DenseMap<size_t, size_t> blockOf;
   /// initialHash's results by (address, bytes).
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> hashes;
 };

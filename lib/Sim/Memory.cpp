@@ -70,17 +70,9 @@ void Memory::allocateVmemOrDie() {
     llvm::report_fatal_error(std::move(e));
 }
 
-const isa::Buffer *Memory::findBuffer(const AddrRange &r,
-                                      const isa::Buffer *hint) const {
-  auto holds = [&](const isa::Buffer &b) {
-    return b.space == r.space && r.begin >= b.base && r.begin <= r.end &&
-           r.end <= bufferEnd(b) &&
-           (r.space != isa::MemSpace::VMEM || bufferEnd(b) <= vmemBytes);
-  };
-  if (hint && holds(*hint))
-    return hint;
+const isa::Buffer *Memory::findBufferIn(const AddrRange &r) const {
   for (const isa::Buffer &b : buffers)
-    if (holds(b))
+    if (holds(b, r))
       return &b;
   return nullptr;
 }

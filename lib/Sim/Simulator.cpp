@@ -64,7 +64,8 @@ Simulator::Simulator(const MachineConfig &config, const isa::Program &program,
                      bool initHbm, unsigned chip, ChipPeers *peers)
     : config(config), program(program), chip(chip), peers(peers),
       memory(config.vmemBytes, program.buffers, initHbm, chip), dma(config),
-      timing(config), operandBuffers(program.code.size()) {}
+      timing(config), operandBuffers(program.code.size()),
+      decodedInsts(program.code.size()) {}
 
 std::string Simulator::describePc(uint32_t atPc) const {
   std::string where = "pc " + std::to_string(atPc);
@@ -199,10 +200,9 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
     AddrRange pRead = p.src.span(), pWrite = p.dst.span();
     for (unsigned i = 0; i < numOperands; ++i) {
       const HazardTile &t = operands.tiles[i];
-      if (t.span.overlaps(pWrite) && t.tile().rowsOverlap(p.dst))
+      if (t.overlaps(p.dst, pWrite))
         return race(t, i < numReads ? "reads" : "writes", "writes");
-      if (i >= numReads && t.span.overlaps(pRead) &&
-          t.tile().rowsOverlap(p.src))
+      if (i >= numReads && t.overlaps(p.src, pRead))
         return race(t, "writes", "reads");
     }
   }
@@ -264,11 +264,29 @@ llvm::Error Simulator::checkFields(const Inst &in) {
   return llvm::Error::success();
 }
 
-llvm::Error Simulator::prepareAccesses(const Inst &in, isa::Unit unit,
+const Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
+  DecodedInst &d = decodedInsts[atPc];
+  if (d.decoded)
+    return d;
+  const Inst &in = program.code[atPc];
+  d.unit = isa::info(in.op).unit;
+  if (d.unit == isa::Unit::Mxu || d.unit == isa::Unit::Vpu)
+    d.latency = timing.getLatency(in);
+  unsigned numReads = 0, numWrites = 0;
+  d.firstTemplate = operandTemplates.size();
+  d.hasTemplates =
+      getAccessTemplates(in, chip, operandTemplates, numReads, numWrites);
+  d.numReads = numReads;
+  d.numWrites = numWrites;
+  d.decoded = true;
+  return d;
+}
+
+llvm::Error Simulator::prepareAccesses(const Inst &in, const DecodedInst &d,
                                        uint64_t ready) {
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   prep.vmemReads.size = prep.vmemWrites.size = 0;
-  bool touchesMemory = unit != isa::Unit::Scalar || in.op == Opcode::Sld;
+  bool touchesMemory = d.unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   bool accesses =
       touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
   if (!accesses) {
@@ -276,8 +294,24 @@ llvm::Error Simulator::prepareAccesses(const Inst &in, isa::Unit unit,
     prep.acc.memWrites.clear();
     return llvm::Error::success();
   }
-  getAccesses(
-      in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
+  if (d.hasTemplates) {
+    // The decoded operands, each at its address register's value.
+    const OperandTemplate *t = operandTemplates.data() + d.firstTemplate;
+    auto fill = [&](llvm::SmallVectorImpl<MemOperand> &list, unsigned n) {
+      list.resize(n);
+      for (MemOperand &m : list) {
+        m = t->operand;
+        if (t->hasBaseReg)
+          m.tile.base += regs[t->baseReg];
+        ++t;
+      }
+    };
+    fill(prep.acc.memReads, d.numReads);
+    fill(prep.acc.memWrites, d.numWrites);
+  } else {
+    getAccesses(
+        in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
+  }
   return checkOperands(prep.acc, ready, prep.vmemReads, prep.vmemWrites,
                        prep.at);
 }
@@ -378,7 +412,8 @@ llvm::Error Simulator::prepare() {
                          llvm::Twine(program.code.size()) +
                          " instructions); the program has no halt");
   const Inst &in = program.code[pc];
-  isa::Unit unit = isa::info(in.op).unit;
+  const DecodedInst &d = decode(pc);
+  isa::Unit unit = d.unit;
   uint64_t ready = first ? 0 : lastIssue + config.scalarLatency;
   prep.valid = false;
   prep.blocked = false;
@@ -386,7 +421,7 @@ llvm::Error Simulator::prepare() {
   prep.at = IssueAt{ready};
   if (llvm::Error e = checkFields(in))
     return e;
-  if (llvm::Error e = prepareAccesses(in, unit, ready))
+  if (llvm::Error e = prepareAccesses(in, d, ready))
     return e;
   switch (in.op) {
   case Opcode::DmaIssue:
@@ -531,7 +566,8 @@ void Simulator::retire(const Inst &in, isa::Unit unit, uint64_t unitLatency,
 llvm::Error Simulator::commit() {
   assert(prep.valid && !prep.blocked && "commit() without a prepared issue");
   const Inst &in = program.code[pc];
-  isa::Unit unit = isa::info(in.op).unit;
+  const DecodedInst &d = decodedInsts[pc];
+  isa::Unit unit = d.unit;
   RetireEvent ev;
   ev.index = instCount;
   ev.pc = pc;
@@ -562,7 +598,7 @@ llvm::Error Simulator::commit() {
       scalarUnit.execute(in, state);
       break;
     }
-    unitLatency = timing.getLatency(in);
+    unitLatency = d.latency;
     inFlight[size_t(unit)] = {prep.at.cycle + unitLatency, prep.vmemReads,
                               prep.vmemWrites};
     if (timingOnly)

@@ -119,6 +119,20 @@ public:
     }
     return true;
   }
+  /// `n` u32s into `out[0..n)` in one pass over the bytes (a PC
+  /// sequence); the same values and, when the bytes run out, the same
+  /// error as `n` calls of u32(what).
+  void u32s(uint32_t *out, uint64_t n, const char *what) {
+    if (!err.empty() || n > reader.bytesRemaining() / 4) {
+      for (uint64_t i = 0; i < n && err.empty(); ++i)
+        out[i] = u32(what);
+      return;
+    }
+    const uint8_t *p = rest().data();
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = llvm::support::endian::read32le(p + 4 * i);
+    skip(4 * n);
+  }
   uint8_t u8(const char *what) { return read<uint8_t>(what); }
   uint32_t u32(const char *what) { return read<uint32_t>(what); }
   uint64_t u64(const char *what) { return read<uint64_t>(what); }

@@ -48,6 +48,28 @@ void getAccesses(const isa::Inst &inst,
                  llvm::function_ref<uint64_t(unsigned)> readReg, uint32_t chip,
                  InstAccess &out);
 
+/// A memory operand as a function of the registers: its tile is
+/// `operand.tile` with the value of register `baseReg` added to its base
+/// (when `hasBaseReg`).
+struct OperandTemplate {
+  MemOperand operand;
+  bool hasBaseReg = false;
+  uint8_t baseReg = 0;
+};
+
+/// The memory operands of `inst` executed on chip `chip` as templates
+/// (reads, then writes, appended to `out`; `numReads` and `numWrites` set),
+/// so that a simulator decodes an instruction once and computes its tiles
+/// with one addition per operand (issue 34, item 4). Derived from
+/// getAccesses, evaluated with every register 0 and with register r at
+/// (r + 1) * 2^40: each tile must differ between the two only in its base,
+/// by a multiple of 2^40 that names one register. Returns false (and
+/// appends nothing) when an operand depends on the registers otherwise: a
+/// remote DMA, whose chip is a register's value.
+bool getAccessTemplates(const isa::Inst &inst, uint32_t chip,
+                        llvm::SmallVectorImpl<OperandTemplate> &out,
+                        unsigned &numReads, unsigned &numWrites);
+
 /// Calls `fn(range)` for each contiguous byte range of `tile` (one per row,
 /// or one for the whole tile when its rows are adjacent).
 void forEachRange(const TileRef &tile,

@@ -7,9 +7,10 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Support/Error.h"
 #include "llvm/Support/Compiler.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cassert>
 #include <cstdint>
@@ -136,7 +137,11 @@ public:
   /// of this memory, or nullptr) is tried first: the simulator passes the
   /// buffer the same operand of the same instruction found last time.
   const isa::Buffer *findBuffer(const AddrRange &range,
-                                const isa::Buffer *hint = nullptr) const;
+                                const isa::Buffer *hint = nullptr) const {
+    if (hint && holds(*hint, range)) // inline: once per operand per step
+      return hint;
+    return findBufferIn(range);
+  }
 
   /// Copies tile `src` of memory `from` (another chip's) to tile `dst` of
   /// this memory: a remote DMA's functional effect. The tiles cannot
@@ -186,6 +191,16 @@ public:
   uint64_t hbmResidentBytes() const { return hbm.size() * kHbmPageBytes; }
 
 private:
+  /// Whether buffer `b` contains all of `r` (and, in VMEM, lies within the
+  /// VMEM this memory has).
+  bool holds(const isa::Buffer &b, const AddrRange &r) const {
+    uint64_t end = llvm::SaturatingAdd(b.base, b.bytes);
+    return b.space == r.space && r.begin >= b.base && r.begin <= r.end &&
+           r.end <= end && (r.space != isa::MemSpace::VMEM || end <= vmemBytes);
+  }
+  /// findBuffer without a hint: the first buffer that holds `range`.
+  const isa::Buffer *findBufferIn(const AddrRange &range) const;
+
   /// A materialised HBM page: its initial contents (a page of the shared
   /// HbmImage, or zeros) until the first write copies them into `own`.
   struct Page {

@@ -343,10 +343,20 @@ private:
       return {span.space, span.begin, rows,     cols,
               rowStride,  span.chip,  elemBytes};
     }
+    /// Whether the tile covers its span whole (one row, or rows back to
+    /// back): then its span is exactly its bytes.
+    bool dense() const { return rows <= 1 || rowStride == cols; }
     /// TileRef::overlaps, with the spans known not to wrap (they passed
-    /// the bounds check).
+    /// the bounds check); two dense tiles overlap when their spans do.
     bool overlaps(const HazardTile &o) const {
-      return span.overlaps(o.span) && tile().rowsOverlap(o.tile());
+      return span.overlaps(o.span) &&
+             ((dense() && o.dense()) || tile().rowsOverlap(o.tile()));
+    }
+    /// The same against a DMA's tile `o`, whose span is `oSpan`.
+    bool overlaps(const TileRef &o, const AddrRange &oSpan) const {
+      return span.overlaps(oSpan) &&
+             ((dense() && (o.rows <= 1 || o.rowStride == o.cols)) ||
+              tile().rowsOverlap(o));
     }
   };
   /// The few tiles one instruction reads or writes (at most 3 for any
@@ -419,6 +429,25 @@ private:
   /// Per instruction and memory operand (reads, then writes): the buffer
   /// the bounds check found last time, tried first next time.
   std::vector<std::array<const isa::Buffer *, TileList::kMax>> operandBuffers;
+  /// Per PC, what decoding an instruction gives without register values
+  /// (issue 34, item 4: decoded once, the first time the PC issues): its
+  /// unit, its MXU or VPU latency (TimingModel::getLatency, which reads
+  /// only the instruction's fields and the config), and its memory
+  /// operands as templates over the registers (getAccessTemplates), or
+  /// getAccesses at each issue when it has none (a remote DMA).
+  struct DecodedInst {
+    bool decoded = false;
+    bool hasTemplates = false;
+    isa::Unit unit = isa::Unit::Scalar;
+    uint8_t numReads = 0, numWrites = 0;
+    uint32_t firstTemplate = 0; ///< index into operandTemplates
+    uint64_t latency = 0;       ///< cycles, MXU and VPU ops
+  };
+  std::vector<DecodedInst> decodedInsts;
+  llvm::SmallVector<OperandTemplate, 0> operandTemplates;
+  /// The decoding of the instruction at `atPc` (< code size).
+  inline const DecodedInst &decode(uint32_t atPc);
+
   /// The issue stage's result for the next instruction (prepare()).
   struct Prepared {
     bool valid = false;
@@ -451,7 +480,7 @@ private:
   inline llvm::Error checkFields(const isa::Inst &in);
   /// The memory operands of `in` (prep.acc) and their checks
   /// (checkOperands), or none for an instruction that touches no memory.
-  inline llvm::Error prepareAccesses(const isa::Inst &in, isa::Unit unit,
+  inline llvm::Error prepareAccesses(const isa::Inst &in, const DecodedInst &d,
                                      uint64_t ready);
   /// dma.issue: its tiles, link, semaphore and route; a free DMA slot.
   llvm::Error prepareDmaIssue(const isa::Inst &in);
