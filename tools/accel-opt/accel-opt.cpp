@@ -91,7 +91,7 @@ static bool isHelpFlag(llvm::StringRef a) {
 
 /// Prints the registered passes and pipelines in two lists, accel's (every
 /// accel pass's argument contains "accel": --accel-..., --convert-...-to-accel;
-/// test/Tools/accel-opt-help.test checks each generated pass reference's
+/// test/accel-opt/help.test checks each generated pass reference's
 /// passes are in it) and upstream MLIR's, laid out as MLIR's own pass list
 /// (each pass with its options). The lists are the values of MLIR's
 /// "Compiler passes to run" option, which the caller hides from LLVM's help.
