@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Re-runs the generators of the tables in bench/*/RESULTS.md and fails when
-a table drifted (issue 36, item 4).
+"""Re-runs the generators of the tables in bench/*/RESULTS.md (and
+bench/fdo/PIN_GAP.md, bench/collectives/collectives_table.md) and fails
+when a table drifted (issue 36, item 4).
 
     bench/check-results.py [NAME...] [--build BUILD] [--quick] [--stamp]
     bench/check-results.py --list
@@ -62,6 +63,8 @@ ENTRIES = {
                  quick=["--only", "prefetch (SnR §5.3.1)",
                         "serialized setup DMAs (parallel issue)",
                         "STREAM triad (issue 10, 3)"]),
+    "pin-gap": Entry("bench/fdo/PIN_GAP.md", "# Optimality gap",
+                     [PY, "bench/fdo/pin_gap.py", "--build", "{build}"]),
     "models": Entry("bench/models/RESULTS.md",
                     "# Models as frontends emit them",
                     [PY, "bench/models/run.py", "--build", "{build}"],
