@@ -58,6 +58,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import cpu_model  # noqa: E402
 LAYERNORM = os.path.join("bench", "workloads", "layernorm_loop.mlir")
 MLP = os.path.join("examples", "llama2_mlp.mlir")
 RESULTS = os.path.join(REPO, "bench", "RESULTS.md")
@@ -384,13 +386,8 @@ def table(res, base, tests, big_note):
 
 
 def machine():
-    model, mem = platform.machine(), ""
+    model, mem = cpu_model(), ""
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
         with open("/proc/meminfo") as f:
             for line in f:
                 if line.startswith("MemTotal:"):

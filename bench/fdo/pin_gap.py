@@ -43,6 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from run_suite import KERNELS  # noqa: E402
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import cpu_model  # noqa: E402
 
 DEFAULT_CAPACITY = 33554432  # the pass's vmem-capacity default (32 MiB)
 UNLIMITED = 4294967296  # the largest vmem-capacity the pass takes (4 GiB): no limit here
@@ -237,17 +239,6 @@ def format_table(rows):
 def has_gap(row):
     """Whether exact saves more than greedy on `row`."""
     return int(row[6].split()[0]) > int(row[5].split()[0])
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def write(rows, suite_rows, refusals, mixed, refunded):

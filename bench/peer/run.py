@@ -26,7 +26,6 @@ import datetime
 import json
 import math
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -34,6 +33,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import describe  # noqa: E402
 
 # (file, what it is), in the order of the table.
 PROGRAMS = [
@@ -58,19 +59,6 @@ def run(cmd):
 def load(path):
     with open(path) as f:
         return json.load(f)
-
-
-def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return "%d vCPU (%s), %s" % (os.cpu_count() or 0, cpu, platform.platform())
 
 
 def main():
@@ -166,7 +154,7 @@ def main():
         "(`memref<2x...>`, tags not counted).",
         "",
         "Machine: %s. Config: %s (hash %s). Commit %s, date %s." %
-        (machine(), config.get("name", "?"), config.get("hash", "?"), commit,
+        (describe(), config.get("name", "?"), config.get("hash", "?"), commit,
          datetime.date.today().isoformat()),
         "",
         "| program | plain cycles | upstream buffers doubled | P cycles | "

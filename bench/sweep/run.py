@@ -24,19 +24,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import cpu_model  # noqa: E402
 SETS = ["vmem.bytes=1Mi,2Mi,32Mi",
         "hbm.bytes_per_cycle=285.714,571.4285,1142.857,2285.714"]
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def sweep(exe, out, jobs):
