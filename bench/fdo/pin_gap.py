@@ -256,7 +256,12 @@ def write(rows, suite_rows, refusals, mixed, refunded):
                   % (len(kernels_with), ", ".join(kernels_with), len(ahead)))
     elif gaps:
         result = ("On the suite, greedy falls short of the optimum on %d of "
-                  "%d rows (gap column)." % (len(gaps), len(suite)))
+                  "%d rows (gap column). Greedy counts each pin's resident "
+                  "bytes against the capacity without the buffer the pin "
+                  "frees (its DMA's own, once nothing else uses it), which "
+                  "the exact solver's weights subtract; and a pin can free "
+                  "a shared buffer for a later round." % (len(gaps),
+                                                          len(suite)))
     else:
         result = ("On the suite the gap is 0 on every row: %d kernels (%s) "
                   "have DMAs that pass the pass's legality checks"
@@ -269,31 +274,22 @@ def write(rows, suite_rows, refusals, mixed, refunded):
                        "capacity.")
         else:
             result += "; greedy happens to find the optimum on each."
-    for k in sorted(refunded):
-        if any(r[0] == k for r in suite):
-            result += (" On %s the pins exceed the tight capacities' free "
-                       "bytes: each pinned DMA's own buffer is left unused "
-                       "and freed, so (in the pass's accounting, unchanged) "
-                       "a pin only needs room for its resident buffer until "
-                       "then." % k)
+    refunded = sorted(k for k in refunded if any(r[0] == k for r in suite))
+    if refunded:
+        result += (" On %s the pins exceed the tight capacities' free "
+                   "bytes: each pinned DMA's own buffer is left unused and "
+                   "freed, so (in the pass's accounting) a pin only needs "
+                   "room for its resident buffer until then."
+                   % "; ".join(refunded))
     if ahead:
         result += (
-            "\n\n**Greedy ahead of exact on %d rows (%s): a defect of the "
-            "exact solver, found on 2026-11-30, when this script ran again "
-            "(it exits 1 while such a row exists).** The exact solver takes "
-            "its candidates as independent knapsack items, then pins the "
-            "chosen ones in op order, checking each again; but pinning one "
-            "DMA can make another chosen one illegal. On "
-            "examples/all_gather.mlir at the default capacity (checked by "
-            "hand) the two layers' nine setup DMAs each exclude the other "
-            "layer's: exact pins the first nine (500 cycles each, in op "
-            "order) and loses the other nine (1000 each), which greedy, by "
-            "saving per byte, takes. The exact solver's objective also counts "
-            "the VMEM that pipelining's second copies will need, which "
-            "greedy ignores, so a lower pin saving at a tight capacity can be "
-            "a choice; the shared-buffer kernel's rows were not examined. "
-            "The fix to make: pin the chosen set in decreasing value (or "
-            "model the exclusions as knapsack groups)." % (
+            "\n\n**Greedy ahead of exact on %d rows (%s): the script exits "
+            "1.** The exact solver's choice in a round is optimal over its "
+            "model (the pins, and room for the loops accel-pipeline-dma "
+            "would pipeline, which greedy ignores), so either that model "
+            "is wrong for these kernels or a lower pin saving buys more "
+            "hidden stalls: compare the cycles after "
+            "`--accel-pin-vmem --accel-pipeline-dma` with each solver." % (
                 len(ahead), ", ".join(sorted({"%s at %s" % (r[0], r[3])
                                              for r in ahead}))))
     refused = "".join("\n- %s: %s" % r for r in refusals
@@ -304,10 +300,24 @@ def write(rows, suite_rows, refusals, mixed, refunded):
     result += (
         "\n\nControl: on the hand-made cases of %s, greedy loses %s, so the "
         "measurement does see a gap when the candidates differ in size and "
-        "saving per byte. The suite does not exercise the knapsack yet; a "
-        "kernel with pin candidates of different sizes under a tight VMEM "
-        "would." % (CONTROL, ", ".join("%s on %s" % (r[7], r[0].split()[1])
-                                      for r in control_gaps) or "nothing"))
+        "saving per byte.%s" % (
+            CONTROL, ", ".join("%s on %s" % (r[7], r[0].split()[1])
+                               for r in control_gaps) or "nothing",
+            "" if gaps else
+            " The suite does not exercise the knapsack yet; a kernel with "
+            "pin candidates of different sizes under a tight VMEM would."))
+    result += (
+        "\n\nHistory: on 2026-11-30 this table showed greedy ahead on 4 "
+        "rows. The exact solver pinned its chosen set in op order, and a pin "
+        "can make another chosen DMA illegal (examples/all_gather.mlir: it "
+        "kept nine 500-cycle pins and lost nine 1000-cycle ones); it also "
+        "kept room for a second copy of every buffer a stalled DMA in a "
+        "loop uses, for pipelining that accel-pipeline-dma then did not do "
+        "(the shared-buffer kernel's loop runs 8 iterations in all, which "
+        "that pass unrolls fully). The solver now pins in decreasing "
+        "saving, and asks accel-pipeline-dma's driver, run on a copy of "
+        "the function, which loops it pipelines and what their copies "
+        "need.")
     text = """# Optimality gap of the greedy pin choice
 
 Written by `python3 bench/fdo/pin_gap.py --write` on {date}: {cpus} vCPU

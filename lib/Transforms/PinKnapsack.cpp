@@ -7,15 +7,12 @@
 
 #include "PinKnapsack.h"
 
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
 #include <numeric>
-#include <optional>
 
 using namespace llvm;
 
@@ -47,96 +44,14 @@ static bool denser(ArrayRef<int64_t> values, ArrayRef<int64_t> weights,
 }
 
 namespace {
-/// The items of one knapsack (PinKnapsack.h): their values (cycles), their
-/// weights (bytes) and their groups (-1 or absent: none).
+/// The items of one knapsack (PinKnapsack.h): their values (cycles) and
+/// weights (bytes).
 struct Items {
   ArrayRef<int64_t> values, weights;
-  ArrayRef<int> groups;
-  /// The group of item `i`, or -1.
-  int groupOf(unsigned i) const {
-    return i < groups.size() && groups[i] >= 0 ? groups[i] : -1;
-  }
 };
 } // namespace
 
-/// The choice when all of `items` (the indices of the items that fit on
-/// their own) fit together: every ungrouped item, and of each group the
-/// one that saves most (the earliest on a tie). One bit per item of `p`.
-static BitVector takeAll(const Items &p, ArrayRef<unsigned> items) {
-  BitVector take(p.values.size());
-  llvm::DenseMap<int, unsigned> bestOfGroup;
-  for (unsigned i : items) {
-    int g = p.groupOf(i);
-    if (g < 0) {
-      take.set(i);
-      continue;
-    }
-    auto [it, fresh] = bestOfGroup.try_emplace(g, i);
-    if (!fresh && p.values[i] > p.values[it->second])
-      it->second = i;
-  }
-  for (auto [g, i] : bestOfGroup)
-    take.set(i);
-  return take;
-}
-
-/// The multiple-choice dynamic program over `items` with groups, in
-/// `width` capacity units of `unit` bytes; std::nullopt when a group has
-/// 255 items or more or the table would be too large (kMaxDpRow,
-/// kMaxDpCells / 4), for the branch-and-bound to solve instead.
-static std::optional<BitVector> solveGroupedDp(const Items &p,
-                                               ArrayRef<unsigned> items,
-                                               uint64_t unit, uint64_t width) {
-  // Blocks of items: a group's items together, an ungrouped item alone,
-  // in the order of their first items.
-  SmallVector<SmallVector<unsigned, 2>> blocks;
-  llvm::DenseMap<int, unsigned> blockOf;
-  for (unsigned i : items) {
-    int g = p.groupOf(i);
-    if (g >= 0) {
-      auto [it, fresh] = blockOf.try_emplace(g, blocks.size());
-      if (!fresh) {
-        blocks[it->second].push_back(i);
-        continue;
-      }
-    }
-    blocks.push_back({i});
-  }
-  uint64_t nb = blocks.size();
-  bool small =
-      llvm::all_of(blocks, [](const auto &b) { return b.size() < 255; });
-  if (!small || width > kMaxDpRow || nb * width > kMaxDpCells / 4)
-    return std::nullopt;
-  // best[c], the most the blocks from b on save within c units;
-  // choice[b * width + c], 1 + the position in block b of the item taken
-  // there (0: none). Within a block the earliest item wins a tie, and so
-  // does taking an earlier block's item (as in the 0/1 program, solveDp).
-  SmallVector<int64_t> best(width, 0), prev;
-  std::vector<uint8_t> choice(nb * width, 0);
-  for (uint64_t b = nb; b-- > 0;) {
-    prev = best;
-    for (unsigned j = blocks[b].size(); j-- > 0;) {
-      unsigned i = blocks[b][j];
-      uint64_t w = uint64_t(p.weights[i]) / unit;
-      for (uint64_t c = width; c-- > w;)
-        if (prev[c - w] + p.values[i] >= best[c]) {
-          best[c] = prev[c - w] + p.values[i];
-          choice[b * width + c] = uint8_t(j + 1);
-        }
-    }
-  }
-  BitVector take(p.values.size());
-  uint64_t c = width - 1;
-  for (uint64_t b = 0; b < nb; ++b)
-    if (uint8_t j = choice[b * width + c]) {
-      unsigned i = blocks[b][j - 1];
-      take.set(i);
-      c -= uint64_t(p.weights[i]) / unit;
-    }
-  return take;
-}
-
-/// The 0/1 dynamic program over `items` (no groups), in `width` capacity
+/// The 0/1 dynamic program over `items`, in `width` capacity
 /// units of `unit` bytes: best[c], the most cycles the items from k on save
 /// within c units; chosen[k * width + c]: taking item k is optimal there.
 /// Items are added from the last, so the walk back from the first takes
@@ -186,12 +101,9 @@ public:
 
 private:
   /// Integer floor of the LP bound: value + the items from k on that fit
-  /// whole, in order, + the fraction of the first that does not. The
-  /// groups in `used` are skipped (the bound stays an upper bound).
+  /// whole, in order, + the fraction of the first that does not.
   int64_t bound(unsigned k, uint64_t room, int64_t value) const {
     for (; k < m; ++k) {
-      if (int g = p.groupOf(items[k]); g >= 0 && used.contains(g))
-        continue;
       uint64_t w = uint64_t(p.weights[items[k]]);
       int64_t v = p.values[items[k]];
       if (w > room) {
@@ -223,18 +135,11 @@ private:
       return;
     }
     unsigned i = items[k];
-    int g = p.groupOf(i);
-    if (g >= 0 && used.contains(g))
-      return visit(k + 1, room, value);
     if (bound(k, room, value) <= bestValue)
       return;
     if (uint64_t(p.weights[i]) <= room) {
       current.set(i);
-      if (g >= 0)
-        used.insert(g);
       visit(k + 1, room - uint64_t(p.weights[i]), value + p.values[i]);
-      if (g >= 0)
-        used.erase(g);
       current.reset(i);
     }
     visit(k + 1, room, value);
@@ -243,9 +148,6 @@ private:
   const Items &p;
   ArrayRef<unsigned> items;
   unsigned m;
-  /// Groups with an item taken on the current branch (their other items
-  /// are skipped).
-  llvm::DenseSet<int> used;
   BitVector current, bestSet;
   int64_t bestValue = -1;
   uint64_t nodes = 0;
@@ -266,10 +168,6 @@ private:
 /// earliest items (op order); the branch-and-bound the first optimum it
 /// meets in decreasing value per byte (ties in op order).
 ///
-/// With groups (at most one item of each), the dynamic program is the
-/// multiple-choice one (a block of a group's items against the same row)
-/// and the branch-and-bound skips a group's other items once one is taken.
-///
 /// Method: dynamic programming over the capacity, counted in units of the
 /// GCD of the weights and the capacity (exact: every reachable total is a
 /// multiple of the GCD; resident buffers are whole tiles, so the unit is
@@ -286,35 +184,30 @@ private:
 /// (coinor-libcbc-dev, EPL) would add a large C++ dependency for it.
 llvm::BitVector accel::detail::solveKnapsack(ArrayRef<int64_t> values,
                                              ArrayRef<int64_t> weights,
-                                             uint64_t capacity, bool &exhausted,
-                                             ArrayRef<int> groups) {
+                                             uint64_t capacity,
+                                             bool &exhausted) {
   unsigned n = values.size();
   exhausted = false;
-  Items p{values, weights, groups};
-  bool grouped = llvm::any_of(groups, [](int g) { return g >= 0; });
-  // Items that fit on their own; all of them if they fit together (of a
-  // group, then, the one that saves most, the earliest on a tie).
+  Items p{values, weights};
+  // Items that fit on their own; all of them if they fit together.
   SmallVector<unsigned> items;
+  BitVector all(n);
   uint64_t total = 0, unit = capacity;
   for (unsigned i = 0; i < n; ++i) {
     if (weights[i] < 0 || uint64_t(weights[i]) > capacity)
       continue;
     items.push_back(i);
+    all.set(i);
     total += uint64_t(weights[i]);
     unit = std::gcd(unit, uint64_t(weights[i]));
   }
   if (total <= capacity)
-    return takeAll(p, items);
+    return all;
   if (unit == 0)
     unit = 1;
   uint64_t width = capacity / unit + 1;
-  uint64_t m = items.size();
-  if (grouped) {
-    if (std::optional<BitVector> take = solveGroupedDp(p, items, unit, width))
-      return *take;
-  } else if (width <= kMaxDpRow && m * width <= kMaxDpCells) {
+  if (width <= kMaxDpRow && items.size() * width <= kMaxDpCells)
     return solveDp(p, items, unit, width);
-  }
   // Branch-and-bound, densest first.
   llvm::stable_sort(items, [&](unsigned a, unsigned b) {
     return denser(values, weights, a, b);

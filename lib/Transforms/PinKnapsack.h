@@ -21,20 +21,16 @@ namespace accel::detail {
 ///   such that sum of weights[i] <= capacity  (resident buffer bytes against
 ///             the VMEM the function's allocations leave free, bytes)
 ///
-/// over the items chosen, each taken at most once, and at most one item of
-/// each group: `groups[i]` >= 0 puts item i in that group (alternative uses
-/// of the same bytes: a DMA pinned, or its buffer double-buffered for
-/// pipelining); -1 or an empty `groups`, in none. This is FAST §5.5's
-/// weight pinning as a capacity-constrained choice (FAST states it as
-/// an ILP), with the buffers pipelining needs as items of the same
-/// budget. Returns one bit per item; `exhausted` is set when the
+/// over the items chosen, each taken at most once. This is FAST §5.5's
+/// weight pinning as a capacity-constrained choice (FAST states it as an
+/// ILP). Returns one bit per item; `exhausted` is set when the
 /// branch-and-bound stopped at its node budget (the choice is then still
-/// no worse than greedy). The method and its tie-breaks are documented at
-/// the definition (PinKnapsack.cpp).
+/// no worse than greedy). An item heavier than `capacity` (or of negative
+/// weight) is never taken. The method and its tie-breaks are documented
+/// at the definition (PinKnapsack.cpp).
 llvm::BitVector solveKnapsack(llvm::ArrayRef<int64_t> values,
                               llvm::ArrayRef<int64_t> weights,
-                              uint64_t capacity, bool &exhausted,
-                              llvm::ArrayRef<int> groups = {});
+                              uint64_t capacity, bool &exhausted);
 
 } // namespace accel::detail
 

@@ -24,13 +24,11 @@
 
 #include "PinVmem.h"
 #include "LoweringCheck.h"
-#include "PinKnapsack.h"
 #include "accel/Dialect/Accel/TileShape.h"
 #include "accel/Support/PassOptions.h"
 #include "accel/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace accel {
@@ -131,17 +129,6 @@ struct PinVmemPass
     }
   }
 
-  /// A VMEM buffer that --accel-pipeline-dma would double-buffer: the
-  /// buffer (an accel.alloc) a stalled DMA in a loop loads into or stores
-  /// from, its bytes (a page multiple: the second copy), and the stall
-  /// cycles of its DMAs (what pipelining can hide).
-  struct DoubleBuffer {
-    AllocOp buffer;
-    uint64_t bytes = 0;
-    int64_t stalls = 0;
-    SmallVector<DmaStartOp, 1> dmas;
-  };
-
   /// A DMA with a pin hint for runExact: its expected cycles saved, and
   /// whether a round has pinned it.
   struct ExactHint {
@@ -150,81 +137,55 @@ struct PinVmemPass
     bool pinned = false;
   };
 
-  /// One round's knapsack (solveKnapsack): the pending DMAs legal now
-  /// (`legal`), then one item per buffer pipelining would double-buffer
-  /// (`needs`), with their values (cycles), weights (bytes) and groups.
-  struct PinChoice {
-    SmallVector<ExactHint *> legal;
-    SmallVector<DoubleBuffer> needs;
-    SmallVector<int64_t> values, weights;
-    SmallVector<int> groups;
-  };
-
-  /// The knapsack of one round of runExact over `pending`, on `func`'s
-  /// current IR.
-  PinChoice buildChoice(Operation *func, SmallVectorImpl<ExactHint> &pending) {
-    PinChoice p;
-    for (ExactHint &h : pending) {
-      Candidate c;
-      if (!analyze(h.dma, c).empty())
-        continue;
-      p.legal.push_back(&h);
-      p.values.push_back(h.saved);
-      p.weights.push_back(std::max<int64_t>(0, c.bytes - freedBytes(c)));
-      p.groups.push_back(-1);
-    }
-    // The same budget holds the second copy that --accel-pipeline-dma
-    // needs to double-buffer each stalled DMA's VMEM buffer in a loop: one
-    // item per buffer (its stall cycles against its bytes), in one group
-    // with the pin of the only stalled DMA on it (pinned, the DMA leaves
-    // the loop and needs no copy; and the pin is worth at least the copy:
-    // it removes the stalls the copy would hide, and the transfers too, so
-    // the copy is counted at most the pin's value, and the pin wins a
-    // tie).
-    p.needs = doubleBufferNeeds(func);
-    for (auto [k, need] : llvm::enumerate(p.needs)) {
-      p.values.push_back(need.stalls);
-      p.weights.push_back(int64_t(need.bytes));
-      p.groups.push_back(-1);
-      if (need.dmas.size() != 1)
-        continue;
-      for (auto [j, h] : llvm::enumerate(p.legal))
-        if (h->dma == need.dmas.front()) {
-          p.groups[j] = int(k);
-          p.groups.back() = int(k);
-          p.values.back() = std::min(p.values.back(), p.values[j]);
-        }
-    }
-    return p;
-  }
-
-  /// One round of runExact for `func`: solves the knapsack over the legal
-  /// DMAs of `pending` with the VMEM now free and pins the chosen ones
-  /// (marking them pinned). Sets `reserved` to the bytes the choice keeps
-  /// for pipelining's second copies. Returns how many were pinned.
+  /// One round of runExact for `func`: chooses among the DMAs of
+  /// `pending` legal now, with the VMEM now free, the pins and the loops
+  /// --accel-pipeline-dma will need room for (choosePinsWithPipelining),
+  /// and pins the chosen ones (marking them pinned). Sets `reserved` to the
+  /// bytes kept for pipelining's copies. Returns how many were pinned.
   unsigned pinRound(Operation *func, SmallVectorImpl<ExactHint> &pending,
                     uint64_t &reserved) {
     uint64_t used = allocatedVmemBytes(func, vmemPage);
     uint64_t freeBytes = used < vmemCapacity ? vmemCapacity - used : 0;
-    PinChoice p = buildChoice(func, pending);
-    bool exhausted = false;
-    llvm::BitVector take =
-        solveKnapsack(p.values, p.weights, freeBytes, exhausted, p.groups);
+    SmallVector<ExactHint *> legal;
+    SmallVector<DmaStartOp> dmas;
+    SmallVector<int64_t> values, weights;
+    for (ExactHint &h : pending) {
+      Candidate c;
+      if (!analyze(h.dma, c).empty())
+        continue;
+      legal.push_back(&h);
+      dmas.push_back(h.dma);
+      values.push_back(h.saved);
+      weights.push_back(std::max<int64_t>(0, c.bytes - freedBytes(c)));
+    }
     reserved = 0;
-    for (auto [k, need] : llvm::enumerate(p.needs))
-      if (take.test(p.legal.size() + k))
-        reserved += need.bytes;
-    if (exhausted && emitRemarks)
+    if (legal.empty())
+      return 0;
+    SmallVector<PipelinedLoop> loops =
+        findPipelinedLoops(cast<func::FuncOp>(func), vmemCapacity, vmemPage);
+    BudgetChoice choice =
+        choosePinsWithPipelining(dmas, values, weights, loops, freeBytes);
+    reserved = choice.reserved;
+    if (choice.exhausted && emitRemarks)
       func->emitRemark() << "pin choice: the branch-and-bound stopped at its "
                             "node budget; the best choice found so far is "
                             "used";
-    // Pin the chosen DMAs in op order, each analyzed again on the IR the
-    // pins before it left (pins only remove accesses to shared buffers, so
-    // a legal DMA stays legal; checked anyway).
+    // Pin the chosen DMAs, each analyzed again on the IR the pins before
+    // it left: a pin can make another chosen DMA illegal (it moves a
+    // DMA's access out of the loop, where it may now conflict), so they
+    // are pinned in decreasing expected cycles saved (op order on a tie)
+    // and one refused now stays pending for the next round.
+    SmallVector<ExactHint *> chosen;
+    for (auto [k, h] : llvm::enumerate(legal))
+      if (choice.take.test(k))
+        chosen.push_back(h);
+    llvm::stable_sort(chosen, [](const ExactHint *a, const ExactHint *b) {
+      return a->saved > b->saved;
+    });
     unsigned pinnedNow = 0;
-    for (auto [k, h] : llvm::enumerate(p.legal)) {
+    for (ExactHint *h : chosen) {
       Candidate c;
-      if (!take.test(k) || !analyze(h->dma, c).empty())
+      if (!analyze(h->dma, c).empty())
         continue;
       AllocOp shared = c.buffer;
       pin(c, emitRemarks);
@@ -256,8 +217,8 @@ struct PinVmemPass
             << "not pinned: its " << c.bytes
             << " bytes do not fit the VMEM capacity of "
             << uint64_t(vmemCapacity) << " bytes with the " << reserved
-            << " bytes kept for the second copies of the buffers "
-               "pipelining double-buffers (they hide more stall cycles)";
+            << " bytes kept for the buffer copies of the loops "
+               "--accel-pipeline-dma pipelines (they hide more stall cycles)";
       else
         dma.emitRemark() << "not pinned: its " << c.bytes
                          << " bytes do not fit the VMEM capacity of "
@@ -278,41 +239,6 @@ struct PinVmemPass
       return 0;
     return int64_t(
         llvm::alignTo(uint64_t(t->bytes()), std::max<uint64_t>(vmemPage, 1)));
-  }
-
-  /// The DoubleBuffer of each VMEM buffer of `func` that a stalled DMA in
-  /// an scf.for accesses (its destination, or its source when only that
-  /// is in VMEM), in op order of their first DMAs.
-  SmallVector<DoubleBuffer> doubleBufferNeeds(Operation *func) {
-    llvm::MapVector<Operation *, DoubleBuffer> needs;
-    func->walk([&](DmaStartOp d) {
-      int64_t stalls = getStallCycles(d);
-      if (stalls <= 0 || !d->getParentOfType<scf::ForOp>())
-        return;
-      auto inVmem = [](Value v) {
-        auto t = dyn_cast<MemRefType>(v.getType());
-        return t && getMemorySpace(t) == MemorySpace::VMEM;
-      };
-      Value side = inVmem(d.getDst())   ? d.getDst()
-                   : inVmem(d.getSrc()) ? d.getSrc()
-                                        : Value();
-      auto alloc = side ? getRoot(side).getDefiningOp<AllocOp>() : AllocOp();
-      if (!alloc)
-        return;
-      auto t = getTileShape(alloc.getType(), nullptr, /*allowI32=*/true);
-      if (failed(t))
-        return;
-      DoubleBuffer &need = needs[alloc];
-      need.buffer = alloc;
-      need.bytes =
-          llvm::alignTo(uint64_t(t->bytes()), std::max<uint64_t>(vmemPage, 1));
-      need.stalls += stalls;
-      need.dmas.push_back(d);
-    });
-    SmallVector<DoubleBuffer> out;
-    for (auto &[op, need] : needs)
-      out.push_back(std::move(need));
-    return out;
   }
 
   /// `solver=greedy`: candidates in decreasing expected cycles saved per

@@ -12,6 +12,9 @@
 
 #include "DmaMotion.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/BitVector.h"
+
 #include <string>
 
 namespace accel::detail::pinvmem {
@@ -76,6 +79,65 @@ private:
 /// its readers read that instead. With `emitRemarks`, a stacked pin says
 /// so.
 void pin(Candidate &c, bool emitRemarks);
+
+//===----------------------------------------------------------------------===//
+// The VMEM budget shared with accel-pipeline-dma (PinVmemBudget.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A loop --accel-pipeline-dma would pipeline, as one item of the budget:
+/// pipelining a loop multi-buffers all of its private buffers at once, or
+/// refuses the loop, so its copies are kept room for together or not at
+/// all.
+struct PipelinedLoop {
+  /// The VMEM bytes of the copies the pipelining adds for it (page
+  /// multiples).
+  uint64_t bytes = 0;
+  /// Its stalled DMAs whose buffers get copies, with their stall cycles
+  /// (what the pipelining hides).
+  SmallVector<std::pair<DmaStartOp, int64_t>, 2> dmas;
+  /// The sum of the DMAs' stall cycles.
+  int64_t stalls() const;
+};
+
+/// The loops of `func`, as it is now, that --accel-pipeline-dma would
+/// pipeline at `vmemCapacity` (bytes) with its other options at their
+/// defaults, in op order: the pass's own driver is run on a copy of the
+/// function, so a loop it refuses or unrolls fully keeps no room. A
+/// buffer's copies, and the stalls of its DMAs, count towards the
+/// innermost loop around its first access in a loop; loops with no
+/// stalled DMA on a copied buffer (they hide nothing) are left out.
+SmallVector<PipelinedLoop> findPipelinedLoops(mlir::func::FuncOp func,
+                                              uint64_t vmemCapacity,
+                                              uint64_t vmemPage);
+
+/// A choice of pins (one bit per candidate) and the VMEM bytes kept for
+/// the copies of the loops pipelining is left room for; `exhausted` when
+/// the knapsack's branch-and-bound stopped at its node budget.
+struct BudgetChoice {
+  llvm::BitVector take;
+  uint64_t reserved = 0;
+  bool exhausted = false;
+};
+
+/// The pins among `dmas` (their expected cycles saved `values` and
+/// resident bytes `weights`) and the loops of `loops` to keep room for
+/// that together save the most cycles within `freeBytes`: for each subset
+/// of the loops whose copies fit (every subset of up to 8 loops, else the
+/// prefixes in decreasing stall cycles per byte), the pins are the exact
+/// knapsack (solveKnapsack) over the bytes left, a pin of a DMA in a kept
+/// loop counting only the cycles the pipelining does not hide already;
+/// the pipelining hides a kept loop's stall cycles, but of a DMA that can
+/// be pinned at most its pin's value (a pin removes the stalls and the
+/// transfers too, so it is worth at least as much, and wins a tie). The
+/// subset with the largest sum of hidden stalls and pin savings wins (the
+/// earliest, fewest loops first, on a tie). FAST (Zhang et al.,
+/// ASPLOS '22) §5.5 states weight pinning as one capacity constraint; the
+/// loops' copies as items of the same budget are accel's (issue 33).
+BudgetChoice choosePinsWithPipelining(ArrayRef<DmaStartOp> dmas,
+                                      ArrayRef<int64_t> values,
+                                      ArrayRef<int64_t> weights,
+                                      ArrayRef<PipelinedLoop> loops,
+                                      uint64_t freeBytes);
 
 } // namespace accel::detail::pinvmem
 

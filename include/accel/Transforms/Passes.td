@@ -781,17 +781,24 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::func::FuncOp"> {
     DMAs legal in that round.
 
     The budget is shared with `accel-pipeline-dma`, which runs later and
-    needs a second copy of each VMEM buffer it double-buffers: every buffer
-    a stalled DMA in a loop loads into or stores from is an item of the
-    same knapsack (its stall cycles against its page-rounded bytes), in
-    one group with the pin of the only stalled DMA on it, if any (pinned,
-    that DMA leaves the loop and needs no copy; the copy counts at most the
-    pin's cycles, as the pin removes the stalls and the transfers). At most
-    one item of a group is taken (the multiple-choice knapsack: the DP
-    takes a group's items against the same row, the branch-and-bound skips
-    a group's other items). A legal pin left out for such copies says so:
-    "... with the N bytes kept for the second copies of the buffers
-    pipelining double-buffers".
+    multi-buffers the private buffers of each loop it pipelines, all of
+    them or the loop is refused. Each round runs that pass's driver (its
+    default options, this pass's capacity) on a copy of the function: a
+    loop it pipelines, with a stalled DMA on a buffer it copies, is an item
+    of the budget (the bytes of all the copies it adds against its stalled
+    DMAs' stall cycles, which pipelining hides); a loop it refuses or
+    unrolls fully needs no room. For each subset of these loops whose
+    copies fit (every subset of up to 8 loops, else the prefixes in
+    decreasing cycles per byte) the pins are the knapsack over the bytes
+    left, a pin of a DMA in a kept loop counting only what the pipelining
+    does not hide (a pipelined DMA's hidden stalls count at most its pin's
+    value: a pin removes the stalls and the transfers too, and wins a
+    tie); the subset saving the most cycles wins. The chosen pins are
+    applied in decreasing expected cycles saved, each checked again on the
+    IR the pins before it left (a pin can make another DMA illegal; that
+    one stays for the next round). A legal pin left out for the loops'
+    copies says so: "... with the N bytes kept for the buffer copies of
+    the loops --accel-pipeline-dma pipelines".
 
     `solver=greedy`: the former rule. Candidates are taken once each, in
     decreasing expected cycles saved per byte (over B's size), each adding

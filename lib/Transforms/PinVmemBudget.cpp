@@ -1,0 +1,190 @@
+//===- PinVmemBudget.cpp - Pins and pipelining in one VMEM budget ---------===//
+//
+// The VMEM budget accel-pin-vmem shares with accel-pipeline-dma, which
+// runs later and multi-buffers the loops it pipelines (PinVmem.h): which
+// loops the pipelining would take, with the bytes of their buffers'
+// copies (findPipelinedLoops), and the choice of pins and of the loops to
+// keep room for (choosePinsWithPipelining).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringCheck.h"
+#include "PinKnapsack.h"
+#include "PinVmem.h"
+#include "PipelineDriver.h"
+#include "accel/Dialect/Accel/TileShape.h"
+
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace accel;
+using namespace accel::detail;
+using namespace accel::detail::pinvmem;
+
+int64_t PipelinedLoop::stalls() const {
+  int64_t sum = 0;
+  for (auto [dma, cycles] : dmas)
+    sum += cycles;
+  return sum;
+}
+
+/// The VMEM buffer a DMA's copies would be of: its destination's
+/// allocation, or its source's when only that is in VMEM; null otherwise.
+static AllocOp vmemSide(DmaStartOp d) {
+  auto inVmem = [](Value v) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    return t && getMemorySpace(t) == MemorySpace::VMEM;
+  };
+  Value side = inVmem(d.getDst())   ? d.getDst()
+               : inVmem(d.getSrc()) ? d.getSrc()
+                                    : Value();
+  return side ? getRoot(side).getDefiningOp<AllocOp>() : AllocOp();
+}
+
+/// The number of allocations of each accel.alloc of `func` (in walk order)
+/// once --accel-pipeline-dma ran on a copy of it with `vmemCapacity` and
+/// `vmemPage` (its other options at their defaults): 1 for a buffer that
+/// gets no copy.
+static SmallVector<unsigned>
+countCopies(func::FuncOp func, uint64_t vmemCapacity, uint64_t vmemPage) {
+  OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
+  // The copy's allocations, tagged with their walk order; the driver's
+  // copies (and a fully unrolled loop's) are clones that keep the tag.
+  MLIRContext *ctx = func.getContext();
+  StringAttr tag = StringAttr::get(ctx, "accel.pin_budget_probe");
+  unsigned n = 0;
+  copy->walk([&](AllocOp a) {
+    a->setAttr(tag, IntegerAttr::get(IntegerType::get(ctx, 64), n++));
+  });
+  pipeline::PipelineOptions options;
+  options.vmemCapacity = vmemCapacity;
+  options.vmemPage = vmemPage;
+  pipeline::PipelineDriver driver;
+  driver.run(cast<func::FuncOp>(copy->getBody()->front()), options,
+             [](unsigned, uint64_t) {});
+  SmallVector<unsigned> count(n, 0);
+  copy->walk([&](AllocOp a) {
+    if (auto id = a->getAttrOfType<IntegerAttr>(tag))
+      if (uint64_t(id.getInt()) < count.size())
+        ++count[id.getInt()];
+  });
+  return count;
+}
+
+SmallVector<PipelinedLoop> accel::detail::pinvmem::findPipelinedLoops(
+    func::FuncOp func, uint64_t vmemCapacity, uint64_t vmemPage) {
+  // The innermost loop of each buffer's first access in a loop, and the
+  // stalled DMAs in loops by the buffer their copies would be of.
+  llvm::MapVector<Operation *, Operation *> loopOf;
+  llvm::MapVector<Operation *, SmallVector<DmaStartOp, 1>> stalledOn;
+  func.walk([&](Operation *op) {
+    auto loop = op->getParentOfType<scf::ForOp>();
+    if (!loop)
+      return;
+    for (Value v : op->getOperands())
+      if (auto alloc = getRoot(v).getDefiningOp<AllocOp>())
+        loopOf.insert({alloc, loop});
+    if (auto d = dyn_cast<DmaStartOp>(op); d && getStallCycles(d) > 0)
+      if (AllocOp alloc = vmemSide(d))
+        stalledOn[alloc].push_back(d);
+  });
+  if (stalledOn.empty())
+    return {};
+  SmallVector<AllocOp> allocs;
+  func.walk([&](AllocOp a) { allocs.push_back(a); });
+  SmallVector<unsigned> count = countCopies(func, vmemCapacity, vmemPage);
+  llvm::MapVector<Operation *, PipelinedLoop> loops;
+  uint64_t page = std::max<uint64_t>(vmemPage, 1);
+  for (auto [alloc, n] : llvm::zip(allocs, count)) {
+    auto at = loopOf.find(alloc.getOperation());
+    if (n < 2 || at == loopOf.end())
+      continue;
+    auto t = getTileShape(alloc.getType(), nullptr, /*allowI32=*/true);
+    if (failed(t))
+      continue;
+    PipelinedLoop &loop = loops[at->second];
+    loop.bytes += (n - 1) * llvm::alignTo(uint64_t(t->bytes()), page);
+    if (auto it = stalledOn.find(alloc.getOperation()); it != stalledOn.end())
+      for (DmaStartOp d : it->second)
+        loop.dmas.push_back({d, getStallCycles(d)});
+  }
+  SmallVector<PipelinedLoop> out;
+  for (auto &[loop, need] : loops)
+    if (!need.dmas.empty())
+      out.push_back(std::move(need));
+  return out;
+}
+
+/// Most loops whose every subset choosePinsWithPipelining tries; with
+/// more, it tries the prefixes of the loops in decreasing stall cycles
+/// per byte.
+static constexpr unsigned kMaxSubsetLoops = 8;
+
+BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
+    ArrayRef<DmaStartOp> dmas, ArrayRef<int64_t> values,
+    ArrayRef<int64_t> weights, ArrayRef<PipelinedLoop> loops,
+    uint64_t freeBytes) {
+  // The subsets of loops to try, as bit masks over `loops`.
+  SmallVector<SmallVector<unsigned>> subsets;
+  if (loops.size() <= kMaxSubsetLoops) {
+    for (unsigned mask = 0; mask < (1u << loops.size()); ++mask) {
+      SmallVector<unsigned> s;
+      for (unsigned l = 0; l < loops.size(); ++l)
+        if (mask & (1u << l))
+          s.push_back(l);
+      subsets.push_back(std::move(s));
+    }
+  } else {
+    SmallVector<unsigned> order(loops.size());
+    std::iota(order.begin(), order.end(), 0u);
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      return double(loops[a].stalls()) /
+                 double(std::max<uint64_t>(loops[a].bytes, 1)) >
+             double(loops[b].stalls()) /
+                 double(std::max<uint64_t>(loops[b].bytes, 1));
+    });
+    for (unsigned k = 0; k <= order.size(); ++k)
+      subsets.push_back(
+          SmallVector<unsigned>(order.begin(), order.begin() + k));
+  }
+  BudgetChoice best;
+  best.take.resize(dmas.size());
+  int64_t bestTotal = -1;
+  SmallVector<int64_t> v(values);
+  for (ArrayRef<unsigned> s : subsets) {
+    uint64_t reserved = 0;
+    int64_t hidden = 0;
+    llvm::DenseMap<Operation *, int64_t> stallOf;
+    for (unsigned l : s) {
+      reserved += loops[l].bytes;
+      for (auto [dma, cycles] : loops[l].dmas)
+        stallOf[DmaStartOp(dma).getOperation()] += cycles;
+    }
+    if (reserved > freeBytes)
+      continue;
+    // The pipelining hides a kept loop's stalls, but of a DMA that can be
+    // pinned no more than the pin saves (the pin removes those stalls and
+    // the transfers too); the pin then adds the rest (0 or more: it wins
+    // a tie).
+    for (unsigned i = 0; i < dmas.size(); ++i) {
+      auto it = stallOf.find(DmaStartOp(dmas[i]).getOperation());
+      if (it != stallOf.end())
+        it->second = std::min(it->second, values[i]);
+    }
+    for (auto [dma, cycles] : stallOf)
+      hidden += cycles;
+    for (unsigned i = 0; i < dmas.size(); ++i)
+      v[i] = values[i] - stallOf.lookup(DmaStartOp(dmas[i]).getOperation());
+    bool exhausted = false;
+    llvm::BitVector take =
+        solveKnapsack(v, weights, freeBytes - reserved, exhausted);
+    int64_t total = hidden;
+    for (unsigned i : take.set_bits())
+      total += v[i];
+    if (total > bestTotal) {
+      bestTotal = total;
+      best = {take, reserved, exhausted};
+    }
+  }
+  return best;
+}
