@@ -67,16 +67,22 @@ namespace profile {
 struct AnalyzerImpl {
   static void busy(Analyzer &a, size_t track, uint64_t start, uint64_t end,
                    uint32_t opId) {
-    if (end <= start)
-      return;
     auto &t = a.tracks[track];
-    // Merge with the previous interval when contiguous and of the same op
-    // (the scalar track's carry no op: Analyzer::scalarBusyByPc).
-    if (!t.empty() && t.back().end == start && t.back().opId == opId) {
-      t.back().end = end;
-      return;
+    while (end > start) {
+      // Merge with the previous interval when contiguous and of the same
+      // op (the scalar track's carry no op: Analyzer::scalarBusyByPc).
+      constexpr uint64_t kMax = UINT32_MAX;
+      if (!t.empty() && t.back().end() == start && t.back().opId == opId &&
+          t.back().length < kMax) {
+        uint64_t add = std::min(end - start, kMax - t.back().length);
+        t.back().length += uint32_t(add);
+        start += add;
+        continue;
+      }
+      uint64_t length = std::min(end - start, kMax);
+      t.push_back({start, uint32_t(length), opId});
+      start += length;
     }
-    t.push_back({start, end, opId});
   }
 };
 } // namespace profile

@@ -148,14 +148,14 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
     std::vector<uint64_t> busy(nBuckets, 0);
     uint64_t sum = 0;
     for (const Busy &b : tracks[t]) {
-      sum += b.end - b.start;
+      sum += b.length;
       if (t != 0)
-        perOp[b.opId][trackNames[t]] += b.end - b.start;
-      for (uint64_t c = b.start; c < b.end;) {
+        perOp[b.opId][trackNames[t]] += b.length;
+      for (uint64_t c = b.start; c < b.end();) {
         uint64_t k = std::min(nBuckets - 1, c / bucket);
-        uint64_t upto = std::min(b.end, (k + 1) * bucket);
+        uint64_t upto = std::min(b.end(), (k + 1) * bucket);
         if (upto <= c) // past the last bucket: clamp
-          upto = b.end;
+          upto = b.end();
         busy[k] += upto - c;
         c = upto;
       }
@@ -537,7 +537,7 @@ struct ReportSteps {
         continue;
       uint64_t sum = 0;
       for (const Analyzer::Busy &b : a.tracks[t])
-        sum += b.end - b.start;
+        sum += b.length;
       perResource[s.trackNames[t]] = sum;
       if (sum > bound)
         bound = sum, boundBy = s.trackNames[t];

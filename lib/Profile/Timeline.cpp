@@ -229,7 +229,7 @@ void TimelineWriter::writeOpSlices() {
           .member("op_id", b.opId)
           .endObject()
           .member("cat", t == 1 ? "mxu" : "vpu")
-          .member("dur", ts(b.end) - ts(b.start))
+          .member("dur", ts(b.end()) - ts(b.start))
           .member("name", name)
           .member("ph", "X")
           .member("pid", pid)

@@ -26,17 +26,30 @@ VmemTracker::VmemTracker(uint64_t vmemBytes, uint64_t pageBytes)
 void VmemTracker::close(uint32_t page, PageState &s) {
   if (!s.live)
     return;
-  // The lifetime's place was taken when it began (write()), so the list
-  // stays in order of start; an unread lifetime leaves its place empty.
-  Interval &iv = intervals[s.slot];
-  if (s.read) {
-    iv = Interval{s.writeCycle, s.lastRead, s.lastUse, page, s.used};
-  } else {
-    iv.page = kNoPage;
+  s.live = false;
+  if (!s.read) {
     if (s.byDma)
       wasted[s.writerOp] += pageBytes;
+    return;
   }
-  s.live = false;
+  Interval life{s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used};
+  // Whether `life` continues `iv`: the next page, with the same cycles.
+  auto extend = [&](Interval &iv) {
+    if (iv.page + uint64_t(iv.pages) != page || iv.start != life.start ||
+        iv.end != life.end || iv.useEnd != life.useEnd ||
+        iv.used != life.used || iv.pages == (1u << 31) - 1)
+      return false;
+    ++iv.pages;
+    return true;
+  };
+  Interval &entry = intervals[s.slot];
+  if (entry.page == kNoPage) {
+    entry = life;
+    return;
+  }
+  if (extend(entry) || (!unmerged.empty() && extend(unmerged.back())))
+    return;
+  unmerged.push_back(life);
 }
 
 void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
@@ -44,6 +57,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
   if (begin >= end)
     return;
   uint64_t first = begin / pageBytes, last = (end - 1) / pageBytes;
+  uint64_t slot = UINT64_MAX; // this write's entry, taken on first use
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
     // A partial write to a live page keeps it live (the rest of the page
@@ -55,9 +69,11 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
       continue;
     }
     close(uint32_t(p), s);
-    s = PageState{cycle, cycle, cycle, intervals.size(), opId, true,
-                  false, byDma, false};
-    intervals.push_back(Interval{cycle, cycle, cycle, uint32_t(p), false});
+    if (slot == UINT64_MAX) {
+      slot = intervals.size();
+      intervals.push_back(Interval{cycle, cycle, cycle, kNoPage, 0, 0});
+    }
+    s = PageState{cycle, cycle, cycle, slot, opId, true, false, byDma, false};
   }
 }
 
@@ -78,11 +94,12 @@ void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
 void VmemTracker::finish() {
   for (uint64_t p = 0; p < pages; ++p)
     close(uint32_t(p), state[p]);
-  // unused() sweeps the lifetimes in order of their start: the order they
-  // began in, unless accesses came out of cycle order (DMA completions).
-  // Neither unused() nor buckets() depends on the order of lifetimes that
-  // start at the same cycle, so an in-place sort serves (a stable sort
-  // would allocate half the lifetimes again, at the analyzer's peak).
+  // unused() sweeps the lifetimes in order of their start: the entries
+  // were taken in the order their writes began, unless accesses came out
+  // of cycle order (DMA completions). Neither unused() nor buckets()
+  // depends on the order of lifetimes that start at the same cycle, so an
+  // in-place sort serves (a stable sort would allocate half the lifetimes
+  // again, at the analyzer's peak).
   llvm::erase_if(intervals,
                  [](const Interval &iv) { return iv.page == kNoPage; });
   auto byStart = [](const Interval &a, const Interval &b) {
@@ -90,6 +107,7 @@ void VmemTracker::finish() {
   };
   if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
     std::sort(intervals.begin(), intervals.end(), byStart);
+  std::sort(unmerged.begin(), unmerged.end(), byStart);
   // No shrink_to_fit: its copy would hold both arrays at once, at the
   // analyzer's peak.
 }
@@ -105,12 +123,17 @@ std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
   // pages over 200 buckets is 6.5 M pages to visit one by one (issue 34).
   uint64_t words = llvm::divideCeil(pages, 64);
   std::vector<uint64_t> used(n * words, 0);
-  for (const Interval &iv : intervals) {
+  auto mark = [&](const Interval &iv) {
     uint64_t b0 = std::min(n - 1, iv.start / bucketCycles);
     uint64_t b1 = std::min(n - 1, iv.end / bucketCycles);
     for (uint64_t b = b0; b <= b1; ++b)
-      used[b * words + iv.page / 64] |= uint64_t(1) << (iv.page % 64);
-  }
+      for (uint64_t p = iv.page; p < uint64_t(iv.page) + iv.pages; ++p)
+        used[b * words + p / 64] |= uint64_t(1) << (p % 64);
+  };
+  for (const Interval &iv : intervals)
+    mark(iv);
+  for (const Interval &iv : unmerged)
+    mark(iv);
   uint64_t padding = pages % 64 ? ~uint64_t(0) << (pages % 64) : 0;
   uint64_t pagesPerBlock =
       blocks ? std::max<uint64_t>(1, pages / blocks) : pages;
@@ -268,6 +291,45 @@ struct UnusedAccumulator {
 };
 } // namespace
 
+namespace {
+/// The used lifetimes that start before `total`, in order of start: a
+/// merge of two lists sorted by start (VmemTracker's `intervals` and
+/// `unmerged`).
+template <typename Main, typename Rest> class UsedByStart {
+public:
+  using Interval = typename Rest::value_type;
+  UsedByStart(const Main &main, const Rest &rest, uint64_t total)
+      : main(main), rest(rest), total(total) {
+    skip();
+  }
+  /// The next lifetime, or null.
+  const Interval *peek() const {
+    bool fromMain =
+        m < main.size() && (r == rest.size() || main[m].start <= rest[r].start);
+    return fromMain ? &main[m] : r < rest.size() ? &rest[r] : nullptr;
+  }
+  /// Moves past peek().
+  void pop() {
+    bool fromMain =
+        m < main.size() && (r == rest.size() || main[m].start <= rest[r].start);
+    ++(fromMain ? m : r);
+    skip();
+  }
+
+private:
+  void skip() {
+    while (m < main.size() && (!main[m].used || main[m].start >= total))
+      ++m;
+    while (r < rest.size() && (!rest[r].used || rest[r].start >= total))
+      ++r;
+  }
+  const Main &main;
+  const Rest &rest;
+  uint64_t total;
+  size_t m = 0, r = 0;
+};
+} // namespace
+
 VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
                                               uint64_t totalCycles) const {
   uint64_t total = std::max<uint64_t>(1, totalCycles);
@@ -285,36 +347,37 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   // holds at most one entry per lifetime live at a time. Events at the
   // same cycle are all applied before the cycle is counted, so their order
   // does not matter (an end comes after its own start).
-  using End = std::pair<uint64_t, uint32_t>; // (useEnd + 1, page)
+  struct End {
+    uint64_t at; ///< useEnd + 1
+    uint32_t page, pages;
+    bool operator>(const End &o) const { return at > o.at; }
+  };
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
   FreeRunTree tree(pages);
   std::vector<uint32_t> liveCount(pages, 0);
   uint64_t usedPages = 0;
   UnusedAccumulator acc(n, bucketCycles, pages);
-  size_t e = 0;
-  // The next used lifetime that starts before `total`.
-  auto nextBegin = [&]() {
-    while (e < intervals.size() &&
-           (!intervals[e].used || intervals[e].start >= total))
-      ++e;
-  };
-  nextBegin();
+  UsedByStart lives(intervals, unmerged, total);
   for (uint64_t t = 0; t < total;) {
     while (true) {
-      if (e < intervals.size() && intervals[e].start <= t) {
-        const Interval &iv = intervals[e++];
-        if (liveCount[iv.page]++ == 0) {
-          ++usedPages;
-          tree.set(iv.page, false);
-        }
+      if (const Interval *next = lives.peek(); next && next->start <= t) {
+        const Interval &iv = *next;
+        for (uint32_t p = iv.page; p < iv.page + iv.pages; ++p)
+          if (liveCount[p]++ == 0) {
+            ++usedPages;
+            tree.set(p, false);
+          }
         if (iv.useEnd + 1 < total)
-          ends.push({iv.useEnd + 1, iv.page});
-        nextBegin();
-      } else if (!ends.empty() && ends.top().first <= t) {
-        uint32_t &c = liveCount[ends.top().second];
-        if (c && --c == 0) {
-          --usedPages;
-          tree.set(ends.top().second, true);
+          ends.push({iv.useEnd + 1, iv.page, iv.pages});
+        lives.pop();
+      } else if (!ends.empty() && ends.top().at <= t) {
+        End end = ends.top();
+        for (uint32_t p = end.page; p < end.page + end.pages; ++p) {
+          uint32_t &c = liveCount[p];
+          if (c && --c == 0) {
+            --usedPages;
+            tree.set(p, true);
+          }
         }
         ends.pop();
       } else {
@@ -322,13 +385,13 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
       }
     }
     tree.update();
-    uint64_t next = total;
-    if (e < intervals.size())
-      next = std::min(next, intervals[e].start);
+    uint64_t until = total;
+    if (const Interval *next = lives.peek())
+      until = std::min(until, next->start);
     if (!ends.empty())
-      next = std::min(next, ends.top().first);
-    acc.add(t, next, pages - usedPages, tree.longest());
-    t = next;
+      until = std::min(until, ends.top().at);
+    acc.add(t, until, pages - usedPages, tree.longest());
+    t = until;
   }
   acc.finish(out, total, pages);
   return out;

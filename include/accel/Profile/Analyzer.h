@@ -115,28 +115,43 @@ private:
   struct PageState {
     /// lastRead also counts partial overwrites; lastUse only reads.
     uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
-    /// The lifetime's entry in `intervals`.
+    /// The entry in `intervals` its write took (one per write).
     uint64_t slot = 0;
     uint32_t writerOp = 0;
     bool live = false, read = false, byDma = false, used = false;
   };
-  /// One page lifetime (32 bytes); `page` kNoPage: an empty place (a
-  /// lifetime never read, dropped by finish()).
-  static constexpr uint32_t kNoPage = UINT32_MAX;
+  /// The read lifetimes of `pages` consecutive pages from `page` that
+  /// began and ended at the same cycles (32 bytes): the pages of a tile,
+  /// written together, read together and overwritten together, are one
+  /// entry (issue 34: a lifetime per page was the analyzer's largest
+  /// structure).
   struct Interval {
     uint64_t start, end; ///< live over [start, end]
     uint64_t useEnd;     ///< the last read (meaningful when `used`)
     uint32_t page;
-    bool used; ///< some instruction read the lifetime's data
+    uint32_t pages : 31;
+    uint32_t used : 1; ///< some instruction read the lifetime's data
   };
+  /// An entry of `intervals` no page has closed into yet (or none will: a
+  /// lifetime never read, dropped by finish()).
+  static constexpr uint32_t kNoPage = UINT32_MAX;
+  /// Ends `page`'s lifetime: a read one fills or extends the entry its
+  /// write took, or, when it does not continue that entry, joins
+  /// `unmerged`; an unread one written by a DMA counts as wasted.
   void close(uint32_t page, PageState &s);
 
   uint64_t pageBytes, pages;
   std::vector<PageState> state;
-  /// A deque: it grows in blocks, never holding the old and the doubled
-  /// array at once nor up to twice the lifetimes' bytes, as a vector does
-  /// (the largest structure of the analyzer; issue 34).
+  /// One entry per write that started lifetimes, taken when it began, so
+  /// in order of start: the pages it wrote, as they close, if they end at
+  /// the same cycles (the usual tile). A deque: it grows in blocks, never
+  /// holding the old and the doubled array at once nor up to twice the
+  /// lifetimes' bytes, as a vector does.
   std::deque<Interval> intervals;
+  /// The lifetimes that did not continue their write's entry (a tile read
+  /// or overwritten in parts), in the order they ended; sorted by start by
+  /// finish().
+  std::vector<Interval> unmerged;
   std::map<uint32_t, uint64_t> wasted;
 };
 
@@ -356,12 +371,18 @@ private:
   uint64_t totalCycles = 0;
   uint64_t index = 0; ///< instructions seen
 
-  /// A busy interval on a track (0 scalar, 1 MXU, 2 VPU, 3+ DMA links);
-  /// `opId` is 0 on the scalar track.
+  /// A busy interval on a track (0 scalar, 1 MXU, 2 VPU, 3+ DMA links),
+  /// [start, end()) in cycles (16 bytes: one per MXU or VPU op); `opId` is
+  /// 0 on the scalar track. An interval longer than 2^32 - 1 cycles is
+  /// kept as several.
   struct Busy {
-    uint64_t start, end;
+    uint64_t start;
+    uint32_t length;
     uint32_t opId;
+    uint64_t end() const { return start + length; }
   };
+  /// Per track, in order of start (vectors: a system's chips have a track
+  /// per ICI link, mostly empty, where an empty deque would cost a block).
   std::vector<std::vector<Busy>> tracks;
   std::vector<uint64_t> issueCycles; ///< per instruction index
   /// Per instruction index: the cycle its result is available (MXU/VPU:
