@@ -161,10 +161,9 @@ struct PinVmemPass
     reserved = 0;
     if (legal.empty())
       return 0;
-    SmallVector<PipelinedLoop> loops =
-        findPipelinedLoops(cast<func::FuncOp>(func), vmemCapacity, vmemPage);
     BudgetChoice choice =
-        choosePinsWithPipelining(dmas, values, weights, loops, freeBytes);
+        choosePinsWithPipelining(cast<func::FuncOp>(func), dmas, values,
+                                 weights, freeBytes, vmemCapacity, vmemPage);
     reserved = choice.reserved;
     if (choice.exhausted && emitRemarks)
       func->emitRemark() << "pin choice: the branch-and-bound stopped at its "

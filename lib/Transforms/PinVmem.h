@@ -110,34 +110,39 @@ SmallVector<PipelinedLoop> findPipelinedLoops(mlir::func::FuncOp func,
                                               uint64_t vmemCapacity,
                                               uint64_t vmemPage);
 
-/// A choice of pins (one bit per candidate) and the VMEM bytes kept for
-/// the copies of the loops pipelining is left room for; `exhausted` when
-/// the knapsack's branch-and-bound stopped at its node budget.
+/// A choice of pins (one bit per candidate) and the VMEM bytes the copies
+/// of the loops pipelined after them take; `exhausted` when the knapsack's
+/// branch-and-bound stopped at its node budget.
 struct BudgetChoice {
   llvm::BitVector take;
   uint64_t reserved = 0;
   bool exhausted = false;
 };
 
-/// The pins among `dmas` (their expected cycles saved `values` and
-/// resident bytes `weights`) and the loops of `loops` to keep room for
-/// that together save the most cycles within `freeBytes`: for each subset
-/// of the loops whose copies fit (every subset of up to 8 loops, else the
-/// prefixes in decreasing stall cycles per byte), the pins are the exact
-/// knapsack (solveKnapsack) over the bytes left, a pin of a DMA in a kept
-/// loop counting only the cycles the pipelining does not hide already;
-/// the pipelining hides a kept loop's stall cycles, but of a DMA that can
-/// be pinned at most its pin's value (a pin removes the stalls and the
-/// transfers too, so it is worth at least as much, and wins a tie). The
-/// subset with the largest sum of hidden stalls and pin savings wins (the
-/// earliest, fewest loops first, on a tie). FAST (Zhang et al.,
+/// The pins among `dmas` (legal candidates of `func`, with their expected
+/// cycles saved `values` and resident bytes `weights`) within `freeBytes`,
+/// sharing the budget with the loops --accel-pipeline-dma will pipeline
+/// (findPipelinedLoops at `vmemCapacity`, `vmemPage`). First an estimate:
+/// for each subset of those loops whose copies fit (every subset of up to
+/// 8 loops, else the prefixes in decreasing stall cycles per byte), the
+/// pins are the exact knapsack (solveKnapsack) over the bytes left, a pin
+/// of a DMA in a kept loop counting only the cycles the pipelining does
+/// not hide already (the pipelining hides a kept loop's stall cycles, but
+/// of a DMA that can be pinned at most its pin's value: a pin removes the
+/// stalls and the transfers too, so it is worth at least as much, and
+/// wins a tie). Then the estimate's best plan, the plan keeping no loop
+/// and the one keeping the most are measured with the pipelining that
+/// would follow their pins (the pass's driver on a copy of the function
+/// with the pins applied: pins can shrink a loop's copies or free a shared
+/// buffer), and the best measured plan wins. FAST (Zhang et al.,
 /// ASPLOS '22) §5.5 states weight pinning as one capacity constraint; the
-/// loops' copies as items of the same budget are accel's (issue 33).
-BudgetChoice choosePinsWithPipelining(ArrayRef<DmaStartOp> dmas,
+/// pipelining as part of the same budget is accel's (issue 33).
+BudgetChoice choosePinsWithPipelining(mlir::func::FuncOp func,
+                                      ArrayRef<DmaStartOp> dmas,
                                       ArrayRef<int64_t> values,
                                       ArrayRef<int64_t> weights,
-                                      ArrayRef<PipelinedLoop> loops,
-                                      uint64_t freeBytes);
+                                      uint64_t freeBytes, uint64_t vmemCapacity,
+                                      uint64_t vmemPage);
 
 } // namespace accel::detail::pinvmem
 

@@ -120,11 +120,12 @@ SmallVector<PipelinedLoop> accel::detail::pinvmem::findPipelinedLoops(
 /// per byte.
 static constexpr unsigned kMaxSubsetLoops = 8;
 
-BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
-    ArrayRef<DmaStartOp> dmas, ArrayRef<int64_t> values,
-    ArrayRef<int64_t> weights, ArrayRef<PipelinedLoop> loops,
-    uint64_t freeBytes) {
-  // The subsets of loops to try, as bit masks over `loops`.
+/// The subsets of `loops` choosePinsWithPipelining tries (indices into
+/// `loops`), the empty one first: all of them for up to kMaxSubsetLoops
+/// loops, else the prefixes of the loops in decreasing stall cycles per
+/// byte.
+static SmallVector<SmallVector<unsigned>>
+loopSubsets(ArrayRef<PipelinedLoop> loops) {
   SmallVector<SmallVector<unsigned>> subsets;
   if (loops.size() <= kMaxSubsetLoops) {
     for (unsigned mask = 0; mask < (1u << loops.size()); ++mask) {
@@ -147,9 +148,85 @@ BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
       subsets.push_back(
           SmallVector<unsigned>(order.begin(), order.begin() + k));
   }
+  return subsets;
+}
+
+/// The DMAs of `func` in walk order (how a copy's DMAs match them).
+static SmallVector<DmaStartOp> dmasOf(func::FuncOp func) {
+  SmallVector<DmaStartOp> out;
+  func.walk([&](DmaStartOp d) { out.push_back(d); });
+  return out;
+}
+
+/// What the pins `take` of `dmas` (their expected cycles saved `values`)
+/// save with the pipelining that follows them, by the pipelining's own
+/// choice: the pins are applied to a copy of `func` (in decreasing value,
+/// each checked again, as the pass does), and findPipelinedLoops runs on
+/// that copy. The value is the pins' plus the stall cycles of the loops it
+/// pipelines then (of a DMA that could be pinned, at most its pin's
+/// value); `pinned` is set to the pins' part and `reserved` to those
+/// loops' copy bytes. Pins can shrink or remove a loop's copies (a buffer
+/// every DMA of which was pinned is freed), which an estimate made before
+/// them misses.
+static int64_t planValue(func::FuncOp func, ArrayRef<DmaStartOp> dmas,
+                         ArrayRef<int64_t> values, const llvm::BitVector &take,
+                         uint64_t vmemCapacity, uint64_t vmemPage,
+                         int64_t &pinned, uint64_t &reserved) {
+  SmallVector<DmaStartOp> all = dmasOf(func);
+  OwningOpRef<ModuleOp> copy = cloneIntoModule(func);
+  auto copyFunc = cast<func::FuncOp>(copy->getBody()->front());
+  SmallVector<DmaStartOp> copyDmas = dmasOf(copyFunc);
+  // Candidate i's DMA in the copy, and the value of each copy DMA that is
+  // a candidate.
+  llvm::DenseMap<Operation *, int64_t> valueOf;
+  SmallVector<std::pair<int64_t, DmaStartOp>> pins;
+  for (auto [i, d] : llvm::enumerate(dmas)) {
+    size_t at = llvm::find(all, d) - all.begin();
+    if (at == all.size() || at >= copyDmas.size())
+      continue;
+    valueOf[copyDmas[at].getOperation()] = values[i];
+    if (take.test(i))
+      pins.push_back({values[i], copyDmas[at]});
+  }
+  llvm::stable_sort(
+      pins, [](const auto &a, const auto &b) { return a.first > b.first; });
+  int64_t value = 0;
+  for (auto [saved, d] : pins) {
+    Candidate c;
+    if (!PinAnalyzer(vmemPage).analyze(d, c).empty())
+      continue;
+    AllocOp shared = c.buffer;
+    pin(c, /*emitRemarks=*/false);
+    if (shared && shared->use_empty())
+      shared.erase();
+    value += saved;
+  }
+  pinned = value;
+  reserved = 0;
+  for (const PipelinedLoop &loop :
+       findPipelinedLoops(copyFunc, vmemCapacity, vmemPage)) {
+    reserved += loop.bytes;
+    for (auto [dma, cycles] : loop.dmas) {
+      auto it = valueOf.find(DmaStartOp(dma).getOperation());
+      value += it == valueOf.end() ? cycles : std::min(cycles, it->second);
+    }
+  }
+  return value;
+}
+
+BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
+    func::FuncOp func, ArrayRef<DmaStartOp> dmas, ArrayRef<int64_t> values,
+    ArrayRef<int64_t> weights, uint64_t freeBytes, uint64_t vmemCapacity,
+    uint64_t vmemPage) {
+  SmallVector<PipelinedLoop> loops =
+      findPipelinedLoops(func, vmemCapacity, vmemPage);
+  SmallVector<SmallVector<unsigned>> subsets = loopSubsets(loops);
   BudgetChoice best;
   best.take.resize(dmas.size());
   int64_t bestTotal = -1;
+  // Each subset's pins (with whether the knapsack's search was cut
+  // short), in the order of `subsets`.
+  SmallVector<std::pair<llvm::BitVector, bool>> plans;
   SmallVector<int64_t> v(values);
   for (ArrayRef<unsigned> s : subsets) {
     uint64_t reserved = 0;
@@ -185,6 +262,32 @@ BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
       bestTotal = total;
       best = {take, reserved, exhausted};
     }
+    plans.push_back({take, exhausted});
   }
-  return best;
+  if (loops.empty())
+    return best;
+  // The estimate above takes each loop's copies as they are before any
+  // pin; the plans it weighs most (its best, no loop kept, every loop
+  // kept that fits) are measured with the pipelining that follows their
+  // pins (planValue), and the best of those wins (on a tie, the one whose
+  // pins save more: a pin removes the transfers too; then the estimate's).
+  SmallVector<std::pair<llvm::BitVector, bool>, 3> tried = {
+      {best.take, best.exhausted}, plans.front(), plans.back()};
+  int64_t bestValue = -1, bestPinned = -1;
+  BudgetChoice chosen = best;
+  for (auto [k, plan] : llvm::enumerate(tried)) {
+    if (llvm::any_of(llvm::ArrayRef(tried).take_front(k),
+                     [&](const auto &p) { return p.first == plan.first; }))
+      continue;
+    uint64_t reserved = 0;
+    int64_t pinned = 0;
+    int64_t value = planValue(func, dmas, values, plan.first, vmemCapacity,
+                              vmemPage, pinned, reserved);
+    if (value > bestValue || (value == bestValue && pinned > bestPinned)) {
+      bestValue = value;
+      bestPinned = pinned;
+      chosen = {plan.first, reserved, plan.second};
+    }
+  }
+  return chosen;
 }
