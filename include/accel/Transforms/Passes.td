@@ -792,8 +792,14 @@ def AccelPinVmem : Pass<"accel-pin-vmem", "mlir::func::FuncOp"> {
     decreasing cycles per byte) the pins are the knapsack over the bytes
     left, a pin of a DMA in a kept loop counting only what the pipelining
     does not hide (a pipelined DMA's hidden stalls count at most its pin's
-    value: a pin removes the stalls and the transfers too, and wins a
-    tie); the subset saving the most cycles wins. The chosen pins are
+    value: a pin removes the stalls and the transfers too). That estimate
+    takes each loop's copies as they are before any pin, and a pin can
+    shrink them (a buffer left with fewer writers) or free a shared
+    buffer; so its best plan, the plan keeping no loop and the one keeping
+    the most are each measured: the pins applied to a copy of the function
+    and the driver run on it, the plan's value being its pins' cycles plus
+    the stalls of the loops pipelined then. The best measured plan wins
+    (on a tie, the one whose pins save more). The chosen pins are
     applied in decreasing expected cycles saved, each checked again on the
     IR the pins before it left (a pin can make another DMA illegal; that
     one stays for the next round). A legal pin left out for the loops'
