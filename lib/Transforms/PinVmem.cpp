@@ -186,16 +186,12 @@ struct PinVmemPass
       Candidate c;
       if (!analyze(h->dma, c).empty())
         continue;
-      AllocOp shared = c.buffer;
       pin(c, emitRemarks);
       h->pinned = true;
       ++pinnedNow;
       bump(numPinned, 0);
       bump(cyclesSaved, 1, uint64_t(h->saved));
       bump(bytesPinned, 2, uint64_t(c.bytes));
-      // A shared buffer nothing uses any more is freed.
-      if (shared->use_empty())
-        shared.erase();
     }
     return pinnedNow;
   }
@@ -284,17 +280,11 @@ struct PinVmemPass
                              << uint64_t(vmemCapacity) << " bytes";
         continue;
       }
-      used[func] += uint64_t(c.bytes);
-      AllocOp shared = c.buffer;
-      pin(c, emitRemarks);
+      bool freedShared = pin(c, emitRemarks);
+      used[func] += freedShared ? 0 : uint64_t(c.bytes);
       bump(numPinned, 0);
       bump(cyclesSaved, 1, uint64_t(h.saved));
       bump(bytesPinned, 2, uint64_t(c.bytes));
-      // A shared buffer nothing uses any more is freed.
-      if (shared->use_empty()) {
-        used[func] -= uint64_t(c.bytes);
-        shared.erase();
-      }
     }
   }
 };

@@ -76,9 +76,10 @@ private:
 /// Pins `c` (a candidate PinAnalyzer::analyze found legal on the current
 /// IR; PinVmemRewrite.cpp): its DMA leaves the loop for one load before it
 /// into a resident buffer (or a stack of tiles before the outer loop), and
-/// its readers read that instead. With `emitRemarks`, a stacked pin says
-/// so.
-void pin(Candidate &c, bool emitRemarks);
+/// its readers read that instead; the buffer it shared, when nothing uses
+/// it any more, is erased (returns true then). With `emitRemarks`, a
+/// stacked pin says so.
+bool pin(Candidate &c, bool emitRemarks);
 
 //===----------------------------------------------------------------------===//
 // The VMEM budget shared with accel-pipeline-dma (PinVmemBudget.cpp)

@@ -195,10 +195,7 @@ static int64_t planValue(func::FuncOp func, ArrayRef<DmaStartOp> dmas,
     Candidate c;
     if (!PinAnalyzer(vmemPage).analyze(d, c).empty())
       continue;
-    AllocOp shared = c.buffer;
     pin(c, /*emitRemarks=*/false);
-    if (shared && shared->use_empty())
-      shared.erase();
     value += saved;
   }
   pinned = value;
@@ -214,21 +211,32 @@ static int64_t planValue(func::FuncOp func, ArrayRef<DmaStartOp> dmas,
   return value;
 }
 
-BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
-    func::FuncOp func, ArrayRef<DmaStartOp> dmas, ArrayRef<int64_t> values,
-    ArrayRef<int64_t> weights, uint64_t freeBytes, uint64_t vmemCapacity,
-    uint64_t vmemPage) {
-  SmallVector<PipelinedLoop> loops =
-      findPipelinedLoops(func, vmemCapacity, vmemPage);
-  SmallVector<SmallVector<unsigned>> subsets = loopSubsets(loops);
-  BudgetChoice best;
-  best.take.resize(dmas.size());
-  int64_t bestTotal = -1;
-  // Each subset's pins (with whether the knapsack's search was cut
-  // short), in the order of `subsets`.
+namespace {
+/// The estimate of choosePinsWithPipelining: per subset of the loops
+/// whose copies fit, its pins (`plans`, in the order of loopSubsets, the
+/// empty subset first, with whether the knapsack's search was cut short);
+/// `best`, the plan of the largest estimated saving, with the bytes its
+/// loops keep; `most`, the index of the plan keeping the most loops.
+struct Estimate {
   SmallVector<std::pair<llvm::BitVector, bool>> plans;
+  BudgetChoice best;
+  size_t most = 0;
+};
+} // namespace
+
+/// The estimate over `loops` (copies as before any pin) of the pins among
+/// `dmas` (values, weights) within `freeBytes`.
+static Estimate estimatePlans(ArrayRef<DmaStartOp> dmas,
+                              ArrayRef<int64_t> values,
+                              ArrayRef<int64_t> weights,
+                              ArrayRef<PipelinedLoop> loops,
+                              uint64_t freeBytes) {
+  Estimate e;
+  e.best.take.resize(dmas.size());
+  int64_t bestTotal = -1;
+  size_t mostLoops = 0;
   SmallVector<int64_t> v(values);
-  for (ArrayRef<unsigned> s : subsets) {
+  for (ArrayRef<unsigned> s : loopSubsets(loops)) {
     uint64_t reserved = 0;
     int64_t hidden = 0;
     llvm::DenseMap<Operation *, int64_t> stallOf;
@@ -260,21 +268,35 @@ BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
       total += v[i];
     if (total > bestTotal) {
       bestTotal = total;
-      best = {take, reserved, exhausted};
+      e.best = {take, reserved, exhausted};
     }
-    plans.push_back({take, exhausted});
+    if (s.size() >= mostLoops) {
+      e.most = e.plans.size();
+      mostLoops = s.size();
+    }
+    e.plans.push_back({take, exhausted});
   }
+  return e;
+}
+
+BudgetChoice accel::detail::pinvmem::choosePinsWithPipelining(
+    func::FuncOp func, ArrayRef<DmaStartOp> dmas, ArrayRef<int64_t> values,
+    ArrayRef<int64_t> weights, uint64_t freeBytes, uint64_t vmemCapacity,
+    uint64_t vmemPage) {
+  SmallVector<PipelinedLoop> loops =
+      findPipelinedLoops(func, vmemCapacity, vmemPage);
+  Estimate e = estimatePlans(dmas, values, weights, loops, freeBytes);
   if (loops.empty())
-    return best;
-  // The estimate above takes each loop's copies as they are before any
-  // pin; the plans it weighs most (its best, no loop kept, every loop
-  // kept that fits) are measured with the pipelining that follows their
-  // pins (planValue), and the best of those wins (on a tie, the one whose
-  // pins save more: a pin removes the transfers too; then the estimate's).
+    return e.best;
+  // The estimate takes each loop's copies as they are before any pin; the
+  // plans it weighs most (its best, no loop kept, the most loops kept that
+  // fit) are measured with the pipelining that follows their pins
+  // (planValue), and the best of those wins (on a tie, the one whose pins
+  // save more: a pin removes the transfers too; then the estimate's).
   SmallVector<std::pair<llvm::BitVector, bool>, 3> tried = {
-      {best.take, best.exhausted}, plans.front(), plans.back()};
+      {e.best.take, e.best.exhausted}, e.plans.front(), e.plans[e.most]};
   int64_t bestValue = -1, bestPinned = -1;
-  BudgetChoice chosen = best;
+  BudgetChoice chosen = e.best;
   for (auto [k, plan] : llvm::enumerate(tried)) {
     if (llvm::any_of(llvm::ArrayRef(tried).take_front(k),
                      [&](const auto &p) { return p.first == plan.first; }))

@@ -183,7 +183,8 @@ static void pinStacked(Candidate &c, bool emitRemarks) {
       op->erase();
 }
 
-void accel::detail::pinvmem::pin(Candidate &c, bool emitRemarks) {
+/// pin() but for the shared buffer, which it leaves in place.
+static void pinDma(Candidate &c, bool emitRemarks) {
   if (c.level)
     return pinStacked(c, emitRemarks);
   auto loop = cast<scf::ForOp>(c.dma->getParentOp());
@@ -226,4 +227,13 @@ void accel::detail::pinvmem::pin(Candidate &c, bool emitRemarks) {
   c.wait.erase();
   c.dma.erase();
   hoistInvariantReads(resident, loop);
+}
+
+bool accel::detail::pinvmem::pin(Candidate &c, bool emitRemarks) {
+  AllocOp shared = c.buffer;
+  pinDma(c, emitRemarks);
+  if (!shared || !shared->use_empty())
+    return false;
+  shared.erase();
+  return true;
 }
