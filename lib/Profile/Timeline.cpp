@@ -207,21 +207,24 @@ void TimelineWriter::writeNames(const std::string &processName) {
 /// MXU and VPU ops: the first maxSlices slices of each track
 /// (TimelineLimits).
 void TimelineWriter::writeOpSlices() {
-  std::map<uint32_t, std::string> opNames;
+  // Each op's slice name, made once ("NAME (op N)", or "op N" for an op
+  // the program's origins do not name): slices are many, ops few.
+  std::map<uint32_t, std::string> names;
   for (const isa::Origin &o : a.program.origins)
-    opNames.emplace(o.opId, o.opName);
-  std::string name;
+    names.try_emplace(o.opId,
+                      o.opName + " (op " + std::to_string(o.opId) + ")");
+  auto nameOf = [&](uint32_t opId) -> const std::string & {
+    auto [it, fresh] = names.try_emplace(opId);
+    if (fresh)
+      it->second = "op " + std::to_string(opId);
+    return it->second;
+  };
   for (size_t t = 1; t <= 2; ++t)
     for (size_t k = 0; k < a.tracks[t].size(); ++k) {
       const Analyzer::Busy &b = a.tracks[t][k];
       if (k >= a.limits.maxSlices)
         break;
-      name.clear();
-      auto known = opNames.find(b.opId);
-      if (known != opNames.end())
-        name = known->second + " (op " + std::to_string(b.opId) + ")";
-      else
-        name = "op " + std::to_string(b.opId);
+      const std::string &name = nameOf(b.opId);
       event()
           .beginObject()
           .key("args")
