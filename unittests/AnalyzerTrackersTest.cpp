@@ -417,8 +417,8 @@ TEST(DependencyTrackerTest, DirectCalls) {
   //    relaxed: the li chains do not bind; source writer 0 -> 0.
   t.instruction(3,
                 dmaIssue(5, 2, 1, MemSpace::VMEM, MemSpace::HBM, 1, 16, 16, 16),
-                {2, 1}, {5}, {vmemRange(0, 64)}, {hbmRange(kOut, kOut + 64)});
-  t.noteDmaId(0, {vmemRange(0, 64)}, {hbmRange(kOut, kOut + 64)});
+                {2, 1}, {5}, {vmemRange(0, 64)}, {hbmRange(kOut, kOut + 64)},
+                /*dmaId=*/0);
   // 4: WAIT on DMA 0: HBM [kOut, kOut+64) now counts as produced by 4.
   t.dmaWait(4, 0);
   t.instruction(4, dmaWait(5), {5}, {}, {}, {});
@@ -483,8 +483,7 @@ TEST(DependencyTrackerTest, ChipsDoNotAliasAndLoadedAddressesBind) {
   // 0: DMA 0, HBM table -> chip 0 VMEM [0,64); 1: its WAIT.
   t.instruction(0,
                 dmaIssue(5, 1, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
-                {1}, {5}, {table}, {chip0});
-  t.noteDmaId(0, {table}, {chip0});
+                {1}, {5}, {table}, {chip0}, /*dmaId=*/0);
   t.dmaWait(1, 0);
   t.instruction(1, dmaWait(5), {5}, {}, {}, {});
   // 2: sld r3 <- chip 0 VMEM [0,4): a peer's chip id from the table.
@@ -492,8 +491,7 @@ TEST(DependencyTrackerTest, ChipsDoNotAliasAndLoadedAddressesBind) {
   // 3: DMA 1, chip 0 VMEM [64,128) -> chip 1 VMEM [0,64), chip from r3.
   t.instruction(
       3, dmaIssue(6, 4, 0, MemSpace::VMEM, MemSpace::VMEM, 1, 16, 16, 16),
-      {4, 0, 3}, {6}, {shard}, {chip1});
-  t.noteDmaId(1, {shard}, {chip1});
+      {4, 0, 3}, {6}, {shard}, {chip1}, /*dmaId=*/1);
   // 4: DMA 2 overwrites chip 0 VMEM [0,64), which the sld (2) read last.
   t.instruction(4,
                 dmaIssue(7, 0, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),

@@ -177,7 +177,6 @@ struct RetireSteps {
                       llvm::ArrayRef<sim::AddrRange> writes) {
     dma.src = ev.memReads.empty() ? sim::MemOperand{} : ev.memReads[0];
     dma.dst = ev.memWrites.empty() ? sim::MemOperand{} : ev.memWrites[0];
-    a.deps.noteDmaId(dma.timing.id, reads, writes);
     if (dma.src.tile.space == isa::MemSpace::HBM)
       w.bytesIn += dma.timing.bytes;
     else if (dma.dst.tile.space == isa::MemSpace::HBM)
@@ -315,7 +314,9 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
       vmem.write(w.begin, w.end, at, opId, isDma);
 
   // Dependencies.
-  deps.instruction(index, in, info.regReads, info.regWrites, reads, writes);
+  deps.instruction(index, in, info.regReads, info.regWrites, reads, writes,
+                   dma ? std::optional<uint32_t>(dma->timing.id)
+                       : std::nullopt);
 
   // Work: FLOPs and bytes moved.
   Work &w = known ? workByPc[ev.pc] : otherWork[opId];

@@ -31,7 +31,8 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
                                     llvm::ArrayRef<uint8_t> regReads,
                                     llvm::ArrayRef<uint8_t> regWrites,
                                     llvm::ArrayRef<sim::AddrRange> reads,
-                                    llvm::ArrayRef<sim::AddrRange> writes) {
+                                    llvm::ArrayRef<sim::AddrRange> writes,
+                                    std::optional<uint32_t> dmaId) {
   if (!initialized) {
     lastWriter.fill(kNone);
     relaxedOrigin.fill(kNone);
@@ -44,10 +45,13 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     regBound = later(regBound, lastWriter[r]);
     relaxedRegBound = later(relaxedRegBound, relaxedOrigin[r]);
   }
-  int64_t loadedFrom = kNone; // producer of data read from memory
-  for (const sim::AddrRange &r : reads)
-    memWriter.forEachOverlap(
-        r, [&](int64_t w) { loadedFrom = later(loadedFrom, w); });
+  // The producer of data read from memory: only a DMA ISSUE and a scalar
+  // load (sld) use it.
+  int64_t loadedFrom = kNone;
+  if (inst.op == Opcode::DmaIssue || inst.op == Opcode::Sld)
+    for (const sim::AddrRange &r : reads)
+      memWriter.forEachOverlap(
+          r, [&](int64_t w) { loadedFrom = later(loadedFrom, w); });
 
   if (inst.op == Opcode::DmaIssue) {
     int64_t dstBound = kNone; // last reader or writer of the written bytes
@@ -85,6 +89,11 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
       relaxedOrigin[r] = later(relaxedRegBound, loadedFrom);
     else
       relaxedOrigin[r] = int64_t(index); // e.g. a DMA id
+  }
+  if (dmaId) { // from its WAIT on (a strided source is a range per row)
+    dmaSrc[*dmaId].assign(reads.begin(), reads.end());
+    dmaDst[*dmaId].assign(writes.begin(), writes.end());
+    return;
   }
   for (const sim::AddrRange &r : reads)
     memReader.assign(r, int64_t(index));

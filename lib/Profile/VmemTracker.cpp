@@ -357,7 +357,8 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   std::vector<uint32_t> liveCount(pages, 0);
   uint64_t usedPages = 0;
   UnusedAccumulator acc(n, bucketCycles, pages);
-  UsedByStart lives(intervals, unmerged, total);
+  UsedByStart<std::deque<Interval>, std::vector<Interval>> lives(
+      intervals, unmerged, total);
   for (uint64_t t = 0; t < total;) {
     while (true) {
       if (const Interval *next = lives.peek(); next && next->start <= t) {

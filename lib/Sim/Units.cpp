@@ -8,6 +8,7 @@
 #include "accel/Sim/Units.h"
 #include "accel/Support/BFloat16.h"
 #include "accel/Support/FloatMax.h"
+#include "accel/Support/VectorClones.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -104,6 +105,45 @@ static void storeRow(uint8_t *p, bool bf16, const float *v, uint64_t n) {
   narrowToBf16(v, p, n);
 }
 
+/// acc[r * n + j] += ar[r][kk] * bp[kk * n + j] for r < rows, kk < k and
+/// j < n: `rows` (1..4) rows of C, dense f32, take the products of their
+/// rows of A with B (k rows of n), each element's products added in order
+/// of kk. Four rows go together so that each load of B serves them all;
+/// the same bits as one row at a time. Vectorized along j per CPU
+/// (VectorClones.h).
+ACCEL_VECTOR_CLONES
+static void multiplyAccumulate(float *acc, const float *const *ar,
+                               uint64_t rows, const float *bp, uint64_t k,
+                               uint64_t n) {
+  if (rows == 4) {
+    float *__restrict__ c0 = acc;
+    float *__restrict__ c1 = c0 + n;
+    float *__restrict__ c2 = c1 + n;
+    float *__restrict__ c3 = c2 + n;
+    for (uint64_t kk = 0; kk < k; ++kk) {
+      float v0 = ar[0][kk], v1 = ar[1][kk], v2 = ar[2][kk], v3 = ar[3][kk];
+      const float *__restrict__ brow = bp + kk * n;
+      for (uint64_t j = 0; j < n; ++j) {
+        float bj = brow[j];
+        c0[j] += v0 * bj;
+        c1[j] += v1 * bj;
+        c2[j] += v2 * bj;
+        c3[j] += v3 * bj;
+      }
+    }
+  } else {
+    for (uint64_t r = 0; r < rows; ++r) {
+      float *__restrict__ ac = acc + r * n;
+      for (uint64_t kk = 0; kk < k; ++kk) {
+        float av = ar[r][kk];
+        const float *__restrict__ brow = bp + kk * n;
+        for (uint64_t j = 0; j < n; ++j)
+          ac[j] += av * brow[j];
+      }
+    }
+  }
+}
+
 void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
   uint64_t m = in.a, n = in.b, k = in.s1;
   bool aBf16 = in.isBf16(1), bBf16 = in.isBf16(2), cBf16 = in.isBf16(3);
@@ -139,33 +179,7 @@ void MatrixUnit::execute(const isa::Inst &in, CoreState &state) {
       ar[r] = widenRow(state.memory.vmemBytePtr(a.rowAddr(i0 + r)), aBf16, k,
                        aRows[r]);
     }
-    if (rows == kRowBlock) {
-      float *__restrict__ c0 = acc.data();
-      float *__restrict__ c1 = c0 + n;
-      float *__restrict__ c2 = c1 + n;
-      float *__restrict__ c3 = c2 + n;
-      for (uint64_t kk = 0; kk < k; ++kk) {
-        float v0 = ar[0][kk], v1 = ar[1][kk], v2 = ar[2][kk], v3 = ar[3][kk];
-        const float *__restrict__ brow = bp + kk * n;
-        for (uint64_t j = 0; j < n; ++j) {
-          float bj = brow[j];
-          c0[j] += v0 * bj;
-          c1[j] += v1 * bj;
-          c2[j] += v2 * bj;
-          c3[j] += v3 * bj;
-        }
-      }
-    } else {
-      for (uint64_t r = 0; r < rows; ++r) {
-        float *__restrict__ ac = acc.data() + r * n;
-        for (uint64_t kk = 0; kk < k; ++kk) {
-          float av = ar[r][kk];
-          const float *__restrict__ brow = bp + kk * n;
-          for (uint64_t j = 0; j < n; ++j)
-            ac[j] += av * brow[j];
-        }
-      }
-    }
+    multiplyAccumulate(acc.data(), ar, rows, bp, k, n);
     for (uint64_t r = 0; r < rows; ++r)
       storeRow(state.memory.vmemBytePtr(c.rowAddr(i0 + r)), cBf16,
                acc.data() + r * n, n);
@@ -424,6 +438,7 @@ static VpuWalk startWalk(const isa::Inst &in, CoreState &state,
 }
 
 /// The elementwise binary opcodes (and vpu.cmp) of `in` on `w`.
+ACCEL_VECTOR_CLONES
 static void executeBinary(const isa::Inst &in, VpuWalk &w) {
   bool maxNum = in.flags & isa::kFlagMaxNum;
   switch (in.op) {
@@ -492,6 +507,7 @@ static void executeUnary(const isa::Inst &in, VpuWalk &w) {
 
 /// vpu.rsum (summed from 0.0 in f32) and vpu.rmax (folded from the first
 /// element) of `in` on `w`.
+ACCEL_VECTOR_CLONES
 static void executeReduce(const isa::Inst &in, VpuWalk &w) {
   if (in.op == Opcode::VRSum)
     w.reduce(0.0f, false, [](float a, float b) { return a + b; });

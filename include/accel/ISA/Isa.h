@@ -282,8 +282,9 @@ inline float initValue(uint32_t seed, uint64_t index) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   z = z ^ (z >> 31);
-  // 24 random bits -> [0, 1) -> [-0.125, 0.125).
-  float u = float(z >> 40) / float(1u << 24);
+  // 24 random bits -> [0, 1) -> [-0.125, 0.125). (Converted as a 32-bit
+  // integer, the same value, which vector units convert in one step.)
+  float u = float(int32_t(uint32_t(z >> 40))) / float(1u << 24);
   return (u - 0.5f) * 0.25f;
 }
 /// The seed chip `chip` of a system uses for an HBM buffer of seed `seed`:

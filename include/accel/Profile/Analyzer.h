@@ -193,12 +193,19 @@ struct DmaDependence {
 class DependencyTracker {
 public:
   /// Processes instruction `index`. `regReads`/`regWrites` are register
-  /// numbers; `reads`/`writes` byte ranges.
+  /// numbers; `reads`/`writes` byte ranges. `dmaId`: for a DMA ISSUE, the
+  /// id of the DMA it starts, when known; its source then counts as read,
+  /// and its destination as written, from its first WAIT (dmaWait) on, and
+  /// no earlier: until that WAIT, any instruction that would see them (one
+  /// writing the source, or touching the destination) is a data race the
+  /// simulator faults before it retires. Without an id they count from the
+  /// ISSUE itself.
   void instruction(uint64_t index, const isa::Inst &inst,
                    llvm::ArrayRef<uint8_t> regReads,
                    llvm::ArrayRef<uint8_t> regWrites,
                    llvm::ArrayRef<sim::AddrRange> reads,
-                   llvm::ArrayRef<sim::AddrRange> writes);
+                   llvm::ArrayRef<sim::AddrRange> writes,
+                   std::optional<uint32_t> dmaId = std::nullopt);
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
   /// count as produced by this WAIT, and its source bytes as read until it.
   void dmaWait(uint64_t index, uint32_t dmaId);
@@ -252,13 +259,6 @@ private:
     std::vector<sim::AddrRange> reads, writes;
   };
   std::map<std::pair<uint32_t, uint32_t>, Incoming> incoming;
-  /// Pending ISSUE: its DMA id is known only after onDmaIssue.
-public:
-  void noteDmaId(uint32_t dmaId, llvm::ArrayRef<sim::AddrRange> src,
-                 llvm::ArrayRef<sim::AddrRange> dst) {
-    dmaSrc[dmaId].assign(src.begin(), src.end());
-    dmaDst[dmaId].assign(dst.begin(), dst.end());
-  }
 };
 
 //===----------------------------------------------------------------------===//
