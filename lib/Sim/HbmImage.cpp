@@ -1,8 +1,9 @@
 //===- HbmImage.cpp - The initial contents of HBM -------------------------===//
 //
-// A buffer table's initial HBM bytes, page by page (initPage), the cache of
-// them shared by the memories of equal tables (HbmImage), and compareHbm,
-// which compares two runs' HBM against them.
+// A buffer table's initial HBM bytes, generated for any range on demand
+// (initBytes), the hashes of unwritten ranges shared by the memories of
+// equal tables (HbmImage), and compareHbm, which compares two runs' HBM
+// against the initial bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,7 @@ using namespace accel::sim;
 
 /// Writes initValue(seed, first + i) as f32 to out[4 i .. 4 i + 4), for
 /// i < count: the weights of a random-initialized buffer, most of the
-/// bytes an initial image holds (vectorized per CPU: VectorClones.h).
+/// bytes of a model's HBM (vectorized per CPU: VectorClones.h).
 ACCEL_VECTOR_CLONES
 static void fillRandomF32(uint8_t *out, uint32_t seed, uint64_t first,
                           size_t count) {
@@ -31,66 +32,91 @@ static void fillRandomF32(uint8_t *out, uint32_t seed, uint64_t first,
   }
 }
 
-void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
-                   std::vector<uint8_t> &bytes) {
-  bytes.resize(Memory::kHbmPageBytes);
-  initPage(pageAddr, bufs, bytes.data());
+/// The `size` bytes of element `index` of buffer `b` (not Data, not Zero).
+static void elementBytes(const isa::Buffer &b, uint64_t index, unsigned size,
+                         uint8_t *at) {
+  if (b.init == isa::BufferInit::Iota) {
+    int32_t v = int32_t(index);
+    std::memcpy(at, &v, 4);
+  } else if (size == 2) {
+    uint16_t v = f32ToBf16(isa::initValue(b.seed, index));
+    std::memcpy(at, &v, 2);
+  } else {
+    float v = isa::initValue(b.seed, index);
+    std::memcpy(at, &v, 4);
+  }
 }
 
-void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
-                   uint8_t *bytes) {
-  std::memset(bytes, 0, Memory::kHbmPageBytes);
-  uint64_t pageEnd = pageAddr + Memory::kHbmPageBytes;
+/// Writes buffer `b`'s initial bytes of [lo, hi) (inside it) to
+/// out[lo - addr ...]: its data image, or its elements. An element that
+/// crosses a page boundary (a buffer not aligned to its element size) or
+/// the buffer's end stays zero, as initPage has always left it.
+static void initBuffer(const isa::Buffer &b, uint64_t lo, uint64_t hi,
+                       uint64_t addr, uint8_t *out) {
+  if (b.init == isa::BufferInit::Data) {
+    // The image's bytes (as many as it carries: a hand-built program may
+    // hold fewer, the rest stays 0).
+    llvm::ArrayRef<uint8_t> data = b.getData();
+    uint64_t have = std::min<uint64_t>(data.size(), hi - b.base);
+    if (lo - b.base < have)
+      std::memcpy(out + (lo - addr), data.data() + (lo - b.base),
+                  have - (lo - b.base));
+    return;
+  }
+  unsigned size = isa::getElemBytes(b.elemType);
+  uint64_t whole = b.bytes / size; // elements wholly inside the buffer
+  // The elements [e, eEnd) have bytes in [lo, hi).
+  uint64_t e = (lo - b.base) / size;
+  uint64_t eEnd = std::min(whole, llvm::divideCeil(hi - b.base, size));
+  auto one = [&](uint64_t index) {
+    uint64_t at = b.base + index * size;
+    constexpr uint64_t kPage = Memory::kHbmPageBytes;
+    if (at / kPage != (at + size - 1) / kPage)
+      return; // crosses a page boundary: zero
+    uint8_t bytes[4];
+    elementBytes(b, index, size, bytes);
+    uint64_t from = std::max(at, lo), to = std::min(at + size, hi);
+    std::memcpy(out + (from - addr), bytes + (from - at), to - from);
+  };
+  if (b.init != isa::BufferInit::Random || size != 4 || b.base % 4 != 0) {
+    for (; e < eEnd; ++e)
+      one(e);
+    return;
+  }
+  // Aligned f32 (a model's weights; no element crosses a page): the
+  // elements wholly inside [lo, hi) in one vector loop, then the at most
+  // two cut by its ends.
+  uint64_t first = llvm::divideCeil(lo - b.base, 4);
+  uint64_t last = std::max(first, std::min(whole, (hi - b.base) / 4));
+  if (first < last)
+    fillRandomF32(out + (b.base + 4 * first - addr), b.seed, first,
+                  last - first);
+  if (e < first && e < eEnd)
+    one(e);
+  if (last < eEnd)
+    one(last);
+}
+
+void sim::initBytes(uint64_t addr, uint64_t n, llvm::ArrayRef<isa::Buffer> bufs,
+                    uint8_t *out) {
+  std::memset(out, 0, n);
+  uint64_t end = addr + n;
   for (const isa::Buffer &b : bufs) {
     // (An iota buffer has 4-byte elements: the image reader refuses bf16.)
     if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero ||
         (b.init == isa::BufferInit::Iota && b.elemType == isa::ElemType::BF16))
       continue;
-    uint64_t lo = std::max(pageAddr, b.base);
-    uint64_t hi = std::min(pageEnd, llvm::SaturatingAdd(b.base, b.bytes));
-    if (lo >= hi)
-      continue;
-    if (b.init == isa::BufferInit::Data) {
-      // The image's bytes (as many as it carries: a hand-built program may
-      // hold fewer, the rest stays 0).
-      llvm::ArrayRef<uint8_t> data = b.getData();
-      uint64_t have = std::min<uint64_t>(data.size(), hi - b.base);
-      if (lo - b.base < have)
-        std::memcpy(&bytes[lo - pageAddr], data.data() + (lo - b.base),
-                    have - (lo - b.base));
-      continue;
-    }
-    unsigned size = isa::getElemBytes(b.elemType);
-    // The first whole element at or after lo (buffers are 4-byte aligned;
-    // a page boundary falls between elements).
-    uint64_t first = b.base + llvm::alignTo(lo - b.base, size);
-    if (b.init == isa::BufferInit::Random && size == 4) {
-      // The common case (f32 weights), in one tight loop.
-      if (first < hi)
-        fillRandomF32(&bytes[first - pageAddr], b.seed, (first - b.base) / 4,
-                      (hi - first) / 4);
-      continue;
-    }
-    for (uint64_t a = first; a + size <= hi; a += size) {
-      uint64_t index = (a - b.base) / size;
-      uint8_t *at = &bytes[a - pageAddr];
-      if (b.init == isa::BufferInit::Iota) {
-        int32_t v = int32_t(index);
-        std::memcpy(at, &v, 4);
-      } else if (b.elemType == isa::ElemType::BF16) {
-        uint16_t v = f32ToBf16(isa::initValue(b.seed, index));
-        std::memcpy(at, &v, 2);
-      } else {
-        float v = isa::initValue(b.seed, index);
-        std::memcpy(at, &v, 4);
-      }
-    }
+    uint64_t lo = std::max(addr, b.base);
+    uint64_t hi = std::min(end, llvm::SaturatingAdd(b.base, b.bytes));
+    if (lo < hi)
+      initBuffer(b, lo, hi, addr, out);
   }
 }
 
-const uint8_t *HbmImage::page(uint64_t pageAddr) {
-  std::lock_guard<std::mutex> lock(mutex);
-  return pageLocked(pageAddr);
+void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
+                   std::vector<uint8_t> &bytes) {
+  bytes.resize(Memory::kHbmPageBytes);
+  initBytes(pageAddr, Memory::kHbmPageBytes, bufs, bytes.data());
 }
 
 uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
@@ -98,26 +124,10 @@ uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
   auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
   if (!inserted)
     return it->second;
-  // A range inside one initialized buffer (a result hash's usual case):
-  // hashed in place in the buffer's block, without a copy of it.
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const isa::Buffer &b = buffers[i];
-    if (!isInitialized(b) || addr < b.base ||
-        addr + n > llvm::SaturatingAdd(b.base, b.bytes) || addr + n < addr)
-      continue;
-    const Block &block = blockLocked(i);
-    return it->second = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-               block.data.get() + (addr - block.base), n));
-  }
+  // The bytes exist only while they are hashed (a model's weights are
+  // hundreds of MiB).
   std::vector<uint8_t> bytes(n);
-  for (uint64_t done = 0; done < n;) {
-    uint64_t a = addr + done;
-    uint64_t pageAddr = a & ~(Memory::kHbmPageBytes - 1);
-    uint64_t len = std::min(n - done, Memory::kHbmPageBytes - (a - pageAddr));
-    std::memcpy(bytes.data() + done, pageLocked(pageAddr) + (a - pageAddr),
-                len);
-    done += len;
-  }
+  initBytes(addr, n, buffers, bytes.data());
   return it->second = llvm::xxh3_64bits(bytes);
 }
 
@@ -151,57 +161,6 @@ bool HbmImage::holds(const std::vector<isa::Buffer> &other) const {
                              x->elemType == y->elemType && x->init == y->init &&
                              x->seed == y->seed && x->getData() == y->getData();
                     });
-}
-
-bool HbmImage::isInitialized(const isa::Buffer &b) {
-  return b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero &&
-         b.bytes > 0;
-}
-
-const HbmImage::Block &HbmImage::blockLocked(size_t buffer) {
-  auto [it, inserted] = blockOf.try_emplace(buffer, 0);
-  if (!inserted)
-    return blocks[it->second];
-  const isa::Buffer &b = buffers[buffer];
-  uint64_t first = b.base & ~(Memory::kHbmPageBytes - 1);
-  uint64_t end = llvm::alignTo(llvm::SaturatingAdd(b.base, b.bytes),
-                               Memory::kHbmPageBytes);
-  if (end == 0) // the buffer reaches the top of the address space
-    end = UINT64_MAX & ~(Memory::kHbmPageBytes - 1);
-  Block block{first, end - first,
-              std::unique_ptr<uint8_t[]>(new uint8_t[end - first])};
-  for (uint64_t page = first; page < end; page += Memory::kHbmPageBytes) {
-    uint8_t *at = block.data.get() + (page - first);
-    initPage(page, buffers, at);
-    // A page two buffers share keeps the copy made first.
-    pages.try_emplace(page, at);
-  }
-  it->second = blocks.size();
-  blocks.push_back(std::move(block));
-  return blocks.back();
-}
-
-const uint8_t *HbmImage::pageLocked(uint64_t pageAddr) {
-  auto it = pages.find(pageAddr);
-  if (it != pages.end())
-    return it->second;
-  // A page of an initialized buffer: the buffer's block, all its pages.
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const isa::Buffer &b = buffers[i];
-    if (isInitialized(b) && pageAddr < llvm::SaturatingAdd(b.base, b.bytes) &&
-        b.base < pageAddr + Memory::kHbmPageBytes) {
-      blockLocked(i);
-      return pages.find(pageAddr)->second;
-    }
-  }
-  // Zeros (a page of no initialized buffer): a block of its own.
-  Block block{pageAddr, Memory::kHbmPageBytes,
-              std::unique_ptr<uint8_t[]>(new uint8_t[Memory::kHbmPageBytes])};
-  initPage(pageAddr, buffers, block.data.get());
-  const uint8_t *at = block.data.get();
-  blocks.push_back(std::move(block));
-  pages[pageAddr] = at;
-  return at;
 }
 
 std::shared_ptr<HbmImage>

@@ -1,9 +1,10 @@
 //===- HbmImage.h - The initial contents of HBM -----------------*- C++ -*-===//
 //
-// Private to lib/Sim: the initial bytes of a buffer table's HBM pages
-// (initPage) and the cache of them that the Memory objects of equal tables
-// share (HbmImage). Memory.cpp reads pages from it; compareHbm compares
-// results against it.
+// Private to lib/Sim: the initial bytes of a buffer table's HBM, made for
+// any range when it is read (initBytes), and the hashes of unwritten ranges
+// that the Memory objects of equal tables share (HbmImage). Memory.cpp
+// reads initial bytes through them; compareHbm compares results against
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,22 +23,26 @@
 namespace accel {
 namespace sim {
 
-/// Fills `bytes` with the kHbmPageBytes initial bytes of the HBM page at
-/// `pageAddr` for the buffer table `bufs`: each buffer's initValue, iota
-/// or data image, zeros elsewhere.
+/// Writes the `n` initial bytes of HBM at [addr, addr + n) for the buffer
+/// table `bufs` to `out`: each HBM buffer's initValue, iota or data image
+/// (a later buffer's over an earlier one's where they overlap), zeros
+/// elsewhere. An element that crosses a kHbmPageBytes page boundary or its
+/// buffer's end is zero. The bytes of any range are the same slice of
+/// those of the pages around it, so a DMA reads exactly the bytes it needs
+/// (a row of a weight tile), made in place: no image of the weights is
+/// kept (issue 34: one was 516 MiB of the Llama MLP's fdo peak, and
+/// copying a row out of it cost more than making it again).
+void initBytes(uint64_t addr, uint64_t n, llvm::ArrayRef<isa::Buffer> bufs,
+               uint8_t *out);
+/// initBytes of the page at `pageAddr` into `bytes` (resized to
+/// kHbmPageBytes).
 void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
               std::vector<uint8_t> &bytes);
-/// The same into `bytes[0, kHbmPageBytes)`.
-void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
-              uint8_t *bytes);
 
-/// The initial contents of HBM for one buffer table (initPage: the buffers'
-/// initValue, iota or data images, zeros elsewhere), computed page by page
-/// on first use and shared, read-only, by every Memory made for an equal
-/// table: the runs of an fdo loop or of a sweep compute a page's initial
-/// values once (issue 34: 17% of `fdo` on the Llama MLP went to
-/// regenerating 516 MiB of weights in every run). Thread-safe (a sweep's
-/// runs share it).
+/// What every Memory made for an equal buffer table shares: the hashes of
+/// initial bytes. A run's result hash reads each unwritten buffer (the
+/// weights of a model), which is the same in every run of an fdo loop or a
+/// sweep. Thread-safe (a sweep's runs share it).
 class HbmImage {
 public:
   /// The image of `buffers` (a Memory's: sorted, the chip's seeds): one of
@@ -45,12 +50,10 @@ public:
   /// replaces the least recently used).
   static std::shared_ptr<HbmImage> get(const std::vector<isa::Buffer> &buffers);
 
-  /// The kHbmPageBytes initial bytes of the page at `pageAddr`.
-  const uint8_t *page(uint64_t pageAddr);
-
   /// xxh3_64bits of the initial bytes [addr, addr + n), computed once per
-  /// range and kept: a run's result hash reads an unwritten buffer (the
-  /// weights of a model) from here instead of hashing it again.
+  /// range and kept (the bytes are made for it, n of them, and freed): a
+  /// run's result hash reads an unwritten buffer (the weights of a model)
+  /// from here instead of making and hashing it again.
   uint64_t initialHash(uint64_t addr, uint64_t n);
 
 private:
@@ -69,33 +72,9 @@ private:
   /// initPage reads (the key is a hash: equal keys are checked).
   bool holds(const std::vector<isa::Buffer> &other) const;
 
-  /// page() with `mutex` held: the page, computed on first use (with
-  /// every page of its buffer: blockLocked).
-  const uint8_t *pageLocked(uint64_t pageAddr);
-
-  /// The initial bytes of the pages [base, base + bytes), contiguous.
-  struct Block {
-    uint64_t base, bytes;
-    std::unique_ptr<uint8_t[]> data;
-  };
-  /// Whether `b` is an HBM buffer whose initial bytes are not all zeros.
-  static bool isInitialized(const isa::Buffer &b);
-  /// With `mutex` held: the block of the pages buffer `buffers[buffer]`
-  /// touches, computed (and its pages entered in `pages`) on first use. A
-  /// buffer's pages are computed together so that its initial bytes are
-  /// contiguous: initialHash hashes them in place, and a run, whose result
-  /// hash reads every unwritten buffer, computes them all anyway.
-  const Block &blockLocked(size_t buffer);
-
   std::vector<isa::Buffer> buffers;
   uint64_t key;
   std::mutex mutex;
-  /// Every page computed so far, in its block.
-  llvm::DenseMap<uint64_t, const uint8_t *> pages;
-  std::vector<Block> blocks;
-  /// The block of each initialized buffer computed so far (an index into
-  /// `blocks`), by the buffer's index in `buffers`.
-  llvm::DenseMap<size_t, size_t> blockOf;
   /// initialHash's results by (address, bytes).
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> hashes;
 };

@@ -1,8 +1,8 @@
 //===- Memory.cpp - Simulated HBM and VMEM --------------------------------===//
 //
 // A chip's memories: VMEM, dense, and HBM, sparse pages initialized from
-// the buffer table's image (HbmImage.cpp); the accesses and copies of the
-// simulator and the installs and reads of a replay, and the exact tile
+// the buffer table's initial bytes (HbmImage.cpp); the accesses and copies of
+// the simulator and the installs and reads of a replay, and the exact tile
 // overlap test of its race and hazard checks. What they cost the host is
 // MemoryFootprint.cpp.
 //
@@ -33,8 +33,12 @@ Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
               return std::make_pair(a.space, a.base) <
                      std::make_pair(b.space, b.base);
             });
-  if (initHbm)
-    image = HbmImage::get(buffers);
+  if (!initHbm)
+    return;
+  image = HbmImage::get(buffers);
+  for (const isa::Buffer &b : buffers)
+    if (b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero)
+      initialHbm.push_back(b);
 }
 
 /// The end of buffer `b` (base + bytes, saturated: a buffer table read from
@@ -77,25 +81,21 @@ const isa::Buffer *Memory::findBufferIn(const AddrRange &r) const {
   return nullptr;
 }
 
-/// The initial contents of an HBM page without `initHbm`.
-static const uint8_t kZeroPage[Memory::kHbmPageBytes] = {};
-
-Memory::Page &Memory::hbmPage(uint64_t pageAddr) {
-  auto &slot = hbm[pageAddr];
-  if (!slot) {
-    slot = std::make_unique<Page>();
-    slot->initial = image ? image->page(pageAddr) : kZeroPage;
-  }
-  return *slot;
+void Memory::initialHbmBytes(uint64_t addr, uint64_t n, uint8_t *out) const {
+  if (initialHbm.empty())
+    std::memset(out, 0, n);
+  else
+    initBytes(addr, n, initialHbm, out);
 }
 
 uint8_t *Memory::writableHbmPage(uint64_t pageAddr) {
-  Page &p = hbmPage(pageAddr);
-  if (!p.own) {
-    p.own.reset(new uint8_t[kHbmPageBytes]);
-    std::memcpy(p.own.get(), p.initial, kHbmPageBytes);
+  auto &slot = hbm[pageAddr];
+  if (!slot) {
+    slot = std::make_unique<Page>();
+    slot->own.reset(new uint8_t[kHbmPageBytes]);
+    initialHbmBytes(pageAddr, kHbmPageBytes, slot->own.get());
   }
-  return p.own.get();
+  return slot->own.get();
 }
 
 static llvm::Error noBuffer(isa::MemSpace space, uint64_t addr, uint64_t n) {
@@ -182,7 +182,11 @@ void Memory::readHbm(uint64_t addr, void *out, uint64_t n) {
     uint64_t page = addr & ~(kHbmPageBytes - 1);
     uint64_t off = addr - page;
     uint64_t len = std::min(n, kHbmPageBytes - off);
-    std::memcpy(dst, hbmPage(page).data() + off, len);
+    auto it = hbm.find(page);
+    if (it != hbm.end())
+      std::memcpy(dst, it->second->own.get() + off, len);
+    else
+      initialHbmBytes(addr, len, dst);
     dst += len, addr += len, n -= len;
   }
 }
@@ -190,10 +194,8 @@ void Memory::readHbm(uint64_t addr, void *out, uint64_t n) {
 uint64_t Memory::hashHbm(uint64_t addr, uint64_t n) {
   bool written = false;
   for (uint64_t page = addr & ~(kHbmPageBytes - 1); page < addr + n && !written;
-       page += kHbmPageBytes) {
-    auto it = hbm.find(page);
-    written = it != hbm.end() && it->second->own;
-  }
+       page += kHbmPageBytes)
+    written = hbm.count(page);
   if (!written && image)
     return image->initialHash(addr, n);
   std::vector<uint8_t> bytes(n);
@@ -208,7 +210,7 @@ void Memory::writeHbm(uint64_t addr, const void *in, uint64_t n) {
     uint64_t off = addr - page;
     uint64_t len = std::min(n, kHbmPageBytes - off);
     std::memcpy(writableHbmPage(page) + off, src, len);
-    hbmPage(page).dirty = true;
+    hbm[page]->dirty = true;
     src += len, addr += len, n -= len;
   }
 }
@@ -397,7 +399,7 @@ std::map<uint64_t, std::vector<uint8_t>> Memory::dirtyHbmPages() const {
   std::map<uint64_t, std::vector<uint8_t>> out;
   for (const auto &entry : hbm)
     if (entry.second->dirty)
-      out[entry.first].assign(entry.second->data(),
-                              entry.second->data() + kHbmPageBytes);
+      out[entry.first].assign(entry.second->own.get(),
+                              entry.second->own.get() + kHbmPageBytes);
   return out;
 }

@@ -186,8 +186,9 @@ public:
 
   /// HBM pages written during the run: page address -> contents.
   std::map<uint64_t, std::vector<uint8_t>> dirtyHbmPages() const;
-  /// Number of HBM bytes materialised (sparse footprint): pages touched,
-  /// whether they hold a copy of their own or read the shared image.
+  /// Number of HBM bytes held (sparse footprint): the pages written or
+  /// installed, each a copy of its own. Unwritten bytes are made when read
+  /// (initialHbmBytes) and take no memory.
   uint64_t hbmResidentBytes() const { return hbm.size() * kHbmPageBytes; }
 
 private:
@@ -201,17 +202,19 @@ private:
   /// findBuffer without a hint: the first buffer that holds `range`.
   const isa::Buffer *findBufferIn(const AddrRange &range) const;
 
-  /// A materialised HBM page: its initial contents (a page of the shared
-  /// HbmImage, or zeros) until the first write copies them into `own`.
+  /// An HBM page written or installed: its bytes (made from the initial
+  /// ones on the first write), and whether a write, not only an install,
+  /// changed it.
   struct Page {
-    const uint8_t *initial = nullptr;
     std::unique_ptr<uint8_t[]> own;
     bool dirty = false;
-    const uint8_t *data() const { return own ? own.get() : initial; }
   };
-  Page &hbmPage(uint64_t pageAddr);
-  /// The bytes of page `pageAddr`, copied on first write.
+  /// The bytes of page `pageAddr`, copied from its initial bytes on first
+  /// write.
   uint8_t *writableHbmPage(uint64_t pageAddr);
+  /// The initial bytes of HBM [addr, addr + n) into `out` (initBytes of the
+  /// initialized HBM buffers, or zeros without `initHbm`).
+  void initialHbmBytes(uint64_t addr, uint64_t n, uint8_t *out) const;
 
   /// Zeroed bytes from calloc: a large block comes as untouched zero pages
   /// from the OS, so a run does not pay for clearing all of VMEM up front,
@@ -260,9 +263,12 @@ private:
   std::vector<uint8_t> staging;
   bool initHbm = true;
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
-  /// The initial HBM contents, shared with other memories of an equal
-  /// buffer table (null without `initHbm`).
+  /// The hashes of initial HBM bytes, shared with other memories of an
+  /// equal buffer table (null without `initHbm`).
   std::shared_ptr<HbmImage> image;
+  /// The HBM buffers whose initial bytes are not zeros (none without
+  /// `initHbm`): what initialHbmBytes reads.
+  std::vector<isa::Buffer> initialHbm;
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
 };
 
