@@ -126,9 +126,10 @@ uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
     return it->second;
   // The bytes exist only while they are hashed (a model's weights are
   // hundreds of MiB).
-  std::vector<uint8_t> bytes(n);
-  initBytes(addr, n, buffers, bytes.data());
-  return it->second = llvm::xxh3_64bits(bytes);
+  std::unique_ptr<uint8_t[]> bytes(new uint8_t[n]); // initBytes clears it
+  initBytes(addr, n, buffers, bytes.get());
+  return it->second =
+             llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(bytes.get(), n));
 }
 
 uint64_t HbmImage::keyOf(const std::vector<isa::Buffer> &buffers) {
