@@ -373,4 +373,19 @@ TEST(MemoryInitTest, UnwrittenBufferHashesAreTheirBytes) {
     EXPECT_EQ(m.hashHbm(a.base, both.size()), llvm::xxh3_64bits(both));
   }
 }
+
+// A buffer larger than the 1 MiB pieces the hash is fed in: its unwritten
+// bytes (made a piece at a time) and, once a byte in its third MiB is
+// written, its bytes read back, hash as all of them at once would.
+TEST(MemoryInitTest, LargeBufferHashesAreTheirBytes) {
+  isa::Buffer w = test::hbmBuffer("%w", 64, (5 << 20) / 2 + 12, 7);
+  Memory m(4096, {w});
+  std::vector<uint8_t> bytes(w.bytes);
+  m.readHbm(w.base, bytes.data(), bytes.size());
+  EXPECT_EQ(m.hashHbm(w.base, w.bytes), llvm::xxh3_64bits(bytes));
+  uint8_t v = 0xa5;
+  m.writeHbm(w.base + (2 << 20) + 3, &v, 1);
+  bytes[(2 << 20) + 3] = v;
+  EXPECT_EQ(m.hashHbm(w.base, w.bytes), llvm::xxh3_64bits(bytes));
+}
 } // namespace

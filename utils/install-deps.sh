@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what accel needs on a fresh Debian (bookworm) machine: LLVM/MLIR 22,
-# nlohmann_json, xtensor (.npy I/O), fast-cpp-csv-parser (calibration tables), GoogleTest, Google Benchmark, Ninja, ccache, and Python's
+# nlohmann_json, xtensor (.npy I/O), fast-cpp-csv-parser (calibration tables),
+# xxHash's header (result hashes), GoogleTest, Google Benchmark, Ninja, ccache, and Python's
 # matplotlib for the plots, and jq (the docs' self-checks,
 # utils/check-doc-claims.py, read JSON outputs with it). Idempotent; runs apt-get as root or via sudo.
 # With --sanitizers, also clang-22 and its runtimes, for the ASan + UBSan and
@@ -16,7 +17,7 @@ PKGS=(cmake ninja-build g++ ccache python3
       llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
       nlohmann-json3-dev libgtest-dev libbenchmark-dev
       python3-matplotlib python3-numpy libxtensor-dev libfccp-dev
-      libzstd-dev jq)
+      libxxhash-dev libzstd-dev jq)
 SLURM_PKGS=(slurmctld slurmd slurm-client munge)
 slurm=0
 for arg in "$@"; do

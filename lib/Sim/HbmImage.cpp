@@ -14,6 +14,9 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/xxhash.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -119,17 +122,32 @@ void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
   initBytes(pageAddr, Memory::kHbmPageBytes, bufs, bytes.data());
 }
 
+uint64_t
+sim::hashPieces(uint64_t n,
+                llvm::function_ref<void(uint64_t, uint64_t, uint8_t *)> fill) {
+  constexpr uint64_t kPiece = 1 << 20;
+  std::unique_ptr<uint8_t[]> piece(new uint8_t[std::min(n, kPiece) + 1]);
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  for (uint64_t at = 0; at < n; at += kPiece) {
+    uint64_t len = std::min(kPiece, n - at);
+    fill(at, len, piece.get());
+    XXH3_64bits_update(&state, piece.get(), len);
+  }
+  return XXH3_64bits_digest(&state);
+}
+
 uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
   if (!inserted)
     return it->second;
-  // The bytes exist only while they are hashed (a model's weights are
-  // hundreds of MiB).
-  std::unique_ptr<uint8_t[]> bytes(new uint8_t[n]); // initBytes clears it
-  initBytes(addr, n, buffers, bytes.get());
+  // Made a piece at a time: a model's weights are hundreds of MiB.
   return it->second =
-             llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(bytes.get(), n));
+             hashPieces(n, [&](uint64_t at, uint64_t len, uint8_t *out) {
+               initBytes(addr + at, len, buffers, out);
+             });
 }
 
 uint64_t HbmImage::keyOf(const std::vector<isa::Buffer> &buffers) {

@@ -14,6 +14,7 @@
 #include "accel/Sim/Memory.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <memory>
@@ -39,6 +40,15 @@ void initBytes(uint64_t addr, uint64_t n, llvm::ArrayRef<isa::Buffer> bufs,
 void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
               std::vector<uint8_t> &bytes);
 
+/// xxh3_64bits of `n` bytes that `fill(offset, length, out)` writes to
+/// `out` a piece at a time (bytes [offset, offset + length) of the n, at
+/// most 1 MiB per call, in order): the same value as llvm::xxh3_64bits of
+/// all n at once (XXH3-64, seed 0, fed incrementally by xxHash itself), in
+/// 1 MiB of memory however large n is.
+uint64_t
+hashPieces(uint64_t n,
+           llvm::function_ref<void(uint64_t, uint64_t, uint8_t *)> fill);
+
 /// What every Memory made for an equal buffer table shares: the hashes of
 /// initial bytes. A run's result hash reads each unwritten buffer (the
 /// weights of a model), which is the same in every run of an fdo loop or a
@@ -51,7 +61,7 @@ public:
   static std::shared_ptr<HbmImage> get(const std::vector<isa::Buffer> &buffers);
 
   /// xxh3_64bits of the initial bytes [addr, addr + n), computed once per
-  /// range and kept (the bytes are made for it, n of them, and freed): a
+  /// range and kept (the bytes made and hashed a piece at a time): a
   /// run's result hash reads an unwritten buffer (the weights of a model)
   /// from here instead of making and hashing it again.
   uint64_t initialHash(uint64_t addr, uint64_t n);

@@ -13,7 +13,6 @@
 #include "accel/Support/BFloat16.h"
 
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -198,9 +197,9 @@ uint64_t Memory::hashHbm(uint64_t addr, uint64_t n) {
     written = hbm.count(page);
   if (!written && image)
     return image->initialHash(addr, n);
-  std::vector<uint8_t> bytes(n);
-  readHbm(addr, bytes.data(), n);
-  return llvm::xxh3_64bits(bytes);
+  return hashPieces(n, [&](uint64_t at, uint64_t len, uint8_t *out) {
+    readHbm(addr + at, out, len);
+  });
 }
 
 void Memory::writeHbm(uint64_t addr, const void *in, uint64_t n) {
