@@ -401,6 +401,26 @@ TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
   }
 }
 
+// A lifetime 2^33 cycles long (its end kept apart from the 24-byte entry)
+// counts over all of it, beside a short one: per bucket of 2^32 cycles,
+// the used page-cycles are worked out by hand.
+TEST(VmemTrackerTest, LifetimesLongerThan2To32Cycles) {
+  const uint64_t k32 = uint64_t(1) << 32;
+  VmemTracker v(4 * 64, 64);
+  v.write(0, 128, 10, 1, false); // pages 0 and 1, read at 2^33 + 10
+  v.write(128, 192, 100, 2, false);
+  v.read(128, 192, 200); // page 2, used over [100, 200]
+  v.read(0, 128, 2 * k32 + 10);
+  v.finish();
+  VmemTracker::UnusedSeries u = v.unused(k32, 4 * k32);
+  ASSERT_EQ(u.unusedFraction.size(), 4u);
+  double width = 4.0 * double(k32);
+  double used[4] = {2.0 * double(k32 - 10) + 101, 2.0 * double(k32), 2.0 * 11,
+                    0};
+  for (int k = 0; k < 4; ++k)
+    EXPECT_DOUBLE_EQ(u.unusedFraction[k], 1.0 - used[k] / width) << k;
+}
+
 //===----------------------------------------------------------------------===//
 // DependencyTracker
 //===----------------------------------------------------------------------===//
@@ -418,7 +438,7 @@ TEST(DependencyTrackerTest, DirectCalls) {
   t.instruction(3,
                 dmaIssue(5, 2, 1, MemSpace::VMEM, MemSpace::HBM, 1, 16, 16, 16),
                 {2, 1}, {5}, {vmemRange(0, 64)}, {hbmRange(kOut, kOut + 64)},
-                /*dmaId=*/0);
+                /*dmaId=*/0, /*onlyAtWait=*/true);
   // 4: WAIT on DMA 0: HBM [kOut, kOut+64) now counts as produced by 4.
   t.dmaWait(4, 0);
   t.instruction(4, dmaWait(5), {5}, {}, {}, {});
@@ -483,7 +503,7 @@ TEST(DependencyTrackerTest, ChipsDoNotAliasAndLoadedAddressesBind) {
   // 0: DMA 0, HBM table -> chip 0 VMEM [0,64); 1: its WAIT.
   t.instruction(0,
                 dmaIssue(5, 1, 0, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16),
-                {1}, {5}, {table}, {chip0}, /*dmaId=*/0);
+                {1}, {5}, {table}, {chip0}, /*dmaId=*/0, /*onlyAtWait=*/true);
   t.dmaWait(1, 0);
   t.instruction(1, dmaWait(5), {5}, {}, {}, {});
   // 2: sld r3 <- chip 0 VMEM [0,4): a peer's chip id from the table.
@@ -566,6 +586,69 @@ TEST(DependencyTrackerTest, DmaOverwritingAnotherDmasSourceBindsAtItsWait) {
   EXPECT_TRUE(suggestionsFor(a->m, "hoist", 43).empty());
 }
 
+/// A DMA that signals a semaphore completes by the sem.wait that consumes
+/// its signal, with no WAIT: a later DMA reading its destination binds at
+/// its ISSUE (through the source), not at nothing.
+TEST(DependencyTrackerTest, SignalledDmaBindsAtItsIssue) {
+  sim::MachineConfig config = configFrom(kConfig, kConfigName);
+  isa::Inst signalled =
+      dmaIssue(5, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16);
+  signalled.flags |= isa::kFlagSignal; // semaphore 0 of this chip
+  isa::Program p = makeProgram({
+      {li(1, kX), 1},     // 0
+      {li(2, kA), 1},     // 1
+      {li(3, kOut), 1},   // 2
+      {li(4, 1), 1},      // 3  one signal
+      {signalled, 2},     // 4  DMA 0: x -> a, signals semaphore 0
+      {semWait(0, 4), 3}, // 5  until it completes
+      // 6  DMA 1: a -> out, reading what DMA 0 wrote.
+      {dmaIssue(6, 2, 3, MemSpace::VMEM, MemSpace::HBM, 1, 16, 16, 16), 4},
+      {dmaWait(6), 5}, // 7
+      {halt(), 6},     // 8
+  });
+  auto a = analyze(p, config);
+  ASSERT_TRUE(a->ok);
+  const std::vector<DmaDependence> &d = a->analyzer->getDependencies().dmas();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[1].index, 6u);
+  // Conservative: the latest of r2 (li, 1), r3 (li, 2) and the source's
+  // writer, DMA 0's ISSUE (4); relaxed: the li chains do not bind.
+  EXPECT_EQ(d[1].conservative, std::optional<uint64_t>(4));
+  EXPECT_EQ(d[1].conservativeVia, DmaDependence::Via::Source);
+  EXPECT_EQ(d[1].relaxed, std::optional<uint64_t>(4));
+  EXPECT_EQ(d[1].relaxedVia, DmaDependence::Via::Source);
+}
+
 //===----------------------------------------------------------------------===//
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// InstCycles
+//===----------------------------------------------------------------------===//
+
+/// Issue and result cycles come back exactly: across 2^32 (the high bits
+/// change at one index, and again), out of order (a replayed window may
+/// hand over any cycles), with a result 2^32 or more cycles after its issue
+/// and one before it.
+TEST(InstCyclesTest, RoundTripsEveryCycle) {
+  std::vector<std::pair<uint64_t, uint64_t>> in = {
+      {0, 1},
+      {5, 9},
+      {0xFFFFFFFEull, 0xFFFFFFFFull},
+      {0xFFFFFFFFull, 0x100000003ull}, // the result past 2^32
+      {0x100000000ull, 0x100000001ull},
+      {0x100000002ull, 0x100000002ull + (uint64_t(1) << 32)}, // wide
+      {0x100000005ull, 0x100000004ull}, // before its issue
+      {7, 8},                           // out of order
+      {uint64_t(3) << 40, (uint64_t(3) << 40) + 12},
+      {(uint64_t(3) << 40) + 1, UINT64_MAX}};
+  InstCycles c;
+  for (auto [issue, done] : in)
+    c.push(issue, done);
+  ASSERT_EQ(c.size(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    EXPECT_EQ(c.issue(i), in[i].first) << i;
+    EXPECT_EQ(c.done(i), in[i].second) << i;
+  }
+}

@@ -21,7 +21,7 @@ Analyzer::Analyzer(const isa::Program &program,
     : program(program), config(config), tracks(3 + config.getNumDmaLinks()),
       vmem(config.vmemBytes, config.vmemPageBytes),
       dataflow(tracks.size() + 1, /*issueTrack=*/0, config.scalarLatency) {
-  deps.setReadyCycles(&doneCycles);
+  deps.setReadyCycles(&cycles);
   pcInfo.reserve(program.code.size());
   for (size_t pc = 0; pc < program.code.size(); ++pc)
     pcInfo.push_back(computePcInfo(program.code[pc], uint32_t(pc)));
@@ -150,11 +150,11 @@ struct RetireSteps {
   static void recordTiming(Analyzer &a, const sim::RetireEvent &ev,
                            const Analyzer::PcInfo &info, bool known) {
     a.pcs.push_back(ev.pc);
-    a.issueCycles.push_back(ev.issueCycle);
     isa::Unit unit = info.unit;
-    a.doneCycles.push_back(unit == isa::Unit::Mxu || unit == isa::Unit::Vpu
-                               ? ev.unitEnd
-                               : ev.issueCycle + 1);
+    a.cycles.push(ev.issueCycle,
+                  unit == isa::Unit::Mxu || unit == isa::Unit::Vpu
+                      ? ev.unitEnd
+                      : ev.issueCycle + 1);
     if (unit == isa::Unit::Scalar && ev.unitEnd > ev.unitStart) {
       AnalyzerImpl::busy(a, 0, ev.unitStart, ev.unitEnd, 0);
       (known ? a.scalarBusyByPc[ev.pc] : a.otherScalarBusy[info.opId]) +=
@@ -314,9 +314,11 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
       vmem.write(w.begin, w.end, at, opId, isDma);
 
   // Dependencies.
+  // A DMA that signals a semaphore may complete by the sem.wait that
+  // consumes its signal instead of a WAIT: its bytes count from its ISSUE.
   deps.instruction(index, in, info.regReads, info.regWrites, reads, writes,
-                   dma ? std::optional<uint32_t>(dma->timing.id)
-                       : std::nullopt);
+                   dma ? std::optional<uint32_t>(dma->timing.id) : std::nullopt,
+                   /*onlyAtWait=*/dma && dma->timing.semaphore < 0);
 
   // Work: FLOPs and bytes moved.
   Work &w = known ? workByPc[ev.pc] : otherWork[opId];

@@ -237,7 +237,7 @@ void Analyzer::addDependencies(json &m, ReportState &s) const {
   std::map<uint64_t, const DmaDependence *> depByIndex;
   for (const DmaDependence &d : deps.dmas())
     depByIndex[d.index] = &d;
-  uint64_t start = issueCycles.empty() ? 0 : issueCycles.front();
+  uint64_t start = cycles.empty() ? 0 : cycles.issue(0);
   auto backtail = [&](uint64_t i, std::optional<uint64_t> bound,
                       DmaDependence::Via via) {
     json j;
@@ -245,7 +245,7 @@ void Analyzer::addDependencies(json &m, ReportState &s) const {
       j["instructions"] = i - *bound - 1;
       // The ISSUE could come as soon as the bound's result is there.
       j["cycles"] =
-          issueCycles[i] - std::min(issueCycles[i], doneCycles[*bound]);
+          cycles.issue(i) - std::min(cycles.issue(i), cycles.done(*bound));
       j["bound"] = describeInst(program, pcs[*bound]);
       j["bound"]["index"] = *bound;
       if (std::optional<uint32_t> dma = deps.dmaWaitedAt(*bound))
@@ -255,7 +255,7 @@ void Analyzer::addDependencies(json &m, ReportState &s) const {
                                                      : "destination";
     } else {
       j["instructions"] = i;
-      j["cycles"] = issueCycles[i] - start;
+      j["cycles"] = cycles.issue(i) - start;
       j["bound"] = nullptr;
     }
     return j;
@@ -265,7 +265,7 @@ void Analyzer::addDependencies(json &m, ReportState &s) const {
     ReportState::Inst x{&d, std::nullopt, {}, {}};
     auto it = depByIndex.find(d.index);
     if (!d.inFlightAtStart && it != depByIndex.end() &&
-        d.index < issueCycles.size() && d.dst.tile.rows) {
+        d.index < cycles.size() && d.dst.tile.rows) {
       x.conservative = backtail(d.index, it->second->conservative,
                                 it->second->conservativeVia);
       x.relaxed =

@@ -20,7 +20,7 @@ int64_t DependencyTracker::later(int64_t a, int64_t b) const {
   if (b == kNone)
     return a;
   if (ready && size_t(a) < ready->size() && size_t(b) < ready->size()) {
-    uint64_t ra = (*ready)[a], rb = (*ready)[b];
+    uint64_t ra = ready->done(size_t(a)), rb = ready->done(size_t(b));
     if (ra != rb)
       return ra > rb ? a : b;
   }
@@ -32,7 +32,8 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
                                     llvm::ArrayRef<uint8_t> regWrites,
                                     llvm::ArrayRef<sim::AddrRange> reads,
                                     llvm::ArrayRef<sim::AddrRange> writes,
-                                    std::optional<uint32_t> dmaId) {
+                                    std::optional<uint32_t> dmaId,
+                                    bool onlyAtWait) {
   if (!initialized) {
     lastWriter.fill(kNone);
     relaxedOrigin.fill(kNone);
@@ -90,10 +91,11 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     else
       relaxedOrigin[r] = int64_t(index); // e.g. a DMA id
   }
-  if (dmaId) { // from its WAIT on (a strided source is a range per row)
+  if (dmaId) {
     dmaSrc[*dmaId].assign(reads.begin(), reads.end());
     dmaDst[*dmaId].assign(writes.begin(), writes.end());
-    return;
+    if (onlyAtWait)
+      return;
   }
   for (const sim::AddrRange &r : reads)
     memReader.assign(r, int64_t(index));

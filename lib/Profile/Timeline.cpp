@@ -299,8 +299,8 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
         .endObject();
   };
   // The ISSUE instruction (1 cycle) on the scalar track.
-  if (!d.inFlightAtStart && d.index < a.issueCycles.size()) {
-    uint64_t at = a.issueCycles[d.index];
+  if (!d.inFlightAtStart && d.index < a.cycles.size()) {
+    uint64_t at = a.cycles.issue(d.index);
     slice("ISSUE " + title, "dma", ts(at), usPerCycle);
     writeBacktail(d, title, at, args);
   }
@@ -365,8 +365,8 @@ void TimelineWriter::writeBacktail(
   auto dep = depByIndex.find(d.index);
   if (dep == depByIndex.end())
     return;
-  uint64_t from = dep->second->relaxed ? a.doneCycles[*dep->second->relaxed]
-                                       : a.issueCycles.front();
+  uint64_t from = dep->second->relaxed ? a.cycles.done(*dep->second->relaxed)
+                                       : a.cycles.issue(0);
   std::string bid = "backtail" + std::to_string(d.timing.id);
   for (const char *ph : {"b", "e"}) {
     JsonWriter &w = event().beginObject();
@@ -405,7 +405,7 @@ void TimelineWriter::writeBoundFlow(uint64_t bound, uint64_t at) {
         .member("ph", "X")
         .member("pid", pid)
         .member("tid", 1)
-        .member("ts", ts(a.issueCycles[b]))
+        .member("ts", ts(a.cycles.issue(b)))
         .endObject();
   }
   ++flowId;
@@ -417,7 +417,7 @@ void TimelineWriter::writeBoundFlow(uint64_t bound, uint64_t at) {
       .member("ph", "s")
       .member("pid", pid)
       .member("tid", 1)
-      .member("ts", ts(a.issueCycles[b]))
+      .member("ts", ts(a.cycles.issue(b)))
       .endObject();
   event()
       .beginObject()

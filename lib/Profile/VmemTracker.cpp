@@ -23,6 +23,21 @@ using namespace accel::profile;
 VmemTracker::VmemTracker(uint64_t vmemBytes, uint64_t pageBytes)
     : pageBytes(pageBytes), pages(vmemBytes / pageBytes), state(pages) {}
 
+VmemTracker::Interval VmemTracker::makeInterval(uint64_t start, uint64_t end,
+                                                uint64_t useEnd, uint32_t page,
+                                                uint32_t pages, bool used) {
+  Interval iv{
+      start, uint32_t(end - start), uint32_t(useEnd - start), page, pages, used,
+      0};
+  if (end - start > UINT32_MAX || useEnd - start > UINT32_MAX) {
+    iv.wide = 1;
+    iv.endDelta = uint32_t(wideEnds.size());
+    iv.useEndDelta = 0;
+    wideEnds.push_back({end, useEnd});
+  }
+  return iv;
+}
+
 void VmemTracker::close(uint32_t page, PageState &s) {
   if (!s.live)
     return;
@@ -32,24 +47,25 @@ void VmemTracker::close(uint32_t page, PageState &s) {
       wasted[s.writerOp] += pageBytes;
     return;
   }
-  Interval life{s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used};
-  // Whether `life` continues `iv`: the next page, with the same cycles.
+  // Whether this lifetime continues `iv`: the next page, with the same
+  // cycles.
   auto extend = [&](Interval &iv) {
-    if (iv.page + uint64_t(iv.pages) != page || iv.start != life.start ||
-        iv.end != life.end || iv.useEnd != life.useEnd ||
-        iv.used != life.used || iv.pages == (1u << 31) - 1)
+    if (iv.page + uint64_t(iv.pages) != page || iv.start != s.writeCycle ||
+        endOf(iv) != s.lastRead || useEndOf(iv) != s.lastUse ||
+        bool(iv.used) != s.used || iv.pages == kMaxPagesPerInterval)
       return false;
     ++iv.pages;
     return true;
   };
   Interval &entry = intervals[s.slot];
   if (entry.page == kNoPage) {
-    entry = life;
+    entry = makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used);
     return;
   }
   if (extend(entry) || (!unmerged.empty() && extend(unmerged.back())))
     return;
-  unmerged.push_back(life);
+  unmerged.push_back(
+      makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used));
 }
 
 void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
@@ -71,7 +87,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
     close(uint32_t(p), s);
     if (slot == UINT64_MAX) {
       slot = intervals.size();
-      intervals.push_back(Interval{cycle, cycle, cycle, kNoPage, 0, 0});
+      intervals.push_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
     }
     s = PageState{cycle, cycle, cycle, slot, opId, true, false, byDma, false};
   }
@@ -125,7 +141,7 @@ std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
   std::vector<uint64_t> used(n * words, 0);
   auto mark = [&](const Interval &iv) {
     uint64_t b0 = std::min(n - 1, iv.start / bucketCycles);
-    uint64_t b1 = std::min(n - 1, iv.end / bucketCycles);
+    uint64_t b1 = std::min(n - 1, endOf(iv) / bucketCycles);
     for (uint64_t b = b0; b <= b1; ++b)
       for (uint64_t p = iv.page; p < uint64_t(iv.page) + iv.pages; ++p)
         used[b * words + p / 64] |= uint64_t(1) << (p % 64);
@@ -368,8 +384,8 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
             ++usedPages;
             tree.set(p, false);
           }
-        if (iv.useEnd + 1 < total)
-          ends.push({iv.useEnd + 1, iv.page, iv.pages});
+        if (useEndOf(iv) + 1 < total)
+          ends.push({useEndOf(iv) + 1, iv.page, iv.pages});
         lives.pop();
       } else if (!ends.empty() && ends.top().at <= t) {
         End end = ends.top();

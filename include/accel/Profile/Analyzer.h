@@ -121,17 +121,34 @@ private:
     bool live = false, read = false, byDma = false, used = false;
   };
   /// The read lifetimes of `pages` consecutive pages from `page` that
-  /// began and ended at the same cycles (32 bytes): the pages of a tile,
+  /// began and ended at the same cycles (24 bytes): the pages of a tile,
   /// written together, read together and overwritten together, are one
   /// entry (issue 34: a lifetime per page was the analyzer's largest
   /// structure).
   struct Interval {
-    uint64_t start, end; ///< live over [start, end]
-    uint64_t useEnd;     ///< the last read (meaningful when `used`)
+    /// Live over [start, end], the last read at useEnd (meaningful when
+    /// `used`; end and useEnd are never before start): endOf and useEndOf.
+    /// The two are kept as their distances from start, or, when either is
+    /// 2^32 cycles or more (`wide`), as an index into `wideEnds`: 24 bytes.
+    uint64_t start;
+    uint32_t endDelta, useEndDelta;
     uint32_t page;
-    uint32_t pages : 31;
+    uint32_t pages : 30;
     uint32_t used : 1; ///< some instruction read the lifetime's data
+    uint32_t wide : 1;
   };
+  static constexpr uint32_t kMaxPagesPerInterval = (1u << 30) - 1;
+  /// A lifetime of `pages` pages from `page` (wide ones enter `wideEnds`).
+  Interval makeInterval(uint64_t start, uint64_t end, uint64_t useEnd,
+                        uint32_t page, uint32_t pages, bool used);
+  uint64_t endOf(const Interval &iv) const {
+    return iv.wide ? wideEnds[iv.endDelta].first : iv.start + iv.endDelta;
+  }
+  uint64_t useEndOf(const Interval &iv) const {
+    return iv.wide ? wideEnds[iv.endDelta].second : iv.start + iv.useEndDelta;
+  }
+  /// (end, useEnd) of the wide lifetimes.
+  std::vector<std::pair<uint64_t, uint64_t>> wideEnds;
   /// An entry of `intervals` no page has closed into yet (or none will: a
   /// lifetime never read, dropped by finish()).
   static constexpr uint32_t kNoPage = UINT32_MAX;
@@ -190,22 +207,74 @@ struct DmaDependence {
   Via conservativeVia = Via::Address, relaxedVia = Via::Address;
 };
 
+/// Per instruction index (in retire order): the cycle it issued and the
+/// cycle its result is available, in 8 bytes instead of two 64-bit words
+/// (issue 34: the analyzer's memory per instruction). An issue cycle is
+/// kept as its low 32 bits, with the high bits recorded where they change
+/// (issues come in cycle order, so that is once per 2^32 cycles); the
+/// result cycle as its distance from the issue, exactly (a distance that
+/// does not fit in 32 bits, or a negative one, is kept on the side).
+class InstCycles {
+public:
+  void push(uint64_t issue, uint64_t done) {
+    uint32_t high = uint32_t(issue >> 32);
+    if (highs.empty() ? high != 0 : highs.back().second != high)
+      highs.push_back({low.size(), high});
+    uint64_t delta = done - issue;
+    if (done < issue || delta >= kWide) {
+      wide[low.size()] = done;
+      delta = kWide;
+    }
+    low.push_back(uint32_t(issue));
+    doneDelta.push_back(uint32_t(delta));
+  }
+  /// Instruction `i`'s issue cycle (i < size()).
+  uint64_t issue(size_t i) const {
+    // The last change of the high bits at or before i.
+    auto it =
+        std::upper_bound(highs.begin(), highs.end(), i,
+                         [](size_t x, const std::pair<size_t, uint32_t> &h) {
+                           return x < h.first;
+                         });
+    uint64_t high = it == highs.begin() ? 0 : std::prev(it)->second;
+    return high << 32 | low[i];
+  }
+  /// Instruction `i`'s result cycle (MXU/VPU: the op's end; others: the
+  /// cycle after issue).
+  uint64_t done(size_t i) const {
+    return doneDelta[i] == kWide ? wide.find(i)->second
+                                 : issue(i) + doneDelta[i];
+  }
+  size_t size() const { return low.size(); }
+  bool empty() const { return low.empty(); }
+
+private:
+  static constexpr uint32_t kWide = UINT32_MAX;
+  std::vector<uint32_t> low, doneDelta;
+  /// (first index, high 32 bits of its issue cycle), where they change.
+  std::vector<std::pair<size_t, uint32_t>> highs;
+  std::map<size_t, uint64_t> wide;
+};
+
 class DependencyTracker {
 public:
   /// Processes instruction `index`. `regReads`/`regWrites` are register
   /// numbers; `reads`/`writes` byte ranges. `dmaId`: for a DMA ISSUE, the
-  /// id of the DMA it starts, when known; its source then counts as read,
-  /// and its destination as written, from its first WAIT (dmaWait) on, and
-  /// no earlier: until that WAIT, any instruction that would see them (one
-  /// writing the source, or touching the destination) is a data race the
-  /// simulator faults before it retires. Without an id they count from the
-  /// ISSUE itself.
+  /// id of the DMA it starts, when known: its first WAIT (dmaWait) marks
+  /// its source as read, and its destination as written, by that WAIT. The
+  /// ISSUE marks them too, unless `onlyAtWait`: the caller's promise that
+  /// the DMA completes by a WAIT and no other way (it signals no semaphore,
+  /// whose sem.wait would complete it). Then nothing can see the ISSUE's
+  /// marks: until the WAIT, an instruction writing the source or touching
+  /// the destination is a data race the simulator faults before it
+  /// retires, so they are left out (a strided source is a range per row).
   void instruction(uint64_t index, const isa::Inst &inst,
                    llvm::ArrayRef<uint8_t> regReads,
                    llvm::ArrayRef<uint8_t> regWrites,
                    llvm::ArrayRef<sim::AddrRange> reads,
                    llvm::ArrayRef<sim::AddrRange> writes,
-                   std::optional<uint32_t> dmaId = std::nullopt);
+                   std::optional<uint32_t> dmaId = std::nullopt,
+                   bool onlyAtWait = false);
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
   /// count as produced by this WAIT, and its source bytes as read until it.
   void dmaWait(uint64_t index, uint32_t dmaId);
@@ -232,14 +301,14 @@ public:
       return std::nullopt;
     return it->second;
   }
-  /// When set, `(*ready)[i]` is the cycle instruction i's result is
+  /// When set, `ready->done(i)` is the cycle instruction i's result is
   /// available, and of several producers the one ready last binds (else the
   /// latest in program order).
-  void setReadyCycles(const std::vector<uint64_t> *cycles) { ready = cycles; }
+  void setReadyCycles(const InstCycles *cycles) { ready = cycles; }
 
 private:
   static constexpr int64_t kNone = -1;
-  const std::vector<uint64_t> *ready = nullptr;
+  const InstCycles *ready = nullptr;
   /// The producer that binds of two (kNone: none).
   int64_t later(int64_t a, int64_t b) const;
   std::array<int64_t, isa::kNumRegs> lastWriter;
@@ -384,10 +453,8 @@ private:
   /// Per track, in order of start (vectors: a system's chips have a track
   /// per ICI link, mostly empty, where an empty deque would cost a block).
   std::vector<std::vector<Busy>> tracks;
-  std::vector<uint64_t> issueCycles; ///< per instruction index
-  /// Per instruction index: the cycle its result is available (MXU/VPU:
-  /// the op's end; others: the cycle after issue).
-  std::vector<uint64_t> doneCycles;
+  /// Per instruction index: its issue and result cycles.
+  InstCycles cycles;
   std::vector<uint32_t> pcs; ///< per instruction index
 
   /// One DMA instance.
