@@ -652,3 +652,38 @@ TEST(InstCyclesTest, RoundTripsEveryCycle) {
     EXPECT_EQ(c.done(i), in[i].second) << i;
   }
 }
+
+/// Busy intervals read back as written, in 12 bytes each: gaps from 0 to
+/// past 2^32, an interval starting before the previous one ends (kept
+/// apart), merges of contiguous work of one op, and startOf.
+TEST(BusyTrackTest, RoundTripsIntervals) {
+  const uint64_t k32 = uint64_t(1) << 32;
+  std::vector<Analyzer::Busy> in = {{5, 10, 1},
+                                    {15, 3, 2},           // gap 0
+                                    {15 + 3 + k32, 7, 2}, // gap 2^32
+                                    {100 + 2 * k32, 1, 3},
+                                    {90 + 2 * k32, 4, 3}, // before the end
+                                    {1000 + 2 * k32, UINT32_MAX, 4}};
+  Analyzer::BusyTrack t;
+  for (const Analyzer::Busy &b : in)
+    t.add(b.start, b.length, b.opId);
+  // Contiguous work of the last op grows its interval.
+  uint64_t lastEnd = in.back().end();
+  EXPECT_FALSE(t.extends(lastEnd, 4)); // at 2^32 - 1 cycles: full
+  t.add(lastEnd, 6, 4);
+  EXPECT_TRUE(t.extends(lastEnd + 6, 4));
+  EXPECT_FALSE(t.extends(lastEnd + 6, 5));
+  EXPECT_FALSE(t.extends(lastEnd + 7, 4));
+  t.grow(2);
+  in.push_back({lastEnd, 8, 4});
+  ASSERT_EQ(t.size(), in.size());
+  size_t k = 0;
+  for (const Analyzer::Busy b : t) {
+    EXPECT_EQ(b.start, in[k].start) << k;
+    EXPECT_EQ(b.length, in[k].length) << k;
+    EXPECT_EQ(b.opId, in[k].opId) << k;
+    EXPECT_EQ(t.startOf(k), in[k].start) << k;
+    ++k;
+  }
+  EXPECT_EQ(k, in.size());
+}

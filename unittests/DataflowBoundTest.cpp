@@ -212,3 +212,44 @@ TEST(DataflowBoundTest, TransfersShareASecondTrack) {
 }
 
 } // namespace
+
+namespace {
+// Edges are stored as the distance back to the producer in 1 to 5 bytes.
+// Five VPU ops (busy 1, at 0) each have one reader 1, 63, 64, 2^20 and
+// 2^21 + 5 instructions later, on the store track (busy 500), which also
+// reads register 9, the id of a DMA (T_b 100, transfer 10) ready at its
+// start. The VPU's bound needs every writer's tail (its reader: 500), the
+// load link's the DMA's tail through the at-start edge; a misread edge
+// changes them.
+TEST(DataflowBoundTest, DistantProducersKeepTheirTails) {
+  DataflowBound g(3);
+  uint64_t index = 0;
+  g.add({}, {9}, {}, {vmem(0, 4)}, dma(kLoad, 100, 10));
+  ++index;
+  std::vector<uint64_t> gaps = {1, 63, 64, uint64_t(1) << 20,
+                                (uint64_t(1) << 21) + 5};
+  uint64_t buf = 64;
+  for (uint64_t gap : gaps) {
+    g.add({}, {}, {}, {vmem(buf, buf + 4)}, vpu(1));
+    for (uint64_t k = 1; k < gap; ++k) // free scalar instructions
+      g.add({}, {}, {}, {}, DataflowBound::Cost{});
+    g.add({9}, {}, {vmem(buf, buf + 4)}, {},
+          DataflowBound::Cost{kStore, 0, 500, false});
+    buf += 64;
+  }
+  auto b = g.trackBounds();
+  // Writers released at 0, 5 busy cycles, each followed by 500: 505 (5
+  // with a writer's edge lost).
+  ASSERT_TRUE(b[kVpu]);
+  EXPECT_EQ(b[kVpu]->tail, 500u);
+  EXPECT_EQ(b[kVpu]->bound, 505u);
+  // The DMA's id is ready at its start (lag 0): its longest path is
+  // max(110, 500), so its transfer (100 + 10) is followed by 390: 500
+  // (610 if the at-start flag were lost, 110 without the edge).
+  ASSERT_TRUE(b[kLoad]);
+  EXPECT_EQ(b[kLoad]->tail, 390u);
+  EXPECT_EQ(b[kLoad]->bound, 500u);
+  // Readers start at 1: 501.
+  EXPECT_EQ(g.criticalPath(), 501u);
+}
+} // namespace

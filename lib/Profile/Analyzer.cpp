@@ -29,6 +29,32 @@ Analyzer::Analyzer(const isa::Program &program,
   scalarBusyByPc.resize(program.code.size());
 }
 
+void Analyzer::BusyTrack::add(uint64_t start, uint32_t length, uint32_t opId) {
+  Entry e{kWide, length, opId};
+  if (start >= lastEnd && start - lastEnd < kWide)
+    e.gap = uint32_t(start - lastEnd);
+  else
+    wideStarts.push_back(start);
+  entries.push_back(e);
+  lastEnd = start + length;
+}
+
+uint64_t Analyzer::BusyTrack::startOf(size_t k) const {
+  Iterator it(*this, 0);
+  for (size_t i = 0; i < k; ++i)
+    ++it;
+  return (*it).start;
+}
+
+void Analyzer::BusyTrack::Iterator::load() {
+  if (k >= t->entries.size())
+    return;
+  const Entry &e = t->entries[k];
+  cur.start = e.gap == kWide ? t->wideStarts[wide++] : prevEnd + e.gap;
+  cur.length = e.length;
+  cur.opId = e.opId;
+}
+
 Analyzer::PcInfo Analyzer::computePcInfo(const isa::Inst &in,
                                          uint32_t pc) const {
   PcInfo info;
@@ -67,20 +93,19 @@ namespace profile {
 struct AnalyzerImpl {
   static void busy(Analyzer &a, size_t track, uint64_t start, uint64_t end,
                    uint32_t opId) {
-    auto &t = a.tracks[track];
+    Analyzer::BusyTrack &t = a.tracks[track];
     while (end > start) {
       // Merge with the previous interval when contiguous and of the same
       // op (the scalar track's carry no op: Analyzer::scalarBusyByPc).
       constexpr uint64_t kMax = UINT32_MAX;
-      if (!t.empty() && t.back().end() == start && t.back().opId == opId &&
-          t.back().length < kMax) {
-        uint64_t add = std::min(end - start, kMax - t.back().length);
-        t.back().length += uint32_t(add);
+      if (t.extends(start, opId)) {
+        uint64_t add = std::min(end - start, kMax - t.lastLength());
+        t.grow(uint32_t(add));
         start += add;
         continue;
       }
       uint64_t length = std::min(end - start, kMax);
-      t.push_back({start, uint32_t(length), opId});
+      t.add(start, uint32_t(length), opId);
       start += length;
     }
   }

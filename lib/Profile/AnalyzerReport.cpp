@@ -147,7 +147,7 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
       continue;
     std::vector<uint64_t> busy(nBuckets, 0);
     uint64_t sum = 0;
-    for (const Busy &b : tracks[t]) {
+    for (const Busy b : tracks[t]) {
       sum += b.length;
       if (t != 0)
         perOp[b.opId][trackNames[t]] += b.length;
@@ -536,7 +536,7 @@ struct ReportSteps {
       if (s.unusedIci(t))
         continue;
       uint64_t sum = 0;
-      for (const Analyzer::Busy &b : a.tracks[t])
+      for (const Analyzer::Busy b : a.tracks[t])
         sum += b.length;
       perResource[s.trackNames[t]] = sum;
       if (sum > bound)

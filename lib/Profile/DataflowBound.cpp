@@ -42,16 +42,14 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   uint64_t finish = start + dur;
   critical = std::max(critical, finish);
   lastFinish = finish;
-  if (cost.track >= 0 && cost.busy > 0)
-    work[size_t(cost.track)].push_back(
-        {start + cost.lead, recording ? uint32_t(index) : kNoInst,
-         uint32_t(std::min<uint64_t>(cost.busy, UINT32_MAX))});
-  if (cost.track2 >= 0 && cost.busy2 > 0)
-    work[size_t(cost.track2)].push_back(
-        {start + cost.lead, recording ? uint32_t(index) : kNoInst,
-         uint32_t(std::min<uint64_t>(cost.busy2, UINT32_MAX))});
   if (issueTrack >= 0 && recording)
     starts.push_back(uint32_t(std::min<uint64_t>(start, UINT32_MAX)));
+  if (cost.track >= 0 && cost.busy > 0)
+    addWork(cost.track, index, start, cost.lead, cost.busy, recording,
+            /*whole=*/true);
+  if (cost.track2 >= 0 && cost.busy2 > 0)
+    addWork(cost.track2, index, start, cost.lead, cost.busy2, recording,
+            /*whole=*/false);
 
   if (cost.controls)
     control = Producer{int64_t(index), start, true};
@@ -71,8 +69,58 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   if (preds.size() > kMaxEdgesPerInst)
     preds.resize(kMaxEdgesPerInst);
   edgeCount.push_back(uint16_t(preds.size()));
-  edges.insert(edges.end(), preds.begin(), preds.end());
+  for (uint32_t p : preds)
+    pushEdge(index, p);
   duration.push_back(uint32_t(std::min<uint64_t>(dur, UINT32_MAX)));
+}
+
+void DataflowBound::addWork(int track, uint64_t index, uint64_t start,
+                            uint64_t lead, uint64_t busy, bool recording,
+                            bool whole) {
+  uint32_t b = uint32_t(std::min<uint64_t>(busy, UINT32_MAX));
+  TrackWork &w = work[size_t(track)];
+  // Its head starts[index], its busy cycles duration[index] (lead + busy,
+  // saturated the same way).
+  if (whole && lead == 0 && recording && issueTrack >= 0 && start < UINT32_MAX)
+    w.atStart.push_back({uint32_t(index)});
+  else
+    w.other.push_back({start + lead, recording ? uint32_t(index) : kNoInst, b});
+}
+
+void DataflowBound::pushEdge(uint64_t index, uint32_t producer) {
+  uint64_t v = (index - (producer & ~kAtStart)) << 1 |
+               uint64_t((producer & kAtStart) != 0);
+  do {
+    uint8_t byte = v & 0x7f;
+    v >>= 7;
+    edges.push_back(v ? byte | 0x80 : byte);
+  } while (v);
+}
+
+uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {
+  // The edge's last byte is edges[pos - 1] (below 0x80); its earlier bytes
+  // are those before it at 0x80 or above.
+  size_t end = pos--;
+  while (pos > 0 && edges[pos - 1] & 0x80)
+    --pos;
+  uint64_t v = 0;
+  for (size_t k = end; k-- > pos;)
+    v = v << 7 | (edges[k] & 0x7f);
+  uint32_t producer = uint32_t(index - (v >> 1));
+  return (v & 1) ? producer | kAtStart : producer;
+}
+
+uint64_t DataflowBound::getMaxHead() const {
+  uint64_t maxHead = 0;
+  for (const TrackWork &track : work) {
+    for (const Work &w : track.other)
+      maxHead = std::max(maxHead, w.head);
+    for (const AtStart &w : track.atStart)
+      maxHead = std::max<uint64_t>(maxHead, starts[w.inst]);
+  }
+  for (uint32_t s : starts)
+    maxHead = std::max<uint64_t>(maxHead, s);
+  return maxHead;
 }
 
 std::vector<std::optional<DataflowBound::TrackBound>>
@@ -84,12 +132,11 @@ DataflowBound::trackBounds() const {
   // producers read it.
   size_t n = edgeCount.size();
   std::vector<uint64_t> longest(n, 0);
-  size_t off = edges.size();
+  size_t pos = edges.size();
   for (size_t i = n; i-- > 0;) {
     longest[i] = std::max<uint64_t>(longest[i], duration[i]);
-    off -= edgeCount[i];
-    for (size_t k = off, e = off + edgeCount[i]; k < e; ++k) {
-      uint32_t edge = edges[k];
+    for (unsigned k = 0; k < edgeCount[i]; ++k) {
+      uint32_t edge = popEdge(i, pos);
       size_t p = edge & ~kAtStart;
       uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
       longest[p] = std::max(longest[p], lag + longest[i]);
@@ -101,12 +148,7 @@ DataflowBound::trackBounds() const {
     return w.inst < n ? longest[w.inst] - duration[w.inst] : 0;
   };
 
-  uint64_t maxHead = 0;
-  for (const std::vector<Work> &track : work)
-    for (const Work &w : track)
-      maxHead = std::max(maxHead, w.head);
-  for (uint32_t s : starts)
-    maxHead = std::max<uint64_t>(maxHead, s);
+  uint64_t maxHead = getMaxHead();
   unsigned shift = 0;
   while ((maxHead >> shift) >= kMaxReleaseBins)
     ++shift;
@@ -131,8 +173,11 @@ DataflowBound::trackBounds() const {
       tb.head = std::min(tb.head, head);
       tb.tail = std::min(tb.tail, tail);
     };
-    for (const Work &w : work[t])
+    for (const Work &w : work[t].other)
       addPiece(w.head, w.busy, tailOf(w));
+    for (const AtStart &w : work[t].atStart)
+      addPiece(starts[w.inst], duration[w.inst],
+               longest[w.inst] - duration[w.inst]);
     // Each instruction's issue, followed by the rest of its longest path.
     if (issues)
       for (size_t i = 0; i < starts.size() && i < n; ++i)

@@ -98,7 +98,7 @@ TimelineCoverage Analyzer::getTimelineCoverage() const {
     if (n > limits.maxSlices) {
       c.omittedSlices += n - limits.maxSlices;
       c.completeUntilCycle =
-          std::min(c.completeUntilCycle, tracks[t][limits.maxSlices].start);
+          std::min(c.completeUntilCycle, tracks[t].startOf(limits.maxSlices));
     }
   }
   for (const Dma &d : dmas) {
@@ -219,10 +219,10 @@ void TimelineWriter::writeOpSlices() {
       it->second = "op " + std::to_string(opId);
     return it->second;
   };
-  for (size_t t = 1; t <= 2; ++t)
-    for (size_t k = 0; k < a.tracks[t].size(); ++k) {
-      const Analyzer::Busy &b = a.tracks[t][k];
-      if (k >= a.limits.maxSlices)
+  for (size_t t = 1; t <= 2; ++t) {
+    size_t k = 0;
+    for (const Analyzer::Busy b : a.tracks[t]) {
+      if (k++ >= a.limits.maxSlices)
         break;
       const std::string &name = nameOf(b.opId);
       event()
@@ -240,6 +240,7 @@ void TimelineWriter::writeOpSlices() {
           .member("ts", ts(b.start))
           .endObject();
     }
+  }
 }
 
 /// The DMAs, the first maxDmas of the chip: async slices with their parts;

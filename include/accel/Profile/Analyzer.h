@@ -440,6 +440,7 @@ private:
   uint64_t totalCycles = 0;
   uint64_t index = 0; ///< instructions seen
 
+public:
   /// A busy interval on a track (0 scalar, 1 MXU, 2 VPU, 3+ DMA links),
   /// [start, end()) in cycles (16 bytes: one per MXU or VPU op); `opId` is
   /// 0 on the scalar track. An interval longer than 2^32 - 1 cycles is
@@ -450,9 +451,70 @@ private:
     uint32_t opId;
     uint64_t end() const { return start + length; }
   };
-  /// Per track, in order of start (vectors: a system's chips have a track
-  /// per ICI link, mostly empty, where an empty deque would cost a block).
-  std::vector<std::vector<Busy>> tracks;
+  /// One track's busy intervals, in order of start, in 12 bytes each: an
+  /// interval's start is kept as its distance from the previous one's end
+  /// (from 0 for the first), or, when that is negative or does not fit in
+  /// 32 bits, in `wideStarts`. Read in order (begin()/end() yield Busy).
+  class BusyTrack {
+  public:
+    /// Appends [start, start + length) of `opId`, or extends the last
+    /// interval when it ends at `start` with the same op.
+    void add(uint64_t start, uint32_t length, uint32_t opId);
+    /// Whether the last interval ends at `start` with `opId` and can grow.
+    bool extends(uint64_t start, uint32_t opId) const {
+      return !entries.empty() && lastEnd == start &&
+             entries.back().opId == opId && entries.back().length < UINT32_MAX;
+    }
+    /// The last interval's length (not empty()).
+    uint32_t lastLength() const { return entries.back().length; }
+    /// Adds `add` cycles to the last interval (extends() was true).
+    void grow(uint32_t add) {
+      entries.back().length += add;
+      lastEnd += add;
+    }
+    size_t size() const { return entries.size(); }
+    bool empty() const { return entries.empty(); }
+    /// The start of interval `k` (k < size()): a walk from the first.
+    uint64_t startOf(size_t k) const;
+
+    class Iterator {
+    public:
+      Iterator(const BusyTrack &t, size_t k) : t(&t), k(k) { load(); }
+      Busy operator*() const { return cur; }
+      Iterator &operator++() {
+        prevEnd = cur.end();
+        ++k;
+        load();
+        return *this;
+      }
+      bool operator!=(const Iterator &o) const { return k != o.k; }
+
+    private:
+      void load();
+      const BusyTrack *t;
+      size_t k;
+      size_t wide = 0;
+      uint64_t prevEnd = 0;
+      Busy cur{};
+    };
+    Iterator begin() const { return Iterator(*this, 0); }
+    Iterator end() const { return Iterator(*this, entries.size()); }
+
+  private:
+    struct Entry {
+      uint32_t gap; ///< start - previous end, or kWide
+      uint32_t length;
+      uint32_t opId;
+    };
+    static constexpr uint32_t kWide = UINT32_MAX;
+    std::vector<Entry> entries;
+    std::vector<uint64_t> wideStarts;
+    uint64_t lastEnd = 0;
+  };
+
+private:
+  /// Per track (a system's chips have a track per ICI link, mostly empty).
+  std::vector<BusyTrack> tracks;
   /// Per instruction index: its issue and result cycles.
   InstCycles cycles;
   std::vector<uint32_t> pcs; ///< per instruction index

@@ -163,17 +163,28 @@ private:
   uint64_t critical = 0, lastFinish = 0;
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 
-  // The graph for the backward pass. Edges to the producers of instruction
-  // i are edges[sum of edgeCount[0..i) .. + edgeCount[i]), each a producer
-  // index with kAtStart set when the dependence is on a register result
-  // ready at the producer's start. Instructions past kMaxIndex or edges past
+  // The graph for the backward pass. Instruction i has edgeCount[i] edges
+  // to its producers, each written to `edges` as an unsigned LEB128 number
+  // ((i - producer) << 1 | at-start), at-start set when the dependence is
+  // on a register result ready at the producer's start: most producers are
+  // a few instructions back, so an edge takes one byte, and at most three
+  // for a producer under 2^20 instructions back (four bytes each before;
+  // issue 34). The numbers of instruction i follow those of i - 1. LEB128
+  // ends each number with a byte below 0x80, so the backward pass reads
+  // them from the end (popEdge). Instructions past kMaxIndex or edges past
   // kMaxEdgesPerInst are left out: fewer edges only shorten tails, so the
   // bound stays valid.
   static constexpr uint32_t kAtStart = 1u << 31;
   static constexpr uint64_t kMaxIndex = kAtStart - 1;
   static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
   std::vector<uint16_t> edgeCount;
-  std::vector<uint32_t> edges;
+  std::vector<uint8_t> edges;
+  /// Appends instruction `index`'s edge to `producer` (kAtStart flag
+  /// included) to `edges`.
+  void pushEdge(uint64_t index, uint32_t producer);
+  /// The edge that ends at `edges[pos - 1]`, for instruction `index`: its
+  /// producer (with kAtStart); `pos` moves to the edge's first byte.
+  uint32_t popEdge(uint64_t index, size_t &pos) const;
   /// Cycles from start to end (lead + busy), saturated at UINT32_MAX.
   std::vector<uint32_t> duration;
   /// A piece of MXU, VPU or link work: its head, its instruction (for its
@@ -184,9 +195,32 @@ private:
     uint32_t inst;
     uint32_t busy;
   };
+  /// A piece that is all of its recorded instruction's duration, from its
+  /// start (`starts`, exact below UINT32_MAX): MXU and VPU work. Its head
+  /// and busy cycles are the instruction's: 4 bytes instead of 16 (issue
+  /// 34).
+  struct AtStart {
+    uint32_t inst;
+  };
   static constexpr uint32_t kNoInst = UINT32_MAX;
-  /// Per track, its work in program order.
-  std::vector<std::vector<Work>> work;
+  /// Per track, its work in program order: the pieces that start with
+  /// their instruction, and the others (a DMA's transfer, after its T_b;
+  /// any piece past the recorded graph or without `starts`). The bound
+  /// does not depend on the order of the pieces.
+  struct TrackWork {
+    std::vector<AtStart> atStart;
+    std::vector<Work> other;
+    bool empty() const { return atStart.empty() && other.empty(); }
+  };
+  std::vector<TrackWork> work;
+  /// The latest head of any piece of work or issue (trackBounds' release
+  /// dates).
+  uint64_t getMaxHead() const;
+  /// Adds a piece of `busy` cycles on `track` for instruction `index`
+  /// starting at `start` (in the model), `lead` cycles later; `whole`: the
+  /// piece is all of the instruction's duration (its primary track).
+  void addWork(int track, uint64_t index, uint64_t start, uint64_t lead,
+               uint64_t busy, bool recording, bool whole);
   /// The issue track and the cycles each issue takes on it (see the
   /// constructor); each recorded instruction's earliest start, saturated at
   /// UINT32_MAX (an earlier head only weakens the bound).
