@@ -270,8 +270,9 @@ std::vector<uint8_t> referencePage(uint64_t page,
 // HBM's initial bytes are made for the range a read asks for (issue 34: no
 // image of the weights is kept). Any range must read as the same slice of
 // the reference pages: f32 buffers aligned or not (an element across a
-// page boundary stays zero), bf16, iota and data buffers, ranges that cut
-// elements, and pages written in between (their own bytes).
+// page boundary stays zero), bf16, iota and data buffers, overlapping
+// buffers, ranges that cut elements, and pages written in between (their
+// own bytes).
 TEST(MemoryInitTest, AnyRangeReadsAsTheSliceOfItsPages) {
   const uint64_t kPage = Memory::kHbmPageBytes;
   std::mt19937_64 rng(34);
@@ -307,7 +308,10 @@ TEST(MemoryInitTest, AnyRangeReadsAsTheSliceOfItsPages) {
       if (rng() % 4 && b.base % size)
         b.base += size - b.base % size;
       bufs.push_back(b);
-      at = b.base + b.bytes + rng() % 100;
+      // The next one after it, or (one time in four) over its second part:
+      // a later buffer's bytes win where they overlap.
+      at = rng() % 4 ? b.base + b.bytes + rng() % 100
+                     : b.base + size + rng() % b.bytes;
     }
     Memory m(4096, bufs);
     uint64_t end = at + kPage;

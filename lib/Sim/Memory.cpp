@@ -36,8 +36,12 @@ Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
     return;
   image = HbmImage::get(buffers);
   for (const isa::Buffer &b : buffers)
-    if (b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero)
+    if (b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero) {
       initialHbm.push_back(b);
+      initialHbmEnds.push_back(
+          std::max(initialHbmEnds.empty() ? 0 : initialHbmEnds.back(),
+                   llvm::SaturatingAdd(b.base, b.bytes)));
+    }
 }
 
 /// The end of buffer `b` (base + bytes, saturated: a buffer table read from
@@ -81,10 +85,21 @@ const isa::Buffer *Memory::findBufferIn(const AddrRange &r) const {
 }
 
 void Memory::initialHbmBytes(uint64_t addr, uint64_t n, uint8_t *out) const {
-  if (initialHbm.empty())
-    std::memset(out, 0, n);
-  else
-    initBytes(addr, n, initialHbm, out);
+  // The buffers that can hold bytes of [addr, addr + n): from the first
+  // whose running maximum end passes addr to the last that starts before
+  // addr + n (sorted by base: a program with thousands of constants reads
+  // a row in O(log) of them, not all).
+  auto first =
+      std::upper_bound(initialHbmEnds.begin(), initialHbmEnds.end(), addr) -
+      initialHbmEnds.begin();
+  auto last =
+      std::lower_bound(
+          initialHbm.begin() + first, initialHbm.end(), addr + n,
+          [](const isa::Buffer &b, uint64_t end) { return b.base < end; }) -
+      initialHbm.begin();
+  initBytes(addr, n,
+            llvm::ArrayRef<isa::Buffer>(initialHbm).slice(first, last - first),
+            out);
 }
 
 uint8_t *Memory::writableHbmPage(uint64_t pageAddr) {

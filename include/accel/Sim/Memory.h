@@ -267,8 +267,10 @@ private:
   /// equal buffer table (null without `initHbm`).
   std::shared_ptr<HbmImage> image;
   /// The HBM buffers whose initial bytes are not zeros (none without
-  /// `initHbm`): what initialHbmBytes reads.
+  /// `initHbm`), in order of base: what initialHbmBytes reads; and the
+  /// largest end among initialHbm[0..i], for each i.
   std::vector<isa::Buffer> initialHbm;
+  std::vector<uint64_t> initialHbmEnds;
   llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
 };
 
