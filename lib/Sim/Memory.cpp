@@ -1,7 +1,7 @@
 //===- Memory.cpp - Simulated HBM and VMEM --------------------------------===//
 //
 // A chip's memories: VMEM, dense, and HBM, sparse pages initialized from
-// the buffer table's initial bytes (HbmImage.cpp); the accesses and copies of
+// the buffer table's initial bytes (InitialHbm.cpp); the accesses and copies of
 // the simulator and the installs and reads of a replay, and the exact tile
 // overlap test of its race and hazard checks. What they cost the host is
 // MemoryFootprint.cpp.
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Sim/Memory.h"
-#include "HbmImage.h"
+#include "InitialHbm.h"
 #include "accel/Support/BFloat16.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -34,7 +34,7 @@ Memory::Memory(uint64_t vmemBytes, const std::vector<isa::Buffer> &bufs,
             });
   if (!initHbm)
     return;
-  image = HbmImage::get(buffers);
+  initialHashes = InitialHashes::get(buffers);
   for (const isa::Buffer &b : buffers)
     if (b.space == isa::MemSpace::HBM && b.init != isa::BufferInit::Zero) {
       initialHbm.push_back(b);
@@ -210,8 +210,8 @@ uint64_t Memory::hashHbm(uint64_t addr, uint64_t n) {
   for (uint64_t page = addr & ~(kHbmPageBytes - 1); page < addr + n && !written;
        page += kHbmPageBytes)
     written = hbm.count(page);
-  if (!written && image)
-    return image->initialHash(addr, n);
+  if (!written && initialHashes)
+    return initialHashes->initialHash(addr, n);
   return hashPieces(n, [&](uint64_t at, uint64_t len, uint8_t *out) {
     readHbm(addr + at, out, len);
   });

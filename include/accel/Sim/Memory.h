@@ -86,7 +86,7 @@ struct TileRef {
   bool rowsOverlap(const TileRef &o) const;
 };
 
-class HbmImage;
+class InitialHashes;
 
 /// HBM is sparse (pages materialise on first touch, initialised from the
 /// program's buffer table: isa::initValue or zeros). VMEM is dense but
@@ -265,7 +265,7 @@ private:
   std::vector<isa::Buffer> buffers; ///< sorted by (space, base)
   /// The hashes of initial HBM bytes, shared with other memories of an
   /// equal buffer table (null without `initHbm`).
-  std::shared_ptr<HbmImage> image;
+  std::shared_ptr<InitialHashes> initialHashes;
   /// The HBM buffers whose initial bytes are not zeros (none without
   /// `initHbm`), in order of base: what initialHbmBytes reads; and the
   /// largest end among initialHbm[0..i], for each i.

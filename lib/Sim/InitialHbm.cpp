@@ -1,13 +1,13 @@
-//===- HbmImage.cpp - The initial contents of HBM -------------------------===//
+//===- InitialHbm.cpp - The initial contents of HBM -----------------------===//
 //
 // A buffer table's initial HBM bytes, generated for any range on demand
 // (initBytes), the hashes of unwritten ranges shared by the memories of
-// equal tables (HbmImage), and compareHbm, which compares two runs' HBM
+// equal tables (InitialHashes), and compareHbm, which compares two runs' HBM
 // against the initial bytes.
 //
 //===----------------------------------------------------------------------===//
 
-#include "HbmImage.h"
+#include "InitialHbm.h"
 #include "accel/Support/BFloat16.h"
 #include "accel/Support/VectorClones.h"
 
@@ -138,7 +138,7 @@ sim::hashPieces(uint64_t n,
   return XXH3_64bits_digest(&state);
 }
 
-uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
+uint64_t InitialHashes::initialHash(uint64_t addr, uint64_t n) {
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = hashes.try_emplace({addr, n}, 0);
   if (!inserted)
@@ -150,7 +150,7 @@ uint64_t HbmImage::initialHash(uint64_t addr, uint64_t n) {
              });
 }
 
-uint64_t HbmImage::keyOf(const std::vector<isa::Buffer> &buffers) {
+uint64_t InitialHashes::keyOf(const std::vector<isa::Buffer> &buffers) {
   std::vector<uint64_t> fields;
   for (const isa::Buffer &b : buffers) {
     if (b.space != isa::MemSpace::HBM || b.init == isa::BufferInit::Zero)
@@ -163,7 +163,7 @@ uint64_t HbmImage::keyOf(const std::vector<isa::Buffer> &buffers) {
       reinterpret_cast<const uint8_t *>(fields.data()), fields.size() * 8));
 }
 
-bool HbmImage::holds(const std::vector<isa::Buffer> &other) const {
+bool InitialHashes::holds(const std::vector<isa::Buffer> &other) const {
   auto initialized = [](const std::vector<isa::Buffer> &bufs) {
     std::vector<const isa::Buffer *> out;
     for (const isa::Buffer &b : bufs)
@@ -182,24 +182,24 @@ bool HbmImage::holds(const std::vector<isa::Buffer> &other) const {
                     });
 }
 
-std::shared_ptr<HbmImage>
-HbmImage::get(const std::vector<isa::Buffer> &buffers) {
+std::shared_ptr<InitialHashes>
+InitialHashes::get(const std::vector<isa::Buffer> &buffers) {
   static std::mutex cacheMutex;
-  static std::vector<std::shared_ptr<HbmImage>> kept; // most recent last
+  static std::vector<std::shared_ptr<InitialHashes>> kept; // most recent last
   uint64_t key = keyOf(buffers);
   std::lock_guard<std::mutex> lock(cacheMutex);
   for (auto it = kept.begin(); it != kept.end(); ++it)
     if ((*it)->key == key && (*it)->holds(buffers)) {
-      std::shared_ptr<HbmImage> image = *it;
+      std::shared_ptr<InitialHashes> hashes = *it;
       kept.erase(it);
-      kept.push_back(image);
-      return image;
+      kept.push_back(hashes);
+      return hashes;
     }
-  std::shared_ptr<HbmImage> image(new HbmImage(buffers, key));
+  std::shared_ptr<InitialHashes> made(new InitialHashes(buffers, key));
   if (kept.size() == kKept)
     kept.erase(kept.begin());
-  kept.push_back(image);
-  return image;
+  kept.push_back(made);
+  return made;
 }
 
 std::optional<uint64_t>

@@ -1,15 +1,15 @@
-//===- HbmImage.h - The initial contents of HBM -----------------*- C++ -*-===//
+//===- InitialHbm.h - The initial contents of HBM ---------------*- C++ -*-===//
 //
 // Private to lib/Sim: the initial bytes of a buffer table's HBM, made for
 // any range when it is read (initBytes), and the hashes of unwritten ranges
-// that the Memory objects of equal tables share (HbmImage). Memory.cpp
+// that the Memory objects of equal tables share (InitialHashes). Memory.cpp
 // reads initial bytes through them; compareHbm compares results against
 // them.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ACCEL_LIB_SIM_HBMIMAGE_H
-#define ACCEL_LIB_SIM_HBMIMAGE_H
+#ifndef ACCEL_LIB_SIM_INITIALHBM_H
+#define ACCEL_LIB_SIM_INITIALHBM_H
 
 #include "accel/Sim/Memory.h"
 
@@ -53,12 +53,13 @@ hashPieces(uint64_t n,
 /// initial bytes. A run's result hash reads each unwritten buffer (the
 /// weights of a model), which is the same in every run of an fdo loop or a
 /// sweep. Thread-safe (a sweep's runs share it).
-class HbmImage {
+class InitialHashes {
 public:
-  /// The image of `buffers` (a Memory's: sorted, the chip's seeds): one of
+  /// The hashes of `buffers` (a Memory's: sorted, the chip's seeds): one of
   /// the last kKept made for an equal table, else a new one (which then
   /// replaces the least recently used).
-  static std::shared_ptr<HbmImage> get(const std::vector<isa::Buffer> &buffers);
+  static std::shared_ptr<InitialHashes>
+  get(const std::vector<isa::Buffer> &buffers);
 
   /// xxh3_64bits of the initial bytes [addr, addr + n), computed once per
   /// range and kept (the bytes made and hashed a piece at a time): a
@@ -67,18 +68,18 @@ public:
   uint64_t initialHash(uint64_t addr, uint64_t n);
 
 private:
-  /// Images kept for reuse after their memories are gone: an fdo loop's
+  /// Tables kept for reuse after their memories are gone: an fdo loop's
   /// runs come one after the other (and its baseline beside them).
   static constexpr size_t kKept = 2;
 
-  explicit HbmImage(std::vector<isa::Buffer> buffers, uint64_t key)
+  explicit InitialHashes(std::vector<isa::Buffer> buffers, uint64_t key)
       : buffers(std::move(buffers)), key(key) {}
 
   /// What initPage reads of `buffers`, hashed: the HBM buffers that do not
   /// start as zeros (extent, element type, init, seed, data image).
   static uint64_t keyOf(const std::vector<isa::Buffer> &buffers);
 
-  /// Whether this image was made for a table equal to `other` in what
+  /// Whether these hashes are for a table equal to `other` in what
   /// initPage reads (the key is a hash: equal keys are checked).
   bool holds(const std::vector<isa::Buffer> &other) const;
 
@@ -92,4 +93,4 @@ private:
 } // namespace sim
 } // namespace accel
 
-#endif // ACCEL_LIB_SIM_HBMIMAGE_H
+#endif // ACCEL_LIB_SIM_INITIALHBM_H
