@@ -38,6 +38,7 @@
 
 #include "accel/Profile/Analyzer.h"
 #include "accel/Profile/DmaStallAnalysis.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Sim/Simulator.h"
 
 #include <gtest/gtest.h>
@@ -128,9 +129,12 @@ inline std::unique_ptr<Analysis> analyze(const isa::Program &p,
     return a;
   a->summary = *r;
   a->m = buildMetrics(p, config, *r, a->collector);
+  profile::DmaTable dmas(p, config, a->collector);
   AnalyzerOptions options;
   options.bucketCycles = bucketCycles;
-  a->analyzer->addToMetrics(a->m, options);
+  a->analyzer->addToMetrics(a->m, &dmas, options);
+  // metrics.json's "dmas" as the file holds them.
+  a->m["dmas"] = dmas.toJson();
   a->ok = true;
   return a;
 }

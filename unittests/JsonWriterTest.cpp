@@ -19,10 +19,10 @@ using json = nlohmann::json;
 
 namespace {
 
-template <typename Fn> std::string written(Fn fn) {
+template <typename Fn> std::string written(Fn fn, int indent = -1) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  JsonWriter w(os);
+  JsonWriter w(os, indent);
   fn(w);
   EXPECT_TRUE(w.isComplete());
   return out;
@@ -146,6 +146,91 @@ TEST(JsonWriterTest, DumpToStreamAsToString) {
     dumpJson(tree, os, indent);
     os.flush();
     EXPECT_EQ(streamed, dumpJson(tree, indent)) << indent;
+  }
+}
+
+/// Writes `j` through `w` value by value (objects and arrays by the
+/// writer's own calls), except at depth `asTreeAt`, where each value goes
+/// in whole as value(json).
+void writeTree(JsonWriter &w, const json &j, int asTreeAt, int depth = 0) {
+  if (depth == asTreeAt) {
+    w.value(j);
+  } else if (j.is_object()) {
+    w.beginObject();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      w.key(it.key());
+      writeTree(w, *it, asTreeAt, depth + 1);
+    }
+    w.endObject();
+  } else if (j.is_array()) {
+    w.beginArray();
+    for (const json &e : j)
+      writeTree(w, e, asTreeAt, depth + 1);
+    w.endArray();
+  } else if (j.is_string()) {
+    w.value(j.get<std::string>());
+  } else if (j.is_number_unsigned()) {
+    w.value(j.get<uint64_t>());
+  } else if (j.is_number_integer()) {
+    w.value(j.get<int64_t>());
+  } else if (j.is_number_float()) {
+    w.value(j.get<double>());
+  } else if (j.is_boolean()) {
+    w.value(j.get<bool>());
+  } else {
+    w.value(j); // null
+  }
+}
+
+/// A random tree of depth at most `depth`: objects, arrays (empty ones
+/// too), strings that need escaping or not, numbers of every kind.
+json randomTree(std::mt19937_64 &rng, int depth) {
+  unsigned kind = unsigned(rng() % (depth > 0 ? 9 : 6));
+  switch (kind) {
+  case 0:
+    return rng() % 2 ? json(uint64_t(rng())) : json(-int64_t(rng() % 1000));
+  case 1:
+    return double(rng() % 100000) / 7.0;
+  case 2:
+    return rng() % 2 ? json("plain") : json("tab\t\"quote\" caf\xc3\xa9");
+  case 3:
+    return rng() % 2 == 0;
+  case 4:
+    return nullptr;
+  case 5:
+    return rng() % 2 ? json::object() : json::array();
+  case 6:
+  case 7: {
+    json o = json::object();
+    for (unsigned i = 0, n = unsigned(rng() % 5); i < n; ++i)
+      o[std::string(1, char('a' + rng() % 26)) + (rng() % 3 ? "" : "\"k")] =
+          randomTree(rng, depth - 1);
+    return o;
+  }
+  default: {
+    json a = json::array();
+    for (unsigned i = 0, n = unsigned(rng() % 5); i < n; ++i)
+      a.push_back(randomTree(rng, depth - 1));
+    return a;
+  }
+  }
+}
+
+// Indented: the bytes of dumpJson(tree, indent), whether each part is
+// written by the writer's calls or handed over whole as a tree at some
+// depth (metrics.json: a tree with "dmas" written row by row).
+TEST(JsonWriterTest, IndentedAsDumpWritesIt) {
+  std::mt19937_64 rng(3434);
+  for (int i = 0; i < 400; ++i) {
+    json tree = randomTree(rng, 4);
+    for (int indent : {0, 2, 4})
+      for (int asTreeAt : {-1, 0, 1, 2}) {
+        std::string out = written(
+            [&](JsonWriter &w) { writeTree(w, tree, asTreeAt); }, indent);
+        ASSERT_EQ(out, dumpJson(tree, indent))
+            << "tree " << i << ", indent " << indent << ", whole at depth "
+            << asTreeAt;
+      }
   }
 }
 

@@ -564,7 +564,7 @@ TEST(SystemTest, CriticalPathFollowsDataAcrossChips) {
   for (unsigned c = 0; c < 2; ++c) {
     nlohmann::json m =
         profile::buildMetrics(p, config, r->chips[c], collectors[c]);
-    analyzers[c]->addToMetrics(m);
+    analyzers[c]->addToMetrics(m, nullptr);
     critical[c] = m["roofline"]["critical_path_cycles"].get<uint64_t>();
     EXPECT_LE(critical[c], r->totalCycles);
   }

@@ -14,6 +14,7 @@
 #include "accel/Fdo/FdoLoop.h"
 #include "FdoPipelines.h"
 #include "accel/Dialect/Accel/AccelOps.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Support/Json.h"
 #include "accel/Support/Output.h"
 #include "accel/Transforms/Passes.h"
@@ -418,6 +419,7 @@ void FdoDriver::runTrial(OwningOpRef<ModuleOp> &program, FdoIteration &it,
   it.vmemBytes = trial.vmemBytes;
   it.resultsMatch = trial.resultsMatch;
   it.metrics = std::move(trial.metrics);
+  it.dmas = std::move(trial.dmas);
   program = std::move(candidate);
   r = std::move(tr);
 }
@@ -472,6 +474,21 @@ static void fillIteration(FdoIteration &it, const RunResult &r) {
     it.mxuUtilization = m["units"]["mxu"]["utilization"];
   it.vmemBytes = getPeakVmemBytes(r.program);
   it.metrics = r.metrics;
+  it.dmas = r.dmas;
+}
+
+/// What attachMetrics reads of an iteration's "dmas".
+static std::vector<DmaTimes> getDmaTimes(const FdoIteration &it) {
+  std::vector<DmaTimes> times;
+  if (!it.dmas)
+    return times;
+  for (const profile::DmaRow &row : it.dmas->getRows()) {
+    const isa::Origin *o = it.dmas->getOrigin(row.record.issuePc);
+    const sim::DmaTiming &t = row.record.timing;
+    times.push_back({o ? int64_t(o->opId) : 0, int64_t(t.issue),
+                     int64_t(t.transferStart), int64_t(t.complete)});
+  }
+  return times;
 }
 
 std::string FdoDriver::describeProgram(const FdoIteration &it) const {
@@ -576,7 +593,10 @@ FdoDriver::runIteration(FdoIteration &it, ModuleOp program,
     clearFeedback(program);
     {
       DiagnosticCapture capture(context);
-      if (failed(attachMetrics(program, *result.iterations.back().metrics)))
+      const FdoIteration &last = result.iterations.back();
+      std::vector<DmaTimes> dmaTimes = getDmaTimes(last);
+      if (failed(
+              attachMetrics(program, *last.metrics, nullptr, false, &dmaTimes)))
         return llvm::createStringError("iteration " + std::to_string(index) +
                                        ": " + capture.text);
     }

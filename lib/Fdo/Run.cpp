@@ -4,6 +4,7 @@
 #include "accel/Dialect/Accel/AccelDialect.h"
 #include "accel/Profile/Analyzer.h"
 #include "accel/Profile/DmaStallAnalysis.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Profile/SystemAnalysis.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Sim/System.h"
@@ -208,6 +209,8 @@ getChipMetrics(sim::System &system, const sim::SystemSummary &summary,
     one.program = r.program;
     one.summary = summary.chips[c];
     finishAnalysis(one, config, *t.collectors[c], t.timeline, c, options);
+    // A chip's DMAs as a tree: the system's metrics hold the chips' whole.
+    (*one.metrics)["dmas"] = one.dmas->toJson();
     nlohmann::json perBuffer = nlohmann::json::object();
     if (c == 1 && options.keepHbm)
       r.chipHbmBuffers.resize(n - 1);
@@ -292,10 +295,11 @@ simulateSystem(RunResult r, const sim::MachineConfig &config,
   profile::DmaStallCollector all;
   r.summary = sumChips(*summary, t, all);
   *r.metrics = profile::buildMetrics(r.program, config, r.summary, all);
+  r.dmas = std::make_shared<profile::DmaTable>(r.program, config, all);
   if (options.analyze)
     addSystemAnalysis(r, chipMetrics, t, n);
   (*r.metrics)["system"] = profile::buildSystemMetrics(
-      system, summary->totalCycles, (*r.metrics)["dmas"], chipMetrics);
+      system, summary->totalCycles, *r.dmas, chipMetrics);
   r.hbm = std::make_shared<const std::map<uint64_t, std::vector<uint8_t>>>(
       system.getChip(0).getMemory().dirtyHbmPages());
   r.hbmHash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
@@ -427,12 +431,13 @@ void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
                            const std::shared_ptr<RunTimeline> &timeline,
                            unsigned chip, const RunOptions &options) {
   *r.metrics = profile::buildMetrics(r.program, config, r.summary, collector);
+  r.dmas = std::make_shared<profile::DmaTable>(r.program, config, collector);
   if (!options.analyze)
     return;
   const profile::Analyzer &analyzer = timeline->getAnalyzer(chip);
   profile::AnalyzerOptions analyzerOptions;
   analyzerOptions.bucketCycles = options.bucketCycles;
-  analyzer.addToMetrics(*r.metrics, analyzerOptions);
+  analyzer.addToMetrics(*r.metrics, r.dmas.get(), analyzerOptions);
   timeline->setMetrics(chip, *r.metrics);
   r.timeline = timeline;
   (*r.metrics)["timeline"] = analyzer.getTimelineCoverage().toJson();
@@ -455,6 +460,13 @@ uint64_t accel::getPeakVmemBytes(const isa::Program &program) {
   return bytes;
 }
 
+llvm::Error accel::writeMetricsFile(llvm::StringRef path, const RunResult &r) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
+    profile::writeMetricsJson(os, *r.metrics, r.dmas.get());
+    return llvm::Error::success();
+  });
+}
+
 llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
                                    ModuleOp module) {
   if (auto ec = llvm::sys::fs::create_directories(dir))
@@ -465,7 +477,7 @@ llvm::Error accel::writeRunOutputs(llvm::StringRef dir, const RunResult &r,
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
-  if (auto e = writeJsonFile(path("metrics.json"), *r.metrics))
+  if (auto e = writeMetricsFile(path("metrics.json"), r))
     return e;
   if (auto e = writeTimelineFile(path("timeline.json"), r))
     return e;

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "accel/Profile/Analyzer.h"
+#include "accel/Profile/DmaTable.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -30,19 +31,6 @@ using namespace accel::profile;
 using json = nlohmann::json;
 
 static double round4(double v) { return std::round(v * 1e4) / 1e4; }
-
-namespace {
-/// Where an instruction came from, for JSON.
-json describeInst(const isa::Program &program, uint32_t pc) {
-  json j = {{"pc", pc}};
-  if (pc < program.origins.size()) {
-    j["op_id"] = program.origins[pc].opId;
-    j["op"] = program.origins[pc].opName;
-    j["loc"] = program.origins[pc].loc;
-  }
-  return j;
-}
-} // namespace
 
 /// What the sections of addToMetrics share: the time scale, the tracks'
 /// names, and what one section computes for a later one (VMEM's buckets
@@ -63,7 +51,10 @@ struct Analyzer::ReportState {
     /// unbounded, nothing inside the run binds it (it could move into the
     /// preceding op sequence, before the run or window).
     std::optional<uint64_t> pushLimit;
-    json conservative, relaxed;
+    /// Whether it has backtails (not in flight at the start of a replay
+    /// window, and seen issued), and those in both models.
+    bool hasBacktail = false;
+    Backtail conservative, relaxed;
   };
   std::vector<Inst> insts;
   /// The number of DMAs in flight, segment k covering [slotTimes[k],
@@ -103,7 +94,8 @@ static std::string locOf(const isa::Program &program, uint32_t pc) {
   return pc < program.origins.size() ? program.origins[pc].loc : "?";
 }
 
-void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
+void Analyzer::addToMetrics(json &m, DmaTable *dmaTable,
+                            const AnalyzerOptions &options) const {
   ReportState s;
   s.total = std::max<uint64_t>(1, totalCycles);
   s.bucket = options.bucketCycles
@@ -120,7 +112,7 @@ void Analyzer::addToMetrics(json &m, const AnalyzerOptions &options) const {
                                tracks[t].empty());
   addUtilization(m, s);
   addVmem(m, s);
-  addDependencies(m, s);
+  addDependencies(m, dmaTable, s);
   addSlots(s);
   json suggestions = json::array();
   addHoistSuggestions(m, s, suggestions);
@@ -232,7 +224,7 @@ void Analyzer::addVmem(json &m, ReportState &s) const {
   m["vmem"] = vj;
 }
 
-void Analyzer::addDependencies(json &m, ReportState &s) const {
+void Analyzer::addDependencies(json &m, DmaTable *table, ReportState &s) const {
   // --- Dependencies and backtails, per DMA instance (joined by index).
   std::map<uint64_t, const DmaDependence *> depByIndex;
   for (const DmaDependence &d : deps.dmas())
@@ -240,68 +232,63 @@ void Analyzer::addDependencies(json &m, ReportState &s) const {
   uint64_t start = cycles.empty() ? 0 : cycles.issue(0);
   auto backtail = [&](uint64_t i, std::optional<uint64_t> bound,
                       DmaDependence::Via via) {
-    json j;
+    Backtail b;
     if (bound) {
-      j["instructions"] = i - *bound - 1;
+      b.instructions = i - *bound - 1;
       // The ISSUE could come as soon as the bound's result is there.
-      j["cycles"] =
+      b.cycles =
           cycles.issue(i) - std::min(cycles.issue(i), cycles.done(*bound));
-      j["bound"] = describeInst(program, pcs[*bound]);
-      j["bound"]["index"] = *bound;
-      if (std::optional<uint32_t> dma = deps.dmaWaitedAt(*bound))
-        j["bound"]["dma"] = *dma;
-      j["via"] = via == DmaDependence::Via::Address  ? "address"
-                 : via == DmaDependence::Via::Source ? "source"
-                                                     : "destination";
+      b.boundIndex = *bound;
+      b.boundPc = pcs[*bound];
+      b.boundDma = deps.dmaWaitedAt(*bound);
+      b.via = via == DmaDependence::Via::Address  ? "address"
+              : via == DmaDependence::Via::Source ? "source"
+                                                  : "destination";
     } else {
-      j["instructions"] = i;
-      j["cycles"] = cycles.issue(i) - start;
-      j["bound"] = nullptr;
+      b.instructions = i;
+      b.cycles = cycles.issue(i) - start;
     }
-    return j;
+    return b;
   };
   std::vector<ReportState::Inst> &insts = s.insts;
   for (const Dma &d : dmas) {
-    ReportState::Inst x{&d, std::nullopt, {}, {}};
+    ReportState::Inst x{&d, std::nullopt, false, {}, {}};
     auto it = depByIndex.find(d.index);
     if (!d.inFlightAtStart && it != depByIndex.end() &&
         d.index < cycles.size() && d.dst.tile.rows) {
+      x.hasBacktail = true;
       x.conservative = backtail(d.index, it->second->conservative,
                                 it->second->conservativeVia);
       x.relaxed =
           backtail(d.index, it->second->relaxed, it->second->relaxedVia);
-      if (!x.relaxed["bound"].is_null())
-        x.pushLimit = x.relaxed["cycles"].get<uint64_t>();
+      if (x.relaxed.boundIndex)
+        x.pushLimit = x.relaxed.cycles;
+      // On metrics.json's "dmas" row of the same id.
+      if (table)
+        table->setBacktails(d.timing.id, x.conservative, x.relaxed, x.pushLimit,
+                            program);
     }
     insts.push_back(std::move(x));
   }
-  // Attach to metrics["dmas"] (same ids).
-  if (m.contains("dmas"))
-    for (json &d : m["dmas"]) {
-      uint32_t id = d["id"];
-      auto it = dmaById.find(id);
-      if (it == dmaById.end() || insts[it->second].relaxed.is_null())
-        continue;
-      d["backtail"] = {{"conservative", insts[it->second].conservative},
-                       {"relaxed", insts[it->second].relaxed}};
-      d["push_limit"] = insts[it->second].pushLimit
-                            ? json(*insts[it->second].pushLimit)
-                            : json(nullptr);
-    }
-  // Per op id: the smallest backtails over its instances.
-  json depOps = json::object();
+  // Per op id: the smallest backtails over its instances (the first of
+  // equal ones).
+  std::map<uint32_t, std::pair<const Backtail *, const Backtail *>> minima;
   for (const ReportState::Inst &x : insts) {
-    if (x.relaxed.is_null())
+    if (!x.hasBacktail)
       continue;
-    std::string id = std::to_string(program.origins[x.dma->pc].opId);
-    json &o = depOps[id];
-    for (const char *model : {"conservative", "relaxed"}) {
-      const json &b = model[0] == 'c' ? x.conservative : x.relaxed;
-      if (!o.contains(model) ||
-          b["cycles"].get<uint64_t>() < o[model]["cycles"].get<uint64_t>())
-        o[model] = b;
-    }
+    auto [it, added] = minima.try_emplace(program.origins[x.dma->pc].opId,
+                                          &x.conservative, &x.relaxed);
+    if (added)
+      continue;
+    if (x.conservative.cycles < it->second.first->cycles)
+      it->second.first = &x.conservative;
+    if (x.relaxed.cycles < it->second.second->cycles)
+      it->second.second = &x.relaxed;
   }
+  json depOps = json::object();
+  for (const auto &[id, b] : minima)
+    depOps[std::to_string(id)] = {{"conservative", b.first->toJson(program)},
+                                  {"relaxed", b.second->toJson(program)}};
   m["dependencies"] = {{"dma_ops", depOps}};
 }
 
@@ -362,7 +349,7 @@ struct ReportSteps {
     for (const Analyzer::ReportState::Inst &x : s.insts) {
       const Analyzer::Dma &d = *x.dma;
       uint64_t stall = d.stallBase + d.stallTransfer;
-      if (!stall || x.relaxed.is_null())
+      if (!stall || !x.hasBacktail)
         continue;
       HoistAgg &h = hoist[a.program.origins[d.pc].opId];
       h.pc = d.pc;
@@ -388,7 +375,7 @@ struct ReportSteps {
       h.saved += save;
       if (x.pushLimit && *x.pushLimit < h.minPush) {
         h.minPush = *x.pushLimit;
-        h.bound = x.relaxed["bound"];
+        h.bound = x.relaxed.toJson(a.program)["bound"];
       }
     }
     return hoist;
@@ -408,26 +395,26 @@ struct ReportSteps {
                                     std::optional<uint32_t> &waitFor) {
     const Analyzer::Dma &d1 = *s.insts[k - 1].dma, &d2 = *s.insts[k].dma;
     if (d1.inFlightAtStart || d2.inFlightAtStart || !d2.stallBase ||
-        s.insts[k].relaxed.is_null())
+        !s.insts[k].hasBacktail)
       return 0;
     auto firstWait =
         std::upper_bound(waitIndices.begin(), waitIndices.end(), d1.index);
     if (firstWait == waitIndices.end() || *firstWait >= d2.index)
       return 0; // issued together already
-    const json &b = s.insts[k].relaxed["bound"];
-    if (!b.is_null() && b["index"].get<uint64_t>() >= *firstWait) {
+    const Backtail &b = s.insts[k].relaxed;
+    if (b.boundIndex && *b.boundIndex >= *firstWait) {
       // Bound after the WAIT: only a WAIT whose DMA was complete (and
       // issued) before d1 can move up out of the way.
-      auto it = dmaByWait.find(b["index"].get<uint64_t>());
+      auto it = dmaByWait.find(*b.boundIndex);
       if (it == dmaByWait.end())
         return 0;
       const Analyzer::Dma &p = a.dmas[it->second];
       if (p.inFlightAtStart || p.index >= d1.index ||
           p.timing.complete > d1.timing.issue)
         return 0;
-      if (!b.contains("op_id"))
+      if (b.boundPc >= a.program.origins.size())
         return 0;
-      waitOp = b["op_id"].get<uint32_t>();
+      waitOp = a.program.origins[b.boundPc].opId;
       waitFor = a.program.origins[p.pc].opId;
     }
     // Issued together with d1: the ISSUE moves back to d1's, but no

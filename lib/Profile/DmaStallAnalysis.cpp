@@ -176,49 +176,6 @@ static json getLinksJson(const sim::MachineConfig &config,
   return links;
 }
 
-/// metrics.json "dmas": every DMA issued in the run, with its timing, its
-/// stall split and its WAIT.
-static json getDmasJson(const isa::Program &program,
-                        const sim::MachineConfig &config,
-                        const DmaStallCollector &collector) {
-  json dmas = json::array();
-  for (const DmaRecord &r : collector.dmas()) {
-    if (r.timing.link < 0)
-      continue;
-    const isa::Origin &o = program.origins[r.issuePc];
-    json d = {{"id", r.timing.id},
-              {"op_id", o.opId},
-              {"loc", o.loc},
-              {"pc", r.issuePc},
-              {"link", config.getLinkName(unsigned(r.timing.link))},
-              {"bytes", r.timing.bytes},
-              {"issue", r.timing.issue},
-              {"base_end", r.timing.baseEnd},
-              {"transfer_start", r.timing.transferStart},
-              {"complete", r.timing.complete},
-              {"stall_base", r.stallBase},
-              {"stall_transfer", r.stallTransfer},
-              {"slack", r.slack}};
-    if (config.chips > 1)
-      d["chip"] = r.timing.chip;
-    if (r.timing.srcChip != r.timing.dstChip) {
-      d["src_chip"] = r.timing.srcChip;
-      d["dst_chip"] = r.timing.dstChip;
-      d["hops"] = r.timing.hops;
-    }
-    if (r.timing.semaphore >= 0)
-      d["signal"] = r.timing.semaphore;
-    if (r.waitCycle) {
-      d["wait"] = *r.waitCycle;
-      d["wait_op_id"] = program.origins[r.waitPc].opId;
-    } else {
-      d["wait"] = nullptr;
-    }
-    dmas.push_back(std::move(d));
-  }
-  return dmas;
-}
-
 namespace {
 /// One op's totals over its instructions and DMAs (metrics.json "ops").
 struct OpAgg {
@@ -314,7 +271,6 @@ json profile::buildMetrics(const isa::Program &program,
   addStalls(m, config, summary, collector);
   m["units"] = getUnitsJson(summary);
   m["links"] = getLinksJson(config, summary, collector);
-  m["dmas"] = getDmasJson(program, config, collector);
   m["ops"] = getOpsJson(aggregateOps(program, collector));
   return m;
 }

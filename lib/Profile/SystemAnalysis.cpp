@@ -1,6 +1,7 @@
 //===- SystemAnalysis.cpp - What a system of chips did, as a whole --------===//
 
 #include "accel/Profile/SystemAnalysis.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Sim/System.h"
 
 #include <nlohmann/json.hpp>
@@ -73,21 +74,19 @@ struct ChipBound {
 /// The heads and tails of every link from metrics.json's remote DMAs
 /// (those with "hops").
 static LinkHeadsTails getLinkHeadsTails(const sim::MachineConfig &config,
-                                        const json &dmas) {
+                                        const DmaTable &dmas) {
   const sim::Topology &topology = config.topology;
   unsigned numLinks = topology.getNumLinks();
   LinkHeadsTails ht{std::vector<uint64_t>(numLinks, UINT64_MAX),
                     std::vector<uint64_t>(numLinks, UINT64_MAX)};
   uint64_t hop = config.iciHopLatency;
-  for (const json &d : dmas) {
-    auto hops = d.find("hops");
-    if (hops == d.end())
+  for (const DmaRow &row : dmas.getRows()) {
+    const sim::DmaTiming &d = row.record.timing;
+    if (d.srcChip == d.dstChip)
       continue;
-    unsigned src = d.at("src_chip").get<unsigned>();
-    unsigned dst = d.at("dst_chip").get<unsigned>();
-    auto route = topology.route(src, dst);
-    uint64_t issue = d.at("issue").get<uint64_t>();
-    uint64_t baseEnd = d.at("base_end").get<uint64_t>();
+    auto route = topology.route(d.srcChip, d.dstChip);
+    uint64_t issue = d.issue;
+    uint64_t baseEnd = d.baseEnd;
     uint64_t tb = baseEnd - issue - route.size() * hop;
     for (size_t i = 0; i < route.size(); ++i) {
       unsigned l = route[i];
@@ -155,7 +154,7 @@ static ChipBound getChipBound(const std::vector<json> &chipMetrics,
 }
 
 json profile::buildSystemMetrics(const sim::System &system,
-                                 uint64_t totalCycles, const json &dmas,
+                                 uint64_t totalCycles, const DmaTable &dmas,
                                  const std::vector<json> &chipMetrics) {
   const sim::MachineConfig &config = system.getConfig();
   const sim::Topology &topology = config.topology;

@@ -98,13 +98,14 @@ llvm::Error accel::writeJsonFile(llvm::StringRef path, const json &value) {
   });
 }
 
-void accel::dumpJson(const json &value, llvm::raw_ostream &os, int indent) {
+void accel::dumpJson(const json &value, llvm::raw_ostream &os, int indent,
+                     unsigned currentIndent) {
   // What basic_json::dump does, with this adapter instead of a string's.
   nlohmann::detail::serializer<json> s(std::make_shared<RawOstreamAdapter>(os),
                                        ' ', json::error_handler_t::replace);
   if (indent >= 0)
     s.dump(value, /*pretty_print=*/true, /*ensure_ascii=*/false,
-           static_cast<unsigned>(indent));
+           static_cast<unsigned>(indent), currentIndent);
   else
     s.dump(value, false, false, 0);
 }

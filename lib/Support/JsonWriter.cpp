@@ -1,4 +1,4 @@
-//===- JsonWriter.cpp - Compact JSON written straight to a stream ---------===//
+//===- JsonWriter.cpp - JSON written straight to a stream -----------------===//
 
 #include "accel/Support/JsonWriter.h"
 #include "accel/Support/Json.h"
@@ -23,6 +23,14 @@ void JsonWriter::beforeValue() {
   if (!l.empty)
     os << ',';
   l.empty = false;
+  newLine(stack.size());
+}
+
+void JsonWriter::newLine(size_t depth) {
+  if (indent < 0)
+    return;
+  os << '\n';
+  os.indent(unsigned(depth * unsigned(indent)));
 }
 
 JsonWriter &JsonWriter::beginObject() {
@@ -35,7 +43,10 @@ JsonWriter &JsonWriter::beginObject() {
 JsonWriter &JsonWriter::endObject() {
   assert(!stack.empty() && stack.back().isObject && !stack.back().afterKey &&
          "endObject without its object");
+  bool empty = stack.back().empty;
   stack.pop_back();
+  if (!empty)
+    newLine(stack.size());
   os << '}';
   return *this;
 }
@@ -49,7 +60,10 @@ JsonWriter &JsonWriter::beginArray() {
 
 JsonWriter &JsonWriter::endArray() {
   assert(!stack.empty() && !stack.back().isObject && "endArray without array");
+  bool empty = stack.back().empty;
   stack.pop_back();
+  if (!empty)
+    newLine(stack.size());
   os << ']';
   return *this;
 }
@@ -66,12 +80,15 @@ JsonWriter &JsonWriter::key(llvm::StringRef k) {
   if (!l.empty)
     os << ',';
   l.empty = false;
+  newLine(stack.size());
   if (needsEscape(k)) {
     value(k); // as a string; value() sees afterKey false: no comma
     os << ':';
   } else {
     os << '"' << k << "\":";
   }
+  if (indent >= 0)
+    os << ' ';
   l.afterKey = true;
   return *this;
 }
@@ -142,6 +159,8 @@ JsonWriter &JsonWriter::rawValue(llvm::StringRef json) {
 
 JsonWriter &JsonWriter::value(const nlohmann::json &j) {
   beforeValue();
-  os << dumpJson(j);
+  // Indented as the members around it: nested lines start `stack.size()`
+  // levels in.
+  dumpJson(j, os, indent, indent < 0 ? 0 : unsigned(stack.size() * indent));
   return *this;
 }

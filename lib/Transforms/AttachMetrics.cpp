@@ -83,9 +83,10 @@ namespace {
 /// whole module after each.
 class MetricsAttacher {
 public:
-  MetricsAttacher(ModuleOp module, const json &m, unsigned *numStale)
-      : module(module), m(m), numStale(numStale), loc(module.getLoc()),
-        b(module.getContext()) {}
+  MetricsAttacher(ModuleOp module, const json &m, unsigned *numStale,
+                  const std::vector<DmaTimes> *dmaTimes)
+      : module(module), m(m), numStale(numStale), dmaTimes(dmaTimes),
+        loc(module.getLoc()), b(module.getContext()) {}
 
   /// The whole attachment: the number of ops given metrics, or failure
   /// (after an error) with the module unchanged.
@@ -235,6 +236,11 @@ private:
   /// slack). Likewise the longest time from ISSUE to completion (base
   /// latency, queueing and transfer), for --accel-schedule's machine model.
   void readDmaTimes() {
+    if (dmaTimes) {
+      for (const DmaTimes &d : *dmaTimes)
+        addDmaTimes(d);
+      return;
+    }
     const json *dmas = JsonReader::find(m, "dmas");
     if (!dmas || !dmas->is_array())
       return;
@@ -243,16 +249,23 @@ private:
       if (!d.is_object() || !f.has(d, "op_id"))
         continue;
       std::string path = "dmas[" + std::to_string(i) + "].";
-      int64_t issue = f.get(d, "issue", path);
-      int64_t start = f.get(d, "transfer_start", path);
-      int64_t end = f.get(d, "complete", path);
-      int64_t id = f.get(d, "op_id", path);
-      if (start < issue || end < start || !byId.count(id))
-        continue;
-      auto &[transfer, total] = longest[id];
-      transfer = std::max(transfer, end - start);
-      total = std::max(total, end - issue);
+      DmaTimes t;
+      t.issue = f.get(d, "issue", path);
+      t.transferStart = f.get(d, "transfer_start", path);
+      t.complete = f.get(d, "complete", path);
+      t.opId = f.get(d, "op_id", path);
+      addDmaTimes(t);
     }
+  }
+
+  /// One DMA's share of `longest`.
+  void addDmaTimes(const DmaTimes &d) {
+    if (d.transferStart < d.issue || d.complete < d.transferStart ||
+        !byId.count(d.opId))
+      return;
+    auto &[transfer, total] = longest[d.opId];
+    transfer = std::max(transfer, d.complete - d.transferStart);
+    total = std::max(total, d.complete - d.issue);
   }
 
   /// The DMA slots of the machine the metrics come from.
@@ -440,6 +453,8 @@ private:
   ModuleOp module;
   const json &m;
   unsigned *numStale;
+  /// metrics.json's "dmas" when given apart from `m` (attachMetrics).
+  const std::vector<DmaTimes> *dmaTimes;
   Location loc;
   Builder b;
   FieldReader f;
@@ -458,10 +473,11 @@ private:
 } // namespace
 
 FailureOr<unsigned> accel::attachMetrics(ModuleOp module, const json &m,
-                                         unsigned *numStale, bool force) {
+                                         unsigned *numStale, bool force,
+                                         const std::vector<DmaTimes> *dmas) {
   if (numStale)
     *numStale = 0;
-  return MetricsAttacher(module, m, numStale).run(force);
+  return MetricsAttacher(module, m, numStale, dmas).run(force);
 }
 
 namespace {

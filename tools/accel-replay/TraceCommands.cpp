@@ -184,7 +184,7 @@ static int writeReplayOutputs(const RunResult &r, llvm::StringRef dir,
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   llvm::raw_string_ostream ros(report);
   profile::writeReport(*r.metrics, ros);
-  if (auto e = writeJsonFile(metricsPath, *r.metrics))
+  if (auto e = writeMetricsFile(metricsPath, r))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));
   if (auto e = writeOutput(reportPath, report))
     return fail(staged->toTargetPaths(llvm::toString(std::move(e))));

@@ -135,8 +135,11 @@ struct FdoIteration {
   /// The VMEM its static allocation spans, bytes.
   uint64_t vmemBytes = 0;
   bool resultsMatch = false;
-  /// The run's metrics.json (shared with the run); never null.
+  /// The run's metrics.json but for its "dmas" (shared with the run);
+  /// never null.
   std::shared_ptr<const nlohmann::json> metrics = makeEmptyMetrics();
+  /// The run's "dmas" (RunResult::dmas); null until it ran.
+  std::shared_ptr<const profile::DmaTable> dmas;
 };
 
 /// The outcome of the loop.

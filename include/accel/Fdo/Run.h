@@ -33,6 +33,7 @@ class Replayer;
 namespace profile {
 class Analyzer;
 class DmaStallCollector;
+class DmaTable;
 } // namespace profile
 
 /// Initial contents of one HBM argument (from `--input`, NpyIO.h).
@@ -165,10 +166,13 @@ std::shared_ptr<nlohmann::json> makeEmptyMetrics();
 /// One simulated run and its analysis.
 struct RunResult {
   sim::RunSummary summary;
-  /// metrics.json (docs/metrics.md); never null. Shared by the copies of a
-  /// result and by the fdo iteration that ran it (a Llama MLP run's is a
-  /// tree of about 9 MB).
+  /// metrics.json (docs/metrics.md) but for its "dmas"; never null. Shared
+  /// by the copies of a result and by the fdo iteration that ran it.
   std::shared_ptr<nlohmann::json> metrics = makeEmptyMetrics();
+  /// metrics.json's "dmas", held as rows (profile::DmaTable; 95% of a
+  /// Llama MLP run's metrics) and written in place by writeMetricsFile;
+  /// null before the run is analyzed. Shared like `metrics`.
+  std::shared_ptr<profile::DmaTable> dmas;
   /// What timeline.json is written from (RunTimeline::write); null without
   /// the analyzer. Reset it to free the analyzers' memory early.
   std::shared_ptr<const RunTimeline> timeline;
@@ -260,6 +264,11 @@ uint64_t getPeakVmemBytes(const isa::Program &program);
 /// Writes timeline.json of `r` to `path` (writeOutput: staged, replaced
 /// whole); nothing without a timeline.
 llvm::Error writeTimelineFile(llvm::StringRef path, const RunResult &r);
+
+/// Writes metrics.json of `r` (its metrics with its DMA table as "dmas",
+/// profile::writeMetricsJson) to `path` (writeOutput: staged, replaced
+/// whole; "-" is stdout).
+llvm::Error writeMetricsFile(llvm::StringRef path, const RunResult &r);
 
 /// Writes metrics.json, timeline.json, report.txt, program.lst and
 /// program.mlir of `r` (and `module`) into `dir`, creating it.

@@ -44,6 +44,8 @@ class JsonWriter;
 
 namespace profile {
 
+class DmaTable;
+
 //===----------------------------------------------------------------------===//
 // VMEM occupancy (SnR §5.3.2)
 //===----------------------------------------------------------------------===//
@@ -381,8 +383,10 @@ public:
   void onHalt(uint64_t totalCycles) override;
 
   /// Adds "utilization", "vmem", "dependencies", "suggestions" and
-  /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md).
-  void addToMetrics(nlohmann::json &metrics,
+  /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md),
+  /// and each DMA's backtails to its row of `dmas` (metrics.json's "dmas",
+  /// the table of the same run; null: none).
+  void addToMetrics(nlohmann::json &metrics, DmaTable *dmas,
                     const AnalyzerOptions &options = {}) const;
   /// A chip of a system: `chips` are the analyzers of every chip (this one
   /// is `chips[self]`). A remote DMA's data then carries its ready time in
@@ -426,7 +430,8 @@ private:
   struct ReportState;
   void addUtilization(nlohmann::json &m, const ReportState &s) const;
   void addVmem(nlohmann::json &m, ReportState &s) const;
-  void addDependencies(nlohmann::json &m, ReportState &s) const;
+  void addDependencies(nlohmann::json &m, DmaTable *table,
+                       ReportState &s) const;
   void addSlots(ReportState &s) const;
   void addHoistSuggestions(nlohmann::json &m, const ReportState &s,
                            nlohmann::json &suggestions) const;

@@ -68,8 +68,10 @@ private:
 };
 
 /// Builds metrics.json for a finished run: totals, stall cycles by cause,
-/// unit utilization, per-link traffic, every DMA, and per-op-id aggregates
-/// (the keys `accel-opt --accel-attach-metrics` reads).
+/// unit utilization, per-link traffic and per-op-id aggregates (the keys
+/// `accel-opt --accel-attach-metrics` reads). Every DMA ("dmas") is not in
+/// the tree: it is the run's DmaTable (DmaTable.h), which
+/// writeMetricsJson writes in its place.
 nlohmann::json buildMetrics(const isa::Program &program,
                             const sim::MachineConfig &config,
                             const sim::RunSummary &summary,

@@ -26,6 +26,8 @@ class System;
 
 namespace profile {
 
+class DmaTable;
+
 /// Records the sem.waits of one chip: the semaphore, the signals each
 /// consumed (chip and DMA id), the cycle it was ready and the cycle it
 /// issued. A few bytes per sem.wait; nothing per other instruction.
@@ -65,11 +67,11 @@ private:
 ///     (each chip's own work and critical path).
 ///   - `lower_bound_cycles`: the larger of the two, and
 ///     `measured_over_bound` = total cycles / it.
-/// `dmas` is the system's `dmas` array (remote entries carry `src_chip`,
-/// `dst_chip`, `hops` and `base_end` - `issue`).
+/// `dmas` is the system's DMA table (metrics.json's `dmas`: its remote
+/// rows, src_chip != dst_chip, give the hops and base_end - issue).
 nlohmann::json
 buildSystemMetrics(const sim::System &system, uint64_t totalCycles,
-                   const nlohmann::json &dmas,
+                   const DmaTable &dmas,
                    const std::vector<nlohmann::json> &chipMetrics);
 
 } // namespace profile

@@ -48,9 +48,11 @@ std::string dumpJson(const nlohmann::json &value, int indent = -1);
 
 /// dumpJson(value, indent) written straight to `os`, without the string:
 /// the same bytes (nlohmann's own serializer), for large documents such as
-/// a metrics.json of tens of MB.
+/// a metrics.json of tens of MB. With `indent` >= 0, `currentIndent` spaces
+/// start every line after the first (a value nested in an indented
+/// document, as the document's own dump would write it).
 void dumpJson(const nlohmann::json &value, llvm::raw_ostream &os,
-              int indent = -1);
+              int indent = -1, unsigned currentIndent = 0);
 
 /// Writes `value` to `path` as accel's JSON documents are written
 /// (metrics.json, fdo.json, sweep.json): dumpJson with an indent of 2 and a

@@ -1,12 +1,12 @@
-//===- JsonWriter.h - Compact JSON written straight to a stream -*- C++ -*-===//
+//===- JsonWriter.h - JSON written straight to a stream ---------*- C++ -*-===//
 //
-// Large JSON outputs (timeline.json: hundreds of thousands of events) are
-// written value by value to their stream instead of being built as an
-// nlohmann::json tree and dumped (issue 34: a quarter of a run went to
-// building and freeing those trees). The bytes are exactly those of
-// dumpJson(value) (nlohmann::json::dump() without indentation, invalid
-// UTF-8 replaced) for the same value, so a writer can replace a tree
-// without changing an output:
+// Large JSON outputs (timeline.json: hundreds of thousands of events;
+// metrics.json's "dmas") are written value by value to their stream instead
+// of being built as an nlohmann::json tree and dumped (issue 34: a quarter
+// of a run went to building and freeing those trees). The bytes are exactly
+// those of dumpJson(value, indent) (nlohmann::json::dump(indent), invalid
+// UTF-8 replaced) for the same value, compact or indented, so a writer can
+// replace a tree without changing an output:
 //   - doubles through nlohmann's own shortest round-trip conversion
 //     (nlohmann::detail::to_chars, what dump() calls), NaN and infinities as
 //     null;
@@ -32,7 +32,12 @@ namespace accel {
 
 class JsonWriter {
 public:
-  explicit JsonWriter(llvm::raw_ostream &os) : os(os) {}
+  /// A writer of compact JSON (`indent` < 0), or of JSON indented by
+  /// `indent` spaces per level as dumpJson(value, indent) writes it (each
+  /// member and element on its own line; empty objects and arrays as {}
+  /// and []).
+  explicit JsonWriter(llvm::raw_ostream &os, int indent = -1)
+      : os(os), indent(indent) {}
 
   JsonWriter &beginObject();
   JsonWriter &endObject();
@@ -56,7 +61,7 @@ public:
   JsonWriter &value(const nlohmann::json &j);
   /// A value already written as JSON text (e.g. by another JsonWriter, to
   /// repeat it on many events without writing it again each time), copied
-  /// as it is.
+  /// as it is (so compact text stays compact in an indented writer).
   JsonWriter &rawValue(llvm::StringRef json);
 
   /// key(k) then value(v).
@@ -69,12 +74,16 @@ public:
   bool isComplete() const { return stack.empty(); }
 
 private:
-  /// Writes the comma before a value that is not the first of its array.
+  /// Writes the comma before a value that is not the first of its array,
+  /// and when indenting the line break and indentation before an element.
   void beforeValue();
+  /// When indenting: a line break and the indentation of `depth` levels.
+  void newLine(size_t depth);
   /// Whether `s` is written other than as its bytes between quotes.
   static bool needsEscape(llvm::StringRef s);
 
   llvm::raw_ostream &os;
+  int indent;
   struct Level {
     bool isObject;
     bool empty = true;

@@ -109,19 +109,27 @@ void registerAccelFdoPipeline();
 /// metrics never overflow int64_t.
 constexpr int64_t kMaxMetricValue = int64_t(1) << 48;
 
+/// A DMA of metrics.json's "dmas" as attachMetrics reads it: its op id and
+/// the cycles of its ISSUE, transfer start and completion.
+struct DmaTimes {
+  int64_t opId = 0, issue = 0, transferStart = 0, complete = 0;
+};
+
 /// Attaches the per-op entries of a parsed metrics.json to `module` (see the
-/// accel-attach-metrics pass). Returns the number of ops that got metrics;
-/// stale ids (no op carries them, or an op of another name does) and
+/// accel-attach-metrics pass). `dmas`, when given, are its "dmas" held
+/// apart from the tree (a run's metrics in memory keep them as a table,
+/// issue 34); null: read from `metrics`. Returns the number of ops that got
+/// metrics; stale ids (no op carries them, or an op of another name does) and
 /// missing ids are reported as one warning each. Fails, after one error at
 /// the module's location, when `metrics` is not of the schema version this
 /// build reads, a field it uses has the wrong type or an out-of-range value
 /// (the error names the field), or its "program_fingerprint" is not the
 /// module's (getProgramFingerprint); with `force`, a differing fingerprint
 /// is one warning instead.
-mlir::FailureOr<unsigned> attachMetrics(mlir::ModuleOp module,
-                                        const nlohmann::json &metrics,
-                                        unsigned *numStale = nullptr,
-                                        bool force = false);
+mlir::FailureOr<unsigned>
+attachMetrics(mlir::ModuleOp module, const nlohmann::json &metrics,
+              unsigned *numStale = nullptr, bool force = false,
+              const std::vector<DmaTimes> *dmas = nullptr);
 
 } // namespace accel
 
