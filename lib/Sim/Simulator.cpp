@@ -89,6 +89,13 @@ llvm::Error Simulator::fault(uint32_t faultPc, const llvm::Twine &what) const {
       llvm::Twine("fault at " + where + ": " + what).str());
 }
 
+/// Whether `addr` is a multiple of `size` (a mask for the element sizes,
+/// powers of two: a 64-bit division per operand showed in the replay).
+static bool isAligned(uint64_t addr, uint32_t size) {
+  return llvm::isPowerOf2_32(size) ? (addr & (size - 1)) == 0
+                                   : addr % size == 0;
+}
+
 /// Whether a tile of `a` and a tile of `b` share a byte (the actual strided
 /// rows, not their bounding spans).
 template <typename List>
@@ -151,18 +158,26 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
   // Races and hazards compare the tiles' actual rows (TileRef::overlaps),
   // so two disjoint tiles of one row band (e.g. columns 0..127 and 128..255
   // of the same rows) neither race nor wait for each other.
-  // Every tile read, then every tile written, with its span.
-  TileList operands; // uninitialized storage: nothing to clear per step
+  // Every tile read, then every tile written, with its span: each written
+  // once, in place (the VMEM ones in `vmemReads` / `vmemWrites`, the others
+  // here), field by field from registers (a tile built aside and copied
+  // into its list made loads wait on the stores just written, a third of
+  // this function in a --timing-only replay).
+  TileList others; // uninitialized storage: nothing to clear per step
+  const HazardTile *operands[TileList::kMax];
   unsigned numReads = 0, numOperands = 0;
   for (auto [list, inVmem] : {std::make_pair(&acc.memReads, &vmemReads),
                               std::make_pair(&acc.memWrites, &vmemWrites)}) {
     for (const MemOperand &m : *list) {
-      AddrRange span = m.tile.span();
+      const TileRef &tile = m.tile;
       if (numOperands == TileList::kMax) // so no TileList below overflows
         llvm::report_fatal_error("an instruction with more than 4 memory "
                                  "operands");
+      TileList &into = tile.space == isa::MemSpace::VMEM ? *inVmem : others;
+      const HazardTile &h = into.emplaceOf(tile);
+      const AddrRange &span = h.span;
       const isa::Buffer *&cached = operandBuffers[pc][numOperands];
-      if (m.tile.rows == 0 || m.tile.cols == 0 ||
+      if (tile.rows == 0 || tile.cols == 0 ||
           !(cached = memory.findBuffer(span, cached)))
         return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                              " access out of bounds: " + m.role + " [" +
@@ -173,17 +188,13 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
       // bf16): an address of another alignment (a register loaded from a
       // trace, an address computed by the program) is a fault, not a
       // misaligned access.
-      if (m.tile.base % m.tile.elemBytes != 0)
+      if (!isAligned(tile.base, tile.elemBytes))
         return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                              " access misaligned: " + m.role +
                              " at byte address " + llvm::Twine(span.begin) +
                              ", which is not a multiple of " +
-                             llvm::Twine(m.tile.elemBytes));
-      HazardTile h = HazardTile::of(m.tile, span);
-      operands.push_back(h);
-      ++numOperands;
-      if (span.space == isa::MemSpace::VMEM)
-        inVmem->push_back(h);
+                             llvm::Twine(tile.elemBytes));
+      operands[numOperands++] = &h;
     }
     if (list == &acc.memReads)
       numReads = numOperands;
@@ -197,12 +208,11 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
                            ", before its WAIT");
     };
     // Spans first (the common, disjoint case), then the rows.
-    AddrRange pRead = p.src.span(), pWrite = p.dst.span();
     for (unsigned i = 0; i < numOperands; ++i) {
-      const HazardTile &t = operands.tiles[i];
-      if (t.overlaps(p.dst, pWrite))
+      const HazardTile &t = *operands[i];
+      if (t.overlaps(p.dst, p.dstSpan))
         return race(t, i < numReads ? "reads" : "writes", "writes");
-      if (i >= numReads && t.overlaps(p.src, pRead))
+      if (i >= numReads && t.overlaps(p.src, p.srcSpan))
         return race(t, "writes", "reads");
     }
   }
@@ -599,8 +609,10 @@ llvm::Error Simulator::commit() {
       break;
     }
     unitLatency = d.latency;
-    inFlight[size_t(unit)] = {prep.at.cycle + unitLatency, prep.vmemReads,
-                              prep.vmemWrites};
+    InFlightOp &op = inFlight[size_t(unit)];
+    op.end = prep.at.cycle + unitLatency;
+    op.reads.assign(prep.vmemReads);
+    op.writes.assign(prep.vmemWrites);
     if (timingOnly)
       break;
     if (unit == isa::Unit::Mxu)

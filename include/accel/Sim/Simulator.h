@@ -247,8 +247,14 @@ public:
   void setTimingOnly(bool value) { timingOnly = value; }
   /// DMAs issued and not yet WAITed: id, issuing PC, source and destination.
   struct PendingDma {
+    PendingDma(uint32_t id, uint32_t pc, const TileRef &src, const TileRef &dst)
+        : id(id), pc(pc), src(src), dst(dst), srcSpan(src.span()),
+          dstSpan(dst.span()) {}
     uint32_t id, pc;
     TileRef src, dst;
+    /// src.span() and dst.span(), kept: every memory operand of every
+    /// instruction is checked against them until the WAIT.
+    AddrRange srcSpan, dstSpan;
   };
   const std::vector<PendingDma> &getPendingDmas() const { return pendingDmas; }
 
@@ -339,6 +345,14 @@ private:
       return {span, uint32_t(t.rows), uint32_t(t.cols), uint32_t(t.rowStride),
               t.elemBytes};
     }
+    /// Sets this to HazardTile::of(t, t.span()) field by field.
+    void set(const TileRef &t) {
+      span = t.span();
+      rows = uint32_t(t.rows);
+      cols = uint32_t(t.cols);
+      rowStride = uint32_t(t.rowStride);
+      elemBytes = t.elemBytes;
+    }
     TileRef tile() const {
       return {span.space, span.begin, rows,     cols,
               rowStride,  span.chip,  elemBytes};
@@ -372,6 +386,21 @@ private:
     void push_back(const HazardTile &t) {
       assert(size < kMax && "step() checks the operand count");
       tiles[size++] = t;
+    }
+    /// Appends the tile of `t` (HazardTile::set), returning it.
+    HazardTile &emplaceOf(const TileRef &t) {
+      assert(size < kMax && "step() checks the operand count");
+      HazardTile &h = tiles[size++];
+      h.set(t);
+      return h;
+    }
+    /// Becomes a copy of `other`'s tiles: only those (a copy of the whole
+    /// list per MXU/VPU instruction was a tenth of a --timing-only replay),
+    /// one by one (std::copy called memmove for one or two tiles).
+    void assign(const TileList &other) {
+      size = other.size;
+      for (unsigned i = 0; i < size; ++i)
+        tiles[i] = other.tiles[i];
     }
     const HazardTile *begin() const { return tiles; }
     const HazardTile *end() const { return tiles + size; }
