@@ -377,8 +377,8 @@ TEST(SimulatorTest, FaultVmemOutOfBounds) {
 }
 
 TEST(SimulatorTest, FaultOutOfBoundsAfterInBoundsRunsOfTheSamePc) {
-  // The bounds check remembers, per instruction and operand, the buffer it
-  // found last time. One vpu.fill (pc 2) steps 2048 bytes per iteration
+  // The bounds check remembers, per instruction and operand, the bounds of
+  // the buffer it found last time. One vpu.fill (pc 2) steps 2048 bytes per iteration
   // through a = [0, 4096), b = [4096, 8192) and c = [8192, 12288): each
   // remembered buffer stops holding the tile, the search finds the next
   // one, and the 7th fill, at [12288, 12304) past the end of c, faults.

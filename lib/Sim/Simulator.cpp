@@ -64,7 +64,7 @@ Simulator::Simulator(const MachineConfig &config, const isa::Program &program,
                      bool initHbm, unsigned chip, ChipPeers *peers)
     : config(config), program(program), chip(chip), peers(peers),
       memory(config.vmemBytes, program.buffers, initHbm, chip), dma(config),
-      timing(config), operandBuffers(program.code.size()),
+      timing(config), operandBounds(program.code.size()),
       decodedInsts(program.code.size()) {}
 
 std::string Simulator::describePc(uint32_t atPc) const {
@@ -176,9 +176,9 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
       TileList &into = tile.space == isa::MemSpace::VMEM ? *inVmem : others;
       const HazardTile &h = into.emplaceOf(tile);
       const AddrRange &span = h.span;
-      const isa::Buffer *&cached = operandBuffers[pc][numOperands];
+      BufferBounds &bounds = operandBounds[pc][numOperands];
       if (tile.rows == 0 || tile.cols == 0 ||
-          !(cached = memory.findBuffer(span, cached)))
+          (!bounds.holds(span) && !bounds.find(memory, span)))
         return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
                              " access out of bounds: " + m.role + " [" +
                              llvm::Twine(span.begin) + ", " +

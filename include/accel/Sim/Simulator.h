@@ -455,9 +455,29 @@ private:
   /// in-order issue puts every later instruction after that start, so an
   /// older op of the same unit has always ended.
   std::array<InFlightOp, 4> inFlight{};
-  /// Per instruction and memory operand (reads, then writes): the buffer
-  /// the bounds check found last time, tried first next time.
-  std::vector<std::array<const isa::Buffer *, TileList::kMax>> operandBuffers;
+  /// The bytes [lo, hi) of memory `space` a buffer holds (empty: lo > hi).
+  struct BufferBounds {
+    uint64_t lo = 1, hi = 0;
+    isa::MemSpace space = isa::MemSpace::VMEM;
+    /// Whether `r` lies inside (Memory::findBuffer would find this buffer).
+    bool holds(const AddrRange &r) const {
+      return r.space == space && r.begin >= lo && r.begin <= r.end &&
+             r.end <= hi;
+    }
+    /// Becomes the bounds of the buffer of `memory` that holds `r`; false
+    /// (and unchanged) when no buffer holds it.
+    bool find(const Memory &memory, const AddrRange &r) {
+      const isa::Buffer *b = memory.findBuffer(r);
+      if (!b)
+        return false;
+      *this = {b->base, llvm::SaturatingAdd(b->base, b->bytes), b->space};
+      return true;
+    }
+  };
+  /// Per instruction and memory operand (reads, then writes): the bounds
+  /// of the buffer the bounds check found last time, tried first next time
+  /// (two compares, no lookup in the buffer table).
+  std::vector<std::array<BufferBounds, TileList::kMax>> operandBounds;
   /// Per PC, what decoding an instruction gives without register values
   /// (issue 34, item 4: decoded once, the first time the PC issues): its
   /// unit, its MXU or VPU latency (TimingModel::getLatency, which reads
