@@ -3,8 +3,9 @@
 // metrics.json lists every DMA of a run ("dmas", docs/metrics.md): 8374
 // entries of about 25 JSON values each for the Llama MLP block, 95% of the
 // document. Held as an nlohmann::json tree they cost a node allocation per
-// value to build, to walk when written, and to free (a fifth of an `fdo`
-// loop's CPU time, issue 34). A DmaTable holds them as rows, one struct per
+// value to build, to walk when written, and to free (about 30% of an
+// `fdo` loop's CPU time and half its peak memory, issue 34; bench/
+// RESULTS.md, session 37). A DmaTable holds them as rows, one struct per
 // DMA, and writes the array straight to the file with JsonWriter, byte for
 // byte what dumping the tree wrote (writeMetricsJson). In memory a run's
 // metrics are then the tree of every other section plus this table.
