@@ -23,6 +23,7 @@
 
 #include "accel/Profile/Analyzer.h"
 #include "accel/Profile/DmaStallAnalysis.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Replay/Trace.h"
 
@@ -205,9 +206,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The analysis of `accel-replay replay` (finishAnalysis in lib/Fdo).
   nlohmann::json metrics = profile::buildMetrics(
       (*replayer)->getProgram(), (*replayer)->getConfig(), *summary, collector);
-  analyzer.addToMetrics(metrics);
+  profile::DmaTable dmas((*replayer)->getProgram(), (*replayer)->getConfig(),
+                         collector);
+  analyzer.addToMetrics(metrics, &dmas);
   llvm::raw_null_ostream null;
   analyzer.writeTimeline(null, metrics);
   profile::writeReport(metrics, null);
+  profile::writeMetricsJson(null, metrics, &dmas);
   return 0;
 }
