@@ -10,6 +10,8 @@
 
 #include "gtest/gtest.h"
 
+#include "llvm/ADT/SmallString.h"
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -57,13 +59,23 @@ TEST(JsonWriterTest, DoublesAsDumpWritesThem) {
     // Timestamps as the timeline computes them: cycles / (GHz * 1000).
     values.push_back(double(rng() % 100000000) * (1.0 / (0.94 * 1000.0)));
   }
-  for (double d : values)
+  llvm::SmallString<32> text;
+  for (double d : values) {
     EXPECT_EQ(written([&](JsonWriter &w) { w.value(d); }), dumpJson(json(d)))
         << d;
+    // appendDouble appends the same text (after what is there).
+    text = "x";
+    JsonWriter::appendDouble(d, text);
+    EXPECT_EQ(std::string(text), "x" + dumpJson(json(d))) << d;
+  }
   // Not finite: null, as dump() writes them.
   for (double d : {std::nan(""), std::numeric_limits<double>::infinity(),
-                   -std::numeric_limits<double>::infinity()})
+                   -std::numeric_limits<double>::infinity()}) {
     EXPECT_EQ(written([&](JsonWriter &w) { w.value(d); }), "null");
+    text.clear();
+    JsonWriter::appendDouble(d, text);
+    EXPECT_EQ(std::string(text), "null");
+  }
 }
 
 TEST(JsonWriterTest, IntegersBoolsStrings) {

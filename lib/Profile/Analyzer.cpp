@@ -169,6 +169,14 @@ struct RetireSteps {
            a.s1 == b.s1 && a.s2 == b.s2 && a.s3 == b.s3;
   }
 
+  /// The byte ranges of `operands`, appended to `out`.
+  static void getRanges(llvm::ArrayRef<sim::MemOperand> operands,
+                        llvm::SmallVectorImpl<sim::AddrRange> &out) {
+    for (const sim::MemOperand &m : operands)
+      sim::forEachRange(m.tile,
+                        [&](const sim::AddrRange &r) { out.push_back(r); });
+  }
+
   /// The instruction's issue and done cycles, and its unit's busy interval
   /// (a scalar unit's charged to its PC, or to its op when `known` is
   /// false).
@@ -305,22 +313,17 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   // event; the simulator runs its own copy of the code).
   bool known =
       ev.pc < pcInfo.size() && RetireSteps::same(program.code[ev.pc], in);
-  std::optional<PcInfo> computed;
   if (!known)
-    computed = computePcInfo(in, ev.pc);
-  const PcInfo &info = known ? pcInfo[ev.pc] : *computed;
+    otherPcInfo = computePcInfo(in, ev.pc);
+  const PcInfo &info = known ? pcInfo[ev.pc] : otherPcInfo;
   uint32_t opId = info.opId;
   RetireSteps::recordTiming(*this, ev, info, known);
   isa::Unit unit = info.unit;
 
   // Byte ranges read and written.
   llvm::SmallVector<sim::AddrRange, 8> reads, writes;
-  for (const sim::MemOperand &m : ev.memReads)
-    sim::forEachRange(m.tile,
-                      [&](const sim::AddrRange &r) { reads.push_back(r); });
-  for (const sim::MemOperand &m : ev.memWrites)
-    sim::forEachRange(m.tile,
-                      [&](const sim::AddrRange &r) { writes.push_back(r); });
+  RetireSteps::getRanges(ev.memReads, reads);
+  RetireSteps::getRanges(ev.memWrites, writes);
 
   // Timing of the accesses for VMEM liveness.
   bool isDma = in.op == Opcode::DmaIssue;

@@ -62,8 +62,20 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
 
   if (!recording)
     return;
-  if (preds.size() > 1) { // std::sort: llvm::sort's qsort is slow on few
-    std::sort(preds.begin(), preds.end());
+  if (preds.size() > 1) {
+    // An insertion sort for the usual handful (std::sort's set-up costs
+    // more than the sort; llvm::sort's qsort more still), std::sort above.
+    if (preds.size() <= 16) {
+      for (size_t i = 1; i < preds.size(); ++i) {
+        uint32_t v = preds[i];
+        size_t j = i;
+        for (; j > 0 && preds[j - 1] > v; --j)
+          preds[j] = preds[j - 1];
+        preds[j] = v;
+      }
+    } else {
+      std::sort(preds.begin(), preds.end());
+    }
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
   }
   if (preds.size() > kMaxEdgesPerInst)
@@ -90,6 +102,10 @@ void DataflowBound::addWork(int track, uint64_t index, uint64_t start,
 void DataflowBound::pushEdge(uint64_t index, uint32_t producer) {
   uint64_t v = (index - (producer & ~kAtStart)) << 1 |
                uint64_t((producer & kAtStart) != 0);
+  if (v < 0x80) { // one byte: a producer under 64 instructions back
+    edges.push_back(uint8_t(v));
+    return;
+  }
   do {
     uint8_t byte = v & 0x7f;
     v >>= 7;
@@ -101,11 +117,16 @@ uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {
   // The edge's last byte is edges[pos - 1] (below 0x80); its earlier bytes
   // are those before it at 0x80 or above.
   size_t end = pos--;
-  while (pos > 0 && edges[pos - 1] & 0x80)
-    --pos;
-  uint64_t v = 0;
-  for (size_t k = end; k-- > pos;)
-    v = v << 7 | (edges[k] & 0x7f);
+  uint64_t v;
+  if (pos == 0 || !(edges[pos - 1] & 0x80)) { // a one-byte edge
+    v = edges[pos];
+  } else {
+    while (pos > 0 && edges[pos - 1] & 0x80)
+      --pos;
+    v = 0;
+    for (size_t k = end; k-- > pos;)
+      v = v << 7 | (edges[k] & 0x7f);
+  }
   uint32_t producer = uint32_t(index - (v >> 1));
   return (v & 1) ? producer | kAtStart : producer;
 }

@@ -27,6 +27,35 @@ int64_t DependencyTracker::later(int64_t a, int64_t b) const {
   return std::max(a, b);
 }
 
+void DependencyTracker::addDmaDependence(uint64_t index,
+                                         llvm::ArrayRef<sim::AddrRange> writes,
+                                         int64_t regBound,
+                                         int64_t relaxedRegBound,
+                                         int64_t loadedFrom) {
+  int64_t dstBound = kNone; // last reader or writer of the written bytes
+  for (const sim::AddrRange &w : writes) {
+    auto bump = [&](int64_t v) { dstBound = later(dstBound, v); };
+    memWriter.forEachOverlap(w, bump);
+    memReader.forEachOverlap(w, bump);
+  }
+  DmaDependence d;
+  d.index = index;
+  using Via = DmaDependence::Via;
+  // The binding one of (address, source, destination), and which it was.
+  auto bind = [&](int64_t reg, std::optional<uint64_t> &bound, Via &via) {
+    int64_t b = later(later(reg, loadedFrom), dstBound);
+    if (b == kNone)
+      return;
+    bound = uint64_t(b);
+    via = b == reg          ? Via::Address
+          : b == loadedFrom ? Via::Source
+                            : Via::Destination;
+  };
+  bind(regBound, d.conservative, d.conservativeVia);
+  bind(relaxedRegBound, d.relaxed, d.relaxedVia);
+  dmaDeps.push_back(d);
+}
+
 void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
                                     llvm::ArrayRef<uint8_t> regReads,
                                     llvm::ArrayRef<uint8_t> regWrites,
@@ -39,45 +68,30 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     relaxedOrigin.fill(kNone);
     initialized = true;
   }
+  // The producers of the registers read, in both models: a DMA ISSUE's
+  // bounds, and what a scalar chain passes on to the registers it writes
+  // (no other instruction uses them: a VPU op's address registers bind
+  // nothing here).
   int64_t regBound = kNone, relaxedRegBound = kNone;
-  for (uint8_t r : regReads) {
-    if (r == 0)
-      continue;
-    regBound = later(regBound, lastWriter[r]);
-    relaxedRegBound = later(relaxedRegBound, relaxedOrigin[r]);
-  }
+  bool isDma = inst.op == Opcode::DmaIssue;
+  if (isDma || !regWrites.empty())
+    for (uint8_t r : regReads) {
+      if (r == 0)
+        continue;
+      if (isDma)
+        regBound = later(regBound, lastWriter[r]);
+      relaxedRegBound = later(relaxedRegBound, relaxedOrigin[r]);
+    }
   // The producer of data read from memory: only a DMA ISSUE and a scalar
   // load (sld) use it.
   int64_t loadedFrom = kNone;
-  if (inst.op == Opcode::DmaIssue || inst.op == Opcode::Sld)
+  if (isDma || inst.op == Opcode::Sld)
     for (const sim::AddrRange &r : reads)
       memWriter.forEachOverlap(
           r, [&](int64_t w) { loadedFrom = later(loadedFrom, w); });
 
-  if (inst.op == Opcode::DmaIssue) {
-    int64_t dstBound = kNone; // last reader or writer of the written bytes
-    for (const sim::AddrRange &w : writes) {
-      auto bump = [&](int64_t v) { dstBound = later(dstBound, v); };
-      memWriter.forEachOverlap(w, bump);
-      memReader.forEachOverlap(w, bump);
-    }
-    DmaDependence d;
-    d.index = index;
-    using Via = DmaDependence::Via;
-    // The binding one of (address, source, destination), and which it was.
-    auto bind = [&](int64_t reg, std::optional<uint64_t> &bound, Via &via) {
-      int64_t b = later(later(reg, loadedFrom), dstBound);
-      if (b == kNone)
-        return;
-      bound = uint64_t(b);
-      via = b == reg          ? Via::Address
-            : b == loadedFrom ? Via::Source
-                              : Via::Destination;
-    };
-    bind(regBound, d.conservative, d.conservativeVia);
-    bind(relaxedRegBound, d.relaxed, d.relaxedVia);
-    dmaDeps.push_back(d);
-  }
+  if (isDma)
+    addDmaDependence(index, writes, regBound, relaxedRegBound, loadedFrom);
 
   // Outputs.
   for (uint8_t r : regWrites) {

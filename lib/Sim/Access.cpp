@@ -167,17 +167,3 @@ bool sim::getAccessTemplates(const isa::Inst &in, uint32_t chip,
   out.append(found.begin(), found.end());
   return true;
 }
-
-void sim::forEachRange(const TileRef &t,
-                       llvm::function_ref<void(const AddrRange &)> fn) {
-  if (t.rows == 0 || t.cols == 0)
-    return;
-  if (t.rowStride == t.cols || t.rows == 1) {
-    fn(t.span());
-    return;
-  }
-  for (uint64_t r = 0; r < t.rows; ++r) {
-    uint64_t begin = t.rowAddr(r);
-    fn({t.space, begin, begin + t.rowBytes(), t.chip});
-  }
-}

@@ -1,7 +1,10 @@
 //===- JsonWriter.cpp - JSON written straight to a stream -----------------===//
 
 #include "accel/Support/JsonWriter.h"
+
 #include "accel/Support/Json.h"
+
+#include "llvm/ADT/SmallString.h"
 
 #include <nlohmann/json.hpp>
 
@@ -120,16 +123,22 @@ JsonWriter &JsonWriter::value(llvm::StringRef s) {
   return *this;
 }
 
-JsonWriter &JsonWriter::value(double d) {
-  beforeValue();
+void JsonWriter::appendDouble(double d, llvm::SmallVectorImpl<char> &out) {
   if (!std::isfinite(d)) {
-    os << "null";
-    return *this;
+    out.append({'n', 'u', 'l', 'l'});
+    return;
   }
   std::array<char, 64> buffer;
   char *end = nlohmann::detail::to_chars(buffer.data(),
                                          buffer.data() + buffer.size(), d);
-  os.write(buffer.data(), size_t(end - buffer.data()));
+  out.append(buffer.data(), end);
+}
+
+JsonWriter &JsonWriter::value(double d) {
+  beforeValue();
+  llvm::SmallString<32> text;
+  appendDouble(d, text);
+  os << text;
   return *this;
 }
 

@@ -232,6 +232,8 @@ public:
   }
   /// Instruction `i`'s issue cycle (i < size()).
   uint64_t issue(size_t i) const {
+    if (highs.empty()) // every issue below 2^32 cycles: the usual run
+      return low[i];
     // The last change of the high bits at or before i.
     auto it =
         std::upper_bound(highs.begin(), highs.end(), i,
@@ -313,6 +315,13 @@ private:
   const InstCycles *ready = nullptr;
   /// The producer that binds of two (kNone: none).
   int64_t later(int64_t a, int64_t b) const;
+  /// Records the DMA ISSUE at `index` writing `writes`: its bounds in both
+  /// models from its address registers' producers (`regBound`,
+  /// `relaxedRegBound`), its source's (`loadedFrom`) and its destination's
+  /// last reader or writer.
+  void addDmaDependence(uint64_t index, llvm::ArrayRef<sim::AddrRange> writes,
+                        int64_t regBound, int64_t relaxedRegBound,
+                        int64_t loadedFrom);
   std::array<int64_t, isa::kNumRegs> lastWriter;
   std::array<int64_t, isa::kNumRegs> relaxedOrigin;
   bool initialized = false;
@@ -577,6 +586,9 @@ private:
     bool controls = false;
   };
   std::vector<PcInfo> pcInfo;
+  /// The PcInfo of the last instruction that was not the program's own at
+  /// its PC (a hand-built event), kept to reuse its storage.
+  PcInfo otherPcInfo;
   /// PcInfo of an instruction (at a PC of the program, or not).
   PcInfo computePcInfo(const isa::Inst &inst, uint32_t pc) const;
 

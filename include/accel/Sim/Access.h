@@ -71,9 +71,20 @@ bool getAccessTemplates(const isa::Inst &inst, uint32_t chip,
                         unsigned &numReads, unsigned &numWrites);
 
 /// Calls `fn(range)` for each contiguous byte range of `tile` (one per row,
-/// or one for the whole tile when its rows are adjacent).
-void forEachRange(const TileRef &tile,
-                  llvm::function_ref<void(const AddrRange &)> fn);
+/// or one for the whole tile when its rows are adjacent). Inline: the
+/// analyzer calls it for every operand of every instruction.
+template <typename Fn> void forEachRange(const TileRef &tile, Fn fn) {
+  if (tile.rows == 0 || tile.cols == 0)
+    return;
+  if (tile.rowStride == tile.cols || tile.rows == 1) {
+    fn(tile.span());
+    return;
+  }
+  for (uint64_t r = 0; r < tile.rows; ++r) {
+    uint64_t begin = tile.rowAddr(r);
+    fn(AddrRange{tile.space, begin, begin + tile.rowBytes(), tile.chip});
+  }
+}
 
 } // namespace sim
 } // namespace accel

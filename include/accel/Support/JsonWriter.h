@@ -64,6 +64,12 @@ public:
   /// as it is (so compact text stays compact in an indented writer).
   JsonWriter &rawValue(llvm::StringRef json);
 
+  /// Appends `d` to `out` as value(d) writes it: the shortest digits that
+  /// read back as `d`, as nlohmann::json dumps a number (null when `d` is
+  /// not finite). For callers that assemble many events of one fixed shape
+  /// as text (timeline slices) and hand each to rawValue.
+  static void appendDouble(double d, llvm::SmallVectorImpl<char> &out);
+
   /// key(k) then value(v).
   template <typename T> JsonWriter &member(llvm::StringRef k, const T &v) {
     key(k);
