@@ -18,6 +18,7 @@
 #include "accel/Profile/Analyzer.h"
 #include "accel/Profile/DmaTable.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <nlohmann/json.hpp>
@@ -139,10 +140,14 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
       continue;
     std::vector<uint64_t> busy(nBuckets, 0);
     uint64_t sum = 0;
+    // Busy cycles per op on this track, summed with a hash lookup per
+    // interval (into perOp below, once per op: a lookup in two nested
+    // std::maps per interval was most of this function, issue 34).
+    llvm::DenseMap<uint32_t, uint64_t> byOp;
     for (const Busy b : tracks[t]) {
       sum += b.length;
       if (t != 0)
-        perOp[b.opId][trackNames[t]] += b.length;
+        byOp[b.opId] += b.length;
       for (uint64_t c = b.start; c < b.end();) {
         uint64_t k = std::min(nBuckets - 1, c / bucket);
         uint64_t upto = std::min(b.end(), (k + 1) * bucket);
@@ -152,6 +157,8 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
         c = upto;
       }
     }
+    for (const auto &[op, cycles] : byOp)
+      perOp[op][trackNames[t]] += cycles;
     json series = json::array();
     for (uint64_t k = 0; k < nBuckets; ++k) {
       uint64_t width = std::min(bucket, total - std::min(total, k * bucket));

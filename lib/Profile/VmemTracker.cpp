@@ -57,7 +57,7 @@ void VmemTracker::close(uint32_t page, PageState &s) {
     ++iv.pages;
     return true;
   };
-  Interval &entry = intervals[s.slot];
+  Interval &entry = *s.entry;
   if (entry.page == kNoPage) {
     entry = makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used);
     return;
@@ -73,7 +73,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
   if (begin >= end)
     return;
   uint64_t first = begin / pageBytes, last = (end - 1) / pageBytes;
-  uint64_t slot = UINT64_MAX; // this write's entry, taken on first use
+  Interval *entry = nullptr; // this write's entry, taken on first use
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
     // A partial write to a live page keeps it live (the rest of the page
@@ -85,11 +85,9 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
       continue;
     }
     close(uint32_t(p), s);
-    if (slot == UINT64_MAX) {
-      slot = intervals.size();
-      intervals.push_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
-    }
-    s = PageState{cycle, cycle, cycle, slot, opId, true, false, byDma, false};
+    if (!entry)
+      entry = &intervals.emplace_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
+    s = PageState{cycle, cycle, cycle, entry, opId, true, false, byDma, false};
   }
 }
 
@@ -200,11 +198,9 @@ public:
   explicit FreeRunTree(uint64_t pages) : pages(pages) {
     while (size < pages)
       size <<= 1;
-    pre.assign(2 * size, 0);
-    suf.assign(2 * size, 0);
-    best.assign(2 * size, 0);
+    nodes.assign(2 * size, Node{0, 0, 0});
     for (uint64_t p = 0; p < pages; ++p)
-      pre[size + p] = suf[size + p] = best[size + p] = 1;
+      nodes[size + p] = Node{1, 1, 1};
     for (uint64_t half = 1, lo = size / 2; lo >= 1; half <<= 1, lo /= 2)
       for (uint64_t i = lo; i < 2 * lo; ++i)
         pull(i, half);
@@ -212,7 +208,8 @@ public:
   /// Marks `page` free or used; longest() is current again after update().
   void set(uint64_t page, bool free) {
     uint64_t i = size + page;
-    pre[i] = suf[i] = best[i] = free ? 1 : 0;
+    uint32_t v = free ? 1 : 0;
+    nodes[i] = Node{v, v, v};
     dirty.push_back(i);
   }
   /// Recomputes the ancestors of the pages set since the last update, one
@@ -238,18 +235,26 @@ public:
   /// The longest run of consecutive free pages (after update()).
   uint64_t longest() const {
     assert(dirty.empty() && "FreeRunTree::longest before update");
-    return pages ? best[1] : 0;
+    return pages ? nodes[1].best : 0;
   }
 
 private:
   void pull(uint64_t i, uint64_t half) {
     uint64_t l = 2 * i, r = l + 1;
-    pre[i] = pre[l] == half ? half + pre[r] : pre[l];
-    suf[i] = suf[r] == half ? half + suf[l] : suf[r];
-    best[i] = std::max({best[l], best[r], suf[l] + pre[r]});
+    const Node &a = nodes[l], &b = nodes[r];
+    Node &n = nodes[i];
+    n.pre = a.pre == half ? uint32_t(half) + b.pre : a.pre;
+    n.suf = b.suf == half ? uint32_t(half) + a.suf : b.suf;
+    n.best = std::max({a.best, b.best, a.suf + b.pre});
   }
   uint64_t pages, size = 1;
-  std::vector<uint64_t> pre, suf, best;
+  /// A node's free prefix, free suffix and longest free run, in pages
+  /// (below 2^31: VMEM holds at most 2^30 pages), side by side: the three
+  /// of a node share a cache line.
+  struct Node {
+    uint32_t pre, suf, best;
+  };
+  std::vector<Node> nodes;
   std::vector<uint64_t> dirty; ///< leaves set since the last update()
 };
 

@@ -114,11 +114,14 @@ public:
   uint64_t getPageBytes() const { return pageBytes; }
 
 private:
+  struct Interval;
   struct PageState {
     /// lastRead also counts partial overwrites; lastUse only reads.
     uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
-    /// The entry in `intervals` its write took (one per write).
-    uint64_t slot = 0;
+    /// The entry in `intervals` its write took (one per write): a pointer,
+    /// which the deque keeps valid as it grows (an index cost a division
+    /// per page written).
+    Interval *entry = nullptr;
     uint32_t writerOp = 0;
     bool live = false, read = false, byDma = false, used = false;
   };
