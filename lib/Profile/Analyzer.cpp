@@ -172,6 +172,7 @@ struct RetireSteps {
   /// The byte ranges of `operands`, appended to `out`.
   static void getRanges(llvm::ArrayRef<sim::MemOperand> operands,
                         llvm::SmallVectorImpl<sim::AddrRange> &out) {
+    out.clear();
     for (const sim::MemOperand &m : operands)
       sim::forEachRange(m.tile,
                         [&](const sim::AddrRange &r) { out.push_back(r); });
@@ -321,7 +322,8 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   isa::Unit unit = info.unit;
 
   // Byte ranges read and written.
-  llvm::SmallVector<sim::AddrRange, 8> reads, writes;
+  llvm::SmallVectorImpl<sim::AddrRange> &reads = readRanges,
+                                        &writes = writeRanges;
   RetireSteps::getRanges(ev.memReads, reads);
   RetireSteps::getRanges(ev.memWrites, writes);
 

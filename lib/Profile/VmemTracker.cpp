@@ -21,7 +21,9 @@ using namespace accel;
 using namespace accel::profile;
 
 VmemTracker::VmemTracker(uint64_t vmemBytes, uint64_t pageBytes)
-    : pageBytes(pageBytes), pages(vmemBytes / pageBytes), state(pages) {}
+    : pageBytes(pageBytes), pages(vmemBytes / pageBytes), state(pages),
+      pageShift(llvm::isPowerOf2_64(pageBytes) ? llvm::Log2_64(pageBytes)
+                                               : -1) {}
 
 VmemTracker::Interval VmemTracker::makeInterval(uint64_t start, uint64_t end,
                                                 uint64_t useEnd, uint32_t page,
@@ -72,7 +74,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
                         uint32_t opId, bool byDma) {
   if (begin >= end)
     return;
-  uint64_t first = begin / pageBytes, last = (end - 1) / pageBytes;
+  uint64_t first = pageOf(begin), last = pageOf(end - 1);
   Interval *entry = nullptr; // this write's entry, taken on first use
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
@@ -94,7 +96,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
 void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
   if (begin >= end)
     return;
-  uint64_t first = begin / pageBytes, last = (end - 1) / pageBytes;
+  uint64_t first = pageOf(begin), last = pageOf(end - 1);
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
     if (!s.live)

@@ -164,6 +164,13 @@ private:
 
   uint64_t pageBytes, pages;
   std::vector<PageState> state;
+  /// log2(pageBytes) when it is a power of two (the usual page), else -1.
+  int pageShift;
+  /// The page holding byte `addr`: a shift for the usual page size, not a
+  /// 64-bit division (tens of cycles) per access.
+  uint64_t pageOf(uint64_t addr) const {
+    return pageShift >= 0 ? addr >> pageShift : addr / pageBytes;
+  }
   /// One entry per write that started lifetimes, taken when it began, so
   /// in order of start: the pages it wrote, as they close, if they end at
   /// the same cycles (the usual tile). A deque: it grows in blocks, never
@@ -592,6 +599,9 @@ private:
   /// The PcInfo of the last instruction that was not the program's own at
   /// its PC (a hand-built event), kept to reuse its storage.
   PcInfo otherPcInfo;
+  /// The byte ranges the instruction being retired reads and writes
+  /// (onRetire's, kept to reuse their storage).
+  llvm::SmallVector<sim::AddrRange, 8> readRanges, writeRanges;
   /// PcInfo of an instruction (at a PC of the program, or not).
   PcInfo computePcInfo(const isa::Inst &inst, uint32_t pc) const;
 
