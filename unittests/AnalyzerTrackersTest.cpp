@@ -350,17 +350,21 @@ struct PageModel {
 // part, with accesses sometimes out of cycle order (DMA completions): the
 // pages of a tile are kept as one lifetime only when they end alike
 // (issue 34), which must not change a number.
+// A VMEM of 12 pages (one word of the free-run bitmap) and one of 150
+// (three words, the last partial; tiles up to 70 pages cross words).
 TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
   std::mt19937_64 rng(34);
-  for (int trial = 0; trial < 200; ++trial) {
-    const uint64_t pages = 12, pageBytes = 64, total = 120, bucket = 16;
+  for (int trial = 0; trial < 300; ++trial) {
+    const uint64_t pages = trial < 200 ? 12 : 150, pageBytes = 64, total = 120,
+                   bucket = 16;
+    const uint64_t maxTile = trial < 200 ? 4 : 70;
     VmemTracker v(pages * pageBytes, pageBytes);
     PageModel ref(pages, pageBytes);
     uint64_t cycle = 0;
     for (int op = 0; op < 40; ++op) {
       cycle += rng() % 4;
       uint64_t at = rng() % 8 == 0 && cycle > 5 ? cycle - rng() % 5 : cycle;
-      uint64_t tile = 1 + rng() % 4; // pages
+      uint64_t tile = 1 + rng() % maxTile; // pages
       uint64_t first = rng() % (pages - tile + 1);
       uint64_t b = first * pageBytes, e = (first + tile) * pageBytes;
       if (tile > 1 && rng() % 3 == 0) { // a part: page-aligned or not

@@ -191,37 +191,46 @@ std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
 }
 
 namespace {
-/// Longest runs of free pages over a power-of-two array of pages, updated
-/// one page at a time in O(log pages): each node keeps its free prefix,
-/// free suffix and longest free run.
+/// Longest runs of free pages, updated a page at a time: the pages are a
+/// bitmap of 64-page words (a bit set: free), and a tree over the words,
+/// its leaves padded to a power of two, keeps per node its free prefix,
+/// free suffix and longest free run. A change costs one word's summary (a
+/// few bit operations) and log2(words) nodes: a tile's pages, which change
+/// together, mostly share a word (a tree over single pages took 15 levels
+/// for the default VMEM, and most of unused(), issue 34).
 class FreeRunTree {
 public:
   /// `pages` pages, all free; the padding up to a power of two is used.
   explicit FreeRunTree(uint64_t pages) : pages(pages) {
-    while (size < pages)
+    uint64_t numWords = llvm::divideCeil(pages, 64);
+    words.assign(numWords, ~uint64_t(0));
+    if (pages % 64)
+      words.back() = (uint64_t(1) << (pages % 64)) - 1;
+    while (size < numWords)
       size <<= 1;
     nodes.assign(2 * size, Node{0, 0, 0});
-    for (uint64_t p = 0; p < pages; ++p)
-      nodes[size + p] = Node{1, 1, 1};
-    for (uint64_t half = 1, lo = size / 2; lo >= 1; half <<= 1, lo /= 2)
+    for (uint64_t w = 0; w < numWords; ++w)
+      nodes[size + w] = summary(words[w]);
+    for (uint64_t half = 64, lo = size / 2; lo >= 1; half <<= 1, lo /= 2)
       for (uint64_t i = lo; i < 2 * lo; ++i)
         pull(i, half);
   }
   /// Marks `page` free or used; longest() is current again after update().
   void set(uint64_t page, bool free) {
-    uint64_t i = size + page;
-    uint32_t v = free ? 1 : 0;
-    nodes[i] = Node{v, v, v};
-    dirty.push_back(i);
+    uint64_t &w = words[page / 64], bit = uint64_t(1) << (page % 64);
+    w = free ? w | bit : w & ~bit;
+    dirty.push_back(size + page / 64);
   }
-  /// Recomputes the ancestors of the pages set since the last update, one
-  /// level at a time, each node once: a tile's pages, which change at the
-  /// same cycle, share most of their ancestors.
+  /// Recomputes the words changed since the last update and their
+  /// ancestors, one level at a time, each node once.
   void update() {
     if (dirty.empty())
       return;
     std::sort(dirty.begin(), dirty.end());
-    for (uint64_t half = 1; dirty.front() > 1; half <<= 1) {
+    dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
+    for (uint64_t i : dirty)
+      nodes[i] = summary(words[i - size]);
+    for (uint64_t half = 64; dirty.front() > 1; half <<= 1) {
       size_t n = 0;
       for (uint64_t i : dirty) {
         uint64_t parent = i >> 1;
@@ -241,6 +250,27 @@ public:
   }
 
 private:
+  /// A node's free prefix, free suffix and longest free run, in pages
+  /// (below 2^31: VMEM holds at most 2^30 pages), side by side: the three
+  /// of a node share a cache line.
+  struct Node {
+    uint32_t pre, suf, best;
+  };
+  /// The node of one word (bit i: page i of the word, set when free).
+  static Node summary(uint64_t x) {
+    if (x == ~uint64_t(0))
+      return {64, 64, 64};
+    uint32_t best = 0;
+    // Each step drops the zeros below the lowest run of ones, then the run
+    // (shorter than 64: x has a zero).
+    for (uint64_t y = x; y;) {
+      y >>= llvm::countr_zero(y);
+      unsigned run = llvm::countr_one(y);
+      best = std::max(best, uint32_t(run));
+      y >>= run;
+    }
+    return {uint32_t(llvm::countr_one(x)), uint32_t(llvm::countl_one(x)), best};
+  }
   void pull(uint64_t i, uint64_t half) {
     uint64_t l = 2 * i, r = l + 1;
     const Node &a = nodes[l], &b = nodes[r];
@@ -250,14 +280,9 @@ private:
     n.best = std::max({a.best, b.best, a.suf + b.pre});
   }
   uint64_t pages, size = 1;
-  /// A node's free prefix, free suffix and longest free run, in pages
-  /// (below 2^31: VMEM holds at most 2^30 pages), side by side: the three
-  /// of a node share a cache line.
-  struct Node {
-    uint32_t pre, suf, best;
-  };
-  std::vector<Node> nodes;
-  std::vector<uint64_t> dirty; ///< leaves set since the last update()
+  std::vector<uint64_t> words; ///< bit set: the page is free
+  std::vector<Node> nodes;     ///< the tree over the words, leaves at size
+  std::vector<uint64_t> dirty; ///< leaves of words set since the update
 };
 
 /// The lower median of values 0..hist.size()-1 weighted by hist (cycles).
