@@ -3,6 +3,7 @@
 #include "accel/Profile/DataflowBound.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 
@@ -102,31 +103,23 @@ void DataflowBound::addWork(int track, uint64_t index, uint64_t start,
 void DataflowBound::pushEdge(uint64_t index, uint32_t producer) {
   uint64_t v = (index - (producer & ~kAtStart)) << 1 |
                uint64_t((producer & kAtStart) != 0);
-  if (v < 0x80) { // one byte: a producer under 64 instructions back
-    edges.push_back(uint8_t(v));
-    return;
-  }
-  do {
-    uint8_t byte = v & 0x7f;
-    v >>= 7;
-    edges.push_back(v ? byte | 0x80 : byte);
-  } while (v);
+  // Its 7-bit groups from the highest: every byte but the last (the lowest
+  // group) has 0x80 set, so popEdge reads it back from its end in one pass.
+  unsigned groups = v < 0x80 ? 1 : (64 - llvm::countl_zero(v) + 6) / 7;
+  size_t at = edges.size();
+  edges.resize_for_overwrite(at + groups);
+  uint8_t *out = edges.data() + at;
+  for (unsigned shift = 7 * (groups - 1); shift; shift -= 7)
+    *out++ = uint8_t((v >> shift) & 0x7f) | 0x80;
+  *out = uint8_t(v & 0x7f);
 }
 
 uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {
-  // The edge's last byte is edges[pos - 1] (below 0x80); its earlier bytes
-  // are those before it at 0x80 or above.
-  size_t end = pos--;
-  uint64_t v;
-  if (pos == 0 || !(edges[pos - 1] & 0x80)) { // a one-byte edge
-    v = edges[pos];
-  } else {
-    while (pos > 0 && edges[pos - 1] & 0x80)
-      --pos;
-    v = 0;
-    for (size_t k = end; k-- > pos;)
-      v = v << 7 | (edges[k] & 0x7f);
-  }
+  // The edge's last byte is edges[pos - 1] (below 0x80), its lowest group;
+  // the bytes before it at 0x80 or above are its higher groups, in order.
+  uint64_t v = edges[--pos];
+  for (unsigned shift = 7; pos > 0 && edges[pos - 1] & 0x80; shift += 7)
+    v |= uint64_t(edges[--pos] & 0x7f) << shift;
   uint32_t producer = uint32_t(index - (v >> 1));
   return (v & 1) ? producer | kAtStart : producer;
 }

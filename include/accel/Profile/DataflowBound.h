@@ -32,6 +32,7 @@
 #include "accel/Sim/Memory.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <array>
@@ -164,21 +165,22 @@ private:
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 
   // The graph for the backward pass. Instruction i has edgeCount[i] edges
-  // to its producers, each written to `edges` as an unsigned LEB128 number
-  // ((i - producer) << 1 | at-start), at-start set when the dependence is
-  // on a register result ready at the producer's start: most producers are
-  // a few instructions back, so an edge takes one byte, and at most three
-  // for a producer under 2^20 instructions back (four bytes each before;
-  // issue 34). The numbers of instruction i follow those of i - 1. LEB128
-  // ends each number with a byte below 0x80, so the backward pass reads
-  // them from the end (popEdge). Instructions past kMaxIndex or edges past
-  // kMaxEdgesPerInst are left out: fewer edges only shorten tails, so the
-  // bound stays valid.
+  // to its producers, each written to `edges` as an unsigned number
+  // ((i - producer) << 1 | at-start) in 7-bit groups, at-start set when
+  // the dependence is on a register result ready at the producer's start:
+  // most producers are a few instructions back, so an edge takes one byte,
+  // and at most three for a producer under 2^20 instructions back (four
+  // bytes each before; issue 34). The numbers of instruction i follow those
+  // of i - 1. Like LEB128, every byte of a number but its last has 0x80
+  // set; unlike it, the groups go from the highest, so the backward pass
+  // reads each number from its end in one pass (popEdge). Instructions past
+  // kMaxIndex or edges past kMaxEdgesPerInst are left out: fewer edges only
+  // shorten tails, so the bound stays valid.
   static constexpr uint32_t kAtStart = 1u << 31;
   static constexpr uint64_t kMaxIndex = kAtStart - 1;
   static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
   std::vector<uint16_t> edgeCount;
-  std::vector<uint8_t> edges;
+  llvm::SmallVector<uint8_t, 0> edges;
   /// Appends instruction `index`'s edge to `producer` (kAtStart flag
   /// included) to `edges`.
   void pushEdge(uint64_t index, uint32_t producer);
