@@ -82,8 +82,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   if (preds.size() > kMaxEdgesPerInst)
     preds.resize(kMaxEdgesPerInst);
   edgeCount.push_back(uint16_t(preds.size()));
-  for (uint32_t p : preds)
-    pushEdge(index, p);
+  pushEdges(index, preds);
   duration.push_back(uint32_t(std::min<uint64_t>(dur, UINT32_MAX)));
 }
 
@@ -100,18 +99,25 @@ void DataflowBound::addWork(int track, uint64_t index, uint64_t start,
     w.other.push_back({start + lead, recording ? uint32_t(index) : kNoInst, b});
 }
 
-void DataflowBound::pushEdge(uint64_t index, uint32_t producer) {
-  uint64_t v = (index - (producer & ~kAtStart)) << 1 |
-               uint64_t((producer & kAtStart) != 0);
-  // Its 7-bit groups from the highest: every byte but the last (the lowest
-  // group) has 0x80 set, so popEdge reads it back from its end in one pass.
-  unsigned groups = v < 0x80 ? 1 : (64 - llvm::countl_zero(v) + 6) / 7;
+void DataflowBound::pushEdges(uint64_t index,
+                              llvm::ArrayRef<uint32_t> producers) {
+  // Room for five bytes an edge (a number below 2^32), then cut to what
+  // was written: one growth check per instruction.
   size_t at = edges.size();
-  edges.resize_for_overwrite(at + groups);
+  edges.resize_for_overwrite(at + 5 * producers.size());
   uint8_t *out = edges.data() + at;
-  for (unsigned shift = 7 * (groups - 1); shift; shift -= 7)
-    *out++ = uint8_t((v >> shift) & 0x7f) | 0x80;
-  *out = uint8_t(v & 0x7f);
+  for (uint32_t producer : producers) {
+    uint64_t v = (index - (producer & ~kAtStart)) << 1 |
+                 uint64_t((producer & kAtStart) != 0);
+    // Its 7-bit groups from the highest: every byte but the last (the
+    // lowest group) has 0x80 set, so popEdge reads it back from its end in
+    // one pass.
+    unsigned groups = v < 0x80 ? 1 : (64 - llvm::countl_zero(v) + 6) / 7;
+    for (unsigned shift = 7 * (groups - 1); shift; shift -= 7)
+      *out++ = uint8_t((v >> shift) & 0x7f) | 0x80;
+    *out++ = uint8_t(v & 0x7f);
+  }
+  edges.truncate(size_t(out - edges.data()));
 }
 
 uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {

@@ -61,7 +61,7 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
                                     llvm::ArrayRef<uint8_t> regWrites,
                                     llvm::ArrayRef<sim::AddrRange> reads,
                                     llvm::ArrayRef<sim::AddrRange> writes,
-                                    std::optional<uint32_t> dmaId,
+                                    const std::optional<uint32_t> &dmaId,
                                     bool onlyAtWait) {
   if (!initialized) {
     lastWriter.fill(kNone);

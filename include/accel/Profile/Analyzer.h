@@ -287,7 +287,7 @@ public:
                    llvm::ArrayRef<uint8_t> regWrites,
                    llvm::ArrayRef<sim::AddrRange> reads,
                    llvm::ArrayRef<sim::AddrRange> writes,
-                   std::optional<uint32_t> dmaId = std::nullopt,
+                   const std::optional<uint32_t> &dmaId = std::nullopt,
                    bool onlyAtWait = false);
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
   /// count as produced by this WAIT, and its source bytes as read until it.

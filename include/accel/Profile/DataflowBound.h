@@ -181,9 +181,9 @@ private:
   static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
   std::vector<uint16_t> edgeCount;
   llvm::SmallVector<uint8_t, 0> edges;
-  /// Appends instruction `index`'s edge to `producer` (kAtStart flag
+  /// Appends instruction `index`'s edges to `producers` (kAtStart flags
   /// included) to `edges`.
-  void pushEdge(uint64_t index, uint32_t producer);
+  void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers);
   /// The edge that ends at `edges[pos - 1]`, for instruction `index`: its
   /// producer (with kAtStart); `pos` moves to the edge's first byte.
   uint32_t popEdge(uint64_t index, size_t &pos) const;
