@@ -227,7 +227,8 @@ void TimelineWriter::writeOpSlices() {
   // (the members in nlohmann::json's order, as JsonWriter would write
   // them), assembled as text: its two times are the only parts that are
   // not the same for all the slices of an op on a unit, and writing each
-  // slice member by member was a third of timeline.json's time (issue 34).
+  // slice member by member was more than half of timeline.json's time
+  // (issue 34).
   struct SliceText {
     std::string head; ///< up to "dur":
     std::string mid;  ///< from the name up to "ts":

@@ -119,8 +119,8 @@ private:
     /// lastRead also counts partial overwrites; lastUse only reads.
     uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
     /// The entry in `intervals` its write took (one per write): a pointer,
-    /// which the deque keeps valid as it grows (an index cost a division
-    /// per page written).
+    /// which the deque keeps valid as it grows (an index cost the deque's
+    /// block arithmetic per page closed).
     Interval *entry = nullptr;
     uint32_t writerOp = 0;
     bool live = false, read = false, byDma = false, used = false;

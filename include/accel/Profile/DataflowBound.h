@@ -44,8 +44,9 @@ namespace profile {
 
 /// The dataflow graph of a run, built one instruction at a time in program
 /// order, and the bounds above. Memory: 6 bytes per instruction (10 with an
-/// issue track) plus 4 per dependence edge and 16 per piece of MXU, VPU,
-/// link or HBM work; the
+/// issue track) plus 1 to 5 per dependence edge (1 for a producer under 64
+/// instructions back, 3 under 2^20), 4 per piece of MXU or VPU work (16
+/// past 2^32 cycles) and 16 per piece of link or HBM work; the
 /// heads-and-tails bound needs one more 8-byte word per instruction while
 /// it is computed.
 class DataflowBound {
