@@ -151,7 +151,8 @@ DataflowBound::trackBounds() const {
   // pass from the last instruction finalizes each node before its
   // producers read it.
   size_t n = edgeCount.size();
-  std::vector<uint64_t> longest(n, 0);
+  BulkVector<uint64_t> longest; // 8 bytes an instruction: mapped, see there
+  longest.resize(n);
   size_t pos = edges.size();
   for (size_t i = n; i-- > 0;) {
     longest[i] = std::max<uint64_t>(longest[i], duration[i]);

@@ -59,7 +59,7 @@ void VmemTracker::close(uint32_t page, PageState &s) {
     ++iv.pages;
     return true;
   };
-  Interval &entry = *s.entry;
+  Interval &entry = intervals[s.entry];
   if (entry.page == kNoPage) {
     entry = makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used);
     return;
@@ -75,7 +75,7 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
   if (begin >= end)
     return;
   uint64_t first = pageOf(begin), last = pageOf(end - 1);
-  Interval *entry = nullptr; // this write's entry, taken on first use
+  std::optional<uint64_t> entry; // this write's entry, taken on first use
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
     // A partial write to a live page keeps it live (the rest of the page
@@ -87,9 +87,11 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
       continue;
     }
     close(uint32_t(p), s);
-    if (!entry)
-      entry = &intervals.emplace_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
-    s = PageState{cycle, cycle, cycle, entry, opId, true, false, byDma, false};
+    if (!entry) {
+      entry = intervals.size();
+      intervals.push_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
+    }
+    s = PageState{cycle, cycle, cycle, *entry, opId, true, false, byDma, false};
   }
 }
 
@@ -365,9 +367,6 @@ public:
   }
 
 private:
-  // Iterators, not indices: a deque's operator[] works out the block and
-  // the offset in it each time (a quarter of unused()'s host instructions,
-  // issue 34).
   bool fromMain() const {
     return m != mEnd && (r == rEnd || m->start <= r->start);
   }
@@ -410,7 +409,7 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   std::vector<uint32_t> liveCount(pages, 0);
   uint64_t usedPages = 0;
   UnusedAccumulator acc(n, bucketCycles, pages);
-  UsedByStart<std::deque<Interval>, std::vector<Interval>> lives(
+  UsedByStart<BulkVector<Interval>, std::vector<Interval>> lives(
       intervals, unmerged, total);
   for (uint64_t t = 0; t < total;) {
     while (true) {

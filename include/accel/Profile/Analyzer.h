@@ -26,6 +26,7 @@
 #include "accel/Profile/DataflowBound.h"
 #include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Simulator.h"
+#include "accel/Support/BulkVector.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,7 +34,6 @@
 
 #include <array>
 #include <bitset>
-#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
@@ -118,10 +118,9 @@ private:
   struct PageState {
     /// lastRead also counts partial overwrites; lastUse only reads.
     uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
-    /// The entry in `intervals` its write took (one per write): a pointer,
-    /// which the deque keeps valid as it grows (an index cost the deque's
-    /// block arithmetic per page closed).
-    Interval *entry = nullptr;
+    /// The index in `intervals` of the entry its write took (one per
+    /// write).
+    uint64_t entry = 0;
     uint32_t writerOp = 0;
     bool live = false, read = false, byDma = false, used = false;
   };
@@ -173,10 +172,9 @@ private:
   }
   /// One entry per write that started lifetimes, taken when it began, so
   /// in order of start: the pages it wrote, as they close, if they end at
-  /// the same cycles (the usual tile). A deque: it grows in blocks, never
-  /// holding the old and the doubled array at once nor up to twice the
-  /// lifetimes' bytes, as a vector does.
-  std::deque<Interval> intervals;
+  /// the same cycles (the usual tile). A BulkVector: it grows in place,
+  /// never holding the old and the doubled array at once, as a vector does.
+  BulkVector<Interval> intervals;
   /// The lifetimes that did not continue their write's entry (a tile read
   /// or overwritten in parts), in the order they ended; sorted by start by
   /// finish().
@@ -264,7 +262,7 @@ public:
 
 private:
   static constexpr uint32_t kWide = UINT32_MAX;
-  std::vector<uint32_t> low, doneDelta;
+  BulkVector<uint32_t> low, doneDelta;
   /// (first index, high 32 bits of its issue cycle), where they change.
   std::vector<std::pair<size_t, uint32_t>> highs;
   std::map<size_t, uint64_t> wide;
@@ -531,7 +529,7 @@ public:
       uint32_t opId;
     };
     static constexpr uint32_t kWide = UINT32_MAX;
-    std::vector<Entry> entries;
+    BulkVector<Entry> entries;
     std::vector<uint64_t> wideStarts;
     uint64_t lastEnd = 0;
   };
@@ -541,7 +539,7 @@ private:
   std::vector<BusyTrack> tracks;
   /// Per instruction index: its issue and result cycles.
   InstCycles cycles;
-  std::vector<uint32_t> pcs; ///< per instruction index
+  BulkVector<uint32_t> pcs; ///< per instruction index
 
   /// One DMA instance.
   struct Dma {

@@ -30,6 +30,7 @@
 #include "accel/ISA/Isa.h"
 #include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Memory.h"
+#include "accel/Support/BulkVector.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -180,8 +181,8 @@ private:
   static constexpr uint32_t kAtStart = 1u << 31;
   static constexpr uint64_t kMaxIndex = kAtStart - 1;
   static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
-  std::vector<uint16_t> edgeCount;
-  llvm::SmallVector<uint8_t, 0> edges;
+  BulkVector<uint16_t> edgeCount;
+  BulkVector<uint8_t> edges;
   /// Appends instruction `index`'s edges to `producers` (kAtStart flags
   /// included) to `edges`.
   void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers);
@@ -189,7 +190,7 @@ private:
   /// producer (with kAtStart); `pos` moves to the edge's first byte.
   uint32_t popEdge(uint64_t index, size_t &pos) const;
   /// Cycles from start to end (lead + busy), saturated at UINT32_MAX.
-  std::vector<uint32_t> duration;
+  BulkVector<uint32_t> duration;
   /// A piece of MXU, VPU or link work: its head, its instruction (for its
   /// tail; kNoInst past the recorded graph) and its busy cycles (saturated
   /// at UINT32_MAX, which only weakens the bound).
@@ -211,7 +212,7 @@ private:
   /// any piece past the recorded graph or without `starts`). The bound
   /// does not depend on the order of the pieces.
   struct TrackWork {
-    std::vector<AtStart> atStart;
+    BulkVector<AtStart> atStart;
     std::vector<Work> other;
     bool empty() const { return atStart.empty() && other.empty(); }
   };
@@ -229,7 +230,7 @@ private:
   /// UINT32_MAX (an earlier head only weakens the bound).
   int issueTrack = -1;
   uint64_t issueCycles = 0;
-  std::vector<uint32_t> starts;
+  BulkVector<uint32_t> starts;
 };
 
 } // namespace profile
