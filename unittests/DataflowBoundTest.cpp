@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace accel;
 using namespace accel::profile;
 using sim::AddrRange;
@@ -252,4 +254,38 @@ TEST(DataflowBoundTest, DistantProducersKeepTheirTails) {
   // Readers start at 1: 501.
   EXPECT_EQ(g.criticalPath(), 501u);
 }
+// Every length of edge (1 to 5 bytes, each length's smallest and largest
+// number) and random ones, written one after another and read back from
+// the end.
+TEST(DataflowBoundTest, EdgesDecodeBackToTheNumbersEncoded) {
+  std::vector<uint64_t> values;
+  for (unsigned groups = 1; groups <= 5; ++groups) {
+    uint64_t lo = groups == 1 ? 0 : uint64_t(1) << (7 * (groups - 1));
+    uint64_t hi = (uint64_t(1) << (7 * groups)) - 1;
+    values.insert(values.end(), {lo, hi, lo + 1, hi - 1});
+  }
+  std::mt19937_64 rng(34);
+  for (int k = 0; k < 20000; ++k) {
+    unsigned shift = 29 + unsigned(rng() % 35); // below 2^35, all sizes
+    values.push_back(rng() >> shift);
+  }
+  std::vector<uint8_t> buf(values.size() * 5 + 8);
+  size_t size = 0;
+  for (uint64_t v : values) {
+    unsigned n = DataflowBound::encodeEdge(v, buf.data() + size);
+    unsigned want = 1;
+    while (want < 5 && v >> (7 * want))
+      ++want;
+    ASSERT_EQ(n, want) << "bytes of " << v;
+    for (unsigned i = 0; i < n; ++i) // 0x80 on all but the last byte
+      ASSERT_EQ(bool(buf[size + i] & 0x80), i + 1 < n) << v;
+    size += n;
+  }
+  size_t pos = size;
+  for (size_t k = values.size(); k-- > 0;)
+    ASSERT_EQ(DataflowBound::decodeEdge(buf.data(), pos), values[k])
+        << "edge " << k;
+  EXPECT_EQ(pos, 0u);
+}
+
 } // namespace

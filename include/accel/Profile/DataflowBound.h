@@ -151,6 +151,16 @@ public:
 
   static constexpr size_t kMaxReleaseBins = 1 << 16;
 
+  /// The encoding of an edge (see `edges`), exposed for tests: writes the
+  /// number `v` (below 2^35) at `out` as 1 to 5 bytes, its 7-bit groups
+  /// from the highest, 0x80 set on all but the last. Returns the bytes
+  /// written.
+  static unsigned encodeEdge(uint64_t v, uint8_t *out);
+  /// The number encodeEdge wrote that ends at data[pos - 1] (pos > 0),
+  /// with every byte before it from encodeEdge too; `pos` moves to its
+  /// first byte.
+  static uint64_t decodeEdge(const uint8_t *data, size_t &pos);
+
 private:
   /// A value's producer: instruction index and when the value is ready.
   struct Producer {
