@@ -657,9 +657,11 @@ TEST(InstCyclesTest, RoundTripsEveryCycle) {
   }
 }
 
-/// Busy intervals read back as written, in 12 bytes each: gaps from 0 to
-/// past 2^32, an interval starting before the previous one ends (kept
-/// apart), merges of contiguous work of one op, and startOf.
+/// Busy intervals read back as written (as LEB128 numbers, the last one
+/// unencoded): gaps from 0 to past 2^32, an interval starting before the
+/// previous one ends (kept apart), lengths and op ids up to 2^32 - 1 (5
+/// bytes), merges of contiguous work of one op, before and after the grown
+/// interval is encoded, and startOf.
 TEST(BusyTrackTest, RoundTripsIntervals) {
   const uint64_t k32 = uint64_t(1) << 32;
   std::vector<Analyzer::Busy> in = {{5, 10, 1},
@@ -680,6 +682,11 @@ TEST(BusyTrackTest, RoundTripsIntervals) {
   EXPECT_FALSE(t.extends(lastEnd + 7, 4));
   t.grow(2);
   in.push_back({lastEnd, 8, 4});
+  // The grown interval is encoded when the next one comes.
+  t.add(lastEnd + 8 + 200, 129, UINT32_MAX - 1);
+  in.push_back({lastEnd + 8 + 200, 129, UINT32_MAX - 1});
+  t.add(lastEnd + 8 + 200 + 129 + 16384, 1, 0);
+  in.push_back({lastEnd + 8 + 200 + 129 + 16384, 1, 0});
   ASSERT_EQ(t.size(), in.size());
   size_t k = 0;
   for (const Analyzer::Busy b : t) {

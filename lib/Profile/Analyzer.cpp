@@ -4,6 +4,7 @@
 #include "accel/Sim/Access.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/LEB128.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <nlohmann/json.hpp>
@@ -30,18 +31,25 @@ Analyzer::Analyzer(const isa::Program &program,
 }
 
 void Analyzer::BusyTrack::add(uint64_t start, uint32_t length, uint32_t opId) {
+  if (count) {
+    // The previous interval is final now: encode it (15 bytes at most).
+    size_t at = bytes.size();
+    bytes.resize_for_overwrite(at + 15);
+    uint8_t *out = bytes.data() + at;
+    out += llvm::encodeULEB128(last.gap, out);
+    out += llvm::encodeULEB128(last.length, out);
+    out += llvm::encodeULEB128(last.opId, out);
+    bytes.truncate(size_t(out - bytes.data()));
+  }
   uint32_t gap = kWide;
   if (start >= lastEnd && start - lastEnd < kWide)
     gap = uint32_t(start - lastEnd);
   else
     wideStarts.push_back(start);
-  // Field by field in place: an entry built aside and copied was read back
-  // in 8 bytes over two 4-byte stores (a store-forwarding stall on every
-  // MXU/VPU op, a fifth of onRetire's time).
-  Entry &e = entries.emplace_back();
-  e.gap = gap;
-  e.length = length;
-  e.opId = opId;
+  last.gap = gap;
+  last.length = length;
+  last.opId = opId;
+  ++count;
   lastEnd = start + length;
 }
 
@@ -53,9 +61,19 @@ uint64_t Analyzer::BusyTrack::startOf(size_t k) const {
 }
 
 void Analyzer::BusyTrack::Iterator::load() {
-  if (k >= t->entries.size())
+  if (k >= t->count)
     return;
-  const Entry &e = t->entries[k];
+  Entry e = t->last;
+  if (k + 1 < t->count) {
+    const uint8_t *p = t->bytes.data() + pos;
+    unsigned n;
+    e.gap = uint32_t(llvm::decodeULEB128(p, &n));
+    p += n;
+    e.length = uint32_t(llvm::decodeULEB128(p, &n));
+    p += n;
+    e.opId = uint32_t(llvm::decodeULEB128(p, &n));
+    pos = size_t(p + n - t->bytes.data());
+  }
   cur.start = e.gap == kWide ? t->wideStarts[wide++] : prevEnd + e.gap;
   cur.length = e.length;
   cur.opId = e.opId;

@@ -473,10 +473,14 @@ public:
     uint32_t opId;
     uint64_t end() const { return start + length; }
   };
-  /// One track's busy intervals, in order of start, in 12 bytes each: an
-  /// interval's start is kept as its distance from the previous one's end
-  /// (from 0 for the first), or, when that is negative or does not fit in
-  /// 32 bits, in `wideStarts`. Read in order (begin()/end() yield Busy).
+  /// One track's busy intervals, in order of start, each as three LEB128
+  /// numbers (3 or 4 bytes for the usual MXU or VPU op; 12 bytes as three
+  /// 32-bit fields took a sixth of the analyzer's memory, issue 34): the
+  /// distance of its start from the previous interval's end (from 0 for the
+  /// first), its length and its op id. A start before the previous end, or
+  /// 2^32 - 1 cycles or more after it, is kept in `wideStarts`. The last
+  /// interval stays unencoded until the next is added (grow() lengthens
+  /// it). Read in order (begin()/end() yield Busy).
   class BusyTrack {
   public:
     /// Appends [start, start + length) of `opId`, or extends the last
@@ -484,18 +488,18 @@ public:
     void add(uint64_t start, uint32_t length, uint32_t opId);
     /// Whether the last interval ends at `start` with `opId` and can grow.
     bool extends(uint64_t start, uint32_t opId) const {
-      return !entries.empty() && lastEnd == start &&
-             entries.back().opId == opId && entries.back().length < UINT32_MAX;
+      return count && lastEnd == start && last.opId == opId &&
+             last.length < UINT32_MAX;
     }
     /// The last interval's length (not empty()).
-    uint32_t lastLength() const { return entries.back().length; }
+    uint32_t lastLength() const { return last.length; }
     /// Adds `add` cycles to the last interval (extends() was true).
     void grow(uint32_t add) {
-      entries.back().length += add;
+      last.length += add;
       lastEnd += add;
     }
-    size_t size() const { return entries.size(); }
-    bool empty() const { return entries.empty(); }
+    size_t size() const { return count; }
+    bool empty() const { return count == 0; }
     /// The start of interval `k` (k < size()): a walk from the first.
     uint64_t startOf(size_t k) const;
 
@@ -515,12 +519,13 @@ public:
       void load();
       const BusyTrack *t;
       size_t k;
+      size_t pos = 0; ///< the next entry's first byte in t->bytes
       size_t wide = 0;
       uint64_t prevEnd = 0;
       Busy cur{};
     };
     Iterator begin() const { return Iterator(*this, 0); }
-    Iterator end() const { return Iterator(*this, entries.size()); }
+    Iterator end() const { return Iterator(*this, count); }
 
   private:
     struct Entry {
@@ -529,7 +534,10 @@ public:
       uint32_t opId;
     };
     static constexpr uint32_t kWide = UINT32_MAX;
-    BulkVector<Entry> entries;
+    /// The intervals before the last, encoded; the last one.
+    BulkVector<uint8_t> bytes;
+    Entry last{};
+    size_t count = 0;
     std::vector<uint64_t> wideStarts;
     uint64_t lastEnd = 0;
   };
