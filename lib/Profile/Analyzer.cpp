@@ -3,6 +3,7 @@
 #include "accel/Profile/Analyzer.h"
 #include "accel/Sim/Access.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/LEB128.h"
 #include "llvm/Support/MathExtras.h"
@@ -30,15 +31,36 @@ Analyzer::Analyzer(const isa::Program &program,
   scalarBusyByPc.resize(program.code.size());
 }
 
+/// Appends `v` as LEB128 at `out`; returns the end. One byte below 128,
+/// the usual case, else llvm::encodeULEB128 (5 bytes at most).
+static inline uint8_t *putLeb(uint32_t v, uint8_t *out) {
+  if (LLVM_LIKELY(v < 0x80)) {
+    *out = uint8_t(v);
+    return out + 1;
+  }
+  return out + llvm::encodeULEB128(v, out);
+}
+
+/// The LEB128 number at `p` (one putLeb wrote), `p` moved past it. One
+/// byte below 128, the usual case, else llvm::decodeULEB128.
+static inline uint32_t getLeb(const uint8_t *&p) {
+  if (LLVM_LIKELY(*p < 0x80))
+    return *p++;
+  unsigned n;
+  uint32_t v = uint32_t(llvm::decodeULEB128(p, &n));
+  p += n;
+  return v;
+}
+
 void Analyzer::BusyTrack::add(uint64_t start, uint32_t length, uint32_t opId) {
   if (count) {
     // The previous interval is final now: encode it (15 bytes at most).
     size_t at = bytes.size();
     bytes.resize_for_overwrite(at + 15);
     uint8_t *out = bytes.data() + at;
-    out += llvm::encodeULEB128(last.gap, out);
-    out += llvm::encodeULEB128(last.length, out);
-    out += llvm::encodeULEB128(last.opId, out);
+    out = putLeb(last.gap, out);
+    out = putLeb(last.length, out);
+    out = putLeb(last.opId, out);
     bytes.truncate(size_t(out - bytes.data()));
   }
   uint32_t gap = kWide;
@@ -66,13 +88,10 @@ void Analyzer::BusyTrack::Iterator::load() {
   Entry e = t->last;
   if (k + 1 < t->count) {
     const uint8_t *p = t->bytes.data() + pos;
-    unsigned n;
-    e.gap = uint32_t(llvm::decodeULEB128(p, &n));
-    p += n;
-    e.length = uint32_t(llvm::decodeULEB128(p, &n));
-    p += n;
-    e.opId = uint32_t(llvm::decodeULEB128(p, &n));
-    pos = size_t(p + n - t->bytes.data());
+    e.gap = getLeb(p);
+    e.length = getLeb(p);
+    e.opId = getLeb(p);
+    pos = size_t(p - t->bytes.data());
   }
   cur.start = e.gap == kWide ? t->wideStarts[wide++] : prevEnd + e.gap;
   cur.length = e.length;

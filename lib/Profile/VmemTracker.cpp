@@ -307,15 +307,20 @@ struct UnusedAccumulator {
         unusedHist(pages + 1, 0), runHist(pages + 1, 0) {}
 
   /// Cycles [t, next) with `free` unused pages, the longest run of them
-  /// `run` pages.
+  /// `run` pages; t at or after the previous call's t (the spans come in
+  /// order, so the bucket is found by stepping, not by a 64-bit division
+  /// per span).
   void add(uint64_t t, uint64_t next, uint64_t free, uint64_t run) {
     unusedHist[free] += next - t;
     runHist[run] += next - t;
     for (uint64_t c = t; c < next;) {
-      uint64_t k = c / bucketCycles;
-      uint64_t upto = std::min(next, (k + 1) * bucketCycles);
-      unusedSum[k] += double(free) * double(upto - c);
-      runSum[k] += double(run) * double(upto - c);
+      while (c >= bucketEnd) {
+        ++bucket;
+        bucketEnd += bucketCycles;
+      }
+      uint64_t upto = std::min(next, bucketEnd);
+      unusedSum[bucket] += double(free) * double(upto - c);
+      runSum[bucket] += double(run) * double(upto - c);
       c = upto;
     }
   }
@@ -336,6 +341,8 @@ struct UnusedAccumulator {
   }
 
   uint64_t bucketCycles;
+  /// The bucket of the last span added, and where it ends.
+  uint64_t bucket = 0, bucketEnd = bucketCycles;
   std::vector<double> unusedSum, runSum;
   std::vector<uint64_t> unusedHist, runHist;
 };
