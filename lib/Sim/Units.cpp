@@ -516,9 +516,11 @@ static void executeUnary(const isa::Inst &in, VpuWalk &w) {
 /// eight lanes of one vector: each 8x8 block of the rows is transposed so
 /// that a vector holds one column of the eight rows, and the columns are
 /// added in order, so each lane is its row's left-to-right sum, bit for bit
-/// (-ffp-contract=off; IEEE addition per lane). About twice as fast as
-/// VpuWalk::reduce's interleaved scalar folds. Returns the rows done (a
-/// multiple of 8); reduce folds the rest.
+/// (-ffp-contract=off; IEEE addition per lane). Against VpuWalk::reduce's
+/// interleaved scalar folds: 2.2 times fewer host instructions (callgrind),
+/// a quarter less time on an AVX-512 machine (perf), where each row's chain
+/// of dependent adds now bounds it. Returns the rows done (a multiple of
+/// 8); reduce folds the rest.
 ACCEL_VECTOR_CLONES
 static uint64_t sumRowBlocks(const VpuWalk &w) {
   typedef float V8 __attribute__((vector_size(32)));
