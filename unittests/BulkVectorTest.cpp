@@ -82,6 +82,11 @@ TEST(BulkVectorTest, EmplaceBackValueInitializes) {
 TEST(BulkVectorTest, ResizeZeroesTruncateAndEraseKeepTheRest) {
   BulkVector<uint64_t> v;
   std::vector<uint64_t> ref;
+  // Erasing from an array that never held storage (a null range; UBSan
+  // caught the memmove of a null pointer here).
+  llvm::erase_if(v, [](uint64_t) { return true; });
+  EXPECT_TRUE(v.empty());
+  EXPECT_EQ(v.erase(v.begin(), v.end()), v.end());
   for (uint64_t i = 0; i < 100; ++i) {
     v.push_back(~i);
     ref.push_back(~i);

@@ -116,6 +116,8 @@ public:
   void pop_back() { --count; }
   /// Removes [first, last), moving the elements after it down.
   T *erase(T *first, T *last) {
+    if (first == last) // also an empty array's null range: no memmove
+      return first;
     std::memmove(static_cast<void *>(first), last,
                  size_t(end() - last) * sizeof(T));
     count -= size_t(last - first);
