@@ -131,9 +131,26 @@ struct PipelineDmaPass
     // In the order of PipelineCount.
     std::array<Statistic *, 4> stats = {&numPipelined, &numStages, &numBuffers,
                                         &numUnrolled};
+    // Each rewrite the driver makes is tried on a copy first (it must
+    // still lower, as it is and after cse), but the loops it normalizes
+    // before planning are not (constant bounds, single iterations
+    // inlined), nor the sum of its rewrites: cse then merges an inlined
+    // body's constants and address math with the function's, which keeps
+    // them live across the whole function (fuzz_fdo seed 74513: more than
+    // 255 registers). The guard makes the promise of issue 33 item 6 hold
+    // for the whole pass: a function that lowered still does.
+    LoweringGuard guard(getOperation(), vmemCapacity, vmemPage);
     driver.run(getOperation(), options, [this, stats](unsigned i, uint64_t n) {
       bump(*stats[i], i, n);
     });
+    if (std::string error = guard.keepIfLowers(); !error.empty()) {
+      undoCounts({&numPipelined, &numStages, &numBuffers, &numUnrolled});
+      if (emitRemarks)
+        getOperation().emitRemark()
+            << "pipelined nothing: the function as this pass rewrote it "
+               "would not lower: "
+            << error;
+    }
   }
 };
 } // namespace
