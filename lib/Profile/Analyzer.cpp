@@ -22,8 +22,11 @@ Analyzer::Analyzer(const isa::Program &program,
                    const sim::MachineConfig &config)
     : program(program), config(config), tracks(3 + config.getNumDmaLinks()),
       vmem(config.vmemBytes, config.vmemPageBytes),
+      history(program.code.size()),
       dataflow(tracks.size() + 1, /*issueTrack=*/0, config.scalarLatency) {
   deps.setReadyCycles(&cycles);
+  deps.setHistory(&history);
+  dataflow.setHistory(&history);
   pcInfo.reserve(program.code.size());
   for (size_t pc = 0; pc < program.code.size(); ++pc)
     pcInfo.push_back(computePcInfo(program.code[pc], uint32_t(pc)));
@@ -334,13 +337,13 @@ struct RetireSteps {
   static void addToDataflow(Analyzer &a, const Analyzer::PcInfo &info,
                             llvm::ArrayRef<sim::AddrRange> reads,
                             llvm::ArrayRef<sim::AddrRange> writes,
-                            const DataflowBound::Cost &cost) {
+                            const DataflowBound::Cost &cost, unsigned period) {
     bool system = !a.peers.empty();
     if (system)
       for (const sim::AddrRange &r : reads)
         if (r.chip != a.selfChip && r.chip < a.peers.size())
           a.dataflow.addExternalWrite(r, a.peers[r.chip]->dataflow.getReady(r));
-    a.dataflow.add(info.regReads, info.regWrites, reads, writes, cost);
+    a.dataflow.add(info.regReads, info.regWrites, reads, writes, cost, period);
     if (system)
       for (const sim::AddrRange &w : writes)
         if (w.chip != a.selfChip && w.chip < a.peers.size())
@@ -369,6 +372,8 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
                                         &writes = writeRanges;
   RetireSteps::getRanges(ev.memReads, reads);
   RetireSteps::getRanges(ev.memWrites, writes);
+  unsigned period =
+      history.push(known ? ev.pc : AccessHistory::kNoPc, reads, writes);
 
   // Timing of the accesses for VMEM liveness.
   bool isDma = in.op == Opcode::DmaIssue;
@@ -391,7 +396,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   // consumes its signal instead of a WAIT: its bytes count from its ISSUE.
   deps.instruction(index, in, info.regReads, info.regWrites, reads, writes,
                    dma ? std::optional<uint32_t>(dma->timing.id) : std::nullopt,
-                   /*onlyAtWait=*/dma && dma->timing.semaphore < 0);
+                   /*onlyAtWait=*/dma && dma->timing.semaphore < 0, period);
 
   // Work: FLOPs and bytes moved.
   Work &w = known ? workByPc[ev.pc] : otherWork[opId];
@@ -402,7 +407,7 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   DataflowBound::Cost cost = RetireSteps::getCost(*this, ev, unit, dma);
   cost.regsAtStart = isDma; // a DMA's id exists at its ISSUE
   cost.controls = info.controls;
-  RetireSteps::addToDataflow(*this, info, reads, writes, cost);
+  RetireSteps::addToDataflow(*this, info, reads, writes, cost, period);
   ++index;
 }
 

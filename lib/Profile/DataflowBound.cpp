@@ -10,13 +10,81 @@
 using namespace accel;
 using namespace accel::profile;
 
+bool DataflowBound::canUseTwin(uint64_t index, unsigned period) const {
+  // The twin's producers are complete, and nothing but instructions wrote
+  // the memory from twice the period back (AccessHistory.h).
+  return period && history && index >= period &&
+         recent[(index - period) % AccessHistory::kWindow].complete &&
+         (externalAt == UINT64_MAX || externalAt + 2 * period <= index);
+}
+
+void DataflowBound::catchUp() {
+  if (!deferred)
+    return;
+  uint64_t n = std::min<uint64_t>(deferred, deferredPeriod);
+  for (uint64_t j = deferredEnd - n; j < deferredEnd; ++j) {
+    Producer out{int64_t(j), recent[j % AccessHistory::kWindow].finish, false};
+    for (const sim::AddrRange &w : history->getWrites(j))
+      mem.assign(w, out);
+  }
+  deferred = 0;
+}
+
+template <typename Use>
+void DataflowBound::useMemory(uint64_t index, unsigned period,
+                              llvm::ArrayRef<sim::AddrRange> reads, Recent &rec,
+                              Use use) {
+  rec.numMem = 0;
+  if (period) {
+    // The twin's producers: one at most `period` before the twin wrote
+    // again `period` later; an older one is still the last writer.
+    const Recent &twin = recent[(index - period) % AccessHistory::kWindow];
+    uint64_t twinIndex = index - period;
+    for (unsigned k = 0; k < twin.numMem; ++k) {
+      auto p = twin.mem[k];
+      if (p.index >= 0 && twinIndex - uint64_t(p.index) <= period) {
+        p.index += period;
+        p.ready = recent[uint64_t(p.index) % AccessHistory::kWindow].finish;
+      }
+      rec.mem[rec.numMem++] = p;
+      use(Producer{p.index, p.ready, false});
+    }
+    rec.complete = true;
+    return;
+  }
+  catchUp();
+  rec.complete = true;
+  for (const sim::AddrRange &r : reads)
+    mem.forEachOverlap(r, [&](const Producer &p) {
+      use(p);
+      for (unsigned k = 0; k < rec.numMem; ++k)
+        if (rec.mem[k].index == p.index && rec.mem[k].ready == p.ready)
+          return;
+      if (rec.numMem == kMaxMemProducers) {
+        rec.complete = false;
+        return;
+      }
+      rec.mem[rec.numMem++] = {p.index, p.ready};
+    });
+}
+
 void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
                         llvm::ArrayRef<uint8_t> regWrites,
                         llvm::ArrayRef<sim::AddrRange> reads,
-                        llvm::ArrayRef<sim::AddrRange> writes,
-                        const Cost &cost) {
-  uint64_t index = count++;
+                        llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost,
+                        unsigned period) {
+  uint64_t index = count;
   bool recording = index <= kMaxIndex;
+  size_t slot = size_t(index % AccessHistory::kWindow);
+  if (history && slot >= recent.size())
+    recent.resize(std::min<size_t>(AccessHistory::kWindow,
+                                   std::max<size_t>(slot + 1, 2 * slot)));
+  Recent scratch;
+  Recent &rec = history ? recent[slot] : scratch;
+  // 0 when the twin cannot serve (then the writes deferred so far go in
+  // first); a deferred run keeps one period.
+  if (!canUseTwin(index, period) || (deferred && period != deferredPeriod))
+    period = 0;
 
   // Earliest start: the latest of the values read.
   uint64_t start = 0;
@@ -29,8 +97,8 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   for (uint8_t r : regReads)
     if (r != 0)
       use(regs[r]);
-  for (const sim::AddrRange &r : reads)
-    mem.forEachOverlap(r, use);
+  useMemory(index, period, reads, rec, use);
+  ++count;
   // The last conditional branch, as an edge only where it binds (later
   // than every value read): a branch on constant bounds costs no edge, and
   // a dropped edge only shortens tails, which keeps every bound valid.
@@ -58,11 +126,24 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   for (uint8_t r : regWrites)
     if (r != 0)
       regs[r] = cost.regsAtStart ? Producer{int64_t(index), start, true} : out;
-  for (const sim::AddrRange &w : writes)
-    mem.assign(w, out);
+  rec.finish = finish;
+  if (period) {
+    // Its writes wait: only the last period's can show (catchUp).
+    deferredPeriod = period;
+    deferredEnd = index + 1;
+    ++deferred;
+  } else {
+    for (const sim::AddrRange &w : writes)
+      mem.assign(w, out);
+  }
 
-  if (!recording)
-    return;
+  if (recording)
+    recordEdges(index, preds, dur);
+}
+
+void DataflowBound::recordEdges(uint64_t index,
+                                llvm::SmallVectorImpl<uint32_t> &preds,
+                                uint64_t dur) {
   if (preds.size() > 1) {
     // An insertion sort for the usual handful (std::sort's set-up costs
     // more than the sort; llvm::sort's qsort more still), std::sort above.

@@ -56,24 +56,44 @@ void DependencyTracker::addDmaDependence(uint64_t index,
   dmaDeps.push_back(d);
 }
 
+void DependencyTracker::catchUp() {
+  if (!deferred)
+    return;
+  uint64_t n = std::min<uint64_t>(deferred, deferredPeriod);
+  for (uint64_t j = deferredEnd - n; j < deferredEnd; ++j) {
+    for (const sim::AddrRange &r : history->getReads(j))
+      memReader.assign(r, int64_t(j));
+    for (const sim::AddrRange &w : history->getWrites(j))
+      memWriter.assign(w, int64_t(j));
+  }
+  deferred = 0;
+}
+
 void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
                                     llvm::ArrayRef<uint8_t> regReads,
                                     llvm::ArrayRef<uint8_t> regWrites,
                                     llvm::ArrayRef<sim::AddrRange> reads,
                                     llvm::ArrayRef<sim::AddrRange> writes,
                                     const std::optional<uint32_t> &dmaId,
-                                    bool onlyAtWait) {
+                                    bool onlyAtWait, unsigned period) {
   if (!initialized) {
     lastWriter.fill(kNone);
     relaxedOrigin.fill(kNone);
     initialized = true;
   }
+  bool isDma = inst.op == Opcode::DmaIssue;
+  // An instruction that looks nothing up leaves its marks to catchUp while
+  // the period holds (one run of one period, ending just before it).
+  bool defer =
+      period && history && !isDma && inst.op != Opcode::Sld && !dmaId &&
+      (!deferred || (period == deferredPeriod && deferredEnd == index));
+  if (!defer)
+    catchUp();
   // The producers of the registers read, in both models: a DMA ISSUE's
   // bounds, and what a scalar chain passes on to the registers it writes
   // (no other instruction uses them: a VPU op's address registers bind
   // nothing here).
   int64_t regBound = kNone, relaxedRegBound = kNone;
-  bool isDma = inst.op == Opcode::DmaIssue;
   if (isDma || !regWrites.empty())
     for (uint8_t r : regReads) {
       if (r == 0)
@@ -111,6 +131,12 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
     if (onlyAtWait)
       return;
   }
+  if (defer) {
+    deferredPeriod = period;
+    deferredEnd = index + 1;
+    ++deferred;
+    return;
+  }
   for (const sim::AddrRange &r : reads)
     memReader.assign(r, int64_t(index));
   for (const sim::AddrRange &w : writes)
@@ -118,6 +144,7 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
 }
 
 void DependencyTracker::dmaWait(uint64_t index, uint32_t dmaId) {
+  catchUp();
   auto src = dmaSrc.find(dmaId);
   if (src != dmaSrc.end()) {
     for (const sim::AddrRange &r : src->second)
@@ -143,6 +170,7 @@ void DependencyTracker::incomingDma(uint32_t fromChip, uint32_t dmaId,
 
 void DependencyTracker::semWait(uint64_t index,
                                 llvm::ArrayRef<sim::Signal> signals) {
+  catchUp();
   for (const sim::Signal &s : signals) {
     auto it = incoming.find({s.chip, s.dmaId});
     if (it == incoming.end())

@@ -286,7 +286,12 @@ public:
                    llvm::ArrayRef<sim::AddrRange> reads,
                    llvm::ArrayRef<sim::AddrRange> writes,
                    const std::optional<uint32_t> &dmaId = std::nullopt,
-                   bool onlyAtWait = false);
+                   bool onlyAtWait = false, unsigned period = 0);
+  /// The accesses of every instruction from now on (instruction i is
+  /// `history`'s i), for instruction()'s periods: with a period, an
+  /// instruction that looks nothing up (not a DMA ISSUE or an sld) leaves
+  /// its reads and writes to catchUp (AccessHistory.h).
+  void setHistory(const AccessHistory *h) { history = h; }
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
   /// count as produced by this WAIT, and its source bytes as read until it.
   void dmaWait(uint64_t index, uint32_t dmaId);
@@ -335,6 +340,14 @@ private:
   bool initialized = false;
   /// Last writer and last reader of each byte of every chip's memories.
   MemoryRangeMap<int64_t> memWriter, memReader;
+  /// Instructions [deferredEnd - deferred, deferredEnd), of period
+  /// `deferredPeriod`, whose reads and writes are not in the maps yet.
+  const AccessHistory *history = nullptr;
+  uint64_t deferred = 0, deferredEnd = 0;
+  unsigned deferredPeriod = 0;
+  /// Puts the deferred reads and writes into the maps: those of the last
+  /// `deferredPeriod` deferred instructions, in order.
+  void catchUp();
   /// DMA id -> source and destination ranges (until its first WAIT: the
   /// DMA reads its source and writes its destination until then).
   std::map<uint32_t, std::vector<sim::AddrRange>> dmaSrc, dmaDst;
@@ -390,6 +403,9 @@ class Analyzer : public sim::Observer {
 public:
   /// `program` and `config` must outlive the analyzer.
   Analyzer(const isa::Program &program, const sim::MachineConfig &config);
+  /// The dependency analysis and the dataflow bound point at `history`.
+  Analyzer(const Analyzer &) = delete;
+  Analyzer &operator=(const Analyzer &) = delete;
 
   void onRetire(const sim::RetireEvent &event) override;
   void onDmaIssue(uint32_t pc, const sim::DmaTiming &dma) override;
@@ -612,6 +628,10 @@ private:
   PcInfo computePcInfo(const isa::Inst &inst, uint32_t pc) const;
 
   VmemTracker vmem;
+  /// The accesses of the last instructions and their period, which the
+  /// dependency analysis and the dataflow bound use to skip their maps'
+  /// work while the run repeats itself (AccessHistory.h).
+  AccessHistory history;
   DependencyTracker deps;
 
   /// The latency-aware lower bounds (docs/metrics.md#roofline).

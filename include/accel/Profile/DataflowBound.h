@@ -28,6 +28,7 @@
 #define ACCEL_PROFILE_DATAFLOWBOUND_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Profile/AccessHistory.h"
 #include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Memory.h"
 #include "accel/Support/BulkVector.h"
@@ -94,15 +95,24 @@ public:
   /// numbers (register 0 is the constant zero and carries no dependence),
   /// `reads`/`writes` the byte ranges it accesses. Values from before the
   /// first instruction (a replay window's start) are ready at cycle 0.
+  /// `period`: the instruction's period in the history set with
+  /// setHistory (AccessHistory::push, for the same instruction), or 0. With
+  /// a period the memory's producers come from the twin's and the writes
+  /// wait (AccessHistory.h); the graph and the bounds are the same.
   void add(llvm::ArrayRef<uint8_t> regReads, llvm::ArrayRef<uint8_t> regWrites,
            llvm::ArrayRef<sim::AddrRange> reads,
-           llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost);
+           llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost,
+           unsigned period = 0);
+  /// The accesses of every instruction added from now on, in add() order
+  /// (instruction i of this graph is `history`'s i), for add()'s periods.
+  void setHistory(const AccessHistory *h) { history = h; }
 
   /// Calls fn(i) with the index i (0-based, in add() order) of the last
   /// instruction that wrote each written part of `range`; bytes not written
   /// since the first instruction give no call.
   template <typename Fn>
-  void forEachLastWriter(const sim::AddrRange &range, Fn fn) const {
+  void forEachLastWriter(const sim::AddrRange &range, Fn fn) {
+    catchUp();
     mem.forEachOverlap(range, [&](const Producer &p) { fn(p.index); });
   }
 
@@ -115,11 +125,14 @@ public:
   /// from. Later reads of it start no earlier. It adds no edge (the
   /// producer is not in this graph), which only shortens tails.
   void addExternalWrite(const sim::AddrRange &range, uint64_t ready) {
+    catchUp();
+    externalAt = count; // the twins before it saw other producers
     mem.assign(range, Producer{-1, ready, false});
   }
   /// The latest time the values in `range` are ready in the model (0 for
   /// values from before the first instruction).
-  uint64_t getReady(const sim::AddrRange &range) const {
+  uint64_t getReady(const sim::AddrRange &range) {
+    catchUp();
     uint64_t ready = 0;
     mem.forEachOverlap(
         range, [&](const Producer &p) { ready = std::max(ready, p.ready); });
@@ -173,6 +186,40 @@ private:
   /// The last conditional branch (Cost::controls), at its start.
   Producer control;
   MemoryRangeMap<Producer> mem; ///< last writer per byte of each memory
+
+  // Periods (AccessHistory.h). Per instruction of the last kWindow: its
+  // finish and the distinct producers of the memory it read, when at most
+  // kMaxMemProducers (`complete`): what its twin L later starts from.
+  static constexpr unsigned kMaxMemProducers = 4;
+  struct Recent {
+    uint64_t finish = 0;
+    struct {
+      int64_t index;
+      uint64_t ready;
+    } mem[kMaxMemProducers];
+    uint8_t numMem = 0;
+    bool complete = false;
+  };
+  std::vector<Recent> recent; ///< ring of AccessHistory::kWindow
+  const AccessHistory *history = nullptr;
+  /// Instructions [deferredEnd - deferred, deferredEnd), of period
+  /// `deferredPeriod`, whose writes are not in `mem` yet.
+  uint64_t deferred = 0, deferredEnd = 0;
+  unsigned deferredPeriod = 0;
+  /// The instruction count at the last addExternalWrite (none: UINT64_MAX).
+  uint64_t externalAt = UINT64_MAX;
+  /// Whether instruction `index` may take its memory producers from its
+  /// twin `period` back.
+  bool canUseTwin(uint64_t index, unsigned period) const;
+  /// Writes the deferred instructions' writes into `mem`: those of the
+  /// last `deferredPeriod` of them, in order (AccessHistory.h).
+  void catchUp();
+  /// Calls use(producer) for each producer of the memory instruction
+  /// `index` reads, and records them in `rec`: from its twin `period`
+  /// back, or (period 0) from `mem`, after catchUp.
+  template <typename Use>
+  void useMemory(uint64_t index, unsigned period,
+                 llvm::ArrayRef<sim::AddrRange> reads, Recent &rec, Use use);
   uint64_t critical = 0, lastFinish = 0;
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 
@@ -193,6 +240,11 @@ private:
   static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
   BulkVector<uint16_t> edgeCount;
   BulkVector<uint8_t> edges;
+  /// Records instruction `index` for the backward pass: its edges to
+  /// `preds` (producers with their kAtStart flags, in any order, repeats
+  /// allowed; sorted here) and its duration `dur`.
+  void recordEdges(uint64_t index, llvm::SmallVectorImpl<uint32_t> &preds,
+                   uint64_t dur);
   /// Appends instruction `index`'s edges to `producers` (kAtStart flags
   /// included) to `edges`.
   void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers);

@@ -1,0 +1,113 @@
+//===- AccessHistory.h - The last instructions' accesses and their period -===//
+//
+// The analyzer's maps of the last writer and reader of every byte (the
+// dataflow graph's, DataflowBound.h, and the dependency analysis's) cost a
+// range lookup or assignment per access, and a loop makes the same accesses
+// in every iteration. AccessHistory keeps the byte ranges the last
+// instructions read and wrote, and finds where the run repeats itself:
+// instruction i has period L when it and each of the L instructions before
+// it ran at the same PC and read and wrote the same byte ranges as the
+// instruction L before it (its twin). Then, for maps that only
+// instructions write (issue 34):
+//  - the last writer of a byte i reads is its twin's last writer of that
+//    byte moved L later when that was at most L before the twin (the
+//    writer's own twin wrote the byte again, and nothing since), else the
+//    same instruction (nothing from L before the twin on wrote the byte);
+//  - of the assignments a run of such instructions makes, only those of
+//    its last L instructions can still show: each earlier one is made again,
+//    to the same ranges, exactly L instructions later.
+// So a map may skip its lookups and assignments while the period holds and
+// catch up with the last L instructions' assignments when it ends.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ACCEL_PROFILE_ACCESSHISTORY_H
+#define ACCEL_PROFILE_ACCESSHISTORY_H
+
+#include "accel/Sim/Memory.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace accel {
+namespace profile {
+
+/// The byte ranges of the last kWindow instructions and the period of the
+/// latest (see above). Memory: at most kWindow entries and kRangeWindow
+/// ranges (32 bytes each), allocated as the run reaches them, plus 8 bytes
+/// per PC of the program.
+class AccessHistory {
+public:
+  /// The longest period found, in instructions (a loop body longer than
+  /// this is analyzed one access at a time).
+  static constexpr unsigned kMaxPeriod = 1024;
+  /// The most ranges (reads and writes) of an instruction that can repeat:
+  /// one of more (a tile of many strided rows) has no period.
+  static constexpr unsigned kMaxRanges = 16;
+  /// Instructions whose ranges stay available (getReads, getWrites).
+  static constexpr uint64_t kWindow = 2048;
+  static_assert(kWindow >= kMaxPeriod + 2, "a period and its twin fit");
+  /// A PC no program has: the instruction never repeats.
+  static constexpr uint32_t kNoPc = UINT32_MAX;
+
+  /// For a program of `numPcs` instructions.
+  explicit AccessHistory(size_t numPcs) : lastAt(numPcs, 0) {}
+
+  /// Adds the next instruction (index size() before the call): its PC
+  /// (kNoPc when it is not the program's own instruction at a PC) and the
+  /// ranges it reads and writes. Returns its period L, 1 <= L <=
+  /// kMaxPeriod, or 0 when it has none.
+  unsigned push(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
+                llvm::ArrayRef<sim::AddrRange> writes);
+  /// Instructions added.
+  uint64_t size() const { return count; }
+  /// The ranges instruction `index` read and wrote: one of the last
+  /// kMaxPeriod + 2 added that had at most kMaxRanges ranges (every one
+  /// with a period, and its twin).
+  llvm::ArrayRef<sim::AddrRange> getReads(uint64_t index) const;
+  llvm::ArrayRef<sim::AddrRange> getWrites(uint64_t index) const;
+
+private:
+  static constexpr uint64_t kRangeWindow = kWindow * kMaxRanges;
+  /// The oldest ranges (in ranges written since) a repeat may share: the
+  /// ranges of any of the last kMaxPeriod + 2 instructions are then still
+  /// in the ring, since those wrote at most (kMaxPeriod + 2) * kMaxRanges
+  /// ranges after them, plus a gap at the ring's end.
+  static constexpr uint64_t kReuseAge =
+      kRangeWindow - (kMaxPeriod + 3) * kMaxRanges;
+  struct Entry {
+    uint64_t first = 0; ///< position of its first range in `ranges`
+    uint32_t pc = kNoPc;
+    uint16_t numReads = 0, numWrites = 0;
+    bool kept = false; ///< its ranges are in `ranges` (at most kMaxRanges)
+  };
+  /// Whether instruction `j` (in the window) ran at `pc` with these
+  /// ranges.
+  bool matches(uint64_t j, uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
+               llvm::ArrayRef<sim::AddrRange> writes) const;
+  const Entry &entry(uint64_t index) const { return entries[index % kWindow]; }
+  const sim::AddrRange *rangesOf(const Entry &e) const {
+    return ranges.data() + e.first % kRangeWindow;
+  }
+
+  /// Rings, grown to kWindow and kRangeWindow as the run reaches them.
+  /// An entry's ranges never wrap: a gap is left at the end of the ring. A
+  /// repeat points at its twin's ranges (kReuseAge), so a loop that
+  /// repeats writes no ranges.
+  std::vector<Entry> entries;
+  std::vector<sim::AddrRange> ranges;
+  uint64_t count = 0, rangeEnd = 0;
+  /// Per PC, 1 + the index of its last execution (0: none yet).
+  std::vector<uint64_t> lastAt;
+  /// The period being followed (0: none) and how many instructions in a
+  /// row, up to the latest, matched their twins at that distance.
+  unsigned period = 0;
+  uint64_t run = 0;
+};
+
+} // namespace profile
+} // namespace accel
+
+#endif // ACCEL_PROFILE_ACCESSHISTORY_H

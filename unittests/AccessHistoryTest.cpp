@@ -1,0 +1,323 @@
+//===- AccessHistoryTest.cpp - Periods of a run and the maps that use them ===//
+//
+// AccessHistory's periods on hand-built runs, and the two analyses that use
+// them (AccessHistory.h): DataflowBound and DependencyTracker fed the same
+// random loops with and without periods must agree on every number, however
+// the loops are disturbed (a range that moves, an extra instruction, a write
+// from another chip).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestPrograms.h"
+
+#include "accel/Profile/AccessHistory.h"
+#include "accel/Profile/Analyzer.h"
+#include "accel/Profile/DataflowBound.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+using namespace accel;
+using namespace accel::profile;
+using isa::MemSpace;
+using sim::AddrRange;
+using namespace accel::test;
+
+namespace {
+
+AddrRange vm(uint64_t b, uint64_t e) { return {MemSpace::VMEM, b, e, 0}; }
+
+/// Pushes instruction `pc` reading [pc*64, pc*64+64) and writing the next
+/// 64 bytes; returns its period.
+unsigned pushPc(AccessHistory &h, uint32_t pc, uint64_t shift = 0) {
+  AddrRange r = vm(pc * 64 + shift, pc * 64 + 64 + shift);
+  AddrRange w = vm(pc * 64 + 64, pc * 64 + 128);
+  return h.push(pc, {r}, {w});
+}
+
+TEST(AccessHistoryTest, APeriodHoldsOnceTheInstructionsBeforeItRepeat) {
+  AccessHistory h(8);
+  // PCs 0 1 2 0 1 2 ...: instruction 3 is the first to match its twin (0),
+  // and instruction 6 the first with it and the 3 before it matching.
+  std::vector<unsigned> got;
+  for (int i = 0; i < 9; ++i)
+    got.push_back(pushPc(h, uint32_t(i % 3)));
+  EXPECT_EQ(got, (std::vector<unsigned>{0, 0, 0, 0, 0, 0, 3, 3, 3}));
+  EXPECT_EQ(h.size(), 9u);
+  // Instruction 9 reads other bytes: no period until 3 + 1 more match.
+  EXPECT_EQ(pushPc(h, 0, 8), 0u);
+  got.clear();
+  for (int i = 10; i < 18; ++i)
+    got.push_back(pushPc(h, uint32_t(i % 3)));
+  // 10, 11 match (period 3); 12 does not (9 read other bytes); 13..15
+  // match, 16 has the 3 before it matching too.
+  EXPECT_EQ(got, (std::vector<unsigned>{0, 0, 0, 0, 0, 0, 3, 3}));
+}
+
+TEST(AccessHistoryTest, AnInnerLoopDoesNotHideTheOuterPeriod) {
+  AccessHistory h(8);
+  // a b b' c, with the inner loop's two b's at different addresses.
+  unsigned last = 0;
+  for (int it = 0; it < 4; ++it) {
+    pushPc(h, 0);
+    pushPc(h, 1);
+    pushPc(h, 1, 4);
+    last = pushPc(h, 2);
+  }
+  EXPECT_EQ(last, 4u);
+}
+
+TEST(AccessHistoryTest, ManyRangesOrAnUnknownPcHaveNoPeriod) {
+  AccessHistory h(4);
+  std::vector<AddrRange> rows;
+  for (unsigned r = 0; r <= AccessHistory::kMaxRanges; ++r)
+    rows.push_back(vm(r * 256, r * 256 + 16));
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(h.push(0, rows, {}), 0u) << i;
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(h.push(AccessHistory::kNoPc, {vm(0, 4)}, {}), 0u) << i;
+  // A loop of one instruction.
+  std::vector<unsigned> got;
+  for (int i = 0; i < 3; ++i)
+    got.push_back(h.push(1, {vm(0, 4)}, {vm(8, 12)}));
+  EXPECT_EQ(got, (std::vector<unsigned>{0, 0, 1}));
+}
+
+TEST(AccessHistoryTest, KeepsTheRangesOfTheLastInstructions) {
+  AccessHistory h(AccessHistory::kMaxPeriod + 1);
+  // Long stretches that repeat (sharing their twins' ranges) between
+  // others that do not, over many turns of the rings.
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<std::vector<AddrRange>, std::vector<AddrRange>>> all;
+  uint64_t n = 40 * AccessHistory::kWindow;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint32_t pc = uint32_t(i % 5);
+    bool repeat = (i / 3000) % 2 == 0;
+    uint64_t base = repeat ? pc * 64 : rng() % 100000;
+    std::vector<AddrRange> reads, writes;
+    for (unsigned k = 0; k < 1 + rng() % 8; ++k)
+      reads.push_back(vm(base + k * 8, base + k * 8 + 4));
+    if (repeat)
+      reads.resize(2);
+    writes.push_back(vm(base + 4, base + 8));
+    h.push(pc, reads, writes);
+    all.push_back({reads, writes});
+    if (i % 997 == 0 || i + 1 == n)
+      for (uint64_t j = i + 1 - std::min<uint64_t>(i + 1, 1026); j <= i; ++j) {
+        auto same = [](llvm::ArrayRef<AddrRange> a,
+                       const std::vector<AddrRange> &b) {
+          return a.size() == b.size() &&
+                 std::equal(a.begin(), a.end(), b.begin(),
+                            [](const AddrRange &x, const AddrRange &y) {
+                              return x.begin == y.begin && x.end == y.end;
+                            });
+        };
+        ASSERT_TRUE(same(h.getReads(j), all[j].first)) << i << " " << j;
+        ASSERT_TRUE(same(h.getWrites(j), all[j].second)) << i << " " << j;
+      }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Random loops: with and without periods, the same numbers
+//===----------------------------------------------------------------------===//
+
+/// An instruction of a random loop body.
+struct RandomInst {
+  uint32_t pc;
+  std::vector<uint8_t> regReads, regWrites;
+  std::vector<AddrRange> reads, writes;
+  DataflowBound::Cost cost;
+  isa::Inst inst;
+  bool isDma = false;
+};
+
+/// A random range of a small address space of two memories (`slots` 8-byte
+/// slots each), so that accesses overlap often and partly.
+AddrRange randomRange(std::mt19937_64 &rng, uint64_t slots = 64) {
+  uint64_t b = (rng() % slots) * 8, len = 8 * (1 + rng() % 12);
+  return {rng() % 4 ? MemSpace::VMEM : MemSpace::HBM, b, b + len, 0};
+}
+
+RandomInst randomInst(std::mt19937_64 &rng, uint32_t pc, uint64_t slots) {
+  RandomInst r;
+  r.pc = pc;
+  for (unsigned k = rng() % 3; k > 0; --k)
+    r.regReads.push_back(uint8_t(rng() % 8));
+  if (rng() % 2)
+    r.regWrites.push_back(uint8_t(1 + rng() % 7));
+  for (unsigned k = rng() % 4; k > 0; --k)
+    r.reads.push_back(randomRange(rng, slots));
+  for (unsigned k = rng() % 3; k > 0; --k)
+    r.writes.push_back(randomRange(rng, slots));
+  switch (rng() % 5) {
+  case 0: // a DMA: T_b, then its transfer on a link
+    r.cost = {1 + int(rng() % 2), 20 + rng() % 50, 1 + rng() % 30, true, true};
+    r.isDma = !r.reads.empty() && !r.writes.empty();
+    r.inst = dmaIssue(uint8_t(r.regWrites.empty() ? 9 : r.regWrites[0]), 1, 2,
+                      MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16);
+    break;
+  case 1: // a VPU op
+    r.cost = {0, 0, 1 + rng() % 40, false};
+    r.inst = vfill(2, 1, 16, 16, 1.0f);
+    break;
+  case 2: // a branch
+    r.cost.controls = true;
+    r.inst = blt(1, 2, 0);
+    break;
+  case 3: // a scalar load
+    r.inst = sld(3, 1, 0);
+    break;
+  default:
+    r.inst = addi(3, 1, 4);
+    break;
+  }
+  return r;
+}
+
+/// A loop of `bodySize` random instructions run `trips` times, each
+/// instruction replaced by a random one with probability 1/`noise`; its
+/// ranges in `slots` 8-byte slots.
+std::vector<RandomInst> randomRun(std::mt19937_64 &rng, unsigned bodySize,
+                                  unsigned trips, unsigned noise,
+                                  uint64_t slots = 64) {
+  std::vector<RandomInst> body;
+  for (unsigned k = 0; k < bodySize; ++k)
+    body.push_back(randomInst(rng, k, slots));
+  std::vector<RandomInst> run;
+  for (unsigned t = 0; t < trips; ++t)
+    for (const RandomInst &in : body)
+      run.push_back(
+          rng() % noise ? in : randomInst(rng, uint32_t(rng() % 40), slots));
+  return run;
+}
+
+std::set<int64_t> lastWriters(DataflowBound &g, const AddrRange &r) {
+  std::set<int64_t> s;
+  g.forEachLastWriter(r, [&](int64_t i) { s.insert(i); });
+  return s;
+}
+
+TEST(AccessHistoryTest, DataflowBoundIsTheSameWithPeriods) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    unsigned bodySize = 1 + unsigned(rng() % 12);
+    std::vector<RandomInst> run = randomRun(
+        rng, bodySize, 20 + unsigned(rng() % 60), 10 + unsigned(rng() % 300));
+    AccessHistory history(64);
+    DataflowBound plain(4, 3, 2), periodic(4, 3, 2);
+    periodic.setHistory(&history);
+    unsigned withPeriod = 0;
+    for (size_t i = 0; i < run.size(); ++i) {
+      const RandomInst &in = run[i];
+      unsigned period = history.push(in.pc, in.reads, in.writes);
+      withPeriod += period != 0;
+      plain.add(in.regReads, in.regWrites, in.reads, in.writes, in.cost);
+      periodic.add(in.regReads, in.regWrites, in.reads, in.writes, in.cost,
+                   period);
+      ASSERT_EQ(plain.getLastFinish(), periodic.getLastFinish())
+          << "seed " << seed << " instruction " << i;
+      if (rng() % 50 == 0) {
+        AddrRange r = randomRange(rng);
+        ASSERT_EQ(lastWriters(plain, r), lastWriters(periodic, r))
+            << "seed " << seed << " instruction " << i;
+      }
+      if (rng() % 400 == 0) { // another chip writes
+        AddrRange r = randomRange(rng);
+        plain.addExternalWrite(r, i * 3);
+        periodic.addExternalWrite(r, i * 3);
+      }
+    }
+    EXPECT_EQ(plain.criticalPath(), periodic.criticalPath()) << seed;
+    EXPECT_EQ(plain.dmaSlotBound(2), periodic.dmaSlotBound(2)) << seed;
+    auto a = plain.trackBounds(), b = periodic.trackBounds();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t t = 0; t < a.size(); ++t) {
+      ASSERT_EQ(bool(a[t]), bool(b[t])) << seed;
+      if (a[t]) {
+        EXPECT_EQ(a[t]->head, b[t]->head) << seed << " track " << t;
+        EXPECT_EQ(a[t]->tail, b[t]->tail) << seed << " track " << t;
+        EXPECT_EQ(a[t]->bound, b[t]->bound) << seed << " track " << t;
+      }
+    }
+    for (int k = 0; k < 20; ++k) {
+      AddrRange r = randomRange(rng);
+      EXPECT_EQ(lastWriters(plain, r), lastWriters(periodic, r)) << seed;
+    }
+    // The runs with little noise did use periods (else this tests nothing).
+    if (seed % 10 == 0)
+      EXPECT_GT(withPeriod, 0u) << seed;
+  }
+}
+
+TEST(AccessHistoryTest, DependenciesAreTheSameWithPeriods) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    // Fewer overlaps than above: the DMAs' bounds are the maxima of the
+    // last readers and writers of their bytes, which a lost assignment
+    // changes only where no later instruction touched those bytes.
+    std::vector<RandomInst> loop =
+        randomRun(rng, 2 + unsigned(rng() % 10), 30 + unsigned(rng() % 50),
+                  20 + unsigned(rng() % 300), 1024);
+    // Now and then a DMA over a wide stretch of both memories, as a probe
+    // of the last readers and writers (it breaks the period).
+    std::vector<RandomInst> run;
+    for (const RandomInst &in : loop) {
+      if (rng() % 25 == 0) {
+        RandomInst probe = randomInst(rng, 63, 1024);
+        uint64_t b = (rng() % 512) * 8;
+        probe.reads = {{MemSpace::HBM, b, b + 4096, 0}};
+        probe.writes = {{MemSpace::VMEM, b, b + 4096, 0}};
+        probe.isDma = true;
+        probe.inst =
+            dmaIssue(9, 1, 2, MemSpace::HBM, MemSpace::VMEM, 1, 16, 16, 16);
+        run.push_back(probe);
+      }
+      run.push_back(in);
+    }
+    AccessHistory history(64);
+    DependencyTracker plain, periodic;
+    periodic.setHistory(&history);
+    uint32_t nextDma = 0;
+    std::vector<uint32_t> open;
+    for (size_t i = 0; i < run.size(); ++i) {
+      const RandomInst &in = run[i];
+      unsigned period = history.push(in.pc, in.reads, in.writes);
+      std::optional<uint32_t> dmaId;
+      bool onlyAtWait = false;
+      std::vector<uint8_t> regReads = in.regReads;
+      if (in.isDma) {
+        // Its addresses from register 0, which never binds: its bounds
+        // are those of the bytes it reads and writes.
+        regReads.clear();
+        dmaId = nextDma++;
+        onlyAtWait = rng() % 2;
+        open.push_back(*dmaId);
+      } else if (!open.empty() && rng() % 3 == 0) {
+        // The WAIT of an earlier DMA retires here.
+        size_t k = rng() % open.size();
+        plain.dmaWait(i, open[k]);
+        periodic.dmaWait(i, open[k]);
+        open.erase(open.begin() + long(k));
+      }
+      plain.instruction(i, in.inst, regReads, in.regWrites, in.reads, in.writes,
+                        dmaId, onlyAtWait);
+      periodic.instruction(i, in.inst, regReads, in.regWrites, in.reads,
+                           in.writes, dmaId, onlyAtWait, period);
+    }
+    const std::vector<DmaDependence> &a = plain.dmas(), &b = periodic.dmas();
+    ASSERT_EQ(a.size(), b.size()) << seed;
+    for (size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].index, b[k].index) << seed << " DMA " << k;
+      EXPECT_EQ(a[k].conservative, b[k].conservative) << seed << " DMA " << k;
+      EXPECT_EQ(a[k].relaxed, b[k].relaxed) << seed << " DMA " << k;
+      EXPECT_EQ(a[k].conservativeVia, b[k].conservativeVia) << seed;
+      EXPECT_EQ(a[k].relaxedVia, b[k].relaxedVia) << seed;
+    }
+  }
+}
+
+} // namespace
