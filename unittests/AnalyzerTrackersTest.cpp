@@ -350,13 +350,17 @@ struct PageModel {
 // part, with accesses sometimes out of cycle order (DMA completions): the
 // pages of a tile are kept as one lifetime only when they end alike
 // (issue 34), which must not change a number.
-// A VMEM of 12 pages (one word of the free-run bitmap) and one of 150
-// (three words, the last partial; tiles up to 70 pages cross words).
+// A VMEM of 12 pages (one word of the free-run bitmap), one of 150
+// (three words, the last partial; tiles up to 70 pages cross words) and
+// one of 1000 (16 words: a tree of 4 levels above them, whose updates stop
+// at the first node that does not change).
 TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
   std::mt19937_64 rng(34);
-  for (int trial = 0; trial < 300; ++trial) {
-    const uint64_t pages = trial < 200 ? 12 : 150, pageBytes = 64, total = 120,
-                   bucket = 16;
+  for (int trial = 0; trial < 350; ++trial) {
+    const uint64_t pages = trial < 200   ? 12
+                           : trial < 300 ? 150
+                                         : 1000,
+                   pageBytes = 64, total = 120, bucket = 16;
     const uint64_t maxTile = trial < 200 ? 4 : 70;
     VmemTracker v(pages * pageBytes, pageBytes);
     PageModel ref(pages, pageBytes);

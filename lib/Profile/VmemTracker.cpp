@@ -224,24 +224,33 @@ public:
     dirty.push_back(size + page / 64);
   }
   /// Recomputes the words changed since the last update and their
-  /// ancestors, one level at a time, each node once.
+  /// ancestors, one level at a time, each node once; a node whose value
+  /// did not change stops there (its ancestors' values do not change
+  /// through it), so a page that is used again one span after it was
+  /// freed, or a change under a longer free run, costs a level or two.
   void update() {
     if (dirty.empty())
       return;
     std::sort(dirty.begin(), dirty.end());
     dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
+    size_t n = 0;
     for (uint64_t i : dirty)
-      nodes[i] = summary(words[i - size]);
-    for (uint64_t half = 64; dirty.front() > 1; half <<= 1) {
-      size_t n = 0;
+      if (assignNode(i, summary(words[i - size])))
+        dirty[n++] = i;
+    dirty.resize(n);
+    for (uint64_t half = 64; !dirty.empty() && dirty.front() > 1; half <<= 1) {
+      n = 0;
       for (uint64_t i : dirty) {
         uint64_t parent = i >> 1;
         if (n == 0 || dirty[n - 1] != parent)
           dirty[n++] = parent;
       }
       dirty.resize(n);
+      n = 0;
       for (uint64_t i : dirty)
-        pull(i, half);
+        if (assignNode(i, pulled(i, half)))
+          dirty[n++] = i;
+      dirty.resize(n);
     }
     dirty.clear();
   }
@@ -273,13 +282,21 @@ private:
     }
     return {uint32_t(llvm::countr_one(x)), uint32_t(llvm::countl_one(x)), best};
   }
-  void pull(uint64_t i, uint64_t half) {
-    uint64_t l = 2 * i, r = l + 1;
-    const Node &a = nodes[l], &b = nodes[r];
+  /// Node `i` from its children, each of `half` pages.
+  Node pulled(uint64_t i, uint64_t half) const {
+    const Node &a = nodes[2 * i], &b = nodes[2 * i + 1];
+    return {a.pre == half ? uint32_t(half) + b.pre : a.pre,
+            b.suf == half ? uint32_t(half) + a.suf : b.suf,
+            std::max({a.best, b.best, a.suf + b.pre})};
+  }
+  void pull(uint64_t i, uint64_t half) { nodes[i] = pulled(i, half); }
+  /// Sets node `i` to `v`; returns whether it changed.
+  bool assignNode(uint64_t i, Node v) {
     Node &n = nodes[i];
-    n.pre = a.pre == half ? uint32_t(half) + b.pre : a.pre;
-    n.suf = b.suf == half ? uint32_t(half) + a.suf : b.suf;
-    n.best = std::max({a.best, b.best, a.suf + b.pre});
+    if (n.pre == v.pre && n.suf == v.suf && n.best == v.best)
+      return false;
+    n = v;
+    return true;
   }
   uint64_t pages, size = 1;
   std::vector<uint64_t> words; ///< bit set: the page is free
