@@ -76,6 +76,7 @@ void Analyzer::BusyTrack::add(uint64_t start, uint32_t length, uint32_t opId) {
   last.opId = opId;
   ++count;
   lastEnd = start + length;
+  busyCycles += length;
 }
 
 uint64_t Analyzer::BusyTrack::startOf(size_t k) const {

@@ -144,12 +144,27 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
     // interval (into perOp below, once per op: a lookup in two nested
     // std::maps per interval was most of this function, issue 34).
     llvm::DenseMap<uint32_t, uint64_t> byOp;
+    // The bucket of the last cycle looked up: the intervals come in order
+    // of start, so the next one's is found by a step or two, not by a
+    // 64-bit division per interval.
+    uint64_t kAt = 0, kStart = 0;
+    auto bucketOf = [&](uint64_t c) {
+      if (c < kStart || c - kStart >= 2 * bucket) {
+        kAt = c / bucket;
+        kStart = kAt * bucket;
+      }
+      while (c - kStart >= bucket) {
+        ++kAt;
+        kStart += bucket;
+      }
+      return std::min(nBuckets - 1, kAt);
+    };
     for (const Busy b : tracks[t]) {
       sum += b.length;
       if (t != 0)
         byOp[b.opId] += b.length;
       for (uint64_t c = b.start; c < b.end();) {
-        uint64_t k = std::min(nBuckets - 1, c / bucket);
+        uint64_t k = bucketOf(c);
         uint64_t upto = std::min(b.end(), (k + 1) * bucket);
         if (upto <= c) // past the last bucket: clamp
           upto = b.end();
@@ -529,9 +544,7 @@ struct ReportSteps {
     for (size_t t = 0; t < a.tracks.size(); ++t) {
       if (s.unusedIci(t))
         continue;
-      uint64_t sum = 0;
-      for (const Analyzer::Busy b : a.tracks[t])
-        sum += b.length;
+      uint64_t sum = a.tracks[t].getBusyCycles();
       perResource[s.trackNames[t]] = sum;
       if (sum > bound)
         bound = sum, boundBy = s.trackNames[t];

@@ -513,8 +513,11 @@ public:
     void grow(uint32_t add) {
       last.length += add;
       lastEnd += add;
+      busyCycles += add;
     }
     size_t size() const { return count; }
+    /// The intervals' lengths summed (cycles), kept as they are added.
+    uint64_t getBusyCycles() const { return busyCycles; }
     bool empty() const { return count == 0; }
     /// The start of interval `k` (k < size()): a walk from the first.
     uint64_t startOf(size_t k) const;
@@ -555,7 +558,7 @@ public:
     Entry last{};
     size_t count = 0;
     std::vector<uint64_t> wideStarts;
-    uint64_t lastEnd = 0;
+    uint64_t lastEnd = 0, busyCycles = 0;
   };
 
 private:
