@@ -19,15 +19,13 @@ bool DataflowBound::canUseTwin(uint64_t index, unsigned period) const {
 }
 
 void DataflowBound::catchUp() {
-  if (!deferred)
+  if (deferred.empty())
     return;
-  uint64_t n = std::min<uint64_t>(deferred, deferredPeriod);
-  for (uint64_t j = deferredEnd - n; j < deferredEnd; ++j) {
+  deferred.drain([&](uint64_t j) {
     Producer out{int64_t(j), recent[j % AccessHistory::kWindow].finish, false};
     for (const sim::AddrRange &w : history->getWrites(j))
       mem.assign(w, out);
-  }
-  deferred = 0;
+  });
 }
 
 template <typename Use>
@@ -83,7 +81,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   Recent &rec = history ? recent[slot] : scratch;
   // 0 when the twin cannot serve (then the writes deferred so far go in
   // first); a deferred run keeps one period.
-  if (!canUseTwin(index, period) || (deferred && period != deferredPeriod))
+  if (!canUseTwin(index, period) || !deferred.canJoin(index, period))
     period = 0;
 
   // Earliest start: the latest of the values read.
@@ -129,9 +127,7 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   rec.finish = finish;
   if (period) {
     // Its writes wait: only the last period's can show (catchUp).
-    deferredPeriod = period;
-    deferredEnd = index + 1;
-    ++deferred;
+    deferred.join(index, period);
   } else {
     for (const sim::AddrRange &w : writes)
       mem.assign(w, out);

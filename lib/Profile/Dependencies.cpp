@@ -57,16 +57,14 @@ void DependencyTracker::addDmaDependence(uint64_t index,
 }
 
 void DependencyTracker::catchUp() {
-  if (!deferred)
+  if (deferred.empty())
     return;
-  uint64_t n = std::min<uint64_t>(deferred, deferredPeriod);
-  for (uint64_t j = deferredEnd - n; j < deferredEnd; ++j) {
+  deferred.drain([&](uint64_t j) {
     for (const sim::AddrRange &r : history->getReads(j))
       memReader.assign(r, int64_t(j));
     for (const sim::AddrRange &w : history->getWrites(j))
       memWriter.assign(w, int64_t(j));
-  }
-  deferred = 0;
+  });
 }
 
 void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
@@ -84,9 +82,8 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
   bool isDma = inst.op == Opcode::DmaIssue;
   // An instruction that looks nothing up leaves its marks to catchUp while
   // the period holds (one run of one period, ending just before it).
-  bool defer =
-      period && history && !isDma && inst.op != Opcode::Sld && !dmaId &&
-      (!deferred || (period == deferredPeriod && deferredEnd == index));
+  bool defer = period && history && !isDma && inst.op != Opcode::Sld &&
+               !dmaId && deferred.canJoin(index, period);
   if (!defer)
     catchUp();
   // The producers of the registers read, in both models: a DMA ISSUE's
@@ -132,9 +129,7 @@ void DependencyTracker::instruction(uint64_t index, const isa::Inst &inst,
       return;
   }
   if (defer) {
-    deferredPeriod = period;
-    deferredEnd = index + 1;
-    ++deferred;
+    deferred.join(index, period);
     return;
   }
   for (const sim::AddrRange &r : reads)

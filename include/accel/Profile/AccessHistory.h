@@ -28,6 +28,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -105,6 +106,38 @@ private:
   /// row, up to the latest, matched their twins at that distance.
   unsigned period = 0;
   uint64_t run = 0;
+};
+
+/// A run of consecutive instructions of one period whose assignments to a
+/// map wait (see above): join() adds the next one, and drain() gives the
+/// ones whose assignments can still show, the run's last `period`, in
+/// order, before anything reads the map.
+class DeferredRun {
+public:
+  bool empty() const { return count == 0; }
+  /// Whether instruction `index` of period `period` continues the run (or
+  /// starts one).
+  bool canJoin(uint64_t index, unsigned period) const {
+    return count == 0 || (period == runPeriod && end == index);
+  }
+  /// Adds instruction `index` (canJoin was true).
+  void join(uint64_t index, unsigned period) {
+    runPeriod = period;
+    end = index + 1;
+    ++count;
+  }
+  /// Calls fn(j) for each instruction j of the run whose assignments can
+  /// still show, in order; the run is then empty.
+  template <typename Fn> void drain(Fn fn) {
+    uint64_t n = std::min<uint64_t>(count, runPeriod);
+    for (uint64_t j = end - n; j < end; ++j)
+      fn(j);
+    count = 0;
+  }
+
+private:
+  uint64_t count = 0, end = 0;
+  unsigned runPeriod = 0;
 };
 
 } // namespace profile

@@ -23,6 +23,7 @@
 #define ACCEL_PROFILE_ANALYZER_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Profile/AccessHistory.h"
 #include "accel/Profile/DataflowBound.h"
 #include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Simulator.h"
@@ -340,13 +341,12 @@ private:
   bool initialized = false;
   /// Last writer and last reader of each byte of every chip's memories.
   MemoryRangeMap<int64_t> memWriter, memReader;
-  /// Instructions [deferredEnd - deferred, deferredEnd), of period
-  /// `deferredPeriod`, whose reads and writes are not in the maps yet.
+  /// The instructions whose reads and writes are not in the maps yet, and
+  /// where their ranges are.
   const AccessHistory *history = nullptr;
-  uint64_t deferred = 0, deferredEnd = 0;
-  unsigned deferredPeriod = 0;
-  /// Puts the deferred reads and writes into the maps: those of the last
-  /// `deferredPeriod` deferred instructions, in order.
+  DeferredRun deferred;
+  /// Puts the deferred reads and writes into the maps (those that can
+  /// still show: DeferredRun::drain).
   void catchUp();
   /// DMA id -> source and destination ranges (until its first WAIT: the
   /// DMA reads its source and writes its destination until then).

@@ -202,17 +202,15 @@ private:
   };
   std::vector<Recent> recent; ///< ring of AccessHistory::kWindow
   const AccessHistory *history = nullptr;
-  /// Instructions [deferredEnd - deferred, deferredEnd), of period
-  /// `deferredPeriod`, whose writes are not in `mem` yet.
-  uint64_t deferred = 0, deferredEnd = 0;
-  unsigned deferredPeriod = 0;
+  /// The instructions whose writes are not in `mem` yet.
+  DeferredRun deferred;
   /// The instruction count at the last addExternalWrite (none: UINT64_MAX).
   uint64_t externalAt = UINT64_MAX;
   /// Whether instruction `index` may take its memory producers from its
   /// twin `period` back.
   bool canUseTwin(uint64_t index, unsigned period) const;
-  /// Writes the deferred instructions' writes into `mem`: those of the
-  /// last `deferredPeriod` of them, in order (AccessHistory.h).
+  /// Writes the deferred instructions' writes into `mem` (those that can
+  /// still show: DeferredRun::drain).
   void catchUp();
   /// Calls use(producer) for each producer of the memory instruction
   /// `index` reads, and records them in `rec`: from its twin `period`
