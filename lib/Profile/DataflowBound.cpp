@@ -205,16 +205,20 @@ void DataflowBound::pushEdges(uint64_t index,
   size_t at = edges.size();
   edges.resize_for_overwrite(at + 5 * producers.size());
   uint8_t *out = edges.data() + at;
-  for (uint32_t producer : producers)
-    out += encodeEdge((index - (producer & ~kAtStart)) << 1 |
-                          uint64_t((producer & kAtStart) != 0),
-                      out);
+  for (uint32_t producer : producers) {
+    // The smaller of the distance back and the producer's own index: a
+    // value made before a loop (an address register, a constant tile) is
+    // read by every iteration, from ever further back.
+    uint64_t p = producer & ~kAtStart, back = index - p;
+    uint64_t v = p < back ? p << 2 | kAbsolute : back << 2;
+    out += encodeEdge(v | uint64_t((producer & kAtStart) != 0), out);
+  }
   edges.truncate(size_t(out - edges.data()));
 }
 
 uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {
   uint64_t v = decodeEdge(edges.data(), pos);
-  uint32_t producer = uint32_t(index - (v >> 1));
+  uint32_t producer = uint32_t((v & kAbsolute) ? v >> 2 : index - (v >> 2));
   return (v & 1) ? producer | kAtStart : producer;
 }
 

@@ -46,8 +46,9 @@ namespace profile {
 
 /// The dataflow graph of a run, built one instruction at a time in program
 /// order, and the bounds above. Memory: 6 bytes per instruction (10 with an
-/// issue track) plus 1 to 5 per dependence edge (1 for a producer under 64
-/// instructions back, 3 under 2^20), 4 per piece of MXU or VPU work (16
+/// issue track) plus 1 to 5 per dependence edge (1 for a producer under 32
+/// instructions back or among the first 32, 3 under 2^19 either way), 4
+/// per piece of MXU or VPU work (16
 /// past 2^32 cycles) and 16 per piece of link or HBM work; the
 /// heads-and-tails bound needs one more 8-byte word per instruction while
 /// it is computed.
@@ -222,18 +223,22 @@ private:
   uint64_t slotCycles = 0; ///< lead + busy summed over slot holders
 
   // The graph for the backward pass. Instruction i has edgeCount[i] edges
-  // to its producers, each written to `edges` as an unsigned number
-  // ((i - producer) << 1 | at-start) in 7-bit groups, at-start set when
-  // the dependence is on a register result ready at the producer's start:
-  // most producers are a few instructions back, so an edge takes one byte,
-  // and at most three for a producer under 2^20 instructions back (four
-  // bytes each before; issue 34). The numbers of instruction i follow those
-  // of i - 1. Like LEB128, every byte of a number but its last has 0x80
+  // to its producers, each written to `edges` as an unsigned number in
+  // 7-bit groups: (x << 2 | absolute << 1 | at-start), where x is the
+  // distance back (i - producer) or, with `absolute` (kAbsolute) set when
+  // it is smaller, the producer's own index, and at-start is set when the
+  // dependence is on a register result ready at the producer's start. Most
+  // producers are a few instructions back, or among the first (the values
+  // a loop reads in every iteration, made before it), so an edge takes one
+  // byte, and at most three for a producer under 2^19 instructions away
+  // (four bytes each before; issue 34). The numbers of instruction i follow
+  // those of i - 1. Like LEB128, every byte of a number but its last has 0x80
   // set; unlike it, the groups go from the highest, so the backward pass
   // reads each number from its end in one pass (popEdge). Instructions past
   // kMaxIndex or edges past kMaxEdgesPerInst are left out: fewer edges only
   // shorten tails, so the bound stays valid.
   static constexpr uint32_t kAtStart = 1u << 31;
+  static constexpr uint64_t kAbsolute = 2; ///< an edge's bit: x is an index
   static constexpr uint64_t kMaxIndex = kAtStart - 1;
   static constexpr size_t kMaxEdgesPerInst = UINT16_MAX;
   BulkVector<uint16_t> edgeCount;
