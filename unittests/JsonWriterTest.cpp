@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallString.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -75,6 +76,41 @@ TEST(JsonWriterTest, DoublesAsDumpWritesThem) {
     text.clear();
     JsonWriter::appendDouble(d, text);
     EXPECT_EQ(std::string(text), "null");
+  }
+}
+
+// The cache appends what appendDouble appends, for values that repeat
+// (hits), that share a slot (the same slot, other bits: 0.0 and -0.0, NaNs
+// of different payloads), and that are not finite.
+TEST(JsonWriterTest, DoubleTextCacheAsAppendDouble) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                0.0,
+                                -0.0,
+                                std::nan(""),
+                                -std::nan(""),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::max(),
+                                5e-324};
+  std::mt19937_64 rng(3434);
+  for (int i = 0; i < 20000; ++i) {
+    // A few durations, repeated (the timeline's case), and fresh values
+    // that push them out of their slots.
+    values.push_back(double(rng() % 40 + 1) * (1.0 / 1050.0));
+    uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, 8);
+    values.push_back(d);
+  }
+  DoubleTextCache cache;
+  llvm::SmallString<32> cached, direct;
+  for (double d : values) {
+    cached = "x";
+    direct = "x";
+    cache.append(d, cached);
+    JsonWriter::appendDouble(d, direct);
+    ASSERT_EQ(std::string(cached), std::string(direct)) << d;
   }
 }
 

@@ -235,6 +235,7 @@ void TimelineWriter::writeOpSlices() {
   };
   std::map<std::pair<uint32_t, size_t>, SliceText> texts;
   llvm::SmallString<256> text;
+  DoubleTextCache durations; // a loop's slices repeat a few durations
   for (size_t t = 1; t <= 2; ++t) {
     size_t k = 0;
     for (const Analyzer::Busy b : a.tracks[t]) {
@@ -250,7 +251,7 @@ void TimelineWriter::writeOpSlices() {
                  ",\"tid\":" + std::to_string(t + 1) + ",\"ts\":";
       }
       text.assign(st.head.begin(), st.head.end());
-      JsonWriter::appendDouble(ts(b.end()) - ts(b.start), text);
+      durations.append(ts(b.end()) - ts(b.start), text);
       text.append(st.mid.begin(), st.mid.end());
       JsonWriter::appendDouble(ts(b.start), text);
       text.push_back('}');

@@ -5,12 +5,14 @@
 #include "accel/Support/Json.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/bit.h"
 
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 
 using namespace accel;
 
@@ -132,6 +134,23 @@ void JsonWriter::appendDouble(double d, llvm::SmallVectorImpl<char> &out) {
   char *end = nlohmann::detail::to_chars(buffer.data(),
                                          buffer.data() + buffer.size(), d);
   out.append(buffer.data(), end);
+}
+
+void DoubleTextCache::append(double d, llvm::SmallVectorImpl<char> &out) {
+  uint64_t bits = llvm::bit_cast<uint64_t>(d);
+  Slot &s = slots[(bits * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
+  if (!s.size || s.bits != bits) {
+    llvm::SmallString<32> text;
+    JsonWriter::appendDouble(d, text);
+    if (text.size() > sizeof(s.text)) { // not for any double: kept safe
+      out.append(text.begin(), text.end());
+      return;
+    }
+    std::memcpy(s.text, text.data(), text.size());
+    s.size = uint8_t(text.size());
+    s.bits = bits;
+  }
+  out.append(s.text, s.text + s.size);
 }
 
 JsonWriter &JsonWriter::value(double d) {
