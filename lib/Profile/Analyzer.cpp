@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 using namespace accel;
 using namespace accel::profile;
@@ -209,11 +211,13 @@ void Analyzer::onSemWait(const sim::SemWaitEvent &e) {
 namespace accel::profile {
 /// The steps of Analyzer::onRetire, in the order they run.
 struct RetireSteps {
-  /// Whether `a` and `b` are the same instruction (every field).
+  /// Whether `a` and `b` are the same instruction (every field): their
+  /// bytes, which are exactly their fields (two 8-byte compares, where the
+  /// eleven field compares were 0.8% of a run).
   static bool same(const isa::Inst &a, const isa::Inst &b) {
-    return a.op == b.op && a.rd == b.rd && a.rs1 == b.rs1 && a.rs2 == b.rs2 &&
-           a.rs3 == b.rs3 && a.flags == b.flags && a.a == b.a && a.b == b.b &&
-           a.s1 == b.s1 && a.s2 == b.s2 && a.s3 == b.s3;
+    static_assert(std::has_unique_object_representations_v<isa::Inst>,
+                  "no padding: equal bytes are equal fields");
+    return std::memcmp(&a, &b, sizeof(isa::Inst)) == 0;
   }
 
   /// The byte ranges of `operands`, into `out`. Each range is copied field
