@@ -83,12 +83,13 @@ public:
     std::swap(ptr, o.ptr);
     std::swap(count, o.count);
     std::swap(capBytes, o.capBytes);
+    std::swap(capElems, o.capElems);
     std::swap(mapped, o.mapped);
   }
 
   size_t size() const { return count; }
   bool empty() const { return count == 0; }
-  size_t capacity() const { return capBytes / sizeof(T); }
+  size_t capacity() const { return capElems; }
   T *data() { return ptr; }
   const T *data() const { return ptr; }
   T *begin() { return ptr; }
@@ -154,11 +155,15 @@ private:
       want = 16;
     ptr = static_cast<T *>(detail::growBulk(ptr, capBytes, count * sizeof(T),
                                             want * sizeof(T), mapped));
+    capElems = capBytes / sizeof(T);
   }
 
   T *ptr = nullptr;
   size_t count = 0;
   size_t capBytes = 0;
+  /// capBytes / sizeof(T), kept: push_back compares with it, and a division
+  /// by a size that is not a power of two is several instructions.
+  size_t capElems = 0;
   bool mapped = false;
 };
 
