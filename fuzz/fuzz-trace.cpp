@@ -168,7 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // A longer window is replayed in part: its results cannot be compared.
   bool whole = trace->pcs.size() <= kMaxReplayInstructions;
   if (!whole) {
-    trace->pcs.resize(kMaxReplayInstructions);
+    trace->pcs.truncate(kMaxReplayInstructions);
     trace->finalRegisters.clear();
     trace->writtenRanges.clear();
   }

@@ -415,7 +415,7 @@ TEST_F(ReplayTest, WindowStartingWithDmaInFlight) {
 
 TEST_F(ReplayTest, ModifiedPcSequenceIsADivergence) {
   Trace trace = recordWindow(15, 2, 9); // pcs 15..23
-  trace.pcs[3] = 22;                    // the replay will be at 18
+  trace.pcs.set(3, 22);                 // the replay will be at 18
   auto replayer = loadReplayer(trace);
   ASSERT_TRUE(replayer);
   std::string msg = errorOf(replayer->run());
@@ -432,7 +432,7 @@ TEST_F(ReplayTest, ModifiedPcSequenceIsADivergence) {
 
   // At the first instruction there is no previous one.
   Trace first = recordWindow(15, 2, 9);
-  first.pcs[0] = 16;
+  first.pcs.set(0, 16);
   auto r0 = loadReplayer(first);
   ASSERT_TRUE(r0);
   EXPECT_EQ(errorOf(r0->run()),

@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,99 @@ TEST(ReplayTraceFileTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->stateBytes(), 3u * 8 + 3 + 0 + 200);
   // Serialising again gives the same bytes.
   EXPECT_EQ(back->serialize(), bytes);
+}
+
+// PcSequence keeps runs of consecutive PCs: built one PC at a time, in
+// chunks of any size, or from a vector, it holds the same PCs and the same
+// (maximal) runs; indexing, truncating and editing agree with a vector; a
+// long window round-trips through the file, whose reader takes the PCs 4096
+// at a time (runs crossing those chunks); and the check that every PC is an
+// instruction names the first one past the program inside a run.
+TEST(ReplayTraceFileTest, PcSequenceRuns) {
+  std::mt19937_64 rng(3441);
+  for (int trial = 0; trial < 200; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    std::vector<uint32_t> pcs;
+    size_t n = rng() % 300;
+    uint32_t pc =
+        uint32_t(rng() % 4 == 0 ? UINT32_MAX - rng() % 20 : rng() % 100);
+    for (size_t i = 0; i < n; ++i) {
+      pcs.push_back(pc);
+      switch (rng() % 6) {
+      case 0:
+        pc = uint32_t(rng() % 100);
+        break; // a branch
+      case 1:
+        break; // the same PC again
+      default:
+        ++pc; // straight on (may wrap)
+      }
+    }
+    replay::PcSequence one, chunked, whole{llvm::ArrayRef<uint32_t>(pcs)};
+    for (uint32_t p : pcs)
+      one.push_back(p);
+    for (size_t k = 0; k < pcs.size();) {
+      size_t c = std::min<size_t>(pcs.size() - k, rng() % 20);
+      chunked.append(llvm::ArrayRef<uint32_t>(pcs).slice(k, c));
+      k += c;
+    }
+    ASSERT_EQ(one.size(), pcs.size());
+    EXPECT_EQ(one, pcs);
+    EXPECT_EQ(chunked, one); // the same runs
+    EXPECT_EQ(whole, one);
+    EXPECT_EQ(one.toVector(), pcs);
+    size_t breaks = 0;
+    for (size_t i = 1; i < pcs.size(); ++i)
+      breaks += uint64_t(pcs[i]) != uint64_t(pcs[i - 1]) + 1;
+    EXPECT_EQ(one.getRuns().size(), pcs.empty() ? 0 : breaks + 1);
+    if (pcs.empty())
+      continue;
+    EXPECT_EQ(one.back(), pcs.back());
+    size_t i = rng() % pcs.size();
+    EXPECT_EQ(one[i], pcs[i]);
+    size_t keep = rng() % (pcs.size() + 1);
+    replay::PcSequence cut = one;
+    cut.truncate(keep);
+    EXPECT_EQ(cut, std::vector<uint32_t>(pcs.begin(), pcs.begin() + keep));
+    std::vector<uint32_t> edited = pcs;
+    edited[i] = uint32_t(rng());
+    replay::PcSequence set = one;
+    set.set(i, edited[i]);
+    EXPECT_EQ(set, edited);
+    EXPECT_EQ(set, replay::PcSequence(llvm::ArrayRef<uint32_t>(edited)));
+  }
+
+  // 10,000 PCs in runs of 13 (a loop body) and 5,000 (a run across the
+  // reader's 4096-PC chunks) through the file.
+  Trace t = makeFullTrace();
+  t.pcs.clear();
+  std::vector<uint32_t> pcs;
+  for (int k = 0; k < 769; ++k)
+    for (uint32_t p = 4; p < 17; ++p)
+      pcs.push_back(p);
+  for (uint32_t p = 0; p < 5000; ++p)
+    pcs.push_back(p);
+  t.pcs.append(pcs);
+  auto back = Trace::deserialize(t.serialize(/*compress=*/true));
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->pcs, pcs);
+  EXPECT_EQ(back->pcs.getRuns().size(), 770u);
+
+  // A program of N instructions: the run N - 2 .. N + 2 leaves it at PC
+  // N, its third, instruction 3 + 2 of the window.
+  MachineConfig config = makeLoopConfig(kConfigName);
+  Trace bad;
+  bad.configJson = config.jsonText;
+  bad.program = makeLoopProgram();
+  uint32_t numInsts = uint32_t(bad.program.code.size());
+  bad.pcs = {1, 2, 3};
+  for (uint32_t p = numInsts - 2; p <= numInsts + 2; ++p)
+    bad.pcs.push_back(p);
+  std::string err = errorOf(bad.validate(config));
+  std::string want = "PC 5 of the window is " + std::to_string(numInsts) +
+                     ", outside the program's " + std::to_string(numInsts) +
+                     " instructions";
+  EXPECT_NE(err.find(want), std::string::npos) << err;
 }
 
 TEST(ReplayTraceFileTest, RecordedTraceRoundTrips) {

@@ -173,8 +173,6 @@ llvm::Error
 WindowRecorder::run(uint64_t count,
                     llvm::function_ref<void(uint64_t, uint64_t)> progress) {
   auto readReg = [&](unsigned r) { return device.readRegister(r); };
-  // Grows as it records: `count` may be far more than the program runs.
-  trace.pcs.reserve(std::min<uint64_t>(count, 1 << 20));
   for (uint64_t i = 0; i < count && !device.isHalted(); ++i) {
     uint32_t pc = device.getPc();
     auto inst = device.readInstruction(pc);

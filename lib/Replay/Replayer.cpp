@@ -206,7 +206,16 @@ Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
   llvm::ArrayRef<sim::ExternalEvent> events;
   if (trace.system)
     events = trace.system->log.events;
+  // The trace's PCs in order, run by run (`left` more from `expected`).
+  llvm::ArrayRef<PcSequence::Run> runs = trace.pcs.getRuns();
+  uint32_t expected = 0;
+  uint64_t left = 0;
   for (uint64_t i = 0; i < n; ++i) {
+    if (left == 0) {
+      expected = runs.front().first;
+      left = runs.front().count;
+      runs = runs.drop_front();
+    }
     for (; !events.empty() && events.front().index == trace.startIndex + i;
          events = events.drop_front())
       if (llvm::Error e = s.applyExternal(events.front()))
@@ -214,7 +223,7 @@ Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
             "event " +
             std::to_string(trace.system->log.events.size() - events.size()) +
             " of the trace: " + llvm::toString(std::move(e)));
-    if (s.getPc() != trace.pcs[i] || s.isHalted()) {
+    if (s.getPc() != expected || s.isHalted()) {
       std::string after =
           i ? "; the previous instruction was " +
                   describePc(program, trace.pcs[i - 1])
@@ -222,7 +231,7 @@ Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
       return llvm::createStringError(
           "PC divergence at instruction %llu of the window: the trace has %s "
           "but the replay %s %s%s",
-          (unsigned long long)i, describePc(program, trace.pcs[i]).c_str(),
+          (unsigned long long)i, describePc(program, expected).c_str(),
           s.isHalted() ? "halted at" : "is at",
           describePc(program, s.getPc()).c_str(), after.c_str());
     }
@@ -234,6 +243,8 @@ Replayer::run(llvm::function_ref<void(uint64_t, uint64_t)> progress) {
                                      peers->getError().c_str());
     if (progress && (i & 0xffff) == 0xffff)
       progress(i + 1, n);
+    ++expected;
+    --left;
   }
   if (peers && peers->getAnswered() != trace.system->log.answers.size())
     return llvm::createStringError(

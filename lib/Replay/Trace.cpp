@@ -13,9 +13,14 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CRC.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/Compression.h"
+#include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <tuple>
 
@@ -98,6 +103,62 @@ sim::HbmUnits replay::readWide(ByteReader &r, const char *what) {
 static constexpr uint32_t kFlagZstd = 1;
 
 bool Trace::canCompress() { return llvm::compression::zstd::isAvailable(); }
+
+uint32_t PcSequence::operator[](uint64_t i) const {
+  assert(i < total && "PcSequence index out of range");
+  for (const Run &run : runs) {
+    if (i < run.count)
+      return run.first + uint32_t(i);
+    i -= run.count;
+  }
+  llvm_unreachable("PcSequence index out of range");
+}
+
+void PcSequence::append(llvm::ArrayRef<uint32_t> pcs) {
+  size_t k = 0, n = pcs.size();
+  if (n == 0)
+    return;
+  total += n;
+  if (runs.empty())
+    runs.push_back({pcs[k++], 1});
+  // The last run as locals: `next` the PC that would continue it, `limit`
+  // where it would reach UINT32_MAX PCs.
+  uint64_t first = runs.back().first, next = first + runs.back().count;
+  uint64_t limit = first + UINT32_MAX;
+  for (; k < n; ++k) {
+    uint32_t pc = pcs[k];
+    if (LLVM_LIKELY(pc == next && next < limit)) {
+      ++next;
+      continue;
+    }
+    runs.back().count = uint32_t(next - first);
+    runs.push_back({pc, 1});
+    first = pc;
+    next = first + 1;
+    limit = first + UINT32_MAX;
+  }
+  runs.back().count = uint32_t(next - first);
+}
+
+void PcSequence::truncate(uint64_t n) {
+  assert(n <= total && "PcSequence::truncate past the end");
+  uint64_t kept = 0;
+  size_t r = 0;
+  for (; r < runs.size() && kept < n; ++r) {
+    uint64_t take = std::min<uint64_t>(runs[r].count, n - kept);
+    runs[r].count = uint32_t(take);
+    kept += take;
+  }
+  runs.resize(r);
+  total = kept;
+}
+
+void PcSequence::set(uint64_t i, uint32_t pc) {
+  std::vector<uint32_t> pcs = toVector();
+  pcs.at(i) = pc;
+  clear();
+  append(pcs);
+}
 
 std::vector<uint8_t> Trace::serialize(bool compress) const {
   ByteWriter p;
@@ -390,8 +451,14 @@ static void readWindow(ByteReader &r, const std::string &invalid, Trace &t) {
   uint64_t npcs = r.u64("PC count");
   at.pcs = r.fileOffset();
   if (r.needRecords(npcs, kPcRecord, "PC sequence")) {
-    t.pcs.resize(npcs);
-    r.u32s(t.pcs.data(), npcs, "PC");
+    // Read a chunk at a time into the runs (PcSequence), never as a whole.
+    uint32_t chunk[4096];
+    for (uint64_t done = 0; done < npcs;) {
+      uint64_t n = std::min<uint64_t>(npcs - done, std::size(chunk));
+      r.u32s(chunk, n, "PC");
+      t.pcs.append(llvm::ArrayRef<uint32_t>(chunk, n));
+      done += n;
+    }
   }
 
   uint32_t nfinal = r.u32("final register count");

@@ -121,12 +121,21 @@ static llvm::Error checkMachine(const Trace &t,
     return invalid(layout.image,
                    "program image: " + llvm::toString(std::move(e)));
   const size_t numInsts = t.program.code.size();
-  for (size_t i = 0; i < t.pcs.size(); ++i)
-    if (t.pcs[i] >= numInsts)
-      return invalid(recordAt(layout.pcs, 4, i),
-                     "PC " + llvm::Twine(i) + " of the window is " +
-                         llvm::Twine(t.pcs[i]) + ", outside the program's " +
+  // A run of PCs [first, first + count) leaves the program at its first
+  // PC past the last instruction.
+  uint64_t i = 0;
+  for (const PcSequence::Run &run : t.pcs.getRuns()) {
+    uint64_t last = uint64_t(run.first) + run.count - 1;
+    if (last >= numInsts) {
+      uint64_t pc = std::max<uint64_t>(run.first, numInsts);
+      uint64_t at = i + (pc - run.first);
+      return invalid(recordAt(layout.pcs, 4, at),
+                     "PC " + llvm::Twine(at) + " of the window is " +
+                         llvm::Twine(pc) + ", outside the program's " +
                          llvm::Twine(numInsts) + " instructions");
+    }
+    i += run.count;
+  }
   return llvm::Error::success();
 }
 
