@@ -79,8 +79,6 @@ void ScalarUnit::execute(const isa::Inst &in, CoreState &state) const {
   }
 }
 
-/// The VMEM tile at the address in register `reg`, of `elemBytes`-byte
-/// elements.
 /// Whether operand `operand` (1 to 3) of MXU or VPU instruction `in` is
 /// bf16: Inst::getElemBytes for these units' formats, which all take the
 /// element width from the kFlagBf16Rs1 bits, without its out-of-line
@@ -91,6 +89,8 @@ static bool isBf16Operand(const isa::Inst &in, unsigned operand) {
   return bf16;
 }
 
+/// The VMEM tile at the address in register `reg`, of `elemBytes`-byte
+/// elements.
 static TileRef vmemTile(const CoreState &state, uint8_t reg, uint64_t rows,
                         uint64_t cols, uint64_t stride, unsigned elemBytes) {
   return TileRef{

@@ -158,20 +158,9 @@ public:
   explicit PcSequence(llvm::ArrayRef<uint32_t> pcs) { append(pcs); }
 
   /// Appends `pc`, extending the last run when it follows it.
-  void push_back(uint32_t pc) {
-    if (!runs.empty()) {
-      Run &last = runs.back();
-      if (uint64_t(last.first) + last.count == pc && last.count != UINT32_MAX) {
-        ++last.count;
-        ++total;
-        return;
-      }
-    }
-    runs.push_back({pc, 1});
-    ++total;
-  }
-  /// Appends each of `pcs`, as push_back does (with the last run kept in
-  /// registers: a trace's reader appends every PC of its window).
+  void push_back(uint32_t pc) { append(llvm::ArrayRef<uint32_t>(pc)); }
+  /// Appends each of `pcs`, each extending the last run when it follows
+  /// it (a run stops at UINT32_MAX PCs).
   void append(llvm::ArrayRef<uint32_t> pcs);
   void clear() {
     runs.clear();
