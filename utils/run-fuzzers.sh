@@ -6,8 +6,10 @@
 # any target crashed (a crash, a sanitizer report, a leak, an out-of-memory
 # or a timeout), printing the reproducer's path, 2 on a usage error.
 #
-#   utils/run-fuzzers.sh DIR SECONDS [TARGET...]
+#   utils/run-fuzzers.sh [-j JOBS] DIR SECONDS [TARGET...]
 #
+#   JOBS     how many targets run at once (default 1; CI uses 2, one per
+#            core). The table is printed in target order either way.
 #   DIR      the build directory (build-fuzz); the targets are DIR/bin/fuzz-*
 #   SECONDS  time per target (libFuzzer's -max_total_time)
 #   TARGET   only these (fuzz-trace fuzz-config fuzz-image fuzz-metrics
@@ -21,9 +23,18 @@
 set -u
 
 usage() {
-  echo "usage: $0 DIR SECONDS [TARGET...]" >&2
+  echo "usage: $0 [-j JOBS] DIR SECONDS [TARGET...]" >&2
   exit 2
 }
+jobs=1
+if [ "${1:-}" = -j ]; then
+  [ $# -ge 2 ] || usage
+  jobs=$2
+  shift 2
+fi
+case $jobs in
+'' | *[!0-9]* | 0) usage ;;
+esac
 [ $# -ge 2 ] || usage
 dir=$1
 seconds=$2
@@ -42,19 +53,22 @@ targets=("$@")
 # the uninstrumented libMLIR.so (test/lit.cfg.py): user poisoning off.
 export ASAN_OPTIONS="allow_user_poisoning=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/accel-fuzz.XXXXXX")
-failed=0
-printf '%-14s %14s %8s %8s  %s\n' target executions seconds crashes reproducer
-for t in "${targets[@]}"; do
-  exe=$dir/bin/$t
-  if [ ! -x "$exe" ]; then
-    echo "$t: $exe not found (configure with -DACCEL_FUZZ=ON and build it)" >&2
-    failed=1
-    continue
-  fi
+# run_target T: fuzzes T for SECONDS, then writes its table row to
+# $work/T/row and its crash count to $work/T/crashes (the messages about a
+# crash go to $work/T/report).
+run_target() {
+  local t=$1 exe=$dir/bin/$1
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
+  if [ ! -x "$exe" ]; then
+    echo "$t: $exe not found (configure with -DACCEL_FUZZ=ON and build it)" \
+      >"$work/$t/report"
+    echo 1 >"$work/$t/crashes"
+    return
+  fi
   cp -R "$src/fuzz/corpus/$t/." "$work/$t/corpus/"
-  extra=()
+  local extra=()
   [ "$t" = fuzz-mlir ] && extra+=("-dict=$src/fuzz/mlir.dict")
+  local start status elapsed execs crashes reproducers
   start=$(date +%s)
   # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
   "$exe" "$work/$t/corpus" "${extra[@]}" -max_total_time="$seconds" \
@@ -75,11 +89,33 @@ for t in "${targets[@]}"; do
     crashes=1 # died without writing a reproducer
   fi
   printf '%-14s %14s %8s %8s  %s\n' "$t" "${execs:-?}" "$elapsed" \
-    "$crashes" "${reproducers[*]:-}"
+    "$crashes" "${reproducers[*]:-}" >"$work/$t/row"
+  echo "$crashes" >"$work/$t/crashes"
   if [ "$crashes" -ne 0 ]; then
+    { grep -m 1 -E '^SUMMARY|ERROR: libFuzzer|==ERROR' "$work/$t/log"
+      echo "  log: $work/$t/log"; } >"$work/$t/report"
+  fi
+}
+
+# At most JOBS targets at a time; each runs in a subshell of its own.
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+
+failed=0
+printf '%-14s %14s %8s %8s  %s\n' target executions seconds crashes reproducer
+for t in "${targets[@]}"; do
+  [ -f "$work/$t/row" ] && cat "$work/$t/row"
+  if [ "$(cat "$work/$t/crashes" 2>/dev/null || echo 1)" -ne 0 ]; then
     failed=1
-    grep -m 1 -E '^SUMMARY|ERROR: libFuzzer|==ERROR' "$work/$t/log" >&2
-    echo "  log: $work/$t/log" >&2
+    cat "$work/$t/report" >&2 2>/dev/null
   fi
 done
 if [ "$failed" -eq 0 ]; then
