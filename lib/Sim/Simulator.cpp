@@ -152,7 +152,8 @@ RunSummary Simulator::finish(uint64_t endAtLeast) {
   return summary;
 }
 
-llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
+llvm::Error Simulator::checkOperands(const InstAccess &acc,
+                                     const HazardTile *shapes, uint64_t ready,
                                      TileList &vmemReads, TileList &vmemWrites,
                                      IssueAt &at) {
   // Races and hazards compare the tiles' actual rows (TileRef::overlaps),
@@ -174,7 +175,9 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
         llvm::report_fatal_error("an instruction with more than 4 memory "
                                  "operands");
       TileList &into = tile.space == isa::MemSpace::VMEM ? *inVmem : others;
-      const HazardTile &h = into.emplaceOf(tile);
+      const HazardTile &h =
+          shapes ? into.emplaceMoved(shapes[numOperands], tile.base)
+                 : into.emplaceOf(tile);
       const AddrRange &span = h.span;
       BufferBounds &bounds = operandBounds[pc][numOperands];
       if (tile.rows == 0 || tile.cols == 0 ||
@@ -216,11 +219,15 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc, uint64_t ready,
         return race(t, "writes", "reads");
     }
   }
-  for (const InFlightOp &op : inFlight)
-    if (op.end > ready && (overlapsAny(op.writes, vmemReads) ||
-                           overlapsAny(op.writes, vmemWrites) ||
-                           overlapsAny(op.reads, vmemWrites)))
+  for (const InFlightOp &op : inFlight) {
+    if (op.end <= ready)
+      continue;
+    const VmemTiles &tiles = tilesOf(op);
+    if (overlapsAny(tiles.writes, vmemReads) ||
+        overlapsAny(tiles.writes, vmemWrites) ||
+        overlapsAny(tiles.reads, vmemWrites))
       at.atLeast(op.end, StallCause::DataHazard);
+  }
   return llvm::Error::success();
 }
 
@@ -286,6 +293,11 @@ const Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
   d.firstTemplate = operandTemplates.size();
   d.hasTemplates =
       getAccessTemplates(in, chip, operandTemplates, numReads, numWrites);
+  for (size_t i = d.firstTemplate; i < operandTemplates.size(); ++i) {
+    TileRef shape = operandTemplates[i].operand.tile;
+    shape.base = 0;
+    operandShapes.push_back(HazardTile::of(shape, shape.span()));
+  }
   d.numReads = numReads;
   d.numWrites = numWrites;
   d.decoded = true;
@@ -295,7 +307,8 @@ const Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
 llvm::Error Simulator::prepareAccesses(const Inst &in, const DecodedInst &d,
                                        uint64_t ready) {
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
-  prep.vmemReads.size = prep.vmemWrites.size = 0;
+  VmemTiles &vmem = getPreparedTiles();
+  vmem.reads.size = vmem.writes.size = 0;
   bool touchesMemory = d.unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   bool accesses =
       touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
@@ -318,11 +331,12 @@ llvm::Error Simulator::prepareAccesses(const Inst &in, const DecodedInst &d,
     };
     fill(prep.acc.memReads, d.numReads);
     fill(prep.acc.memWrites, d.numWrites);
-  } else {
-    getAccesses(
-        in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
+    return checkOperands(prep.acc, operandShapes.data() + d.firstTemplate,
+                         ready, vmem.reads, vmem.writes, prep.at);
   }
-  return checkOperands(prep.acc, ready, prep.vmemReads, prep.vmemWrites,
+  getAccesses(
+      in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
+  return checkOperands(prep.acc, nullptr, ready, vmem.reads, vmem.writes,
                        prep.at);
 }
 
@@ -611,8 +625,9 @@ llvm::Error Simulator::commit() {
     unitLatency = d.latency;
     InFlightOp &op = inFlight[size_t(unit)];
     op.end = prep.at.cycle + unitLatency;
-    op.reads.assign(prep.vmemReads);
-    op.writes.assign(prep.vmemWrites);
+    // The op's tiles are the prepared ones: its slot and the prepared
+    // instruction's trade places (the next prepare() clears the old tiles).
+    std::swap(op.slot, prep.slot);
     if (timingOnly)
       break;
     if (unit == isa::Unit::Mxu)

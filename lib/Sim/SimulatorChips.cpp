@@ -71,9 +71,9 @@ Simulator::TimingState Simulator::getTimingState() const {
   s.unitFree = unitFree;
   for (size_t u = 0; u < inFlight.size(); ++u) {
     s.inFlight[u].end = inFlight[u].end;
-    for (const HazardTile &t : inFlight[u].reads)
+    for (const HazardTile &t : tilesOf(inFlight[u]).reads)
       s.inFlight[u].reads.push_back(t.tile());
-    for (const HazardTile &t : inFlight[u].writes)
+    for (const HazardTile &t : tilesOf(inFlight[u]).writes)
       s.inFlight[u].writes.push_back(t.tile());
   }
   s.engine = dma.getState();
@@ -93,14 +93,15 @@ void Simulator::installTimingState(const TimingState &s,
   unitFree = s.unitFree;
   for (size_t u = 0; u < inFlight.size(); ++u) {
     InFlightOp &op = inFlight[u];
-    op = InFlightOp();
     op.end = s.inFlight[u].end;
+    VmemTiles &tiles = tilesOf(op);
+    tiles.reads.size = tiles.writes.size = 0;
     for (const TileRef &t : s.inFlight[u].reads)
-      if (op.reads.size < TileList::kMax)
-        op.reads.push_back(HazardTile::of(t, t.span()));
+      if (tiles.reads.size < TileList::kMax)
+        tiles.reads.push_back(HazardTile::of(t, t.span()));
     for (const TileRef &t : s.inFlight[u].writes)
-      if (op.writes.size < TileList::kMax)
-        op.writes.push_back(HazardTile::of(t, t.span()));
+      if (tiles.writes.size < TileList::kMax)
+        tiles.writes.push_back(HazardTile::of(t, t.span()));
   }
   dma.setState(s.engine);
   for (size_t i = 0; i < pending.size() && i < s.pendingTimings.size(); ++i) {
@@ -164,10 +165,11 @@ llvm::Error Simulator::checkRemoteAccess(const TileRef &tile, bool writes,
     const InFlightOp &op = inFlight[u];
     if (op.end <= cycle)
       continue;
-    bool hit = llvm::any_of(op.writes,
+    const VmemTiles &tiles = tilesOf(op);
+    bool hit = llvm::any_of(tiles.writes,
                             [&](const HazardTile &t) { return t.overlaps(h); });
     if (writes)
-      hit |= llvm::any_of(op.reads,
+      hit |= llvm::any_of(tiles.reads,
                           [&](const HazardTile &t) { return t.overlaps(h); });
     if (hit)
       return race("chip " + llvm::Twine(chip) + "'s " +

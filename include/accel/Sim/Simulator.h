@@ -340,26 +340,35 @@ private:
   /// ISA's 16-bit fields.
   struct HazardTile {
     AddrRange span;
-    uint32_t rows, cols, rowStride, elemBytes;
+    uint32_t rows, cols, rowStride;
+    uint16_t elemBytes;
+    /// Whether the tile covers its span whole (one row, or rows back to
+    /// back): then its span is exactly its bytes.
+    bool isDense;
     static HazardTile of(const TileRef &t, const AddrRange &span) {
-      return {span, uint32_t(t.rows), uint32_t(t.cols), uint32_t(t.rowStride),
-              t.elemBytes};
+      HazardTile h;
+      h.span = span;
+      h.setShape(t);
+      return h;
     }
     /// Sets this to HazardTile::of(t, t.span()) field by field.
     void set(const TileRef &t) {
       span = t.span();
-      rows = uint32_t(t.rows);
-      cols = uint32_t(t.cols);
-      rowStride = uint32_t(t.rowStride);
-      elemBytes = t.elemBytes;
+      setShape(t);
+    }
+    /// Sets this to the tile `shape` (HazardTile::of a tile at base 0)
+    /// moved to byte address `base`: the span's length is kept, so an end
+    /// past 2^64 wraps as TileRef::span()'s does.
+    void setMoved(const HazardTile &shape, uint64_t base) {
+      *this = shape;
+      span.begin = base;
+      span.end += base;
     }
     TileRef tile() const {
       return {span.space, span.begin, rows,     cols,
               rowStride,  span.chip,  elemBytes};
     }
-    /// Whether the tile covers its span whole (one row, or rows back to
-    /// back): then its span is exactly its bytes.
-    bool dense() const { return rows <= 1 || rowStride == cols; }
+    bool dense() const { return isDense; }
     /// TileRef::overlaps, with the spans known not to wrap (they passed
     /// the bounds check); two dense tiles overlap when their spans do.
     bool overlaps(const HazardTile &o) const {
@@ -371,6 +380,15 @@ private:
       return span.overlaps(oSpan) &&
              ((dense() && (o.rows <= 1 || o.rowStride == o.cols)) ||
               tile().rowsOverlap(o));
+    }
+
+  private:
+    void setShape(const TileRef &t) {
+      rows = uint32_t(t.rows);
+      cols = uint32_t(t.cols);
+      rowStride = uint32_t(t.rowStride);
+      elemBytes = uint16_t(t.elemBytes);
+      isDense = rows <= 1 || rowStride == cols;
     }
   };
   /// The few tiles one instruction reads or writes (at most 3 for any
@@ -394,21 +412,26 @@ private:
       h.set(t);
       return h;
     }
-    /// Becomes a copy of `other`'s tiles: only those (a copy of the whole
-    /// list per MXU/VPU instruction was a tenth of a --timing-only replay),
-    /// one by one (std::copy called memmove for one or two tiles).
-    void assign(const TileList &other) {
-      size = other.size;
-      for (unsigned i = 0; i < size; ++i)
-        tiles[i] = other.tiles[i];
+    /// Appends `shape` moved to `base` (HazardTile::setMoved), returning it.
+    HazardTile &emplaceMoved(const HazardTile &shape, uint64_t base) {
+      assert(size < kMax && "step() checks the operand count");
+      HazardTile &h = tiles[size++];
+      h.setMoved(shape, base);
+      return h;
     }
     const HazardTile *begin() const { return tiles; }
     const HazardTile *end() const { return tiles + size; }
     operator llvm::ArrayRef<HazardTile>() const { return {begin(), end()}; }
   };
+  /// The VMEM tiles one instruction reads and writes.
+  struct VmemTiles {
+    TileList reads, writes;
+  };
+  /// An MXU or VPU op that may still run: its end and the slot of
+  /// vmemTileSlots that holds its tiles.
   struct InFlightOp {
     uint64_t end = 0; ///< 0: none
-    TileList reads, writes; ///< VMEM tiles
+    uint8_t slot = 0;
   };
   /// The units (Units.h): their timing and their arithmetic.
   TimingModel timing;
@@ -446,15 +469,27 @@ private:
   /// race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`, and an
   /// in-flight MXU or VPU op that writes what it reads or accesses what it
   /// writes delays `at` to its end (StallCause::DataHazard).
-  llvm::Error checkOperands(const InstAccess &acc, uint64_t ready,
-                            TileList &vmemReads, TileList &vmemWrites,
-                            IssueAt &at);
+  /// `shapes`: when the operands come from decoded templates, their
+  /// tiles' HazardTile at base 0 (operandShapes), in operand order, so
+  /// that only the base is set per issue; nullptr computes them.
+  llvm::Error checkOperands(const InstAccess &acc, const HazardTile *shapes,
+                            uint64_t ready, TileList &vmemReads,
+                            TileList &vmemWrites, IssueAt &at);
 
   /// The last MXU and VPU op, by unit: the ones that can still be in
   /// flight. A unit starts an op only when its previous one has ended, and
   /// in-order issue puts every later instruction after that start, so an
   /// older op of the same unit has always ended.
-  std::array<InFlightOp, 4> inFlight{};
+  std::array<InFlightOp, 4> inFlight{{{0, 0}, {0, 1}, {0, 2}, {0, 3}}};
+  /// The VMEM tiles of the in-flight ops (InFlightOp::slot) and of the
+  /// prepared instruction (Prepared::slot), one slot each: a commit swaps
+  /// the prepared instruction's slot with its unit's op instead of copying
+  /// the tiles.
+  std::array<VmemTiles, 5> vmemTileSlots;
+  VmemTiles &tilesOf(const InFlightOp &op) { return vmemTileSlots[op.slot]; }
+  const VmemTiles &tilesOf(const InFlightOp &op) const {
+    return vmemTileSlots[op.slot];
+  }
   /// The bytes [lo, hi) of memory `space` a buffer holds (empty: lo > hi).
   struct BufferBounds {
     uint64_t lo = 1, hi = 0;
@@ -494,6 +529,10 @@ private:
   };
   std::vector<DecodedInst> decodedInsts;
   llvm::SmallVector<OperandTemplate, 0> operandTemplates;
+  /// Per template, its tile's HazardTile at base 0 (its span [0, bytes)):
+  /// the shape and span length checkOperands would otherwise compute from
+  /// the tile at every issue.
+  llvm::SmallVector<HazardTile, 0> operandShapes;
   /// The decoding of the instruction at `atPc` (< code size).
   inline const DecodedInst &decode(uint32_t atPc);
 
@@ -505,7 +544,8 @@ private:
     uint64_t ready = 0; ///< the earliest cycle in-order issue allows
     IssueAt at{0};
     InstAccess acc;
-    TileList vmemReads, vmemWrites;
+    /// Its VMEM tiles: vmemTileSlots[slot] (see getPreparedTiles).
+    uint8_t slot = 4;
     /// dma.issue: source, destination, link of their spaces, ICI route.
     TileRef src, dst;
     int link = -1;
@@ -516,6 +556,7 @@ private:
     unsigned semaphore = 0;
     uint64_t count = 0;
   } prep;
+  VmemTiles &getPreparedTiles() { return vmemTileSlots[prep.slot]; }
 
   /// prepare()'s phases, in order (Simulator.cpp). Each fills `prep` and
   /// returns the fault it finds, if any. The ones every instruction runs
