@@ -231,15 +231,6 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc,
   return llvm::Error::success();
 }
 
-llvm::Error Simulator::step() {
-  if (llvm::Error e = prepare())
-    return e;
-  if (prep.blocked)
-    return fault(pc, "deadlock: " + describeBlocked() +
-                         ", and no other chip can signal it");
-  return commit();
-}
-
 llvm::Error Simulator::prepareMemories() {
   // A buffer table from a file may claim memory the machine does not have;
   // the lowering and the trace and image readers check it too, but a
@@ -587,7 +578,7 @@ void Simulator::retire(const Inst &in, isa::Unit unit, uint64_t unitLatency,
     pc = state.nextPc;
 }
 
-llvm::Error Simulator::commit() {
+llvm::Error Simulator::commitInline() {
   assert(prep.valid && !prep.blocked && "commit() without a prepared issue");
   const Inst &in = program.code[pc];
   const DecodedInst &d = decodedInsts[pc];
@@ -638,4 +629,15 @@ llvm::Error Simulator::commit() {
   }
   retire(in, unit, unitLatency, ev, state);
   return llvm::Error::success();
+}
+
+llvm::Error Simulator::commit() { return commitInline(); }
+
+llvm::Error Simulator::step() {
+  if (llvm::Error e = prepare())
+    return e;
+  if (prep.blocked)
+    return fault(pc, "deadlock: " + describeBlocked() +
+                         ", and no other chip can signal it");
+  return commitInline();
 }

@@ -28,6 +28,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -582,6 +583,10 @@ private:
   /// memory (the completed ones, by `ready`, are dropped).
   llvm::Error checkIncoming(uint64_t ready);
 
+  /// commit(), inlined into step() too (Simulator.cpp): a chip alone
+  /// steps through it once per instruction. (prepare() stays a call:
+  /// inlined as well, it pushed its own callees out of line and cost more.)
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error commitInline();
   /// commit()'s pieces (Simulator.cpp).
   /// dma.issue: its remote races, timing, data movement, signal and
   /// events; its busy interval goes to `ev`.
