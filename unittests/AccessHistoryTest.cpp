@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <tuple>
 
 using namespace accel;
 using namespace accel::profile;
@@ -202,7 +203,7 @@ std::set<int64_t> lastWriters(DataflowBound &g, const AddrRange &r) {
 }
 
 TEST(AccessHistoryTest, DataflowBoundIsTheSameWithPeriods) {
-  unsigned seedsWithPeriods = 0;
+  unsigned seedsWithPeriods = 0, seedsSharing = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     std::mt19937_64 rng(seed);
     unsigned bodySize = 1 + unsigned(rng() % 12);
@@ -248,10 +249,25 @@ TEST(AccessHistoryTest, DataflowBoundIsTheSameWithPeriods) {
       AddrRange r = randomRange(rng);
       EXPECT_EQ(lastWriters(plain, r), lastWriters(periodic, r)) << seed;
     }
+    // The same graph, edge for edge, though most of the periodic one's
+    // instructions took their twin's edge bytes (shareEdges).
+    using Edge = std::tuple<uint64_t, uint64_t, bool>;
+    std::vector<Edge> plainEdges, periodicEdges;
+    plain.forEachEdge([&](uint64_t i, uint64_t p, bool atStart) {
+      plainEdges.emplace_back(i, p, atStart);
+    });
+    periodic.forEachEdge([&](uint64_t i, uint64_t p, bool atStart) {
+      periodicEdges.emplace_back(i, p, atStart);
+    });
+    EXPECT_EQ(plainEdges, periodicEdges) << seed;
+    EXPECT_EQ(plain.getNumShared(), 0u);
     seedsWithPeriods += withPeriod != 0;
+    seedsSharing += periodic.getNumShared() != 0;
   }
-  // Nearly every run used periods (all 60 do; else this tests nothing).
+  // Nearly every run used periods and shared edge bytes (all 60 do; else
+  // this tests nothing).
   EXPECT_GE(seedsWithPeriods, 55u);
+  EXPECT_GE(seedsSharing, 55u);
 }
 
 TEST(AccessHistoryTest, DependenciesAreTheSameWithPeriods) {

@@ -335,6 +335,18 @@ TEST(SimulatorTest, FaultVmemOutOfBounds) {
     EXPECT_NE(msg.find("[1000000, 1000016)"), std::string::npos) << msg;
   }
   {
+    // In a loop, the same PC in bounds first, then not: its second issue
+    // is checked again (the checks are skipped only while the address
+    // registers keep their values).
+    isa::Program p =
+        makeProgram({li(1, 0), li(2, 3000000), vfill(1, 2, 2, 2, 0.0f),
+                     addi(1, 1, 1000000), blt(1, 2, 2), halt()});
+    Simulator sim(config, p);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 2 ")) << msg;
+    EXPECT_NE(msg.find("[1000000, 1000016)"), std::string::npos) << msg;
+  }
+  {
     // Straddles the end of buffer a = [0, 4096): [4088, 4104).
     isa::Program p =
         makeProgram({li(1, 4088), vfill(1, 2, 2, 2, 1.0f), halt()});

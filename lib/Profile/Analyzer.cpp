@@ -227,14 +227,29 @@ struct RetireSteps {
   static void getRanges(llvm::ArrayRef<sim::MemOperand> operands,
                         llvm::SmallVectorImpl<sim::AddrRange> &out) {
     out.clear();
-    for (const sim::MemOperand &m : operands)
-      sim::forEachRange(m.tile, [&](const sim::AddrRange &r) {
-        sim::AddrRange &a = out.emplace_back();
-        a.space = r.space;
-        a.begin = r.begin;
-        a.end = r.end;
-        a.chip = r.chip;
-      });
+    // Each range's fields are copied one by one: a range built on the stack
+    // and pushed whole is read back as 16-byte halves over its narrower
+    // stores, a store-forwarding stall per range (perf, a52b02b).
+    auto add = [&](const sim::TileRef &t, uint64_t begin, uint64_t end) {
+      sim::AddrRange &a = out.emplace_back();
+      a.space = t.space;
+      a.begin = begin;
+      a.end = end;
+      a.chip = t.chip;
+    };
+    for (const sim::MemOperand &m : operands) {
+      const sim::TileRef &t = m.tile;
+      if (t.rows == 0 || t.cols == 0)
+        continue;
+      // The usual dense tile, inline: one range (forEachRange's first case,
+      // the tile's span).
+      if (t.rowStride == t.cols || t.rows == 1) {
+        add(t, t.base, t.base + t.rows * t.cols * t.elemBytes);
+        continue;
+      }
+      sim::forEachRange(
+          t, [&](const sim::AddrRange &r) { add(t, r.begin, r.end); });
+    }
   }
 
   /// The instruction's issue and done cycles, and its unit's busy interval

@@ -6,6 +6,7 @@
 #include "llvm/ADT/bit.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace accel;
 using namespace accel::profile;
@@ -96,11 +97,12 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     if (r != 0)
       use(regs[r]);
   useMemory(index, period, reads, rec, use);
-  ++count;
   // The last conditional branch, as an edge only where it binds (later
   // than every value read): a branch on constant bounds costs no edge, and
   // a dropped edge only shortens tails, which keeps every bound valid.
-  if (control.ready > start)
+  bool usedControl = control.ready > start;
+  ++count;
+  if (usedControl)
     use(control);
 
   uint64_t dur = cost.lead + cost.busy;
@@ -134,12 +136,50 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   }
 
   if (recording)
-    recordEdges(index, preds, dur);
+    recordInstruction(index, period, usedControl, preds, dur, rec);
+}
+
+void DataflowBound::recordInstruction(uint64_t index, unsigned period,
+                                      bool usedControl,
+                                      llvm::SmallVectorImpl<uint32_t> &preds,
+                                      uint64_t dur, Recent &rec) {
+  // The twin's edge bytes serve when its relative edges all reach at most
+  // `period` back, its absolute ones further, and the branch binds for
+  // both or neither (shareEdges).
+  const Recent *twin =
+      period ? &recent[(index - period) % AccessHistory::kWindow] : nullptr;
+  if (twin && twin->maxRelBack <= period && twin->minAbsBack > period &&
+      twin->usedControl == usedControl) {
+    shareEdges(*twin, period, dur, rec);
+    ++numShared;
+  } else {
+    recordEdges(index, preds, dur, rec);
+  }
+  rec.usedControl = usedControl;
+}
+
+void DataflowBound::shareEdges(const Recent &twin, unsigned period,
+                               uint64_t dur, Recent &rec) {
+  // Edges are a few bytes: a loop beats a call to memcpy.
+  size_t at = edges.size();
+  edges.resize_for_overwrite(at + twin.edgeBytes);
+  const uint8_t *from = edges.data() + twin.edgesAt;
+  uint8_t *to = edges.data() + at;
+  for (uint32_t k = 0; k < twin.edgeBytes; ++k)
+    to[k] = from[k];
+  edgeCount.push_back(twin.numEdges);
+  duration.push_back(uint32_t(std::min<uint64_t>(dur, UINT32_MAX)));
+  rec.edgesAt = at;
+  rec.edgeBytes = twin.edgeBytes;
+  rec.numEdges = twin.numEdges;
+  rec.maxRelBack = twin.maxRelBack;
+  rec.minAbsBack =
+      twin.minAbsBack == UINT64_MAX ? UINT64_MAX : twin.minAbsBack + period;
 }
 
 void DataflowBound::recordEdges(uint64_t index,
                                 llvm::SmallVectorImpl<uint32_t> &preds,
-                                uint64_t dur) {
+                                uint64_t dur, Recent &rec) {
   if (preds.size() > 1) {
     // An insertion sort for the usual handful (std::sort's set-up costs
     // more than the sort; llvm::sort's qsort more still), std::sort above.
@@ -159,7 +199,7 @@ void DataflowBound::recordEdges(uint64_t index,
   if (preds.size() > kMaxEdgesPerInst)
     preds.resize(kMaxEdgesPerInst);
   edgeCount.push_back(uint16_t(preds.size()));
-  pushEdges(index, preds);
+  pushEdges(index, preds, rec);
   duration.push_back(uint32_t(std::min<uint64_t>(dur, UINT32_MAX)));
 }
 
@@ -199,27 +239,51 @@ uint64_t DataflowBound::decodeEdge(const uint8_t *data, size_t &pos) {
 }
 
 void DataflowBound::pushEdges(uint64_t index,
-                              llvm::ArrayRef<uint32_t> producers) {
+                              llvm::ArrayRef<uint32_t> producers, Recent &rec) {
   // Room for five bytes an edge (a number below 2^33), then cut to what
   // was written: one growth check per instruction.
   size_t at = edges.size();
   edges.resize_for_overwrite(at + 5 * producers.size());
   uint8_t *out = edges.data() + at;
+  uint64_t maxRelBack = 0, minAbsBack = UINT64_MAX;
   for (uint32_t producer : producers) {
     // The smaller of the distance back and the producer's own index: a
     // value made before a loop (an address register, a constant tile) is
     // read by every iteration, from ever further back.
     uint64_t p = producer & ~kAtStart, back = index - p;
-    uint64_t v = p < back ? p << 2 | kAbsolute : back << 2;
+    uint64_t v;
+    if (p < back) {
+      v = p << 2 | kAbsolute;
+      minAbsBack = std::min(minAbsBack, back);
+    } else {
+      v = back << 2;
+      maxRelBack = std::max(maxRelBack, back);
+    }
     out += encodeEdge(v | uint64_t((producer & kAtStart) != 0), out);
   }
-  edges.truncate(size_t(out - edges.data()));
+  size_t end = size_t(out - edges.data());
+  edges.truncate(end);
+  rec.edgesAt = at;
+  rec.edgeBytes = uint32_t(end - at);
+  rec.numEdges = uint16_t(producers.size());
+  rec.maxRelBack = maxRelBack;
+  rec.minAbsBack = minAbsBack;
 }
 
 uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {
   uint64_t v = decodeEdge(edges.data(), pos);
   uint32_t producer = uint32_t((v & kAbsolute) ? v >> 2 : index - (v >> 2));
   return (v & 1) ? producer | kAtStart : producer;
+}
+
+void DataflowBound::forEachEdge(
+    llvm::function_ref<void(uint64_t, uint64_t, bool)> fn) const {
+  size_t pos = edges.size();
+  for (size_t i = edgeCount.size(); i-- > 0;)
+    for (unsigned k = 0; k < edgeCount[i]; ++k) {
+      uint32_t edge = popEdge(i, pos);
+      fn(i, edge & ~kAtStart, (edge & kAtStart) != 0);
+    }
 }
 
 uint64_t DataflowBound::getMaxHead() const {

@@ -152,10 +152,11 @@ RunSummary Simulator::finish(uint64_t endAtLeast) {
   return summary;
 }
 
-llvm::Error Simulator::checkOperands(const InstAccess &acc,
-                                     const HazardTile *shapes, uint64_t ready,
-                                     TileList &vmemReads, TileList &vmemWrites,
-                                     IssueAt &at) {
+llvm::Error Simulator::checkOperands(llvm::ArrayRef<MemOperand> reads,
+                                     llvm::ArrayRef<MemOperand> writes,
+                                     const HazardTile *shapes, bool checked,
+                                     uint64_t ready, TileList &vmemReads,
+                                     TileList &vmemWrites, IssueAt &at) {
   // Races and hazards compare the tiles' actual rows (TileRef::overlaps),
   // so two disjoint tiles of one row band (e.g. columns 0..127 and 128..255
   // of the same rows) neither race nor wait for each other.
@@ -167,9 +168,9 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc,
   TileList others; // uninitialized storage: nothing to clear per step
   const HazardTile *operands[TileList::kMax];
   unsigned numReads = 0, numOperands = 0;
-  for (auto [list, inVmem] : {std::make_pair(&acc.memReads, &vmemReads),
-                              std::make_pair(&acc.memWrites, &vmemWrites)}) {
-    for (const MemOperand &m : *list) {
+  for (auto [list, inVmem] : {std::make_pair(reads, &vmemReads),
+                              std::make_pair(writes, &vmemWrites)}) {
+    for (const MemOperand &m : list) {
       const TileRef &tile = m.tile;
       if (numOperands == TileList::kMax) // so no TileList below overflows
         llvm::report_fatal_error("an instruction with more than 4 memory "
@@ -178,6 +179,11 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc,
       const HazardTile &h =
           shapes ? into.emplaceMoved(shapes[numOperands], tile.base)
                  : into.emplaceOf(tile);
+      operands[numOperands] = &h;
+      if (checked) {
+        ++numOperands;
+        continue;
+      }
       const AddrRange &span = h.span;
       BufferBounds &bounds = operandBounds[pc][numOperands];
       if (tile.rows == 0 || tile.cols == 0 ||
@@ -197,11 +203,29 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc,
                              " at byte address " + llvm::Twine(span.begin) +
                              ", which is not a multiple of " +
                              llvm::Twine(tile.elemBytes));
-      operands[numOperands++] = &h;
+      ++numOperands;
     }
-    if (list == &acc.memReads)
+    if (inVmem == &vmemReads)
       numReads = numOperands;
   }
+  if (!pendingDmas.empty())
+    if (llvm::Error e =
+            checkRaces(llvm::ArrayRef(operands, numOperands), numReads))
+      return e;
+  for (const InFlightOp &op : inFlight) {
+    if (op.end <= ready)
+      continue;
+    const VmemTiles &tiles = tilesOf(op);
+    if (overlapsAny(tiles.writes, vmemReads) ||
+        overlapsAny(tiles.writes, vmemWrites) ||
+        overlapsAny(tiles.reads, vmemWrites))
+      at.atLeast(op.end, StallCause::DataHazard);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Simulator::checkRaces(llvm::ArrayRef<const HazardTile *> operands,
+                                  unsigned numReads) {
   for (const PendingDma &p : pendingDmas) {
     auto race = [&](const HazardTile &t, const char *what,
                     const char *dmaDoes) {
@@ -211,22 +235,13 @@ llvm::Error Simulator::checkOperands(const InstAccess &acc,
                            ", before its WAIT");
     };
     // Spans first (the common, disjoint case), then the rows.
-    for (unsigned i = 0; i < numOperands; ++i) {
+    for (unsigned i = 0; i < operands.size(); ++i) {
       const HazardTile &t = *operands[i];
       if (t.overlaps(p.dst, p.dstSpan))
         return race(t, i < numReads ? "reads" : "writes", "writes");
       if (i >= numReads && t.overlaps(p.src, p.srcSpan))
         return race(t, "writes", "reads");
     }
-  }
-  for (const InFlightOp &op : inFlight) {
-    if (op.end <= ready)
-      continue;
-    const VmemTiles &tiles = tilesOf(op);
-    if (overlapsAny(tiles.writes, vmemReads) ||
-        overlapsAny(tiles.writes, vmemWrites) ||
-        overlapsAny(tiles.reads, vmemWrites))
-      at.atLeast(op.end, StallCause::DataHazard);
   }
   return llvm::Error::success();
 }
@@ -272,7 +287,7 @@ llvm::Error Simulator::checkFields(const Inst &in) {
   return llvm::Error::success();
 }
 
-const Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
+Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
   DecodedInst &d = decodedInsts[atPc];
   if (d.decoded)
     return d;
@@ -288,6 +303,7 @@ const Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
     TileRef shape = operandTemplates[i].operand.tile;
     shape.base = 0;
     operandShapes.push_back(HazardTile::of(shape, shape.span()));
+    filledOperands.push_back(operandTemplates[i].operand);
   }
   d.numReads = numReads;
   d.numWrites = numWrites;
@@ -295,7 +311,7 @@ const Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
   return d;
 }
 
-llvm::Error Simulator::prepareAccesses(const Inst &in, const DecodedInst &d,
+llvm::Error Simulator::prepareAccesses(const Inst &in, DecodedInst &d,
                                        uint64_t ready) {
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
   VmemTiles &vmem = getPreparedTiles();
@@ -304,37 +320,47 @@ llvm::Error Simulator::prepareAccesses(const Inst &in, const DecodedInst &d,
   bool accesses =
       touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
   if (!accesses) {
-    prep.acc.memReads.clear();
-    prep.acc.memWrites.clear();
+    prep.reads = prep.writes = {};
     return llvm::Error::success();
   }
   if (d.hasTemplates) {
-    // The decoded operands, each at its address register's value.
+    // The decoded operands, each at its address register's value: only
+    // the bases change, and when none does, neither do the checks' results.
     const OperandTemplate *t = operandTemplates.data() + d.firstTemplate;
-    auto fill = [&](llvm::SmallVectorImpl<MemOperand> &list, unsigned n) {
-      list.resize(n);
-      for (MemOperand &m : list) {
-        m = t->operand;
-        if (t->hasBaseReg)
-          m.tile.base += regs[t->baseReg];
-        ++t;
+    MemOperand *ops = filledOperands.data() + d.firstTemplate;
+    unsigned n = d.numReads + d.numWrites;
+    bool same = d.operandsChecked;
+    for (unsigned k = 0; k < n; ++k) {
+      uint64_t base = t[k].operand.tile.base;
+      if (t[k].hasBaseReg)
+        base += regs[t[k].baseReg];
+      if (ops[k].tile.base != base) {
+        ops[k].tile.base = base;
+        same = false;
       }
-    };
-    fill(prep.acc.memReads, d.numReads);
-    fill(prep.acc.memWrites, d.numWrites);
-    return checkOperands(prep.acc, operandShapes.data() + d.firstTemplate,
-                         ready, vmem.reads, vmem.writes, prep.at);
+    }
+    prep.reads = llvm::ArrayRef(ops, d.numReads);
+    prep.writes = llvm::ArrayRef(ops + d.numReads, d.numWrites);
+    d.operandsChecked = false; // until the checks below pass
+    if (llvm::Error e = checkOperands(
+            prep.reads, prep.writes, operandShapes.data() + d.firstTemplate,
+            same, ready, vmem.reads, vmem.writes, prep.at))
+      return e;
+    d.operandsChecked = true;
+    return llvm::Error::success();
   }
   getAccesses(
       in, [&](unsigned r) { return regs[r]; }, chip, prep.acc);
-  return checkOperands(prep.acc, nullptr, ready, vmem.reads, vmem.writes,
-                       prep.at);
+  prep.reads = prep.acc.memReads;
+  prep.writes = prep.acc.memWrites;
+  return checkOperands(prep.reads, prep.writes, nullptr, false, ready,
+                       vmem.reads, vmem.writes, prep.at);
 }
 
 llvm::Error Simulator::prepareDmaIssue(const Inst &in) {
   IssueAt &at = prep.at;
-  prep.src = prep.acc.memReads[0].tile;
-  prep.dst = prep.acc.memWrites[0].tile;
+  prep.src = prep.reads[0].tile;
+  prep.dst = prep.writes[0].tile;
   prep.link = config.findLink(prep.src.space, prep.dst.space);
   if (prep.link < 0)
     return fault(pc, "the machine config has no DMA link " +
@@ -400,8 +426,8 @@ llvm::Error Simulator::checkIncoming(uint64_t ready) {
           return true;
       return false;
     };
-    bool isRead = check(prep.acc.memReads, false);
-    if (isRead || check(prep.acc.memWrites, true)) {
+    bool isRead = check(prep.reads, false);
+    if (isRead || check(prep.writes, true)) {
       AddrRange r = d.tile.span();
       return fault(
           pc, llvm::Twine("data race: ") + (isRead ? "reads " : "writes ") +
@@ -427,7 +453,7 @@ llvm::Error Simulator::prepare() {
                          llvm::Twine(program.code.size()) +
                          " instructions); the program has no halt");
   const Inst &in = program.code[pc];
-  const DecodedInst &d = decode(pc);
+  DecodedInst &d = decode(pc);
   isa::Unit unit = d.unit;
   uint64_t ready = first ? 0 : lastIssue + config.scalarLatency;
   prep.valid = false;
@@ -587,8 +613,8 @@ llvm::Error Simulator::commitInline() {
   ev.index = instCount;
   ev.pc = pc;
   ev.inst = &in;
-  ev.memReads = prep.acc.memReads;
-  ev.memWrites = prep.acc.memWrites;
+  ev.memReads = prep.reads;
+  ev.memWrites = prep.writes;
   uint64_t unitLatency = config.scalarLatency;
   CoreState state{memory, regs, pc + 1};
   switch (in.op) {

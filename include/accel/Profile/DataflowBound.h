@@ -34,6 +34,7 @@
 #include "accel/Support/BulkVector.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -165,6 +166,13 @@ public:
 
   static constexpr size_t kMaxReleaseBins = 1 << 16;
 
+  /// Calls fn(consumer, producer, atStart) for every edge of the recorded
+  /// graph, from the last instruction back (for tests: two graphs of the
+  /// same instructions are the same edge for edge).
+  void forEachEdge(llvm::function_ref<void(uint64_t, uint64_t, bool)> fn) const;
+  /// The instructions recorded with their twin's edge bytes (shareEdges).
+  uint64_t getNumShared() const { return numShared; }
+
   /// The encoding of an edge (see `edges`), exposed for tests: writes the
   /// number `v` (below 2^35) at `out` as 1 to 5 bytes, its 7-bit groups
   /// from the highest, 0x80 set on all but the last. Returns the bytes
@@ -200,6 +208,15 @@ private:
     } mem[kMaxMemProducers];
     uint8_t numMem = 0;
     bool complete = false;
+    /// Its recorded edges (see `edges`): where their bytes start, how many
+    /// bytes, whether the last branch was among them, and the largest
+    /// distance of a relative edge and smallest of an absolute one (what
+    /// decides whether a twin's bytes serve: shareEdges).
+    uint64_t edgesAt = 0;
+    uint64_t maxRelBack = 0, minAbsBack = UINT64_MAX;
+    uint32_t edgeBytes = 0;
+    uint16_t numEdges = 0;
+    bool usedControl = false;
   };
   std::vector<Recent> recent; ///< ring of AccessHistory::kWindow
   const AccessHistory *history = nullptr;
@@ -247,10 +264,30 @@ private:
   /// `preds` (producers with their kAtStart flags, in any order, repeats
   /// allowed; sorted here) and its duration `dur`.
   void recordEdges(uint64_t index, llvm::SmallVectorImpl<uint32_t> &preds,
-                   uint64_t dur);
+                   uint64_t dur, Recent &rec);
   /// Appends instruction `index`'s edges to `producers` (kAtStart flags
-  /// included) to `edges`.
-  void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers);
+  /// included) to `edges`, and notes where in `rec`.
+  void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers,
+                 Recent &rec);
+  /// Records the instruction being added, of period `period` (its memory
+  /// producers
+  /// from its twin), with its twin's edge bytes, which encode its edges
+  /// too when the twin's relative edges all reach at most `period` back,
+  /// its absolute ones further, and the last branch binds for both or
+  /// neither (add() checks): its producers are then the twin's, each moved
+  /// `period` later when it was at most `period` before the twin
+  /// (AccessHistory.h; registers and the last branch follow the same rule,
+  /// as the instructions between ran at the same PCs), in the same sorted
+  /// order, and a moved edge keeps its bytes when relative, an unmoved one
+  /// when absolute.
+  void shareEdges(const Recent &twin, unsigned period, uint64_t dur,
+                  Recent &rec);
+  /// Records instruction `index` for the backward pass: with its twin's
+  /// edge bytes when they serve, else from `preds` (recordEdges).
+  void recordInstruction(uint64_t index, unsigned period, bool usedControl,
+                         llvm::SmallVectorImpl<uint32_t> &preds, uint64_t dur,
+                         Recent &rec);
+  uint64_t numShared = 0;
   /// The edge that ends at `edges[pos - 1]`, for instruction `index`: its
   /// producer (with kAtStart); `pos` moves to the edge's first byte.
   uint32_t popEdge(uint64_t index, size_t &pos) const;

@@ -463,19 +463,29 @@ private:
       return std::nullopt;
     return tile.chip;
   }
-  /// The issue stage's operand checks for the memory operands `acc` of the
-  /// instruction at `pc`: each must lie in a buffer (else an out-of-bounds
-  /// fault) at a 4-byte-aligned address (else a misaligned fault) and touch
-  /// nothing a DMA issued and not yet WAITed reads or writes (else a data
-  /// race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`, and an
-  /// in-flight MXU or VPU op that writes what it reads or accesses what it
-  /// writes delays `at` to its end (StallCause::DataHazard).
-  /// `shapes`: when the operands come from decoded templates, their
-  /// tiles' HazardTile at base 0 (operandShapes), in operand order, so
-  /// that only the base is set per issue; nullptr computes them.
-  llvm::Error checkOperands(const InstAccess &acc, const HazardTile *shapes,
+  /// The issue stage's operand checks for the memory operands `reads` and
+  /// `writes` of the instruction at `pc`: each must lie in a buffer (else
+  /// an out-of-bounds fault) at a 4-byte-aligned address (else a misaligned
+  /// fault) and touch nothing a DMA issued and not yet WAITed reads or writes
+  /// (else a data race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`,
+  /// and an in-flight MXU or VPU op that writes what it reads or accesses what
+  /// it writes delays `at` to its end (StallCause::DataHazard). `shapes`: when
+  /// the operands come from decoded templates, their tiles' HazardTile at base
+  /// 0 (operandShapes), in operand order, so that only the base is set per
+  /// issue; nullptr computes them. `checked`: the operands are the tiles of the
+  /// last issue at this PC, which passed the bounds and alignment checks (the
+  /// same tiles pass again: the buffer table does not change), so only the
+  /// races and hazards are checked.
+  llvm::Error checkOperands(llvm::ArrayRef<MemOperand> reads,
+                            llvm::ArrayRef<MemOperand> writes,
+                            const HazardTile *shapes, bool checked,
                             uint64_t ready, TileList &vmemReads,
                             TileList &vmemWrites, IssueAt &at);
+  /// checkOperands' race check: `operands` (the first `numReads` read,
+  /// the rest written) against the DMAs issued and not yet WAITed; a data
+  /// race fault names the first it finds.
+  llvm::Error checkRaces(llvm::ArrayRef<const HazardTile *> operands,
+                         unsigned numReads);
 
   /// The last MXU and VPU op, by unit: the ones that can still be in
   /// flight. A unit starts an op only when its previous one has ended, and
@@ -523,6 +533,9 @@ private:
   struct DecodedInst {
     bool decoded = false;
     bool hasTemplates = false;
+    /// Its operands in `filledOperands` passed checkOperands' bounds and
+    /// alignment checks (reset before they change).
+    bool operandsChecked = false;
     isa::Unit unit = isa::Unit::Scalar;
     uint8_t numReads = 0, numWrites = 0;
     uint32_t firstTemplate = 0; ///< index into operandTemplates
@@ -534,8 +547,13 @@ private:
   /// the shape and span length checkOperands would otherwise compute from
   /// the tile at every issue.
   llvm::SmallVector<HazardTile, 0> operandShapes;
+  /// Per template, its operand as the last issue at its PC filled it in
+  /// (the base register's value added): prep.reads and prep.writes view
+  /// them, and an issue whose bases are all the same changes nothing and
+  /// skips the bounds and alignment checks (DecodedInst::operandsChecked).
+  llvm::SmallVector<MemOperand, 0> filledOperands;
   /// The decoding of the instruction at `atPc` (< code size).
-  inline const DecodedInst &decode(uint32_t atPc);
+  inline DecodedInst &decode(uint32_t atPc);
 
   /// The issue stage's result for the next instruction (prepare()).
   struct Prepared {
@@ -544,6 +562,9 @@ private:
     bool blocked = false;
     uint64_t ready = 0; ///< the earliest cycle in-order issue allows
     IssueAt at{0};
+    /// Its memory operands (valid until the next prepare): views of
+    /// `filledOperands`, or of `acc` for an instruction without templates.
+    llvm::ArrayRef<MemOperand> reads, writes;
     InstAccess acc;
     /// Its VMEM tiles: vmemTileSlots[slot] (see getPreparedTiles).
     uint8_t slot = 4;
@@ -571,7 +592,7 @@ private:
   inline llvm::Error checkFields(const isa::Inst &in);
   /// The memory operands of `in` (prep.acc) and their checks
   /// (checkOperands), or none for an instruction that touches no memory.
-  inline llvm::Error prepareAccesses(const isa::Inst &in, const DecodedInst &d,
+  inline llvm::Error prepareAccesses(const isa::Inst &in, DecodedInst &d,
                                      uint64_t ready);
   /// dma.issue: its tiles, link, semaphore and route; a free DMA slot.
   llvm::Error prepareDmaIssue(const isa::Inst &in);
