@@ -58,6 +58,32 @@ TEST(AccessHistoryTest, APeriodHoldsOnceTheInstructionsBeforeItRepeat) {
   EXPECT_EQ(got, (std::vector<unsigned>{0, 0, 0, 0, 0, 0, 3, 3}));
 }
 
+TEST(AccessHistoryTest, SameAsLastChangesNoPeriod) {
+  // A caller that knows an instruction's ranges are its PC's last ones
+  // (Analyzer::PcRanges) gets the periods a comparison would give, also
+  // where the twin is not that last instruction (a PC twice in a loop
+  // body, e.g. x x y x x y x x x: the last x's twin is a y).
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937_64 rng(seed);
+    unsigned bodySize = 1 + unsigned(rng() % 6);
+    std::vector<std::pair<uint32_t, uint64_t>> body; // PC, range choice
+    for (unsigned k = 0; k < bodySize; ++k)
+      body.push_back({uint32_t(rng() % 3), rng() % 2});
+    AccessHistory plain(3), told(3);
+    std::vector<uint64_t> lastChoice(3, UINT64_MAX);
+    for (unsigned i = 0; i < 400; ++i) {
+      auto [pc, choice] = body[i % bodySize];
+      if (rng() % 16 == 0)
+        choice = rng() % 2;
+      AddrRange r = vm(choice * 64, choice * 64 + 32);
+      bool same = lastChoice[pc] == choice;
+      lastChoice[pc] = choice;
+      ASSERT_EQ(plain.push(pc, {r}, {r}), told.push(pc, {r}, {r}, same))
+          << "seed " << seed << " instruction " << i;
+    }
+  }
+}
+
 TEST(AccessHistoryTest, AnInnerLoopDoesNotHideTheOuterPeriod) {
   AccessHistory h(8);
   // a b b' c, with the inner loop's two b's at different addresses.

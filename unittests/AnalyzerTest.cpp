@@ -255,15 +255,7 @@ isa::Program makeFullVmemProgram() {
 }
 
 TEST(AnalyzerTest, NoHoistWithoutContiguousFreeVmem) {
-  sim::MachineConfig config = configFrom(R"json({
-    "scalar": { "latency": 1 },
-    "vmem": { "bytes": 16384, "page_bytes": 1024, "blocks": 4,
-              "pages_per_block": 4 },
-    "dma": { "links": [
-      { "src": "hbm", "dst": "vmem", "base_latency": 100,
-        "bytes_per_cycle": 64 } ] }
-  })json",
-                                         kConfigName);
+  sim::MachineConfig config = configFrom(kSixteenPageConfig, kConfigName);
   isa::Program p = makeFullVmemProgram();
   auto a = analyze(p, config, /*bucketCycles=*/10);
   ASSERT_TRUE(a->ok);

@@ -105,6 +105,17 @@ constexpr const char *kSmallMxuConfig = R"json({
   ] }
 })json";
 
+/// kConfig's one hbm->vmem link with a VMEM of 16 pages of 1 KiB (4 blocks
+/// of 4): a page is a sixteenth of VMEM in the metrics.
+constexpr const char *kSixteenPageConfig = R"json({
+  "scalar": { "latency": 1 },
+  "vmem": { "bytes": 16384, "page_bytes": 1024, "blocks": 4,
+            "pages_per_block": 4 },
+  "dma": { "links": [
+    { "src": "hbm", "dst": "vmem", "base_latency": 100,
+      "bytes_per_cycle": 64 } ] }
+})json";
+
 /// A run with the DmaStallCollector and the Analyzer attached, and the
 /// metrics of buildMetrics + Analyzer::addToMetrics.
 struct Analysis {

@@ -702,3 +702,57 @@ TEST(BusyTrackTest, RoundTripsIntervals) {
   }
   EXPECT_EQ(k, in.size());
 }
+
+//===----------------------------------------------------------------------===//
+// Per-PC byte ranges (Analyzer::PcRanges)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Forwards every event to `to`, with RetireEvent::fixedShapes cleared: the
+/// analyzer then computes every instruction's ranges afresh.
+struct WithoutFixedShapes : sim::Observer {
+  explicit WithoutFixedShapes(sim::Observer &to) : to(to) {}
+  void onRetire(const sim::RetireEvent &e) override {
+    sim::RetireEvent copy = e;
+    copy.fixedShapes = false;
+    to.onRetire(copy);
+  }
+  void onDmaIssue(uint32_t pc, const sim::DmaTiming &d) override {
+    to.onDmaIssue(pc, d);
+  }
+  void onDmaWait(const sim::WaitEvent &e) override { to.onDmaWait(e); }
+  void onHalt(uint64_t cycles) override { to.onHalt(cycles); }
+  sim::Observer &to;
+};
+} // namespace
+
+TEST(AnalyzerTest, PerPcRangesFollowTheBases) {
+  // A vpu.fill and a vpu.copy reading its tile walk a..c in 256-byte
+  // tiles, 1 KiB apart (a page each), the copy's output at a fixed
+  // address. The ranges an analyzer keeps per PC must follow the walking
+  // bases: with and without them, the same metrics (each page written and
+  // read is live for a while; with stale ranges only the first would be).
+  isa::Program p = makeProgram({{li(1, kA), 1},
+                                {li(2, kC + 3072), 2},
+                                {li(3, kC + 3072), 3},
+                                {vfill(1, 8, 8, 8, 1.0f), 4},
+                                {vcopy(3, 1, 8, 8, 8, 8), 5},
+                                {addi(1, 1, 1024), 6},
+                                {blt(1, 2, 3), 7},
+                                {halt(), 8}});
+  sim::MachineConfig config = configFrom(kSixteenPageConfig, kConfigName);
+  Analyzer fixed(p, config), plain(p, config);
+  WithoutFixedShapes forward(plain);
+  sim::Simulator sim(config, p);
+  sim.addObserver(&fixed);
+  sim.addObserver(&forward);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  json a, b;
+  AnalyzerOptions options;
+  options.bucketCycles = 4;
+  fixed.addToMetrics(a, nullptr, options);
+  plain.addToMetrics(b, nullptr, options);
+  ASSERT_TRUE(a.contains("vmem"));
+  EXPECT_EQ(a.dump(), b.dump());
+}

@@ -26,7 +26,8 @@ bool AccessHistory::matches(uint64_t j, uint32_t pc,
 }
 
 unsigned AccessHistory::push(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
-                             llvm::ArrayRef<sim::AddrRange> writes) {
+                             llvm::ArrayRef<sim::AddrRange> writes,
+                             bool sameAsLast) {
   uint64_t i = count++;
   uint64_t previous = pc < lastAt.size() ? lastAt[pc] : 0;
   if (pc < lastAt.size())
@@ -36,14 +37,21 @@ unsigned AccessHistory::push(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
   // The instruction it repeats, if any: the one `period` back, or the
   // last at its PC, which starts a new period.
   uint64_t twin = UINT64_MAX;
+  // Whether instruction j (in the window) ran at `pc` with these ranges:
+  // known without a comparison for the last one at `pc` (previous - 1),
+  // whose entry kept its ranges as this one will (the same count).
+  auto repeats = [&](uint64_t j) {
+    return sameAsLast && j + 1 == previous ? entry(j).kept
+                                           : matches(j, pc, reads, writes);
+  };
   if (!kept) {
     period = 0;
     run = 0;
-  } else if (period && i >= period && matches(i - period, pc, reads, writes)) {
+  } else if (period && i >= period && repeats(i - period)) {
     twin = i - period;
     ++run;
   } else if (previous && i + 1 - previous <= kMaxPeriod &&
-             matches(previous - 1, pc, reads, writes)) {
+             repeats(previous - 1)) {
     twin = previous - 1;
     period = unsigned(i - twin);
     run = 1;

@@ -34,6 +34,7 @@ Analyzer::Analyzer(const isa::Program &program,
     pcInfo.push_back(computePcInfo(program.code[pc], uint32_t(pc)));
   workByPc.resize(program.code.size());
   scalarBusyByPc.resize(program.code.size());
+  pcRangesSlot.resize(program.code.size());
 }
 
 /// Appends `v` as LEB128 at `out`; returns the end. One byte below 128,
@@ -252,6 +253,56 @@ struct RetireSteps {
     }
   }
 
+  /// The byte ranges of `ev`'s operands into `reads` and `writes`: from
+  /// its PC's entry in a.pcRanges when `known` and the shapes are fixed
+  /// (`same`: the entry's bases were these, so were the ranges), else
+  /// computed into a.readRanges and a.writeRanges. Valid until the next
+  /// call.
+  static void ranges(Analyzer &a, const sim::RetireEvent &ev, bool known,
+                     llvm::ArrayRef<sim::AddrRange> &reads,
+                     llvm::ArrayRef<sim::AddrRange> &writes, bool &same) {
+    using PcRanges = Analyzer::PcRanges;
+    size_t nr = ev.memReads.size(), n = nr + ev.memWrites.size();
+    same = false;
+    auto compute = [&] {
+      getRanges(ev.memReads, a.readRanges);
+      getRanges(ev.memWrites, a.writeRanges);
+      reads = a.readRanges;
+      writes = a.writeRanges;
+    };
+    if (!known || !ev.fixedShapes || n == 0 || n > PcRanges::kMaxOperands)
+      return compute();
+    uint32_t &slot = a.pcRangesSlot[ev.pc];
+    if (!slot) {
+      a.pcRanges.emplace_back();
+      slot = uint32_t(a.pcRanges.size());
+    }
+    PcRanges &c = a.pcRanges[slot - 1];
+    auto baseOf = [&](size_t k) {
+      return k < nr ? ev.memReads[k].tile.base : ev.memWrites[k - nr].tile.base;
+    };
+    same = c.valid && c.numOperands == n;
+    for (size_t k = 0; k < n && same; ++k)
+      same = c.bases[k] == baseOf(k);
+    if (!same) {
+      compute();
+      size_t numRanges = reads.size() + writes.size();
+      c.valid = numRanges <= PcRanges::kMaxRanges;
+      if (!c.valid)
+        return;
+      c.numOperands = uint8_t(n);
+      for (size_t k = 0; k < n; ++k)
+        c.bases[k] = baseOf(k);
+      std::copy(reads.begin(), reads.end(), c.ranges);
+      std::copy(writes.begin(), writes.end(), c.ranges + reads.size());
+      c.numReadRanges = uint8_t(reads.size());
+      c.numRanges = uint8_t(numRanges);
+    }
+    reads = llvm::ArrayRef(c.ranges, c.numReadRanges);
+    writes = llvm::ArrayRef(c.ranges + c.numReadRanges,
+                            c.numRanges - c.numReadRanges);
+  }
+
   /// The instruction's issue and done cycles, and its unit's busy interval
   /// (a scalar unit's charged to its PC, or to its op when `known` is
   /// false).
@@ -396,12 +447,11 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   isa::Unit unit = info.unit;
 
   // Byte ranges read and written.
-  llvm::SmallVectorImpl<sim::AddrRange> &reads = readRanges,
-                                        &writes = writeRanges;
-  RetireSteps::getRanges(ev.memReads, reads);
-  RetireSteps::getRanges(ev.memWrites, writes);
-  unsigned period =
-      history.push(known ? ev.pc : AccessHistory::kNoPc, reads, writes);
+  llvm::ArrayRef<sim::AddrRange> reads, writes;
+  bool sameRanges;
+  RetireSteps::ranges(*this, ev, known, reads, writes, sameRanges);
+  unsigned period = history.push(known ? ev.pc : AccessHistory::kNoPc, reads,
+                                 writes, sameRanges);
 
   // Timing of the accesses for VMEM liveness.
   bool isDma = in.op == Opcode::DmaIssue;

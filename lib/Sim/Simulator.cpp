@@ -615,6 +615,7 @@ llvm::Error Simulator::commitInline() {
   ev.inst = &in;
   ev.memReads = prep.reads;
   ev.memWrites = prep.writes;
+  ev.fixedShapes = d.hasTemplates;
   uint64_t unitLatency = config.scalarLatency;
   CoreState state{memory, regs, pc + 1};
   switch (in.op) {

@@ -59,9 +59,11 @@ public:
   /// Adds the next instruction (index size() before the call): its PC
   /// (kNoPc when it is not the program's own instruction at a PC) and the
   /// ranges it reads and writes. Returns its period L, 1 <= L <=
-  /// kMaxPeriod, or 0 when it has none.
+  /// kMaxPeriod, or 0 when it has none. `sameAsLast`: the caller knows
+  /// the ranges are those of the last instruction added at `pc`, which are
+  /// then not compared.
   unsigned push(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
-                llvm::ArrayRef<sim::AddrRange> writes);
+                llvm::ArrayRef<sim::AddrRange> writes, bool sameAsLast = false);
   /// Instructions added.
   uint64_t size() const { return count; }
   /// The ranges instruction `index` read and wrote: one of the last

@@ -627,6 +627,21 @@ private:
   /// The byte ranges the instruction being retired reads and writes
   /// (onRetire's, kept to reuse their storage).
   llvm::SmallVector<sim::AddrRange, 8> readRanges, writeRanges;
+  /// A PC's operand bases and byte ranges at its last retire, for a PC
+  /// whose operands differ only in their bases (RetireEvent::fixedShapes)
+  /// and have at most kMaxOperands operands and kMaxRanges ranges: a
+  /// retire with the same bases has the same ranges (issue 34: no
+  /// getRanges, and AccessHistory compares no ranges).
+  struct PcRanges {
+    static constexpr unsigned kMaxOperands = 4, kMaxRanges = 8;
+    uint64_t bases[kMaxOperands];
+    sim::AddrRange ranges[kMaxRanges];
+    uint8_t numOperands = 0, numReadRanges = 0, numRanges = 0;
+    bool valid = false;
+  };
+  /// Per PC, 1 + its entry in `pcRanges` (0: none yet).
+  std::vector<uint32_t> pcRangesSlot;
+  std::vector<PcRanges> pcRanges;
   /// PcInfo of an instruction (at a PC of the program, or not).
   PcInfo computePcInfo(const isa::Inst &inst, uint32_t pc) const;
 

@@ -67,6 +67,10 @@ struct RetireEvent {
   /// Memory tiles read and written (valid during the callback only). For a
   /// dma.issue they are its source and destination.
   llvm::ArrayRef<MemOperand> memReads, memWrites;
+  /// Every retire at this PC has the same operands but for their bases
+  /// (the simulator decoded them into templates over the address
+  /// registers): the same bases mean the same tiles.
+  bool fixedShapes = false;
 };
 
 /// A semaphore signal: the DMA `dmaId` of chip `chip` completed at `cycle`
