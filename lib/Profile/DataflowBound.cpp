@@ -6,7 +6,6 @@
 #include "llvm/ADT/bit.h"
 
 #include <algorithm>
-#include <cstring>
 
 using namespace accel;
 using namespace accel::profile;

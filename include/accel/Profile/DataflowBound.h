@@ -270,16 +270,15 @@ private:
   void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers,
                  Recent &rec);
   /// Records the instruction being added, of period `period` (its memory
-  /// producers
-  /// from its twin), with its twin's edge bytes, which encode its edges
-  /// too when the twin's relative edges all reach at most `period` back,
-  /// its absolute ones further, and the last branch binds for both or
-  /// neither (add() checks): its producers are then the twin's, each moved
-  /// `period` later when it was at most `period` before the twin
-  /// (AccessHistory.h; registers and the last branch follow the same rule,
-  /// as the instructions between ran at the same PCs), in the same sorted
-  /// order, and a moved edge keeps its bytes when relative, an unmoved one
-  /// when absolute.
+  /// producers from its twin), with its twin's edge bytes. They encode its
+  /// edges too when the twin's relative edges all reach at most `period`
+  /// back, its absolute ones further, and the last branch binds for both
+  /// or neither (recordInstruction checks): its producers are then the
+  /// twin's, each moved `period` later when it was at most `period` before
+  /// the twin (AccessHistory.h; registers and the last branch follow the
+  /// same rule, as the instructions between ran at the same PCs), in the
+  /// same sorted order, and a moved edge keeps its bytes when relative, an
+  /// unmoved one when absolute.
   void shareEdges(const Recent &twin, unsigned period, uint64_t dur,
                   Recent &rec);
   /// Records instruction `index` for the backward pass: with its twin's

@@ -594,7 +594,7 @@ private:
   /// The register and field values `in` may not have: a remote DMA to a
   /// chip the system lacks, a division by zero, a bad vpu.cmp predicate.
   inline llvm::Error checkFields(const isa::Inst &in);
-  /// The memory operands of `in` (prep.acc) and their checks
+  /// The memory operands of `in` (prep.reads, prep.writes) and their checks
   /// (checkOperands), or none for an instruction that touches no memory.
   inline llvm::Error prepareAccesses(const isa::Inst &in, DecodedInst &d,
                                      uint64_t ready);
