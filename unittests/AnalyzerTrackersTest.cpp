@@ -14,6 +14,7 @@
 #include "accel/Profile/RangeMap.h"
 
 #include <random>
+#include <set>
 
 using namespace accel;
 using namespace accel::profile;
@@ -131,6 +132,42 @@ TEST(RangeMapTest, AcrossChunks) {
   m.assign(uint64_t(1) << 40, (uint64_t(1) << 40) + 8, 30);
   EXPECT_EQ(overlaps(m, (uint64_t(1) << 40) - 1, (uint64_t(1) << 40) + 1),
             (V{30}));
+}
+
+/// Random assignments, rows in order (the append path), overwrites and
+/// splits over four chunks, against one value per byte: every query sees
+/// exactly the values of the bytes it covers.
+TEST(RangeMapTest, MatchesAValuePerByte) {
+  constexpr uint64_t C = RangeMap<int64_t>::kChunkBytes, kBytes = 4 * C;
+  std::mt19937_64 rng(4096);
+  for (int round = 0; round < 20; ++round) {
+    RangeMap<int64_t> m;
+    std::vector<int64_t> byte(kBytes, -1);
+    auto assign = [&](uint64_t b, uint64_t e, int64_t v) {
+      m.assign(b, e, v);
+      for (uint64_t a = b; a < e; ++a)
+        byte[a] = v;
+    };
+    for (int64_t v = 0; v < 200; ++v) {
+      if (rng() % 3 == 0) { // a tile's rows, in order
+        uint64_t rowBytes = 1 + rng() % 600, stride = rowBytes + rng() % 900;
+        uint64_t at = rng() % kBytes;
+        for (; at + rowBytes <= kBytes && rng() % 16; at += stride)
+          assign(at, at + rowBytes, v);
+      } else {
+        uint64_t b = rng() % kBytes, e = b + 1 + rng() % (C + C / 2);
+        assign(b, std::min(e, kBytes), v);
+      }
+      uint64_t b = rng() % kBytes, e = std::min(kBytes, b + 1 + rng() % C);
+      std::set<int64_t> want, got;
+      for (uint64_t a = b; a < e; ++a)
+        if (byte[a] >= 0)
+          want.insert(byte[a]);
+      m.forEachOverlap(b, e, [&](int64_t x) { got.insert(x); });
+      ASSERT_EQ(got, want) << "round " << round << ", after value " << v
+                           << ", query [" << b << ", " << e << ")";
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -332,7 +332,7 @@ TEST(MemoryInitTest, AnyRangeReadsAsTheSliceOfItsPages) {
         pages[w & ~(kPage - 1)][w % kPage] = v;
       }
       uint64_t a = rng() % end, n = 1 + rng() % (kPage + 200);
-      std::vector<uint8_t> got(n);
+      std::vector<uint8_t> got(n, 0xcd); // no byte may be left as it was
       m.readHbm(a, got.data(), n);
       for (uint64_t i = 0; i < n; ++i)
         ASSERT_EQ(got[i], expected(a + i))
@@ -391,5 +391,33 @@ TEST(MemoryInitTest, LargeBufferHashesAreTheirBytes) {
   m.writeHbm(w.base + (2 << 20) + 3, &v, 1);
   bytes[(2 << 20) + 3] = v;
   EXPECT_EQ(m.hashHbm(w.base, w.bytes), llvm::xxh3_64bits(bytes));
+}
+} // namespace
+
+namespace {
+// Random f32 weights are made by a vector kernel per CPU (InitialHbm.cpp:
+// AVX2's 32-bit multiplies, or the compiler's vectors of initValue): every
+// element must equal initValue, at any index (indices where splitmix64's
+// additions carry into the high words, up to 2^38) and for any seed
+// (0 and 2^32 - 1 included), from any element of a read on, for lengths
+// around the kernel's 8 elements per step.
+TEST(MemoryInitTest, RandomWeightsAreInitValueAtAnyIndex) {
+  std::mt19937_64 rng(3434);
+  const uint64_t kBytes = uint64_t(1) << 40;
+  for (uint32_t seed :
+       {0u, 1u, 0xffffffffu, uint32_t(rng()), uint32_t(rng())}) {
+    isa::Buffer w = test::hbmBuffer("%w", 0, kBytes, seed);
+    Memory m(4096, {w});
+    for (int read = 0; read < 40; ++read) {
+      uint64_t first = read < 4 ? (uint64_t(1) << (30 + 2 * read)) - 5
+                                : rng() % (kBytes / 4 - 100);
+      size_t count = 1 + rng() % 40;
+      std::vector<float> got(count);
+      m.readHbm(4 * first, got.data(), 4 * count);
+      for (size_t i = 0; i < count; ++i)
+        ASSERT_EQ(got[i], isa::initValue(seed, first + i))
+            << "seed " << seed << ", element " << first + i;
+    }
+  }
 }
 } // namespace

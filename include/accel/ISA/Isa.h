@@ -271,16 +271,21 @@ struct Buffer {
   }
 };
 
+/// splitmix64's constants (Steele, Lea and Flood, OOPSLA '14), as
+/// initValue uses them: the increment and the two multipliers.
+constexpr uint64_t kInitGamma = 0x9e3779b97f4a7c15ULL;
+constexpr uint64_t kInitMix1 = 0xbf58476d1ce4e5b9ULL;
+constexpr uint64_t kInitMix2 = 0x94d049bb133111ebULL;
 /// Deterministic initial value of element `index` of an HBM buffer with
 /// `seed`: uniform in [-0.125, 0.125), from a 64-bit integer hash. A bf16
 /// buffer holds it rounded to bf16 (nearest even). Inline: the simulator
 /// fills HBM pages with it, hundreds of millions of elements for a model's
-/// weights.
+/// weights (lib/Sim/InitialHbm.cpp has a vector copy of it).
 inline float initValue(uint32_t seed, uint64_t index) {
   // splitmix64 of (seed, index).
-  uint64_t z = index + 0x9e3779b97f4a7c15ULL * (uint64_t(seed) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  uint64_t z = index + kInitGamma * (uint64_t(seed) + 1);
+  z = (z ^ (z >> 30)) * kInitMix1;
+  z = (z ^ (z >> 27)) * kInitMix2;
   z = z ^ (z >> 31);
   // 24 random bits -> [0, 1) -> [-0.125, 0.125). (Converted as a 32-bit
   // integer, the same value, which vector units convert in one step.)

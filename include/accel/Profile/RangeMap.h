@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace accel {
@@ -109,6 +110,17 @@ private:
     auto it = index.find(c);
     return it == index.end() ? nullptr : &chunks[it->second];
   }
+  /// Makes room for `extra` more pieces: a chunk that outgrows its one
+  /// inline piece gets kFirstPieces at once, then twice as many each time.
+  /// (Rows of tiles cut a chunk into several pieces: a 512-byte row of each
+  /// of eight weight tiles made the Llama MLP's chunks grow 1, 2, 4, 8, 16,
+  /// an allocation and a copy each time, 3% of its fdo; issue 34.)
+  static void reserveFor(Pieces &ps, size_t extra) {
+    if (ps.size() + extra > ps.capacity())
+      ps.reserve(std::max<size_t>(
+          {ps.size() + extra, kFirstPieces, 2 * ps.capacity()}));
+  }
+  static constexpr size_t kFirstPieces = 8;
   /// Sets [b, e) (offsets, b < e) of one chunk's sorted pieces to `value`.
   static void assignIn(Pieces &ps, uint32_t b, uint32_t e, const T &value) {
     if (b == 0 && e == kChunkBytes) {
@@ -116,8 +128,15 @@ private:
       ps.push_back(Piece{b, e, value});
       return;
     }
+    Piece mid{b, e, value};
+    size_t n = ps.size();
+    if (n == 0 || ps[n - 1].end <= b) { // after every piece (rows in order)
+      reserveFor(ps, 1);
+      ps.push_back(mid);
+      return;
+    }
     // Pieces [i, j) overlap [b, e).
-    size_t i = 0, n = ps.size();
+    size_t i = 0;
     while (i < n && ps[i].end <= b)
       ++i;
     size_t j = i;
@@ -127,8 +146,8 @@ private:
       ps[i].value = value; // the same range again (a tile in a loop)
       return;
     }
-    Piece mid{b, e, value};
     if (i == j) { // nothing overlaps: insert
+      reserveFor(ps, 1);
       ps.insert(ps.begin() + i, mid);
       return;
     }
@@ -138,9 +157,10 @@ private:
     // Replace pieces [i, j) with [left] mid [right].
     size_t need = size_t(keepLeft) + 1 + size_t(keepRight);
     size_t have = j - i;
-    if (have < need)
+    if (have < need) {
+      reserveFor(ps, need - have);
       ps.insert(ps.begin() + j, need - have, mid);
-    else if (have > need)
+    } else if (have > need)
       ps.erase(ps.begin() + i + need, ps.begin() + j);
     size_t k = i;
     if (keepLeft)
@@ -155,7 +175,11 @@ private:
   std::vector<uint32_t> direct;
   /// Chunk number -> slot in `chunks`, at or above kDirectChunks.
   llvm::DenseMap<uint64_t, uint32_t> index;
-  std::vector<Pieces> chunks;
+  /// The pieces of each chunk touched, in order of first touch. A deque:
+  /// it grows without moving its elements, which a vector would copy
+  /// (SmallVector's move is not noexcept), every heap list reallocated
+  /// each time the vector doubled (1% of the Llama MLP's fdo; issue 34).
+  std::deque<Pieces> chunks;
 };
 
 /// A RangeMap per memory of a system: one for each (chip, space) pair, so
