@@ -125,9 +125,14 @@ TEST(JsonWriterTest, IntegersBoolsStrings) {
        {std::string(""), std::string("accel.vfill (op 7)"),
         std::string("quote \" and \\ backslash"), std::string("tab\tnew\nline"),
         std::string("\x01\x1f"), std::string("caf\xc3\xa9"),
-        std::string("bad \xff utf-8 \xc3"), std::string("\xe2\x82\xac")})
+        std::string("bad \xff utf-8 \xc3"), std::string("\xe2\x82\xac")}) {
     EXPECT_EQ(written([&](JsonWriter &w) { w.value(s); }), dumpJson(json(s)))
         << s;
+    // appendString appends the same text (after what is there).
+    llvm::SmallString<32> text("x");
+    JsonWriter::appendString(s, text);
+    EXPECT_EQ(std::string(text.str()), "x" + dumpJson(json(s))) << s;
+  }
 }
 
 TEST(JsonWriterTest, NestedAsDumpWritesIt) {

@@ -144,12 +144,18 @@ private:
   void writeName(const char *kind, const std::string &name,
                  std::optional<uint64_t> tid);
   void writeDma(const Analyzer::Dma &d);
-  void writeDmaParts(const Analyzer::Dma &d, const std::string &title,
-                     const llvm::function_ref<JsonWriter &(JsonWriter &)> args);
+  void writeDmaParts(const Analyzer::Dma &d, const std::string &title);
   void writeBacktail(const Analyzer::Dma &d, const std::string &title,
-                     uint64_t at,
-                     const llvm::function_ref<JsonWriter &(JsonWriter &)> args);
+                     uint64_t at);
   void writeBoundFlow(uint64_t bound, uint64_t at);
+  /// Writes the async event {"args":ARGS,"cat":CAT,"id":ID,"name":NAME,
+  /// "ph":PH,"pid":P,"tid":TID,"ts":TS} at `cycle`, where ARGS is `args`,
+  /// JSON text (argsText): assembled as text, as JsonWriter would write it
+  /// member by member (the DMAs' dozen events each were most of
+  /// timeline.json's time on the Llama MLP, issue 34).
+  void writeAsync(llvm::StringRef args, llvm::StringRef cat, llvm::StringRef id,
+                  llvm::StringRef name, const char *ph, int tid,
+                  uint64_t cycle);
 
   const Analyzer &a;
   llvm::function_ref<JsonWriter &()> event;
@@ -164,6 +170,10 @@ private:
   uint64_t flowId = 0;
   /// The current DMA's arguments, written once for its events.
   std::string argsText;
+  /// writeAsync's text, and the texts of recent timestamps (a DMA's part
+  /// ends where the next begins).
+  llvm::SmallString<256> eventText;
+  DoubleTextCache times;
 };
 } // namespace accel::profile
 
@@ -300,7 +310,7 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
   };
   std::string title = "DMA " + std::to_string(d.timing.id) + " (op " +
                       std::to_string(opId) + ")";
-  writeDmaParts(d, title, args);
+  writeDmaParts(d, title);
 
   // A complete slice with the DMA's arguments on the scalar track.
   auto slice = [&](const std::string &name, const char *cat, double start,
@@ -320,7 +330,7 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
   if (!d.inFlightAtStart && d.index < a.cycles.size()) {
     uint64_t at = a.cycles.issue(d.index);
     slice("ISSUE " + title, "dma", ts(at), usPerCycle);
-    writeBacktail(d, title, at, args);
+    writeBacktail(d, title, at);
   }
   // The WAIT's stall, split per Fig. 4.
   if (d.waitCycle && (d.stallBase || d.stallTransfer)) {
@@ -337,22 +347,12 @@ void TimelineWriter::writeDma(const Analyzer::Dma &d) {
 /// The DMA's async slice on its link's track and its parts: base
 /// latency, queue (waiting for the link), transfer and slack (until its
 /// WAIT).
-void TimelineWriter::writeDmaParts(
-    const Analyzer::Dma &d, const std::string &title,
-    const llvm::function_ref<JsonWriter &(JsonWriter &)> args) {
+void TimelineWriter::writeDmaParts(const Analyzer::Dma &d,
+                                   const std::string &title) {
   int tid = 4 + d.timing.link;
   std::string id = "dma" + std::to_string(d.timing.id);
   auto async = [&](const char *ph, const std::string &name, uint64_t c) {
-    JsonWriter &w = event().beginObject();
-    args(w)
-        .member("cat", "dma")
-        .member("id", id)
-        .member("name", name)
-        .member("ph", ph)
-        .member("pid", pid)
-        .member("tid", tid)
-        .member("ts", ts(c))
-        .endObject();
+    writeAsync(argsText, "dma", id, name, ph, tid, c);
   };
   uint64_t end = d.timing.complete;
   if (d.waitCycle && *d.waitCycle > end)
@@ -377,29 +377,47 @@ void TimelineWriter::writeDmaParts(
 /// far back the ISSUE could move in the relaxed model, to the bounding
 /// instruction or the start, on the backtail track; and the flow from the
 /// bounding instruction to the ISSUE.
-void TimelineWriter::writeBacktail(
-    const Analyzer::Dma &d, const std::string &title, uint64_t at,
-    const llvm::function_ref<JsonWriter &(JsonWriter &)> args) {
+void TimelineWriter::writeBacktail(const Analyzer::Dma &d,
+                                   const std::string &title, uint64_t at) {
   auto dep = depByIndex.find(d.index);
   if (dep == depByIndex.end())
     return;
   uint64_t from = dep->second->relaxed ? a.cycles.done(*dep->second->relaxed)
                                        : a.cycles.issue(0);
   std::string bid = "backtail" + std::to_string(d.timing.id);
-  for (const char *ph : {"b", "e"}) {
-    JsonWriter &w = event().beginObject();
-    args(w)
-        .member("cat", "backtail")
-        .member("id", bid)
-        .member("name", "backtail " + title)
-        .member("ph", ph)
-        .member("pid", pid)
-        .member("tid", backtailTid)
-        .member("ts", ts(ph[0] == 'b' ? std::min(from, at) : at))
-        .endObject();
-  }
+  std::string name = "backtail " + title;
+  writeAsync(argsText, "backtail", bid, name, "b", backtailTid,
+             std::min(from, at));
+  writeAsync(argsText, "backtail", bid, name, "e", backtailTid, at);
   if (dep->second->relaxed)
     writeBoundFlow(*dep->second->relaxed, at);
+}
+
+void TimelineWriter::writeAsync(llvm::StringRef args, llvm::StringRef cat,
+                                llvm::StringRef id, llvm::StringRef name,
+                                const char *ph, int tid, uint64_t cycle) {
+  auto append = [&](llvm::StringRef t) {
+    eventText.append(t.begin(), t.end());
+  };
+  eventText.clear();
+  append("{\"args\":");
+  append(args);
+  append(",\"cat\":");
+  JsonWriter::appendString(cat, eventText);
+  append(",\"id\":");
+  JsonWriter::appendString(id, eventText);
+  append(",\"name\":");
+  JsonWriter::appendString(name, eventText);
+  append(",\"ph\":");
+  JsonWriter::appendString(ph, eventText);
+  append(",\"pid\":");
+  append(std::to_string(pid));
+  append(",\"tid\":");
+  append(std::to_string(tid));
+  append(",\"ts\":");
+  times.append(ts(cycle), eventText);
+  eventText.push_back('}');
+  event().rawValue(eventText);
 }
 
 /// Backtail flow: from the bounding instruction `bound`'s slice (one per

@@ -118,11 +118,26 @@ JsonWriter &JsonWriter::value(llvm::StringRef s) {
   // was written by key().
   if (!stack.empty() && (!stack.back().isObject || stack.back().afterKey))
     beforeValue();
-  if (!needsEscape(s))
+  if (!needsEscape(s)) {
     os << '"' << s << '"';
-  else
-    os << dumpJson(nlohmann::json(s.str()));
+  } else {
+    llvm::SmallString<64> text;
+    appendString(s, text);
+    os << text;
+  }
   return *this;
+}
+
+void JsonWriter::appendString(llvm::StringRef s,
+                              llvm::SmallVectorImpl<char> &out) {
+  if (!needsEscape(s)) {
+    out.push_back('"');
+    out.append(s.begin(), s.end());
+    out.push_back('"');
+    return;
+  }
+  std::string text = dumpJson(nlohmann::json(s.str()));
+  out.append(text.begin(), text.end());
 }
 
 void JsonWriter::appendDouble(double d, llvm::SmallVectorImpl<char> &out) {

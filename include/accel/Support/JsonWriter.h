@@ -69,6 +69,9 @@ public:
   /// not finite). For callers that assemble many events of one fixed shape
   /// as text (timeline slices) and hand each to rawValue.
   static void appendDouble(double d, llvm::SmallVectorImpl<char> &out);
+  /// Appends `s` to `out` as value(s) writes it: between quotes, escaped
+  /// as nlohmann::json dumps a string (invalid UTF-8 replaced).
+  static void appendString(llvm::StringRef s, llvm::SmallVectorImpl<char> &out);
 
   /// key(k) then value(v).
   template <typename T> JsonWriter &member(llvm::StringRef k, const T &v) {
