@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -731,6 +732,56 @@ TEST(SimulatorTest, MxuRowsMatchTheRowAtATimeReference) {
         ++checked;
       }
   EXPECT_EQ(checked, 3u * kM * kN);
+}
+
+/// Wide rows: C is computed 4 rows x 16 columns at a time in registers
+/// (multiplyAccumulate), then the columns past the last whole block; every
+/// element must still be its products added in order of k, from 0 or (acc)
+/// from C: the bits of a scalar reference, for widths with and without a
+/// tail and an odd number of rows.
+TEST(SimulatorTest, MxuWideRowsMatchTheReference) {
+  MachineConfig config = MachineConfig::getDefault();
+  std::mt19937 rng(3416);
+  for (auto [m, n, k] :
+       {std::array<uint16_t, 3>{8, 40, 13}, std::array<uint16_t, 3>{5, 16, 7},
+        std::array<uint16_t, 3>{4, 32, 1}, std::array<uint16_t, 3>{9, 47, 5}}) {
+    auto randoms = [&](size_t count) {
+      std::vector<float> v(count);
+      for (float &x : v)
+        x = std::ldexp(float(int(rng() % 2001) - 1000), int(rng() % 30) - 15);
+      return v;
+    };
+    std::vector<float> a = randoms(m * k), b = randoms(k * n),
+                       c = randoms(m * n);
+    for (bool accumulate : {false, true}) {
+      isa::Program p = makeProgram({
+          li(1, kA),
+          li(2, kB),
+          li(3, kC),
+          matmul(3, 1, 2, m, n, k, k, n, accumulate),
+          halt(),
+      });
+      Simulator sim(config, p);
+      writeVmem(sim, kA, m, k, k, a);
+      writeVmem(sim, kB, k, n, n, b);
+      writeVmem(sim, kC, m, n, n, c);
+      auto r = sim.run();
+      ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+      std::vector<float> got = readVmem(sim, kC, m, n, n);
+      for (uint64_t i = 0; i < m; ++i)
+        for (uint64_t j = 0; j < n; ++j) {
+          float want = accumulate ? c[i * n + j] : 0.0f;
+          for (uint64_t kk = 0; kk < k; ++kk)
+            want += a[i * k + kk] * b[kk * n + j];
+          uint32_t wantBits, gotBits;
+          std::memcpy(&wantBits, &want, 4);
+          std::memcpy(&gotBits, &got[i * n + j], 4);
+          ASSERT_EQ(gotBits, wantBits)
+              << m << "x" << n << "x" << k << (accumulate ? " acc" : "")
+              << ": C[" << i << "][" << j << "]";
+        }
+    }
+  }
 }
 
 TEST(SimulatorTest, VpuLatencyAndBusyStall) {

@@ -132,10 +132,40 @@ static void multiplyAccumulate(float *acc, const float *const *ar,
     float *__restrict__ c1 = c0 + n;
     float *__restrict__ c2 = c1 + n;
     float *__restrict__ c3 = c2 + n;
+    // Blocks of 4 rows x 16 columns of C held in eight 8-lane vectors over
+    // all of kk: each step loads two vectors of B and multiplies and adds
+    // into registers, where the loop below loads and stores C for every
+    // kk (callgrind, run llama2_mlp: 0.43 host instructions per
+    // multiply-add against 0.61; issue 34).
+    typedef float V8 __attribute__((vector_size(32)));
+    uint64_t j0 = 0;
+    for (; j0 + 16 <= n; j0 += 16) {
+      V8 acc8[4][2];
+      float *const cRows[4] = {c0, c1, c2, c3};
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned h = 0; h < 2; ++h)
+          std::memcpy(&acc8[r][h], cRows[r] + j0 + 8 * h, sizeof(V8));
+      for (uint64_t kk = 0; kk < k; ++kk) {
+        V8 b0, b1;
+        std::memcpy(&b0, bp + kk * n + j0, sizeof(V8));
+        std::memcpy(&b1, bp + kk * n + j0 + 8, sizeof(V8));
+        for (unsigned r = 0; r < 4; ++r) {
+          float v = ar[r][kk];
+          acc8[r][0] += v * b0;
+          acc8[r][1] += v * b1;
+        }
+      }
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned h = 0; h < 2; ++h)
+          std::memcpy(cRows[r] + j0 + 8 * h, &acc8[r][h], sizeof(V8));
+    }
+    // The columns past the last whole block.
+    if (j0 == n)
+      return;
     for (uint64_t kk = 0; kk < k; ++kk) {
       float v0 = ar[0][kk], v1 = ar[1][kk], v2 = ar[2][kk], v3 = ar[3][kk];
       const float *__restrict__ brow = bp + kk * n;
-      for (uint64_t j = 0; j < n; ++j) {
+      for (uint64_t j = j0; j < n; ++j) {
         float bj = brow[j];
         c0[j] += v0 * bj;
         c1[j] += v1 * bj;
