@@ -13,9 +13,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 using namespace accel;
 
@@ -133,6 +138,51 @@ TEST(BulkVectorTest, CopiesAreDeepAndMovesTransferTheMapping) {
   EXPECT_EQ(small[5], 99u);
   small = BulkVector<uint32_t>(); // move-assign an empty one
   EXPECT_TRUE(small.empty());
+}
+
+// A mapping's pages are populated ahead of the appends, kPopulateBytes at
+// a time: the array's capacity (what push_back fills without a call out of
+// line) stays within that much of its size, and the pages up to it are
+// resident before they are written.
+TEST(BulkVectorTest, MappingPagesArePopulatedAheadABoundedAmount) {
+  using V = BulkVector<uint64_t>;
+  V v;
+  size_t ahead = V::kPopulateBytes / sizeof(uint64_t);
+  size_t maxAhead = 0;
+  // 24 MiB and a bit: the last element lands inside a populated chunk.
+  for (uint64_t i = 0; i < (uint64_t(24) << 20) / sizeof(uint64_t) + 1000;
+       ++i) {
+    v.push_back(i * 7);
+    if (v.size() * sizeof(uint64_t) > 2 * V::kMapBytes)
+      maxAhead = std::max(maxAhead, v.capacity() - v.size());
+  }
+  for (uint64_t i = 0; i < v.size(); ++i)
+    ASSERT_EQ(v[i], i * 7) << "element " << i;
+  // At most one populated chunk ahead (and a page of rounding).
+  EXPECT_LE(maxAhead, ahead + 4096 / sizeof(uint64_t));
+  EXPECT_GE(maxAhead, ahead / 2);
+#ifdef __linux__
+  // The populated pages past the last element are resident already, where
+  // the kernel has MADV_POPULATE_WRITE (Linux 5.14).
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  uintptr_t first = (uintptr_t(v.data() + v.size()) + page - 1) / page * page;
+  uintptr_t last = uintptr_t(v.data() + v.capacity()) / page * page;
+  if (last <= first)
+    GTEST_SKIP() << "no whole page populated past the last element";
+  void *probe = mmap(nullptr, page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(probe, MAP_FAILED);
+  bool supported = madvise(probe, page, 23 /*MADV_POPULATE_WRITE*/) == 0;
+  munmap(probe, page);
+  if (!supported)
+    GTEST_SKIP() << "the kernel has no MADV_POPULATE_WRITE";
+  std::vector<unsigned char> resident((last - first) / page);
+  ASSERT_EQ(
+      mincore(reinterpret_cast<void *>(first), last - first, resident.data()),
+      0);
+  for (size_t k = 0; k < resident.size(); ++k)
+    EXPECT_TRUE(resident[k] & 1) << "page " << k << " past the last element";
+#endif
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
 #include <cstdlib>
 #ifdef __linux__
 #include <sys/mman.h>
@@ -51,6 +52,23 @@ void *detail::growBulk(void *data, size_t &capacityBytes, size_t usedBytes,
     llvm::report_bad_alloc_error("BulkVector: out of memory");
   capacityBytes = newBytes;
   return p;
+}
+
+size_t detail::populateBulk(void *data, size_t capacityBytes, size_t readyBytes,
+                            size_t neededBytes) {
+  size_t to =
+      std::max(neededBytes, readyBytes + BulkVector<char>::kPopulateBytes);
+#ifdef __linux__
+  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  to = std::min(capacityBytes, (to + page - 1) / page * page);
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 // Linux 5.14
+#endif
+  if (to > readyBytes)
+    (void)madvise(static_cast<char *>(data) + readyBytes, to - readyBytes,
+                  MADV_POPULATE_WRITE);
+#endif
+  return std::min(capacityBytes, to);
 }
 
 void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {

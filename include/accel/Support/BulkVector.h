@@ -18,6 +18,15 @@
 // but up to 0.2 s of system time in a run where the kernel compacted memory
 // for them, and 5 MB more peak memory. They are not asked for.
 //
+// A mapping's pages are faulted in ahead of the appends, kPopulateBytes at a
+// time (madvise MADV_POPULATE_WRITE, Linux 5.14; elsewhere, or where the
+// kernel refuses, the pages fault in one by one as before): one system
+// call for 64 pages costs less than 64 page faults. On a 2-vCPU AMD EPYC
+// under Firecracker (2026-12-01), whose page faults cost about 12 us each,
+// pages populated 256 KiB at a time cost 5.3 us each (a microbenchmark);
+// on the host of sessions 39-41, 1.7 against 2.2 us. At most kPopulateBytes
+// per array are populated ahead of its last element.
+//
 // glibc's realloc would do the mremap itself for a chunk it had mmap'ed,
 // but its mmap threshold rises with every large free (to 32 MiB), so the
 // arrays that matter end up in the heap, where realloc copies.
@@ -45,6 +54,13 @@ void *growBulk(void *data, size_t &capacityBytes, size_t usedBytes,
                size_t newBytes, bool &mapped);
 /// Frees a block growBulk returned.
 void freeBulk(void *data, size_t capacityBytes, bool mapped);
+/// Populates the pages of the mapping `data` (of `capacityBytes`) from
+/// `readyBytes` (a page boundary; bytes below it are populated) to cover at
+/// least `neededBytes` and kPopulateBytes more where the mapping has them.
+/// Returns the new ready size: a page multiple, at most `capacityBytes`.
+/// A refusal by the kernel is not an error (the pages fault in on use).
+size_t populateBulk(void *data, size_t capacityBytes, size_t readyBytes,
+                    size_t neededBytes);
 } // namespace detail
 
 /// A std::vector-like array of trivially copyable `T` (the subset the
@@ -59,6 +75,8 @@ public:
   using const_iterator = const T *;
   /// Arrays of at least this many bytes live in their own mapping.
   static constexpr size_t kMapBytes = size_t(1) << 20;
+  /// A mapping's pages are populated this many bytes ahead at a time.
+  static constexpr size_t kPopulateBytes = size_t(256) << 10;
 
   BulkVector() = default;
   BulkVector(const BulkVector &o) { *this = o; }
@@ -84,11 +102,14 @@ public:
     std::swap(count, o.count);
     std::swap(capBytes, o.capBytes);
     std::swap(capElems, o.capElems);
+    std::swap(readyBytes, o.readyBytes);
     std::swap(mapped, o.mapped);
   }
 
   size_t size() const { return count; }
   bool empty() const { return count == 0; }
+  /// Elements that fit without a call out of line: in the heap block, or
+  /// in the populated part of the mapping.
   size_t capacity() const { return capElems; }
   T *data() { return ptr; }
   const T *data() const { return ptr; }
@@ -146,16 +167,25 @@ public:
   }
 
 private:
-  /// Room for at least `n` elements, doubling as std::vector does.
+  /// Room for at least `n` elements: the next populated pages of the
+  /// mapping, or a block of twice the size, as std::vector grows.
   void grow(size_t n) {
-    size_t want = capacity() * 2;
-    if (want < n)
-      want = n;
-    if (want < 16)
-      want = 16;
-    ptr = static_cast<T *>(detail::growBulk(ptr, capBytes, count * sizeof(T),
-                                            want * sizeof(T), mapped));
-    capElems = capBytes / sizeof(T);
+    size_t need = n * sizeof(T);
+    if (!mapped || need > capBytes) {
+      size_t want = 2 * (capBytes / sizeof(T));
+      if (want < n)
+        want = n;
+      if (want < 16)
+        want = 16;
+      bool wasMapped = mapped;
+      ptr = static_cast<T *>(detail::growBulk(ptr, capBytes, count * sizeof(T),
+                                              want * sizeof(T), mapped));
+      if (mapped && !wasMapped) // the copy touched the pages of its bytes
+        readyBytes = 0;
+    }
+    if (mapped)
+      readyBytes = detail::populateBulk(ptr, capBytes, readyBytes, need);
+    capElems = (mapped ? readyBytes : capBytes) / sizeof(T);
   }
 
   T *ptr = nullptr;
@@ -164,6 +194,8 @@ private:
   /// capBytes / sizeof(T), kept: push_back compares with it, and a division
   /// by a size that is not a power of two is several instructions.
   size_t capElems = 0;
+  /// The populated bytes of a mapping, from its start (a page multiple).
+  size_t readyBytes = 0;
   bool mapped = false;
 };
 
