@@ -424,7 +424,7 @@ TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
     VmemTracker::UnusedSeries u = v.unused(bucket, total);
     uint64_t n = (total + bucket - 1) / bucket;
     ASSERT_EQ(u.unusedFraction.size(), n);
-    std::vector<uint64_t> freeSum(n, 0), runSum(n, 0);
+    std::vector<uint64_t> freeSum(n, 0), runSum(n, 0), freeAt, runAt;
     for (uint64_t c = 0; c < total; ++c) {
       uint64_t free = 0, run = 0, longest = 0;
       for (uint64_t p = 0; p < pages; ++p) {
@@ -435,12 +435,44 @@ TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
       }
       freeSum[c / bucket] += free;
       runSum[c / bucket] += longest;
+      freeAt.push_back(free);
+      runAt.push_back(longest);
     }
     for (uint64_t k = 0; k < n; ++k) {
       double width = double(std::min(bucket, total - k * bucket)) * pages;
       EXPECT_DOUBLE_EQ(u.unusedFraction[k], double(freeSum[k]) / width)
           << "trial " << trial << " bucket " << k;
       EXPECT_DOUBLE_EQ(u.largestRunFraction[k], double(runSum[k]) / width)
+          << "trial " << trial << " bucket " << k;
+    }
+    // The medians over cycles: the lower median, the value at index
+    // (total - 1) / 2 of the sorted per-cycle values.
+    llvm::sort(freeAt);
+    llvm::sort(runAt);
+    EXPECT_DOUBLE_EQ(u.medianUnusedFraction,
+                     double(freeAt[(total - 1) / 2]) / double(pages))
+        << "trial " << trial;
+    EXPECT_DOUBLE_EQ(u.medianLargestRunFraction,
+                     double(runAt[(total - 1) / 2]) / double(pages))
+        << "trial " << trial;
+    // buckets(): a page is used in a bucket when a lifetime read before
+    // its next write is live at some cycle of it, [start, last read]
+    // (partial overwrites count as reads).
+    std::vector<VmemTracker::Bucket> bk = v.buckets(bucket, total, 0);
+    ASSERT_EQ(bk.size(), n);
+    for (uint64_t k = 0; k < n; ++k) {
+      uint64_t used = 0, run = 0, longest = 0;
+      for (uint64_t p = 0; p < pages; ++p) {
+        bool u = llvm::any_of(ref.lives[p], [&](const PageModel::Life &l) {
+          return l.read && std::min(n - 1, l.start / bucket) <= k &&
+                 k <= std::min(n - 1, l.lastRead / bucket);
+        });
+        used += u;
+        run = u ? 0 : run + 1;
+        longest = std::max(longest, run);
+      }
+      EXPECT_EQ(bk[k].usedPages, used) << "trial " << trial << " bucket " << k;
+      EXPECT_EQ(bk[k].largestFreeRun, longest)
           << "trial " << trial << " bucket " << k;
     }
   }

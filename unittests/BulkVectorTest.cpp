@@ -185,4 +185,40 @@ TEST(BulkVectorTest, MappingPagesArePopulatedAheadABoundedAmount) {
 #endif
 }
 
+// A ZeroedArray holds zero bytes and, past kZeroMapBytes, touches none of
+// its pages until they are used: a page-indexed table costs the pages a
+// run writes (issue 34).
+TEST(ZeroedArrayTest, StartsZeroAndUntouched) {
+  struct Entry {
+    uint64_t a;
+    uint32_t b;
+    bool c;
+  };
+  ZeroedArray<Entry> small(100); // calloc
+  for (size_t i = 0; i < small.size(); ++i)
+    ASSERT_TRUE(small[i].a == 0 && small[i].b == 0 && !small[i].c) << i;
+  size_t n = (size_t(8) << 20) / sizeof(uint64_t); // 8 MiB: a mapping
+  ZeroedArray<uint64_t> big(n);
+  ASSERT_EQ(big.size(), n);
+#ifdef __linux__
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  auto resident = [&] {
+    uintptr_t first = uintptr_t(&big[0]) / page * page;
+    size_t pages = (uintptr_t(&big[0] + n) - first + page - 1) / page;
+    std::vector<unsigned char> v(pages);
+    EXPECT_EQ(mincore(reinterpret_cast<void *>(first), pages * page, v.data()),
+              0);
+    return size_t(llvm::count_if(v, [](unsigned char r) { return r & 1; }));
+  };
+  EXPECT_EQ(resident(), 0u) << "a new ZeroedArray's pages were touched";
+  big[n / 2] = 42;
+  EXPECT_EQ(resident(), 1u);
+#endif
+  for (size_t i = 0; i < n; i += 4099)
+    ASSERT_EQ(big[i], i == n / 2 ? 42u : 0u) << i;
+  ZeroedArray<uint64_t> moved = std::move(big);
+  EXPECT_EQ(moved.size(), n);
+  EXPECT_EQ(moved[n / 2], 42u);
+}
+
 } // namespace

@@ -75,6 +75,10 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
   if (begin >= end)
     return;
   uint64_t first = pageOf(begin), last = pageOf(end - 1);
+  if (first < pages) {
+    writtenBegin = std::min(writtenBegin, first);
+    writtenEnd = std::max(writtenEnd, std::min(last + 1, pages));
+  }
   std::optional<uint64_t> entry; // this write's entry, taken on first use
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
@@ -110,7 +114,7 @@ void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
 }
 
 void VmemTracker::finish() {
-  for (uint64_t p = 0; p < pages; ++p)
+  for (uint64_t p = writtenBegin; p < writtenEnd; ++p)
     close(uint32_t(p), state[p]);
   // unused() sweeps the lifetimes in order of their start: the entries
   // were taken in the order their writes began, unless accesses came out
@@ -135,23 +139,37 @@ std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
                                                       unsigned blocks) const {
   uint64_t n =
       std::max<uint64_t>(1, llvm::divideCeil(totalCycles, bucketCycles));
-  // used[b * words + w] is word w of the bitmap of the pages live at some
-  // cycle of bucket b; the bits past the last page are set (they end a
-  // free run) and not counted. Whole words at a time: a VMEM of 32768
-  // pages over 200 buckets is 6.5 M pages to visit one by one (issue 34).
+  // One bucket at a time: `used` is the bitmap of the pages live at some
+  // cycle of bucket b, word by word (a bit set: used; the bits past the
+  // last page are set, as they end a free run, and not counted), made from
+  // the lifetimes that overlap the bucket. Both arrays of lifetimes are in
+  // order of start (finish()), so a lifetime joins `active` at its first
+  // bucket and leaves after its last. Whole words at a time: a VMEM of
+  // 32768 pages over 200 buckets is 6.5 M pages to visit one by one, and a
+  // bitmap of every bucket at once was 800 KB, mostly zeros, faulted in
+  // for every run (issue 34).
   uint64_t words = llvm::divideCeil(pages, 64);
-  std::vector<uint64_t> used(n * words, 0);
-  auto mark = [&](const Interval &iv) {
-    uint64_t b0 = std::min(n - 1, iv.start / bucketCycles);
-    uint64_t b1 = std::min(n - 1, endOf(iv) / bucketCycles);
-    for (uint64_t b = b0; b <= b1; ++b)
-      for (uint64_t p = iv.page; p < uint64_t(iv.page) + iv.pages; ++p)
-        used[b * words + p / 64] |= uint64_t(1) << (p % 64);
+  std::vector<uint64_t> used(words, 0);
+  auto firstBucket = [&](const Interval &iv) {
+    return std::min(n - 1, iv.start / bucketCycles);
   };
-  for (const Interval &iv : intervals)
-    mark(iv);
-  for (const Interval &iv : unmerged)
-    mark(iv);
+  auto lastBucket = [&](const Interval &iv) {
+    return std::min(n - 1, endOf(iv) / bucketCycles);
+  };
+  std::vector<const Interval *> active;
+  size_t nextMain = 0, nextRest = 0;
+  auto mark = [&](uint64_t b) {
+    while (nextMain < intervals.size() && firstBucket(intervals[nextMain]) <= b)
+      active.push_back(&intervals[nextMain++]);
+    while (nextRest < unmerged.size() && firstBucket(unmerged[nextRest]) <= b)
+      active.push_back(&unmerged[nextRest++]);
+    llvm::erase_if(active,
+                   [&](const Interval *iv) { return lastBucket(*iv) < b; });
+    std::fill(used.begin(), used.end(), 0);
+    for (const Interval *iv : active)
+      for (uint64_t p = iv->page; p < uint64_t(iv->page) + iv->pages; ++p)
+        used[p / 64] |= uint64_t(1) << (p % 64);
+  };
   uint64_t padding = pages % 64 ? ~uint64_t(0) << (pages % 64) : 0;
   uint64_t pagesPerBlock =
       blocks ? std::max<uint64_t>(1, pages / blocks) : pages;
@@ -160,7 +178,8 @@ std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
     Bucket &bk = out[b];
     bk.start = b * bucketCycles;
     bk.blockUsed.assign(blocks, 0);
-    uint64_t *bits = used.data() + b * words;
+    mark(b);
+    uint64_t *bits = used.data();
     if (padding)
       bits[words - 1] |= padding;
     uint64_t run = 0; // free pages since the last used one
@@ -304,15 +323,19 @@ private:
   std::vector<uint64_t> dirty; ///< leaves of words set since the update
 };
 
-/// The lower median of values 0..hist.size()-1 weighted by hist (cycles).
-uint64_t weightedMedian(const std::vector<uint64_t> &hist, uint64_t total) {
+/// The lower median of the values pages - u, weighted by hist[u] (cycles;
+/// u past the end: none), over `total` cycles: the values are counted from
+/// the top, so a run that uses a few pages keeps a histogram of a few
+/// entries. With no weight at all, `pages`.
+uint64_t weightedMedian(const std::vector<uint64_t> &hist, uint64_t total,
+                        uint64_t pages) {
   uint64_t seen = 0;
-  for (uint64_t v = 0; v < hist.size(); ++v) {
-    seen += hist[v];
+  for (size_t u = hist.size(); u-- > 0;) {
+    seen += hist[u];
     if (2 * seen >= total)
-      return v;
+      return pages - u;
   }
-  return hist.empty() ? 0 : hist.size() - 1;
+  return pages;
 }
 
 /// What VmemTracker::unused adds up over its spans of constant state: page-
@@ -320,16 +343,16 @@ uint64_t weightedMedian(const std::vector<uint64_t> &hist, uint64_t total) {
 /// value, for the medians.
 struct UnusedAccumulator {
   UnusedAccumulator(uint64_t buckets, uint64_t bucketCycles, uint64_t pages)
-      : bucketCycles(bucketCycles), unusedSum(buckets, 0), runSum(buckets, 0),
-        unusedHist(pages + 1, 0), runHist(pages + 1, 0) {}
+      : bucketCycles(bucketCycles), pages(pages), unusedSum(buckets, 0),
+        runSum(buckets, 0) {}
 
   /// Cycles [t, next) with `free` unused pages, the longest run of them
   /// `run` pages; t at or after the previous call's t (the spans come in
   /// order, so the bucket is found by stepping, not by a 64-bit division
   /// per span).
   void add(uint64_t t, uint64_t next, uint64_t free, uint64_t run) {
-    unusedHist[free] += next - t;
-    runHist[run] += next - t;
+    count(unusedHist, pages - free, next - t);
+    count(runHist, pages - run, next - t);
     for (uint64_t c = t; c < next;) {
       while (c >= bucketEnd) {
         ++bucket;
@@ -352,15 +375,25 @@ struct UnusedAccumulator {
       out.largestRunFraction[k] = runSum[k] / pageCycles;
     }
     out.medianUnusedFraction =
-        double(weightedMedian(unusedHist, total)) / double(pages);
+        double(weightedMedian(unusedHist, total, pages)) / double(pages);
     out.medianLargestRunFraction =
-        double(weightedMedian(runHist, total)) / double(pages);
+        double(weightedMedian(runHist, total, pages)) / double(pages);
   }
 
-  uint64_t bucketCycles;
+  /// Adds `cycles` to hist[u], growing it to hold u.
+  static void count(std::vector<uint64_t> &hist, uint64_t u, uint64_t cycles) {
+    if (u >= hist.size())
+      hist.resize(u + 1, 0);
+    hist[u] += cycles;
+  }
+
+  uint64_t bucketCycles, pages;
   /// The bucket of the last span added, and where it ends.
   uint64_t bucket = 0, bucketEnd = bucketCycles;
   std::vector<double> unusedSum, runSum;
+  /// Cycles per number of pages not unused (pages - free) and per pages
+  /// outside the longest unused run (pages - run): the few first entries
+  /// for a program that uses little of VMEM.
   std::vector<uint64_t> unusedHist, runHist;
 };
 } // namespace
@@ -430,7 +463,7 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   };
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
   FreeRunTree tree(pages);
-  std::vector<uint32_t> liveCount(pages, 0);
+  ZeroedArray<uint32_t> liveCount(pages); // touched where pages are used
   uint64_t usedPages = 0;
   UnusedAccumulator acc(n, bucketCycles, pages);
   UsedByStart<BulkVector<Interval>, std::vector<Interval>> lives(

@@ -71,6 +71,27 @@ size_t detail::populateBulk(void *data, size_t capacityBytes, size_t readyBytes,
   return std::min(capacityBytes, to);
 }
 
+void *detail::allocZeroed(size_t bytes, bool &mapped) {
+  mapped = false;
+  if (!bytes)
+    return nullptr;
+#ifdef __linux__
+  if (bytes >= kZeroMapBytes) {
+    // No MAP_POPULATE: untouched pages are never faulted in.
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      llvm::report_bad_alloc_error("ZeroedArray: out of memory");
+    mapped = true;
+    return p;
+  }
+#endif
+  void *p = std::calloc(1, bytes);
+  if (!p)
+    llvm::report_bad_alloc_error("ZeroedArray: out of memory");
+  return p;
+}
+
 void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {
 #ifdef __linux__
   if (mapped) {

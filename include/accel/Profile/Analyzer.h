@@ -116,6 +116,8 @@ public:
 
 private:
   struct Interval;
+  /// A page's state; all zero bytes is a page never written (`state`
+  /// starts so, untouched).
   struct PageState {
     /// lastRead also counts partial overwrites; lastUse only reads.
     uint64_t writeCycle = 0, lastRead = 0, lastUse = 0;
@@ -163,7 +165,13 @@ private:
   void close(uint32_t page, PageState &s);
 
   uint64_t pageBytes, pages;
-  std::vector<PageState> state;
+  /// Per page; only the pages a run writes are touched (a small program
+  /// on a 32768-page VMEM writes a few hundred).
+  ZeroedArray<PageState> state;
+  /// The pages [writtenBegin, writtenEnd) hold every page ever written
+  /// (empty when none was): finish() closes those, reading no other
+  /// page's state.
+  uint64_t writtenBegin = UINT64_MAX, writtenEnd = 0;
   /// log2(pageBytes) when it is a power of two (the usual page), else -1.
   int pageShift;
   /// The page holding byte `addr`: a shift for the usual page size, not a

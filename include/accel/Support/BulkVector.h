@@ -31,6 +31,12 @@
 // but its mmap threshold rises with every large free (to 32 MiB), so the
 // arrays that matter end up in the heap, where realloc copies.
 //
+// ZeroedArray is the fixed-size counterpart for tables indexed by page or
+// by value, of which a run touches a few entries: its memory comes from
+// the kernel as zero pages that are never written until used (for the same
+// reason calloc is not enough: past a large free, glibc serves it from the
+// heap with a memset of the whole block).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ACCEL_SUPPORT_BULKVECTOR_H
@@ -45,6 +51,8 @@
 namespace accel {
 
 namespace detail {
+/// ZeroedArray blocks of at least this many bytes are mappings.
+constexpr size_t kZeroMapBytes = size_t(64) << 10;
 /// Resizes the block `data` of `capacityBytes` (null and 0 for none), of
 /// which the first `usedBytes` are kept, to at least `newBytes` (above
 /// `capacityBytes`); `mapped` says whether the block is a mapping and is
@@ -52,8 +60,13 @@ namespace detail {
 /// Out of memory: llvm::report_bad_alloc_error (as SmallVector does).
 void *growBulk(void *data, size_t &capacityBytes, size_t usedBytes,
                size_t newBytes, bool &mapped);
-/// Frees a block growBulk returned.
+/// Frees a block growBulk or allocZeroed returned.
 void freeBulk(void *data, size_t capacityBytes, bool mapped);
+/// A block of `bytes` zero bytes (null for 0) whose pages are not written:
+/// a fresh anonymous mapping from kZeroMapBytes up (its pages fault in on
+/// first use, as the kernel's zero pages), else calloc. Sets `mapped`.
+/// Out of memory: llvm::report_bad_alloc_error.
+void *allocZeroed(size_t bytes, bool &mapped);
 /// Populates the pages of the mapping `data` (of `capacityBytes`) from
 /// `readyBytes` (a page boundary; bytes below it are populated) to cover at
 /// least `neededBytes` and kPopulateBytes more where the mapping has them.
@@ -196,6 +209,46 @@ private:
   size_t capElems = 0;
   /// The populated bytes of a mapping, from its start (a page multiple).
   size_t readyBytes = 0;
+  bool mapped = false;
+};
+
+/// A fixed-size array of `n` trivially copyable `T`, all zero bytes, whose
+/// memory is not written when it is made: a per-page table (one entry per
+/// VMEM page, say) of which a run touches a few entries costs the pages it
+/// touches, not a fault and a memset for every page of the table (on a
+/// host where a page fault costs about 10 us, a 1.3 MB table is 3 ms of a
+/// 25 ms run). T's value-initialized state must be all zero bytes: the
+/// array holds that state, not T().
+template <typename T> class ZeroedArray {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "ZeroedArray's elements start as zero bytes");
+
+public:
+  ZeroedArray() = default;
+  explicit ZeroedArray(size_t n) : count(n) {
+    ptr = static_cast<T *>(detail::allocZeroed(n * sizeof(T), mapped));
+  }
+  ZeroedArray(const ZeroedArray &) = delete;
+  ZeroedArray &operator=(const ZeroedArray &) = delete;
+  ZeroedArray(ZeroedArray &&o) noexcept { swap(o); }
+  ZeroedArray &operator=(ZeroedArray &&o) noexcept {
+    swap(o);
+    return *this;
+  }
+  ~ZeroedArray() { detail::freeBulk(ptr, count * sizeof(T), mapped); }
+
+  void swap(ZeroedArray &o) noexcept {
+    std::swap(ptr, o.ptr);
+    std::swap(count, o.count);
+    std::swap(mapped, o.mapped);
+  }
+  size_t size() const { return count; }
+  T &operator[](size_t i) { return ptr[i]; }
+  const T &operator[](size_t i) const { return ptr[i]; }
+
+private:
+  T *ptr = nullptr;
+  size_t count = 0;
   bool mapped = false;
 };
 
