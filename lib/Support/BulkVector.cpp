@@ -73,23 +73,25 @@ size_t detail::populateBulk(void *data, size_t capacityBytes, size_t readyBytes,
 
 void *detail::allocZeroed(size_t bytes, bool &mapped) {
   mapped = false;
-  if (!bytes)
-    return nullptr;
 #ifdef __linux__
   if (bytes >= kZeroMapBytes) {
-    // No MAP_POPULATE: untouched pages are never faulted in.
+    // No MAP_POPULATE: untouched pages are never faulted in. (calloc would
+    // do the same for a block above glibc's mmap threshold, but that rises
+    // with every large free, up to 32 MiB, and below it calloc clears the
+    // block.)
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
-      llvm::report_bad_alloc_error("ZeroedArray: out of memory");
+      return nullptr;
     mapped = true;
     return p;
   }
 #endif
-  void *p = std::calloc(1, bytes);
-  if (!p)
-    llvm::report_bad_alloc_error("ZeroedArray: out of memory");
-  return p;
+  return std::calloc(1, bytes ? bytes : 1);
+}
+
+void detail::reportBadAlloc(const char *what) {
+  llvm::report_bad_alloc_error(what);
 }
 
 void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {

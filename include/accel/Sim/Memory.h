@@ -4,6 +4,7 @@
 #define ACCEL_SIM_MEMORY_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Support/BulkVector.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -216,27 +217,6 @@ private:
   /// initialized HBM buffers, or zeros without `initHbm`).
   void initialHbmBytes(uint64_t addr, uint64_t n, uint8_t *out) const;
 
-  /// Zeroed bytes from calloc: a large block comes as untouched zero pages
-  /// from the OS, so a run does not pay for clearing all of VMEM up front,
-  /// and pages it never touches cost no memory. Empty until allocate().
-  struct ZeroedBytes {
-    /// Allocates `n` zeroed bytes; false (and still empty) when calloc
-    /// fails.
-    bool allocate(size_t n) {
-      bytes.reset(static_cast<uint8_t *>(std::calloc(n ? n : 1, 1)));
-      this->n = bytes ? n : 0;
-      return bool(bytes);
-    }
-    uint8_t *data() const { return bytes.get(); }
-    size_t size() const { return n; }
-
-  private:
-    struct Free {
-      void operator()(uint8_t *p) const { std::free(p); }
-    };
-    std::unique_ptr<uint8_t, Free> bytes;
-    size_t n = 0;
-  };
   /// VMEM's bytes, allocated on first use.
   uint8_t *vmemData() {
     if (LLVM_UNLIKELY(!vmem.data()))
@@ -258,7 +238,10 @@ private:
   /// The VMEM capacity (vmem.bytes) and the bytes allocated for it
   /// (getVmemExtent).
   uint64_t vmemBytes = 0, vmemExtent = 0;
-  ZeroedBytes vmem;
+  /// Untouched zero pages until written, so a run does not pay for
+  /// clearing all of VMEM up front, and pages it never touches cost no
+  /// memory. Empty until allocateVmem().
+  ZeroedArray<uint8_t> vmem;
   /// copyTile's staging: one row, or an overlapping source's snapshot.
   std::vector<uint8_t> staging;
   bool initHbm = true;

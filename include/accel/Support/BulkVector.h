@@ -62,11 +62,14 @@ void *growBulk(void *data, size_t &capacityBytes, size_t usedBytes,
                size_t newBytes, bool &mapped);
 /// Frees a block growBulk or allocZeroed returned.
 void freeBulk(void *data, size_t capacityBytes, bool mapped);
-/// A block of `bytes` zero bytes (null for 0) whose pages are not written:
-/// a fresh anonymous mapping from kZeroMapBytes up (its pages fault in on
-/// first use, as the kernel's zero pages), else calloc. Sets `mapped`.
-/// Out of memory: llvm::report_bad_alloc_error.
+/// A block of `bytes` zero bytes (a 1-byte block for 0) whose pages are
+/// not written: a fresh anonymous mapping from kZeroMapBytes up (its pages
+/// fault in on first use, as the kernel's zero pages), else calloc. Sets
+/// `mapped`. Null when the memory cannot be had.
 void *allocZeroed(size_t bytes, bool &mapped);
+/// llvm::report_bad_alloc_error with `what` (out of line: the header stays
+/// free of LLVM's).
+[[noreturn]] void reportBadAlloc(const char *what);
 /// Populates the pages of the mapping `data` (of `capacityBytes`) from
 /// `readyBytes` (a page boundary; bytes below it are populated) to cover at
 /// least `neededBytes` and kPopulateBytes more where the mapping has them.
@@ -224,9 +227,12 @@ template <typename T> class ZeroedArray {
                 "ZeroedArray's elements start as zero bytes");
 
 public:
+  /// No array: data() is null.
   ZeroedArray() = default;
-  explicit ZeroedArray(size_t n) : count(n) {
-    ptr = static_cast<T *>(detail::allocZeroed(n * sizeof(T), mapped));
+  /// `n` elements. Out of memory: llvm::report_bad_alloc_error.
+  explicit ZeroedArray(size_t n) {
+    if (!allocate(n))
+      detail::reportBadAlloc("ZeroedArray: out of memory");
   }
   ZeroedArray(const ZeroedArray &) = delete;
   ZeroedArray &operator=(const ZeroedArray &) = delete;
@@ -242,7 +248,20 @@ public:
     std::swap(count, o.count);
     std::swap(mapped, o.mapped);
   }
+  /// Replaces the array with `n` zeroed elements (data() is not null, even
+  /// for 0). False, and no array, when the memory cannot be had (n *
+  /// sizeof(T) overflowing included): for a caller that reports its own
+  /// error.
+  bool allocate(size_t n) {
+    ZeroedArray().swap(*this);
+    if (n > SIZE_MAX / sizeof(T))
+      return false;
+    ptr = static_cast<T *>(detail::allocZeroed(n * sizeof(T), mapped));
+    count = ptr ? n : 0;
+    return ptr != nullptr;
+  }
   size_t size() const { return count; }
+  T *data() const { return ptr; }
   T &operator[](size_t i) { return ptr[i]; }
   const T &operator[](size_t i) const { return ptr[i]; }
 
