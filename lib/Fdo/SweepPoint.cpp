@@ -9,6 +9,7 @@
 #include "accel/Fdo/SweepPoint.h"
 #include "accel/Fdo/Load.h"
 #include "accel/Fdo/NpyIO.h"
+#include "accel/InitAccel.h"
 #include "accel/Replay/Replayer.h"
 #include "accel/Target/AccelToISA.h"
 
@@ -47,7 +48,7 @@ SweepRow accel::evaluateProgramPoint(const DialectRegistry &registry,
   SweepRow row;
   row.configHash = config.hash();
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
+  loadAccelDialects(ctx);
   ctx.printOpOnDiagnostic(false);
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);

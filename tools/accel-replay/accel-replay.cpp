@@ -550,7 +550,7 @@ int main(int argc, char **argv) {
   registerCanonicalizerPass();
   registerCSEPass();
   MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  loadAccelDialects(ctx);
   ctx.printOpOnDiagnostic(false);
   int rc = dispatch(ctx, argv[0]);
   // Whatever went to stdout (reports, listings) must have arrived: a full

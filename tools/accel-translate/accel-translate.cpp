@@ -78,7 +78,7 @@ static OwningOpRef<ModuleOp> loadProgram(llvm::SourceMgr &sourceMgr,
   DialectRegistry registry;
   registerFrontendDialects(registry);
   context->appendDialectRegistry(registry);
-  context->loadAllAvailableDialects();
+  loadAccelDialects(*context);
   auto loaded = loadMachineConfig(configFile);
   if (!loaded) {
     (void)fail(llvm::toString(loaded.takeError()));
