@@ -62,10 +62,9 @@ def cases(min_chips, max_chips):
                         yield op, algo, n, top, dims, rows
 
 
-def run(tool_dir, case, tmp, analyze_max=64):
-    op, algo, n, top, dims, rows = case
-    name = "%s-%s-%d-%s-%d" % (op, algo, n, top, rows)
-    d = os.path.join(tmp, name)
+def write_case(d, op, algo, n, top, dims, rows):
+    """Writes the program of a case and its machine config into the new
+    directory d; returns their paths."""
     os.makedirs(d)
     cc.ROWS = rows  # the block rows (an all-reduce: the tile's)
     prog = os.path.join(d, "p.mlir")
@@ -74,6 +73,38 @@ def run(tool_dir, case, tmp, analyze_max=64):
     cfg = os.path.join(d, "c.json")
     with open(cfg, "w") as f:
         json.dump({"chips": n, "ici": {"topology": top, "dims": dims}}, f)
+    return prog, cfg
+
+
+def frame_key(case):
+    """What the frame of a case depends on: all but its algorithm."""
+    op, algo, n, top, dims, rows = case
+    return (op, n, top, tuple(dims), rows)
+
+
+def run_frame(tool_dir, key, tmp):
+    """The total cycles of a case's program without its collective (its
+    load and store of the data, which the collective's own cycles
+    exclude), the same for every algorithm of the case."""
+    op, n, top, dims, rows = key
+    d = os.path.join(tmp, "frame-%s-%d-%s-%d" % (op, n, top, rows))
+    prog, cfg = write_case(d, op, "direct", n, top, list(dims), rows)
+    frame = os.path.join(d, "frame.mlir")
+    with open(frame, "w") as f:
+        f.write("".join(l for l in open(prog) if "accel." + op not in l))
+    subprocess.run([os.path.join(tool_dir, "accel-replay"), "run", frame,
+                    "--config", cfg, "-o", os.path.join(d, "f"),
+                    "--analyze=false"], check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(d, "f", "metrics.json")) as f:
+        return json.load(f)["total_cycles"]
+
+
+def run(tool_dir, case, tmp, analyze_max=64):
+    """A case's cycles, its alpha-beta estimates and its system bound (None
+    if the algorithm does not apply; {"error": ...} if the run failed)."""
+    op, algo, n, top, dims, rows = case
+    d = os.path.join(tmp, "%s-%s-%d-%s-%d" % (op, algo, n, top, rows))
+    prog, cfg = write_case(d, op, algo, n, top, dims, rows)
     opts = "chips=%d topology=%s remarks=true%s" % (
         n, top, " dims=" + ",".join(map(str, dims)) if dims else "")
     p = subprocess.run([os.path.join(tool_dir, "accel-opt"), prog,
@@ -95,17 +126,7 @@ def run(tool_dir, case, tmp, analyze_max=64):
         return {"case": case, "error": p.stderr.strip().splitlines()[-1]}
     with open(os.path.join(d, "o", "metrics.json")) as f:
         metrics = json.load(f)
-    # The same program without the collective: its load and store of the
-    # data, which the collective's own cycles exclude.
-    frame = os.path.join(d, "frame.mlir")
-    with open(frame, "w") as f:
-        f.write("".join(l for l in open(prog) if "accel." + op not in l))
-    subprocess.run([os.path.join(tool_dir, "accel-replay"), "run", frame,
-                    "--config", cfg, "-o", os.path.join(d, "f"),
-                    "--analyze=false"], check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(d, "f", "metrics.json")) as f:
-        base = json.load(f)["total_cycles"]
-    return {"case": case, "cycles": metrics["total_cycles"], "frame": base,
+    return {"case": case, "cycles": metrics["total_cycles"],
             "estimate": estimates[algo],
             "chosen": min(estimates, key=lambda k: estimates[k]),
             "bound": metrics["system"]["bound"]["lower_bound_cycles"],
@@ -131,11 +152,21 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         with concurrent.futures.ProcessPoolExecutor(a.j) as pool:
             # In order, each row as soon as it and those before it are done.
-            futures = [pool.submit(run, tools, c, tmp, a.analyze_max)
-                       for c in cases(a.min_chips, a.max_chips)]
-            for f in futures:
+            # One frame run per case without its algorithm (a quarter of
+            # the runs the cases would make each for itself), submitted
+            # before its first case.
+            all_cases, futures, frames = [], [], {}
+            for c in cases(a.min_chips, a.max_chips):
+                k = frame_key(c)
+                if k not in frames:
+                    frames[k] = pool.submit(run_frame, tools, k, tmp)
+                all_cases.append(c)
+                futures.append(pool.submit(run, tools, c, tmp, a.analyze_max))
+            for c, f in zip(all_cases, futures):
                 r = f.result()
                 if r:
+                    if "error" not in r:
+                        r["frame"] = frames[frame_key(c)].result()
                     print(row(r), flush=True)
 
 
