@@ -3,10 +3,11 @@
 
   reference.py inputs PROGRAM DIR
       writes the program's inputs as DIR/argN.npy (seeded, reproducible)
-  reference.py check PROGRAM INDIR OUTDIR
+  reference.py check PROGRAM INDIR OUTDIR...
       computes the program's outputs from INDIR/argN.npy with NumPy and
-      compares them with the simulator's OUTDIR/argN.npy; exit 1 on a
-      mismatch. Tolerances allow f32 rounding where the order of
+      compares them with the simulator's OUTDIR/argN.npy, a line per
+      argument and OUTDIR (several OUTDIRs: the runs of one set of inputs
+      checked in one Python start); exit 1 on a mismatch. Tolerances allow f32 rounding where the order of
       accumulation differs (the MXU and the VPU reductions add left to
       right in f32; NumPy computes the reference in f64).
 """
@@ -458,6 +459,44 @@ def load(dirname, index):
     return np.load(os.path.join(dirname, f"arg{index}.npy"))
 
 
+def check_outputs(program, want_all, outdir, rtol, elementwise):
+    """Compares the .npy outputs in outdir with the reference values
+    want_all (argument index -> array), printing a line per argument;
+    returns whether all are within the tolerance."""
+    ok = True
+    for i, want in want_all.items():
+        got = load(outdir, i)
+        if got.shape != want.shape or got.dtype != np.float32:
+            print(f"{program}: arg{i}: got {got.dtype} {got.shape}, "
+                  f"want float32 {want.shape}")
+            ok = False
+            continue
+        # IEEE special values must match exactly: a NaN where the reference
+        # has one, the same infinity.
+        special = ~np.isfinite(want)
+        g = got.astype(np.float64)
+        same = (np.isnan(g) & np.isnan(want)) | (g == want)
+        if not same[special].all():
+            bad = np.argwhere(special & ~same)[0]
+            print(f"{program}: arg{i}: at {tuple(bad)} got "
+                  f"{got[tuple(bad)]!r}, want {want[tuple(bad)]!r}: MISMATCH")
+            ok = False
+            continue
+        want = np.where(special, 0.0, want)
+        g = np.where(special, 0.0, g)
+        err = np.abs(g - want)
+        # Relative to each element and to the largest (accumulation order
+        # errors scale with the magnitude of the terms, not of the sum).
+        bound = rtol * (np.abs(want) +
+                        (0.0 if elementwise else np.abs(want).max()))
+        worst = float((err / np.maximum(bound, 1e-30)).max())
+        status = "ok" if worst <= 1.0 else "MISMATCH"
+        ok &= worst <= 1.0
+        print(f"{program}: arg{i}: max abs error {err.max():.3g}, "
+              f"{worst:.3g} of the tolerance: {status}")
+    return ok
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("mode", choices=["inputs", "check"])
@@ -475,39 +514,16 @@ def main():
         for i, a in inputs.items():
             np.save(os.path.join(args.dirs[0], f"arg{i}.npy"), a)
         return 0
-    indir, outdir = args.dirs
+    # check IN OUT...: one Python start (numpy's import is most of a
+    # check's time) for the outputs of several runs of the same inputs.
+    if len(args.dirs) < 2:
+        p.error("check needs the inputs' directory and an output directory")
+    indir, outdirs = args.dirs[0], args.dirs[1:]
     given = {i: load(indir, i) for i in inputs}
+    want_all = reference(given)
     ok = True
-    for i, want in reference(given).items():
-        got = load(outdir, i)
-        if got.shape != want.shape or got.dtype != np.float32:
-            print(f"{args.program}: arg{i}: got {got.dtype} {got.shape}, "
-                  f"want float32 {want.shape}")
-            ok = False
-            continue
-        # IEEE special values must match exactly: a NaN where the reference
-        # has one, the same infinity.
-        special = ~np.isfinite(want)
-        g = got.astype(np.float64)
-        same = (np.isnan(g) & np.isnan(want)) | (g == want)
-        if not same[special].all():
-            bad = np.argwhere(special & ~same)[0]
-            print(f"{args.program}: arg{i}: at {tuple(bad)} got "
-                  f"{got[tuple(bad)]!r}, want {want[tuple(bad)]!r}: MISMATCH")
-            ok = False
-            continue
-        want = np.where(special, 0.0, want)
-        g = np.where(special, 0.0, g)
-        err = np.abs(g - want)
-        # Relative to each element and to the largest (accumulation order
-        # errors scale with the magnitude of the terms, not of the sum).
-        bound = rtol * (np.abs(want) +
-                        (0.0 if elementwise else np.abs(want).max()))
-        worst = float((err / np.maximum(bound, 1e-30)).max())
-        status = "ok" if worst <= 1.0 else "MISMATCH"
-        ok &= worst <= 1.0
-        print(f"{args.program}: arg{i}: max abs error {err.max():.3g}, "
-              f"{worst:.3g} of the tolerance: {status}")
+    for outdir in outdirs:
+        ok &= check_outputs(args.program, want_all, outdir, rtol, elementwise)
     return 0 if ok else 1
 
 
