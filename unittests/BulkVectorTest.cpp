@@ -221,4 +221,25 @@ TEST(ZeroedArrayTest, StartsZeroAndUntouched) {
   EXPECT_EQ(moved[n / 2], 42u);
 }
 
+// allocate() is Memory's way to report "cannot allocate VMEM" itself: a
+// size whose bytes overflow size_t, or that no mapping can hold, is false
+// and leaves no array; 0 elements is an array (data() not null); a later
+// allocate() replaces the array with zeroes.
+TEST(ZeroedArrayTest, AllocateReportsFailure) {
+  ZeroedArray<uint64_t> a(16);
+  a[3] = 7;
+  EXPECT_FALSE(a.allocate(SIZE_MAX / sizeof(uint64_t) + 1)); // bytes overflow
+  EXPECT_EQ(a.size(), 0u);
+  EXPECT_EQ(a.data(), nullptr);
+  EXPECT_FALSE(a.allocate(SIZE_MAX / sizeof(uint64_t))); // no mapping holds it
+  EXPECT_EQ(a.size(), 0u);
+  EXPECT_EQ(a.data(), nullptr);
+  ASSERT_TRUE(a.allocate(0));
+  EXPECT_NE(a.data(), nullptr);
+  EXPECT_EQ(a.size(), 0u);
+  ASSERT_TRUE(a.allocate(16));
+  EXPECT_EQ(a.size(), 16u);
+  EXPECT_EQ(a[3], 0u);
+}
+
 } // namespace
