@@ -56,6 +56,8 @@ MAX_DEFAULT_DMAS = 64
 ZOOM_DMAS = 32
 # Row labels are drawn for windows of at most this many DMAs.
 MAX_LABELED_ROWS = 64
+# What main() writes into the output directory, in this order.
+PICTURES = ("dma_timeline.png", "utilization.png", "vmem_heatmap.png")
 # Fine buckets of the zoomed utilization panel.
 FINE_BUCKETS = 500
 
@@ -211,6 +213,8 @@ def main():
     else:
         first, end = most_stalled_window(all_dmas, ZOOM_DMAS)
         zoomed = True
+    for name in PICTURES:
+        accel_output.check_writable(os.path.join(out, name))
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -81,6 +81,7 @@ def main():
     axes, rows = read(args.csv)
     if not axes:
         fail("the sweep has no swept field")
+    accel_output.check_writable(args.output)
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -54,6 +54,26 @@ def current_umask():
     return mask
 
 
+def check_writable(target):
+    """Fails (one error line, exit 1) with the error write_replacing would
+    give for `target` when it is already known, before the work of drawing
+    (importing matplotlib and rendering take a second): `target` is a
+    directory, or its folder is missing, not a directory or not writable.
+    Other errors (a full disk, a file size limit) still come from
+    write_replacing."""
+    import errno
+    folder = os.path.dirname(target) or "."
+    if os.path.isdir(target):
+        code = errno.EISDIR
+    elif not os.path.isdir(folder):
+        code = errno.ENOTDIR if os.path.exists(folder) else errno.ENOENT
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        code = errno.EACCES
+    else:
+        return
+    fail("cannot write %s: %s" % (target, os.strerror(code)))
+
+
 def write_replacing(target, write):
     """Calls write(f) on a temporary file beside `target` and renames it over
     `target`; on any error (one error line, exit 1) or signal the temporary
