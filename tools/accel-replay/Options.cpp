@@ -388,7 +388,9 @@ llvm::Expected<replay::Trace> decodeTrace(llvm::StringRef path,
 
 /// A Python with matplotlib for the plot scripts: $ACCEL_PYTHON, Debian's
 /// /usr/bin/python3, or the python3 on PATH (the last one found even
-/// without matplotlib, so that its error is shown); empty if none.
+/// without matplotlib, so that its error is shown); empty if none. A
+/// candidate is asked whether it can find the package, not to import it
+/// (0.04 s against 0.3 s a candidate; the script reports a broken one).
 std::string findPlotPython() {
   std::vector<std::string> pythons;
   if (const char *env = std::getenv("ACCEL_PYTHON"))
@@ -399,7 +401,10 @@ std::string findPlotPython() {
   for (const std::string &python : pythons) {
     if (!llvm::sys::fs::can_execute(python))
       continue;
-    llvm::StringRef check[] = {python, "-c", "import matplotlib"};
+    llvm::StringRef check[] = {
+        python, "-c",
+        "import importlib.util, sys; "
+        "sys.exit(importlib.util.find_spec('matplotlib') is None)"};
     std::optional<llvm::StringRef> quiet[] = {std::nullopt, llvm::StringRef(""),
                                               llvm::StringRef("")};
     if (llvm::sys::ExecuteAndWait(python, check, std::nullopt, quiet) == 0 ||
