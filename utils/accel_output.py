@@ -62,15 +62,21 @@ def check_writable(target):
     Other errors (a full disk, a file size limit) still come from
     write_replacing."""
     import errno
+    import stat
     folder = os.path.dirname(target) or "."
-    if os.path.isdir(target):
-        code = errno.EISDIR
-    elif not os.path.isdir(folder):
-        code = errno.ENOTDIR if os.path.exists(folder) else errno.ENOENT
-    elif not os.access(folder, os.W_OK | os.X_OK):
-        code = errno.EACCES
+    try:
+        mode = os.stat(folder).st_mode  # ENOENT, ENOTDIR (a file above)
+    except OSError as e:
+        code = e.errno
     else:
-        return
+        if not stat.S_ISDIR(mode):
+            code = errno.ENOTDIR
+        elif os.path.isdir(target):
+            code = errno.EISDIR
+        elif not os.access(folder, os.W_OK | os.X_OK):
+            code = errno.EACCES
+        else:
+            return
     fail("cannot write %s: %s" % (target, os.strerror(code)))
 
 
