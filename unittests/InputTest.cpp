@@ -126,6 +126,30 @@ TEST(InputTest, FifoStopsAtItsStreamLimit) {
   EXPECT_EQ(*(*buf)->getBufferEnd(), '\0');
 }
 
+// A stream past the 1 MiB at which the reader's array becomes a mapping
+// (BulkVector) comes back whole and in order, NUL-terminated.
+TEST(InputTest, LargeFifoIsReadWhole) {
+  TempDir dir;
+  std::string path = dir.file("fifo");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::string want;
+  for (size_t i = 0; want.size() < (size_t(3) << 20) + 5; ++i)
+    want += std::to_string(i) + ",";
+  std::thread writer([&] {
+    FILE *f = std::fopen(path.c_str(), "w");
+    if (!f)
+      return;
+    std::fwrite(want.data(), 1, want.size(), f);
+    std::fclose(f);
+  });
+  auto buf = readInputFile(path, {1000, 4 << 20}, "a test input", true);
+  writer.join();
+  ASSERT_TRUE(bool(buf)) << llvm::toString(buf.takeError());
+  EXPECT_EQ((*buf)->getBufferIdentifier(), path);
+  EXPECT_TRUE((*buf)->getBuffer() == want);
+  EXPECT_EQ(*(*buf)->getBufferEnd(), '\0');
+}
+
 TEST(InputTest, LimitsAndNames) {
   EXPECT_EQ(getInputLimits(InputKind::Program).fileBytes, 256ull << 20);
   EXPECT_EQ(getInputLimits(InputKind::Json).streamBytes, 64ull << 20);

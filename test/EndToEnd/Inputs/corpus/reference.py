@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Inputs and float64 NumPy references of the frontend corpus programs.
 
-usage: reference.py inputs NAME DIR     write DIR/arg<i>.npy (float32)
-       reference.py check NAME IN OUT   compare OUT/arg<N+k>.npy (N inputs)
-                                        with the reference of IN's inputs:
-                                        max |got - want| / max |want| <= 1e-4
+usage: reference.py inputs ROOT NAME...  write ROOT/NAME/in/arg<i>.npy
+                                         (float32) for each NAME
+       reference.py check ROOT NAME...   compare ROOT/NAME/out/arg<N+k>.npy
+                                         (N inputs) with the reference of
+                                         ROOT/NAME/in's inputs, for each
+                                         NAME: max |got - want| / max |want|
+                                         <= 1e-4
+
+One call serves every program (NumPy's import is most of a call's time).
 
 Each program's semantics are those of its JAX source (the StableHLO the
 .linalg.mlir file was converted from): see the comment above each function.
@@ -160,20 +165,8 @@ PROGRAMS = {f.__name__: f for f in [
     column_sums_and_max, embedding_meanpool]}
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["inputs", "check"])
-    p.add_argument("program", choices=sorted(PROGRAMS))
-    p.add_argument("dirs", nargs="+")
-    a = p.parse_args()
-    args, ref = PROGRAMS[a.program](
-        np.random.default_rng(zlib.crc32(a.program.encode())))
-    if a.mode == "inputs":
-        os.makedirs(a.dirs[0], exist_ok=True)
-        for i, x in enumerate(args):
-            np.save(os.path.join(a.dirs[0], f"arg{i}.npy"), x)
-        return 0
-    indir, outdir = a.dirs
+def check(name, args, ref, indir, outdir):
+    """Prints one line per result of `name`; False on a mismatch."""
     given = [np.load(os.path.join(indir, f"arg{i}.npy")).astype(np.float64)
              for i in range(len(args))]
     ok = True
@@ -181,19 +174,19 @@ def main():
         n = len(args) + k
         path = os.path.join(outdir, f"arg{n}.npy")
         if not os.path.exists(path):
-            print(f"{a.program}: arg{n}: missing")
+            print(f"{name}: arg{n}: missing")
             ok = False
             continue
         got = np.load(path)
         if got.shape != want.shape or got.dtype != np.float32:
-            print(f"{a.program}: arg{n}: got {got.dtype} {got.shape}, "
+            print(f"{name}: arg{n}: got {got.dtype} {got.shape}, "
                   f"want float32 {want.shape}")
             ok = False
             continue
         # NaN exactly where the reference has one (a gather out of range).
         nan = np.isnan(want)
         if (np.isnan(got) != nan).any():
-            print(f"{a.program}: arg{n}: NaN at "
+            print(f"{name}: arg{n}: NaN at "
                   f"{np.argwhere(np.isnan(got) != nan)[0]}: MISMATCH")
             ok = False
             continue
@@ -201,8 +194,29 @@ def main():
         rel = float(np.abs(got - want).max() / np.abs(want).max())
         status = "ok" if rel <= TOL else "MISMATCH"
         ok &= rel <= TOL
-        print(f"{a.program}: arg{n}: max error / max |want| {rel:.2e}: "
-              f"{status}")
+        print(f"{name}: arg{n}: max error / max |want| {rel:.2e}: {status}")
+    return ok
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("mode", choices=["inputs", "check"])
+    p.add_argument("root")
+    p.add_argument("programs", nargs="+", choices=sorted(PROGRAMS),
+                   metavar="program")
+    a = p.parse_args()
+    ok = True
+    for name in a.programs:
+        args, ref = PROGRAMS[name](
+            np.random.default_rng(zlib.crc32(name.encode())))
+        indir = os.path.join(a.root, name, "in")
+        if a.mode == "inputs":
+            os.makedirs(indir, exist_ok=True)
+            for i, x in enumerate(args):
+                np.save(os.path.join(indir, f"arg{i}.npy"), x)
+        else:
+            ok &= check(name, args, ref, indir,
+                        os.path.join(a.root, name, "out"))
     return 0 if ok else 1
 
 
