@@ -214,6 +214,11 @@ def check(name, a):
         return ("DRIFT", "%s has no table with the header `%s` under `%s`"
                 % (path, " | ".join(header), e.heading), None)
     line, have = doc
+    if not rows:
+        # A script that lost its programs (a reference it can no longer
+        # ask for its names, say) prints an empty table, which matches
+        # every doc.
+        return ("DRIFT", "the script's table has no rows", None)
     problems = compare(e, have, rows, header, not a.quick)
     stamps = [m for m in STAMP.finditer(text) if m.group(3) == name]
     if problems:

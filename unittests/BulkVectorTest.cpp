@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 #ifdef __linux__
@@ -240,6 +241,33 @@ TEST(ZeroedArrayTest, AllocateReportsFailure) {
   ASSERT_TRUE(a.allocate(16));
   EXPECT_EQ(a.size(), 16u);
   EXPECT_EQ(a[3], 0u);
+}
+
+// PageArena: 200 blocks of 64 KiB span four mappings (2, 4, 8 MiB and part
+// of 16): each block is aligned to its size, distinct from every other and
+// keeps its bytes while later blocks are made and after the arena moves.
+TEST(PageArenaTest, BlocksAreDistinctAlignedAndKept) {
+  constexpr size_t kBlock = size_t(64) << 10;
+  PageArena arena(kBlock);
+  EXPECT_EQ(arena.blockBytes(), kBlock);
+  std::vector<uint8_t *> blocks;
+  for (size_t i = 0; i < 200; ++i) {
+    uint8_t *b = arena.allocate();
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(b) % kBlock, 0u) << i;
+    std::memset(b, int(i), kBlock);
+    blocks.push_back(b);
+  }
+  std::vector<uint8_t *> sorted = blocks;
+  llvm::sort(sorted);
+  for (size_t i = 1; i < sorted.size(); ++i)
+    ASSERT_GE(sorted[i] - sorted[i - 1], ptrdiff_t(kBlock)) << i;
+  PageArena moved = std::move(arena);
+  uint8_t *more = moved.allocate();
+  std::memset(more, 0xee, kBlock);
+  for (size_t i = 0; i < blocks.size(); ++i)
+    ASSERT_TRUE(blocks[i][0] == uint8_t(i) &&
+                blocks[i][kBlock - 1] == uint8_t(i))
+        << i;
 }
 
 } // namespace

@@ -103,13 +103,12 @@ void Memory::initialHbmBytes(uint64_t addr, uint64_t n, uint8_t *out) const {
 }
 
 uint8_t *Memory::writableHbmPage(uint64_t pageAddr) {
-  auto &slot = hbm[pageAddr];
-  if (!slot) {
-    slot = std::make_unique<Page>();
-    slot->own.reset(new uint8_t[kHbmPageBytes]);
-    initialHbmBytes(pageAddr, kHbmPageBytes, slot->own.get());
+  Page &slot = hbm[pageAddr];
+  if (!slot.own) {
+    slot.own = hbmPages.allocate();
+    initialHbmBytes(pageAddr, kHbmPageBytes, slot.own);
   }
-  return slot->own.get();
+  return slot.own;
 }
 
 static llvm::Error noBuffer(isa::MemSpace space, uint64_t addr, uint64_t n) {
@@ -198,7 +197,7 @@ void Memory::readHbm(uint64_t addr, void *out, uint64_t n) {
     uint64_t len = std::min(n, kHbmPageBytes - off);
     auto it = hbm.find(page);
     if (it != hbm.end())
-      std::memcpy(dst, it->second->own.get() + off, len);
+      std::memcpy(dst, it->second.own + off, len);
     else
       initialHbmBytes(addr, len, dst);
     dst += len, addr += len, n -= len;
@@ -224,7 +223,7 @@ void Memory::writeHbm(uint64_t addr, const void *in, uint64_t n) {
     uint64_t off = addr - page;
     uint64_t len = std::min(n, kHbmPageBytes - off);
     std::memcpy(writableHbmPage(page) + off, src, len);
-    hbm[page]->dirty = true;
+    hbm[page].dirty = true;
     src += len, addr += len, n -= len;
   }
 }
@@ -412,8 +411,8 @@ void Memory::writeTile(const TileRef &t, const float *in) {
 std::map<uint64_t, std::vector<uint8_t>> Memory::dirtyHbmPages() const {
   std::map<uint64_t, std::vector<uint8_t>> out;
   for (const auto &entry : hbm)
-    if (entry.second->dirty)
-      out[entry.first].assign(entry.second->own.get(),
-                              entry.second->own.get() + kHbmPageBytes);
+    if (entry.second.dirty)
+      out[entry.first].assign(entry.second.own,
+                              entry.second.own + kHbmPageBytes);
   return out;
 }

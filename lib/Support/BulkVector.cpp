@@ -103,3 +103,68 @@ void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {
 #endif
   std::free(data);
 }
+
+// Under AddressSanitizer every block is a heap block of its own, so that an
+// access past a page's end is reported, not made to the next page.
+#if defined(__SANITIZE_ADDRESS__)
+#define ACCEL_PAGE_ARENA_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ACCEL_PAGE_ARENA_HEAP 1
+#endif
+#endif
+
+void PageArena::grow() {
+#ifdef ACCEL_PAGE_ARENA_HEAP
+  void *heap = std::aligned_alloc(block, block);
+  if (!heap)
+    llvm::report_bad_alloc_error("PageArena: out of memory");
+  mappings.push_back({heap, 0}); // size 0: a heap block
+  next = static_cast<uint8_t *>(heap);
+  end = next + block;
+#else
+  static constexpr size_t kHuge = size_t(2) << 20;
+  static constexpr size_t kMaxMapping = size_t(64) << 20;
+  size_t bytes = mappings.empty()
+                     ? kHuge
+                     : std::min(kMaxMapping, 2 * mappings.back().second);
+  void *base = nullptr;
+#ifdef __linux__
+  // 2 MiB-aligned (a huge page needs an aligned 2 MiB of the mapping): map
+  // 2 MiB more and unmap the unaligned head and tail.
+  void *raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED)
+    llvm::report_bad_alloc_error("PageArena: out of memory");
+  uintptr_t at = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = (at + kHuge - 1) & ~uintptr_t(kHuge - 1);
+  if (aligned > at)
+    munmap(raw, aligned - at);
+  if (size_t tail = kHuge - (aligned - at))
+    munmap(reinterpret_cast<void *>(aligned + bytes), tail);
+  base = reinterpret_cast<void *>(aligned);
+#ifdef MADV_HUGEPAGE
+  (void)madvise(base, bytes, MADV_HUGEPAGE); // a hint; refusal is fine
+#endif
+#else
+  base = std::aligned_alloc(kHuge, bytes);
+  if (!base)
+    llvm::report_bad_alloc_error("PageArena: out of memory");
+#endif
+  mappings.push_back({base, bytes});
+  next = static_cast<uint8_t *>(base);
+  end = next + bytes;
+#endif
+}
+
+PageArena::~PageArena() {
+  for (auto [base, bytes] : mappings) {
+#ifdef __linux__
+    if (bytes) {
+      munmap(base, bytes);
+      continue;
+    }
+#endif
+    std::free(base);
+  }
+}

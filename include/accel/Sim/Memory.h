@@ -207,7 +207,7 @@ private:
   /// ones on the first write), and whether a write, not only an install,
   /// changed it.
   struct Page {
-    std::unique_ptr<uint8_t[]> own;
+    uint8_t *own = nullptr; ///< kHbmPageBytes of hbmPages
     bool dirty = false;
   };
   /// The bytes of page `pageAddr`, copied from its initial bytes on first
@@ -254,7 +254,9 @@ private:
   /// largest end among initialHbm[0..i], for each i.
   std::vector<isa::Buffer> initialHbm;
   std::vector<uint64_t> initialHbmEnds;
-  llvm::DenseMap<uint64_t, std::unique_ptr<Page>> hbm;
+  llvm::DenseMap<uint64_t, Page> hbm;
+  /// The bytes of hbm's pages (huge pages where the kernel has them).
+  PageArena hbmPages{kHbmPageBytes};
 };
 
 /// What a caller adds to a run's footprint beside the simulated memories,

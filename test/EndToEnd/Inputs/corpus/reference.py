@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Inputs and float64 NumPy references of the frontend corpus programs.
 
-usage: reference.py inputs ROOT NAME...  write ROOT/NAME/in/arg<i>.npy
-                                         (float32) for each NAME
-       reference.py check ROOT NAME...   compare ROOT/NAME/out/arg<N+k>.npy
-                                         (N inputs) with the reference of
-                                         ROOT/NAME/in's inputs, for each
-                                         NAME: max |got - want| / max |want|
-                                         <= 1e-4
-
-One call serves every program (NumPy's import is most of a call's time).
+usage: reference.py inputs NAME DIR      write DIR/arg<i>.npy (float32)
+       reference.py check NAME IN OUT    compare OUT/arg<N+k>.npy (N inputs)
+                                         with the reference of IN's inputs:
+                                         max |got - want| / max |want| <= 1e-4
+       reference.py inputs-under ROOT NAME...
+       reference.py check-under ROOT NAME...
+                                         the same for several programs in
+                                         one call (NumPy's import is most of
+                                         a call's time), with ROOT/NAME/in
+                                         for DIR and IN, ROOT/NAME/out for
+                                         OUT
 
 Each program's semantics are those of its JAX source (the StableHLO the
 .linalg.mlir file was converted from): see the comment above each function.
@@ -198,25 +200,49 @@ def check(name, args, ref, indir, outdir):
     return ok
 
 
+def write_inputs(name, indir):
+    args, _ = PROGRAMS[name](np.random.default_rng(zlib.crc32(name.encode())))
+    os.makedirs(indir, exist_ok=True)
+    for i, x in enumerate(args):
+        np.save(os.path.join(indir, f"arg{i}.npy"), x)
+
+
+def check_outputs(name, indir, outdir):
+    args, ref = PROGRAMS[name](
+        np.random.default_rng(zlib.crc32(name.encode())))
+    return check(name, args, ref, indir, outdir)
+
+
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["inputs", "check"])
-    p.add_argument("root")
-    p.add_argument("programs", nargs="+", choices=sorted(PROGRAMS),
-                   metavar="program")
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="programs: " + ", ".join(sorted(PROGRAMS)))
+    modes = p.add_subparsers(dest="mode", required=True)
+    names = dict(choices=sorted(PROGRAMS), metavar="NAME")
+    m = modes.add_parser("inputs")
+    m.add_argument("program", **names)
+    m.add_argument("dir")
+    m = modes.add_parser("check")
+    m.add_argument("program", **names)
+    m.add_argument("indir")
+    m.add_argument("outdir")
+    for mode in ("inputs-under", "check-under"):
+        m = modes.add_parser(mode)
+        m.add_argument("root")
+        m.add_argument("programs", nargs="+", **names)
     a = p.parse_args()
+    if a.mode == "inputs":
+        write_inputs(a.program, a.dir)
+        return 0
+    if a.mode == "check":
+        return 0 if check_outputs(a.program, a.indir, a.outdir) else 1
     ok = True
     for name in a.programs:
-        args, ref = PROGRAMS[name](
-            np.random.default_rng(zlib.crc32(name.encode())))
         indir = os.path.join(a.root, name, "in")
-        if a.mode == "inputs":
-            os.makedirs(indir, exist_ok=True)
-            for i, x in enumerate(args):
-                np.save(os.path.join(indir, f"arg{i}.npy"), x)
+        if a.mode == "inputs-under":
+            write_inputs(name, indir)
         else:
-            ok &= check(name, args, ref, indir,
-                        os.path.join(a.root, name, "out"))
+            ok &= check_outputs(name, indir, os.path.join(a.root, name, "out"))
     return 0 if ok else 1
 
 
