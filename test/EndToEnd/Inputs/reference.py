@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """NumPy references for the end-to-end tests.
 
-  reference.py inputs PROGRAM DIR
+  reference.py inputs PROGRAM DIR [+ PROGRAM DIR]...
       writes the program's inputs as DIR/argN.npy (seeded, reproducible)
-  reference.py check PROGRAM INDIR OUTDIR...
+  reference.py check PROGRAM INDIR OUTDIR... [+ PROGRAM INDIR OUTDIR...]...
       computes the program's outputs from INDIR/argN.npy with NumPy and
       compares them with the simulator's OUTDIR/argN.npy, a line per
       argument and OUTDIR (several OUTDIRs: the runs of one set of inputs
       checked in one Python start); exit 1 on a mismatch. Tolerances allow f32 rounding where the order of
       accumulation differs (the MXU and the VPU reductions add left to
       right in f32; NumPy computes the reference in f64).
+
+A `+` between groups does several programs in one Python start (NumPy's
+import is most of a call's time); the exit status is 1 if any mismatched.
 """
 import argparse
 import math
@@ -497,23 +500,22 @@ def check_outputs(program, want_all, outdir, rtol, elementwise):
     return ok
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["inputs", "check"])
+def run_group(p, mode, argv):
+    """One PROGRAM DIR... group of `mode`; False on a mismatch."""
     p.add_argument("program", choices=sorted(PROGRAMS))
     p.add_argument("dirs", nargs="+")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     # A fourth entry "elementwise": the tolerance is relative to each
     # element only (values of very different magnitudes side by side).
     make_inputs, reference, rtol, *scale = PROGRAMS[args.program]
     elementwise = scale == ["elementwise"]
     rng = np.random.default_rng(20261124)
     inputs = make_inputs(rng)
-    if args.mode == "inputs":
+    if mode == "inputs":
         os.makedirs(args.dirs[0], exist_ok=True)
         for i, a in inputs.items():
             np.save(os.path.join(args.dirs[0], f"arg{i}.npy"), a)
-        return 0
+        return True
     # check IN OUT...: one Python start (numpy's import is most of a
     # check's time) for the outputs of several runs of the same inputs.
     if len(args.dirs) < 2:
@@ -524,6 +526,27 @@ def main():
     ok = True
     for outdir in outdirs:
         ok &= check_outputs(args.program, want_all, outdir, rtol, elementwise)
+    return ok
+
+
+def main():
+    doc = __doc__.splitlines()[0]
+    if len(sys.argv) < 2 or sys.argv[1] not in ("inputs", "check"):
+        p = argparse.ArgumentParser(
+            description=doc, epilog="programs: " + ", ".join(sorted(PROGRAMS)))
+        p.add_argument("mode", choices=["inputs", "check"])
+        p.parse_args(sys.argv[1:2])
+        return 2
+    mode, groups, ok = sys.argv[1], [[]], True
+    for a in sys.argv[2:]:
+        if a == "+":
+            groups.append([])
+        else:
+            groups[-1].append(a)
+    for group in groups:
+        p = argparse.ArgumentParser(prog="reference.py " + mode,
+                                    description=doc)
+        ok &= run_group(p, mode, group)
     return 0 if ok else 1
 
 
