@@ -100,8 +100,9 @@ class InitialHashes;
 class Memory {
 public:
   static constexpr uint64_t kHbmPageBytes = 64 * 1024;
-  /// Bytes of bookkeeping per materialised HBM page (its map entry, Page
-  /// and heap headers), counted by getMemoryFootprint.
+  /// Bytes of bookkeeping per materialised HBM page, counted by
+  /// getMemoryFootprint: an upper bound (its map entry is 24 bytes since
+  /// the pages come from a PageArena; 128 covered a heap Page and block).
   static constexpr uint64_t kHbmPageOverheadBytes = 128;
 
   /// With `initHbm` false, HBM pages start as zeros instead of the buffer
