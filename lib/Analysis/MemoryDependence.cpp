@@ -72,16 +72,19 @@ bool collectBuffers(Value root, llvm::SmallPtrSetImpl<Value> &out) {
       /*throughViews=*/true);
 }
 
+/// An accel.alloc result or a function argument: a root that is its own
+/// buffer (collectBuffers), never another one.
+static bool isDistinctBuffer(Value v) {
+  return v.getDefiningOp<AllocOp>() ||
+         (isa<BlockArgument>(v) &&
+          isa_and_nonnull<FunctionOpInterface>(
+              cast<BlockArgument>(v).getOwner()->getParentOp()));
+}
+
 bool mayAlias(Value a, Value b) {
   if (a == b)
     return true;
-  auto plain = [](Value v) {
-    return v.getDefiningOp<AllocOp>() ||
-           (isa<BlockArgument>(v) &&
-            isa_and_nonnull<FunctionOpInterface>(
-                cast<BlockArgument>(v).getOwner()->getParentOp()));
-  };
-  if (plain(a) && plain(b))
+  if (isDistinctBuffer(a) && isDistinctBuffer(b))
     return false;
   llvm::SmallPtrSet<Value, 8> sa, sb;
   if (!collectBuffers(a, sa) || !collectBuffers(b, sb))
@@ -492,7 +495,8 @@ std::string describeBuffer(Value v) {
 }
 
 MemoryAccess::MemoryAccess(Operation *op, Value view, bool write)
-    : op(op), view(view), root(getRoot(view)), write(write) {}
+    : op(op), view(view), root(getRoot(view)), write(write),
+      distinctRoot(isDistinctBuffer(root)) {}
 
 /// "'accel.vadd' at LOC" (for remarks).
 static std::string describeOp(Operation *op) {
@@ -565,14 +569,21 @@ std::string Dependence::describe() const {
   return s;
 }
 
+/// Two distinct roots that are each their own buffer (mayAlias's second
+/// rule, from the flags the constructor computed).
+static bool distinctBuffers(const MemoryAccess &a, const MemoryAccess &b) {
+  return a.distinctRoot && b.distinctRoot && a.root != b.root;
+}
+
 bool mayConflict(const MemoryAccess &a, const MemoryAccess &b) {
-  return (a.write || b.write) && mayAlias(a.root, b.root) &&
-         mayOverlap(a.view, b.view);
+  return (a.write || b.write) && !distinctBuffers(a, b) &&
+         mayAlias(a.root, b.root) && mayOverlap(a.view, b.view);
 }
 
 bool mayConflictAcross(const MemoryAccess &a, const MemoryAccess &b,
                        scf::ForOp loop, int64_t distance) {
-  return (a.write || b.write) && mayAlias(a.root, b.root) &&
+  return (a.write || b.write) && !distinctBuffers(a, b) &&
+         mayAlias(a.root, b.root) &&
          mayOverlapAcross(a.view, b.view, loop, distance);
 }
 

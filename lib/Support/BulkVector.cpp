@@ -158,13 +158,7 @@ void PageArena::grow() {
 }
 
 PageArena::~PageArena() {
-  for (auto [base, bytes] : mappings) {
-#ifdef __linux__
-    if (bytes) {
-      munmap(base, bytes);
-      continue;
-    }
-#endif
-    std::free(base);
-  }
+  // A mapping records its length; a heap block (ASan) records 0.
+  for (auto [base, bytes] : mappings)
+    detail::freeBulk(base, bytes, bytes != 0);
 }

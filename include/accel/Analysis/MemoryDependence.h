@@ -162,6 +162,11 @@ struct MemoryAccess {
   /// iteration's WAIT, so the later iterations' WAITs change nothing and
   /// may move across reads of the bytes.
   bool once = false;
+  /// `root` is an accel.alloc result or a function argument: a buffer that
+  /// aliases no other root (mayAlias), known without walking. Lets the
+  /// pairwise checks of a block's accesses (O(N^2) pairs in
+  /// --accel-schedule) reject two distinct such roots in a compare.
+  bool distinctRoot = false;
 
   MemoryAccess() = default;
   MemoryAccess(mlir::Operation *op, mlir::Value view, bool write);
