@@ -56,6 +56,14 @@ no_leak_check = ""
 # (lit --param accel_long=1) and CI, not by check-accel.
 if lit_config.params.get("accel_long", "0") == "1":
     config.available_features.add("long")
+# %fdo_iterations: the iteration limit of `accel-replay fdo` in tests whose
+# subject is what the program computes, not how far the loop gets
+# (test/EndToEnd: results equal NumPy's and fdo keeps them bit for bit).
+# check-accel runs two optimized iterations; check-accel-long (CI) runs the
+# loop to its default limit.
+config.substitutions.append(
+    ("%fdo_iterations",
+     "" if "long" in config.available_features else "--iterations=2"))
 # cmake and ninja on PATH: test/Install builds a consumer of the package.
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
