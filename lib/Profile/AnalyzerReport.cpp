@@ -124,7 +124,7 @@ void Analyzer::addToMetrics(json &m, DmaTable *dmaTable,
                      return a["expected_cycles_saved"].get<uint64_t>() >
                             b["expected_cycles_saved"].get<uint64_t>();
                    });
-  m["suggestions"] = suggestions;
+  m["suggestions"] = std::move(suggestions);
   addRoofline(m, s);
 }
 
@@ -185,13 +185,13 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
   }
   for (auto &[op, cycles] : getScalarBusyByOp())
     perOp[op][trackNames[0]] += cycles;
-  util["units"] = perTrack;
+  util["units"] = std::move(perTrack);
   json opsUtil = json::object();
   for (auto &[op, byTrack] : perOp)
     if (op)
       opsUtil[std::to_string(op)] = byTrack;
-  util["per_op"] = opsUtil;
-  m["utilization"] = util;
+  util["per_op"] = std::move(opsUtil);
+  m["utilization"] = std::move(util);
 }
 
 void Analyzer::addVmem(json &m, ReportState &s) const {
@@ -216,8 +216,8 @@ void Analyzer::addVmem(json &m, ReportState &s) const {
     minFree = std::min(minFree, b.freeFraction);
     minRun = std::min(minRun, b.largestFreeRun);
   }
-  vj["free_fraction"] = free;
-  vj["largest_free_run_pages"] = run;
+  vj["free_fraction"] = std::move(free);
+  vj["largest_free_run_pages"] = std::move(run);
   // SnR Fig. 8a at cycle resolution (docs/metrics.md#vmem).
   VmemTracker::UnusedSeries us = vmem.unused(bucket, total);
   json unusedJson = json::array(), unusedRunJson = json::array();
@@ -225,12 +225,12 @@ void Analyzer::addVmem(json &m, ReportState &s) const {
     unusedJson.push_back(round4(us.unusedFraction[k]));
     unusedRunJson.push_back(round4(us.largestRunFraction[k]));
   }
-  vj["unused_fraction"] = unusedJson;
-  vj["largest_unused_run_fraction"] = unusedRunJson;
+  vj["unused_fraction"] = std::move(unusedJson);
+  vj["largest_unused_run_fraction"] = std::move(unusedRunJson);
   vj["median_unused_fraction"] = round4(us.medianUnusedFraction);
   vj["median_largest_unused_run_fraction"] =
       round4(us.medianLargestRunFraction);
-  vj["heatmap"] = heat;
+  vj["heatmap"] = std::move(heat);
   vj["min_free_fraction"] = round4(minFree);
   vj["peak_used_bytes"] = peakPages * vmem.getPageBytes();
   vj["min_largest_free_run_bytes"] =
@@ -242,8 +242,8 @@ void Analyzer::addVmem(json &m, ReportState &s) const {
     wastedTotal += bytes;
   }
   vj["wasted_dma_bytes"] = wastedTotal;
-  vj["wasted_dma_bytes_per_op"] = wastedJson;
-  m["vmem"] = vj;
+  vj["wasted_dma_bytes_per_op"] = std::move(wastedJson);
+  m["vmem"] = std::move(vj);
 }
 
 void Analyzer::addDependencies(json &m, DmaTable *table, ReportState &s) const {
@@ -523,10 +523,10 @@ struct ReportSteps {
       json r = getRegion(regions[l.id], balance);
       r["loc"] = l.loc;
       r["parent"] = l.parentId;
-      regionsJson["loop " + std::to_string(l.id)] = r;
+      regionsJson["loop " + std::to_string(l.id)] = std::move(r);
     }
-    roofline["ops"] = opsWork;
-    roofline["regions"] = regionsJson;
+    roofline["ops"] = std::move(opsWork);
+    roofline["regions"] = std::move(regionsJson);
   }
 
   /// The throughput bound: the busiest unit's or link's busy cycles, or
@@ -562,7 +562,7 @@ struct ReportSteps {
       if (hbmCycles > bound)
         bound = hbmCycles, boundBy = "hbm";
     }
-    roofline["required_cycles"] = perResource;
+    roofline["required_cycles"] = std::move(perResource);
     return {bound, boundBy};
   }
 
@@ -647,7 +647,7 @@ void Analyzer::addHoistSuggestions(json &m, const ReportState &s,
                                      {"push_limit_below_stall", h.noPush},
                                      {"no_contiguous_vmem", h.noVmem},
                                      {"no_free_dma_slot", h.noSlot}};
-  m["dependencies"]["hoist_refused"] = refused;
+  m["dependencies"]["hoist_refused"] = std::move(refused);
   for (auto &[op, h] : hoist) {
     if (!h.instances)
       continue;

@@ -1246,3 +1246,40 @@ func.func @viota_hbm(%i: index, %o: memref<8x128xf32, #accel.space<hbm>>) {
   accel.viota %i, %o : memref<8x128xf32, #accel.space<hbm>>
   return
 }
+
+// -----
+
+// Tile shapes of identity layouts (getTileShape computes their row-major
+// strides itself; a zero size leaves it to getStridesAndOffset, which gives
+// a dynamic stride before a zero-size last dimension).
+func.func @tile_zero_cols(%x: memref<4x0xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vadd' op operand 'x' must have static strides}}
+  accel.vadd %x, %x, %x : memref<4x0xf32, #accel.space<vmem>>, memref<4x0xf32, #accel.space<vmem>>, memref<4x0xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @tile_zero_rows(%x: memref<0x8xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vadd' op operand 'x' must not be empty}}
+  accel.vadd %x, %x, %x : memref<0x8xf32, #accel.space<vmem>>, memref<0x8xf32, #accel.space<vmem>>, memref<0x8xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+func.func @tile_zero_rank1(%x: memref<0xf32, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vadd' op operand 'x' must not be empty}}
+  accel.vadd %x, %x, %x : memref<0xf32, #accel.space<vmem>>, memref<0xf32, #accel.space<vmem>>, memref<0xf32, #accel.space<vmem>>
+  return
+}
+
+// -----
+
+// A column-major affine-map layout is not row-major: its innermost stride
+// is 4.
+func.func @tile_column_major(%x: memref<4x8xf32, affine_map<(d0, d1) -> (d1 * 4 + d0)>, #accel.space<vmem>>) {
+  // expected-error @+1 {{'accel.vadd' op operand 'x' must have unit innermost stride}}
+  accel.vadd %x, %x, %x : memref<4x8xf32, affine_map<(d0, d1) -> (d1 * 4 + d0)>, #accel.space<vmem>>, memref<4x8xf32, affine_map<(d0, d1) -> (d1 * 4 + d0)>, #accel.space<vmem>>, memref<4x8xf32, affine_map<(d0, d1) -> (d1 * 4 + d0)>, #accel.space<vmem>>
+  return
+}
