@@ -207,4 +207,36 @@ TEST(DmaTableTest, MetricsJsonPutsDmasInKeyOrder) {
   EXPECT_EQ(out, dumpJson(trees[0], 2) + "\n");
 }
 
+// The VMEM heatmap kept as rows: written as the "heatmap" member of
+// "vmem" at its place in key order, with or without a DMA table, as one
+// tree holding it dumps (an empty heatmap and empty rows too).
+TEST(DmaTableTest, MetricsJsonPutsTheHeatmapInVmem) {
+  isa::Program p = makeProgram();
+  sim::MachineConfig config = configFrom(kTwoLinkConfig, "dma-table.json");
+  profile::DmaStallCollector collector;
+  collector.onDmaIssue(1, timing(0, 0, 10));
+  profile::DmaTable table(p, config, collector);
+  std::vector<json> trees = {
+      {{"a", 1},
+       {"vmem", {{"blocks", 2}, {"free_fraction", {1.0, 0.5}}, {"pages", 8}}},
+       {"z", 2}},
+      {{"vmem", {{"blocks", 2}}}},                // every key before it
+      {{"vmem", {{"median", 0.5}, {"peak", 3}}}}, // every key after it
+      {{"vmem", json::object()}}};
+  std::vector<profile::VmemHeatmap> heatmaps = {
+      {{0, 3}, {4294967295u, 1}}, {}, {{}, {7}}};
+  for (const json &tree : trees)
+    for (const profile::VmemHeatmap &heat : heatmaps)
+      for (bool withDmas : {false, true}) {
+        std::string out;
+        llvm::raw_string_ostream os(out);
+        profile::writeMetricsJson(os, tree, withDmas ? &table : nullptr, &heat);
+        json whole = tree;
+        whole["vmem"]["heatmap"] = profile::heatmapToJson(heat);
+        if (withDmas)
+          whole["dmas"] = table.toJson();
+        EXPECT_EQ(out, dumpJson(whole, 2) + "\n") << dumpJson(tree);
+      }
+}
+
 } // namespace

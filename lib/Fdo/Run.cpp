@@ -209,8 +209,12 @@ getChipMetrics(sim::System &system, const sim::SystemSummary &summary,
     one.program = r.program;
     one.summary = summary.chips[c];
     finishAnalysis(one, config, *t.collectors[c], t.timeline, c, options);
-    // A chip's DMAs as a tree: the system's metrics hold the chips' whole.
+    // A chip's DMAs and heatmap as trees: the system's metrics hold the
+    // chips' whole.
     (*one.metrics)["dmas"] = one.dmas->toJson();
+    if (one.vmemHeatmap)
+      (*one.metrics)["vmem"]["heatmap"] =
+          profile::heatmapToJson(*one.vmemHeatmap);
     nlohmann::json perBuffer = nlohmann::json::object();
     if (c == 1 && options.keepHbm)
       r.chipHbmBuffers.resize(n - 1);
@@ -444,7 +448,10 @@ void accel::finishAnalysis(RunResult &r, const sim::MachineConfig &config,
   const profile::Analyzer &analyzer = timeline->getAnalyzer(chip);
   profile::AnalyzerOptions analyzerOptions;
   analyzerOptions.bucketCycles = options.bucketCycles;
-  analyzer.addToMetrics(*r.metrics, r.dmas.get(), analyzerOptions);
+  auto heatmap = std::make_shared<profile::VmemHeatmap>();
+  analyzer.addToMetrics(*r.metrics, r.dmas.get(), analyzerOptions,
+                        heatmap.get());
+  r.vmemHeatmap = std::move(heatmap);
   timeline->setMetrics(chip, *r.metrics);
   r.timeline = timeline;
   (*r.metrics)["timeline"] = analyzer.getTimelineCoverage().toJson();
@@ -469,7 +476,8 @@ uint64_t accel::getPeakVmemBytes(const isa::Program &program) {
 
 llvm::Error accel::writeMetricsFile(llvm::StringRef path, const RunResult &r) {
   return writeOutput(path, [&](llvm::raw_ostream &os) {
-    profile::writeMetricsJson(os, *r.metrics, r.dmas.get());
+    profile::writeMetricsJson(os, *r.metrics, r.dmas.get(),
+                              r.vmemHeatmap.get());
     return llvm::Error::success();
   });
 }

@@ -96,7 +96,8 @@ static std::string locOf(const isa::Program &program, uint32_t pc) {
 }
 
 void Analyzer::addToMetrics(json &m, DmaTable *dmaTable,
-                            const AnalyzerOptions &options) const {
+                            const AnalyzerOptions &options,
+                            std::vector<std::vector<uint32_t>> *heatmap) const {
   ReportState s;
   s.total = std::max<uint64_t>(1, totalCycles);
   s.bucket = options.bucketCycles
@@ -112,7 +113,7 @@ void Analyzer::addToMetrics(json &m, DmaTable *dmaTable,
     s.unusedIciTrack.push_back(t >= 3 + config.links.size() &&
                                tracks[t].empty());
   addUtilization(m, s);
-  addVmem(m, s);
+  addVmem(m, s, heatmap);
   addDependencies(m, dmaTable, s);
   addSlots(s);
   json suggestions = json::array();
@@ -194,7 +195,8 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
   m["utilization"] = std::move(util);
 }
 
-void Analyzer::addVmem(json &m, ReportState &s) const {
+void Analyzer::addVmem(json &m, ReportState &s,
+                       std::vector<std::vector<uint32_t>> *heatmap) const {
   // --- VMEM occupancy and fragmentation.
   unsigned blocks = config.vmemBlocks;
   uint64_t total = s.total, bucket = s.bucket;
@@ -206,13 +208,18 @@ void Analyzer::addVmem(json &m, ReportState &s) const {
              {"pages_per_block", config.vmemPagesPerBlock},
              {"bucket_cycles", bucket}};
   json free = json::array(), run = json::array(), heat = json::array();
+  if (heatmap)
+    heatmap->clear();
   double minFree = 1.0;
   uint64_t minRun = UINT64_MAX, peakPages = 0;
   for (const VmemTracker::Bucket &b : vb) {
     peakPages = std::max(peakPages, b.usedPages);
     free.push_back(round4(b.freeFraction));
     run.push_back(b.largestFreeRun);
-    heat.push_back(b.blockUsed);
+    if (heatmap)
+      heatmap->push_back(b.blockUsed);
+    else
+      heat.push_back(b.blockUsed);
     minFree = std::min(minFree, b.freeFraction);
     minRun = std::min(minRun, b.largestFreeRun);
   }
@@ -230,7 +237,8 @@ void Analyzer::addVmem(json &m, ReportState &s) const {
   vj["median_unused_fraction"] = round4(us.medianUnusedFraction);
   vj["median_largest_unused_run_fraction"] =
       round4(us.medianLargestRunFraction);
-  vj["heatmap"] = std::move(heat);
+  if (!heatmap)
+    vj["heatmap"] = std::move(heat);
   vj["min_free_fraction"] = round4(minFree);
   vj["peak_used_bytes"] = peakPages * vmem.getPageBytes();
   vj["min_largest_free_run_bytes"] =

@@ -4,6 +4,7 @@
 #include "accel/Support/Json.h"
 #include "accel/Support/JsonWriter.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
@@ -176,27 +177,68 @@ json DmaTable::toJson() const {
   return json::parse(text);
 }
 
+json profile::heatmapToJson(const VmemHeatmap &heatmap) {
+  json rows = json::array();
+  for (const std::vector<uint32_t> &row : heatmap)
+    rows.push_back(row);
+  return rows;
+}
+
+static void writeHeatmap(JsonWriter &w, const VmemHeatmap &heatmap) {
+  w.beginArray();
+  for (const std::vector<uint32_t> &row : heatmap) {
+    w.beginArray();
+    for (uint32_t pages : row)
+      w.value(uint64_t(pages));
+    w.endArray();
+  }
+  w.endArray();
+}
+
+/// Writes `object`'s members in order with one more, `extraKey` (written
+/// by `writeExtra`; none when empty), at its place in key order, as a tree
+/// holding it dumps. `writeMember`, when given, writes a member's value in
+/// place of its tree when it returns true.
+static void writeObjectWith(
+    JsonWriter &w, const json &object, llvm::StringRef extraKey,
+    llvm::function_ref<void()> writeExtra,
+    llvm::function_ref<bool(const std::string &, const json &)> writeMember =
+        nullptr) {
+  bool written = extraKey.empty();
+  w.beginObject();
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (!written && llvm::StringRef(it.key()) > extraKey) {
+      w.key(extraKey);
+      writeExtra();
+      written = true;
+    }
+    w.key(it.key());
+    if (!writeMember || !writeMember(it.key(), *it))
+      w.value(*it);
+  }
+  if (!written) {
+    w.key(extraKey);
+    writeExtra();
+  }
+  w.endObject();
+}
+
 void profile::writeMetricsJson(llvm::raw_ostream &os, const json &tree,
-                               const DmaTable *dmas) {
+                               const DmaTable *dmas,
+                               const VmemHeatmap *heatmap) {
   JsonWriter w(os, 2);
-  if (!tree.is_object() || !dmas) {
+  if (!tree.is_object() || (!dmas && !heatmap)) {
     w.value(tree);
   } else {
-    bool written = false;
-    w.beginObject();
-    for (auto it = tree.begin(); it != tree.end(); ++it) {
-      if (!written && it.key() > "dmas") {
-        w.key("dmas");
-        dmas->write(w);
-        written = true;
-      }
-      w.key(it.key()).value(*it);
-    }
-    if (!written) {
-      w.key("dmas");
-      dmas->write(w);
-    }
-    w.endObject();
+    writeObjectWith(
+        w, tree, dmas ? "dmas" : "", [&] { dmas->write(w); },
+        [&](const std::string &key, const json &value) {
+          if (!heatmap || key != "vmem" || !value.is_object())
+            return false;
+          writeObjectWith(w, value, "heatmap",
+                          [&] { writeHeatmap(w, *heatmap); });
+          return true;
+        });
   }
   os << '\n';
 }

@@ -173,6 +173,10 @@ struct RunResult {
   /// Llama MLP run's metrics) and written in place by writeMetricsFile;
   /// null before the run is analyzed. Shared like `metrics`.
   std::shared_ptr<profile::DmaTable> dmas;
+  /// metrics.json's "vmem" "heatmap", held as rows (profile::VmemHeatmap)
+  /// and written in place by writeMetricsFile; null when `metrics` holds
+  /// it (a chip of a system) or without the analyzer. Shared like `metrics`.
+  std::shared_ptr<const std::vector<std::vector<uint32_t>>> vmemHeatmap;
   /// What timeline.json is written from (RunTimeline::write); null without
   /// the analyzer. Reset it to free the analyzers' memory early.
   std::shared_ptr<const RunTimeline> timeline;

@@ -426,9 +426,13 @@ public:
   /// Adds "utilization", "vmem", "dependencies", "suggestions" and
   /// "roofline" to a metrics.json built by buildMetrics (docs/metrics.md),
   /// and each DMA's backtails to its row of `dmas` (metrics.json's "dmas",
-  /// the table of the same run; null: none).
-  void addToMetrics(nlohmann::json &metrics, DmaTable *dmas,
-                    const AnalyzerOptions &options = {}) const;
+  /// the table of the same run; null: none). With `heatmap`, "vmem" gets
+  /// no "heatmap" member: its rows go to `*heatmap` (writeMetricsJson
+  /// writes them in place).
+  void
+  addToMetrics(nlohmann::json &metrics, DmaTable *dmas,
+               const AnalyzerOptions &options = {},
+               std::vector<std::vector<uint32_t>> *heatmap = nullptr) const;
   /// A chip of a system: `chips` are the analyzers of every chip (this one
   /// is `chips[self]`). A remote DMA's data then carries its ready time in
   /// the latency-aware bound from one chip's dataflow graph to the other's
@@ -470,7 +474,8 @@ private:
   /// ReportState carries what they share.
   struct ReportState;
   void addUtilization(nlohmann::json &m, const ReportState &s) const;
-  void addVmem(nlohmann::json &m, ReportState &s) const;
+  void addVmem(nlohmann::json &m, ReportState &s,
+               std::vector<std::vector<uint32_t>> *heatmap) const;
   void addDependencies(nlohmann::json &m, DmaTable *table,
                        ReportState &s) const;
   void addSlots(ReportState &s) const;

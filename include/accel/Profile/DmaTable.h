@@ -123,11 +123,23 @@ private:
   llvm::DenseMap<uint32_t, isa::Origin> origins;
 };
 
+/// metrics.json's "vmem" "heatmap" (docs/metrics.md#vmem): for each time
+/// bucket, the used pages of each VMEM block (200 x 128 values by default,
+/// about a sixth of a small run's host instructions when held as JSON
+/// nodes to build, write and free). A run keeps it as rows beside its
+/// metrics tree, as it keeps the DMA table.
+using VmemHeatmap = std::vector<std::vector<uint32_t>>;
+
 /// Writes a metrics.json document: `tree` (an object without "dmas") with
-/// `dmas` as its "dmas" member (none when null), indented by 2 and ending
-/// in a newline, as writeJsonFile writes a tree holding both.
+/// `dmas` as its "dmas" member (none when null), and `heatmap` (when not
+/// null) as the "heatmap" member of its "vmem" object (which must then
+/// have none), indented by 2 and ending in a newline, byte for byte as
+/// writeJsonFile writes a tree holding them all.
 void writeMetricsJson(llvm::raw_ostream &os, const nlohmann::json &tree,
-                      const DmaTable *dmas);
+                      const DmaTable *dmas,
+                      const VmemHeatmap *heatmap = nullptr);
+/// `heatmap` as the JSON array writeMetricsJson writes.
+nlohmann::json heatmapToJson(const VmemHeatmap &heatmap);
 
 } // namespace profile
 } // namespace accel
