@@ -53,7 +53,10 @@ mlir_opt = ToolSubst("mlir-opt", unresolved="ignore")
 # purpose and LLVM's crash recovery unwound past its frames).
 no_leak_check = ""
 # `REQUIRES: long`: tests that take tens of seconds, run by check-accel-long
-# (lit --param accel_long=1) and CI, not by check-accel.
+# (lit --param accel_long=1) and CI, not by check-accel. Inside a test,
+# `%if long %{ ... %} %else %{ ... %}` keeps the costly cases of a RUN line
+# (a second of CPU or more each) for check-accel-long and a smaller set
+# for check-accel (issue 34: check-accel within 60 s on 2 cores).
 if lit_config.params.get("accel_long", "0") == "1":
     config.available_features.add("long")
 # %fdo_iterations: the iteration limit of `accel-replay fdo` in tests whose

@@ -165,6 +165,11 @@ JobCompType=jobcomp/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/builtin
+# A one-node test cluster: batch jobs are scheduled at submit (Slurm's
+# default batch_sched_delay lets that wait up to 3 s) and pending jobs, the
+# merge whose array has ended among them, are tested every second (the
+# default sched_interval is 60 s; the merge waited about 3 s).
+SchedulerParameters=batch_sched_delay=0,sched_interval=1
 MpiDefault=none
 ReturnToService=2
 MailProg=/bin/true

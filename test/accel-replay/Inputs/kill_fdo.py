@@ -1,6 +1,6 @@
 """Kill test of `accel-replay fdo -o DIR` (issue 12).
 
-Usage: kill_fdo.py ACCEL_REPLAY PROGRAM WORKDIR
+Usage: kill_fdo.py ACCEL_REPLAY PROGRAM WORKDIR [FRACTIONS]
 
 DIR first holds a complete earlier run (OLD: --iterations=2). Runs of
 another command (NEW: --iterations=1, whose output differs) are killed with
@@ -49,7 +49,11 @@ assert OLD != NEW, "the two commands must write different outputs"
 
 mid_run = 0
 left_by_kill = False
-for frac in (0.05, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9):
+# Optional fourth argument: the kill points as fractions of a run, e.g.
+# "0.15,0.45,0.75".
+fractions = ([float(f) for f in sys.argv[4].split(",")] if len(sys.argv) > 4
+             else (0.05, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9))
+for frac in fractions:
     p = subprocess.Popen(new_cmd, stdout=subprocess.DEVNULL)
     time.sleep(frac * duration)
     p.send_signal(signal.SIGKILL)

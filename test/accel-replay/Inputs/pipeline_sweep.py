@@ -43,8 +43,12 @@ func.func @main(%w: memref<{rows}x128xf32, #hbm>, %x: memref<8x128xf32, #hbm>,
 
 def main():
     out = sys.argv[1]
+    # Optional second argument: the trip counts, e.g. "2,3,4,5,6,13"
+    # (default 2..13).
+    trip_counts = ([int(t) for t in sys.argv[2].split(",")]
+                   if len(sys.argv) > 2 else range(2, 14))
     os.makedirs(out, exist_ok=True)
-    for trips in range(2, 14):
+    for trips in trip_counts:
         for group in range(1, 5):
             name = os.path.join(out, "t%d_g%d" % (trips, group))
             with open(name + ".mlir", "w") as f:
