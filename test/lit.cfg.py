@@ -59,9 +59,10 @@ no_leak_check = ""
 # for check-accel (issue 34: check-accel within 60 s on 2 cores).
 if lit_config.params.get("accel_long", "0") == "1":
     config.available_features.add("long")
-# %fdo_iterations: the iteration limit of `accel-replay fdo` in tests whose
-# subject is what the program computes, not how far the loop gets
-# (test/EndToEnd: results equal NumPy's and fdo keeps them bit for bit).
+# %fdo_iterations: the iteration limit of `accel-replay fdo` (and of
+# bench/fuzz_fdo.py, which passes it on) in tests whose subject is not how
+# far the loop gets: test/EndToEnd (results equal NumPy's and fdo keeps
+# them bit for bit), the loop shapes of accel-gen and the fuzz driver.
 # check-accel runs two optimized iterations; check-accel-long (CI) runs the
 # loop to its default limit.
 config.substitutions.append(

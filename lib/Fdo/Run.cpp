@@ -412,18 +412,13 @@ const profile::Analyzer &RunTimeline::getAnalyzer(unsigned chip) const {
 }
 
 void RunTimeline::setMetrics(unsigned chip, const nlohmann::json &m) {
-  // What Analyzer::writeTimelineEvents reads: the counters. Not the VMEM
-  // heatmap (200 buckets x 128 blocks), which the timeline does not draw.
+  // What Analyzer::writeTimelineEvents reads: the counters. The VMEM
+  // heatmap is not among them: finishAnalysis keeps its rows beside the
+  // tree (RunResult::vmemHeatmap).
   json kept = json::object();
-  if (m.contains("utilization"))
-    kept["utilization"] = m["utilization"];
-  if (m.contains("vmem")) {
-    json vmem = json::object();
-    for (auto it = m["vmem"].begin(); it != m["vmem"].end(); ++it)
-      if (it.key() != "heatmap")
-        vmem[it.key()] = *it;
-    kept["vmem"] = std::move(vmem);
-  }
+  for (const char *key : {"utilization", "vmem"})
+    if (m.contains(key))
+      kept[key] = m[key];
   metrics[chip] = std::move(kept);
 }
 

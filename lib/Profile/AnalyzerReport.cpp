@@ -97,7 +97,7 @@ static std::string locOf(const isa::Program &program, uint32_t pc) {
 
 void Analyzer::addToMetrics(json &m, DmaTable *dmaTable,
                             const AnalyzerOptions &options,
-                            std::vector<std::vector<uint32_t>> *heatmap) const {
+                            VmemHeatmap *heatmap) const {
   ReportState s;
   s.total = std::max<uint64_t>(1, totalCycles);
   s.bucket = options.bucketCycles
@@ -195,8 +195,7 @@ void Analyzer::addUtilization(json &m, const ReportState &s) const {
   m["utilization"] = std::move(util);
 }
 
-void Analyzer::addVmem(json &m, ReportState &s,
-                       std::vector<std::vector<uint32_t>> *heatmap) const {
+void Analyzer::addVmem(json &m, ReportState &s, VmemHeatmap *heatmap) const {
   // --- VMEM occupancy and fragmentation.
   unsigned blocks = config.vmemBlocks;
   uint64_t total = s.total, bucket = s.bucket;

@@ -11,6 +11,7 @@
 #define ACCEL_FDO_RUN_H
 
 #include "accel/ISA/Isa.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Sim/MachineConfig.h"
 #include "accel/Sim/Simulator.h"
 #include "accel/Target/AccelToISA.h"
@@ -33,7 +34,6 @@ class Replayer;
 namespace profile {
 class Analyzer;
 class DmaStallCollector;
-class DmaTable;
 } // namespace profile
 
 /// Initial contents of one HBM argument (from `--input`, NpyIO.h).
@@ -176,7 +176,7 @@ struct RunResult {
   /// metrics.json's "vmem" "heatmap", held as rows (profile::VmemHeatmap)
   /// and written in place by writeMetricsFile; null when `metrics` holds
   /// it (a chip of a system) or without the analyzer. Shared like `metrics`.
-  std::shared_ptr<const std::vector<std::vector<uint32_t>>> vmemHeatmap;
+  std::shared_ptr<const profile::VmemHeatmap> vmemHeatmap;
   /// What timeline.json is written from (RunTimeline::write); null without
   /// the analyzer. Reset it to free the analyzers' memory early.
   std::shared_ptr<const RunTimeline> timeline;

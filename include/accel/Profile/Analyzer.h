@@ -25,6 +25,7 @@
 #include "accel/ISA/Isa.h"
 #include "accel/Profile/AccessHistory.h"
 #include "accel/Profile/DataflowBound.h"
+#include "accel/Profile/DmaTable.h"
 #include "accel/Profile/RangeMap.h"
 #include "accel/Sim/Simulator.h"
 #include "accel/Support/BulkVector.h"
@@ -44,8 +45,6 @@ namespace accel {
 class JsonWriter;
 
 namespace profile {
-
-class DmaTable;
 
 //===----------------------------------------------------------------------===//
 // VMEM occupancy (SnR §5.3.2)
@@ -429,10 +428,9 @@ public:
   /// the table of the same run; null: none). With `heatmap`, "vmem" gets
   /// no "heatmap" member: its rows go to `*heatmap` (writeMetricsJson
   /// writes them in place).
-  void
-  addToMetrics(nlohmann::json &metrics, DmaTable *dmas,
-               const AnalyzerOptions &options = {},
-               std::vector<std::vector<uint32_t>> *heatmap = nullptr) const;
+  void addToMetrics(nlohmann::json &metrics, DmaTable *dmas,
+                    const AnalyzerOptions &options = {},
+                    VmemHeatmap *heatmap = nullptr) const;
   /// A chip of a system: `chips` are the analyzers of every chip (this one
   /// is `chips[self]`). A remote DMA's data then carries its ready time in
   /// the latency-aware bound from one chip's dataflow graph to the other's
@@ -474,8 +472,7 @@ private:
   /// ReportState carries what they share.
   struct ReportState;
   void addUtilization(nlohmann::json &m, const ReportState &s) const;
-  void addVmem(nlohmann::json &m, ReportState &s,
-               std::vector<std::vector<uint32_t>> *heatmap) const;
+  void addVmem(nlohmann::json &m, ReportState &s, VmemHeatmap *heatmap) const;
   void addDependencies(nlohmann::json &m, DmaTable *table,
                        ReportState &s) const;
   void addSlots(ReportState &s) const;
