@@ -13,13 +13,41 @@
 
 A `+` between groups does several programs in one Python start (NumPy's
 import is most of a call's time); the exit status is 1 if any mismatched.
+
+With ACCEL_REFERENCE_CACHE set to a directory (test/lit.cfg.py sets it),
+both modes run from a cache without importing NumPy (about 0.3 s a
+start): `inputs` copies the files, and `check` compares the outputs with
+the reference outputs computed once from those inputs, when the given
+inputs are the cached ones byte for byte and every output is within the
+tolerance (anything else runs the NumPy check below, which says what is
+wrong). The first call after reference.py changes fills the cache for
+every program at once (reference_cache.py has the layout).
 """
 import argparse
+import json
 import math
 import os
+import shutil
 import sys
 
-import numpy as np
+import reference_cache
+
+if __name__ == "__main__" and len(sys.argv) > 2:
+    _cache = reference_cache.cache_dir(os.path.abspath(__file__))
+    if _cache and os.path.isdir(_cache):
+        if sys.argv[1] == "inputs" and reference_cache.copy_inputs(
+                _cache, sys.argv[2:]):
+            sys.exit(0)
+        if sys.argv[1] == "check":
+            _status = reference_cache.check(_cache, sys.argv[2:])
+            if _status is not None:
+                sys.exit(_status)
+
+import numpy as np  # noqa: E402 (after the cache, which needs no NumPy)
+
+
+# Every program's inputs come from a generator seeded with this.
+SEED = 20261124
 
 
 def rand(rng, *shape, scale=1.0):
@@ -509,7 +537,7 @@ def run_group(p, mode, argv):
     # element only (values of very different magnitudes side by side).
     make_inputs, reference, rtol, *scale = PROGRAMS[args.program]
     elementwise = scale == ["elementwise"]
-    rng = np.random.default_rng(20261124)
+    rng = np.random.default_rng(SEED)
     inputs = make_inputs(rng)
     if mode == "inputs":
         os.makedirs(args.dirs[0], exist_ok=True)
@@ -529,6 +557,49 @@ def run_group(p, mode, argv):
     return ok
 
 
+def fill_cache(cache):
+    """Writes every program's inputs and reference outputs into `cache`
+    (reference_cache.py has the layout), once: concurrent callers wait on
+    a lock, and the directory appears whole (renamed from a temporary one)
+    or not at all."""
+    import fcntl
+    root = os.path.dirname(cache)
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.isdir(cache):
+            return
+        tmp = "%s.tmp-%d" % (cache, os.getpid())
+        shutil.rmtree(tmp, ignore_errors=True)
+        for program, (make_inputs, reference, rtol, *scale) in \
+                PROGRAMS.items():
+            out = os.path.join(tmp, program)
+            os.makedirs(out)
+            inputs = make_inputs(np.random.default_rng(SEED))
+            for i, a in inputs.items():
+                np.save(os.path.join(out, f"arg{i}.npy"), a)
+            # What `check` computes: the reference of the inputs as loaded.
+            want_all = reference({i: load(out, i) for i in inputs})
+            # reference_cache.compare does the NumPy check's arithmetic in
+            # f64, which is that check's only for f64 references.
+            if any(np.asarray(w).dtype != np.float64
+                   for w in want_all.values()):
+                continue
+            os.makedirs(out + ".want")
+            for i, w in want_all.items():
+                np.save(os.path.join(out + ".want", f"arg{i}.npy"),
+                        np.array(w, order="C"))  # read_npy reads C order
+            with open(os.path.join(out + ".want", "meta.json"), "w") as f:
+                json.dump({"args": list(want_all), "rtol": rtol,
+                           "elementwise": scale == ["elementwise"]}, f)
+        os.rename(tmp, cache)
+        # The caches of earlier versions of this file.
+        for name in os.listdir(root):
+            path = os.path.join(root, name)
+            if name.startswith("inputs-") and path != cache:
+                shutil.rmtree(path, ignore_errors=True)
+
+
 def main():
     doc = __doc__.splitlines()[0]
     if len(sys.argv) < 2 or sys.argv[1] not in ("inputs", "check"):
@@ -537,6 +608,16 @@ def main():
         p.add_argument("mode", choices=["inputs", "check"])
         p.parse_args(sys.argv[1:2])
         return 2
+    cache = reference_cache.cache_dir(os.path.abspath(__file__))
+    if cache:
+        fill_cache(cache)
+        if sys.argv[1] == "inputs" and reference_cache.copy_inputs(
+                cache, sys.argv[2:]):
+            return 0
+        if sys.argv[1] == "check":
+            status = reference_cache.check(cache, sys.argv[2:])
+            if status is not None:
+                return status
     mode, groups, ok = sys.argv[1], [[]], True
     for a in sys.argv[2:]:
         if a == "+":
