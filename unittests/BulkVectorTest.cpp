@@ -270,4 +270,23 @@ TEST(PageArenaTest, BlocksAreDistinctAlignedAndKept) {
         << i;
 }
 
+TEST(HugeBlockTest, HoldsItsSizeWholeOnEitherSideOf2MiB) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  for (size_t bytes : {size_t(0), size_t(1), kHuge - 1, kHuge, 5 * kHuge + 3}) {
+    HugeBlock block(bytes);
+    ASSERT_NE(block.data(), nullptr) << bytes;
+    ASSERT_EQ(block.size(), bytes);
+    if (bytes >= kHuge) // a mapping of its own, 2 MiB-aligned
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(block.data()) % kHuge, 0u);
+    std::memset(block.data(), 0x5a, bytes); // every byte is writable
+    if (bytes)
+      EXPECT_EQ(block.data()[bytes - 1], 0x5a);
+    HugeBlock moved = std::move(block);
+    EXPECT_EQ(block.size(), 0u);
+    EXPECT_EQ(moved.size(), bytes);
+    if (bytes)
+      EXPECT_EQ(moved.data()[0], 0x5a);
+  }
+}
+
 } // namespace

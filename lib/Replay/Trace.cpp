@@ -10,6 +10,8 @@
 
 #include "TraceFormat.h"
 
+#include "accel/Support/BulkVector.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CRC.h"
@@ -290,8 +292,7 @@ struct Payload {
 /// A zstd-compressed payload: decompresses `p.bytes` (a u64 uncompressed
 /// size, then the frame) into `inflated` and points `p` at it. The declared
 /// size must be what the frame regenerates, and within kMaxZstdRatio of it.
-static llvm::Error inflate(Payload &p,
-                           llvm::SmallVector<uint8_t, 0> &inflated) {
+static llvm::Error inflate(Payload &p, HugeBlock &inflated) {
   if (!Trace::canCompress())
     return llvm::createStringError(
         "the trace is zstd-compressed (flags at byte 16) but this build's "
@@ -311,21 +312,25 @@ static llvm::Error inflate(Payload &p,
         kHeaderBytes, (unsigned long long)rawSize,
         (unsigned long long)frameBytes, kHeaderBytes + 8,
         (unsigned long long)kMaxZstdRatio);
-  if (llvm::Error e = llvm::compression::zstd::decompress(z.rest(), inflated,
-                                                          size_t(rawSize)))
+  // Into a block that is not zero-filled first (a SmallVector's resize
+  // was) and, when large, is made of huge pages (HugeBlock).
+  inflated = HugeBlock(size_t(rawSize));
+  size_t regenerated = size_t(rawSize);
+  if (llvm::Error e = llvm::compression::zstd::decompress(
+          z.rest(), inflated.data(), regenerated))
     return llvm::createStringError(
         "cannot decompress the payload at byte 40: " +
         llvm::toString(std::move(e)));
   // The declared size is exact: the frame regenerating fewer bytes than
   // it (which the decompressor accepts) means a wrong header, not a
   // shorter payload.
-  if (inflated.size() != rawSize)
+  if (regenerated != rawSize)
     return llvm::createStringError(
         "invalid trace at byte %zu: the uncompressed size is %llu bytes but "
         "the zstd frame at byte %zu holds %zu",
         kHeaderBytes, (unsigned long long)rawSize, kHeaderBytes + 8,
-        inflated.size());
-  p.bytes = inflated;
+        regenerated);
+  p.bytes = llvm::ArrayRef<uint8_t>(inflated.data(), regenerated);
   p.base = 0;
   p.truncated = "truncated trace payload at byte ";
   p.invalid = "invalid trace payload at byte ";
@@ -483,7 +488,7 @@ llvm::Expected<Trace> Trace::deserialize(llvm::ArrayRef<uint8_t> bytes) {
   // offsets in errors then refer to the decompressed payload).
   Payload payload;
   payload.bytes = bytes.drop_front(kHeaderBytes);
-  llvm::SmallVector<uint8_t, 0> inflated;
+  HugeBlock inflated;
   if (flags & kFlagZstd) {
     t.compressed = true;
     if (llvm::Error e = inflate(payload, inflated))

@@ -114,6 +114,43 @@ void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {
 #endif
 #endif
 
+void *detail::allocHuge(size_t bytes, const char *what) {
+  static constexpr size_t kHuge = size_t(2) << 20;
+  void *base = nullptr;
+#if defined(__linux__) && !defined(ACCEL_PAGE_ARENA_HEAP)
+  // 2 MiB-aligned (a huge page needs an aligned 2 MiB of the mapping): map
+  // 2 MiB more and unmap the unaligned head and tail.
+  void *raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED)
+    llvm::report_bad_alloc_error(what);
+  uintptr_t at = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = (at + kHuge - 1) & ~uintptr_t(kHuge - 1);
+  if (aligned > at)
+    munmap(raw, aligned - at);
+  if (size_t tail = kHuge - (aligned - at))
+    munmap(reinterpret_cast<void *>(aligned + bytes), tail);
+  base = reinterpret_cast<void *>(aligned);
+#ifdef MADV_HUGEPAGE
+  (void)madvise(base, bytes, MADV_HUGEPAGE); // a hint; refusal is fine
+#endif
+#else
+  base = std::aligned_alloc(kHuge, bytes);
+  if (!base)
+    llvm::report_bad_alloc_error(what);
+#endif
+  return base;
+}
+
+void detail::freeHuge(void *base, size_t bytes) {
+#if defined(__linux__) && !defined(ACCEL_PAGE_ARENA_HEAP)
+  munmap(base, bytes);
+#else
+  (void)bytes;
+  std::free(base);
+#endif
+}
+
 void PageArena::grow() {
 #ifdef ACCEL_PAGE_ARENA_HEAP
   void *heap = std::aligned_alloc(block, block);
@@ -128,37 +165,39 @@ void PageArena::grow() {
   size_t bytes = mappings.empty()
                      ? kHuge
                      : std::min(kMaxMapping, 2 * mappings.back().second);
-  void *base = nullptr;
-#ifdef __linux__
-  // 2 MiB-aligned (a huge page needs an aligned 2 MiB of the mapping): map
-  // 2 MiB more and unmap the unaligned head and tail.
-  void *raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED)
-    llvm::report_bad_alloc_error("PageArena: out of memory");
-  uintptr_t at = reinterpret_cast<uintptr_t>(raw);
-  uintptr_t aligned = (at + kHuge - 1) & ~uintptr_t(kHuge - 1);
-  if (aligned > at)
-    munmap(raw, aligned - at);
-  if (size_t tail = kHuge - (aligned - at))
-    munmap(reinterpret_cast<void *>(aligned + bytes), tail);
-  base = reinterpret_cast<void *>(aligned);
-#ifdef MADV_HUGEPAGE
-  (void)madvise(base, bytes, MADV_HUGEPAGE); // a hint; refusal is fine
-#endif
-#else
-  base = std::aligned_alloc(kHuge, bytes);
-  if (!base)
-    llvm::report_bad_alloc_error("PageArena: out of memory");
-#endif
+  void *base = detail::allocHuge(bytes, "PageArena: out of memory");
   mappings.push_back({base, bytes});
   next = static_cast<uint8_t *>(base);
   end = next + bytes;
 #endif
 }
 
+HugeBlock::HugeBlock(size_t bytes) : count(bytes) {
+  static constexpr size_t kHuge = size_t(2) << 20;
+  if (bytes >= kHuge) {
+    reserved = (bytes + kHuge - 1) & ~(kHuge - 1);
+    ptr = static_cast<uint8_t *>(
+        detail::allocHuge(reserved, "HugeBlock: out of memory"));
+    return;
+  }
+  ptr = static_cast<uint8_t *>(std::malloc(bytes ? bytes : 1));
+  if (!ptr)
+    llvm::report_bad_alloc_error("HugeBlock: out of memory");
+}
+
+HugeBlock::~HugeBlock() {
+  if (reserved)
+    detail::freeHuge(ptr, reserved);
+  else
+    std::free(ptr);
+}
+
 PageArena::~PageArena() {
   // A mapping records its length; a heap block (ASan) records 0.
-  for (auto [base, bytes] : mappings)
-    detail::freeBulk(base, bytes, bytes != 0);
+  for (auto [base, bytes] : mappings) {
+    if (bytes)
+      detail::freeHuge(base, bytes);
+    else
+      std::free(base);
+  }
 }
