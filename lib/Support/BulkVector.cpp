@@ -114,8 +114,10 @@ void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {
 #endif
 #endif
 
+/// A transparent huge page: allocHuge's alignment and granule.
+static constexpr size_t kHuge = size_t(2) << 20;
+
 void *detail::allocHuge(size_t bytes, const char *what) {
-  static constexpr size_t kHuge = size_t(2) << 20;
   void *base = nullptr;
 #if defined(__linux__) && !defined(ACCEL_PAGE_ARENA_HEAP)
   // 2 MiB-aligned (a huge page needs an aligned 2 MiB of the mapping): map
@@ -160,7 +162,6 @@ void PageArena::grow() {
   next = static_cast<uint8_t *>(heap);
   end = next + block;
 #else
-  static constexpr size_t kHuge = size_t(2) << 20;
   static constexpr size_t kMaxMapping = size_t(64) << 20;
   size_t bytes = mappings.empty()
                      ? kHuge
@@ -173,7 +174,6 @@ void PageArena::grow() {
 }
 
 HugeBlock::HugeBlock(size_t bytes) : count(bytes) {
-  static constexpr size_t kHuge = size_t(2) << 20;
   if (bytes >= kHuge) {
     reserved = (bytes + kHuge - 1) & ~(kHuge - 1);
     ptr = static_cast<uint8_t *>(

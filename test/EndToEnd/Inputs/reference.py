@@ -618,13 +618,8 @@ def main():
             status = reference_cache.check(cache, sys.argv[2:])
             if status is not None:
                 return status
-    mode, groups, ok = sys.argv[1], [[]], True
-    for a in sys.argv[2:]:
-        if a == "+":
-            groups.append([])
-        else:
-            groups[-1].append(a)
-    for group in groups:
+    mode, ok = sys.argv[1], True
+    for group in reference_cache.split_groups(sys.argv[2:]):
         p = argparse.ArgumentParser(prog="reference.py " + mode,
                                     description=doc)
         ok &= run_group(p, mode, group)
