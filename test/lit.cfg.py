@@ -4,6 +4,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 import lit.util
@@ -11,7 +12,18 @@ from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
 config.name = "ACCEL"
-config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+# The test format (utils/accel_lit.py): a module, so that lit's workers can
+# unpickle it.
+sys.path.insert(0, os.path.join(config.accel_src_root, "utils"))
+import accel_lit
+
+# LIT_USE_INTERNAL_SHELL=0 runs every test in bash, as lit's default does.
+use_internal_shell = lit.util.pythonize_bool(
+    os.environ.get("LIT_USE_INTERNAL_SHELL", "1"))
+config.test_format = accel_lit.AccelShTest(execute_external=not use_internal_shell)
+# bash runs the tests that say REQUIRES: shell.
+if shutil.which("bash"):
+    config.available_features.add("shell")
 config.suffixes = [".mlir", ".test", ".json"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
