@@ -25,6 +25,15 @@
 
 using namespace accel;
 
+// Under AddressSanitizer, huge-page blocks are heap blocks of their own.
+#if defined(__SANITIZE_ADDRESS__)
+#define ACCEL_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ACCEL_TEST_ASAN 1
+#endif
+#endif
+
 namespace {
 
 struct Record {
@@ -243,6 +252,41 @@ TEST(ZeroedArrayTest, AllocateReportsFailure) {
   EXPECT_EQ(a[3], 0u);
 }
 
+// allocate(n, /*huge=*/true) (VMEM's bytes): zero bytes, every one
+// writable, on either side of the 64 KiB from which it is a huge-page
+// mapping (2 MiB-aligned there, but under AddressSanitizer); a size no
+// mapping holds is false and no array, as without `huge`.
+TEST(ZeroedArrayTest, HugeIsZeroWritableAndReportsFailure) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  for (size_t n : {size_t(0), size_t(1), (size_t(64) << 10) - 1,
+                   size_t(64) << 10, kHuge, kHuge + 5, 5 * kHuge / 2}) {
+    ZeroedArray<uint8_t> a;
+    ASSERT_TRUE(a.allocate(n, /*huge=*/true)) << n;
+    ASSERT_NE(a.data(), nullptr) << n;
+    ASSERT_EQ(a.size(), n);
+    for (size_t i = 0; i < n; i += 4093)
+      ASSERT_EQ(a[i], 0u) << n << " " << i;
+#if defined(__linux__) && !defined(ACCEL_TEST_ASAN)
+    if (n >= (size_t(64) << 10)) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % kHuge, 0u) << n;
+    }
+#endif
+    if (n) {
+      std::memset(a.data(), 0x5a, n);
+      EXPECT_EQ(a[n - 1], 0x5a);
+    }
+    ZeroedArray<uint8_t> moved = std::move(a);
+    EXPECT_EQ(moved.size(), n);
+    EXPECT_EQ(a.data(), nullptr);
+  }
+  ZeroedArray<uint64_t> b;
+  EXPECT_FALSE(b.allocate(SIZE_MAX / sizeof(uint64_t), /*huge=*/true));
+  EXPECT_EQ(b.data(), nullptr);
+  EXPECT_EQ(b.size(), 0u);
+  ASSERT_TRUE(b.allocate(16, /*huge=*/true));
+  EXPECT_EQ(b[15], 0u);
+}
+
 // PageArena: 200 blocks of 64 KiB span four mappings (2, 4, 8 MiB and part
 // of 16): each block is aligned to its size, distinct from every other and
 // keeps its bytes while later blocks are made and after the arena moves.
@@ -276,16 +320,19 @@ TEST(HugeBlockTest, HoldsItsSizeWholeOnEitherSideOf2MiB) {
     HugeBlock block(bytes);
     ASSERT_NE(block.data(), nullptr) << bytes;
     ASSERT_EQ(block.size(), bytes);
-    if (bytes >= kHuge) // a mapping of its own, 2 MiB-aligned
+    if (bytes >= kHuge) { // a mapping of its own, 2 MiB-aligned
       EXPECT_EQ(reinterpret_cast<uintptr_t>(block.data()) % kHuge, 0u);
+    }
     std::memset(block.data(), 0x5a, bytes); // every byte is writable
-    if (bytes)
+    if (bytes) {
       EXPECT_EQ(block.data()[bytes - 1], 0x5a);
+    }
     HugeBlock moved = std::move(block);
     EXPECT_EQ(block.size(), 0u);
     EXPECT_EQ(moved.size(), bytes);
-    if (bytes)
+    if (bytes) {
       EXPECT_EQ(moved.data()[0], 0x5a);
+    }
   }
 }
 

@@ -378,7 +378,7 @@ TEST(MemoryInitTest, UnwrittenBufferHashesAreTheirBytes) {
   }
 }
 
-// A buffer larger than the 1 MiB pieces the hash is fed in: its unwritten
+// A buffer of many of the 64 KiB pieces the hash is fed in: its unwritten
 // bytes (made a piece at a time) and, once a byte in its third MiB is
 // written, its bytes read back, hash as all of them at once would.
 TEST(MemoryInitTest, LargeBufferHashesAreTheirBytes) {

@@ -259,7 +259,10 @@ void sim::initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
 uint64_t
 sim::hashPieces(uint64_t n,
                 llvm::function_ref<void(uint64_t, uint64_t, uint8_t *)> fill) {
-  constexpr uint64_t kPiece = 1 << 20;
+  // 64 KiB: a heap block malloc hands back to the next call (a 1 MiB piece
+  // was a fresh mapping each call, 256 page faults: a quarter of a small
+  // run's), and in L2 between the fill and the hash.
+  constexpr uint64_t kPiece = 64 << 10;
   std::unique_ptr<uint8_t[]> piece(new uint8_t[std::min(n, kPiece) + 1]);
   XXH3_state_t state;
   XXH3_INITSTATE(&state);

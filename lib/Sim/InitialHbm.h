@@ -42,9 +42,9 @@ void initPage(uint64_t pageAddr, const std::vector<isa::Buffer> &bufs,
 
 /// xxh3_64bits of `n` bytes that `fill(offset, length, out)` writes to
 /// `out` a piece at a time (bytes [offset, offset + length) of the n, at
-/// most 1 MiB per call, in order): the same value as llvm::xxh3_64bits of
+/// most 64 KiB per call, in order): the same value as llvm::xxh3_64bits of
 /// all n at once (XXH3-64, seed 0, fed incrementally by xxHash itself), in
-/// 1 MiB of memory however large n is.
+/// 64 KiB of memory however large n is.
 uint64_t
 hashPieces(uint64_t n,
            llvm::function_ref<void(uint64_t, uint64_t, uint8_t *)> fill);

@@ -117,31 +117,56 @@ void detail::freeBulk(void *data, size_t capacityBytes, bool mapped) {
 /// A transparent huge page: allocHuge's alignment and granule.
 static constexpr size_t kHuge = size_t(2) << 20;
 
-void *detail::allocHuge(size_t bytes, const char *what) {
-  void *base = nullptr;
 #if defined(__linux__) && !defined(ACCEL_PAGE_ARENA_HEAP)
+/// `bytes` (a multiple of kHuge) of zero pages aligned to kHuge, with
+/// transparent huge pages asked for, or null.
+static void *mapHuge(size_t bytes) {
   // 2 MiB-aligned (a huge page needs an aligned 2 MiB of the mapping): map
   // 2 MiB more and unmap the unaligned head and tail.
   void *raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED)
-    llvm::report_bad_alloc_error(what);
+    return nullptr;
   uintptr_t at = reinterpret_cast<uintptr_t>(raw);
   uintptr_t aligned = (at + kHuge - 1) & ~uintptr_t(kHuge - 1);
   if (aligned > at)
     munmap(raw, aligned - at);
   if (size_t tail = kHuge - (aligned - at))
     munmap(reinterpret_cast<void *>(aligned + bytes), tail);
-  base = reinterpret_cast<void *>(aligned);
+  void *base = reinterpret_cast<void *>(aligned);
 #ifdef MADV_HUGEPAGE
   (void)madvise(base, bytes, MADV_HUGEPAGE); // a hint; refusal is fine
 #endif
+  return base;
+}
+#endif
+
+void *detail::allocHuge(size_t bytes, const char *what) {
+#if defined(__linux__) && !defined(ACCEL_PAGE_ARENA_HEAP)
+  void *base = mapHuge(bytes);
 #else
-  base = std::aligned_alloc(kHuge, bytes);
+  void *base = std::aligned_alloc(kHuge, bytes);
+#endif
   if (!base)
     llvm::report_bad_alloc_error(what);
-#endif
   return base;
+}
+
+void *detail::allocZeroedHuge(size_t bytes, size_t &hugeBytes, bool &mapped) {
+  hugeBytes = 0;
+#if defined(__linux__) && !defined(ACCEL_PAGE_ARENA_HEAP)
+  // From 64 KiB (16 small pages, whose faults cost more than clearing a
+  // huge page) up.
+  if (bytes >= (size_t(64) << 10) && bytes <= SIZE_MAX - kHuge) {
+    size_t reserved = (bytes + kHuge - 1) & ~(kHuge - 1);
+    void *p = mapHuge(reserved);
+    if (p)
+      hugeBytes = reserved;
+    mapped = false;
+    return p;
+  }
+#endif
+  return allocZeroed(bytes, mapped);
 }
 
 void detail::freeHuge(void *base, size_t bytes) {

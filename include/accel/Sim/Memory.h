@@ -240,8 +240,9 @@ private:
   /// (getVmemExtent).
   uint64_t vmemBytes = 0, vmemExtent = 0;
   /// Untouched zero pages until written, so a run does not pay for
-  /// clearing all of VMEM up front, and pages it never touches cost no
-  /// memory. Empty until allocateVmem().
+  /// clearing all of VMEM up front, and 2 MiB stretches it never touches
+  /// cost no memory (transparent huge pages: one fault per 2 MiB touched).
+  /// Empty until allocateVmem().
   ZeroedArray<uint8_t> vmem;
   /// copyTile's staging: one row, or an overlapping source's snapshot.
   std::vector<uint8_t> staging;

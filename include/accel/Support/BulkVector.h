@@ -69,6 +69,19 @@ void freeBulk(void *data, size_t capacityBytes, bool mapped);
 /// fault in on first use, as the kernel's zero pages), else calloc. Sets
 /// `mapped`. Null when the memory cannot be had.
 void *allocZeroed(size_t bytes, bool &mapped);
+/// `bytes` (a multiple of 2 MiB) of memory aligned to 2 MiB with
+/// transparent huge pages asked for (madvise MADV_HUGEPAGE; a hint): a
+/// block written whole then takes a page fault per 2 MiB, not per 4 KiB.
+/// Under AddressSanitizer a heap block (so that overruns are reported).
+/// Out of memory: llvm::report_bad_alloc_error naming `what`. Free it with
+/// freeHuge(base, bytes).
+void *allocHuge(size_t bytes, const char *what);
+void freeHuge(void *base, size_t bytes);
+/// `bytes` of zero bytes, or null when the memory cannot be had: from
+/// 64 KiB up a mapping of allocHuge's kind, rounded up to 2 MiB, whose
+/// length goes to `hugeBytes` (free it with freeHuge); smaller, or under
+/// AddressSanitizer, allocZeroed's block (hugeBytes 0, `mapped` as there).
+void *allocZeroedHuge(size_t bytes, size_t &hugeBytes, bool &mapped);
 /// llvm::report_bad_alloc_error with `what` (out of line: the header stays
 /// free of LLVM's).
 [[noreturn]] void reportBadAlloc(const char *what);
@@ -243,22 +256,33 @@ public:
     swap(o);
     return *this;
   }
-  ~ZeroedArray() { detail::freeBulk(ptr, count * sizeof(T), mapped); }
+  ~ZeroedArray() {
+    if (hugeBytes)
+      detail::freeHuge(ptr, hugeBytes);
+    else
+      detail::freeBulk(ptr, count * sizeof(T), mapped);
+  }
 
   void swap(ZeroedArray &o) noexcept {
     std::swap(ptr, o.ptr);
     std::swap(count, o.count);
     std::swap(mapped, o.mapped);
+    std::swap(hugeBytes, o.hugeBytes);
   }
   /// Replaces the array with `n` zeroed elements (data() is not null, even
   /// for 0). False, and no array, when the memory cannot be had (n *
   /// sizeof(T) overflowing included): for a caller that reports its own
   /// error.
-  bool allocate(size_t n) {
+  /// `huge`: for an array the run touches densely (VMEM's bytes), in
+  /// transparent huge pages (detail::allocZeroedHuge): a page fault per
+  /// touched 2 MiB instead of per 4 KiB, and up to 2 MiB more resident.
+  bool allocate(size_t n, bool huge = false) {
     ZeroedArray().swap(*this);
     if (n > SIZE_MAX / sizeof(T))
       return false;
-    ptr = static_cast<T *>(detail::allocZeroed(n * sizeof(T), mapped));
+    ptr = static_cast<T *>(
+        huge ? detail::allocZeroedHuge(n * sizeof(T), hugeBytes, mapped)
+             : detail::allocZeroed(n * sizeof(T), mapped));
     count = ptr ? n : 0;
     return ptr != nullptr;
   }
@@ -270,19 +294,10 @@ public:
 private:
   T *ptr = nullptr;
   size_t count = 0;
+  /// The length of an allocZeroedHuge mapping (0: none).
+  size_t hugeBytes = 0;
   bool mapped = false;
 };
-
-namespace detail {
-/// `bytes` (a multiple of 2 MiB) of memory aligned to 2 MiB with
-/// transparent huge pages asked for (madvise MADV_HUGEPAGE; a hint): a
-/// block written whole then takes a page fault per 2 MiB, not per 4 KiB.
-/// Under AddressSanitizer a heap block (so that overruns are reported).
-/// Out of memory: llvm::report_bad_alloc_error naming `what`. Free it with
-/// freeHuge(base, bytes).
-void *allocHuge(size_t bytes, const char *what);
-void freeHuge(void *base, size_t bytes);
-} // namespace detail
 
 /// A byte block of a size fixed when made, for a large block written whole
 /// right after (a compressed trace's payload, which zstd regenerates into
