@@ -609,10 +609,13 @@ llvm::Error Simulator::commitInline() {
   const Inst &in = program.code[pc];
   const DecodedInst &d = decodedInsts[pc];
   isa::Unit unit = d.unit;
-  RetireEvent ev;
+  RetireEvent &ev = retiring;
   ev.index = instCount;
   ev.pc = pc;
   ev.inst = &in;
+  ev.issueCycle = ev.stallCycles = 0;
+  ev.cause = StallCause::None;
+  ev.unitStart = ev.unitEnd = 0;
   ev.memReads = prep.reads;
   ev.memWrites = prep.writes;
   ev.fixedShapes = d.hasTemplates;
