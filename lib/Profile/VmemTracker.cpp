@@ -340,44 +340,64 @@ uint64_t weightedMedian(const std::vector<uint64_t> &hist, uint64_t total,
 
 /// What VmemTracker::unused adds up over its spans of constant state: page-
 /// cycles unused and longest-run page-cycles per bucket, and cycles per
-/// value, for the medians.
+/// value, for the medians. The sums are integers, exact at any size (a sum
+/// of doubles was exact only below 2^53 page-cycles a bucket, and equals
+/// these there), so spans may be added whole or in pieces alike.
 struct UnusedAccumulator {
   UnusedAccumulator(uint64_t buckets, uint64_t bucketCycles, uint64_t pages)
       : bucketCycles(bucketCycles), pages(pages), unusedSum(buckets, 0),
         runSum(buckets, 0) {}
 
   /// Cycles [t, next) with `free` unused pages, the longest run of them
-  /// `run` pages; t at or after the previous call's t (the spans come in
-  /// order, so the bucket is found by stepping, not by a 64-bit division
-  /// per span).
+  /// `run` pages; t at the previous call's next. A span with the previous
+  /// one's values joins it: a page written again in the cycle its lifetime
+  /// ends changes neither value, three spans in four of a loop's (issue 34).
   void add(uint64_t t, uint64_t next, uint64_t free, uint64_t run) {
-    count(unusedHist, pages - free, next - t);
-    count(runHist, pages - run, next - t);
+    if (t == spanEnd && free == spanFree && run == spanRun) {
+      spanEnd = next;
+      return;
+    }
+    flush();
+    spanStart = t;
+    spanEnd = next;
+    spanFree = free;
+    spanRun = run;
+  }
+
+  /// The series of a run of `total` cycles over `pages` pages, into `out`.
+  void finish(VmemTracker::UnusedSeries &out, uint64_t total, uint64_t pages) {
+    flush();
+    for (uint64_t k = 0; k < unusedSum.size(); ++k) {
+      uint64_t width = std::min(bucketCycles, total - k * bucketCycles);
+      double pageCycles = double(pages) * double(width);
+      out.unusedFraction[k] = double(unusedSum[k]) / pageCycles;
+      out.largestRunFraction[k] = double(runSum[k]) / pageCycles;
+    }
+    out.medianUnusedFraction =
+        double(weightedMedian(unusedHist, total, pages)) / double(pages);
+    out.medianLargestRunFraction =
+        double(weightedMedian(runHist, total, pages)) / double(pages);
+  }
+
+private:
+  /// Adds the pending span to the sums; the spans come in order, so its
+  /// bucket is found by stepping, not by a 64-bit division per span.
+  void flush() {
+    uint64_t t = spanStart, next = spanEnd;
+    if (t == next)
+      return;
+    count(unusedHist, pages - spanFree, next - t);
+    count(runHist, pages - spanRun, next - t);
     for (uint64_t c = t; c < next;) {
       while (c >= bucketEnd) {
         ++bucket;
         bucketEnd += bucketCycles;
       }
       uint64_t upto = std::min(next, bucketEnd);
-      unusedSum[bucket] += double(free) * double(upto - c);
-      runSum[bucket] += double(run) * double(upto - c);
+      unusedSum[bucket] += Wide(spanFree) * (upto - c);
+      runSum[bucket] += Wide(spanRun) * (upto - c);
       c = upto;
     }
-  }
-
-  /// The series of a run of `total` cycles over `pages` pages, into `out`.
-  void finish(VmemTracker::UnusedSeries &out, uint64_t total,
-              uint64_t pages) const {
-    for (uint64_t k = 0; k < unusedSum.size(); ++k) {
-      uint64_t width = std::min(bucketCycles, total - k * bucketCycles);
-      double pageCycles = double(pages) * double(width);
-      out.unusedFraction[k] = unusedSum[k] / pageCycles;
-      out.largestRunFraction[k] = runSum[k] / pageCycles;
-    }
-    out.medianUnusedFraction =
-        double(weightedMedian(unusedHist, total, pages)) / double(pages);
-    out.medianLargestRunFraction =
-        double(weightedMedian(runHist, total, pages)) / double(pages);
   }
 
   /// Adds `cycles` to hist[u], growing it to hold u.
@@ -387,10 +407,14 @@ struct UnusedAccumulator {
     hist[u] += cycles;
   }
 
+  /// Page-cycles: below pages * cycles < 2^31 * 2^64.
+  using Wide = unsigned __int128;
   uint64_t bucketCycles, pages;
-  /// The bucket of the last span added, and where it ends.
+  /// The bucket of the last span flushed, and where it ends.
   uint64_t bucket = 0, bucketEnd = bucketCycles;
-  std::vector<double> unusedSum, runSum;
+  std::vector<Wide> unusedSum, runSum;
+  /// The span not yet added: [spanStart, spanEnd), its values.
+  uint64_t spanStart = 0, spanEnd = 0, spanFree = 0, spanRun = 0;
   /// Cycles per number of pages not unused (pages - free) and per pages
   /// outside the longest unused run (pages - run): the few first entries
   /// for a program that uses little of VMEM.
