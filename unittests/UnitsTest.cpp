@@ -194,4 +194,43 @@ TEST(UnitsTest, FlopsAndScalarArithmeticFromTheTable) {
     EXPECT_FALSE(isa::isScalarArithmetic(op)) << isa::info(op).mnemonic;
 }
 
+// The VPU keeps each instruction's shape by the instruction's address
+// (VectorUnit::WalkShape); one Inst object rewritten between executes (as
+// a caller building instructions on the stack does) must be decoded
+// again. 2 x 4 f32 tiles: x = 1..8 at 0, y = 10, 20 (one per row) at 64,
+// out at 128; the same `in` first adds x and x (8 columns flat: 2, 4, ...,
+// 16), then adds y broadcast along each row, then sums rows.
+TEST(UnitsTest, VpuDecodesARewrittenInstructionAgain) {
+  Memory mem(4096, {vmemBuffer("v", 0, 4096)});
+  ASSERT_FALSE(bool(mem.allocateVmem()));
+  float *v = reinterpret_cast<float *>(mem.vmemBytePtr(0));
+  for (int i = 0; i < 8; ++i)
+    v[i] = float(i + 1);
+  v[16] = 10;
+  v[17] = 20;
+  std::array<uint64_t, isa::kNumRegs> regs{};
+  regs[1] = 0;
+  regs[2] = 64;
+  regs[3] = 128;
+  CoreState state{mem, regs, 0};
+  VectorUnit vpu;
+  const float *out = v + 32;
+  isa::Inst in = vbinary(Opcode::VAdd, 3, 1, 1, 2, 4, 4, 4, 4);
+  vpu.execute(in, state);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(out[i], 2.0f * float(i + 1)) << i;
+  in = vbinary(Opcode::VAdd, 3, 1, 2, 2, 4, 4, 1, 4, /*bcast=*/true);
+  vpu.execute(in, state);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(out[i], float(i + 1) + (i < 4 ? 10.0f : 20.0f)) << i;
+  in = vunary(Opcode::VRSum, 3, 1, 2, 4, 4, 1);
+  vpu.execute(in, state);
+  EXPECT_EQ(out[0], 1.0f + 2 + 3 + 4);
+  EXPECT_EQ(out[1], 5.0f + 6 + 7 + 8);
+  // And the first again, from the same address.
+  in = vbinary(Opcode::VAdd, 3, 1, 1, 2, 4, 4, 4, 4);
+  vpu.execute(in, state);
+  EXPECT_EQ(out[7], 16.0f);
+}
+
 } // namespace

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 using namespace accel;
@@ -425,65 +426,87 @@ static inline const uint8_t *readInput(CoreState &state, const TileRef &t,
   return snapshot.data();
 }
 
+/// The shape of VPU instruction `in`: its entry of `shapes`, made again
+/// when the entry describes another instruction (every field compared: a
+/// caller may execute an instruction of its own at any address).
+static const VectorUnit::WalkShape &
+getWalkShape(const isa::Inst &in, VectorUnit::WalkShapes &shapes) {
+  static_assert(std::has_unique_object_representations_v<isa::Inst>,
+                "no padding: equal bytes are equal fields");
+  VectorUnit::WalkShape &s =
+      shapes[(reinterpret_cast<uintptr_t>(&in) / sizeof(isa::Inst)) %
+             shapes.size()];
+  if (s.valid && std::memcmp(&s.inst, &in, sizeof(isa::Inst)) == 0)
+    return s;
+  s.inst = in;
+  s.valid = true;
+  s.rows = in.a;
+  s.cols = in.b;
+  s.reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
+  s.transpose = in.op == Opcode::VTranspose;
+  isa::InstFormat format = isa::info(in.op).format;
+  s.binary =
+      format == isa::InstFormat::VBinary || format == isa::InstFormat::VCompare;
+  s.noInput = in.op == Opcode::VFill || in.op == Opcode::VIota;
+  s.bcast = s.binary && (in.flags & isa::kFlagBroadcast);
+  s.rowBcast = s.binary && !s.bcast && (in.flags & isa::kFlagBroadcastRow);
+  s.xBf16 = isBf16Operand(in, 1);
+  s.yBf16 = s.binary && isBf16Operand(in, 2);
+  s.oBf16 = isBf16Operand(in, 3);
+  std::tie(s.outRows, s.outCols) = isa::getVpuOutputShape(in);
+  s.xStride = uint64_t(in.s1) * (s.xBf16 ? 2 : 4);
+  s.yStride = uint64_t(in.s2) * (s.yBf16 ? 2 : 4);
+  s.oStride = uint64_t(in.s3) * (s.oBf16 ? 2 : 4);
+  // Contiguous tiles of an elementwise op without broadcast are one long
+  // row.
+  auto contiguous = [](uint64_t rows, uint64_t cols, uint64_t stride) {
+    return rows == 1 || stride == cols;
+  };
+  s.flat = !s.reduce && !s.transpose && !s.bcast && !s.rowBcast &&
+           contiguous(s.outRows, s.outCols, in.s3) && in.op != Opcode::VIota &&
+           (s.noInput || contiguous(s.rows, s.cols, in.s1)) &&
+           (!s.binary || contiguous(s.rows, s.cols, in.s2));
+  return s;
+}
+
 /// The walk of VPU instruction `in` over its tiles in `state`'s VMEM,
-/// its inputs read (or snapshot into `snapshots`) first.
+/// its inputs read (or snapshot into `snapshots`) first; its shape from
+/// `shapes` (getWalkShape).
 static VpuWalk startWalk(const isa::Inst &in, CoreState &state,
+                         VectorUnit::WalkShapes &shapes,
                          std::array<std::vector<uint8_t>, 2> &snapshots,
                          std::array<std::vector<float>, 3> &rowBufs) {
-  uint64_t rows = in.a, cols = in.b;
-  bool reduce = in.op == Opcode::VRSum || in.op == Opcode::VRMax;
-  bool transpose = in.op == Opcode::VTranspose;
-  isa::InstFormat format = isa::info(in.op).format;
-  bool binary =
-      format == isa::InstFormat::VBinary || format == isa::InstFormat::VCompare;
-  bool noInput = in.op == Opcode::VFill || in.op == Opcode::VIota;
-  bool bcast = binary && (in.flags & isa::kFlagBroadcast);
-  bool rowBcast = binary && !bcast && (in.flags & isa::kFlagBroadcastRow);
-  bool xBf16 = isBf16Operand(in, 1), yBf16 = binary && isBf16Operand(in, 2),
-       oBf16 = isBf16Operand(in, 3);
-  std::pair<uint64_t, uint64_t> outShape = isa::getVpuOutputShape(in);
-  uint64_t outCols = outShape.second;
+  const VectorUnit::WalkShape &s = getWalkShape(in, shapes);
   TileRef out =
-      vmemTile(state, in.rs3, outShape.first, outCols, in.s3, oBf16 ? 2 : 4);
-  TileRef x = vmemTile(state, in.rs1, rows, cols, in.s1, xBf16 ? 2 : 4);
-  TileRef y = vmemTile(state, in.rs2, rowBcast ? 1 : rows, bcast ? 1 : cols,
-                       in.s2, yBf16 ? 2 : 4);
-  const uint8_t *xp =
-      noInput ? nullptr
-              : readInput(state, x, out, snapshots[0], !reduce && !transpose);
-  const uint8_t *yp =
-      binary ? readInput(state, y, out, snapshots[1], !bcast && !rowBcast)
-             : nullptr;
-  // Rows of the three tiles. Contiguous tiles of an elementwise op without
-  // broadcast are one long row.
-  uint64_t nRows = rows, nCols = cols;
-  auto contiguous = [&](const TileRef &t) {
-    return t.rows == 1 || t.rowStride == t.cols;
-  };
-  if (!reduce && !transpose && !bcast && !rowBcast && contiguous(out) &&
-      in.op != Opcode::VIota && (noInput || contiguous(x)) &&
-      (!binary || contiguous(y))) {
-    nCols = rows * cols;
-    nRows = 1;
+      vmemTile(state, in.rs3, s.outRows, s.outCols, in.s3, s.oBf16 ? 2 : 4);
+  const uint8_t *xp = nullptr, *yp = nullptr;
+  if (!s.noInput) {
+    TileRef x = vmemTile(state, in.rs1, s.rows, s.cols, in.s1, s.xBf16 ? 2 : 4);
+    xp = readInput(state, x, out, snapshots[0], !s.reduce && !s.transpose);
+  }
+  if (s.binary) {
+    TileRef y = vmemTile(state, in.rs2, s.rowBcast ? 1 : s.rows,
+                         s.bcast ? 1 : s.cols, in.s2, s.yBf16 ? 2 : 4);
+    yp = readInput(state, y, out, snapshots[1], !s.bcast && !s.rowBcast);
   }
   return VpuWalk{rowBufs,
-                 rows,
-                 cols,
-                 outCols,
-                 xBf16,
-                 yBf16,
-                 oBf16,
-                 bcast,
-                 rowBcast,
+                 s.rows,
+                 s.cols,
+                 s.outCols,
+                 s.xBf16,
+                 s.yBf16,
+                 s.oBf16,
+                 s.bcast,
+                 s.rowBcast,
                  xp,
                  yp,
                  state.memory.vmemBytePtr(out.base),
-                 nRows,
-                 nCols,
-                 x.rowStride * x.elemBytes,
-                 y.rowStride * y.elemBytes,
-                 out.rowStride * out.elemBytes,
-                 x.elemBytes};
+                 s.flat ? 1 : s.rows,
+                 s.flat ? s.rows * s.cols : s.cols,
+                 s.xStride,
+                 s.yStride,
+                 s.oStride,
+                 s.xBf16 ? 2u : 4u};
 }
 
 /// The elementwise binary opcodes (and vpu.cmp) of `in` on `w`.
@@ -657,7 +680,7 @@ static void executeReduce(const isa::Inst &in, VpuWalk &w) {
 }
 
 void VectorUnit::execute(const isa::Inst &in, CoreState &state) {
-  VpuWalk w = startWalk(in, state, snapshots, rowBufs);
+  VpuWalk w = startWalk(in, state, walkShapes, snapshots, rowBufs);
   switch (in.op) {
   case Opcode::VAdd:
   case Opcode::VSub:

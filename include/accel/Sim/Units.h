@@ -129,7 +129,29 @@ class VectorUnit {
 public:
   void execute(const isa::Inst &inst, CoreState &state);
 
+  /// What an instruction's walk over its tiles takes from the instruction
+  /// alone, not its registers: shapes, element widths, broadcasts, row
+  /// strides in bytes, and whether the tiles are walked as one long row.
+  /// Units.cpp's startWalk makes it (getWalkShape).
+  struct WalkShape {
+    isa::Inst inst; ///< the instruction it describes, every field
+    bool valid = false;
+    bool reduce = false, transpose = false, binary = false, noInput = false;
+    bool bcast = false, rowBcast = false;
+    bool xBf16 = false, yBf16 = false, oBf16 = false;
+    /// Elementwise over contiguous tiles: one row of rows * cols elements.
+    bool flat = false;
+    uint64_t rows = 0, cols = 0, outRows = 0, outCols = 0;
+    uint64_t xStride = 0, yStride = 0, oStride = 0; ///< bytes between rows
+  };
+  /// The shape of the last instruction seen at each of 64 slots (by its
+  /// address): an op in a loop runs again and again with only its bases
+  /// changed (issue 34: making the shape was about a third of the VPU's own
+  /// host instructions in a loop of 8x128 ops, callgrind).
+  using WalkShapes = std::array<WalkShape, 64>;
+
 private:
+  WalkShapes walkShapes;
   std::array<std::vector<uint8_t>, 2> snapshots; ///< of x and y, when needed
   std::array<std::vector<float>, 3> rowBufs;     ///< widened x, y rows; out row
 };
