@@ -320,6 +320,44 @@ bool startsWith(const std::string &s, const std::string &prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
+TEST(SimulatorTest, FaultRaceOnALaterIssueWithTheSameTiles) {
+  // A loop whose vpu.add (pc 7) has the same operands every iteration (the
+  // issue stage keeps its tiles for the next issue), followed by a DMA into
+  // one of them that nothing WAITs for: the second add races with it,
+  // whether it reads (a) or writes (c) the DMA's destination.
+  MachineConfig config = configFrom(kDmaConfig, kConfigName);
+  for (bool writes : {false, true}) {
+    isa::Program p = makeProgram({
+        li(1, kX),
+        li(2, kA),
+        li(5, kB),
+        li(8, kC),
+        li(7, 0),
+        li(9, 1),
+        li(10, 3),
+        vadd(8, 2, 5, 1, 64, 64, 64, 64),                             // 7
+        dmaIssue(3, 1, writes ? 8 : 2, MemSpace::HBM, MemSpace::VMEM, // 8
+                 1, 64, 64, 64),
+        add(7, 7, 9),  // 9
+        blt(7, 10, 7), // 10
+        halt(),
+    });
+    Simulator sim(config, p);
+    EventLog rec;
+    sim.addObserver(&rec);
+    std::string msg = faultOf(sim.run());
+    EXPECT_TRUE(startsWith(msg, "fault at pc 7 ")) << msg;
+    EXPECT_NE(msg.find(writes ? "data race: writes VMEM [8192, 8448)"
+                              : "data race: reads VMEM [0, 256)"),
+              std::string::npos)
+        << msg;
+    unsigned adds = 0;
+    for (const auto &e : rec.retired)
+      adds += e.pc == 7;
+    EXPECT_EQ(adds, 1u) << msg;
+  }
+}
+
 TEST(SimulatorTest, FaultVmemOutOfBounds) {
   MachineConfig config = MachineConfig::getDefault();
   {

@@ -864,4 +864,57 @@ TEST(SimulatorTest, DataHazardOnMatmulResult) {
             (std::vector<float>{19, 22, 43, 50}));
 }
 
+TEST(SimulatorTest, DataHazardsOfAKeptTileFollowTheOtherOpsTiles) {
+  // A loop whose vpu.copy (pc 10) reads C at the same address every
+  // iteration, so the issue stage keeps its tiles (and its hazard results)
+  // from one iteration to the next, while the matmul before it (pc 9)
+  // writes C in even iterations and C + 2048 in odd ones (r3 and r4 swap).
+  // The copy must wait for the matmul (a data hazard) exactly in the even
+  // ones: a hazard result kept for the matmul's PC instead of its tiles
+  // would repeat the first iteration's answer.
+  MachineConfig config = MachineConfig::getDefault();
+  isa::Program p = makeProgram({
+      li(1, kA),
+      li(2, kB),
+      li(3, kC),                      // the matmul's output, swapped with r4
+      li(4, kC + 2048),               //
+      li(5, kC),                      // the copy's input
+      li(6, kB + 2048),               // the copy's output
+      li(7, 0),                       // iteration
+      li(8, 6),                       // iterations
+      li(9, 1),                       //
+      matmul(3, 1, 2, 2, 2, 2, 2, 2), // 9
+      vunary(Opcode::VCopy, 6, 5, 2, 2, 2, 2), // 10
+      add(10, 3, 0),                           // 11: swap r3 and r4
+      add(3, 4, 0),                            // 12
+      add(4, 10, 0),                           // 13
+      add(7, 7, 9),                            // 14
+      blt(7, 8, 9),                            // 15
+      halt(),
+  });
+  Simulator sim(config, p);
+  EventLog rec;
+  sim.addObserver(&rec);
+  auto r = sim.run();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // Each copy against the matmul just before it: it issues when the
+  // matmul's result is written (iterations 0, 2, 4) or hundreds of cycles
+  // before (1, 3, 5: it may still wait a few cycles for the previous copy,
+  // which writes the same tile).
+  std::vector<std::pair<sim::RetireEvent, sim::RetireEvent>> pairs;
+  for (size_t i = 1; i < rec.retired.size(); ++i)
+    if (rec.retired[i].pc == 10 && rec.retired[i - 1].pc == 9)
+      pairs.push_back({rec.retired[i - 1], rec.retired[i]});
+  ASSERT_EQ(pairs.size(), 6u);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const auto &[mm, copy] = pairs[i];
+    if (i % 2 == 0) {
+      EXPECT_EQ(copy.issueCycle, mm.unitEnd) << "iteration " << i;
+      EXPECT_EQ(copy.cause, StallCause::DataHazard) << "iteration " << i;
+    } else {
+      EXPECT_LT(copy.issueCycle + 300, mm.unitEnd) << "iteration " << i;
+    }
+  }
+}
+
 } // namespace

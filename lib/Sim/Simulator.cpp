@@ -155,8 +155,8 @@ RunSummary Simulator::finish(uint64_t endAtLeast) {
 llvm::Error Simulator::checkOperands(llvm::ArrayRef<MemOperand> reads,
                                      llvm::ArrayRef<MemOperand> writes,
                                      const HazardTile *shapes, bool checked,
-                                     uint64_t ready, TileList &vmemReads,
-                                     TileList &vmemWrites, IssueAt &at) {
+                                     uint64_t ready, VmemTiles &vmem,
+                                     IssueAt &at) {
   // Races and hazards compare the tiles' actual rows (TileRef::overlaps),
   // so two disjoint tiles of one row band (e.g. columns 0..127 and 128..255
   // of the same rows) neither race nor wait for each other.
@@ -167,61 +167,94 @@ llvm::Error Simulator::checkOperands(llvm::ArrayRef<MemOperand> reads,
   // this function in a --timing-only replay).
   TileList others; // uninitialized storage: nothing to clear per step
   const HazardTile *operands[TileList::kMax];
-  unsigned numReads = 0, numOperands = 0;
-  for (auto [list, inVmem] : {std::make_pair(reads, &vmemReads),
-                              std::make_pair(writes, &vmemWrites)}) {
-    for (const MemOperand &m : list) {
-      const TileRef &tile = m.tile;
-      if (numOperands == TileList::kMax) // so no TileList below overflows
-        llvm::report_fatal_error("an instruction with more than 4 memory "
-                                 "operands");
-      TileList &into = tile.space == isa::MemSpace::VMEM ? *inVmem : others;
-      const HazardTile &h =
-          shapes ? into.emplaceMoved(shapes[numOperands], tile.base)
-                 : into.emplaceOf(tile);
-      operands[numOperands] = &h;
-      if (checked) {
-        ++numOperands;
-        continue;
-      }
-      const AddrRange &span = h.span;
-      BufferBounds &bounds = operandBounds[pc][numOperands];
-      if (tile.rows == 0 || tile.cols == 0 ||
-          (!bounds.holds(span) && !bounds.find(memory, span)))
-        return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
-                             " access out of bounds: " + m.role + " [" +
-                             llvm::Twine(span.begin) + ", " +
-                             llvm::Twine(span.end) +
-                             ") is not inside any allocated buffer");
-      // Elements are aligned to their size (4 bytes for f32 and i32, 2 for
-      // bf16): an address of another alignment (a register loaded from a
-      // trace, an address computed by the program) is a fault, not a
-      // misaligned access.
-      if (!isAligned(tile.base, tile.elemBytes))
-        return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
-                             " access misaligned: " + m.role +
-                             " at byte address " + llvm::Twine(span.begin) +
-                             ", which is not a multiple of " +
-                             llvm::Twine(tile.elemBytes));
-      ++numOperands;
-    }
-    if (inVmem == &vmemReads)
-      numReads = numOperands;
+  unsigned numReads = reads.size(), numOperands = numReads + writes.size();
+  if (numOperands > TileList::kMax) // so no TileList below overflows
+    llvm::report_fatal_error("an instruction with more than 4 memory "
+                             "operands");
+  // The lists' sizes are counted in registers and stored once: a size
+  // incremented in memory per tile made each tile's address wait on the
+  // store before it (perf: a third of this function in a --timing-only
+  // replay).
+  unsigned numVmemReads = 0, numVmemWrites = 0, numOthers = 0;
+  for (unsigned k = 0; k < numOperands; ++k) {
+    const TileRef &tile =
+        k < numReads ? reads[k].tile : writes[k - numReads].tile;
+    HazardTile &h = tile.space != isa::MemSpace::VMEM
+                        ? others.tiles[numOthers++]
+                    : k < numReads ? vmem.reads.tiles[numVmemReads++]
+                                   : vmem.writes.tiles[numVmemWrites++];
+    if (shapes)
+      h.setMoved(shapes[k], tile.base);
+    else
+      h.set(tile);
+    operands[k] = &h;
+  }
+  vmem.reads.size = numVmemReads;
+  vmem.writes.size = numVmemWrites;
+  others.size = numOthers;
+  for (unsigned k = 0; k < numOperands && !checked; ++k) {
+    const MemOperand &m = k < numReads ? reads[k] : writes[k - numReads];
+    const TileRef &tile = m.tile;
+    const AddrRange &span = operands[k]->span;
+    BufferBounds &bounds = operandBounds[pc][k];
+    if (tile.rows == 0 || tile.cols == 0 ||
+        (!bounds.holds(span) && !bounds.find(memory, span)))
+      return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
+                           " access out of bounds: " + m.role + " [" +
+                           llvm::Twine(span.begin) + ", " +
+                           llvm::Twine(span.end) +
+                           ") is not inside any allocated buffer");
+    // Elements are aligned to their size (4 bytes for f32 and i32, 2 for
+    // bf16): an address of another alignment (a register loaded from a
+    // trace, an address computed by the program) is a fault, not a
+    // misaligned access.
+    if (!isAligned(tile.base, tile.elemBytes))
+      return fault(pc, llvm::Twine(isa::memSpaceName(span.space).upper()) +
+                           " access misaligned: " + m.role +
+                           " at byte address " + llvm::Twine(span.begin) +
+                           ", which is not a multiple of " +
+                           llvm::Twine(tile.elemBytes));
   }
   if (!pendingDmas.empty())
     if (llvm::Error e =
             checkRaces(llvm::ArrayRef(operands, numOperands), numReads))
       return e;
-  for (const InFlightOp &op : inFlight) {
+  checkHazards(vmem, ready, at);
+  return llvm::Error::success();
+}
+
+void Simulator::checkHazards(VmemTiles &mine, uint64_t ready, IssueAt &at) {
+  for (size_t u = 0; u < inFlight.size(); ++u) {
+    const InFlightOp &op = inFlight[u];
     if (op.end <= ready)
       continue;
-    const VmemTiles &tiles = tilesOf(op);
-    if (overlapsAny(tiles.writes, vmemReads) ||
-        overlapsAny(tiles.writes, vmemWrites) ||
-        overlapsAny(tiles.reads, vmemWrites))
+    const VmemTiles &theirs = tilesOf(op);
+    VmemTiles::HazardMemo &memo = mine.memo[u];
+    if (memo.other != theirs.version || theirs.version == 0) {
+      memo.other = theirs.version;
+      memo.hazard = overlapsAny(theirs.writes, mine.reads) ||
+                    overlapsAny(theirs.writes, mine.writes) ||
+                    overlapsAny(theirs.reads, mine.writes);
+    }
+    if (memo.hazard)
       at.atLeast(op.end, StallCause::DataHazard);
   }
-  return llvm::Error::success();
+}
+
+Simulator::VmemTiles &Simulator::takeFreeSlot() {
+  // Round robin over the slots: the tiles filled longest ago go first, so
+  // a loop with fewer memory instructions than slots keeps all of theirs.
+  for (;;) {
+    uint8_t slot = nextFreeSlot;
+    nextFreeSlot = uint8_t((slot + 1) % vmemTileSlots.size());
+    if (llvm::none_of(inFlight,
+                      [&](const InFlightOp &op) { return op.slot == slot; })) {
+      prep.slot = slot;
+      VmemTiles &tiles = vmemTileSlots[slot];
+      tiles.refill(nextTilesVersion++);
+      return tiles;
+    }
+  }
 }
 
 llvm::Error Simulator::checkRaces(llvm::ArrayRef<const HazardTile *> operands,
@@ -299,8 +332,10 @@ Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
   d.firstTemplate = operandTemplates.size();
   d.hasTemplates =
       getAccessTemplates(in, chip, operandTemplates, numReads, numWrites);
+  d.allVmem = true;
   for (size_t i = d.firstTemplate; i < operandTemplates.size(); ++i) {
     TileRef shape = operandTemplates[i].operand.tile;
+    d.allVmem &= shape.space == isa::MemSpace::VMEM;
     shape.base = 0;
     operandShapes.push_back(HazardTile::of(shape, shape.span()));
     filledOperands.push_back(operandTemplates[i].operand);
@@ -314,13 +349,11 @@ Simulator::DecodedInst &Simulator::decode(uint32_t atPc) {
 llvm::Error Simulator::prepareAccesses(const Inst &in, DecodedInst &d,
                                        uint64_t ready) {
   // Memory operands: bounds, races with un-WAITed DMAs, data hazards.
-  VmemTiles &vmem = getPreparedTiles();
-  vmem.reads.size = vmem.writes.size = 0;
   bool touchesMemory = d.unit != isa::Unit::Scalar || in.op == Opcode::Sld;
   bool accesses =
       touchesMemory && in.op != Opcode::DmaWait && in.op != Opcode::SemWait;
   if (!accesses) {
-    prep.reads = prep.writes = {};
+    prep.reads = prep.writes = {}; // and no slot (not an MXU or VPU op)
     return llvm::Error::success();
   }
   if (d.hasTemplates) {
@@ -341,12 +374,35 @@ llvm::Error Simulator::prepareAccesses(const Inst &in, DecodedInst &d,
     }
     prep.reads = llvm::ArrayRef(ops, d.numReads);
     prep.writes = llvm::ArrayRef(ops + d.numReads, d.numWrites);
+    // The same tiles as the last checked issue here, still in their slot:
+    // only the races (its operands are the slot's tiles, reads first, when
+    // all are in VMEM) and the hazards are left.
+    VmemTiles &kept = vmemTileSlots[d.tilesSlot];
+    if (same && kept.version == d.tilesVersion &&
+        (pendingDmas.empty() || d.allVmem)) {
+      prep.slot = d.tilesSlot;
+      if (!pendingDmas.empty()) {
+        const HazardTile *operands[TileList::kMax];
+        unsigned k = 0;
+        for (const TileList *list : {&kept.reads, &kept.writes})
+          for (const HazardTile &h : *list)
+            operands[k++] = &h;
+        if (llvm::Error e =
+                checkRaces(llvm::ArrayRef(operands, k), kept.reads.size))
+          return e;
+      }
+      checkHazards(kept, ready, prep.at);
+      return llvm::Error::success();
+    }
     d.operandsChecked = false; // until the checks below pass
-    if (llvm::Error e = checkOperands(
-            prep.reads, prep.writes, operandShapes.data() + d.firstTemplate,
-            same, ready, vmem.reads, vmem.writes, prep.at))
+    VmemTiles &vmem = takeFreeSlot();
+    if (llvm::Error e = checkOperands(prep.reads, prep.writes,
+                                      operandShapes.data() + d.firstTemplate,
+                                      same, ready, vmem, prep.at))
       return e;
     d.operandsChecked = true;
+    d.tilesSlot = prep.slot;
+    d.tilesVersion = vmem.version;
     return llvm::Error::success();
   }
   getAccesses(
@@ -354,7 +410,7 @@ llvm::Error Simulator::prepareAccesses(const Inst &in, DecodedInst &d,
   prep.reads = prep.acc.memReads;
   prep.writes = prep.acc.memWrites;
   return checkOperands(prep.reads, prep.writes, nullptr, false, ready,
-                       vmem.reads, vmem.writes, prep.at);
+                       takeFreeSlot(), prep.at);
 }
 
 llvm::Error Simulator::prepareDmaIssue(const Inst &in) {
@@ -646,9 +702,9 @@ llvm::Error Simulator::commitInline() {
     unitLatency = d.latency;
     InFlightOp &op = inFlight[size_t(unit)];
     op.end = prep.at.cycle + unitLatency;
-    // The op's tiles are the prepared ones: its slot and the prepared
-    // instruction's trade places (the next prepare() clears the old tiles).
-    std::swap(op.slot, prep.slot);
+    // The op's tiles are the prepared ones: it takes their slot (and the
+    // slot of the op it replaces is free again).
+    op.slot = prep.slot;
     if (timingOnly)
       break;
     if (unit == isa::Unit::Mxu)

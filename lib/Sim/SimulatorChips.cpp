@@ -91,11 +91,14 @@ void Simulator::installTimingState(const TimingState &s,
   lastIssue = s.lastIssue;
   first = s.first;
   unitFree = s.unitFree;
+  // Each unit's op in a slot of its own, filled anew (a new version): no
+  // kept tiles of a PC (DecodedInst::tilesSlot) survive.
   for (size_t u = 0; u < inFlight.size(); ++u) {
     InFlightOp &op = inFlight[u];
     op.end = s.inFlight[u].end;
+    op.slot = uint8_t(u);
     VmemTiles &tiles = tilesOf(op);
-    tiles.reads.size = tiles.writes.size = 0;
+    tiles.refill(nextTilesVersion++);
     for (const TileRef &t : s.inFlight[u].reads)
       if (tiles.reads.size < TileList::kMax)
         tiles.reads.push_back(HazardTile::of(t, t.span()));

@@ -431,9 +431,29 @@ private:
     const HazardTile *end() const { return tiles + size; }
     operator llvm::ArrayRef<HazardTile>() const { return {begin(), end()}; }
   };
-  /// The VMEM tiles one instruction reads and writes.
+  /// The VMEM tiles one instruction reads and writes, in a slot of
+  /// vmemTileSlots.
   struct VmemTiles {
     TileList reads, writes;
+    /// Which filling of a slot these tiles are: each filling takes the
+    /// next number (nextTilesVersion), so equal versions are equal tiles.
+    /// 0: never filled.
+    uint64_t version = 0;
+    /// The hazard check's last result against the in-flight op of each
+    /// unit: whether these tiles and that op's tiles (of version `other`)
+    /// conflict. A hit answers without comparing tiles (a loop's
+    /// instruction meets the same ops' tiles at every iteration).
+    struct HazardMemo {
+      uint64_t other = 0;
+      bool hazard = false;
+    };
+    std::array<HazardMemo, 4> memo;
+    /// Starts a new filling, version `v`: the lists and memos emptied.
+    void refill(uint64_t v) {
+      reads.size = writes.size = 0;
+      version = v;
+      memo = {};
+    }
   };
   /// An MXU or VPU op that may still run: its end and the slot of
   /// vmemTileSlots that holds its tiles.
@@ -474,11 +494,11 @@ private:
   /// `writes` of the instruction at `pc`: each must lie in a buffer (else
   /// an out-of-bounds fault) at a 4-byte-aligned address (else a misaligned
   /// fault) and touch nothing a DMA issued and not yet WAITed reads or writes
-  /// (else a data race fault); the VMEM tiles go to `vmemReads` / `vmemWrites`,
-  /// and an in-flight MXU or VPU op that writes what it reads or accesses what
-  /// it writes delays `at` to its end (StallCause::DataHazard). `shapes`: when
-  /// the operands come from decoded templates, their tiles' HazardTile at base
-  /// 0 (operandShapes), in operand order, so that only the base is set per
+  /// (else a data race fault); the VMEM tiles go to `vmem` (a slot just
+  /// taken), and an in-flight MXU or VPU op that writes what it reads or
+  /// accesses what it writes delays `at` to its end (checkHazards). `shapes`:
+  /// when the operands come from decoded templates, their tiles' HazardTile at
+  /// base 0 (operandShapes), in operand order, so that only the base is set per
   /// issue; nullptr computes them. `checked`: the operands are the tiles of the
   /// last issue at this PC, which passed the bounds and alignment checks (the
   /// same tiles pass again: the buffer table does not change), so only the
@@ -486,8 +506,7 @@ private:
   llvm::Error checkOperands(llvm::ArrayRef<MemOperand> reads,
                             llvm::ArrayRef<MemOperand> writes,
                             const HazardTile *shapes, bool checked,
-                            uint64_t ready, TileList &vmemReads,
-                            TileList &vmemWrites, IssueAt &at);
+                            uint64_t ready, VmemTiles &vmem, IssueAt &at);
   /// checkOperands' race check: `operands` (the first `numReads` read,
   /// the rest written) against the DMAs issued and not yet WAITed; a data
   /// race fault names the first it finds.
@@ -500,10 +519,27 @@ private:
   /// older op of the same unit has always ended.
   std::array<InFlightOp, 4> inFlight{{{0, 0}, {0, 1}, {0, 2}, {0, 3}}};
   /// The VMEM tiles of the in-flight ops (InFlightOp::slot) and of the
-  /// prepared instruction (Prepared::slot), one slot each: a commit swaps
-  /// the prepared instruction's slot with its unit's op instead of copying
-  /// the tiles.
-  std::array<VmemTiles, 5> vmemTileSlots;
+  /// prepared instruction (Prepared::slot): a commit hands the prepared
+  /// instruction's slot to its unit's op instead of copying the tiles. A
+  /// slot no in-flight op holds is free, and new tiles go only into a free
+  /// one (takeFreeSlot); a slot keeps its tiles until then, so the next
+  /// issue of the same PC with the same bases uses them again
+  /// (DecodedInst::tilesSlot), even when its previous issue is in flight.
+  /// At most four in-flight ops hold a slot, so one is always free; the
+  /// rest keep the tiles of up to 60 PCs (a loop body's memory
+  /// instructions) for their next issue.
+  std::array<VmemTiles, 64> vmemTileSlots;
+  /// The version the next filling of a slot takes (VmemTiles::version).
+  uint64_t nextTilesVersion = 1;
+  /// The slot takeFreeSlot tries first.
+  uint8_t nextFreeSlot = 4;
+  /// A slot no in-flight op holds, emptied for new tiles (a new version).
+  VmemTiles &takeFreeSlot();
+  /// The data hazards of an instruction whose VMEM tiles are `mine`: an
+  /// in-flight MXU or VPU op (ending after `ready`) that writes what it
+  /// reads or accesses what it writes delays `at` to its end
+  /// (StallCause::DataHazard); results are memoized in `mine`.
+  void checkHazards(VmemTiles &mine, uint64_t ready, IssueAt &at);
   VmemTiles &tilesOf(const InFlightOp &op) { return vmemTileSlots[op.slot]; }
   const VmemTiles &tilesOf(const InFlightOp &op) const {
     return vmemTileSlots[op.slot];
@@ -545,8 +581,15 @@ private:
     bool operandsChecked = false;
     isa::Unit unit = isa::Unit::Scalar;
     uint8_t numReads = 0, numWrites = 0;
+    /// Every operand in VMEM (the tiles in its slot are all of them).
+    bool allVmem = false;
+    /// The slot its last checked issue filled, and that filling's version:
+    /// while the slot still holds it, an issue with the same bases uses
+    /// those tiles instead of making them again.
+    uint8_t tilesSlot = 0;
     uint32_t firstTemplate = 0; ///< index into operandTemplates
-    uint64_t latency = 0;       ///< cycles, MXU and VPU ops
+    uint64_t tilesVersion = 0;
+    uint64_t latency = 0; ///< cycles, MXU and VPU ops
   };
   std::vector<DecodedInst> decodedInsts;
   llvm::SmallVector<OperandTemplate, 0> operandTemplates;
@@ -573,7 +616,8 @@ private:
     /// `filledOperands`, or of `acc` for an instruction without templates.
     llvm::ArrayRef<MemOperand> reads, writes;
     InstAccess acc;
-    /// Its VMEM tiles: vmemTileSlots[slot] (see getPreparedTiles).
+    /// Its VMEM tiles: vmemTileSlots[slot], a slot takeFreeSlot gave it
+    /// or the one its PC's last issue filled (DecodedInst::tilesSlot).
     uint8_t slot = 4;
     /// dma.issue: source, destination, link of their spaces, ICI route.
     TileRef src, dst;
@@ -585,7 +629,6 @@ private:
     unsigned semaphore = 0;
     uint64_t count = 0;
   } prep;
-  VmemTiles &getPreparedTiles() { return vmemTileSlots[prep.slot]; }
   /// The retire event of the instruction being committed, every field set
   /// by commitInline: a member, where a local was zero-filled per step
   /// (`rep stos`, a third of step()'s time in perf on an AMD EPYC).
