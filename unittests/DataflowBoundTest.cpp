@@ -158,6 +158,35 @@ TEST(DataflowBoundTest, FarReleaseDatesAreRoundedDown) {
   EXPECT_EQ(b[kLoad]->bound, (1u << 20) + 5u);
 }
 
+TEST(DataflowBoundTest, PathsPastTwoToThe32CyclesKeepTheirLength) {
+  // A load (T_b 100, transfer 10), two VPU ops of 3e9 cycles each on its
+  // tile, and the store (T_b 100, transfer 10): the path from the load's
+  // end is 6e9 + 110 cycles, past what 4 bytes hold, so the backward pass
+  // keeps 8-byte lengths (the critical path is past 2^32 cycles).
+  constexpr uint64_t kLong = 3000000000;
+  DataflowBound g(3);
+  g.add({}, {}, {hbm(0, 64)}, {vmem(0, 64)}, dma(kLoad, 100, 10));
+  g.add({}, {}, {vmem(0, 64)}, {vmem(0, 64)}, vpu(kLong));
+  g.add({}, {}, {vmem(0, 64)}, {vmem(0, 64)}, vpu(kLong));
+  g.add({}, {}, {vmem(0, 64)}, {hbm(1000, 1064)}, dma(kStore, 100, 10));
+  EXPECT_EQ(g.criticalPath(), 2 * kLong + 220);
+  auto b = g.trackBounds();
+  ASSERT_TRUE(b[kLoad] && b[kVpu] && b[kStore]);
+  // Release dates up to 6e9 + 210 fall into 65536 bins of 2^17 cycles, so
+  // each is rounded down to a multiple of 2^17 (FarReleaseDatesAreRounded
+  // Down); the tails are exact.
+  // The load: 10 busy from 100 (bin 0), then both ops and the store.
+  EXPECT_EQ(b[kLoad]->tail, 2 * kLong + 110);
+  EXPECT_EQ(b[kLoad]->bound, 10 + 2 * kLong + 110);
+  // The VPU: both ops from 110 (bin 0), then the store (110).
+  EXPECT_EQ(b[kVpu]->head, 110u);
+  EXPECT_EQ(b[kVpu]->tail, 110u);
+  EXPECT_EQ(b[kVpu]->bound, 2 * kLong + 110);
+  // The store: released at 2 * kLong + 210, rounded down, and 10 busy.
+  EXPECT_EQ(b[kStore]->head, 2 * kLong + 210);
+  EXPECT_EQ(b[kStore]->bound, (2 * kLong + 210) / (1u << 17) * (1u << 17) + 10);
+}
+
 TEST(DataflowBoundTest, TheCoreIssuesOneInstructionAtATime) {
   // Track 1 is the core: every instruction takes issueCycles there.
   constexpr int kCore = 1;

@@ -6,6 +6,7 @@
 #include "llvm/ADT/bit.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace accel;
 using namespace accel::profile;
@@ -32,25 +33,29 @@ template <typename Use>
 void DataflowBound::useMemory(uint64_t index, unsigned period,
                               llvm::ArrayRef<sim::AddrRange> reads, Recent &rec,
                               Use use) {
-  rec.numMem = 0;
   if (period) {
     // The twin's producers: one at most `period` before the twin wrote
     // again `period` later; an older one is still the last writer.
+    // (The count in a register: counted in `rec`, each copy waited on
+    // the store before it.)
     const Recent &twin = recent[(index - period) % AccessHistory::kWindow];
     uint64_t twinIndex = index - period;
-    for (unsigned k = 0; k < twin.numMem; ++k) {
+    unsigned n = twin.numMem;
+    for (unsigned k = 0; k < n; ++k) {
       auto p = twin.mem[k];
       if (p.index >= 0 && twinIndex - uint64_t(p.index) <= period) {
         p.index += period;
         p.ready = recent[uint64_t(p.index) % AccessHistory::kWindow].finish;
       }
-      rec.mem[rec.numMem++] = p;
+      rec.mem[k] = p;
       use(Producer{p.index, p.ready, false});
     }
+    rec.numMem = uint8_t(n);
     rec.complete = true;
     return;
   }
   catchUp();
+  rec.numMem = 0;
   rec.complete = true;
   for (const sim::AddrRange &r : reads)
     mem.forEachOverlap(r, [&](const Producer &p) {
@@ -71,6 +76,8 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
                         llvm::ArrayRef<sim::AddrRange> reads,
                         llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost,
                         unsigned period) {
+  // Long: the per-instruction pass, kept in one piece: split into calls
+  // (the cost, the twin's producers) it ran 5% slower (farm-bench).
   uint64_t index = count;
   bool recording = index <= kMaxIndex;
   size_t slot = size_t(index % AccessHistory::kWindow);
@@ -84,13 +91,21 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   if (!canUseTwin(index, period) || !deferred.canJoin(index, period))
     period = 0;
 
-  // Earliest start: the latest of the values read.
+  // Earliest start: the latest of the values read. Without a period the
+  // producers are collected as edges as they are used; with one they are
+  // the registers', the twin's moved (rec.mem) and the branch, collected
+  // below only when the twin's edge bytes do not serve.
   uint64_t start = 0;
   llvm::SmallVector<uint32_t, 8> preds;
+  auto addPred = [&](const Producer &p) {
+    if (p.index >= 0)
+      preds.push_back(uint32_t(p.index) | (p.atStart ? kAtStart : 0));
+  };
+  bool collect = recording && !period;
   auto use = [&](const Producer &p) {
     start = std::max(start, p.ready);
-    if (recording && p.index >= 0)
-      preds.push_back(uint32_t(p.index) | (p.atStart ? kAtStart : 0));
+    if (collect)
+      addPred(p);
   };
   for (uint8_t r : regReads)
     if (r != 0)
@@ -103,6 +118,23 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   ++count;
   if (usedControl)
     use(control);
+  // The twin whose edge bytes serve, or the producers as edges (before the
+  // registers and the branch change below).
+  const Recent *shareFrom = nullptr;
+  if (recording && period) {
+    const Recent &twin = recent[(index - period) % AccessHistory::kWindow];
+    if (canShare(twin, period, usedControl)) {
+      shareFrom = &twin;
+    } else {
+      for (uint8_t r : regReads)
+        if (r != 0)
+          addPred(regs[r]);
+      for (unsigned k = 0; k < rec.numMem; ++k)
+        addPred(Producer{rec.mem[k].index, rec.mem[k].ready, false});
+      if (usedControl)
+        addPred(control);
+    }
+  }
 
   uint64_t dur = cost.lead + cost.busy;
   if (cost.holdsDmaSlot)
@@ -134,27 +166,17 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
       mem.assign(w, out);
   }
 
-  if (recording)
-    recordInstruction(index, period, usedControl, preds, dur, rec);
-}
-
-void DataflowBound::recordInstruction(uint64_t index, unsigned period,
-                                      bool usedControl,
-                                      llvm::SmallVectorImpl<uint32_t> &preds,
-                                      uint64_t dur, Recent &rec) {
-  // The twin's edge bytes serve when its relative edges all reach at most
-  // `period` back, its absolute ones further, and the branch binds for
-  // both or neither (shareEdges).
-  const Recent *twin =
-      period ? &recent[(index - period) % AccessHistory::kWindow] : nullptr;
-  if (twin && twin->maxRelBack <= period && twin->minAbsBack > period &&
-      twin->usedControl == usedControl) {
-    shareEdges(*twin, period, dur, rec);
-    ++numShared;
-  } else {
-    recordEdges(index, preds, dur, rec);
+  // The graph for the backward pass: the twin's edge bytes when they
+  // encode this instruction's edges too (shareEdges), else its own.
+  if (recording) {
+    if (shareFrom) {
+      shareEdges(*shareFrom, period, dur, rec);
+      ++numShared;
+    } else {
+      recordEdges(index, preds, dur, rec);
+    }
+    rec.usedControl = usedControl;
   }
-  rec.usedControl = usedControl;
 }
 
 void DataflowBound::shareEdges(const Recent &twin, unsigned period,
@@ -300,22 +322,39 @@ uint64_t DataflowBound::getMaxHead() const {
 
 std::vector<std::optional<DataflowBound::TrackBound>>
 DataflowBound::trackBounds() const {
+  // A path from instruction i's start is at most the critical path: along
+  // each edge the consumer starts no earlier than its producer's start
+  // plus the edge's lag (the producer's duration, or 0 at its start), and
+  // the path's last instruction finishes by the critical path. Below 2^32
+  // cycles, the usual run, 4 bytes an instruction hold the lengths.
+  if (critical <= UINT32_MAX)
+    return boundsWith<uint32_t>();
+  return boundsWith<uint64_t>();
+}
+
+template <typename Length>
+std::vector<std::optional<DataflowBound::TrackBound>>
+DataflowBound::boundsWith() const {
   // Backward pass: longest[i] is the longest path from instruction i's
   // start to the end of the program (at least its own duration). Edges
   // point from a consumer to its producers, which come earlier, so one
   // pass from the last instruction finalizes each node before its
-  // producers read it.
+  // producers read it. A length is clamped to what Length holds, which
+  // the critical path already is (trackBounds): were it not, a shorter
+  // tail would only weaken the bound.
   size_t n = edgeCount.size();
-  BulkVector<uint64_t> longest; // 8 bytes an instruction: mapped, see there
+  BulkVector<Length> longest; // mapped, see there
   longest.resize(n);
   size_t pos = edges.size();
+  constexpr uint64_t kMaxLength = std::numeric_limits<Length>::max();
   for (size_t i = n; i-- > 0;) {
-    longest[i] = std::max<uint64_t>(longest[i], duration[i]);
+    longest[i] = std::max<Length>(longest[i], duration[i]);
     for (unsigned k = 0; k < edgeCount[i]; ++k) {
       uint32_t edge = popEdge(i, pos);
       size_t p = edge & ~kAtStart;
       uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
-      longest[p] = std::max(longest[p], lag + longest[i]);
+      uint64_t length = std::min<uint64_t>(lag + longest[i], kMaxLength);
+      longest[p] = std::max<Length>(longest[p], Length(length));
     }
   }
   // A piece of work ends `duration` after its instruction's start; its

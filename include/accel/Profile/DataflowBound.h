@@ -51,8 +51,8 @@ namespace profile {
 /// instructions back or among the first 32, 3 under 2^19 either way), 4
 /// per piece of MXU or VPU work (16
 /// past 2^32 cycles) and 16 per piece of link or HBM work; the
-/// heads-and-tails bound needs one more 8-byte word per instruction while
-/// it is computed.
+/// heads-and-tails bound needs 4 more bytes per instruction (8 for a
+/// critical path past 2^32 cycles) while it is computed.
 class DataflowBound {
 public:
   /// What an instruction costs in the model.
@@ -273,7 +273,7 @@ private:
   /// producers from its twin), with its twin's edge bytes. They encode its
   /// edges too when the twin's relative edges all reach at most `period`
   /// back, its absolute ones further, and the last branch binds for both
-  /// or neither (recordInstruction checks): its producers are then the
+  /// or neither (canShare): its producers are then the
   /// twin's, each moved `period` later when it was at most `period` before
   /// the twin (AccessHistory.h; registers and the last branch follow the
   /// same rule, as the instructions between ran at the same PCs), in the
@@ -281,11 +281,13 @@ private:
   /// unmoved one when absolute.
   void shareEdges(const Recent &twin, unsigned period, uint64_t dur,
                   Recent &rec);
-  /// Records instruction `index` for the backward pass: with its twin's
-  /// edge bytes when they serve, else from `preds` (recordEdges).
-  void recordInstruction(uint64_t index, unsigned period, bool usedControl,
-                         llvm::SmallVectorImpl<uint32_t> &preds, uint64_t dur,
-                         Recent &rec);
+  /// Whether the edge bytes of `twin`, `period` back, encode the edges of
+  /// the instruction being added too (see shareEdges), whose last branch
+  /// binds when `usedControl`.
+  static bool canShare(const Recent &twin, unsigned period, bool usedControl) {
+    return twin.maxRelBack <= period && twin.minAbsBack > period &&
+           twin.usedControl == usedControl;
+  }
   uint64_t numShared = 0;
   /// The edge that ends at `edges[pos - 1]`, for instruction `index`: its
   /// producer (with kAtStart); `pos` moves to the edge's first byte.
@@ -318,6 +320,10 @@ private:
     bool empty() const { return atStart.empty() && other.empty(); }
   };
   std::vector<TrackWork> work;
+  /// trackBounds with path lengths held as `Length` (uint32_t when the
+  /// critical path fits, else uint64_t).
+  template <typename Length>
+  std::vector<std::optional<TrackBound>> boundsWith() const;
   /// The latest head of any piece of work or issue (trackBounds' release
   /// dates).
   uint64_t getMaxHead() const;
