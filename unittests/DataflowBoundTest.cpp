@@ -173,8 +173,8 @@ TEST(DataflowBoundTest, PathsPastTwoToThe32CyclesKeepTheirLength) {
   auto b = g.trackBounds();
   ASSERT_TRUE(b[kLoad] && b[kVpu] && b[kStore]);
   // Release dates up to 6e9 + 210 fall into 65536 bins of 2^17 cycles, so
-  // each is rounded down to a multiple of 2^17 (FarReleaseDatesAreRounded
-  // Down); the tails are exact.
+  // each is rounded down to a multiple of 2^17 (as in
+  // FarReleaseDatesAreRoundedDown); the tails are exact.
   // The load: 10 busy from 100 (bin 0), then both ops and the store.
   EXPECT_EQ(b[kLoad]->tail, 2 * kLong + 110);
   EXPECT_EQ(b[kLoad]->bound, 10 + 2 * kLong + 110);

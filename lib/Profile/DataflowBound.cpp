@@ -36,8 +36,6 @@ void DataflowBound::useMemory(uint64_t index, unsigned period,
   if (period) {
     // The twin's producers: one at most `period` before the twin wrote
     // again `period` later; an older one is still the last writer.
-    // (The count in a register: counted in `rec`, each copy waited on
-    // the store before it.)
     const Recent &twin = recent[(index - period) % AccessHistory::kWindow];
     uint64_t twinIndex = index - period;
     unsigned n = twin.numMem;
