@@ -31,6 +31,15 @@ namespace {
 
 AddrRange vm(uint64_t b, uint64_t e) { return {MemSpace::VMEM, b, e, 0}; }
 
+/// `ranges` as comparable values (AddrRange has no ==).
+std::vector<std::tuple<int, uint64_t, uint64_t, uint32_t>>
+fields(llvm::ArrayRef<AddrRange> ranges) {
+  std::vector<std::tuple<int, uint64_t, uint64_t, uint32_t>> out;
+  for (const AddrRange &r : ranges)
+    out.emplace_back(int(r.space), r.begin, r.end, r.chip);
+  return out;
+}
+
 /// Pushes instruction `pc` reading [pc*64, pc*64+64) and writing the next
 /// 64 bytes; returns its period.
 unsigned pushPc(AccessHistory &h, uint32_t pc, uint64_t shift = 0) {
@@ -60,28 +69,40 @@ TEST(AccessHistoryTest, APeriodHoldsOnceTheInstructionsBeforeItRepeat) {
 
 TEST(AccessHistoryTest, SameAsLastChangesNoPeriod) {
   // A caller that knows an instruction's ranges are its PC's last ones
-  // (Analyzer::PcRanges) gets the periods a comparison would give, also
-  // where the twin is not that last instruction (a PC twice in a loop
-  // body, e.g. x x y x x y x x x: the last x's twin is a y).
+  // (Analyzer::PcRanges) gets the periods and the kept ranges a comparison
+  // would give, also where the twin is not that last instruction (a PC
+  // twice in a loop body, e.g. x x y x x y x x x: the last x's twin is a
+  // y), and past the first turn of the ring, where push() takes its
+  // inline path (choice 2: an instruction without ranges).
+  uint64_t withPeriod = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     std::mt19937_64 rng(seed);
     unsigned bodySize = 1 + unsigned(rng() % 6);
     std::vector<std::pair<uint32_t, uint64_t>> body; // PC, range choice
     for (unsigned k = 0; k < bodySize; ++k)
-      body.push_back({uint32_t(rng() % 3), rng() % 2});
+      body.push_back({uint32_t(rng() % 3), rng() % 3});
     AccessHistory plain(3), told(3);
     std::vector<uint64_t> lastChoice(3, UINT64_MAX);
-    for (unsigned i = 0; i < 400; ++i) {
+    for (unsigned i = 0; i < 3 * AccessHistory::kWindow; ++i) {
       auto [pc, choice] = body[i % bodySize];
-      if (rng() % 16 == 0)
-        choice = rng() % 2;
-      AddrRange r = vm(choice * 64, choice * 64 + 32);
+      if (rng() % 64 == 0)
+        choice = rng() % 3;
+      std::vector<AddrRange> ranges;
+      if (choice < 2)
+        ranges.push_back(vm(choice * 64, choice * 64 + 32));
       bool same = lastChoice[pc] == choice;
       lastChoice[pc] = choice;
-      ASSERT_EQ(plain.push(pc, {r}, {r}), told.push(pc, {r}, {r}, same))
+      unsigned period = plain.push(pc, ranges, ranges);
+      ASSERT_EQ(period, told.push(pc, ranges, ranges, same))
+          << "seed " << seed << " instruction " << i;
+      withPeriod += period != 0;
+      ASSERT_EQ(fields(plain.getReads(i)), fields(told.getReads(i)))
+          << "seed " << seed << " instruction " << i;
+      ASSERT_EQ(fields(plain.getWrites(i)), fields(told.getWrites(i)))
           << "seed " << seed << " instruction " << i;
     }
   }
+  EXPECT_GT(withPeriod, 40 * AccessHistory::kWindow); // mostly periods
 }
 
 TEST(AccessHistoryTest, AnInnerLoopDoesNotHideTheOuterPeriod) {

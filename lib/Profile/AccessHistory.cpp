@@ -25,9 +25,10 @@ bool AccessHistory::matches(uint64_t j, uint32_t pc,
          std::equal(writes.begin(), writes.end(), r + reads.size(), sameRange);
 }
 
-unsigned AccessHistory::push(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
-                             llvm::ArrayRef<sim::AddrRange> writes,
-                             bool sameAsLast) {
+unsigned AccessHistory::pushAny(uint32_t pc,
+                                llvm::ArrayRef<sim::AddrRange> reads,
+                                llvm::ArrayRef<sim::AddrRange> writes,
+                                bool sameAsLast) {
   uint64_t i = count++;
   uint64_t previous = pc < lastAt.size() ? lastAt[pc] : 0;
   if (pc < lastAt.size())

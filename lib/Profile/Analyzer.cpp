@@ -472,9 +472,11 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   // Dependencies.
   // A DMA that signals a semaphore may complete by the sem.wait that
   // consumes its signal instead of a WAIT: its bytes count from its ISSUE.
-  deps.instruction(index, in, info.regReads, info.regWrites, reads, writes,
-                   dma ? std::optional<uint32_t>(dma->timing.id) : std::nullopt,
-                   /*onlyAtWait=*/dma && dma->timing.semaphore < 0, period);
+  if (!deps.tryDefer(index, in.op, info.regWrites, dma != nullptr, period))
+    deps.instruction(index, in, info.regReads, info.regWrites, reads, writes,
+                     dma ? std::optional<uint32_t>(dma->timing.id)
+                         : std::nullopt,
+                     /*onlyAtWait=*/dma && dma->timing.semaphore < 0, period);
 
   // Work: FLOPs and bytes moved.
   Work &w = known ? workByPc[ev.pc] : otherWork[opId];

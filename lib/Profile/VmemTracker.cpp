@@ -70,8 +70,8 @@ void VmemTracker::close(uint32_t page, PageState &s) {
       makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used));
 }
 
-void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
-                        uint32_t opId, bool byDma) {
+void VmemTracker::writeAny(uint64_t begin, uint64_t end, uint64_t cycle,
+                           uint32_t opId, bool byDma) {
   if (begin >= end)
     return;
   uint64_t first = pageOf(begin), last = pageOf(end - 1);
@@ -96,20 +96,6 @@ void VmemTracker::write(uint64_t begin, uint64_t end, uint64_t cycle,
       intervals.push_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
     }
     s = PageState{cycle, cycle, cycle, *entry, opId, true, false, byDma, false};
-  }
-}
-
-void VmemTracker::read(uint64_t begin, uint64_t end, uint64_t cycle) {
-  if (begin >= end)
-    return;
-  uint64_t first = pageOf(begin), last = pageOf(end - 1);
-  for (uint64_t p = first; p <= last && p < pages; ++p) {
-    PageState &s = state[p];
-    if (!s.live)
-      continue; // reading a page nobody wrote (zeros): not live data
-    s.lastRead = std::max(s.lastRead, cycle);
-    s.lastUse = std::max(s.lastUse, cycle);
-    s.read = s.used = true;
   }
 }
 

@@ -63,7 +63,28 @@ public:
   /// the ranges are those of the last instruction added at `pc`, which are
   /// then not compared.
   unsigned push(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
-                llvm::ArrayRef<sim::AddrRange> writes, bool sameAsLast = false);
+                llvm::ArrayRef<sim::AddrRange> writes,
+                bool sameAsLast = false) {
+    // Inline, the usual case of a loop: the period goes on, and the
+    // ranges are those of its twin, the last at `pc` (the caller knows, or
+    // there are none); the entry is the twin's (its ranges shared while
+    // young enough).
+    uint64_t i = count;
+    if (period && i >= period && pc < lastAt.size() &&
+        lastAt[pc] == i - period + 1 && entries.size() == kWindow) {
+      const Entry &twin = entry(i - period);
+      bool same = sameAsLast || (reads.empty() && writes.empty() &&
+                                 !twin.numReads && !twin.numWrites);
+      if (same && twin.kept && rangeEnd - twin.first <= kReuseAge) {
+        count = i + 1;
+        lastAt[pc] = i + 1;
+        ++run;
+        entries[i % kWindow] = twin;
+        return run > period ? period : 0;
+      }
+    }
+    return pushAny(pc, reads, writes, sameAsLast);
+  }
   /// Instructions added.
   uint64_t size() const { return count; }
   /// The ranges instruction `index` read and wrote: one of the last
@@ -86,6 +107,9 @@ private:
     uint16_t numReads = 0, numWrites = 0;
     bool kept = false; ///< its ranges are in `ranges` (at most kMaxRanges)
   };
+  /// push() for any instruction.
+  unsigned pushAny(uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
+                   llvm::ArrayRef<sim::AddrRange> writes, bool sameAsLast);
   /// Whether instruction `j` (in the window) ran at `pc` with these
   /// ranges.
   bool matches(uint64_t j, uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,

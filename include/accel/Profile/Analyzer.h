@@ -61,8 +61,35 @@ public:
 
   /// Bytes [begin, end) written at `cycle` by op `opId` (`byDma`: a DMA).
   void write(uint64_t begin, uint64_t end, uint64_t cycle, uint32_t opId,
-             bool byDma);
-  void read(uint64_t begin, uint64_t end, uint64_t cycle);
+             bool byDma) {
+    // Inline, the usual small write: part of one live page, which stays
+    // live (the rest of the page still holds data) and counts as read.
+    uint64_t page = pageOf(begin);
+    if (begin < end && page == pageOf(end - 1) && page < pages) {
+      PageState &s = state[page];
+      if (s.live &&
+          (begin > page * pageBytes || end < (page + 1) * pageBytes)) {
+        s.lastRead = std::max(s.lastRead, cycle);
+        s.read = true;
+        return;
+      }
+    }
+    writeAny(begin, end, cycle, opId, byDma);
+  }
+  /// Bytes [begin, end) read at `cycle`.
+  void read(uint64_t begin, uint64_t end, uint64_t cycle) {
+    if (begin >= end)
+      return;
+    uint64_t first = pageOf(begin), last = pageOf(end - 1);
+    for (uint64_t p = first; p <= last && p < pages; ++p) {
+      PageState &s = state[p];
+      if (!s.live)
+        continue; // reading a page nobody wrote (zeros): not live data
+      s.lastRead = std::max(s.lastRead, cycle);
+      s.lastUse = std::max(s.lastUse, cycle);
+      s.read = s.used = true;
+    }
+  }
   /// Closes every page's lifetime at the end of the run: a live page stays
   /// live until its last read (a page never read again is not live after
   /// it); DMA-written pages never read count as wasted.
@@ -158,6 +185,9 @@ private:
   /// An entry of `intervals` no page has closed into yet (or none will: a
   /// lifetime never read, dropped by finish()).
   static constexpr uint32_t kNoPage = UINT32_MAX;
+  /// write() for any write.
+  void writeAny(uint64_t begin, uint64_t end, uint64_t cycle, uint32_t opId,
+                bool byDma);
   /// Ends `page`'s lifetime: a read one fills or extends the entry its
   /// write took, or, when it does not continue that entry, joins
   /// `unmerged`; an unread one written by a DMA counts as wasted.
@@ -300,6 +330,21 @@ public:
   /// instruction that looks nothing up (not a DMA ISSUE or an sld) leaves
   /// its reads and writes to catchUp (AccessHistory.h).
   void setHistory(const AccessHistory *h) { history = h; }
+  /// instruction() for the usual instruction of a repeating loop, inline:
+  /// one of period `period` that writes no register, is no DMA ISSUE, sld
+  /// or DMA (`hasDmaId`), and continues the deferred run, has nothing to
+  /// look up or pass on, and its marks wait for catchUp. Returns whether
+  /// it was that (else nothing is done: call instruction()).
+  bool tryDefer(uint64_t index, isa::Opcode op,
+                llvm::ArrayRef<uint8_t> regWrites, bool hasDmaId,
+                unsigned period) {
+    if (!initialized || !period || !history || op == isa::Opcode::DmaIssue ||
+        op == isa::Opcode::Sld || hasDmaId || !regWrites.empty() ||
+        !deferred.canJoin(index, period))
+      return false;
+    deferred.join(index, period);
+    return true;
+  }
   /// The WAIT at `index` completes DMA `dmaId`: its destination bytes now
   /// count as produced by this WAIT, and its source bytes as read until it.
   void dmaWait(uint64_t index, uint32_t dmaId);
