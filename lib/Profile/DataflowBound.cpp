@@ -20,6 +20,7 @@ bool DataflowBound::canUseTwin(uint64_t index, unsigned period) const {
 }
 
 void DataflowBound::catchUp() {
+  endRepeat();
   if (deferred.empty())
     return;
   deferred.drain([&](uint64_t j) {
@@ -69,13 +70,14 @@ void DataflowBound::useMemory(uint64_t index, unsigned period,
     });
 }
 
-void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
-                        llvm::ArrayRef<uint8_t> regWrites,
-                        llvm::ArrayRef<sim::AddrRange> reads,
-                        llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost,
-                        unsigned period) {
+void DataflowBound::addAny(llvm::ArrayRef<uint8_t> regReads,
+                           llvm::ArrayRef<uint8_t> regWrites,
+                           llvm::ArrayRef<sim::AddrRange> reads,
+                           llvm::ArrayRef<sim::AddrRange> writes,
+                           const Cost &cost, unsigned period) {
   // Long: the per-instruction pass, kept in one piece: split into calls
   // (the cost, the twin's producers) it ran 5% slower (farm-bench).
+  endRepeat();
   uint64_t index = count;
   bool recording = index <= kMaxIndex;
   size_t slot = size_t(index % AccessHistory::kWindow);
@@ -119,10 +121,25 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
   // The twin whose edge bytes serve, or the producers as edges (before the
   // registers and the branch change below).
   const Recent *shareFrom = nullptr;
+  uint64_t shift = kNoShift;
+  bool repeatable = false;
   if (recording && period) {
     const Recent &twin = recent[(index - period) % AccessHistory::kWindow];
     if (canShare(twin, period, usedControl)) {
       shareFrom = &twin;
+      // Its shift, and whether it can join a repeat run's template: the
+      // same shift as its twin's, and its inputs move no further.
+      uint64_t twinStart = starts.empty() ? 0 : starts[index - period];
+      if (repeatRuns && cost.lead == 0 && !cost.regsAtStart &&
+          !cost.holdsDmaSlot && (cost.track2 < 0 || cost.busy2 == 0) &&
+          issueTrack >= 0 && regWrites.size() <= 2 && cost.busy < UINT32_MAX &&
+          start < UINT32_MAX && start >= twinStart &&
+          cost.busy == duration[index - period]) {
+        shift = start - twinStart;
+        repeatable =
+            twin.shift == shift && isRepeatable(index, period, start, shift,
+                                                regReads, rec, usedControl);
+      }
     } else {
       for (uint8_t r : regReads)
         if (r != 0)
@@ -175,6 +192,134 @@ void DataflowBound::add(llvm::ArrayRef<uint8_t> regReads,
     }
     rec.usedControl = usedControl;
   }
+  rec.shift = shift;
+  if (repeatable) {
+    rec.track = int16_t(cost.track);
+    rec.controls = cost.controls;
+    rec.numRegWrites = uint8_t(regWrites.size());
+    std::copy(regWrites.begin(), regWrites.end(), rec.regWrites);
+  }
+  noteStreak(repeatable, index, period);
+}
+
+bool DataflowBound::isRepeatable(uint64_t index, unsigned period,
+                                 uint64_t start, uint64_t shift,
+                                 llvm::ArrayRef<uint8_t> regReads,
+                                 const Recent &rec, bool usedControl) const {
+  // An input made within the last `period` instructions moves by its
+  // producer's shift each period (that producer's copy makes it), an older
+  // one (or the start of the graph, 0) stays. The latest input then stays
+  // the latest when none moves further than it, and the last branch stays
+  // used, or unused, likewise. (Called before the registers and the branch
+  // change.)
+  int64_t lo = int64_t(index) - int64_t(period);
+  bool binds = start == 0 && shift == 0;
+  auto fits = [&](const Producer &p, bool used) {
+    uint64_t moves =
+        p.index >= lo ? recent[uint64_t(p.index) % AccessHistory::kWindow].shift
+                      : 0;
+    if (moves > shift) // kNoShift too: its copy's time is not known
+      return false;
+    binds |= used && moves == shift && p.ready == start;
+    return true;
+  };
+  for (uint8_t r : regReads)
+    if (r != 0 && !fits(regs[r], true))
+      return false;
+  for (unsigned k = 0; k < rec.numMem; ++k)
+    if (!fits(Producer{rec.mem[k].index, rec.mem[k].ready, false}, true))
+      return false;
+  return fits(control, usedControl) && binds;
+}
+
+void DataflowBound::noteStreak(bool qualifies, uint64_t index,
+                               unsigned period) {
+  if (!qualifies) {
+    repeat.streak = 0;
+    return;
+  }
+  if (repeat.streak && repeat.period == period) {
+    ++repeat.streak;
+  } else {
+    repeat.streak = 1;
+    repeat.period = period;
+  }
+  if (repeat.streak < period)
+    return;
+  // The last `period` instructions are the template: a run starts.
+  uint64_t begin = index + 1;
+  templates.resize(period);
+  Run run;
+  run.begin = run.end = begin;
+  run.period = period;
+  run.templateEnds.resize(period);
+  for (unsigned p = 0; p < period; ++p) {
+    templates[p] = recent[(begin - period + p) % AccessHistory::kWindow];
+    run.templateEnds[p] = templates[p].edgesAt + templates[p].edgeBytes;
+  }
+  runs.push_back(std::move(run));
+  repeat.active = true;
+  repeat.phase = 0;
+}
+
+void DataflowBound::endRepeat() {
+  if (!repeat.active)
+    return;
+  repeat.active = false;
+  repeat.streak = 0;
+  Run &run = runs.back();
+  uint64_t begin = run.begin, end = count;
+  unsigned period = run.period;
+  if (end == begin) {
+    runs.pop_back();
+    return;
+  }
+  run.end = end;
+  numShared += end - begin;
+  numRepeated += end - begin;
+  // Instruction j of the run is its template's copy k periods later.
+  auto copyOf = [&](uint64_t j, uint64_t &k) -> const Recent & {
+    uint64_t off = j - begin;
+    k = off / period + 1;
+    return templates[off % period];
+  };
+  // What the next instructions read of the last kWindow: `recent`.
+  constexpr uint64_t w = AccessHistory::kWindow;
+  if (recent.size() < std::min<uint64_t>(w, end))
+    recent.resize(std::min<uint64_t>(w, end));
+  for (uint64_t j = std::max(begin, end > w ? end - w : 0); j < end; ++j) {
+    uint64_t k;
+    Recent r = copyOf(j, k);
+    // Its template t = j - k * period; a producer of t within the period
+    // before t moved with its copies, by its phase's shift.
+    int64_t moving = int64_t(j - k * period) - int64_t(period);
+    r.finish += k * r.shift;
+    for (unsigned m = 0; m < r.numMem; ++m)
+      if (r.mem[m].index >= 0 && r.mem[m].index >= moving) {
+        uint64_t phase =
+            (uint64_t(r.mem[m].index) + 2 * period - begin) % period;
+        r.mem[m].index += int64_t(k * period);
+        r.mem[m].ready += k * templates[phase].shift;
+      }
+    if (r.minAbsBack != UINT64_MAX)
+      r.minAbsBack += k * period;
+    recent[j % w] = r;
+  }
+  // The registers and the branch: written in every period, so by the run's
+  // last `period` instructions (or all of it, if shorter).
+  for (uint64_t j = end - std::min<uint64_t>(end - begin, period); j < end;
+       ++j) {
+    uint64_t k;
+    const Recent &t = copyOf(j, k);
+    uint64_t finish = t.finish + k * t.shift;
+    for (unsigned m = 0; m < t.numRegWrites; ++m)
+      if (t.regWrites[m] != 0)
+        regs[t.regWrites[m]] = Producer{int64_t(j), finish, false};
+    if (t.controls)
+      control = Producer{int64_t(j), finish - duration[j], true};
+  }
+  // Their writes wait, as each instruction's would have.
+  deferred.joinMany(end, period, end - begin);
 }
 
 void DataflowBound::shareEdges(const Recent &twin, unsigned period,
@@ -295,14 +440,42 @@ uint32_t DataflowBound::popEdge(uint64_t index, size_t &pos) const {
   return (v & 1) ? producer | kAtStart : producer;
 }
 
+template <typename InstFn, typename EdgeFn>
+void DataflowBound::forEachBackward(InstFn inst, EdgeFn edge) const {
+  // The instructions outside runs read their bytes from the end of `edges`
+  // back; those of a run, their template's (which come before the run's
+  // first instruction, so `pos` is where they end when the run is done).
+  size_t pos = edges.size();
+  uint64_t i = edgeCount.size();
+  for (size_t r = runs.size() + 1; r-- > 0;) {
+    uint64_t plainFrom = r ? runEnd(r - 1) : 0;
+    for (; i > plainFrom;) {
+      --i;
+      inst(i);
+      for (unsigned k = 0, n = edgeCount[i]; k < n; ++k)
+        edge(i, popEdge(i, pos));
+    }
+    if (!r)
+      break;
+    const Run &run = runs[r - 1];
+    unsigned phase = unsigned((i - run.begin) % run.period);
+    for (; i > run.begin;) {
+      --i;
+      phase = phase ? phase - 1 : run.period - 1;
+      size_t from = size_t(run.templateEnds[phase]);
+      inst(i);
+      for (unsigned k = 0, n = edgeCount[i]; k < n; ++k)
+        edge(i, popEdge(i, from));
+    }
+  }
+}
+
 void DataflowBound::forEachEdge(
     llvm::function_ref<void(uint64_t, uint64_t, bool)> fn) const {
-  size_t pos = edges.size();
-  for (size_t i = edgeCount.size(); i-- > 0;)
-    for (unsigned k = 0; k < edgeCount[i]; ++k) {
-      uint32_t edge = popEdge(i, pos);
-      fn(i, edge & ~kAtStart, (edge & kAtStart) != 0);
-    }
+  forEachBackward([](uint64_t) {},
+                  [&](uint64_t i, uint32_t edge) {
+                    fn(i, edge & ~kAtStart, (edge & kAtStart) != 0);
+                  });
 }
 
 uint64_t DataflowBound::getMaxHead() const {
@@ -343,18 +516,17 @@ DataflowBound::boundsWith() const {
   size_t n = edgeCount.size();
   BulkVector<Length> longest; // mapped, see there
   longest.resize(n);
-  size_t pos = edges.size();
   constexpr uint64_t kMaxLength = std::numeric_limits<Length>::max();
-  for (size_t i = n; i-- > 0;) {
-    longest[i] = std::max<Length>(longest[i], duration[i]);
-    for (unsigned k = 0; k < edgeCount[i]; ++k) {
-      uint32_t edge = popEdge(i, pos);
-      size_t p = edge & ~kAtStart;
-      uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
-      uint64_t length = std::min<uint64_t>(lag + longest[i], kMaxLength);
-      longest[p] = std::max<Length>(longest[p], Length(length));
-    }
-  }
+  forEachBackward(
+      [&](uint64_t i) {
+        longest[i] = std::max<Length>(longest[i], duration[i]);
+      },
+      [&](uint64_t i, uint32_t edge) {
+        size_t p = edge & ~kAtStart;
+        uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
+        uint64_t length = std::min<uint64_t>(lag + longest[i], kMaxLength);
+        longest[p] = std::max<Length>(longest[p], Length(length));
+      });
   // A piece of work ends `duration` after its instruction's start; its
   // tail is the rest of the longest path (0 past the recorded graph).
   auto tailOf = [&](const Work &w) -> uint64_t {

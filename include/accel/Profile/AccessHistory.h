@@ -152,6 +152,13 @@ public:
     end = index + 1;
     ++count;
   }
+  /// Adds the `n` instructions up to `end` (exclusive), of period
+  /// `period` (canJoin was true for the first).
+  void joinMany(uint64_t end, unsigned period, uint64_t n) {
+    runPeriod = period;
+    this->end = end;
+    count += n;
+  }
   /// Calls fn(j) for each instruction j of the run whose assignments can
   /// still show, in order; the run is then empty.
   template <typename Fn> void drain(Fn fn) {

@@ -48,7 +48,8 @@ namespace profile {
 /// The dataflow graph of a run, built one instruction at a time in program
 /// order, and the bounds above. Memory: 6 bytes per instruction (10 with an
 /// issue track) plus 1 to 5 per dependence edge (1 for a producer under 32
-/// instructions back or among the first 32, 3 under 2^19 either way), 4
+/// instructions back or among the first 32, 3 under 2^19 either way; none
+/// for an instruction of a repeat run, which shares its template's), 4
 /// per piece of MXU or VPU work (16
 /// past 2^32 cycles) and 16 per piece of link or HBM work; the
 /// heads-and-tails bound needs 4 more bytes per instruction (8 for a
@@ -100,11 +101,16 @@ public:
   /// `period`: the instruction's period in the history set with
   /// setHistory (AccessHistory::push, for the same instruction), or 0. With
   /// a period the memory's producers come from the twin's and the writes
-  /// wait (AccessHistory.h); the graph and the bounds are the same.
+  /// wait (AccessHistory.h), and a loop that repeats its timing too is
+  /// added as a repeat run (`runs`: a few appends per instruction); the
+  /// graph and the bounds are the same.
   void add(llvm::ArrayRef<uint8_t> regReads, llvm::ArrayRef<uint8_t> regWrites,
            llvm::ArrayRef<sim::AddrRange> reads,
            llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost,
-           unsigned period = 0);
+           unsigned period = 0) {
+    if (!repeat.active || !addRepeat(cost, period))
+      addAny(regReads, regWrites, reads, writes, cost, period);
+  }
   /// The accesses of every instruction added from now on, in add() order
   /// (instruction i of this graph is `history`'s i), for add()'s periods.
   void setHistory(const AccessHistory *h) { history = h; }
@@ -170,8 +176,21 @@ public:
   /// graph, from the last instruction back (for tests: two graphs of the
   /// same instructions are the same edge for edge).
   void forEachEdge(llvm::function_ref<void(uint64_t, uint64_t, bool)> fn) const;
-  /// The instructions recorded with their twin's edge bytes (shareEdges).
-  uint64_t getNumShared() const { return numShared; }
+  /// The instructions recorded with their twin's edge bytes (shareEdges),
+  /// those of repeat runs included.
+  uint64_t getNumShared() const {
+    return numShared + (repeat.active ? count - runs.back().begin : 0);
+  }
+  /// The instructions added in repeat runs (see `runs`), so far.
+  uint64_t getNumRepeated() const {
+    return numRepeated + (repeat.active ? count - runs.back().begin : 0);
+  }
+  /// Whether add() may take repeat runs (default: yes); for tests, which
+  /// compare the two.
+  void setRepeatRuns(bool on) {
+    endRepeat();
+    repeatRuns = on;
+  }
 
   /// The encoding of an edge (see `edges`), exposed for tests: writes the
   /// number `v` (below 2^35) at `out` as 1 to 5 bytes, its 7-bit groups
@@ -217,7 +236,18 @@ private:
     uint32_t edgeBytes = 0;
     uint16_t numEdges = 0;
     bool usedControl = false;
+    /// For a repeat run's template (set when the instruction joins a
+    /// streak): its track, whether it is a branch, and its registers
+    /// written.
+    bool controls = false;
+    uint8_t numRegWrites = 0;
+    uint8_t regWrites[2] = {0, 0};
+    int16_t track = -1;
+    /// Its start minus its twin's, when it took the twin's edge bytes with
+    /// the same simple cost (see `repeat`), else kNoShift.
+    uint64_t shift = kNoShift;
   };
+  static constexpr uint64_t kNoShift = UINT64_MAX;
   std::vector<Recent> recent; ///< ring of AccessHistory::kWindow
   const AccessHistory *history = nullptr;
   /// The instructions whose writes are not in `mem` yet.
@@ -289,6 +319,98 @@ private:
            twin.usedControl == usedControl;
   }
   uint64_t numShared = 0;
+
+  // Repeat runs (issue 34). Once each of the last L instructions had
+  // period L, took its twin's edge bytes, cost only its unit's busy cycles
+  // from its start (no DMA), started a fixed number of cycles (its shift,
+  // which may differ between the instructions of a period: a loop
+  // counter's chain does not wait for the units) after its twin, as its
+  // twin did after its own, and was bound by an input that moves as far
+  // while no input moves further (isRepeatable), the next instructions of
+  // period L with the same costs are a repeat run: by induction each starts
+  // its template's shift after its twin. add() then only appends an
+  // instruction's start, duration, edge count and unit work; its edge bytes
+  // are its template's (the instruction a whole number of periods before
+  // the run, which the backward pass decodes in its place), and the state
+  // the next instructions read (registers, the last branch, `recent`, the
+  // deferred writes) is made from the template when the run ends
+  // (endRepeat), before anything reads it. The graph and every bound are
+  // the same as without.
+  struct Run {
+    uint64_t begin = 0, end = 0; ///< instructions [begin, end); end is
+                                 ///< `count` while the run is active
+    unsigned period = 0;
+    /// Per phase p: where the edge bytes of instruction begin - period + p
+    /// end (popEdge reads them backwards from there).
+    std::vector<uint64_t> templateEnds;
+  };
+  std::vector<Run> runs;
+  struct RepeatState {
+    bool active = false;
+    unsigned period = 0, phase = 0; ///< phase: of the next instruction
+    uint64_t streak = 0; ///< instructions in a row that qualify (period)
+  } repeat;
+  /// The `recent` entries of the active run's template, by phase.
+  std::vector<Recent> templates;
+  bool repeatRuns = true;
+  uint64_t numRepeated = 0;
+  /// Whether the instruction being added (of period `period`, starting at
+  /// `start`, `shift` cycles after its twin, whose memory producers are in
+  /// `rec`) can be part of a repeat run's template: each of its inputs moves
+  /// at most `shift` cycles a period (a producer within the last `period`
+  /// instructions by its own shift, an older one by none), and one that
+  /// moves `shift` binds (is `start`), so its copy a period later starts
+  /// `shift` later again, and uses the last branch alike.
+  bool isRepeatable(uint64_t index, unsigned period, uint64_t start,
+                    uint64_t shift, llvm::ArrayRef<uint8_t> regReads,
+                    const Recent &rec, bool usedControl) const;
+  /// Counts the instruction just added (full path) toward a streak, and
+  /// starts a repeat run when the streak covers its period.
+  void noteStreak(bool qualifies, uint64_t index, unsigned period);
+  /// add() for an instruction that continues the active repeat run: the
+  /// same period and costs as its template, and a start that stays below
+  /// 2^32 cycles. Returns false (adding nothing) for any other.
+  bool addRepeat(const Cost &cost, unsigned period) {
+    uint64_t index = count, twin = index - repeat.period;
+    const Recent &t = templates[repeat.phase];
+    uint64_t start = uint64_t(starts[twin]) + t.shift;
+    if (period != repeat.period || index > kMaxIndex || cost.lead != 0 ||
+        cost.regsAtStart || cost.holdsDmaSlot ||
+        (cost.track2 >= 0 && cost.busy2 != 0) || cost.track != t.track ||
+        cost.controls != t.controls || cost.busy != duration[twin] ||
+        start >= UINT32_MAX)
+      return false;
+    count = index + 1;
+    uint16_t numEdges = edgeCount[twin]; // not a reference: it may move
+    starts.push_back(uint32_t(start));
+    duration.push_back(uint32_t(cost.busy));
+    edgeCount.push_back(numEdges);
+    if (cost.track >= 0 && cost.busy > 0)
+      work[size_t(cost.track)].atStart.push_back({uint32_t(index)});
+    uint64_t finish = start + cost.busy;
+    critical = std::max(critical, finish);
+    lastFinish = finish;
+    if (++repeat.phase == repeat.period)
+      repeat.phase = 0;
+    return true;
+  }
+  /// add() for any instruction (ends the active repeat run first).
+  void addAny(llvm::ArrayRef<uint8_t> regReads,
+              llvm::ArrayRef<uint8_t> regWrites,
+              llvm::ArrayRef<sim::AddrRange> reads,
+              llvm::ArrayRef<sim::AddrRange> writes, const Cost &cost,
+              unsigned period);
+  /// Ends the active repeat run, if any: makes the state its instructions
+  /// leave (see above).
+  void endRepeat();
+  /// The end of run `r` (the active one ends at `count`).
+  uint64_t runEnd(size_t r) const {
+    return repeat.active && r + 1 == runs.size() ? count : runs[r].end;
+  }
+  /// Calls inst(i) for each recorded instruction from the last to the
+  /// first, then edge(i, producer with kAtStart) for each of its edges.
+  template <typename InstFn, typename EdgeFn>
+  void forEachBackward(InstFn inst, EdgeFn edge) const;
   /// The edge that ends at `edges[pos - 1]`, for instruction `index`: its
   /// producer (with kAtStart); `pos` moves to the edge's first byte.
   uint32_t popEdge(uint64_t index, size_t &pos) const;
