@@ -118,6 +118,30 @@ TEST(AccessHistoryTest, AnInnerLoopDoesNotHideTheOuterPeriod) {
   EXPECT_EQ(last, 4u);
 }
 
+TEST(AccessHistoryTest, AnInnerLoopUnderAMovingOuterOneHasItsPeriod) {
+  // for o: { a (reads a moving HBM row), b, for k < 10: { c d e } }: the
+  // outer body never repeats whole, so its distance (32) never becomes a
+  // period, yet the inner loop's 3 does, once 3 + 1 match at 3
+  // (there were none before: every inner instruction matched its twin 32
+  // back, which hid the nearer one).
+  AccessHistory h(8);
+  std::vector<unsigned> got;
+  for (uint64_t o = 0; o < 6; ++o) {
+    EXPECT_EQ(h.push(0, {{MemSpace::HBM, o * 64, o * 64 + 64, 0}}, {}), 0u);
+    EXPECT_EQ(h.push(1, {}, {}), 0u);
+    for (int k = 0; k < 10; ++k) {
+      got.push_back(h.push(2, {}, {}));
+      got.push_back(pushPc(h, 3));
+      got.push_back(h.push(4, {}, {}));
+    }
+  }
+  // Each later outer trip: c d e (matching at 5, from the last trip's
+  // end), c d e (at 3), then period 3 from the 7th.
+  for (size_t t = 1; t < 6; ++t)
+    for (size_t k = 0; k < 30; ++k)
+      EXPECT_EQ(got[t * 30 + k], k < 6 ? 0u : 3u) << t << " " << k;
+}
+
 TEST(AccessHistoryTest, ManyRangesOrAnUnknownPcHaveNoPeriod) {
   AccessHistory h(4);
   std::vector<AddrRange> rows;
@@ -388,6 +412,38 @@ TEST(AccessHistoryTest, RepeatRunsGiveTheSameGraph) {
   // inputs that bind unevenly, or too many producers to share a twin's).
   EXPECT_GE(seedsRepeating, 8u);
   EXPECT_GE(repeated * 4, total);
+}
+
+TEST(AccessHistoryTest, AFarProducerBeforeALoopLetsItShareEdges) {
+  // A value made 3000 instructions into the run (a DMA's tile, say) and
+  // read by every trip of a loop after it: its distance grows each trip
+  // but stays below its index, so without the period it would be written
+  // as a distance that no copy a period later can share; with it, as the
+  // producer's index (pushEdges), so the loop's instructions share their
+  // twins' edge bytes and then run as a repeat run. The same graph as
+  // without periods.
+  AccessHistory history(16);
+  DataflowBound plain(4, 3, 1), periodic(4, 3, 1);
+  periodic.setHistory(&history);
+  auto add = [&](uint32_t pc, std::vector<uint8_t> regReads,
+                 std::vector<uint8_t> regWrites, std::vector<AddrRange> reads,
+                 std::vector<AddrRange> writes, DataflowBound::Cost cost) {
+    unsigned period = history.push(pc, reads, writes);
+    plain.add(regReads, regWrites, reads, writes, cost);
+    periodic.add(regReads, regWrites, reads, writes, cost, period);
+  };
+  for (int k = 0; k < 3000; ++k) // unrelated scalar work
+    add(AccessHistory::kNoPc, {}, {5}, {}, {}, {});
+  add(10, {}, {}, {}, {vm(0, 64)}, {0, 0, 30}); // the tile
+  for (int t = 0; t < 200; ++t) {
+    add(11, {}, {}, {vm(0, 64)}, {vm(64, 128)}, {0, 0, 4}); // reads it
+    add(12, {}, {}, {vm(64, 128), vm(128, 192)}, {vm(128, 192)},
+        {0, 0, 6});                // accumulates
+    add(13, {1}, {1}, {}, {}, {}); // the counter
+  }
+  expectSameGraph(plain, periodic, 0);
+  EXPECT_GE(periodic.getNumShared(), 580u);
+  EXPECT_GE(periodic.getNumRepeated(), 560u);
 }
 
 TEST(AccessHistoryTest, DependenciesAreTheSameWithPeriods) {

@@ -45,21 +45,25 @@ unsigned AccessHistory::pushAny(uint32_t pc,
     return sameAsLast && j + 1 == previous ? entry(j).kept
                                            : matches(j, pc, reads, writes);
   };
-  if (!kept) {
-    period = 0;
-    run = 0;
-  } else if (period && i >= period && repeats(i - period)) {
-    twin = i - period;
-    ++run;
-  } else if (previous && i + 1 - previous <= kMaxPeriod &&
-             repeats(previous - 1)) {
-    twin = previous - 1;
-    period = unsigned(i - twin);
-    run = 1;
-  } else {
-    period = 0;
-    run = 0;
-  }
+  if (!kept)
+    outer = Follow();
+  else
+    follow(outer, i, previous, outer.period && i >= outer.period, twin,
+           repeats);
+  // The inner period: the same, but restarted also when the distance to
+  // the last instruction at `pc` is shorter, and followed only while the
+  // outer one does not hold (as after push()'s inline path, which leaves
+  // it: innerAt).
+  bool innerGoesOn = innerAt == i && inner.period && i >= inner.period &&
+                     (!previous || i + 1 - previous >= inner.period);
+  innerAt = i + 1;
+  if (!kept || outer.holds())
+    inner = Follow();
+  else
+    follow(inner, i, previous, innerGoesOn, twin,
+           [&, outerTwin = twin](uint64_t j) {
+             return j == outerTwin || repeats(j);
+           });
 
   if (entries.size() < kWindow)
     entries.emplace_back();
@@ -68,28 +72,36 @@ unsigned AccessHistory::pushAny(uint32_t pc,
   e.kept = kept;
   e.numReads = kept ? uint16_t(reads.size()) : 0;
   e.numWrites = kept ? uint16_t(writes.size()) : 0;
-  if (kept) {
-    // A repeat shares its twin's ranges while they are young enough to
-    // outlive the window (kReuseAge); the others are copied, in one piece
-    // (past the end of the ring, from its start).
-    if (twin != UINT64_MAX && rangeEnd - entry(twin).first <= kReuseAge) {
-      e.first = entry(twin).first;
-    } else {
-      if (rangeEnd % kRangeWindow + n > kRangeWindow)
-        rangeEnd += kRangeWindow - rangeEnd % kRangeWindow;
-      e.first = rangeEnd;
-      size_t at = size_t(rangeEnd % kRangeWindow);
-      if (ranges.size() < at + n)
-        ranges.resize(std::min<size_t>(
-            kRangeWindow, std::max<size_t>(at + n, 2 * ranges.size())));
-      std::copy(reads.begin(), reads.end(), ranges.begin() + at);
-      std::copy(writes.begin(), writes.end(),
-                ranges.begin() + at + reads.size());
-      rangeEnd += n;
-    }
+  if (kept)
+    keepRanges(e, twin, reads, writes);
+  // The instruction and the period before it all matched their twins (at
+  // the outer period when it holds: a nested loop's whole body repeats).
+  if (outer.holds())
+    return outer.period;
+  return inner.holds() ? inner.period : 0;
+}
+
+void AccessHistory::keepRanges(Entry &e, uint64_t twin,
+                               llvm::ArrayRef<sim::AddrRange> reads,
+                               llvm::ArrayRef<sim::AddrRange> writes) {
+  // A repeat shares its twin's ranges while they are young enough to
+  // outlive the window (kReuseAge); the others are copied, in one piece
+  // (past the end of the ring, from its start).
+  if (twin != UINT64_MAX && rangeEnd - entry(twin).first <= kReuseAge) {
+    e.first = entry(twin).first;
+    return;
   }
-  // The instruction and the `period` before it all matched their twins.
-  return run > period ? period : 0;
+  size_t n = reads.size() + writes.size();
+  if (rangeEnd % kRangeWindow + n > kRangeWindow)
+    rangeEnd += kRangeWindow - rangeEnd % kRangeWindow;
+  e.first = rangeEnd;
+  size_t at = size_t(rangeEnd % kRangeWindow);
+  if (ranges.size() < at + n)
+    ranges.resize(std::min<size_t>(
+        kRangeWindow, std::max<size_t>(at + n, 2 * ranges.size())));
+  std::copy(reads.begin(), reads.end(), ranges.begin() + at);
+  std::copy(writes.begin(), writes.end(), ranges.begin() + at + reads.size());
+  rangeEnd += n;
 }
 
 llvm::ArrayRef<sim::AddrRange> AccessHistory::getReads(uint64_t index) const {

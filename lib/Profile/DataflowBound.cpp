@@ -188,7 +188,7 @@ void DataflowBound::addAny(llvm::ArrayRef<uint8_t> regReads,
       shareEdges(*shareFrom, period, dur, rec);
       ++numShared;
     } else {
-      recordEdges(index, preds, dur, rec);
+      recordEdges(index, preds, dur, period, rec);
     }
     rec.usedControl = usedControl;
   }
@@ -343,7 +343,7 @@ void DataflowBound::shareEdges(const Recent &twin, unsigned period,
 
 void DataflowBound::recordEdges(uint64_t index,
                                 llvm::SmallVectorImpl<uint32_t> &preds,
-                                uint64_t dur, Recent &rec) {
+                                uint64_t dur, unsigned period, Recent &rec) {
   if (preds.size() > 1) {
     // An insertion sort for the usual handful (std::sort's set-up costs
     // more than the sort; llvm::sort's qsort more still), std::sort above.
@@ -363,7 +363,7 @@ void DataflowBound::recordEdges(uint64_t index,
   if (preds.size() > kMaxEdgesPerInst)
     preds.resize(kMaxEdgesPerInst);
   edgeCount.push_back(uint16_t(preds.size()));
-  pushEdges(index, preds, rec);
+  pushEdges(index, preds, period, rec);
   duration.push_back(uint32_t(std::min<uint64_t>(dur, UINT32_MAX)));
 }
 
@@ -403,7 +403,8 @@ uint64_t DataflowBound::decodeEdge(const uint8_t *data, size_t &pos) {
 }
 
 void DataflowBound::pushEdges(uint64_t index,
-                              llvm::ArrayRef<uint32_t> producers, Recent &rec) {
+                              llvm::ArrayRef<uint32_t> producers,
+                              unsigned period, Recent &rec) {
   // Room for five bytes an edge (a number below 2^33), then cut to what
   // was written: one growth check per instruction.
   size_t at = edges.size();
@@ -413,10 +414,13 @@ void DataflowBound::pushEdges(uint64_t index,
   for (uint32_t producer : producers) {
     // The smaller of the distance back and the producer's own index: a
     // value made before a loop (an address register, a constant tile) is
-    // read by every iteration, from ever further back.
+    // read by every iteration, from ever further back. With a period, the
+    // index also for a producer more than a period back, which the copies
+    // of this instruction a period later read too (its bytes then serve
+    // them: canShare).
     uint64_t p = producer & ~kAtStart, back = index - p;
     uint64_t v;
-    if (p < back) {
+    if (p < back || (period && back > period)) {
       v = p << 2 | kAbsolute;
       minAbsBack = std::min(minAbsBack, back);
     } else {

@@ -70,7 +70,8 @@ public:
     // there are none); the entry is the twin's (its ranges shared while
     // young enough).
     uint64_t i = count;
-    if (period && i >= period && pc < lastAt.size() &&
+    unsigned period = outer.period;
+    if (outer.run >= period && period && i >= period && pc < lastAt.size() &&
         lastAt[pc] == i - period + 1 && entries.size() == kWindow) {
       const Entry &twin = entry(i - period);
       bool same = sameAsLast || (reads.empty() && writes.empty() &&
@@ -78,9 +79,9 @@ public:
       if (same && twin.kept && rangeEnd - twin.first <= kReuseAge) {
         count = i + 1;
         lastAt[pc] = i + 1;
-        ++run;
+        ++outer.run;
         entries[i % kWindow] = twin;
-        return run > period ? period : 0;
+        return period;
       }
     }
     return pushAny(pc, reads, writes, sameAsLast);
@@ -115,6 +116,10 @@ private:
   bool matches(uint64_t j, uint32_t pc, llvm::ArrayRef<sim::AddrRange> reads,
                llvm::ArrayRef<sim::AddrRange> writes) const;
   const Entry &entry(uint64_t index) const { return entries[index % kWindow]; }
+  /// Keeps the ranges of entry `e` (kept): its twin's (UINT64_MAX: none)
+  /// when young enough, else a copy of `reads` and `writes`.
+  void keepRanges(Entry &e, uint64_t twin, llvm::ArrayRef<sim::AddrRange> reads,
+                  llvm::ArrayRef<sim::AddrRange> writes);
   const sim::AddrRange *rangesOf(const Entry &e) const {
     return ranges.data() + e.first % kRangeWindow;
   }
@@ -128,10 +133,45 @@ private:
   uint64_t count = 0, rangeEnd = 0;
   /// Per PC, 1 + the index of its last execution (0: none yet).
   std::vector<uint64_t> lastAt;
-  /// The period being followed (0: none) and how many instructions in a
+  /// A period being followed (0: none) and how many instructions in a
   /// row, up to the latest, matched their twins at that distance.
-  unsigned period = 0;
-  uint64_t run = 0;
+  struct Follow {
+    unsigned period = 0;
+    uint64_t run = 0;
+    /// The period holds for the latest instruction.
+    bool holds() const { return run > period; }
+  };
+  /// Advances `f` by instruction `i`, whose last instruction at its PC
+  /// was previous - 1 (previous 0: none): it goes on when `goesOn` and
+  /// `i` repeats the instruction a period back, else restarts at the
+  /// distance to previous - 1 if `i` repeats that one, else stops. `twin`
+  /// becomes the instruction `i` repeats, if any.
+  template <typename Repeats>
+  static void follow(Follow &f, uint64_t i, uint64_t previous, bool goesOn,
+                     uint64_t &twin, Repeats repeats) {
+    if (goesOn && repeats(i - f.period)) {
+      twin = i - f.period;
+      ++f.run;
+    } else if (previous && i + 1 - previous <= kMaxPeriod &&
+               repeats(previous - 1)) {
+      twin = previous - 1;
+      f.period = unsigned(i - twin);
+      f.run = 1;
+    } else {
+      f = Follow();
+    }
+  }
+  /// The period from the distance to each PC's last instruction, kept
+  /// while it holds: the whole body of a loop (of loops nested in it too).
+  Follow outer;
+  /// A second one alongside, restarted at that distance also when it is
+  /// shorter: a loop nested in one whose body never repeats whole (a DMA
+  /// from a moving address in each outer trip) keeps `outer` at the outer
+  /// distance, where it never holds, and has its period here. Followed by
+  /// pushAny only while `outer` does not hold: valid when `innerAt` is the
+  /// index of the instruction being added.
+  Follow inner;
+  uint64_t innerAt = 0;
 };
 
 /// A run of consecutive instructions of one period whose assignments to a

@@ -273,8 +273,9 @@ private:
   // to its producers, each written to `edges` as an unsigned number in
   // 7-bit groups: (x << 2 | absolute << 1 | at-start), where x is the
   // distance back (i - producer) or, with `absolute` (kAbsolute) set when
-  // it is smaller, the producer's own index, and at-start is set when the
-  // dependence is on a register result ready at the producer's start. Most
+  // it is smaller (or when i has a period and the producer is more than a
+  // period back: pushEdges), the producer's own index, and at-start is set when
+  // the dependence is on a register result ready at the producer's start. Most
   // producers are a few instructions back, or among the first (the values
   // a loop reads in every iteration, made before it), so an edge takes one
   // byte, and at most three for a producer under 2^19 instructions away
@@ -292,13 +293,16 @@ private:
   BulkVector<uint8_t> edges;
   /// Records instruction `index` for the backward pass: its edges to
   /// `preds` (producers with their kAtStart flags, in any order, repeats
-  /// allowed; sorted here) and its duration `dur`.
+  /// allowed; sorted here) and its duration `dur`; `period`: its period
+  /// (pushEdges), or 0.
   void recordEdges(uint64_t index, llvm::SmallVectorImpl<uint32_t> &preds,
-                   uint64_t dur, Recent &rec);
+                   uint64_t dur, unsigned period, Recent &rec);
   /// Appends instruction `index`'s edges to `producers` (kAtStart flags
-  /// included) to `edges`, and notes where in `rec`.
+  /// included) to `edges`, and notes where in `rec`. With a `period`, a
+  /// producer more than a period back is written as an index, so that the
+  /// bytes serve the instruction's copy a period later (canShare).
   void pushEdges(uint64_t index, llvm::ArrayRef<uint32_t> producers,
-                 Recent &rec);
+                 unsigned period, Recent &rec);
   /// Records the instruction being added, of period `period` (its memory
   /// producers from its twin), with its twin's edge bytes. They encode its
   /// edges too when the twin's relative edges all reach at most `period`
