@@ -825,3 +825,161 @@ TEST(AnalyzerTest, PerPcRangesFollowTheBases) {
   ASSERT_TRUE(a.contains("vmem"));
   EXPECT_EQ(a.dump(), b.dump());
 }
+
+namespace {
+/// Passes a run's events on to `targets`, each retire (and the end) from
+/// instruction `from` on `delay` cycles later, and those before `until`
+/// `early` cycles later: a stall in the middle of a loop, and accesses
+/// before a loop that lie after its first ones (out of cycle order, as a
+/// hand-built or replayed stream may have them).
+struct Perturb : sim::Observer {
+  std::vector<sim::Observer *> targets;
+  uint64_t from = UINT64_MAX, delay = 0, until = 0, early = 0;
+  void onRetire(const sim::RetireEvent &e) override {
+    sim::RetireEvent x = e;
+    uint64_t by = (x.index >= from ? delay : 0) + (x.index < until ? early : 0);
+    x.issueCycle += by;
+    x.unitStart += by;
+    x.unitEnd += by;
+    for (sim::Observer *t : targets)
+      t->onRetire(x);
+  }
+  void onDmaIssue(uint32_t pc, const sim::DmaTiming &d) override {
+    for (sim::Observer *t : targets)
+      t->onDmaIssue(pc, d);
+  }
+  void onDmaInFlight(uint32_t pc, const sim::DmaTiming &d) override {
+    for (sim::Observer *t : targets)
+      t->onDmaInFlight(pc, d);
+  }
+  void onDmaWait(const sim::WaitEvent &e) override {
+    for (sim::Observer *t : targets)
+      t->onDmaWait(e);
+  }
+  void onHalt(uint64_t total) override {
+    for (sim::Observer *t : targets)
+      t->onHalt(total + delay + early);
+  }
+};
+
+/// Every lifetime `a` kept, in order.
+std::vector<std::tuple<uint64_t, uint64_t, uint64_t, uint32_t, uint32_t, bool>>
+lifetimes(const Analyzer &a) {
+  std::vector<
+      std::tuple<uint64_t, uint64_t, uint64_t, uint32_t, uint32_t, bool>>
+      out;
+  a.getVmem().forEachLifetime(
+      [&](uint64_t s, uint64_t e, uint64_t u, uint32_t p, uint32_t n,
+          bool used) { out.emplace_back(s, e, u, p, n, used); });
+  return out;
+}
+} // namespace
+
+TEST(AnalyzerTest, RepeatRunsChangeNoMetric) {
+  // Random loops over three 4 KiB VMEM tiles (whole-tile ops, half tiles,
+  // columns: whole and partial page writes), some nested in an outer loop
+  // that first DMAs a row from a moving HBM address, run once with two
+  // analyzers attached: one taking repeat runs (the dataflow bound's and
+  // VMEM's: Analyzer::setRepeatRuns), one not. Every metric the same.
+  std::mt19937_64 rng(20261203);
+  uint64_t total = 0, dataflowRepeated = 0, vmemRepeated = 0;
+  unsigned seedsWithVmemRuns = 0;
+  for (int seed = 0; seed < 40; ++seed) {
+    bool nested = rng() % 2;
+    std::vector<Line> lines = {{li(1, kA), 1},
+                               {li(2, kB), 2},
+                               {li(3, kC), 3},
+                               {li(4, 0), 4},
+                               {li(5, 2 + rng() % 10), 5},
+                               {li(7, 3 + rng() % 40), 6},
+                               {li(8, kX), 7},
+                               {vfill(1, 8, 128, 128, 1.0f), 8},
+                               {vfill(2, 8, 128, 128, 0.5f), 9}};
+    int64_t outer = int64_t(lines.size());
+    if (nested) {
+      lines.push_back(
+          {dmaIssue(11, 8, 3, MemSpace::HBM, MemSpace::VMEM, 1, 64, 64, 64),
+           10});
+      lines.push_back({dmaWait(11), 11});
+      lines.push_back({addi(8, 8, 256), 12});
+    }
+    lines.push_back({li(6, 0), 13});
+    int64_t inner = int64_t(lines.size());
+    unsigned ops = 2 + unsigned(rng() % 6);
+    for (unsigned k = 0; k < ops; ++k) {
+      uint8_t out = uint8_t(1 + rng() % 3), x = uint8_t(1 + rng() % 3),
+              y = uint8_t(1 + rng() % 3);
+      uint32_t op = 20 + k;
+      switch (rng() % 5) {
+      case 0:
+        lines.push_back({vadd(out, x, y, 8, 128, 128, 128, 128), op});
+        break;
+      case 4: // two rows: one page of each tile, so its pages part ways
+        lines.push_back({vcopy(out, x, 2, 128, 128, 128), op});
+        break;
+      case 1: // a column: partial writes to the tile's pages
+        lines.push_back({vfill(out, 8, 1, 128, 2.0f), op});
+        break;
+      case 2: // half of each row
+        lines.push_back({vcopy(out, x, 8, 64, 128, 128), op});
+        break;
+      default:
+        lines.push_back(
+            {vunary(isa::Opcode::VExp, out, x, 8, 128, 128, 128), op});
+        break;
+      }
+    }
+    if (rng() % 3 == 0) {
+      // The loop's exit in the middle of its body: its runs end there,
+      // part of a period in.
+      lines.push_back({addi(6, 6, 1), 14});
+      lines.insert(lines.begin() + inner + 1 + long(rng() % ops),
+                   {bge(6, 7, int64_t(lines.size()) + 2), 19});
+      lines.push_back({jmp(inner), 15});
+    } else {
+      lines.push_back({addi(6, 6, 1), 14});
+      lines.push_back({blt(6, 7, inner), 15});
+    }
+    if (nested) {
+      lines.push_back({addi(4, 4, 1), 16});
+      lines.push_back({blt(4, 5, outer), 17});
+    }
+    lines.push_back({halt(), 18});
+    isa::Program p = makeProgram(lines);
+    sim::MachineConfig config = configFrom(kSixteenPageConfig, kConfigName);
+    Analyzer runs(p, config), plain(p, config);
+    plain.setRepeatRuns(false);
+    Perturb perturb;
+    perturb.targets = {&runs, &plain};
+    if (rng() % 3 == 0) { // a stall in the middle of a run
+      perturb.from = 60 + rng() % 300;
+      perturb.delay = 1 + rng() % 40;
+    }
+    if (rng() % 3 == 0) { // the tiles' first fills after the loop's start
+      perturb.until = 9;
+      perturb.early = 20 + rng() % 400;
+    }
+    sim::Simulator sim(config, p);
+    sim.addObserver(&perturb);
+    auto r = sim.run();
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    json a, b;
+    AnalyzerOptions options;
+    options.bucketCycles = 1 + rng() % 50;
+    runs.addToMetrics(a, nullptr, options);
+    plain.addToMetrics(b, nullptr, options);
+    ASSERT_TRUE(a.contains("vmem"));
+    EXPECT_EQ(a.dump(), b.dump()) << "seed " << seed;
+    EXPECT_EQ(lifetimes(runs), lifetimes(plain)) << "seed " << seed;
+    EXPECT_EQ(plain.getRepeatCounts().dataflow, 0u);
+    EXPECT_EQ(plain.getRepeatCounts().vmem, 0u);
+    total += r->instructions;
+    dataflowRepeated += runs.getRepeatCounts().dataflow;
+    vmemRepeated += runs.getRepeatCounts().vmem;
+    seedsWithVmemRuns += runs.getRepeatCounts().vmem != 0;
+  }
+  // Most instructions ran in repeat runs (else this tests little).
+  EXPECT_GE(seedsWithVmemRuns, 30u);
+  EXPECT_GE(vmemRepeated * 2, total);
+  EXPECT_GE(dataflowRepeated * 2, total);
+}

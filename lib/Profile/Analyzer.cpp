@@ -462,12 +462,19 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
     dma = &dmas.back();
     at = dma->timing.transferStart;
   }
+  bool accessesVmem = false;
   for (const sim::AddrRange &r : reads)
-    if (r.space == isa::MemSpace::VMEM)
-      vmem.read(r.begin, r.end, at);
+    accessesVmem |= r.space == isa::MemSpace::VMEM;
   for (const sim::AddrRange &w : writes)
-    if (w.space == isa::MemSpace::VMEM)
-      vmem.write(w.begin, w.end, at, opId, isDma);
+    accessesVmem |= w.space == isa::MemSpace::VMEM;
+  if (!vmemRepeats(period, at, accessesVmem, known && !isDma && !dma)) {
+    for (const sim::AddrRange &r : reads)
+      if (r.space == isa::MemSpace::VMEM)
+        vmem.read(r.begin, r.end, at);
+    for (const sim::AddrRange &w : writes)
+      if (w.space == isa::MemSpace::VMEM)
+        vmem.write(w.begin, w.end, at, opId, isDma);
+  }
 
   // Dependencies.
   // A DMA that signals a semaphore may complete by the sem.wait that
@@ -491,7 +498,102 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   ++index;
 }
 
+bool Analyzer::vmemRepeats(unsigned period, uint64_t at, bool accessesVmem,
+                           bool repeatable) {
+  VmemRepeat &r = vmemRepeat;
+  constexpr uint64_t w = AccessHistory::kWindow;
+  if (r.at.size() < w)
+    r.at.resize(w);
+  // Its accesses are its twin's `shift` cycles later.
+  auto onShift = [&] {
+    return !accessesVmem ||
+           (index >= period && at == r.at[(index - period) % w] + r.shift);
+  };
+  if (r.active) {
+    if (repeatable && period == r.period && onShift()) {
+      r.at[index % w] = at;
+      return true;
+    }
+    endVmemRepeat(index);
+  }
+  r.at[index % w] = at;
+  repeatable &= vmemRepeatRuns;
+  if (!repeatable || !period || (r.period && period != r.period))
+    dropVmemStreak();
+  if (!repeatable || !period)
+    return false;
+  if (!r.period) {
+    // A streak starts: its first period's accesses are logged.
+    r.period = period;
+    r.periodBegin = index;
+    r.minAt = UINT64_MAX;
+    r.shiftKnown = r.havePrev = false;
+    vmem.startLog();
+  } else if (index - r.periodBegin == period) {
+    // A period ends: a run starts when it repeated the one before.
+    VmemTracker::PeriodRecord cur = vmem.closePeriod();
+    cur.minAt = r.minAt;
+    if (r.havePrev && vmem.repeats(r.prev, cur, r.shift)) {
+      vmem.stopLog();
+      r.tmpl = std::move(cur);
+      r.active = true;
+      r.runBegin = index;
+      if (onShift())
+        return true;
+      endVmemRepeat(index);
+      return false;
+    }
+    r.prev = std::move(cur);
+    r.havePrev = true;
+    r.periodBegin = index;
+    r.minAt = UINT64_MAX;
+  }
+  if (accessesVmem) {
+    uint64_t twin = index >= period ? r.at[(index - period) % w] : 0;
+    if (index < period || at < twin || (r.shiftKnown && at - twin != r.shift)) {
+      dropVmemStreak();
+      return false;
+    }
+    r.shift = at - twin;
+    r.shiftKnown = true;
+    r.minAt = std::min(r.minAt, at);
+  }
+  return false;
+}
+
+void Analyzer::dropVmemStreak() {
+  if (vmemRepeat.period)
+    vmem.stopLog();
+  vmemRepeat.period = 0;
+  vmemRepeat.havePrev = false;
+}
+
+void Analyzer::endVmemRepeat(uint64_t end) {
+  VmemRepeat &r = vmemRepeat;
+  r.active = false;
+  uint64_t n = end - r.runBegin, k = n / r.period;
+  vmemRepeated += n;
+  vmem.applyRepeats(r.tmpl, r.shift, k);
+  // The instructions of a period begun: their own accesses (the program's
+  // instructions at their PCs, with the ranges AccessHistory kept).
+  for (uint64_t j = r.runBegin + k * r.period; j < end; ++j) {
+    uint64_t at = r.at[j % AccessHistory::kWindow];
+    uint32_t opId = pcInfo[pcs[j]].opId;
+    for (const sim::AddrRange &x : history.getReads(j))
+      if (x.space == isa::MemSpace::VMEM)
+        vmem.read(x.begin, x.end, at);
+    for (const sim::AddrRange &x : history.getWrites(j))
+      if (x.space == isa::MemSpace::VMEM)
+        vmem.write(x.begin, x.end, at, opId, false);
+  }
+  r.period = 0;
+  r.havePrev = false;
+}
+
 void Analyzer::onHalt(uint64_t total) {
   totalCycles = total;
+  if (vmemRepeat.active)
+    endVmemRepeat(index);
+  dropVmemStreak();
   vmem.finish();
 }

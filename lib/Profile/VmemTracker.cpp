@@ -45,8 +45,11 @@ void VmemTracker::close(uint32_t page, PageState &s) {
     return;
   s.live = false;
   if (!s.read) {
-    if (s.byDma)
+    if (s.byDma) {
       wasted[s.writerOp] += pageBytes;
+      if (LLVM_UNLIKELY(logging))
+        logMutation(Mutation::Other, 0, Interval{});
+    }
     return;
   }
   // Whether this lifetime continues `iv`: the next page, with the same
@@ -62,12 +65,167 @@ void VmemTracker::close(uint32_t page, PageState &s) {
   Interval &entry = intervals[s.entry];
   if (entry.page == kNoPage) {
     entry = makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used);
+    if (LLVM_UNLIKELY(logging))
+      logMutation(Mutation::FillEntry, s.entry, entry);
     return;
   }
-  if (extend(entry) || (!unmerged.empty() && extend(unmerged.back())))
+  if (extend(entry)) {
+    if (LLVM_UNLIKELY(logging))
+      logMutation(Mutation::ExtendEntry, s.entry, entry);
     return;
+  }
+  if (!unmerged.empty() && extend(unmerged.back())) {
+    if (LLVM_UNLIKELY(logging))
+      logMutation(Mutation::ExtendUnmerged, unmerged.size() - 1,
+                  unmerged.back());
+    return;
+  }
   unmerged.push_back(
       makeInterval(s.writeCycle, s.lastRead, s.lastUse, page, 1, s.used));
+  if (LLVM_UNLIKELY(logging))
+    logMutation(Mutation::PushUnmerged, unmerged.size() - 1, unmerged.back());
+}
+
+void VmemTracker::logMutation(uint8_t kind, uint64_t index,
+                              const Interval &iv) {
+  // A wide lifetime keeps its ends on the side: not repeated.
+  log.push_back({iv.wide ? uint8_t(Mutation::Other) : kind, index, iv});
+}
+
+void VmemTracker::startLog() {
+  logging = true;
+  log.clear();
+  loggedSpans.clear();
+  logIntervalsBegin = intervals.size();
+  logUnmergedBegin = unmerged.size();
+}
+
+void VmemTracker::stopLog() {
+  logging = false;
+  log.clear();
+  loggedSpans.clear();
+}
+
+VmemTracker::PeriodRecord VmemTracker::closePeriod() {
+  PeriodRecord r;
+  r.log = std::move(log);
+  log.clear();
+  // The pages touched, each once, in order, and their states now.
+  llvm::sort(loggedSpans);
+  for (auto [first, last] : loggedSpans)
+    for (uint64_t p = std::max<uint64_t>(
+             first, r.pages.empty() ? 0 : uint64_t(r.pages.back()) + 1);
+         p <= last; ++p)
+      r.pages.push_back(uint32_t(p));
+  loggedSpans.clear();
+  r.states.reserve(r.pages.size());
+  for (uint32_t p : r.pages)
+    r.states.push_back(state[p]);
+  r.intervalsBegin = logIntervalsBegin;
+  r.unmergedBegin = logUnmergedBegin;
+  r.intervalsEnd = logIntervalsBegin = intervals.size();
+  r.unmergedEnd = logUnmergedBegin = unmerged.size();
+  return r;
+}
+
+bool VmemTracker::repeats(const PeriodRecord &prev, PeriodRecord &cur,
+                          uint64_t shift) const {
+  // Entries and unmerged lifetimes: as many, each `per` later.
+  uint64_t m = cur.intervalsEnd - cur.intervalsBegin;
+  uint64_t u = cur.unmergedEnd - cur.unmergedBegin;
+  if (!shift || prev.intervalsEnd - prev.intervalsBegin != m ||
+      prev.unmergedEnd - prev.unmergedBegin != u ||
+      prev.log.size() != cur.log.size() || prev.pages != cur.pages)
+    return false;
+  auto sameShifted = [&](const Interval &a, const Interval &b) {
+    return b.start == a.start + shift && b.endDelta == a.endDelta &&
+           b.useEndDelta == a.useEndDelta && b.page == a.page &&
+           b.pages == a.pages && b.used == a.used && !a.wide && !b.wide;
+  };
+  for (size_t q = 0; q < cur.log.size(); ++q) {
+    const Mutation &a = prev.log[q], &b = cur.log[q];
+    // The same kind on the lifetime `per` later (an extension: of this
+    // period's, not of one extended every period), pushed or filled with
+    // the same lifetime `shift` later.
+    bool toEntries = b.kind <= Mutation::ExtendEntry;
+    bool extends =
+        b.kind == Mutation::ExtendEntry || b.kind == Mutation::ExtendUnmerged;
+    uint64_t per = toEntries ? m : u;
+    if (a.kind != b.kind || b.kind == Mutation::Other ||
+        b.index != a.index + per || (extends ? !per : !sameShifted(a.iv, b.iv)))
+      return false;
+  }
+  // Page states: each cycle moved by the shift, or stayed from before the
+  // loop's accesses (so no access of a later period compares otherwise
+  // with it); the entry moved with the lifetimes, or stayed.
+  cur.moved.assign(cur.pages.size(), 0);
+  for (size_t k = 0; k < cur.pages.size(); ++k) {
+    const PageState &a = prev.states[k], &b = cur.states[k];
+    if (a.writerOp != b.writerOp || a.live != b.live || a.read != b.read ||
+        a.byDma != b.byDma || a.used != b.used)
+      return false;
+    uint8_t moved = 0;
+    unsigned bit = 0;
+    for (auto f :
+         {&PageState::writeCycle, &PageState::lastRead, &PageState::lastUse}) {
+      if (b.*f == a.*f + shift)
+        moved |= uint8_t(1u << bit);
+      else if (b.*f != a.*f || b.*f >= prev.minAt)
+        return false;
+      ++bit;
+    }
+    if (b.entry == a.entry + m && m)
+      moved |= 8;
+    else if (b.entry != a.entry)
+      return false;
+    cur.moved[k] = moved;
+  }
+  return true;
+}
+
+void VmemTracker::applyRepeats(const PeriodRecord &tmpl, uint64_t shift,
+                               uint64_t k) {
+  uint64_t m = tmpl.intervalsEnd - tmpl.intervalsBegin;
+  uint64_t u = tmpl.unmergedEnd - tmpl.unmergedBegin;
+  for (uint64_t j = 1; j <= k; ++j) {
+    uint64_t by = j * shift;
+    for (const Mutation &mu : tmpl.log) {
+      Interval iv = mu.iv;
+      iv.start += by;
+      switch (mu.kind) {
+      case Mutation::PushEntry:
+        intervals.push_back(iv);
+        break;
+      case Mutation::FillEntry:
+        intervals[mu.index + j * m] = iv;
+        break;
+      case Mutation::ExtendEntry:
+        ++intervals[mu.index + j * m].pages;
+        break;
+      case Mutation::PushUnmerged:
+        unmerged.push_back(iv);
+        break;
+      case Mutation::ExtendUnmerged:
+        ++unmerged[mu.index + j * u].pages;
+        break;
+      default:
+        break; // repeats() accepted none
+      }
+    }
+  }
+  for (size_t q = 0; q < tmpl.pages.size(); ++q) {
+    PageState s = tmpl.states[q];
+    uint8_t moved = tmpl.moved[q];
+    if (moved & 1)
+      s.writeCycle += k * shift;
+    if (moved & 2)
+      s.lastRead += k * shift;
+    if (moved & 4)
+      s.lastUse += k * shift;
+    if (moved & 8)
+      s.entry += k * m;
+    state[tmpl.pages[q]] = s;
+  }
 }
 
 void VmemTracker::writeAny(uint64_t begin, uint64_t end, uint64_t cycle,
@@ -79,6 +237,8 @@ void VmemTracker::writeAny(uint64_t begin, uint64_t end, uint64_t cycle,
     writtenBegin = std::min(writtenBegin, first);
     writtenEnd = std::max(writtenEnd, std::min(last + 1, pages));
   }
+  if (LLVM_UNLIKELY(logging))
+    notePages(first, last);
   std::optional<uint64_t> entry; // this write's entry, taken on first use
   for (uint64_t p = first; p <= last && p < pages; ++p) {
     PageState &s = state[p];
@@ -94,6 +254,8 @@ void VmemTracker::writeAny(uint64_t begin, uint64_t end, uint64_t cycle,
     if (!entry) {
       entry = intervals.size();
       intervals.push_back(Interval{cycle, 0, 0, kNoPage, 0, 0, 0});
+      if (LLVM_UNLIKELY(logging))
+        logMutation(Mutation::PushEntry, *entry, intervals.back());
     }
     s = PageState{cycle, cycle, cycle, *entry, opId, true, false, byDma, false};
   }

@@ -69,6 +69,8 @@ public:
       PageState &s = state[page];
       if (s.live &&
           (begin > page * pageBytes || end < (page + 1) * pageBytes)) {
+        if (LLVM_UNLIKELY(logging))
+          notePages(page, page);
         s.lastRead = std::max(s.lastRead, cycle);
         s.read = true;
         return;
@@ -81,6 +83,8 @@ public:
     if (begin >= end)
       return;
     uint64_t first = pageOf(begin), last = pageOf(end - 1);
+    if (LLVM_UNLIKELY(logging))
+      notePages(first, last);
     for (uint64_t p = first; p <= last && p < pages; ++p) {
       PageState &s = state[p];
       if (!s.live)
@@ -139,6 +143,53 @@ public:
   const std::map<uint32_t, uint64_t> &wastedBytes() const { return wasted; }
   uint64_t pageCount() const { return pages; }
   uint64_t getPageBytes() const { return pageBytes; }
+  /// Calls fn(start, end, useEnd, page, pages, used) for each page
+  /// lifetime kept, in the order kept (after finish(): the read ones), for
+  /// tests that compare two trackers.
+  template <typename Fn> void forEachLifetime(Fn fn) const {
+    for (const Interval &iv : intervals)
+      fn(iv.start, endOf(iv), useEndOf(iv), iv.page, uint32_t(iv.pages),
+         bool(iv.used));
+    for (const Interval &iv : unmerged)
+      fn(iv.start, endOf(iv), useEndOf(iv), iv.page, uint32_t(iv.pages),
+         bool(iv.used));
+  }
+
+  // Repeat runs (issue 34). A loop whose accesses repeat with its period
+  // (AccessHistory) at cycles one fixed shift later each period leaves,
+  // once in its steady state, the same lifetimes each period, shifted, and
+  // its pages' states shifted (the cycles a period's accesses set move by
+  // the shift; the others stay, and lie before the loop's accesses). The
+  // Analyzer logs two periods (startLog, closePeriod), and when the second
+  // is the first shifted (repeats), passes no accesses of the next periods
+  // until the run ends; applyRepeats then makes what they would have: the
+  // template's lifetime entries and page states, shifted.
+
+  /// What a period did to the lifetimes (intervals and unmerged): in
+  /// order, with the entry or unmerged index it touched.
+  struct Mutation;
+  /// A logged period: its mutations, the pages its accesses touched, their
+  /// states at its end, and the lifetime lists' sizes at its start and end.
+  struct PeriodRecord;
+  /// Starts logging a period (ends any log).
+  void startLog();
+  /// Stops logging, dropping the log.
+  void stopLog();
+  /// The period logged since startLog or the last closePeriod; logging
+  /// goes on with the next.
+  PeriodRecord closePeriod();
+  /// Whether `cur`, the period after `prev` with the same accesses
+  /// `shift` cycles later (shift > 0), did to the lifetimes what `prev`
+  /// did, `shift` later, and left each page state cycle `shift` later or
+  /// unmoved and before `prev.minAt` (so that no later access compares
+  /// otherwise with it): then so will every later period whose accesses are
+  /// `shift` later again, by induction. Notes in `cur` which page fields
+  /// moved.
+  bool repeats(const PeriodRecord &prev, PeriodRecord &cur,
+               uint64_t shift) const;
+  /// Makes what `k` more periods after `tmpl` (which repeats() accepted)
+  /// leave, each `shift` cycles after the one before.
+  void applyRepeats(const PeriodRecord &tmpl, uint64_t shift, uint64_t k);
 
 private:
   struct Interval;
@@ -218,6 +269,46 @@ private:
   /// finish().
   std::vector<Interval> unmerged;
   std::map<uint32_t, uint64_t> wasted;
+
+  /// Logging a period (startLog): its mutations and the page spans its
+  /// accesses touched.
+  bool logging = false;
+  std::vector<Mutation> log;
+  std::vector<std::pair<uint64_t, uint64_t>> loggedSpans;
+  uint64_t logIntervalsBegin = 0, logUnmergedBegin = 0;
+  void notePages(uint64_t first, uint64_t last) {
+    if (first < pages)
+      loggedSpans.push_back({first, std::min(last, pages - 1)});
+  }
+  /// Logs a mutation (logging).
+  void logMutation(uint8_t kind, uint64_t index, const Interval &iv);
+
+public:
+  struct Mutation {
+    enum Kind : uint8_t {
+      PushEntry,      ///< intervals.push_back(iv): a write's entry
+      FillEntry,      ///< intervals[index] = iv: its first page closed
+      ExtendEntry,    ///< ++intervals[index].pages
+      PushUnmerged,   ///< unmerged.push_back(iv)
+      ExtendUnmerged, ///< ++unmerged[index].pages
+      Other,          ///< anything else (a wide lifetime, wasted bytes)
+    };
+    uint8_t kind;
+    uint64_t index;
+    Interval iv;
+  };
+  struct PeriodRecord {
+    std::vector<Mutation> log;
+    std::vector<uint32_t> pages;   ///< sorted
+    std::vector<PageState> states; ///< per page of `pages`
+    /// Per page, which of writeCycle, lastRead, lastUse and entry moved
+    /// (bits 0..3; repeats() sets them).
+    std::vector<uint8_t> moved;
+    uint64_t intervalsBegin = 0, intervalsEnd = 0;
+    uint64_t unmergedBegin = 0, unmergedEnd = 0;
+    /// The earliest access cycle of the period (the Analyzer's).
+    uint64_t minAt = UINT64_MAX;
+  };
 };
 
 //===----------------------------------------------------------------------===//
@@ -506,6 +597,19 @@ public:
                       llvm::ArrayRef<const nlohmann::json *> metrics);
 
   const VmemTracker &getVmem() const { return vmem; }
+  /// Whether the dataflow bound and VMEM may take repeat runs (default:
+  /// yes); for tests, which compare the two. Call before the run.
+  void setRepeatRuns(bool on) {
+    dataflow.setRepeatRuns(on);
+    vmemRepeatRuns = on;
+  }
+  /// Instructions the dataflow bound and VMEM took in repeat runs.
+  struct RepeatCounts {
+    uint64_t dataflow = 0, vmem = 0;
+  };
+  RepeatCounts getRepeatCounts() const {
+    return {dataflow.getNumRepeated(), vmemRepeated};
+  }
   const DependencyTracker &getDependencies() const { return deps; }
 
 private:
@@ -701,6 +805,32 @@ private:
   PcInfo computePcInfo(const isa::Inst &inst, uint32_t pc) const;
 
   VmemTracker vmem;
+  /// VMEM's repeat runs (VmemTracker::repeats): the period followed, the
+  /// first instruction of its current period, the shift of its accesses'
+  /// cycles (known once one has VMEM accesses), the two logged periods,
+  /// and while a run is on, where it began. `at` holds each of the last
+  /// AccessHistory::kWindow instructions' access cycle.
+  struct VmemRepeat {
+    unsigned period = 0;
+    uint64_t periodBegin = 0, shift = 0, minAt = UINT64_MAX;
+    bool shiftKnown = false, havePrev = false, active = false;
+    uint64_t runBegin = 0;
+    VmemTracker::PeriodRecord prev, tmpl;
+    std::vector<uint64_t> at;
+  } vmemRepeat;
+  bool vmemRepeatRuns = true;
+  uint64_t vmemRepeated = 0;
+  /// Whether instruction `index` (of `period`, accessing VMEM at `at` when
+  /// `accessesVmem`; `repeatable`: the program's own instruction, no DMA)
+  /// continues VMEM's repeat run, whose accesses then are not passed; and
+  /// the streak toward one (VmemRepeat).
+  bool vmemRepeats(unsigned period, uint64_t at, bool accessesVmem,
+                   bool repeatable);
+  /// Ends VMEM's repeat run before instruction `end`: the template's
+  /// periods, then the accesses of the instructions of a period begun.
+  void endVmemRepeat(uint64_t end);
+  /// Stops following a streak toward a VMEM repeat run.
+  void dropVmemStreak();
   /// The accesses of the last instructions and their period, which the
   /// dependency analysis and the dataflow bound use to skip their maps'
   /// work while the run repeats itself (AccessHistory.h).
