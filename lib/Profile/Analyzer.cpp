@@ -498,12 +498,10 @@ void Analyzer::onRetire(const sim::RetireEvent &ev) {
   ++index;
 }
 
-bool Analyzer::vmemRepeats(unsigned period, uint64_t at, bool accessesVmem,
-                           bool repeatable) {
+bool Analyzer::vmemRepeatsAny(unsigned period, uint64_t at, bool accessesVmem,
+                              bool repeatable) {
   VmemRepeat &r = vmemRepeat;
   constexpr uint64_t w = AccessHistory::kWindow;
-  if (r.at.size() < w)
-    r.at.resize(w);
   // Its accesses are its twin's `shift` cycles later.
   auto onShift = [&] {
     return !accessesVmem ||

@@ -816,7 +816,7 @@ private:
     bool shiftKnown = false, havePrev = false, active = false;
     uint64_t runBegin = 0;
     VmemTracker::PeriodRecord prev, tmpl;
-    std::vector<uint64_t> at;
+    std::vector<uint64_t> at = std::vector<uint64_t>(AccessHistory::kWindow);
   } vmemRepeat;
   bool vmemRepeatRuns = true;
   uint64_t vmemRepeated = 0;
@@ -825,7 +825,21 @@ private:
   /// continues VMEM's repeat run, whose accesses then are not passed; and
   /// the streak toward one (VmemRepeat).
   bool vmemRepeats(unsigned period, uint64_t at, bool accessesVmem,
-                   bool repeatable);
+                   bool repeatable) {
+    // Inline, the usual case: the run goes on (its accesses `shift` cycles
+    // after its twin's).
+    VmemRepeat &r = vmemRepeat;
+    constexpr uint64_t w = AccessHistory::kWindow;
+    if (r.active && repeatable && period == r.period &&
+        (!accessesVmem || at == r.at[(index - period) % w] + r.shift)) {
+      r.at[index % w] = at;
+      return true;
+    }
+    return vmemRepeatsAny(period, at, accessesVmem, repeatable);
+  }
+  /// vmemRepeats for any instruction.
+  bool vmemRepeatsAny(unsigned period, uint64_t at, bool accessesVmem,
+                      bool repeatable);
   /// Ends VMEM's repeat run before instruction `end`: the template's
   /// periods, then the accesses of the instructions of a period begun.
   void endVmemRepeat(uint64_t end);
