@@ -52,6 +52,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -109,22 +110,39 @@ def run_once(cmd, tmp):
                stdout, stderr)
 
 
+# Per measurement with a baseline: (what, the CPU ratios new / baseline of
+# its pairs of runs, each pair run back to back).
+PAIRED = []
+
+
 def best_of(what, cmds, repeat, tmp, outdirs=()):
     """Runs each set's command `repeat` times, the sets alternating, and
     returns {set: the Run with the least CPU time}. `cmds` maps a set name
     to its command; `outdirs` maps it to a directory emptied before each
-    run."""
+    run. With both a "new" and a "baseline" set, notes in PAIRED the CPU
+    ratio of each pair (round i of both): a host whose speed drifts during
+    the script moves both runs of a pair, where a best-of-N may take one
+    set's lucky minute. The rounds alternate the order of the sets (the
+    second run of a pair was measured to run slower on a loaded host)."""
     best = {}
+    cpus = {name: [] for name in cmds}
     for i in range(repeat):
-        for name, cmd in cmds.items():
+        order = list(cmds.items())
+        if i % 2:
+            order.reverse()
+        for name, cmd in order:
             out = dict(outdirs).get(name)
             if out:
                 shutil.rmtree(out, ignore_errors=True)
             r = run_once(cmd, tmp)
             log("%s [%s] %d/%d: %.3f s CPU, %.3f s wall, %.0f MB"
                 % (what, name, i + 1, repeat, r.cpu, r.wall, r.rss / 1e6))
+            cpus[name].append(r.cpu)
             if name not in best or r.cpu < best[name].cpu:
                 best[name] = r
+    if "new" in cpus and "baseline" in cpus:
+        PAIRED.append((what, [n / b for n, b in
+                              zip(cpus["new"], cpus["baseline"]) if b > 0]))
     return best
 
 
@@ -610,6 +628,16 @@ def main():
     out.append("| figure | value | target | baseline | ratio |")
     out.append("|---|---|---|---|---|")
     out += ["| %s |" % " | ".join(c) for c in cells]
+    if PAIRED:
+        out.append("")
+        out.append("Paired CPU ratios, new / baseline, the two runs of each "
+                   "pair back to back, the sets' order alternating between "
+                   "pairs (median, and min-max over the pairs), "
+                   "which the host's drift during the script moves less than "
+                   "the best-of ratios above: " + "; ".join(
+                       "%s %.2f (%.2f-%.2f)" % (what, statistics.median(r),
+                                                min(r), max(r))
+                       for what, r in PAIRED if r) + ".")
     text = "\n".join(out) + "\n"
     sys.stdout.write(text)
     if args.json:
@@ -620,6 +648,7 @@ def main():
                        "baseline": base_name, "repeat": args.repeat,
                        "load_average": load, "seconds": elapsed,
                        "figures": figures,
+                       "paired_cpu_ratios": {what: r for what, r in PAIRED},
                        "raw": {"new": res["new"],
                                "baseline": res.get("baseline"),
                                "tests": tests or None}}, f, indent=1)
