@@ -380,6 +380,51 @@ struct PageModel {
     return false;
   }
 };
+
+/// Expects `v.unused(bucket, total)` (after finish()) to be the per-cycle
+/// sums and lower medians of `ref`'s pages, bucket by bucket.
+/// Returns the cycles unused() skipped.
+uint64_t expectUnusedMatches(const VmemTracker &v, const PageModel &ref,
+                             uint64_t pages, uint64_t total, uint64_t bucket,
+                             int trial) {
+  VmemTracker::UnusedSeries u = v.unused(bucket, total);
+  uint64_t n = (total + bucket - 1) / bucket;
+  EXPECT_EQ(u.unusedFraction.size(), n);
+  if (u.unusedFraction.size() != n)
+    return 0;
+  std::vector<uint64_t> freeSum(n, 0), runSum(n, 0), freeAt, runAt;
+  for (uint64_t c = 0; c < total; ++c) {
+    uint64_t free = 0, run = 0, longest = 0;
+    for (uint64_t p = 0; p < pages; ++p) {
+      bool f = !ref.usedAt(p, c);
+      free += f;
+      run = f ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    freeSum[c / bucket] += free;
+    runSum[c / bucket] += longest;
+    freeAt.push_back(free);
+    runAt.push_back(longest);
+  }
+  for (uint64_t k = 0; k < n; ++k) {
+    double width = double(std::min(bucket, total - k * bucket)) * pages;
+    EXPECT_DOUBLE_EQ(u.unusedFraction[k], double(freeSum[k]) / width)
+        << "trial " << trial << " bucket " << k;
+    EXPECT_DOUBLE_EQ(u.largestRunFraction[k], double(runSum[k]) / width)
+        << "trial " << trial << " bucket " << k;
+  }
+  // The medians over cycles: the lower median, the value at index
+  // (total - 1) / 2 of the sorted per-cycle values.
+  llvm::sort(freeAt);
+  llvm::sort(runAt);
+  EXPECT_DOUBLE_EQ(u.medianUnusedFraction,
+                   double(freeAt[(total - 1) / 2]) / double(pages))
+      << "trial " << trial;
+  EXPECT_DOUBLE_EQ(u.medianLargestRunFraction,
+                   double(runAt[(total - 1) / 2]) / double(pages))
+      << "trial " << trial;
+  return u.skippedCycles;
+}
 } // namespace
 
 // unused() and buckets() against the per-cycle reference on random tiles
@@ -421,40 +466,8 @@ TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
       }
     }
     v.finish();
-    VmemTracker::UnusedSeries u = v.unused(bucket, total);
+    expectUnusedMatches(v, ref, pages, total, bucket, trial);
     uint64_t n = (total + bucket - 1) / bucket;
-    ASSERT_EQ(u.unusedFraction.size(), n);
-    std::vector<uint64_t> freeSum(n, 0), runSum(n, 0), freeAt, runAt;
-    for (uint64_t c = 0; c < total; ++c) {
-      uint64_t free = 0, run = 0, longest = 0;
-      for (uint64_t p = 0; p < pages; ++p) {
-        bool f = !ref.usedAt(p, c);
-        free += f;
-        run = f ? run + 1 : 0;
-        longest = std::max(longest, run);
-      }
-      freeSum[c / bucket] += free;
-      runSum[c / bucket] += longest;
-      freeAt.push_back(free);
-      runAt.push_back(longest);
-    }
-    for (uint64_t k = 0; k < n; ++k) {
-      double width = double(std::min(bucket, total - k * bucket)) * pages;
-      EXPECT_DOUBLE_EQ(u.unusedFraction[k], double(freeSum[k]) / width)
-          << "trial " << trial << " bucket " << k;
-      EXPECT_DOUBLE_EQ(u.largestRunFraction[k], double(runSum[k]) / width)
-          << "trial " << trial << " bucket " << k;
-    }
-    // The medians over cycles: the lower median, the value at index
-    // (total - 1) / 2 of the sorted per-cycle values.
-    llvm::sort(freeAt);
-    llvm::sort(runAt);
-    EXPECT_DOUBLE_EQ(u.medianUnusedFraction,
-                     double(freeAt[(total - 1) / 2]) / double(pages))
-        << "trial " << trial;
-    EXPECT_DOUBLE_EQ(u.medianLargestRunFraction,
-                     double(runAt[(total - 1) / 2]) / double(pages))
-        << "trial " << trial;
     // buckets(): a page is used in a bucket when a lifetime read before
     // its next write is live at some cycle of it, [start, last read]
     // (partial overwrites count as reads).
@@ -476,6 +489,127 @@ TEST(VmemTrackerTest, UnusedMatchesPerCycleReference) {
           << "trial " << trial << " bucket " << k;
     }
   }
+}
+
+// unused() with repeat hints (addRepeatHint) against the per-cycle
+// reference: a random loop body (tiles written, read, partly overwritten,
+// some accesses out of cycle order) repeated every D cycles, after a
+// prologue that leaves tiles live across the loop (read in it, or not,
+// and after it) and before an epilogue, half of the loops disturbed by a
+// few other accesses among their periods; hints right (the loop's start and
+// D), off by a few cycles, a multiple or a fraction of D, or past the
+// end. Whatever the hint, every number is the reference's: a hint only
+// says where unused() may try to skip periods.
+TEST(VmemTrackerTest, UnusedWithRepeatHintsMatchesReference) {
+  std::mt19937_64 rng(3434);
+  int skipped = 0;
+  for (int trial = 0; trial < 1000; ++trial) {
+    const uint64_t pages = trial % 3 == 0 ? 150 : 12, pageBytes = 64;
+    const uint64_t maxTile = pages == 12 ? 4 : 40;
+    VmemTracker hinted(pages * pageBytes, pageBytes),
+        plain(pages * pageBytes, pageBytes);
+    PageModel ref(pages, pageBytes);
+    struct Access {
+      uint64_t b, e, at;
+      bool write;
+    };
+    auto randomAccess = [&](uint64_t at) {
+      uint64_t tile = 1 + rng() % maxTile;
+      uint64_t first = rng() % (pages - tile + 1);
+      uint64_t b = first * pageBytes, e = (first + tile) * pageBytes;
+      if (tile > 1 && rng() % 4 == 0) {
+        b += (rng() % 2) * pageBytes;
+        e -= (rng() % 2) * 40;
+      }
+      return Access{b, e, at, rng() % 2 == 0};
+    };
+    auto apply = [&](const Access &a) {
+      for (VmemTracker *v : {&hinted, &plain}) {
+        if (a.write)
+          v->write(a.b, a.e, a.at, 1, false);
+        else
+          v->read(a.b, a.e, a.at);
+      }
+      if (a.write)
+        ref.write(a.b, a.e, a.at);
+      else
+        ref.read(a.b, a.e, a.at);
+    };
+    uint64_t cycle = 0;
+    for (int k = 0, n = int(rng() % 6); k < n; ++k)
+      apply(randomAccess(cycle += 1 + rng() % 3));
+    // The body: offsets within a period of D cycles.
+    const uint64_t period = 4 + rng() % 12;
+    std::vector<Access> body;
+    for (int k = 0, n = 1 + int(rng() % 6); k < n; ++k)
+      body.push_back(randomAccess(rng() % period));
+    llvm::sort(body,
+               [](const Access &a, const Access &b) { return a.at < b.at; });
+    if (rng() % 4 == 0 && body.size() > 1) // out of cycle order
+      std::swap(body[0], body[1]);
+    const uint64_t loopStart = cycle + 1 + rng() % 3;
+    const uint64_t trips = 3 + rng() % 25;
+    std::vector<Access> loop;
+    for (uint64_t j = 0; j < trips; ++j)
+      for (Access a : body) {
+        a.at += loopStart + j * period;
+        loop.push_back(a);
+      }
+    // Half the loops are disturbed: a few accesses of other tiles at
+    // random cycles among the periods (a lifetime read once more, a tile
+    // overwritten), so that the periods around them do not repeat.
+    if (rng() % 2)
+      for (int k = 0, n = 1 + int(rng() % 3); k < n; ++k) {
+        // Mostly among the first periods, where the hints are tried.
+        uint64_t span = rng() % 3 ? std::min<uint64_t>(trips, 4) : trips;
+        Access a = randomAccess(loopStart + rng() % (span * period));
+        if (rng() % 2) { // a body tile read once more
+          const Access &t = body[rng() % body.size()];
+          a.b = t.b;
+          a.e = t.e;
+          a.write = false;
+        }
+        auto at = llvm::upper_bound(
+            loop, a.at, [](uint64_t c, const Access &b) { return c < b.at; });
+        loop.insert(at, a);
+      }
+    for (const Access &a : loop)
+      apply(a);
+    cycle = loopStart + trips * period;
+    for (int k = 0, n = int(rng() % 5); k < n; ++k)
+      apply(randomAccess(cycle += 1 + rng() % 3));
+    const uint64_t total = cycle + 1 + rng() % 10, bucket = 1 + rng() % 16;
+    switch (rng() % 6) {
+    case 0: // several hints, one of them right
+      hinted.addRepeatHint(loopStart + rng() % 3, period);
+      hinted.addRepeatHint(loopStart + period, period);
+      break;
+    case 1:
+      hinted.addRepeatHint(loopStart + rng() % period, period + rng() % 2);
+      break;
+    case 2:
+      hinted.addRepeatHint(loopStart, 2 * period);
+      break;
+    case 3:
+      hinted.addRepeatHint(loopStart + period * (rng() % trips),
+                           period / 2 + 1);
+      break;
+    case 4:
+      hinted.addRepeatHint(total + rng() % 5, period);
+      break;
+    default:
+      hinted.addRepeatHint(loopStart + rng() % (2 * period), period);
+      break;
+    }
+    hinted.finish();
+    plain.finish();
+    if (expectUnusedMatches(hinted, ref, pages, total, bucket, trial))
+      ++skipped;
+    EXPECT_EQ(expectUnusedMatches(plain, ref, pages, total, bucket, trial), 0u);
+  }
+  // Most trials skip some periods (a body whose tiles stay live across
+  // periods in ways that do not repeat skips none).
+  EXPECT_GT(skipped, 300);
 }
 
 // A lifetime 2^33 cycles long (its end kept apart from the 24-byte entry)

@@ -10,12 +10,14 @@
 #include "accel/Profile/Analyzer.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <functional>
-#include <queue>
+#include <tuple>
 
 using namespace accel;
 using namespace accel::profile;
@@ -213,6 +215,11 @@ void VmemTracker::applyRepeats(const PeriodRecord &tmpl, uint64_t shift,
       }
     }
   }
+  // unused() may sweep these periods' steady state once and add the rest
+  // shifted (a few periods are swept before it can tell: too short a run
+  // is not worth the snapshots).
+  if (k >= 4 && tmpl.minAt <= UINT64_MAX - shift)
+    addRepeatHint(tmpl.minAt + shift, shift);
   for (size_t q = 0; q < tmpl.pages.size(); ++q) {
     PageState s = tmpl.states[q];
     uint8_t moved = tmpl.moved[q];
@@ -571,22 +578,29 @@ private:
 } // namespace
 
 namespace {
+/// A used lifetime as unused() sweeps it: its pages are used over
+/// [start, useEnd].
+struct Life {
+  uint64_t start, useEnd;
+  uint32_t page, pages;
+};
+
 /// The used lifetimes that start before `total`, in order of start: a
 /// merge of two lists sorted by start (VmemTracker's `intervals` and
-/// `unmerged`).
+/// `unmerged`), each read as a Life by `toLife`. Copyable: unused() probes
+/// ahead with a copy.
 template <typename Main, typename Rest> class UsedByStart {
 public:
   using Interval = typename Rest::value_type;
-  UsedByStart(const Main &main, const Rest &rest, uint64_t total)
+  using ToLife = llvm::function_ref<Life(const Interval &)>;
+  UsedByStart(const Main &main, const Rest &rest, uint64_t total, ToLife toLife)
       : m(main.begin()), mEnd(main.end()), r(rest.begin()), rEnd(rest.end()),
-        total(total) {
+        total(total), toLife(toLife) {
     skip();
   }
   /// The next lifetime, or null.
-  const Interval *peek() const {
-    return fromMain() ? &*m : r != rEnd ? &*r : nullptr;
-  }
-  /// Moves past peek().
+  const Life *peekLife() const { return have ? &cur : nullptr; }
+  /// Moves past peekLife().
   void pop() {
     if (fromMain())
       ++m;
@@ -604,10 +618,216 @@ private:
       ++m;
     while (r != rEnd && (!r->used || r->start >= total))
       ++r;
+    have = m != mEnd || r != rEnd;
+    if (have)
+      cur = toLife(fromMain() ? *m : *r);
   }
   typename Main::const_iterator m, mEnd;
   typename Rest::const_iterator r, rEnd;
   uint64_t total;
+  ToLife toLife;
+  /// peekLife's lifetime, when `have`.
+  Life cur{};
+  bool have = false;
+};
+
+/// A pending end of unused()'s sweep: `pages` pages from `page` stop being
+/// used by one lifetime at `at` (its useEnd + 1).
+struct End {
+  uint64_t at;
+  uint32_t page, pages;
+  bool operator>(const End &o) const { return at > o.at; }
+};
+
+/// unused()'s skip over a loop's steady state (issue 34). The sweep's
+/// state at a cycle t, before its events at t, is the multiset of pending
+/// ends (and the lifetimes live to the end, which no skipped period adds),
+/// and what it does from t on depends on that state and the lifetimes that
+/// start from t on. If at t0 and t1 = t0 + D the pending ends pair up, each
+/// end at t1 either D after its partner (moving) or at the same cycle
+/// (fixed: the end of a lifetime from before the loop), and the lifetimes
+/// starting in each period [t1 + (q-1)D, t1 + qD) for q = 1..J are those of
+/// [t0, t1), qD later, then by induction on q each period repeats the
+/// sweep of [t0, t1) qD later: the same spans, qD later, as long as no
+/// fixed end falls inside (each is at or after t1 + JD) and no lifetime
+/// added lasts past the run (each ends before `total`). The sweep then
+/// resumes at t1 + JD with the moving ends JD later. A hint (addRepeatHint)
+/// only says where to try: every condition is checked here.
+class SteadySkip {
+public:
+  using Hints = std::vector<std::pair<uint64_t, uint64_t>>;
+  SteadySkip(const Hints &hints, uint64_t total) : total(total) {
+    for (auto [from, shift] : hints)
+      if (shift && from < total)
+        this->hints.push_back({from, shift});
+    llvm::sort(this->hints);
+    nextHint(0);
+  }
+
+  /// The next cycle the sweep must stop at (a snapshot), or UINT64_MAX.
+  uint64_t stopAt() const { return stop; }
+
+  /// Called with t == stopAt() before the sweep's events at t: takes a
+  /// snapshot, or skips periods. Returns the cycle the sweep resumes at
+  /// (t when nothing was skipped); `ends`, `lives` and `acc` are moved past
+  /// the periods skipped.
+  template <typename Lives, typename Acc>
+  uint64_t atStop(uint64_t t, std::vector<End> &ends, Lives &lives, Acc &acc) {
+    if (haveSnap && t == snapAt + shift)
+      if (uint64_t resume = trySkip(t, ends, lives, acc); resume != t) {
+        nextHint(resume);
+        return resume;
+      }
+    if (++tries > kMaxTries) {
+      nextHint(t + 1);
+      if (stop != t)
+        return t;
+    }
+    haveSnap = true;
+    snapAt = t;
+    snapEnds = ends;
+    arrivals.clear();
+    spans.clear();
+    lasting = false;
+    stop = t + shift;
+    return t;
+  }
+
+  /// The sweep took lifetime `l` (at a cycle in [snapAt, stopAt())).
+  void arrived(const Life &l) {
+    if (!haveSnap)
+      return;
+    arrivals.push_back(l);
+    lasting |= l.useEnd + 1 >= total;
+  }
+  /// The sweep added the span [t, next) with these values.
+  void added(uint64_t t, uint64_t next, uint64_t free, uint64_t run) {
+    if (haveSnap)
+      spans.push_back({t, next, free, run});
+  }
+
+private:
+  /// Periods of a hint tried before it is dropped.
+  static constexpr unsigned kMaxTries = 4;
+
+  /// Moves to the first hint whose periods can still be tried at or after
+  /// cycle `t`.
+  void nextHint(uint64_t t) {
+    haveSnap = false;
+    tries = 0;
+    stop = UINT64_MAX;
+    for (; h < hints.size(); ++h) {
+      auto [from, d] = hints[h];
+      // The first of its period starts at or after t.
+      uint64_t at = from >= t ? from : from + llvm::divideCeil(t - from, d) * d;
+      if (at < total && at >= from) {
+        shift = d;
+        stop = at;
+        ++h;
+        return;
+      }
+    }
+  }
+
+  /// Pairs the pending ends `ends` at t with the snapshot's (see the
+  /// class comment); returns false when they do not pair up. Sets
+  /// `moving` per entry of `ends` and the earliest fixed end.
+  bool pairEnds(const std::vector<End> &ends, std::vector<bool> &moving,
+                uint64_t &firstFixed) const {
+    if (ends.size() != snapEnds.size())
+      return false;
+    auto key = [](const End &e) {
+      return std::make_tuple(e.page, e.pages, e.at);
+    };
+    std::vector<End> before = snapEnds;
+    llvm::sort(before,
+               [&](const End &a, const End &b) { return key(a) < key(b); });
+    std::vector<bool> taken(before.size(), false);
+    // An untaken snapshot end equal to `want`.
+    auto take = [&](const End &want) {
+      auto it = std::lower_bound(
+          before.begin(), before.end(), want,
+          [&](const End &a, const End &b) { return key(a) < key(b); });
+      for (; it != before.end() && key(*it) == key(want); ++it)
+        if (!taken[size_t(it - before.begin())]) {
+          taken[size_t(it - before.begin())] = true;
+          return true;
+        }
+      return false;
+    };
+    moving.assign(ends.size(), false);
+    firstFixed = UINT64_MAX;
+    for (size_t i = 0; i < ends.size(); ++i) {
+      End e = ends[i];
+      if (e.at >= shift && take(End{e.at - shift, e.page, e.pages})) {
+        moving[i] = true;
+      } else if (take(e)) {
+        firstFixed = std::min(firstFixed, e.at);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  template <typename Lives, typename Acc>
+  uint64_t trySkip(uint64_t t, std::vector<End> &ends, Lives &lives, Acc &acc) {
+    std::vector<bool> moving;
+    uint64_t firstFixed;
+    if (lasting || !pairEnds(ends, moving, firstFixed))
+      return t;
+    // Whole periods from t that end by the first fixed end and by total.
+    uint64_t maxPeriods = (std::min(firstFixed, total) - t) / shift;
+    // The periods whose lifetimes are the snapshot period's, shifted.
+    Lives next = lives;
+    uint64_t periods = 0;
+    for (; periods < maxPeriods; ++periods) {
+      uint64_t by = (periods + 1) * shift;
+      Lives probe = next;
+      bool same = true;
+      for (const Life &a : arrivals) {
+        const Life *l = probe.peekLife();
+        if (!l || l->start != a.start + by || l->useEnd != a.useEnd + by ||
+            l->page != a.page || l->pages != a.pages ||
+            a.useEnd + by + 1 >= total) {
+          same = false;
+          break;
+        }
+        probe.pop();
+      }
+      // No other lifetime starts in the period.
+      if (const Life *l = probe.peekLife(); same && l && l->start < t + by)
+        same = false;
+      if (!same)
+        break;
+      next = probe;
+    }
+    if (!periods)
+      return t;
+    for (uint64_t q = 1; q <= periods; ++q)
+      for (const auto &[s, e, free, run] : spans)
+        acc.add(s + q * shift, e + q * shift, free, run);
+    lives = next;
+    for (size_t i = 0; i < ends.size(); ++i)
+      if (moving[i])
+        ends[i].at += periods * shift;
+    std::make_heap(ends.begin(), ends.end(), std::greater<End>());
+    return t + periods * shift;
+  }
+
+  uint64_t total;
+  std::vector<std::pair<uint64_t, uint64_t>> hints;
+  size_t h = 0;
+  uint64_t shift = 0, stop = UINT64_MAX;
+  unsigned tries = 0;
+  /// The snapshot at snapAt: its pending ends, and since then the
+  /// lifetimes taken and the spans added; `lasting` when one of those
+  /// lifetimes lasts to the end.
+  bool haveSnap = false, lasting = false;
+  uint64_t snapAt = 0;
+  std::vector<End> snapEnds;
+  std::vector<Life> arrivals;
+  std::vector<std::array<uint64_t, 4>> spans;
 };
 } // namespace
 
@@ -628,32 +848,44 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   // holds at most one entry per lifetime live at a time. Events at the
   // same cycle are all applied before the cycle is counted, so their order
   // does not matter (an end comes after its own start).
-  struct End {
-    uint64_t at; ///< useEnd + 1
-    uint32_t page, pages;
-    bool operator>(const End &o) const { return at > o.at; }
+  std::vector<End> ends; // a min-heap by `at`
+  auto popEnd = [&] {
+    std::pop_heap(ends.begin(), ends.end(), std::greater<End>());
+    ends.pop_back();
   };
-  std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
   FreeRunTree tree(pages);
   ZeroedArray<uint32_t> liveCount(pages); // touched where pages are used
   uint64_t usedPages = 0;
   UnusedAccumulator acc(n, bucketCycles, pages);
+  auto toLife = [this](const Interval &iv) {
+    return Life{iv.start, useEndOf(iv), iv.page, uint32_t(iv.pages)};
+  };
   UsedByStart<BulkVector<Interval>, std::vector<Interval>> lives(
-      intervals, unmerged, total);
+      intervals, unmerged, total, toLife);
+  SteadySkip skip(repeatHints, total);
   for (uint64_t t = 0; t < total;) {
+    if (t == skip.stopAt()) {
+      uint64_t resume = skip.atStop(t, ends, lives, acc);
+      out.skippedCycles += resume - t;
+      if ((t = resume) >= total)
+        break;
+    }
     while (true) {
-      if (const Interval *next = lives.peek(); next && next->start <= t) {
-        const Interval &iv = *next;
+      if (const Life *next = lives.peekLife(); next && next->start <= t) {
+        const Life &iv = *next;
+        skip.arrived(iv);
         for (uint32_t p = iv.page; p < iv.page + iv.pages; ++p)
           if (liveCount[p]++ == 0) {
             ++usedPages;
             tree.set(p, false);
           }
-        if (useEndOf(iv) + 1 < total)
-          ends.push({useEndOf(iv) + 1, iv.page, iv.pages});
+        if (iv.useEnd + 1 < total) {
+          ends.push_back({iv.useEnd + 1, iv.page, iv.pages});
+          std::push_heap(ends.begin(), ends.end(), std::greater<End>());
+        }
         lives.pop();
-      } else if (!ends.empty() && ends.top().at <= t) {
-        End end = ends.top();
+      } else if (!ends.empty() && ends.front().at <= t) {
+        End end = ends.front();
         for (uint32_t p = end.page; p < end.page + end.pages; ++p) {
           uint32_t &c = liveCount[p];
           if (c && --c == 0) {
@@ -661,18 +893,19 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
             tree.set(p, true);
           }
         }
-        ends.pop();
+        popEnd();
       } else {
         break;
       }
     }
     tree.update();
-    uint64_t until = total;
-    if (const Interval *next = lives.peek())
+    uint64_t until = std::min(total, skip.stopAt());
+    if (const Life *next = lives.peekLife())
       until = std::min(until, next->start);
     if (!ends.empty())
-      until = std::min(until, ends.top().at);
+      until = std::min(until, ends.front().at);
     acc.add(t, until, pages - usedPages, tree.longest());
+    skip.added(t, until, pages - usedPages, tree.longest());
     t = until;
   }
   acc.finish(out, total, pages);

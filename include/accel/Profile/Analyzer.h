@@ -129,12 +129,30 @@ public:
     /// Over all cycles of the run: the median (lower median, weighted by
     /// cycles) of the unused fraction and of the largest-run fraction.
     double medianUnusedFraction = 0, medianLargestRunFraction = 0;
+    /// Cycles whose spans were added from an earlier period's, shifted,
+    /// not swept (addRepeatHint): for tests and benchmarks.
+    uint64_t skippedCycles = 0;
   };
   /// The unused series over [0, totalCycles) in buckets of `bucketCycles`
   /// cycles (call after finish(), which sorts the lifetimes by start). Time:
   /// linear in the number of page lifetimes times log2 of the page count;
-  /// memory beyond the lifetimes: linear in the pages and the buckets.
+  /// memory beyond the lifetimes: linear in the pages and the buckets. A
+  /// loop's steady state (addRepeatHint) is swept for a period or two and
+  /// its later periods' spans are added shifted, after a check that costs
+  /// a comparison per lifetime (the same numbers either way).
   UnusedSeries unused(uint64_t bucketCycles, uint64_t totalCycles) const;
+  /// A hint for unused(): from cycle `from` on, the lifetimes may repeat
+  /// every `shift` cycles (a repeat run's first repeated period, see
+  /// applyRepeats). unused() checks it against the lifetimes themselves:
+  /// at two cycles `shift` apart, the lifetimes live must be the same, each
+  /// ending `shift` later or at the same cycle (then not before the
+  /// periods skipped end), and each later period's lifetimes the first's,
+  /// shifted; a hint that does not hold costs a few comparisons and
+  /// changes no number. `shift` 0 is ignored.
+  void addRepeatHint(uint64_t from, uint64_t shift) {
+    if (shift)
+      repeatHints.push_back({from, shift});
+  }
   /// Smallest largest-free-run (pages) over the buckets overlapping
   /// [from, to).
   static uint64_t minFreeRun(const std::vector<Bucket> &buckets,
@@ -269,6 +287,8 @@ private:
   /// finish().
   std::vector<Interval> unmerged;
   std::map<uint32_t, uint64_t> wasted;
+  /// addRepeatHint's (from, shift) pairs, in the order added.
+  std::vector<std::pair<uint64_t, uint64_t>> repeatHints;
 
   /// Logging a period (startLog): its mutations and the page spans its
   /// accesses touched.
