@@ -495,6 +495,175 @@ uint64_t DataflowBound::getMaxHead() const {
   return maxHead;
 }
 
+namespace {
+/// longestPaths' test at a period boundary: `cur` holds period q's inputs
+/// (the lengths its consumers in period q + 1 offered, 0 for none), `prev`
+/// period q + 1's, `durations` period q + 1's durations (every period's),
+/// and after `prev` in memory come period q + 1's final lengths. Returns
+/// the constant by which every offered input grew (an input 0 in both is
+/// none; at least one is offered), when there is one and periods 1..q
+/// extrapolated with it stay below `maxLength` with any lag on top (no
+/// length is clamped).
+template <typename Length>
+std::optional<uint64_t> periodDelta(const Length *cur,
+                                    const std::vector<Length> &prev,
+                                    const uint32_t *durations, uint64_t period,
+                                    uint64_t q, uint64_t maxLength) {
+  std::optional<uint64_t> delta;
+  for (uint64_t k = 0; k < period; ++k) {
+    if ((cur[k] == 0) != (prev[k] == 0) || cur[k] < prev[k])
+      return std::nullopt;
+    if (cur[k] == 0)
+      continue;
+    uint64_t d = uint64_t(cur[k]) - prev[k];
+    if (delta && *delta != d)
+      return std::nullopt;
+    delta = d;
+  }
+  if (!delta)
+    return std::nullopt;
+  // Period q + 1's lengths follow its inputs in `longest`, period lengths
+  // after `cur`.
+  const Length *lengths = cur + period;
+  uint64_t maxV = 0, maxLag = 0;
+  for (uint64_t k = 0; k < period; ++k) {
+    maxV = std::max<uint64_t>(maxV, lengths[k]);
+    maxLag = std::max<uint64_t>(maxLag, durations[k]);
+  }
+  unsigned __int128 top =
+      (unsigned __int128)maxV + (unsigned __int128)q * *delta + maxLag;
+  if (top > maxLength)
+    return std::nullopt;
+  return delta;
+}
+
+/// Periods 1..q of the run of `period` instructions from `begin`, from
+/// period q + 1's final lengths, each period `delta` more than the one
+/// after (a length 0 stays 0: longestPaths' check let no other length
+/// stay); before that, period 0's inputs from period 1, which are period q's
+/// (still in place) plus q * delta, each the larger of that and what
+/// period 0 already had from outside the run.
+template <typename Length>
+void extrapolate(Length *longest, uint64_t begin, uint64_t period, uint64_t q,
+                 uint64_t delta) {
+  uint64_t s = begin + q * period;
+  for (uint64_t k = 0; k < period; ++k)
+    if (Length in = longest[s + k])
+      longest[begin + k] =
+          std::max<Length>(longest[begin + k], Length(in + q * delta));
+  // A length 0 (nothing after it, no duration) stays 0; any other grows.
+  for (uint64_t j = s + period; j-- > begin + period;)
+    if (Length next = longest[j + period])
+      longest[j] = Length(next + delta);
+}
+} // namespace
+
+// Edges point from a consumer to its producers, which come earlier, so
+// one pass from the last instruction finalizes each length before its
+// producers read it. In a repeat run of period L every period has the
+// same edges (its template's: relative ones at most L back, absolute
+// ones before the run) and durations. Call period q's inputs what its
+// instructions were offered from outside it before it is visited (from
+// period q + 1, when nothing else reached it). Suppose period q's inputs
+// are period q + 1's plus a constant D (an input 0 in both: none), and
+// in period q + 1 every length came from its consumers, above its
+// duration, or is 0 with nothing above 0 offered (a scalar instruction
+// no later one waits for). Visiting a period adds and takes maxima, and
+// those lengths were decided by offers, never by a duration or the
+// initial 0 (a length-0 consumer offers at most the duration), so
+// period q's lengths are period q + 1's plus D (0 stays 0), its offers
+// to period q - 1 too, and by induction each period below to period 1
+// is the one above plus D, with period 0's inputs period q's plus q D.
+// Period 0 is then visited as usual: its edges before the run and the
+// absolute ones are the only ones leaving the run, and its lengths are
+// the largest (D >= 0), so the skipped periods' offers there change
+// nothing. Checked before: no edge from after the run reached periods
+// 1..q, and no length of periods 1..q would reach Length's limit.
+template <typename Length>
+uint64_t DataflowBound::longestPaths(BulkVector<Length> &longest) const {
+  constexpr uint64_t kMaxLength = std::numeric_limits<Length>::max();
+  // Instruction i: at least its own duration, then each edge offers its
+  // producer the lag (the producer's duration, or 0 from its start) plus
+  // i's length. Returns whether i's length came from offers alone, above
+  // its duration, or is 0 with none above 0 (the induction above).
+  auto visit = [&](uint64_t i, size_t &pos) {
+    Length before = longest[i];
+    bool fromConsumers =
+        before > duration[i] || (before == 0 && duration[i] == 0);
+    longest[i] = std::max<Length>(before, duration[i]);
+    for (unsigned k = 0, e = edgeCount[i]; k < e; ++k) {
+      uint32_t edge = popEdge(i, pos);
+      size_t p = edge & ~kAtStart;
+      uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
+      uint64_t length = std::min<uint64_t>(lag + longest[i], kMaxLength);
+      longest[p] = std::max<Length>(longest[p], Length(length));
+    }
+    return fromConsumers;
+  };
+  uint64_t extrapolated = 0;
+  // Outside runs, each instruction's edge bytes come from the end of
+  // `edges` back; in a run, from its template's (forEachBackward).
+  size_t pos = edges.size();
+  uint64_t i = edgeCount.size();
+  std::vector<Length> inputs;
+  for (size_t r = runs.size() + 1; r-- > 0;) {
+    for (uint64_t plainFrom = r ? runEnd(r - 1) : 0; i > plainFrom;) {
+      --i;
+      visit(i, pos);
+    }
+    if (!r)
+      break;
+    const Run &run = runs[r - 1];
+    const uint64_t period = run.period, begin = run.begin;
+    auto visitPeriod = [&](uint64_t s, uint64_t phases) {
+      bool fromConsumers = true;
+      for (uint64_t ph = phases; ph-- > 0;) {
+        size_t from = size_t(run.templateEnds[ph]);
+        fromConsumers &= visit(s + ph, from);
+      }
+      return fromConsumers;
+    };
+    // Whole periods [begin + q period, begin + (q + 1) period) for q below
+    // `whole`, and above them the start of one.
+    uint64_t whole = (i - begin) / period;
+    visitPeriod(begin + whole * period, i - begin - whole * period);
+    // The first instruction of periods 1.. an edge from outside the run
+    // reached (past them: none). Today none does: a run's instructions
+    // write the same ranges every period (AccessHistory), so the last
+    // writers later instructions find are in its last period; this keeps
+    // the extrapolation exact if the graph ever gains other edges.
+    uint64_t outside = begin + period;
+    while (outside < begin + whole * period && !longest[outside])
+      ++outside;
+    bool haveInputs = false, fromConsumers = false;
+    for (uint64_t q = whole; q-- > 0;) {
+      uint64_t s = begin + q * period;
+      // Period q's inputs, all from period q + 1, against period q + 1's.
+      if (q > 0 && haveInputs && fromConsumers && outside >= s + period)
+        if (std::optional<uint64_t> delta = periodDelta(
+                longest.data() + s, inputs, duration.data() + s + period,
+                period, q, kMaxLength)) {
+          extrapolate(longest.data(), begin, period, q, *delta);
+          extrapolated += q * period;
+          visitPeriod(begin, period);
+          break;
+        }
+      inputs.assign(longest.data() + s, longest.data() + s + period);
+      haveInputs = true;
+      fromConsumers = visitPeriod(s, period);
+    }
+    i = begin;
+  }
+  return extrapolated;
+}
+
+std::vector<uint64_t> DataflowBound::getPathLengths() const {
+  BulkVector<uint64_t> longest;
+  longest.resize(edgeCount.size());
+  numExtrapolated = longestPaths(longest);
+  return std::vector<uint64_t>(longest.begin(), longest.end());
+}
+
 std::vector<std::optional<DataflowBound::TrackBound>>
 DataflowBound::trackBounds() const {
   // A path from instruction i's start is at most the critical path: along
@@ -520,17 +689,7 @@ DataflowBound::boundsWith() const {
   size_t n = edgeCount.size();
   BulkVector<Length> longest; // mapped, see there
   longest.resize(n);
-  constexpr uint64_t kMaxLength = std::numeric_limits<Length>::max();
-  forEachBackward(
-      [&](uint64_t i) {
-        longest[i] = std::max<Length>(longest[i], duration[i]);
-      },
-      [&](uint64_t i, uint32_t edge) {
-        size_t p = edge & ~kAtStart;
-        uint64_t lag = (edge & kAtStart) ? 0 : duration[p];
-        uint64_t length = std::min<uint64_t>(lag + longest[i], kMaxLength);
-        longest[p] = std::max<Length>(longest[p], Length(length));
-      });
+  numExtrapolated = longestPaths(longest);
   // A piece of work ends `duration` after its instruction's start; its
   // tail is the rest of the longest path (0 past the recorded graph).
   auto tailOf = [&](const Work &w) -> uint64_t {

@@ -167,11 +167,19 @@ public:
   /// Per track: its bound, or nullopt if it has no work. Heads are grouped
   /// into at most kMaxReleaseBins release dates (each rounded down, which
   /// only weakens the bound). Runs the backward pass for the tails: time
-  /// and memory linear in the instructions and edges added.
+  /// and memory linear in the instructions and edges added (the edges of
+  /// most of a repeat run's periods are not read: longestPaths).
   std::vector<std::optional<TrackBound>> trackBounds() const;
 
   static constexpr size_t kMaxReleaseBins = 1 << 16;
 
+  /// The instructions of repeat runs whose path lengths the last
+  /// trackBounds() extrapolated from later periods (for tests).
+  uint64_t getNumExtrapolated() const { return numExtrapolated; }
+  /// Per instruction, the longest path from its start to the end, in
+  /// cycles (trackBounds' tails plus durations; for tests, which compare
+  /// them with and without repeat runs).
+  std::vector<uint64_t> getPathLengths() const;
   /// Calls fn(consumer, producer, atStart) for every edge of the recorded
   /// graph, from the last instruction back (for tests: two graphs of the
   /// same instructions are the same edge for edge).
@@ -450,6 +458,20 @@ private:
   /// critical path fits, else uint64_t).
   template <typename Length>
   std::vector<std::optional<TrackBound>> boundsWith() const;
+  /// The backward pass of boundsWith: longest[i] (all zero on entry, n
+  /// elements) becomes the longest path from instruction i's start to the
+  /// end, clamped to what Length holds. A repeat run's periods are
+  /// computed from the last down until two in a row take the same inputs,
+  /// each the one before's plus one constant (and no duration bound a
+  /// path); the periods below the last but one are then its values plus
+  /// that constant per period, and the first period is computed again
+  /// (see the definition for why that is exact). Returns the instructions
+  /// whose values were so extrapolated.
+  template <typename Length>
+  uint64_t longestPaths(BulkVector<Length> &longest) const;
+  /// Instructions the last trackBounds() extrapolated (longestPaths), for
+  /// tests.
+  mutable uint64_t numExtrapolated = 0;
   /// The latest head of any piece of work or issue (trackBounds' release
   /// dates).
   uint64_t getMaxHead() const;
