@@ -185,24 +185,70 @@ bool VmemTracker::repeats(const PeriodRecord &prev, PeriodRecord &cur,
   return true;
 }
 
+/// How many periods back from its own a period's entry changes reach in
+/// `tmpl`'s repeat run, or a moved page state's entry (entry changes move
+/// with the period: repeats()).
+static uint64_t getReach(const VmemTracker::PeriodRecord &tmpl) {
+  using Mutation = VmemTracker::Mutation;
+  uint64_t m = tmpl.intervalsEnd - tmpl.intervalsBegin, reach = 0;
+  auto back = [&](uint64_t index) -> uint64_t {
+    return index >= tmpl.intervalsBegin || !m
+               ? 0
+               : llvm::divideCeil(tmpl.intervalsBegin - index, m);
+  };
+  for (const Mutation &mu : tmpl.log)
+    if (mu.kind == Mutation::FillEntry || mu.kind == Mutation::ExtendEntry)
+      reach = std::max(reach, back(mu.index));
+  for (size_t q = 0; q < tmpl.pages.size(); ++q)
+    if (tmpl.moved[q] & 8)
+      reach = std::max(reach, back(tmpl.states[q].entry));
+  return reach;
+}
+
 void VmemTracker::applyRepeats(const PeriodRecord &tmpl, uint64_t shift,
                                uint64_t k) {
   uint64_t m = tmpl.intervalsEnd - tmpl.intervalsBegin;
   uint64_t u = tmpl.unmergedEnd - tmpl.unmergedBegin;
+  uint64_t reach = getReach(tmpl);
+  // The template's entries are final once periods 1..reach made their
+  // changes, and so is every period's `reach` periods on, with the
+  // template's values `shift` later per period. Periods reach + 1 to
+  // k - reach - 1 are then a segment, not stored: no later change reaches
+  // them (the last periods' entries, which the pages' states name, are
+  // stored). Entry index v (as if every period were stored) is stored at
+  // stored(v), or is in the segment.
+  uint64_t first = reach + 1, skipped = 0;
+  if (m && k >= 2 * reach + 3)
+    skipped = k - 2 * reach - 1;
+  uint64_t segAt = tmpl.intervalsEnd + reach * m;
+  auto stored = [&](uint64_t v, bool &inSegment) {
+    inSegment = v >= segAt && v < segAt + skipped * m;
+    return v >= segAt + skipped * m ? v - skipped * m : v;
+  };
   for (uint64_t j = 1; j <= k; ++j) {
-    uint64_t by = j * shift;
+    bool segmentPeriod = j >= first && j < first + skipped;
+    // A segment's period past its first `reach` changes only the segment
+    // (and the unmerged lifetimes, which are stored).
+    if (segmentPeriod && j >= first + reach && !u) {
+      j = first + skipped - 1;
+      continue;
+    }
     for (const Mutation &mu : tmpl.log) {
       Interval iv = mu.iv;
-      iv.start += by;
+      iv.start += j * shift;
+      bool inSegment = false;
       switch (mu.kind) {
       case Mutation::PushEntry:
-        intervals.push_back(iv);
+        if (!segmentPeriod)
+          intervals.push_back(iv);
         break;
       case Mutation::FillEntry:
-        intervals[mu.index + j * m] = iv;
+        if (uint64_t i = stored(mu.index + j * m, inSegment); !inSegment)
+          intervals[i] = iv;
         break;
       case Mutation::ExtendEntry:
-        ++intervals[mu.index + j * m].pages;
+        if (uint64_t i = stored(mu.index + j * m, inSegment); !inSegment)
+          ++intervals[i].pages;
         break;
       case Mutation::PushUnmerged:
         unmerged.push_back(iv);
@@ -215,6 +261,9 @@ void VmemTracker::applyRepeats(const PeriodRecord &tmpl, uint64_t shift,
       }
     }
   }
+  if (skipped)
+    segments.push_back(
+        {segAt, tmpl.intervalsBegin, m, skipped, first * shift, shift});
   // unused() may sweep these periods' steady state once and add the rest
   // shifted (a few periods are swept before it can tell: too short a run
   // is not worth the snapshots).
@@ -229,8 +278,10 @@ void VmemTracker::applyRepeats(const PeriodRecord &tmpl, uint64_t shift,
       s.lastRead += k * shift;
     if (moved & 4)
       s.lastUse += k * shift;
+    bool inSegment = false;
     if (moved & 8)
-      s.entry += k * m;
+      s.entry = stored(s.entry + k * m, inSegment);
+    assert(!inSegment && "a page's entry is stored (reach)");
     state[tmpl.pages[q]] = s;
   }
 }
@@ -277,16 +328,73 @@ void VmemTracker::finish() {
   // depends on the order of lifetimes that start at the same cycle, so an
   // in-place sort serves (a stable sort would allocate half the lifetimes
   // again, at the analyzer's peak).
-  llvm::erase_if(intervals,
-                 [](const Interval &iv) { return iv.page == kNoPage; });
+  dropUnfilled();
   auto byStart = [](const Interval &a, const Interval &b) {
     return a.start < b.start;
   };
-  if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
+  bool sorted = true;
+  if (segments.empty()) {
+    sorted = std::is_sorted(intervals.begin(), intervals.end(), byStart);
+  } else {
+    uint64_t last = 0;
+    for (EntryCursor c(*this); sorted && !c.atEnd(); c.advance()) {
+      uint64_t start = c.value().start;
+      sorted = start >= last;
+      last = start;
+    }
+  }
+  if (!sorted) {
+    expandSegments();
     std::sort(intervals.begin(), intervals.end(), byStart);
+  }
   std::sort(unmerged.begin(), unmerged.end(), byStart);
   // No shrink_to_fit: its copy would hold both arrays at once, at the
   // analyzer's peak.
+}
+
+void VmemTracker::dropUnfilled() {
+  auto unfilled = [](const Interval &iv) { return iv.page == kNoPage; };
+  if (segments.empty()) {
+    llvm::erase_if(intervals, unfilled);
+    return;
+  }
+  // The entries no page closed into go, and the segments' indices move
+  // with the rest: a template's unfilled entry stands for its segment's
+  // (the same periods' entries, which no page closed into either).
+  std::vector<std::pair<uint64_t, uint64_t *>> marks;
+  std::vector<uint64_t> tmplEnds(segments.size());
+  for (size_t k = 0; k < segments.size(); ++k) {
+    Segment &g = segments[k];
+    tmplEnds[k] = g.tmpl + g.m;
+    marks.push_back({g.at, &g.at});
+    marks.push_back({g.tmpl, &g.tmpl});
+    marks.push_back({tmplEnds[k], &tmplEnds[k]});
+  }
+  llvm::sort(marks,
+             [](const auto &a, const auto &b) { return a.first < b.first; });
+  size_t w = 0, next = 0;
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    for (; next < marks.size() && marks[next].first == i; ++next)
+      *marks[next].second = w;
+    if (!unfilled(intervals[i]))
+      intervals[w++] = intervals[i];
+  }
+  for (; next < marks.size(); ++next)
+    *marks[next].second = w;
+  intervals.truncate(w);
+  for (size_t k = 0; k < segments.size(); ++k)
+    segments[k].m = tmplEnds[k] - segments[k].tmpl;
+  llvm::erase_if(segments, [](const Segment &g) { return g.m == 0; });
+}
+
+void VmemTracker::expandSegments() {
+  if (segments.empty())
+    return;
+  BulkVector<Interval> all;
+  for (EntryCursor c(*this); !c.atEnd(); c.advance())
+    all.push_back(c.value());
+  intervals.swap(all);
+  segments.clear();
 }
 
 std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
@@ -311,18 +419,20 @@ std::vector<VmemTracker::Bucket> VmemTracker::buckets(uint64_t bucketCycles,
   auto lastBucket = [&](const Interval &iv) {
     return std::min(n - 1, endOf(iv) / bucketCycles);
   };
-  std::vector<const Interval *> active;
-  size_t nextMain = 0, nextRest = 0;
+  std::vector<Interval> active;
+  EntryCursor nextMain(*this);
+  size_t nextRest = 0;
   auto mark = [&](uint64_t b) {
-    while (nextMain < intervals.size() && firstBucket(intervals[nextMain]) <= b)
-      active.push_back(&intervals[nextMain++]);
+    for (; !nextMain.atEnd() && firstBucket(nextMain.value()) <= b;
+         nextMain.advance())
+      active.push_back(nextMain.value());
     while (nextRest < unmerged.size() && firstBucket(unmerged[nextRest]) <= b)
-      active.push_back(&unmerged[nextRest++]);
+      active.push_back(unmerged[nextRest++]);
     llvm::erase_if(active,
-                   [&](const Interval *iv) { return lastBucket(*iv) < b; });
+                   [&](const Interval &iv) { return lastBucket(iv) < b; });
     std::fill(used.begin(), used.end(), 0);
-    for (const Interval *iv : active)
-      for (uint64_t p = iv->page; p < uint64_t(iv->page) + iv->pages; ++p)
+    for (const Interval &iv : active)
+      for (uint64_t p = iv.page; p < uint64_t(iv.page) + iv.pages; ++p)
         used[p / 64] |= uint64_t(1) << (p % 64);
   };
   uint64_t padding = pages % 64 ? ~uint64_t(0) << (pages % 64) : 0;
@@ -593,9 +703,9 @@ template <typename Main, typename Rest> class UsedByStart {
 public:
   using Interval = typename Rest::value_type;
   using ToLife = llvm::function_ref<Life(const Interval &)>;
-  UsedByStart(const Main &main, const Rest &rest, uint64_t total, ToLife toLife)
-      : m(main.begin()), mEnd(main.end()), r(rest.begin()), rEnd(rest.end()),
-        total(total), toLife(toLife) {
+  UsedByStart(Main main, const Rest &rest, uint64_t total, ToLife toLife)
+      : m(main), r(rest.begin()), rEnd(rest.end()), total(total),
+        toLife(toLife) {
     skip();
   }
   /// The next lifetime, or null.
@@ -603,7 +713,7 @@ public:
   /// Moves past peekLife().
   void pop() {
     if (fromMain())
-      ++m;
+      m.advance();
     else
       ++r;
     skip();
@@ -611,18 +721,23 @@ public:
 
 private:
   bool fromMain() const {
-    return m != mEnd && (r == rEnd || m->start <= r->start);
+    return !m.atEnd() && (r == rEnd || mv.start <= r->start);
   }
   void skip() {
-    while (m != mEnd && (!m->used || m->start >= total))
-      ++m;
+    for (; !m.atEnd(); m.advance()) {
+      mv = m.value();
+      if (mv.used && mv.start < total)
+        break;
+    }
     while (r != rEnd && (!r->used || r->start >= total))
       ++r;
-    have = m != mEnd || r != rEnd;
+    have = !m.atEnd() || r != rEnd;
     if (have)
-      cur = toLife(fromMain() ? *m : *r);
+      cur = toLife(fromMain() ? mv : *r);
   }
-  typename Main::const_iterator m, mEnd;
+  Main m;
+  /// m's entry, when not at its end.
+  Interval mv{};
   typename Rest::const_iterator r, rEnd;
   uint64_t total;
   ToLife toLife;
@@ -630,7 +745,9 @@ private:
   Life cur{};
   bool have = false;
 };
+} // namespace
 
+namespace {
 /// A pending end of unused()'s sweep: `pages` pages from `page` stop being
 /// used by one lifetime at `at` (its useEnd + 1).
 struct End {
@@ -860,8 +977,8 @@ VmemTracker::UnusedSeries VmemTracker::unused(uint64_t bucketCycles,
   auto toLife = [this](const Interval &iv) {
     return Life{iv.start, useEndOf(iv), iv.page, uint32_t(iv.pages)};
   };
-  UsedByStart<BulkVector<Interval>, std::vector<Interval>> lives(
-      intervals, unmerged, total, toLife);
+  UsedByStart<EntryCursor, std::vector<Interval>> lives(
+      EntryCursor(*this), unmerged, total, toLife);
   SteadySkip skip(repeatHints, total);
   for (uint64_t t = 0; t < total;) {
     if (t == skip.stopAt()) {

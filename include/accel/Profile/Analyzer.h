@@ -161,13 +161,23 @@ public:
   const std::map<uint32_t, uint64_t> &wastedBytes() const { return wasted; }
   uint64_t pageCount() const { return pages; }
   uint64_t getPageBytes() const { return pageBytes; }
+  /// Lifetime entries of repeat runs' middle periods, which are not stored
+  /// (applyRepeats; for tests and benchmarks).
+  uint64_t getUnstored() const {
+    uint64_t n = 0;
+    for (const Segment &g : segments)
+      n += g.m * g.count;
+    return n;
+  }
   /// Calls fn(start, end, useEnd, page, pages, used) for each page
   /// lifetime kept, in the order kept (after finish(): the read ones), for
   /// tests that compare two trackers.
   template <typename Fn> void forEachLifetime(Fn fn) const {
-    for (const Interval &iv : intervals)
+    for (EntryCursor c(*this); !c.atEnd(); c.advance()) {
+      Interval iv = c.value();
       fn(iv.start, endOf(iv), useEndOf(iv), iv.page, uint32_t(iv.pages),
          bool(iv.used));
+    }
     for (const Interval &iv : unmerged)
       fn(iv.start, endOf(iv), useEndOf(iv), iv.page, uint32_t(iv.pages),
          bool(iv.used));
@@ -206,7 +216,10 @@ public:
   bool repeats(const PeriodRecord &prev, PeriodRecord &cur,
                uint64_t shift) const;
   /// Makes what `k` more periods after `tmpl` (which repeats() accepted)
-  /// leave, each `shift` cycles after the one before.
+  /// leave, each `shift` cycles after the one before. The entries of the
+  /// periods that no later change can reach are not stored but kept as a
+  /// segment (the template's entries, shifted): 24 bytes an entry less,
+  /// the same lifetimes for every reader.
   void applyRepeats(const PeriodRecord &tmpl, uint64_t shift, uint64_t k);
 
 private:
@@ -281,7 +294,62 @@ private:
   /// in order of start: the pages it wrote, as they close, if they end at
   /// the same cycles (the usual tile). A BulkVector: it grows in place,
   /// never holding the old and the doubled array at once, as a vector does.
+  /// A repeat run's middle periods are not stored: see `segments`.
   BulkVector<Interval> intervals;
+  /// Periods of entries a repeat run made that are not stored
+  /// (applyRepeats): before entry `at` of `intervals` come `count` periods
+  /// of the `m` entries from `tmpl` (its template period's, final), the
+  /// first `firstShift` cycles later, each next one `shift` more. In order
+  /// of `at`; m and count above 0.
+  struct Segment {
+    uint64_t at, tmpl, m, count, firstShift, shift;
+  };
+  std::vector<Segment> segments;
+  /// Walks the entries in order: those of `intervals`, with the periods of
+  /// `segments` in their places, each as a value (a copyable cursor).
+  class EntryCursor {
+  public:
+    explicit EntryCursor(const VmemTracker &t) : t(&t) { settle(); }
+    bool atEnd() const { return !inSegment && at >= t->intervals.size(); }
+    Interval value() const {
+      if (!inSegment)
+        return t->intervals[at];
+      const Segment &s = t->segments[seg];
+      Interval iv = t->intervals[s.tmpl + k];
+      iv.start += s.firstShift + period * s.shift;
+      return iv;
+    }
+    void advance() {
+      if (!inSegment) {
+        ++at;
+      } else if (++k == t->segments[seg].m) {
+        k = 0;
+        if (++period == t->segments[seg].count) {
+          period = 0;
+          inSegment = false;
+          ++seg;
+        }
+      }
+      settle();
+    }
+
+  private:
+    /// Enters the segment that starts at `at`, if any.
+    void settle() {
+      if (!inSegment && seg < t->segments.size() && t->segments[seg].at == at)
+        inSegment = true;
+    }
+    const VmemTracker *t;
+    uint64_t at = 0;            ///< the next stored entry
+    size_t seg = 0;             ///< the next segment (or the one walked)
+    uint64_t period = 0, k = 0; ///< within segment `seg`, when inSegment
+    bool inSegment = false;
+  };
+  /// Stores the entries of every segment in place (for a sort).
+  void expandSegments();
+  /// Drops the entries no page closed into (finish()), the segments' with
+  /// their templates'.
+  void dropUnfilled();
   /// The lifetimes that did not continue their write's entry (a tile read
   /// or overwritten in parts), in the order they ended; sorted by start by
   /// finish().
@@ -626,9 +694,11 @@ public:
   /// Instructions the dataflow bound and VMEM took in repeat runs.
   struct RepeatCounts {
     uint64_t dataflow = 0, vmem = 0;
+    /// VMEM lifetime entries of repeat runs not stored (segments).
+    uint64_t vmemUnstored = 0;
   };
   RepeatCounts getRepeatCounts() const {
-    return {dataflow.getNumRepeated(), vmemRepeated};
+    return {dataflow.getNumRepeated(), vmemRepeated, vmem.getUnstored()};
   }
   const DependencyTracker &getDependencies() const { return deps; }
 
